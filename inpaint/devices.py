@@ -1,0 +1,57 @@
+"""``inpaint devices``: OpenCL platforms and devices, their real limits, and each profile's
+effective limits on them (min(profile, device))."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .profiles import ProfileError, available_profiles, load_profile
+from .runtime import OpenCLUnavailable, all_devices
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``inpaint devices``."""
+    parser.add_argument("--profile", action="append",
+                        help="profile name or .toml path to show (repeatable; default: every shipped profile)")
+
+
+def describe(profiles: list[str] | None = None) -> str:
+    """The device listing as Markdown text."""
+    names = profiles or available_profiles()
+    loaded = [load_profile(n) for n in names]
+    lines = []
+    for pi, di, dev in all_devices():
+        kind = "GPU" if dev.type & 4 else ("CPU" if dev.type & 2 else "other")
+        lines.append(f"## {pi}:{di} {dev.name.strip()} ({dev.platform.name.strip()}, {kind}, {dev.version.strip()})")
+        lines.append(f"compute units {dev.max_compute_units}, clock {dev.max_clock_frequency} MHz, "
+                     f"global memory {dev.global_mem_size // 2**20} MiB, local memory {dev.local_mem_size} B, "
+                     f"max work-group {dev.max_work_group_size}, work-item sizes {list(dev.max_work_item_sizes)}, "
+                     f"images {'yes' if dev.image_support else 'no'}, "
+                     f"doubles {'yes' if dev.double_fp_config else 'no'}")
+        lines.append("")
+        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units | stages on device |")
+        lines.append("|---|---:|---:|---|---:|---|")
+        for prof in loaded:
+            try:
+                lim = prof.effective_limits(dev)
+                lines.append(f"| {prof.name} | {lim.local_mem_size} | {lim.max_work_group_size} | "
+                             f"{list(lim.max_work_item_sizes)} | {lim.compute_units} | "
+                             f"{', '.join(prof.device_stages) or 'none (host)'} |")
+            except ProfileError as exc:
+                lines.append(f"| {prof.name} | unusable: {exc} | | | | |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the listing; exit 3 when no OpenCL device exists."""
+    try:
+        print(describe(args.profile))
+    except ProfileError as exc:
+        print(f"inpaint: error: {exc}", file=sys.stderr)
+        return 2
+    except OpenCLUnavailable as exc:
+        print(f"inpaint: no OpenCL device: {exc}", file=sys.stderr)
+        return 3
+    return 0

@@ -1,0 +1,562 @@
+"""The Criminisi object-removal pipeline: eight stages on numpy, OpenCL, or any split.
+
+:class:`Inpainter` is the step-wise object the app drives; :func:`inpaint` runs it to the
+end.  Which side runs a stage is a per-stage choice (``partition``); a small buffer manager
+keeps each array fresh where it is needed and moves it only when the split requires, so
+with every stage on the device the image, grey, masks and confidence stay there and each
+iteration reads back just three integers (target, source, SSD).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from . import geometry, reference
+from .errors import InputError
+from .profiles import STAGES, load_profile
+
+#: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
+MAX_PATCH = 127
+
+_ARRAYS = {  # name -> (dtype, channels or 0 for a plane, flat)
+    "rgb": (np.uint8, 4),
+    "grey": (np.uint8, 0),
+    "unknown": (np.uint8, 0),
+    "conf": (np.float32, 0),
+    "valid": (np.uint8, 0),
+    "front": (np.uint8, 0),
+    "cpatch": (np.float32, 0),
+    "prio": (np.float32, 0),
+}
+
+# What each stage reads and writes; the buffer manager moves inputs to the stage's side.
+_STAGE_IO = {
+    "grey": (("rgb",), ("grey",)),
+    "front": (("unknown",), ("front",)),
+    "valid": (("unknown",), ("valid",)),
+    "confidence": (("conf", "front"), ("cpatch",)),
+    "priority": (("grey", "unknown", "front", "cpatch", "result"), ("prio", "result")),
+    "ssd": (("rgb", "unknown", "valid", "result"), ("ssd",)),
+    "reduce": (("ssd", "result"), ("result",)),
+    "copy": (("rgb", "grey", "unknown", "conf", "cpatch"), ("rgb", "grey", "unknown", "conf")),
+}
+
+
+@dataclasses.dataclass
+class InpaintStats:
+    """What a run did and where its time went.
+
+    Attributes
+    ----------
+    iterations : int
+        Patches copied.
+    stage_seconds : dict
+        Time per stage (device execution time for OpenCL stages, wall time for numpy).
+    transfer_seconds : float
+        Host<->device copies, including the per-iteration read of three integers.
+    total_seconds : float
+        Wall time of the whole run.
+    backend : str
+        ``'opencl'``, ``'numpy'`` or ``'mixed'``.
+    device : str
+        Device name (``'host (numpy)'`` for numpy).
+    device_stages : tuple of str
+        Stages that ran on the OpenCL device.
+    patches : list of (int, int, int, int)
+        ``(target_row, target_col, source_row, source_col)`` per iteration (patch centres).
+    ssd : list of int
+        The best SSD per iteration.
+    widened : int
+        Iterations whose search area held no valid candidate and was widened.
+    search_area : tuple
+        Eq. 6 search area ``(x0, y0, x1, y1)``.
+    variant : str
+        findBestPatch kernel: ``'local'``, ``'global'`` or ``'numpy'``.
+    local_mem_bytes : int
+        Local memory per work-group of the findBestPatch kernel as built (0 for numpy).
+    empty_mask : bool
+        The mask selected nothing; the image was returned unchanged.
+    """
+
+    iterations: int = 0
+    stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STAGES})
+    transfer_seconds: float = 0.0
+    total_seconds: float = 0.0
+    backend: str = "numpy"
+    device: str = "host (numpy)"
+    device_stages: tuple = ()
+    patches: list = dataclasses.field(default_factory=list)
+    ssd: list = dataclasses.field(default_factory=list)
+    widened: int = 0
+    search_area: tuple = (0, 0, 0, 0)
+    alpha: float | None = None
+    patch: int = 9
+    variant: str = "numpy"
+    local_mem_bytes: int = 0
+    empty_mask: bool = False
+
+
+@dataclasses.dataclass
+class InpaintResult:
+    """The filled image and the run's statistics.
+
+    Attributes
+    ----------
+    image : ndarray, (H, W, 3) uint8
+        The result.
+    source_map : ndarray, (H, W, 2) int32
+        For every filled pixel, the (row, col) of the original source pixel it copies;
+        -1 for pixels that were never unknown.
+    stats : InpaintStats
+    """
+
+    image: np.ndarray
+    source_map: np.ndarray
+    stats: InpaintStats
+
+
+def parse_alpha(alpha: Any) -> float | None:
+    """``'full'``/None -> None (whole image); otherwise a float >= 0."""
+    if alpha is None or (isinstance(alpha, str) and alpha.strip().lower() == "full"):
+        return None
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        raise InputError(f"alpha must be a number >= 0 or 'full', got {alpha!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise InputError(f"alpha must be a number >= 0 or 'full', got {alpha!r}")
+    return value
+
+
+def check_patch(patch: Any, height: int, width: int) -> int:
+    """Validate the patch side: odd, 3 <= P <= min(H, W, 127)."""
+    try:
+        p = int(patch)
+    except (TypeError, ValueError):
+        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}") from None
+    if p != patch and not (isinstance(patch, str) and patch.strip().isdigit()):
+        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}")
+    if p < 3 or p % 2 == 0:
+        raise InputError(f"patch size must be an odd integer >= 3, got {p}")
+    limit = min(height, width, MAX_PATCH)
+    if p > limit:
+        raise InputError(
+            f"patch size {p} is too large: at most {limit} for a {width}x{height} image "
+            f"(the patch must fit in the image, and P <= {MAX_PATCH} keeps the SSD exact in 32 bits)")
+    return p
+
+
+def _check_arrays(image: Any, mask: Any) -> tuple[np.ndarray, np.ndarray]:
+    image = np.asarray(image)
+    mask = np.asarray(mask)
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
+        raise InputError(f"image must be an (H, W, 3) uint8 RGB array, got shape {image.shape} dtype {image.dtype}")
+    if mask.shape != image.shape[:2]:
+        raise InputError(f"mask shape {mask.shape} does not match the image's {image.shape[:2]}")
+    return image[..., :3], mask.astype(bool)
+
+
+def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) -> np.ndarray:
+    """Replay the copies to find, for every filled pixel, the original pixel it copies.
+
+    Parameters
+    ----------
+    mask : ndarray of bool
+        The initial target mask.
+    patches : iterable of (ty, tx, sy, sx)
+    half : int
+        ``P // 2``.
+    """
+    h, w = mask.shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.int32)
+    src = np.stack([ys, xs], axis=-1)
+    src[mask] = -1
+    unknown = mask.copy()
+    for ty, tx, sy, sx in patches:
+        x0, y0 = max(tx - half, 0), max(ty - half, 0)
+        x1, y1 = min(tx + half + 1, w), min(ty + half + 1, h)
+        dst = (slice(y0, y1), slice(x0, x1))
+        srs = (slice(sy + y0 - ty, sy + y1 - ty), slice(sx + x0 - tx, sx + x1 - tx))
+        fill = unknown[dst]
+        src[dst][fill] = src[srs][fill]
+        unknown[dst] = False
+    src[~mask] = -1
+    return src
+
+
+class _Buffers:
+    """Arrays on the host and, for device stages, in device buffers; tracks freshness."""
+
+    def __init__(self, host: dict[str, np.ndarray], rt: Any, device_names: set[str], stats: InpaintStats):
+        self.host = host
+        self.rt = rt
+        self.stats = stats
+        self.dev: dict[str, Any] = {}
+        self.fresh = {name: "host" for name in host}  # 'host', 'device' or 'both'
+        if rt is not None:
+            import pyopencl as cl
+
+            self._cl = cl
+            mf = cl.mem_flags
+            for name in device_names:
+                arr = host[name]
+                self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
+                self.fresh[name] = "both"
+
+    def need(self, names: Iterable[str], side: str) -> None:
+        for name in names:
+            where = self.fresh[name]
+            if where == side or where == "both":
+                continue
+            t = time.perf_counter()
+            if side == "host":
+                self._cl.enqueue_copy(self.rt.queue, self.host[name], self.dev[name], is_blocking=True)
+            else:
+                self._cl.enqueue_copy(self.rt.queue, self.dev[name], self.host[name], is_blocking=True)
+            self.stats.transfer_seconds += time.perf_counter() - t
+            self.fresh[name] = "both"
+
+    def wrote(self, names: Iterable[str], side: str) -> None:
+        for name in names:
+            self.fresh[name] = side
+
+
+class Inpainter:
+    """Step-wise Criminisi object removal.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+        RGB image.
+    mask : ndarray, (H, W) bool
+        True on the object to remove.
+    alpha : float or 'full'
+        Search factor of Eq. 6 (``'full'``: search the whole image).
+    patch : int
+        Odd patch side P >= 3.
+    backend : {'auto', 'opencl', 'numpy'}
+        ``'auto'`` uses OpenCL when a device exists, else numpy with one warning.
+    device : str, optional
+        OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
+    profile : str or path, optional
+        Device profile; its ``device_stages`` choose the host/device split.
+    partition : sequence of str, optional
+        Stages to run on the device (overrides the profile), from
+        ``grey, front, valid, confidence, priority, ssd, reduce, copy``.
+    variant : {'auto', 'local', 'global'}
+        findBestPatch kernel variant.
+
+    Raises
+    ------
+    InputError
+        Bad parameters, or a mask that leaves no valid source patch.
+    inpaint.runtime.OpenCLUnavailable
+        ``backend='opencl'`` and no device exists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> img = np.zeros((32, 32, 3), np.uint8); img[:, 16:] = 200
+    >>> mask = np.zeros((32, 32), bool); mask[12:20, 12:20] = True
+    >>> job = Inpainter(img, mask, patch=5, backend="numpy")
+    >>> while job.step():
+    ...     pass
+    >>> job.done, job.progress
+    (True, 1.0)
+    """
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
+                 backend: str = "auto", device: Any = None, profile: Any = None,
+                 partition: Sequence[str] | None = None, variant: str = "auto"):
+        t0 = time.perf_counter()
+        rgb, mask = _check_arrays(image, mask)
+        self.height, self.width = mask.shape
+        self.patch = check_patch(patch, self.height, self.width)
+        self.half = self.patch // 2
+        self.alpha = parse_alpha(alpha)
+        if backend not in ("auto", "opencl", "numpy"):
+            raise InputError(f"backend must be 'auto', 'opencl' or 'numpy', got {backend!r}")
+        if variant not in ("auto", "local", "global"):
+            raise InputError(f"variant must be 'auto', 'local' or 'global', got {variant!r}")
+        prof = load_profile(profile)
+        self.stats = InpaintStats(alpha=self.alpha, patch=self.patch)
+        self.mask = mask.copy()
+        self._mask_initial = mask.copy()
+        self._remaining = int(mask.sum())
+        self._initial = self._remaining
+        self._box = geometry.bbox(mask)
+        self._on_device: tuple[str, ...] = ()
+        self._rt = None
+
+        if self._box is None:
+            self.stats.empty_mask = True
+        elif self._remaining == mask.size:
+            raise InputError("the mask covers the whole image: there is nothing to copy from")
+
+        if backend != "numpy" and self._box is not None:
+            from . import runtime as rtmod
+
+            stages = tuple(partition) if partition is not None else prof.device_stages
+            bad = [s for s in stages if s not in STAGES]
+            if bad:
+                raise InputError(f"unknown stage(s) {', '.join(bad)} in the partition; stages are {', '.join(STAGES)}")
+            if stages:
+                try:
+                    self._rt = rtmod.get_runtime(device, prof)
+                except rtmod.OpenCLUnavailable as exc:
+                    if backend == "opencl":
+                        raise
+                    warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=2)
+                else:
+                    self._on_device = tuple(s for s in STAGES if s in stages)
+        if self._rt is not None:
+            self.stats.backend = "opencl" if len(self._on_device) == len(STAGES) else "mixed"
+            self.stats.device = self._rt.name
+        self.stats.device_stages = self._on_device
+
+        h, w = self.height, self.width
+        rgba = np.empty((h, w, 4), np.uint8)
+        rgba[..., :3] = rgb
+        rgba[..., 3] = 255
+        host = {
+            "rgb": rgba,
+            "grey": np.zeros((h, w), np.uint8),
+            "unknown": mask.astype(np.uint8),
+            "conf": (~mask).astype(np.float32),
+            "valid": np.zeros((h, w), np.uint8),
+            "front": np.zeros((h, w), np.uint8),
+            "cpatch": np.zeros((h, w), np.float32),
+            "prio": np.full((h, w), -1.0, np.float32),
+            "ssd": np.full(h * w, 0xFFFFFFFF, np.uint32),
+            "result": np.full(4, -1, np.int32),
+        }
+        names = set()
+        for s in self._on_device:
+            names.update(_STAGE_IO[s][0])
+            names.update(_STAGE_IO[s][1])
+        self._buf = _Buffers(host, self._rt, names, self.stats)
+        self._kernels: dict[str, Any] = {}
+        self._events: list[tuple[str, Any]] = []
+        if self._rt is not None:
+            from . import stages_cl as sc
+
+            k = self._kernels
+            k["grey"], k["front"], k["valid"] = sc.Grey(self._rt), sc.Front(self._rt), sc.Valid(self._rt)
+            k["confidence"], k["priority"] = sc.Confidence(self._rt), sc.Priority(self._rt)
+            k["reduce"], k["copy"] = sc.Reduce(self._rt), sc.Copy(self._rt)
+            if "ssd" in self._on_device:
+                k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant)
+                self.stats.variant = k["ssd"].variant
+                self.stats.local_mem_bytes = self._rt.work_group_info(k["ssd"].knl)["local_mem_size"]
+
+        self._dirty_prio: geometry.Rect | None = None
+        self._dirty_valid: geometry.Rect | None = None
+        if self._box is not None:
+            self.stats.search_area = geometry.search_area(self._box, self.alpha, w, h)
+            full = (0, 0, w, h)
+            self._run("grey", full)
+            self._run("valid", full)
+            self._buf.need(["valid"], "host")
+            if not self._buf.host["valid"].any():
+                raise InputError(
+                    f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
+                    "the mask; use a smaller patch or a smaller mask")
+            self._dirty_prio = self._box
+        self._elapsed = time.perf_counter() - t0
+
+    # -- stage dispatch -------------------------------------------------------------------
+    def _run(self, stage: str, *args: Any) -> Any:
+        side = "device" if stage in self._on_device else "host"
+        ins, outs = _STAGE_IO[stage]
+        self._buf.need(ins, side)
+        if side == "device":
+            ev = self._device_stage(stage, *args)
+            self._events.append((stage, ev))
+            out = None
+        else:
+            t = time.perf_counter()
+            out = self._host_stage(stage, *args)
+            self.stats.stage_seconds[stage] += time.perf_counter() - t
+        self._buf.wrote(outs, side)
+        return out
+
+    def _host_stage(self, stage: str, *args: Any) -> Any:
+        a = self._buf.host
+        if stage == "grey":
+            reference.grey(a["rgb"], a["grey"], args[0])
+        elif stage == "front":
+            reference.front(a["unknown"], a["front"], args[0])
+        elif stage == "valid":
+            reference.valid(a["unknown"], a["valid"], args[0], self.half)
+        elif stage == "confidence":
+            reference.confidence(a["conf"], a["front"], a["cpatch"], args[0], self.half)
+        elif stage == "priority":
+            reference.priority(a["grey"], a["unknown"], a["front"], a["cpatch"], a["prio"], args[0])
+            a["result"][0] = reference.argmax_priority(a["prio"], self._box)
+        elif stage == "ssd":
+            reference.ssd(a["rgb"][..., :3], a["unknown"], a["valid"], int(a["result"][0]), args[0],
+                          self.half, a["ssd"])
+        elif stage == "reduce":
+            idx, val = reference.argmin_ssd(a["ssd"], args[0])
+            a["result"][1] = idx
+            a["result"][2] = np.int64(val).astype(np.uint32).view(np.int32)
+        elif stage == "copy":
+            reference.copy_patch(a["rgb"], a["grey"], a["unknown"], a["conf"], a["cpatch"],
+                                 args[0], args[1], self.half)
+
+    def _device_stage(self, stage: str, *args: Any) -> Any:
+        k, b, w, h = self._kernels, self._buf.dev, self.width, self.height
+        if stage == "grey":
+            return k["grey"](b, w, args[0])
+        if stage == "front":
+            return k["front"](b, w, h, args[0])
+        if stage == "valid":
+            return k["valid"](b, w, h, self.half, args[0], self._box)
+        if stage == "confidence":
+            return k["confidence"](b, w, h, self.half, args[0])
+        if stage == "priority":
+            k["priority"](b, w, h, args[0])
+            return k["priority"].best(b, w, self._box)
+        if stage == "ssd":
+            return k["ssd"](b, w, h, args[0])
+        if stage == "reduce":
+            return k["reduce"](b, args[0])
+        return k["copy"](b, w, h, self.half, args[0], args[1])
+
+    def _collect_events(self, finish: bool = False) -> None:
+        if finish and self._events:
+            self._rt.queue.finish()
+        for stage, ev in self._events:
+            self.stats.stage_seconds[stage] += (ev.profile.end - ev.profile.start) * 1e-9
+        self._events.clear()
+
+    # -- public ---------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True once every target pixel is filled."""
+        return self._remaining == 0
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the target pixels filled so far, in [0, 1]."""
+        return 1.0 if self._initial == 0 else 1.0 - self._remaining / self._initial
+
+    @property
+    def iterations(self) -> int:
+        """Patches copied so far."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8 (a copy; partially filled while running)."""
+        self._buf.need(["rgb"], "host")
+        return self._buf.host["rgb"][..., :3].copy()
+
+    def step(self) -> bool:
+        """Fill one patch.  Returns True while target pixels remain."""
+        if self.done:
+            return False
+        t0 = time.perf_counter()
+        w, h = self.width, self.height
+        if self._dirty_valid is not None:
+            self._run("valid", self._dirty_valid)
+        rect = self._dirty_prio
+        self._run("front", rect)
+        self._run("confidence", rect)
+        self._run("priority", rect)
+
+        alpha = self.alpha
+        area = self.stats.search_area
+        widened = False
+        while True:
+            cen = geometry.centres(area, self.half)
+            n = geometry.area(cen)
+            if n > 0:
+                self._run("ssd", cen)
+                self._run("reduce", n)
+                self._buf.need(["result"], "host")
+                res = self._buf.host["result"]
+                self._collect_events()  # everything before the blocking read has finished
+                if res[0] < 0:
+                    raise RuntimeError("internal error: target pixels remain but the fill front is empty")
+                if res[1] >= 0:
+                    break
+            if area == (0, 0, w, h):
+                raise RuntimeError("internal error: no valid source patch in the whole image")
+            widened = True
+            alpha = geometry.widen(0.0 if alpha is None else alpha)
+            area = geometry.search_area(self._box, alpha, w, h)
+        self.stats.widened += widened
+
+        ty, tx = divmod(int(res[0]), w)
+        ry, rx = divmod(int(res[1]), cen[2] - cen[0])
+        sy, sx = cen[1] + ry, cen[0] + rx
+        self._run("copy", (ty, tx), (sy, sx))
+
+        half = self.half
+        patch_rect = (max(tx - half, 0), max(ty - half, 0), min(tx + half + 1, w), min(ty + half + 1, h))
+        filled = self.mask[patch_rect[1]:patch_rect[3], patch_rect[0]:patch_rect[2]]
+        self._remaining -= int(filled.sum())
+        filled[...] = False
+        self.stats.patches.append((ty, tx, sy, sx))
+        self.stats.ssd.append(int(np.int32(res[2]).view(np.uint32)))
+        self.stats.iterations += 1
+        # What the copy disturbs: front/confidence/priority within 2*half, validity within half.
+        x0, y0, x1, y1 = geometry.grow(patch_rect, 2 * half, w, h)
+        bx0, by0, bx1, by1 = self._box
+        self._dirty_prio = (max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1))
+        self._dirty_valid = geometry.grow(patch_rect, half, w, h)
+        self._elapsed += time.perf_counter() - t0
+        return not self.done
+
+    def run(self, callback: Callable[["Inpainter"], Any] | None = None) -> InpaintResult:
+        """Step to the end, calling ``callback(self)`` after every step; return the result."""
+        while self.step():
+            if callback is not None:
+                callback(self)
+        if callback is not None and self.stats.iterations:
+            callback(self)
+        return self.result()
+
+    def result(self) -> InpaintResult:
+        """The current image, the source map and the statistics."""
+        self.stats.total_seconds = self._elapsed
+        self._collect_events(finish=True)
+        return InpaintResult(image=self.image,
+                             source_map=source_map(self._mask_initial, self.stats.patches, self.half),
+                             stats=self.stats)
+
+
+def inpaint(image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
+            backend: str = "auto", device: Any = None, profile: Any = None,
+            partition: Sequence[str] | None = None, variant: str = "auto",
+            progress: Callable[[float], Any] | None = None) -> InpaintResult:
+    """Remove the masked object from ``image`` (Criminisi exemplar inpainting).
+
+    Parameters are those of :class:`Inpainter`; ``progress(fraction)`` is called after
+    every step.
+
+    Returns
+    -------
+    InpaintResult
+        Pixels outside the mask are unchanged; every filled pixel copies a pixel of the
+        original source region (see ``source_map``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> img = np.random.default_rng(0).integers(0, 255, (24, 24, 3), dtype=np.uint8)
+    >>> mask = np.zeros((24, 24), bool); mask[8:14, 9:15] = True
+    >>> res = inpaint(img, mask, patch=5, alpha="full", backend="numpy")
+    >>> bool((res.image[~mask] == img[~mask]).all()), res.stats.iterations > 0
+    (True, True)
+    """
+    job = Inpainter(image, mask, alpha=alpha, patch=patch, backend=backend, device=device,
+                    profile=profile, partition=partition, variant=variant)
+    cb = (lambda j: progress(j.progress)) if progress is not None else None
+    return job.run(cb)

@@ -1,0 +1,181 @@
+"""Thin wrappers, one per kernel file, for the eight Criminisi stages on OpenCL.
+
+Each wrapper fetches its kernel once (typed scalars, ``-D`` specialisation from the
+runtime's effective limits), converts numpy-style rectangles ``(x0, y0, x1, y1)`` into
+OpenCL ``(x, y)`` launch sizes, and returns the launch event for profiling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .runtime import Runtime, round_up
+
+I32 = np.int32
+
+#: The paper's work-group side for findBestPatch (8 x 8 = 64 candidates per group).
+SSD_GROUP = 8
+
+
+#: Fixed work-group shape for the per-pixel kernels.  A fixed shape matters: PoCL compiles
+#: a work-group function per local size, so letting the driver pick one per rectangle would
+#: recompile on nearly every launch.
+TILE = (8, 8)
+
+
+def _rect_args(rect) -> tuple[tuple[int, int], tuple[np.int32, ...]]:
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    return (round_up(w, TILE[0]), round_up(h, TILE[1])), (I32(x0), I32(y0), I32(w), I32(h))
+
+
+def reduce_group(rt: Runtime) -> int:
+    """Largest power-of-two work-group size (<= 256) the effective limits allow."""
+    g = 256
+    while g > rt.limits.max_work_group_size or g > rt.limits.max_work_item_sizes[0]:
+        g //= 2
+    return g
+
+
+class Grey:
+    """Stage 1 (``kernels/grey.cl``)."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.knl = rt.kernel("grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
+
+    def __call__(self, b: dict[str, Any], width: int, rect) -> Any:
+        size, args = _rect_args(rect)
+        return self.knl(self.rt.queue, size, TILE, b["rgb"], b["grey"], I32(width), *args)
+
+
+class Front:
+    """Stage 2 (``kernels/front.cl``)."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.knl = rt.kernel("front", "fill_front", [None, None] + [I32] * 6)
+
+    def __call__(self, b, width, height, rect):
+        size, args = _rect_args(rect)
+        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), *args)
+
+
+class Valid:
+    """Stage 3 (``kernels/valid.cl``)."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.knl = rt.kernel("valid", "mark_valid", [None, None] + [I32] * 11)
+
+    def __call__(self, b, width, height, half, rect, bbox):
+        size, args = _rect_args(rect)
+        bx0, by0, bx1, by1 = bbox
+        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["valid"], I32(width), I32(height),
+                        I32(half), *args, I32(bx0), I32(by0), I32(bx1), I32(by1))
+
+
+class Confidence:
+    """Stage 4 (``kernels/confidence.cl``)."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.knl = rt.kernel("confidence", "patch_confidence", [None, None, None] + [I32] * 7)
+
+    def __call__(self, b, width, height, half, rect):
+        size, args = _rect_args(rect)
+        return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
+                        I32(width), I32(height), I32(half), *args)
+
+
+class Priority:
+    """Stage 5 (``kernels/priority.cl``): priorities on a rectangle and their argmax."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.group = reduce_group(rt)
+        defines = {"REDUCE_GROUP": self.group}
+        self.knl = rt.kernel("priority", "priority", [None] * 5 + [I32] * 6, defines)
+        self.argmax = rt.kernel("priority", "argmax_priority", [None, None] + [I32] * 5, defines)
+
+    def __call__(self, b, width, height, rect):
+        size, args = _rect_args(rect)
+        return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
+                        b["prio"], I32(width), I32(height), *args)
+
+    def best(self, b, width, rect):
+        _, args = _rect_args(rect)
+        return self.argmax(self.rt.queue, (self.group,), (self.group,), b["prio"], b["result"],
+                           I32(width), *args)
+
+
+class FindBestPatch:
+    """Stage 6 (``kernels/ssd.cl``): the SSD map, local- or global-memory variant.
+
+    Parameters
+    ----------
+    rt : Runtime
+    patch : int
+        Odd patch side P.
+    variant : {'local', 'global', 'auto'}
+        ``'auto'`` takes the local-memory kernel when its tile fits the effective limit.
+    """
+
+    def __init__(self, rt: Runtime, patch: int, variant: str = "auto"):
+        self.rt = rt
+        self.group = SSD_GROUP
+        self.patch = patch
+        need = self.local_bytes(patch, self.group)
+        if variant == "auto":
+            variant = "local" if need <= rt.limits.local_mem_size else "global"
+        elif variant == "local" and need > rt.limits.local_mem_size:
+            raise ValueError(
+                f"the local-memory findBestPatch tile for P={patch} needs {need} bytes; "
+                f"the device/profile allows {rt.limits.local_mem_size}")
+        if variant not in ("local", "global"):
+            raise ValueError(f"variant must be 'local', 'global' or 'auto', got {variant!r}")
+        self.variant = variant
+        self.knl = rt.kernel("ssd", f"ssd_{variant}", [None] * 5 + [I32] * 6,
+                             {"PATCH": patch, "GROUP": self.group})
+
+    @staticmethod
+    def local_bytes(patch: int, group: int = SSD_GROUP) -> int:
+        """Local memory of the local variant: (P+G-1)^2 uchar4 + P^2 uchar4 + P^2 int."""
+        return 4 * (patch + group - 1) ** 2 + 4 * patch * patch + 4 * patch * patch
+
+    def __call__(self, b, width, height, centres):
+        cx0, cy0, cx1, cy1 = centres
+        ncx, ncy = cx1 - cx0, cy1 - cy0
+        g = self.group
+        return self.knl(self.rt.queue, (round_up(ncx, g), round_up(ncy, g)), (g, g),
+                        b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"],
+                        I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
+
+
+class Reduce:
+    """Stage 7 (``kernels/reduce.cl``): argmin of the SSD map on the device."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.group = reduce_group(rt)
+        self.knl = rt.kernel("reduce", "argmin_ssd", [None, I32, None], {"REDUCE_GROUP": self.group})
+
+    def __call__(self, b, n):
+        return self.knl(self.rt.queue, (self.group,), (self.group,), b["ssd"], I32(n), b["result"])
+
+
+class Copy:
+    """Stage 8 (``kernels/copy.cl``)."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.knl = rt.kernel("copy", "copy_patch", [None] * 5 + [I32] * 7)
+
+    def __call__(self, b, width, height, half, target, source):
+        ty, tx = target
+        sy, sx = source
+        side = 2 * half + 1
+        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
+                        b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))

@@ -1,0 +1,21 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Stage 3: mark valid source patches.  A candidate centre is valid iff its P x P window lies
+ * inside the image and holds no target pixel.  Target pixels only ever live inside the
+ * original object's bounding box [bx0, bx1) x [by0, by1), so windows that miss it are valid
+ * without looking at them. */
+__kernel void mark_valid(__global const uchar *unknown, __global uchar *valid,
+                         const int width, const int height, const int radius,
+                         const int x0, const int y0, const int w, const int h,
+                         const int bx0, const int by0, const int bx1, const int by1)
+{
+    const int gx = get_global_id(0), gy = get_global_id(1);
+    if (gx >= w || gy >= h) return;
+    const int cx = x0 + gx, cy = y0 + gy;
+    uchar ok = cx - radius >= 0 && cy - radius >= 0 && cx + radius < width && cy + radius < height;
+    if (ok && cx + radius >= bx0 && cx - radius < bx1 && cy + radius >= by0 && cy - radius < by1) {
+        for (int y = cy - radius; y <= cy + radius && ok; ++y)
+            for (int x = cx - radius; x <= cx + radius; ++x)
+                if (unknown[y * width + x]) { ok = 0; break; }
+    }
+    valid[cy * width + cx] = ok;
+}
