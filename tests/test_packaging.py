@@ -1,0 +1,57 @@
+"""The installed package (not the checkout) must carry its kernels, profiles and datasets."""
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True)
+    (whl,) = out.glob("inpaint-*.whl")
+    return whl
+
+
+def test_wheel_has_every_kernel_profile_and_dataset(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = []
+    for folder, pattern in (("kernels", "*.cl"), ("profiles", "*"), ("datasets", "*/*.png")):
+        files = [p for p in (ROOT / folder).glob(pattern) if p.is_file() and not p.name.startswith(".")]
+        if folder != "datasets":
+            assert files, f"{folder}/ is empty"
+        expected += [f"inpaint/{folder}/{p.relative_to(ROOT / folder).as_posix()}" for p in files
+                     if not p.name.endswith(".py")]
+    missing = sorted(set(expected) - names)
+    assert not missing, f"missing from the wheel: {missing}"
+
+
+def test_every_wrapper_kernel_exists_in_its_cl_file():
+    # Each rt.kernel("file", "name", ...) call must name a __kernel of kernels/file.cl.
+    calls = set()
+    for py in (ROOT / "inpaint").rglob("*.py"):
+        calls |= set(re.findall(r'\.kernel\(\s*"(\w+)",\s*(?:f?"(\w+)")', py.read_text()))
+    assert calls
+    for source, name in calls:
+        text = (ROOT / "kernels" / f"{source}.cl").read_text()
+        assert re.search(rf"void\s+{name}\s*\(", text), f"{name} not in kernels/{source}.cl"
+
+
+def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    code = ("import inpaint.resources as r, inpaint.profiles as p; "
+            "k = r.data_dir('kernels'); assert str(k).startswith(%r), k; "
+            "print(sorted(x.name for x in k.glob('*.cl'))); print(p.available_profiles())" % str(target))
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert "ssd.cl" in out.stdout and "native" in out.stdout

@@ -1,0 +1,202 @@
+"""End-to-end: invariants of the result, and OpenCL == numpy bit for bit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from inpaint import geometry
+from inpaint.errors import InputError
+from inpaint.pipeline import Inpainter, inpaint
+from inpaint.stages_cl import FindBestPatch
+
+
+def scene(rng, h, w):
+    """Smooth gradients plus texture, so the priorities are not all ties."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    img = np.stack([xx * 255 // max(w - 1, 1), yy * 255 // max(h - 1, 1), ((xx // 4 + yy // 4) % 2) * 120], -1)
+    img = img + rng.integers(-20, 21, (h, w, 3))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def blob(h, w, cy, cx, ry, rx):
+    yy, xx = np.mgrid[0:h, 0:w]
+    return ((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1
+
+
+def check_invariants(image, mask, res):
+    out = res.image
+    assert out.shape == image.shape and out.dtype == np.uint8
+    # Known pixels never change.
+    np.testing.assert_array_equal(out[~mask], image[~mask])
+    # Every filled pixel is a copy of an original source pixel (and the map says which).
+    sm = res.source_map
+    rows, cols = sm[mask, 0], sm[mask, 1]
+    assert (rows >= 0).all() and (cols >= 0).all()
+    assert not mask[rows, cols].any()
+    np.testing.assert_array_equal(out[mask], image[rows, cols])
+    assert (sm[~mask] == -1).all()
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5, "full"])
+@pytest.mark.parametrize("patch", [3, 5, 9])
+def test_opencl_equals_numpy(rng, alpha, patch):
+    img = scene(rng, 48, 61)
+    mask = blob(48, 61, 22, 30, 8, 11)
+    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
+    b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
+    check_invariants(img, mask, a)
+    assert a.image.tobytes() == b.image.tobytes()
+    assert a.stats.patches == b.stats.patches
+    assert a.stats.ssd == b.stats.ssd
+    assert b.stats.backend == "opencl" and a.stats.backend == "numpy"
+
+
+@pytest.mark.parametrize("variant", ["local", "global"])
+def test_variants_agree(rng, variant):
+    img = scene(rng, 40, 52)
+    mask = blob(40, 52, 20, 26, 7, 9)
+    a = inpaint(img, mask, alpha=0.3, patch=7, backend="numpy")
+    b = inpaint(img, mask, alpha=0.3, patch=7, backend="opencl", variant=variant)
+    assert b.stats.variant == variant
+    assert a.image.tobytes() == b.image.tobytes()
+
+
+@pytest.mark.parametrize("partition", [["ssd", "reduce"], ["grey", "front", "priority", "copy"],
+                                       ["valid", "confidence", "ssd"], []])
+def test_any_partition_gives_the_same_image(rng, partition):
+    img = scene(rng, 36, 45)
+    mask = blob(36, 45, 18, 22, 6, 8)
+    a = inpaint(img, mask, alpha=0.2, patch=5, backend="numpy")
+    b = inpaint(img, mask, alpha=0.2, patch=5, backend="opencl", partition=partition)
+    assert b.stats.device_stages == tuple(s for s in b.stats.stage_seconds if s in partition)
+    assert a.image.tobytes() == b.image.tobytes()
+    if partition and len(partition) < 8:
+        assert b.stats.backend == "mixed" and b.stats.transfer_seconds > 0
+
+
+@st.composite
+def cases(draw):
+    h = draw(st.integers(12, 36))
+    w = draw(st.integers(12, 36))
+    patch = draw(st.sampled_from([3, 5, 7]))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    kind = draw(st.sampled_from(["noise", "scene", "flat"]))
+    if kind == "noise":
+        img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    elif kind == "scene":
+        img = scene(rng, h, w)
+    else:
+        img = np.full((h, w, 3), draw(st.integers(0, 255)), np.uint8)
+    mask = np.zeros((h, w), bool)
+    for _ in range(draw(st.integers(1, 3))):
+        y0, x0 = draw(st.integers(0, h - 1)), draw(st.integers(0, w - 1))
+        mask[y0:y0 + draw(st.integers(1, h // 2)), x0:x0 + draw(st.integers(1, w // 2))] = True
+    if draw(st.booleans()):
+        mask &= rng.random((h, w)) > 0.3
+    alpha = draw(st.sampled_from([0.0, 0.05, 0.5, "full"]))
+    return img, mask, patch, alpha
+
+
+def _has_source_window(mask, patch):
+    h, w = mask.shape
+    return any(not mask[y:y + patch, x:x + patch].any()
+               for y in range(h - patch + 1) for x in range(w - patch + 1))
+
+
+@given(cases())
+def test_property_invariants_and_bit_exactness(case):
+    img, mask, patch, alpha = case
+    if not mask.any():
+        res = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
+        assert res.stats.empty_mask and res.image.tobytes() == img.tobytes()
+        return
+    if not _has_source_window(mask, patch):
+        with pytest.raises(InputError, match="whole image|no valid source patch"):
+            Inpainter(img, mask, alpha=alpha, patch=patch, backend="opencl")
+        return
+    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
+    check_invariants(img, mask, a)
+    b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
+    assert a.image.tobytes() == b.image.tobytes()
+    assert a.stats.patches == b.stats.patches
+
+
+def test_stepwise_equals_one_shot(rng):
+    img = scene(rng, 30, 40)
+    mask = blob(30, 40, 15, 20, 6, 7)
+    job = Inpainter(img, mask, patch=5, alpha=0.5, backend="opencl")
+    fractions = []
+    while not job.done:
+        assert job.step() == (not job.done)
+        fractions.append(job.progress)
+        partial = job.image
+        np.testing.assert_array_equal(partial[~mask], img[~mask])
+    assert job.step() is False
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert job.iterations == len(fractions)
+    one = inpaint(img, mask, patch=5, alpha=0.5, backend="numpy")
+    assert job.result().image.tobytes() == one.image.tobytes()
+
+
+def test_empty_mask_returns_the_image():
+    img = np.arange(20 * 20 * 3, dtype=np.uint8).reshape(20, 20, 3)
+    res = inpaint(img, np.zeros((20, 20), bool), patch=5)
+    assert res.stats.empty_mask and res.stats.iterations == 0
+    np.testing.assert_array_equal(res.image, img)
+
+
+def test_search_area_widens_when_it_holds_no_candidate(rng):
+    img = scene(rng, 40, 60)
+    mask = np.zeros((40, 60), bool)
+    mask[10:30, 20:40] = True  # a full rectangle: at alpha 0 no window fits beside it
+    a = inpaint(img, mask, alpha=0.0, patch=7, backend="numpy")
+    b = inpaint(img, mask, alpha=0.0, patch=7, backend="opencl")
+    assert a.stats.widened > 0 and a.stats.widened == b.stats.widened
+    assert a.image.tobytes() == b.image.tobytes()
+    check_invariants(img, mask, a)
+
+
+def test_paper_search_area_walkingman():
+    # Table 5: WalkingMan 512x384, 78x126 object, alpha 0.05 -> 86x139.
+    box = (200, 120, 278, 246)
+    x0, y0, x1, y1 = geometry.search_area(box, 0.05, 512, 384)
+    assert (x1 - x0, y1 - y0) == (86, 139)
+    assert geometry.search_area(box, None, 512, 384) == (0, 0, 512, 384)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"patch": 4}, "odd"), ({"patch": 1}, "odd"), ({"patch": 99}, "too large"),
+    ({"alpha": -0.1}, "alpha"), ({"alpha": "wide"}, "alpha"), ({"backend": "cuda"}, "backend"),
+    ({"partition": ["ssd", "blur"]}, "blur"),
+])
+def test_bad_parameters(rng, kwargs, message):
+    img = scene(rng, 30, 40)
+    mask = blob(30, 40, 15, 20, 5, 5)
+    with pytest.raises(InputError, match=message):
+        Inpainter(img, mask, **kwargs)
+
+
+def test_full_mask_and_no_source_patch_are_refused(rng):
+    img = scene(rng, 20, 20)
+    with pytest.raises(InputError, match="whole image"):
+        Inpainter(img, np.ones((20, 20), bool), patch=3)
+    mask = np.zeros((20, 20), bool)
+    mask[:, 8:12] = True
+    with pytest.raises(InputError, match="no valid source patch"):
+        Inpainter(img, mask, patch=11)
+
+
+@pytest.mark.parametrize("patch, table4", [(9, 1672), (13, 2952), (17, 4616)])
+def test_local_memory_matches_table_4(runtime, patch, table4):
+    fb = FindBestPatch(runtime, patch, "local")
+    assert FindBestPatch.local_bytes(patch) == table4
+    built = runtime.work_group_info(fb.knl)["local_mem_size"]
+    # The driver may round each __local array up to its alignment; PoCL reports it exactly.
+    assert table4 <= built <= table4 + 3 * 64
+    assert built <= runtime.limits.local_mem_size
+
+
+def test_global_variant_uses_no_local_memory(runtime):
+    fb = FindBestPatch(runtime, 17, "global")
+    assert runtime.work_group_info(fb.knl)["local_mem_size"] <= 64
