@@ -1,0 +1,658 @@
+"""The Kivy app: behaviour only; the layout lives in ``inpaint.kv``.
+
+The document is ``image`` (read-only working image), ``mask``/``keep`` (painted in place
+by the editor) and ``original`` (as opened, for compare).  Every change goes through
+:class:`~mobile_ui.history.History`; every long operation runs on the one
+:class:`~mobile_ui.worker.Worker` thread and reports back through
+:func:`kivy.clock.mainthread`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from kivy.app import App
+from kivy.clock import Clock, mainthread
+from kivy.core.window import Window
+from kivy.factory import Factory
+from kivy.logger import Logger
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.layout import Layout
+from kivy.utils import platform
+
+from . import devices, popups, samples, storage  # noqa: F401 - popups registers the kv classes
+from .editor import ImageEditor
+from .history import History, Snapshot, frozen
+from .worker import Cancelled, Worker, run_inpaint
+
+KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
+SETTINGS_KEYS = ("alpha", "patch", "backend", "device", "profile")
+
+
+class Shell(Layout):
+    """Phone-first root layout.
+
+    Portrait: top bar above, editor in the middle, toolbox below (thumb reach).
+    Landscape: editor on the left, top bar and toolbox stacked in a side panel.
+    """
+
+    topbar = ObjectProperty(None)
+    editor = ObjectProperty(None)
+    toolbox = ObjectProperty(None)
+    portrait = BooleanProperty(True)
+    panel_width = NumericProperty(dp(360))
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.bind(size=self._trigger_layout, pos=self._trigger_layout)
+
+    def do_layout(self, *_args):
+        if not (self.topbar and self.editor and self.toolbox):
+            return
+        x, y, w, h = self.x, self.y, self.width, self.height
+        self.portrait = h >= w
+        tb, box, ed = self.topbar, self.toolbox, self.editor
+        if self.portrait:
+            tb.size = (w, tb.height)
+            tb.pos = (x, y + h - tb.height)
+            box.size = (w, box.height)
+            box.pos = (x, y)
+            ed.pos = (x, y + box.height)
+            ed.size = (w, max(h - tb.height - box.height, 1))
+        else:
+            pw = min(self.panel_width, w * 0.45)
+            tb.size = (pw, tb.height)
+            tb.pos = (x + w - pw, y + h - tb.height)
+            box.size = (pw, box.height)
+            box.pos = (x + w - pw, y + h - tb.height - box.height)
+            ed.pos = (x, y)
+            ed.size = (max(w - pw, 1), h)
+
+
+class InpaintApp(App):
+    """Object removal on a touch screen: paint a mask, tap Remove, keep editing."""
+
+    title = "Inpaint"
+    kv_file = KV_FILE
+
+    busy = BooleanProperty(False)
+    progress = NumericProperty(0.0)
+    status = StringProperty("")
+    info = StringProperty("")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    has_seam = BooleanProperty(False)
+    popup_open = BooleanProperty(False)
+
+    alpha = StringProperty("0.05")
+    patch = StringProperty("9")
+    backend = StringProperty("auto")
+    device = StringProperty("auto")
+    profile = StringProperty("native")
+    device_choices = ListProperty([])
+
+    def __init__(self, image_path: str | None = None, mask_path: str | None = None,
+                 case: str | None = None, state_dir: str | None = None,
+                 engine: Callable[..., Any] | None = None, overrides: dict | None = None,
+                 catch_errors: bool = True, **kwargs):
+        super().__init__(**kwargs)
+        self._startup = (image_path, mask_path, case)
+        self._state_dir = Path(state_dir) if state_dir else None
+        self.engine = engine                  # Inpainter-like factory; None = inpaint.pipeline.Inpainter
+        self._overrides = dict(overrides or {})
+        self.catch_errors = catch_errors
+        self.worker: Worker | None = None
+        self.history = History()
+        self.photo: storage.Photo | None = None
+        self.image: np.ndarray | None = None
+        self.original: np.ndarray | None = None
+        self.doc_name = ""
+        self.job = None
+        self.last_result = None
+        self._token = 0
+        self._popup = None
+        self._settings: dict = {}
+        self._error_handler = None
+
+    # -- lifecycle ----------------------------------------------------------------------
+    @property
+    def state_dir(self) -> Path:
+        if self._state_dir is None:
+            self._state_dir = Path(self.user_data_dir)
+        self._state_dir.mkdir(parents=True, exist_ok=True)
+        return self._state_dir
+
+    def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
+        # Never write an .ini beside the code: Kivy's own config goes with our state.
+        return str(self.state_dir / "kivy-app.ini")
+
+    def build(self):
+        self.has_seam = devices.seam_available()
+        self.worker = Worker()
+        self._load_settings()
+        for key, value in self._overrides.items():
+            setattr(self, key, str(value))
+        root = Factory.Shell()
+        self.editor: ImageEditor = root.editor
+        self.editor.bind(on_stroke_start=self._on_stroke_start, on_stroke_end=self._on_stroke_end,
+                         on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info)
+        Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
+                    on_dropfile=self._on_drop_file)
+        return root
+
+    def on_start(self):
+        if self.catch_errors:
+            self._install_error_handler()
+        if platform == "android":
+            self._android_permissions()
+        Clock.schedule_once(lambda dt: self._open_startup(), 0)
+
+    def on_stop(self):
+        if self.job is not None:
+            self.job.cancel()
+        if self.worker is not None:
+            self.worker.shutdown(timeout=2.0)
+        self._save_settings()
+
+    def on_pause(self):  # Android: keep the state when switched away
+        self._save_settings()
+        return True
+
+    def _install_error_handler(self):
+        from kivy.base import ExceptionHandler, ExceptionManager
+        app = self
+
+        class _Handler(ExceptionHandler):
+            def handle_exception(self, exc):
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    return ExceptionManager.RAISE
+                Logger.exception("Inpaint: unexpected error")
+                app.show_message("Something went wrong", f"{type(exc).__name__}: {exc}")
+                return ExceptionManager.PASS
+
+        self._error_handler = _Handler()
+        ExceptionManager.add_handler(self._error_handler)
+
+    def _android_permissions(self):  # pragma: no cover - Android only
+        try:
+            from android.permissions import Permission, request_permissions
+            request_permissions([Permission.READ_EXTERNAL_STORAGE, Permission.WRITE_EXTERNAL_STORAGE,
+                                 getattr(Permission, "READ_MEDIA_IMAGES", Permission.READ_EXTERNAL_STORAGE)])
+        except Exception as exc:
+            Logger.warning(f"Inpaint: storage permissions not requested: {exc}")
+
+    # -- settings -----------------------------------------------------------------------
+    def _settings_path(self) -> Path:
+        return self.state_dir / "settings.json"
+
+    def _load_settings(self):
+        try:
+            data = json.loads(self._settings_path().read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                data = {}
+        except (OSError, ValueError):
+            data = {}
+        self._settings = data
+        for key in SETTINGS_KEYS:
+            if isinstance(data.get(key), str):
+                setattr(self, key, data[key])
+
+    def _save_settings(self):
+        data = dict(self._settings)
+        data.update({k: getattr(self, k) for k in SETTINGS_KEYS})
+        if self.photo is not None and self.photo.path is not None:
+            data["last_image"] = str(self.photo.path)
+            data["last_dir"] = str(self.photo.path.parent)
+        try:
+            tmp = self._settings_path().with_suffix(".json.part")
+            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            os.replace(tmp, self._settings_path())
+        except OSError as exc:
+            Logger.warning(f"Inpaint: settings not saved: {exc}")
+
+    def run_params(self) -> dict:
+        """Keyword arguments for the pipeline from the current settings."""
+        alpha = devices.parse_alpha(self.alpha)
+        try:
+            patch = int(self.patch)
+        except ValueError:
+            raise ValueError(f"patch size must be an odd integer >= 3, got {self.patch!r}") from None
+        params = {"alpha": alpha, "patch": patch, "backend": self.backend}
+        if self.backend != "numpy":
+            params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
+            params["profile"] = self.profile or None
+        return params
+
+    # -- document -----------------------------------------------------------------------
+    def _open_startup(self):
+        image_path, mask_path, case = self._startup
+        try:
+            if image_path:
+                self.open_path(image_path, mask_path)
+                return
+            if not case:
+                last = self._settings.get("last_image")
+                if isinstance(last, str) and Path(last).is_file():
+                    self.open_path(last)
+                    return
+            self.open_sample(case)
+        except Exception as exc:
+            self.show_message("Cannot open", str(exc))
+            if self.image is None:
+                self.open_sample(None)
+
+    def set_document(self, image: np.ndarray, mask: np.ndarray | None, name: str,
+                     photo: storage.Photo | None = None) -> None:
+        """Replace the whole document (a newly opened photo); clears the history."""
+        self.cancel()
+        image = frozen(np.ascontiguousarray(image, dtype=np.uint8))
+        if mask is None:
+            mask = np.zeros(image.shape[:2], dtype=bool)
+        self.photo = photo or storage.Photo(image, None)
+        self.image = image
+        self.original = image
+        self.doc_name = name
+        self.history.clear()
+        self.last_result = None
+        self.editor.set_document(image, np.array(mask, dtype=bool), None, original=image, refit=True)
+        self._history_changed()
+        h, w = image.shape[:2]
+        self.status = f"{name}: {w}x{h}. Paint over what to remove, then tap Remove."
+        self._update_info()
+
+    def open_path(self, path: str, mask_path: str | None = None) -> None:
+        photo = storage.load_image(path)
+        mask = storage.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
+        self.set_document(photo.pixels, mask, Path(path).name, photo)
+        self._save_settings()
+
+    def open_sample(self, name: str | None = None) -> None:
+        image, mask, title = samples.load_sample(name)
+        self.set_document(image, mask, title)
+
+    def snapshot(self, label: str = "") -> Snapshot:
+        return Snapshot.capture(self.image, self.editor.mask, self.editor.keep, label)
+
+    def _restore(self, snap: Snapshot) -> None:
+        self.image = snap.image
+        self.editor.set_document(snap.image, snap.mask, snap.keep)
+
+    def _history_changed(self):
+        self.can_undo = self.history.can_undo
+        self.can_redo = self.history.can_redo
+
+    def _on_stroke_start(self, _editor):
+        self.history.push(self.snapshot("stroke"))
+        self._history_changed()
+
+    def _on_stroke_end(self, _editor, changed):
+        if not changed:
+            self.history.discard_last()
+        self._history_changed()
+        self._update_info()
+
+    def _on_stroke_cancel(self, _editor):
+        self.history.discard_last()
+        self._history_changed()
+
+    def undo(self):
+        if self.busy:
+            return
+        snap = self.history.undo(self.snapshot())
+        if snap is not None:
+            self._restore(snap)
+            self.status = f"Undid {snap.label or 'change'}."
+        self._history_changed()
+        self._update_info()
+
+    def redo(self):
+        if self.busy:
+            return
+        snap = self.history.redo(self.snapshot())
+        if snap is not None:
+            self._restore(snap)
+            self.status = "Redone."
+        self._history_changed()
+        self._update_info()
+
+    def clear_mask(self):
+        if self.busy or self.editor.mask is None or not (self.editor.mask.any() or self.editor.keep.any()):
+            return
+        self.history.push(self.snapshot("clear"))
+        self.editor.mask[...] = False
+        self.editor.keep[...] = False
+        self.editor.refresh_mask()
+        self._history_changed()
+        self._update_info()
+
+    def set_tool(self, tool: str):
+        self.editor.tool = tool
+
+    def change_brush(self, factor: float):
+        slider_min, slider_max = dp(4), dp(160)
+        self.editor.brush_size = float(min(max(self.editor.brush_size * factor, slider_min), slider_max))
+
+    def compare(self, on: bool):
+        self.editor.show_original = bool(on) and not self.busy
+
+    def _update_info(self, *_args):
+        if self.image is None or self.editor.mask is None:
+            return
+        h, w = self.image.shape[:2]
+        n = int(self.editor.mask.sum())
+        self.info = f"{w}x{h} · mask {n} px · zoom {self.editor.zoom * 100:.0f}%"
+
+    # -- remove (inpainting on the worker) -----------------------------------------------
+    def remove(self):
+        if self.busy or self.image is None:
+            return
+        mask = self.editor.mask
+        if not mask.any():
+            self.show_message("Nothing to remove", "Paint over the object you want to remove first.")
+            return
+        try:
+            params = self.run_params()
+        except ValueError as exc:
+            self.show_message("Check the settings", str(exc))
+            return
+        before = self.snapshot("remove")
+        self._token += 1
+        token = self._token
+        self.busy = True
+        self.progress = 0.0
+        self.editor.painting_enabled = False
+        self.editor.show_original = False
+        self.editor._overlay_color.a = 0.35
+        self.status = "Removing…"
+        fn = partial(run_inpaint, image=self.image, mask=mask.copy(), params=params,
+                     on_progress=partial(self._job_progress, token), factory=self.engine)
+        self.job = self.worker.submit(
+            fn, on_done=partial(self._remove_done, token, before),
+            on_error=partial(self._job_error, token, "Remove failed"),
+            on_cancel=partial(self._job_cancelled, token))
+
+    @mainthread
+    def _job_progress(self, token, image, fraction, iterations):
+        if token != self._token or not self.busy:
+            return
+        self.editor.show_pixels(image)
+        self.progress = fraction
+        self.status = f"Filling… {fraction * 100:.0f}% · {iterations} iterations"
+
+    @mainthread
+    def _remove_done(self, token, before, outcome):
+        if token != self._token:
+            return
+        result, wall = outcome
+        out = np.asarray(result.image)
+        if out.shape != self.image.shape or out.dtype != np.uint8:
+            self._finish_job()
+            self.show_message("Remove failed", f"the pipeline returned {out.dtype} {out.shape}")
+            return
+        self.last_result = result
+        self.history.push(before)
+        self.image = frozen(out)
+        self.editor.mask[...] = False
+        self.editor.set_document(self.image, self.editor.mask, self.editor.keep)
+        self._finish_job()
+        self._history_changed()
+        st = result.stats
+        dev = f" on {st.device}" if getattr(st, "device", None) else ""
+        self.status = (f"Removed in {st.total_seconds:.2f} s ({wall:.2f} s wall) · "
+                       f"{st.iterations} iterations · {st.backend}{dev}")
+        self._update_info()
+
+    @mainthread
+    def _job_error(self, token, title, exc):
+        if token != self._token:
+            return
+        self._finish_job(restore=True)
+        self.status = f"{title}: {exc}"
+        self.show_message(title, str(exc) or type(exc).__name__)
+
+    @mainthread
+    def _job_cancelled(self, token):
+        if token == self._token:  # normally cancel() has already reset the UI
+            self._finish_job(restore=True)
+
+    def _finish_job(self, restore: bool = False):
+        self.busy = False
+        self.job = None
+        self.progress = 0.0
+        self.editor.painting_enabled = True
+        if restore and self.image is not None:
+            self.editor.set_document(self.image, self.editor.mask, self.editor.keep)
+        self.editor._upload_overlay()
+
+    def cancel(self):
+        """Stop the running job; the document stays exactly as it was."""
+        if self.job is None:
+            return
+        self.job.cancel()
+        self._token += 1          # late callbacks of the cancelled job are ignored
+        self._finish_job(restore=True)
+        self.status = "Cancelled; the image is unchanged."
+
+    # -- resize (seam carving, when inpaint.seam exists) ----------------------------------
+    def resize(self, width: int, height: int):
+        if self.busy or self.image is None:
+            return
+        if not self.has_seam:
+            self.show_message("Resize", "Seam carving is not available in this build.")
+            return
+        width, height = int(width), int(height)
+        h, w = self.image.shape[:2]
+        if (width, height) == (w, h):
+            return
+        keep = self.editor.keep.copy() if self.editor.keep.any() else None
+        drop = self.editor.mask.copy() if self.editor.mask.any() else None
+        backend = self.backend
+        before = self.snapshot("resize")
+        self._token += 1
+        token = self._token
+        self.busy = True
+        self.progress = 0.0
+        self.editor.painting_enabled = False
+        self.status = f"Resizing to {width}x{height}…"
+        image = self.image
+
+        def job_fn(job):
+            from inpaint.seam import resize
+
+            def progress(*args, **_kw):
+                job.check()
+                if args and isinstance(args[0], (int, float)):
+                    frac = float(args[0]) if len(args) == 1 else float(args[0]) / max(float(args[1]), 1.0)
+                    self._resize_progress(token, min(max(frac, 0.0), 1.0))
+
+            start = time.perf_counter()
+            out = resize(image, width, height, keep_mask=keep, drop_mask=drop, backend=backend, progress=progress)
+            return out, time.perf_counter() - start
+
+        self.job = self.worker.submit(job_fn, on_done=partial(self._resize_done, token, before),
+                                      on_error=partial(self._job_error, token, "Resize failed"),
+                                      on_cancel=partial(self._job_cancelled, token))
+
+    @mainthread
+    def _resize_progress(self, token, fraction):
+        if token == self._token and self.busy:
+            self.progress = fraction
+
+    @mainthread
+    def _resize_done(self, token, before, outcome):
+        if token != self._token:
+            return
+        out, wall = outcome
+        out = getattr(out, "image", out)
+        out = np.ascontiguousarray(np.asarray(out, dtype=np.uint8)[..., :3])
+        self.history.push(before)
+        self.image = frozen(out)
+        h, w = out.shape[:2]
+        self.editor.set_document(self.image, np.zeros((h, w), bool), np.zeros((h, w), bool))
+        self._finish_job()
+        self._history_changed()
+        self.status = f"Resized to {w}x{h} in {wall:.2f} s."
+        self._update_info()
+
+    # -- files --------------------------------------------------------------------------
+    def default_folder(self) -> str:
+        last = self._settings.get("last_dir")
+        if isinstance(last, str) and Path(last).is_dir():
+            return last
+        if platform == "android":  # pragma: no cover - Android only
+            try:
+                from android.storage import primary_external_storage_path
+                return str(Path(primary_external_storage_path()) / "Pictures")
+            except Exception:
+                pass
+        pictures = Path.home() / "Pictures"
+        return str(pictures if pictures.is_dir() else Path.home())
+
+    def suggested_save_path(self) -> str:
+        orig = self.photo.path if self.photo is not None else None
+        return str(storage.suggest_save_path(orig, self.default_folder(), self.doc_name or "photo"))
+
+    def save_to(self, path: str, overwrite: bool = False) -> Path | None:
+        """Save the working image; returns the written path (a message tells the user)."""
+        try:
+            orig = self.photo.path if self.photo is not None else None
+            written = storage.save_image(self.image, path, exif=self.photo.exif if self.photo else None,
+                                         icc_profile=self.photo.icc_profile if self.photo else None,
+                                         original=orig, overwrite=overwrite)
+        except (OSError, ValueError) as exc:
+            self.show_message("Not saved", str(exc))
+            return None
+        self.status = f"Saved {written}"
+        return written
+
+    def _on_drop_file(self, _window, filename, *_args):
+        path = filename.decode("utf-8") if isinstance(filename, bytes) else str(filename)
+        self.open_file(path)
+
+    def open_file(self, path: str):
+        try:
+            self.open_path(path)
+        except (OSError, ValueError) as exc:
+            self.show_message("Cannot open", str(exc))
+
+    # -- popups -------------------------------------------------------------------------
+    def _show(self, popup):
+        self.dismiss_popup()
+        self._popup = popup
+        self.popup_open = True
+        popup.bind(on_dismiss=self._popup_closed)
+        popup.open()
+        return popup
+
+    def _popup_closed(self, popup):
+        if self._popup is popup:
+            self._popup = None
+            self.popup_open = False
+
+    def dismiss_popup(self):
+        if self._popup is not None:
+            self._popup.dismiss(animation=False)
+
+    def show_message(self, title: str, text: str):
+        return self._show(Factory.MessagePopup(title=title, text=text))
+
+    def show_open(self):
+        popup = Factory.OpenPopup()
+        popup.ids.chooser.path = self.default_folder()
+        popup.ids.cases.values = samples.case_names() or ["demo"]
+        return self._show(popup)
+
+    def show_save(self):
+        if self.image is None:
+            return None
+        popup = Factory.SavePopup()
+        popup.ids.path.text = self.suggested_save_path()
+        return self._show(popup)
+
+    def show_settings(self):
+        choices, why = devices.list_devices()
+        self.device_choices = [devices.AUTO] + [c.label for c in choices]
+        popup = Factory.SettingsPopup()
+        popup.ids.opencl_note.text = "" if not why else f"OpenCL unavailable, using numpy: {why}"
+        popup.ids.profiles.values = devices.list_profiles()
+        self._devices = choices
+        self._show(popup)
+        self.update_device_info(popup)
+        return popup
+
+    def update_device_info(self, popup=None):
+        popup = popup or self._popup
+        if popup is None or "device_info" not in popup.ids:
+            return
+        choices = getattr(self, "_devices", [])
+        dev = None
+        if self.backend != "numpy" and choices:
+            spec = self.device.split()[0] if self.device not in ("", devices.AUTO) else None
+            match = [c for c in choices if c.spec == spec]
+            if match:
+                dev = match[0].device
+            else:
+                try:
+                    from inpaint.runtime import select_device
+                    dev = select_device(spec)
+                except Exception:
+                    dev = choices[0].device
+        popup.ids.device_info.text = devices.describe(dev, self.profile)
+        self._save_settings()
+
+    def show_resize(self):
+        if self.image is None:
+            return None
+        popup = Factory.ResizePopup()
+        h, w = self.image.shape[:2]
+        popup.orig_w, popup.orig_h = w, h
+        return self._show(popup)
+
+    # -- input --------------------------------------------------------------------------
+    def _on_mouse_pos(self, _window, pos):
+        if not self.popup_open:
+            self.editor.hover(pos)
+
+    def _on_key_down(self, _window, key, _scancode, codepoint, modifiers):
+        if key == 27:  # Escape / Android back: close a popup, cancel a job
+            if self.popup_open:
+                self.dismiss_popup()
+                return True
+            if self.busy:
+                self.cancel()
+                return True
+            if platform == "android":  # pragma: no cover
+                self.stop()
+            return True
+        if self.popup_open:
+            return False
+        ctrl = "ctrl" in modifiers or "meta" in modifiers
+        if codepoint == "[":
+            self.change_brush(1 / 1.25)
+        elif codepoint == "]":
+            self.change_brush(1.25)
+        elif ctrl and codepoint == "z" and "shift" in modifiers or ctrl and codepoint == "y":
+            self.redo()
+        elif ctrl and codepoint == "z":
+            self.undo()
+        elif ctrl and codepoint == "s":
+            self.show_save()
+        elif ctrl and codepoint == "o":
+            self.show_open()
+        elif not ctrl and codepoint in ("b", "e", "m"):
+            self.set_tool({"b": "brush", "e": "eraser", "m": "move"}[codepoint])
+        elif not ctrl and codepoint == "f":
+            self.editor.fit()
+        elif key == 13 and not ctrl:
+            self.remove()
+        else:
+            return False
+        return True

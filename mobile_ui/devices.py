@@ -1,0 +1,99 @@
+"""What the settings screen lists: backends, OpenCL devices, profiles and their limits.
+
+Window-free and tolerant: on a phone without pyopencl (python-for-android has no recipe
+for it) every function still answers, and the app runs on the numpy backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+
+AUTO = "auto"
+BACKENDS = ("auto", "opencl", "numpy")
+ALPHAS = ("0.05", "0.1", "0.2", "0.5", "1", "2", "full")
+PATCHES = ("3", "5", "7", "9", "11", "13", "15", "17")
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceChoice:
+    spec: str      # what the pipeline's ``device=`` gets: "P:D"
+    label: str     # what the spinner shows
+    device: object
+
+
+def _kib(n: int) -> str:
+    if n >= 2**30:
+        return f"{n / 2**30:.1f} GiB"
+    if n >= 2**20:
+        return f"{n / 2**20:.0f} MiB"
+    return f"{n / 1024:.0f} KiB" if n % 1024 else f"{n // 1024} KiB"
+
+
+def list_devices() -> tuple[list[DeviceChoice], str | None]:
+    """The OpenCL devices, and why there are none (``None`` when there are some)."""
+    try:
+        from inpaint.runtime import OpenCLUnavailable, all_devices
+    except ImportError as exc:  # pragma: no cover - the package is always importable in tests
+        return [], f"OpenCL support is not installed ({exc})"
+    try:
+        found = all_devices()
+    except OpenCLUnavailable as exc:
+        return [], str(exc)
+    except Exception as exc:  # a broken driver must not take the settings screen down
+        return [], f"OpenCL devices could not be listed: {exc}"
+    out = []
+    for pi, di, dev in found:
+        out.append(DeviceChoice(f"{pi}:{di}", f"{pi}:{di} {dev.name.strip()}", dev))
+    return out, None
+
+
+def list_profiles() -> list[str]:
+    try:
+        from inpaint.profiles import available_profiles
+        return available_profiles() or ["native"]
+    except Exception:
+        return ["native"]
+
+
+def describe(device: object | None, profile: str | None) -> str:
+    """Multi-line description of ``device`` and its limits under ``profile``."""
+    if device is None:
+        return "numpy backend (no OpenCL device)"
+    lines = [f"{device.name.strip()}", f"platform: {device.platform.name.strip()}"]
+    real = (f"device: {int(device.max_compute_units)} compute units, "
+            f"local memory {_kib(int(device.local_mem_size))}, "
+            f"work-group <= {int(device.max_work_group_size)}, "
+            f"global memory {_kib(int(device.global_mem_size))}")
+    lines.append(real)
+    try:
+        from inpaint.profiles import load_profile
+        prof = load_profile(profile or "native")
+        lim = prof.effective_limits(device)
+        lines.append(f"with profile '{prof.name}': {lim.compute_units} CUs, local memory "
+                     f"{_kib(lim.local_mem_size)}, work-group <= {lim.max_work_group_size}")
+    except Exception as exc:
+        lines.append(f"profile '{profile}': {exc}")
+    return "\n".join(lines)
+
+
+def seam_available() -> bool:
+    """Whether the seam-carving module (``inpaint.seam``) exists."""
+    try:
+        return importlib.util.find_spec("inpaint.seam") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def parse_alpha(text: str) -> "float | str":
+    """``'full'`` or a float >= 0 (ValueError with a readable message otherwise)."""
+    t = str(text).strip().lower()
+    if t == "full":
+        return "full"
+    try:
+        value = float(t)
+    except ValueError:
+        raise ValueError(f"search factor alpha must be a number >= 0 or 'full', got {text!r}") from None
+    if not value >= 0:
+        raise ValueError(f"search factor alpha must be >= 0 or 'full', got {text!r}")
+    return value

@@ -1,0 +1,205 @@
+"""Window-free geometry for the editor: widget <-> image coordinates and stroke rasterising.
+
+Two coordinate systems meet in the editor:
+
+* **widget coordinates** ``(x, y)``: Kivy's, in pixels relative to the editor widget's
+  bottom-left corner, ``y`` growing **upwards**;
+* **image coordinates** ``(u, v)``: continuous, relative to the image's **top-left**
+  corner, ``u`` growing right and ``v`` growing **down**, so that pixel ``(row, col)`` of
+  the numpy array covers ``col <= u < col + 1`` and ``row <= v < row + 1`` and its centre
+  is ``(col + 0.5, row + 0.5)``.
+
+:class:`View` is the only place that converts between them; :func:`stamp_segment`
+paints a round brush along a segment given in image coordinates.  Nothing here imports
+Kivy, so all of it is unit-tested without a window.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+#: Smallest brush radius in image pixels: large enough that the pixel under the touch is
+#: always painted (no point of a pixel is farther than sqrt(2)/2 from its centre).
+MIN_RADIUS = math.sqrt(0.5) + 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """How an ``image_w`` x ``image_h`` image is shown in a ``widget_w`` x ``widget_h`` widget.
+
+    ``scale`` is widget pixels per image pixel; ``(ox, oy)`` is where the image's
+    bottom-left corner lies in widget coordinates.  Views are immutable: the zoom and pan
+    methods return new ones.
+    """
+
+    image_w: int
+    image_h: int
+    widget_w: float
+    widget_h: float
+    scale: float = 1.0
+    ox: float = 0.0
+    oy: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.image_w <= 0 or self.image_h <= 0:
+            raise ValueError(f"image size must be positive, got {self.image_w}x{self.image_h}")
+        if not (self.scale > 0 and math.isfinite(self.scale)):
+            raise ValueError(f"scale must be a positive finite number, got {self.scale!r}")
+
+    # -- construction -------------------------------------------------------------------
+    @staticmethod
+    def fit_scale(image_size: tuple[int, int], widget_size: tuple[float, float]) -> float:
+        """Largest scale at which the whole image fits the widget (``image_size`` is (w, h))."""
+        iw, ih = image_size
+        ww, wh = max(float(widget_size[0]), 1.0), max(float(widget_size[1]), 1.0)
+        return min(ww / iw, wh / ih)
+
+    @classmethod
+    def fit(cls, image_size: tuple[int, int], widget_size: tuple[float, float]) -> "View":
+        """The image scaled to fit the widget, centred."""
+        iw, ih = int(image_size[0]), int(image_size[1])
+        ww, wh = float(widget_size[0]), float(widget_size[1])
+        s = cls.fit_scale((iw, ih), (ww, wh))
+        return cls(iw, ih, ww, wh, s, (ww - iw * s) / 2.0, (wh - ih * s) / 2.0)
+
+    # -- conversions --------------------------------------------------------------------
+    @property
+    def display_size(self) -> tuple[float, float]:
+        """Size of the shown image in widget pixels."""
+        return self.image_w * self.scale, self.image_h * self.scale
+
+    def widget_to_image(self, x: float, y: float) -> tuple[float, float]:
+        """Continuous image coordinates ``(u, v)`` (``v`` down) of widget point ``(x, y)``."""
+        return (x - self.ox) / self.scale, self.image_h - (y - self.oy) / self.scale
+
+    def image_to_widget(self, u: float, v: float) -> tuple[float, float]:
+        """Widget point of image coordinates ``(u, v)``; inverse of :meth:`widget_to_image`."""
+        return self.ox + u * self.scale, self.oy + (self.image_h - v) * self.scale
+
+    def pixel_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """The numpy index ``(row, col)`` of the image pixel under widget point ``(x, y)``.
+
+        ``None`` when the point is outside the image.
+        """
+        u, v = self.widget_to_image(x, y)
+        col, row = math.floor(u), math.floor(v)
+        if 0 <= row < self.image_h and 0 <= col < self.image_w:
+            return row, col
+        return None
+
+    def pixel_centre(self, row: int, col: int) -> tuple[float, float]:
+        """Widget point at the centre of image pixel ``(row, col)``."""
+        return self.image_to_widget(col + 0.5, row + 0.5)
+
+    # -- zoom and pan -------------------------------------------------------------------
+    def resized(self, widget_w: float, widget_h: float) -> "View":
+        """The same view in a widget of a new size, keeping the centre point fixed."""
+        u, v = self.widget_to_image(self.widget_w / 2.0, self.widget_h / 2.0)
+        moved = dataclasses.replace(self, widget_w=float(widget_w), widget_h=float(widget_h))
+        x, y = moved.image_to_widget(u, v)
+        return moved.panned(widget_w / 2.0 - x, widget_h / 2.0 - y)
+
+    def zoomed(self, factor: float, x: float, y: float,
+               min_scale: float = 0.0, max_scale: float = math.inf) -> "View":
+        """Zoom by ``factor`` about widget point ``(x, y)``, which stays over the same image point.
+
+        The resulting scale is clamped to ``[min_scale, max_scale]``.
+        """
+        if not (factor > 0 and math.isfinite(factor)):
+            raise ValueError(f"zoom factor must be a positive finite number, got {factor!r}")
+        new = min(max(self.scale * factor, min_scale), max_scale)
+        ratio = new / self.scale
+        return dataclasses.replace(self, scale=new, ox=x - (x - self.ox) * ratio, oy=y - (y - self.oy) * ratio)
+
+    def panned(self, dx: float, dy: float) -> "View":
+        """Move the image by ``(dx, dy)`` widget pixels (unclamped)."""
+        return dataclasses.replace(self, ox=self.ox + dx, oy=self.oy + dy)
+
+    def clamped(self) -> "View":
+        """Keep the image on screen.
+
+        Along each axis, an image smaller than the widget stays wholly inside it; a larger
+        one always covers it (no empty border can be dragged in).
+        """
+        dw, dh = self.display_size
+
+        def clamp(o: float, disp: float, size: float) -> float:
+            lo, hi = (0.0, size - disp) if disp <= size else (size - disp, 0.0)
+            return min(max(o, lo), hi)
+
+        return dataclasses.replace(self, ox=clamp(self.ox, dw, self.widget_w), oy=clamp(self.oy, dh, self.widget_h))
+
+
+def stamp_segment(mask: np.ndarray, p0: tuple[float, float], p1: tuple[float, float],
+                  radius: float, value: bool = True) -> tuple[int, int, int, int] | None:
+    """Paint a round brush of ``radius`` along the segment ``p0 -> p1`` into ``mask``.
+
+    Every pixel whose centre lies within ``radius`` of the segment is set to ``value``,
+    so consecutive touch positions give one continuous stroke however far apart they are
+    (fast finger, high zoom).  ``p0 == p1`` paints a disc.
+
+    Parameters
+    ----------
+    mask : (H, W) bool ndarray
+        Modified in place.
+    p0, p1 : (u, v)
+        Image coordinates (see the module docstring), may lie outside the image.
+    radius : float
+        In image pixels; raised to :data:`MIN_RADIUS` so the touched pixel is always hit.
+    value : bool
+        ``True`` paints, ``False`` erases.
+
+    Returns
+    -------
+    (row0, row1, col0, col1) or None
+        The half-open box of pixels that were examined (a superset of those changed),
+        ``None`` when the brush misses the image.
+    """
+    if mask.ndim != 2:
+        raise ValueError(f"mask must be 2-D, got shape {mask.shape}")
+    h, w = mask.shape
+    r = max(float(radius), MIN_RADIUS)
+    (u0, v0), (u1, v1) = (float(p0[0]), float(p0[1])), (float(p1[0]), float(p1[1]))
+    # Pixel centres c + 0.5 within [min - r, max + r]  <=>  c in [ceil(min - r - 0.5), floor(max + r - 0.5)].
+    c0 = max(math.ceil(min(u0, u1) - r - 0.5), 0)
+    c1 = min(math.floor(max(u0, u1) + r - 0.5) + 1, w)
+    r0 = max(math.ceil(min(v0, v1) - r - 0.5), 0)
+    r1 = min(math.floor(max(v0, v1) + r - 0.5) + 1, h)
+    if c0 >= c1 or r0 >= r1:
+        return None
+    cu = np.arange(c0, c1, dtype=np.float64)[None, :] + 0.5 - u0
+    cv = np.arange(r0, r1, dtype=np.float64)[:, None] + 0.5 - v0
+    du, dv = u1 - u0, v1 - v0
+    length2 = du * du + dv * dv
+    if length2 > 0.0:
+        t = np.clip((cu * du + cv * dv) / length2, 0.0, 1.0)
+        eu, ev = cu - t * du, cv - t * dv
+    else:
+        eu, ev = cu, cv
+    hit = eu * eu + ev * ev <= r * r
+    if value:
+        mask[r0:r1, c0:c1] |= hit
+    else:
+        mask[r0:r1, c0:c1] &= ~hit
+    return r0, r1, c0, c1
+
+
+def rgba(image: np.ndarray) -> np.ndarray:
+    """An opaque ``(H, W, 4)`` uint8 copy of an ``(H, W, 3)`` RGB image (for textures)."""
+    h, w = image.shape[:2]
+    out = np.empty((h, w, 4), dtype=np.uint8)
+    out[..., :3] = image
+    out[..., 3] = 255
+    return out
+
+
+def overlay(masks: "list[tuple[np.ndarray, tuple[int, int, int, int]]]", shape: tuple[int, int]) -> np.ndarray:
+    """An ``(H, W, 4)`` uint8 RGBA overlay: each ``(mask, rgba colour)`` painted in order."""
+    out = np.zeros(tuple(shape) + (4,), dtype=np.uint8)
+    for m, colour in masks:
+        if m is not None and m.any():
+            out[m] = colour
+    return out

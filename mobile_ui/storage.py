@@ -1,0 +1,189 @@
+"""Opening and saving photos (Pillow), window-free.
+
+* :func:`load_image` returns upright RGB pixels (EXIF orientation applied) and keeps the
+  EXIF block (with the orientation reset) and ICC profile so a save can carry them over.
+* :func:`save_image` writes PNG or JPEG atomically (temporary file in the same folder,
+  then :func:`os.replace`), and refuses to replace an existing file, above all the
+  original, unless ``overwrite=True``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps
+
+#: Extensions :func:`save_image` writes, and the Pillow format of each.
+SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+#: Extensions offered by the file chooser.
+OPEN_PATTERNS = ["*.png", "*.jpg", "*.jpeg", "*.bmp", "*.webp", "*.tif", "*.tiff",
+                 "*.PNG", "*.JPG", "*.JPEG"]
+
+_ORIENTATION = 0x0112
+
+
+@dataclasses.dataclass
+class Photo:
+    """An opened photo: upright RGB pixels plus the metadata a save keeps."""
+
+    pixels: np.ndarray            # (H, W, 3) uint8
+    path: Path | None = None
+    exif: bytes | None = None     # EXIF block with orientation = 1, or None
+    icc_profile: bytes | None = None
+    format: str | None = None
+
+
+def load_image(path: "str | os.PathLike[str]") -> Photo:
+    """Open ``path`` as upright RGB.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        Missing file, or a file Pillow cannot read (the message says which).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such image file: {p}")
+    try:
+        with Image.open(p) as im:
+            im.load()
+            fmt = im.format
+            exif = im.getexif()
+            icc = im.info.get("icc_profile")
+            upright = ImageOps.exif_transpose(im)
+            if upright.mode in ("RGBA", "LA", "PA") or (upright.mode == "P" and "transparency" in upright.info):
+                rgba = upright.convert("RGBA")
+                flat = Image.new("RGB", rgba.size, (255, 255, 255))
+                flat.paste(rgba, mask=rgba.getchannel("A"))
+                rgb = flat
+            else:
+                rgb = upright.convert("RGB")
+    except (OSError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise ValueError(f"cannot read {p.name} as an image: {exc}") from None
+    exif_bytes = None
+    if len(exif):
+        if _ORIENTATION in exif:
+            exif[_ORIENTATION] = 1
+        exif_bytes = exif.tobytes()
+    pixels = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
+    return Photo(pixels, p, exif_bytes, icc, fmt)
+
+
+def load_mask(path: "str | os.PathLike[str]", shape: tuple[int, int]) -> np.ndarray:
+    """A mask image as ``(H, W)`` bool (non-zero = remove), checked against ``shape``."""
+    p = Path(path)
+    try:
+        with Image.open(p) as im:
+            m = np.asarray(im.convert("L")) > 0
+    except (OSError, SyntaxError) as exc:
+        raise ValueError(f"cannot read mask {p}: {exc}") from None
+    if m.shape != tuple(shape):
+        raise ValueError(f"mask {p.name} is {m.shape[1]}x{m.shape[0]} but the image is {shape[1]}x{shape[0]}")
+    return m
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: bytes | None = None,
+               icc_profile: bytes | None = None, original: "str | os.PathLike[str] | None" = None,
+               overwrite: bool = False, quality: int = 95) -> Path:
+    """Write ``pixels`` to ``path`` as PNG or JPEG (chosen by the extension), atomically.
+
+    Parameters
+    ----------
+    pixels : (H, W, 3) uint8 ndarray
+    path : path-like
+        Destination ending in ``.png``, ``.jpg`` or ``.jpeg``.
+    exif, icc_profile : bytes, optional
+        Metadata to embed (from :func:`load_image`).
+    original : path-like, optional
+        The file the photo was opened from; replacing it needs ``overwrite=True``.
+    overwrite : bool
+        Allow replacing an existing file.
+    quality : int
+        JPEG quality.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Raises
+    ------
+    ValueError
+        Unsupported extension or bad pixel array.
+    FileExistsError
+        ``path`` exists (or is the original) and ``overwrite`` is false.
+    OSError
+        The folder is not writable; no partial file is left behind.
+    """
+    dest = Path(path).expanduser()
+    fmt = SAVE_FORMATS.get(dest.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"cannot save as {dest.suffix or 'a file without extension'!r}; "
+                         f"use one of {', '.join(SAVE_FORMATS)}")
+    arr = np.asarray(pixels)
+    if arr.dtype != np.uint8 or arr.ndim != 3 or arr.shape[2] != 3:
+        raise ValueError(f"pixels must be an (H, W, 3) uint8 array, got {arr.dtype} {arr.shape}")
+    if not overwrite:
+        if original is not None and _same_file(dest, Path(original)):
+            raise FileExistsError(f"{dest.name} is the original photo; choose another name "
+                                  "or tick 'replace existing file'")
+        if dest.exists():
+            raise FileExistsError(f"{dest} already exists; choose another name or tick 'replace existing file'")
+    if not dest.parent.is_dir():
+        raise FileNotFoundError(f"folder {dest.parent} does not exist")
+    kwargs: dict = {}
+    if exif:
+        kwargs["exif"] = exif
+    if icc_profile:
+        kwargs["icc_profile"] = icc_profile
+    if fmt == "JPEG":
+        kwargs.update(quality=int(quality), subsampling=0 if quality >= 90 else 2)
+    else:
+        kwargs["optimize"] = False
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.stem}.", suffix=dest.suffix + ".part", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            Image.fromarray(np.ascontiguousarray(arr), "RGB").save(fh, format=fmt, **kwargs)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return dest
+
+
+def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | os.PathLike[str]",
+                      name: str = "photo", ext: str = ".png") -> Path:
+    """A path that does not exist yet: ``<stem>_inpainted.png``, then ``<stem>_inpainted-2.png``...
+
+    The folder is the original's when it is writable, else ``folder``.
+    """
+    if original is not None:
+        orig = Path(original)
+        stem = orig.stem
+        base = orig.parent if os.access(orig.parent, os.W_OK) else Path(folder)
+        if orig.suffix.lower() in SAVE_FORMATS and ext == ".png":
+            ext = ".jpg" if orig.suffix.lower() in (".jpg", ".jpeg") else ".png"
+    else:
+        stem, base = name, Path(folder)
+    candidate = base / f"{stem}_inpainted{ext}"
+    n = 2
+    while candidate.exists():
+        candidate = base / f"{stem}_inpainted-{n}{ext}"
+        n += 1
+    return candidate

@@ -1,0 +1,167 @@
+"""The app's one worker thread, window-free.
+
+OpenCL command queues are not thread-safe, so every pipeline run (and the OpenCL
+context the library caches per thread) lives on **one** long-lived thread: the
+:class:`Worker`.  The UI thread only submits jobs and receives callbacks; the app wraps
+those callbacks with :func:`kivy.clock.mainthread` so they run on the UI thread.
+
+A job is a function ``fn(job)`` run on the worker thread; it polls ``job.cancelled``
+(or calls :meth:`Job.check`) between steps and raises :class:`Cancelled` to stop early.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+
+class Cancelled(Exception):
+    """Raised inside a job when the user cancelled it."""
+
+
+class Job:
+    """A handle on one submitted job."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, fn: Callable[["Job"], Any], on_done: Callable[[Any], None] | None,
+                 on_error: Callable[[BaseException], None] | None, on_cancel: Callable[[], None] | None):
+        self.id = next(self._ids)
+        self.fn = fn
+        self.on_done = on_done
+        self.on_error = on_error
+        self.on_cancel = on_cancel
+        self._cancel = threading.Event()
+        self.finished = threading.Event()
+        self.outcome: str | None = None   # "done", "error" or "cancelled" once finished
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next check."""
+        self._cancel.set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if the job was cancelled."""
+        if self._cancel.is_set():
+            raise Cancelled()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.finished.wait(timeout)
+
+
+class Worker:
+    """One daemon thread running submitted jobs in order."""
+
+    def __init__(self, name: str = "inpaint-worker"):
+        self._queue: "queue.Queue[Job | None]" = queue.Queue()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._idle = threading.Event()
+        self._idle.set()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._thread.start()
+
+    @property
+    def ident(self) -> int | None:
+        """Thread id of the worker (tests check the pipeline ran there)."""
+        return self._thread.ident
+
+    @property
+    def busy(self) -> bool:
+        return not self._idle.is_set()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no job is queued or running (``False`` on timeout)."""
+        return self._idle.wait(timeout)
+
+    def submit(self, fn: Callable[[Job], Any], *, on_done: Callable[[Any], None] | None = None,
+               on_error: Callable[[BaseException], None] | None = None,
+               on_cancel: Callable[[], None] | None = None) -> Job:
+        job = Job(fn, on_done, on_error, on_cancel)
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        self._queue.put(job)
+        return job
+
+    def shutdown(self, timeout: float | None = 5.0) -> None:
+        """Stop after the current job (queued jobs are cancelled)."""
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            try:
+                self._run(job)
+            finally:
+                job.finished.set()
+                with self._lock:
+                    self._pending -= 1
+                    if self._pending == 0:
+                        self._idle.set()
+
+    @staticmethod
+    def _run(job: Job) -> None:
+        try:
+            job.check()
+            result = job.fn(job)
+            job.check()  # cancelled during the last step: still a cancel for the user
+        except Cancelled:
+            job.outcome = "cancelled"
+            if job.on_cancel:
+                job.on_cancel()
+        except Exception as exc:  # reported to the UI as a message, never a crash
+            job.outcome = "error"
+            if job.on_error:
+                job.on_error(exc)
+        else:
+            job.outcome = "done"
+            if job.on_done:
+                job.on_done(result)
+
+
+def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
+                on_progress: Callable[[np.ndarray, float, int], None] | None = None,
+                interval: float = 0.1, factory: Callable[..., Any] | None = None) -> Any:
+    """Run the inpainting pipeline on the calling (worker) thread.
+
+    The :class:`~inpaint.pipeline.Inpainter` is created and stepped here, so the OpenCL
+    queue belongs to this thread.  ``on_progress(image, fraction, iterations)`` is called
+    at most every ``interval`` seconds with the partially filled image.
+
+    Returns
+    -------
+    tuple
+        ``(InpaintResult, wall seconds)``.
+
+    Raises
+    ------
+    Cancelled
+        When ``job`` is cancelled between two steps.
+    """
+    if factory is None:
+        from inpaint.pipeline import Inpainter as factory  # noqa: N813 - deferred import
+    start = time.perf_counter()
+    inp = factory(image, mask, **params)
+    last = time.perf_counter()
+    while not inp.done:
+        job.check()
+        inp.step()
+        now = time.perf_counter()
+        if on_progress is not None and now - last >= interval and not inp.done:
+            last = now
+            on_progress(inp.image, float(inp.progress), int(inp.iterations))
+    job.check()
+    result = inp.result()
+    return result, time.perf_counter() - start

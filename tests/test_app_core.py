@@ -1,0 +1,269 @@
+"""Window-free parts of the app: history, photo files, the worker thread (no Kivy)."""
+
+import threading
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mobile_ui import devices, samples
+from mobile_ui.history import History, Snapshot
+from mobile_ui.storage import load_image, load_mask, save_image, suggest_save_path
+from mobile_ui.worker import Cancelled, Worker, run_inpaint
+
+
+@pytest.fixture
+def photo(rng):
+    return rng.integers(0, 256, (13, 11, 3), dtype=np.uint8)
+
+
+# -- history ----------------------------------------------------------------------------
+def test_snapshot_round_trips_masks_and_freezes_the_image(photo, rng):
+    mask = rng.random((13, 11)) < 0.3
+    keep = rng.random((13, 11)) < 0.2
+    snap = Snapshot.capture(photo, mask, keep, "stroke")
+    np.testing.assert_array_equal(snap.mask, mask)
+    np.testing.assert_array_equal(snap.keep, keep)
+    np.testing.assert_array_equal(snap.image, photo)
+    assert not snap.image.flags.writeable
+    mask[0, 0] = not mask[0, 0]          # later painting does not reach the snapshot
+    assert snap.mask[0, 0] != mask[0, 0]
+    assert snap.mask_bits.nbytes == (13 * 11 + 7) // 8
+    with pytest.raises(ValueError, match="do not match"):
+        Snapshot.capture(photo, mask[:5])
+
+
+def test_undo_redo_sequence(photo):
+    h = History()
+    states = [Snapshot.capture(photo, np.eye(13, 11, k, dtype=bool)) for k in range(4)]
+    for s in states[:3]:
+        h.push(s)
+    current = states[3]
+    back = h.undo(current)
+    assert back is states[2] and h.can_redo
+    fwd = h.redo(back)
+    assert fwd is current
+    h.undo(current)
+    h.push(states[0])                    # a new change drops the redo branch
+    assert not h.can_redo
+    assert h.undo(current) is states[0]
+    assert History().undo(current) is None and History().redo(current) is None
+
+
+def test_history_is_bounded_and_shares_images(photo):
+    one = Snapshot.capture(photo, np.zeros((13, 11), bool))
+    per_mask = 2 * one.mask_bits.nbytes
+    h = History(max_bytes=photo.nbytes + 5 * per_mask, max_steps=100)
+    for _ in range(20):
+        h.push(Snapshot.capture(one.image, np.zeros((13, 11), bool)))   # same read-only image object
+    assert len(h) == 5                                                   # image counted once
+    assert h.nbytes <= h.max_bytes
+    h2 = History(max_steps=3)
+    for _ in range(10):
+        h2.push(one)
+    assert len(h2) == 3
+    big = History(max_bytes=10)
+    big.push(one)
+    assert len(big) == 1                 # the newest step survives even over budget
+    with pytest.raises(ValueError):
+        History(max_bytes=0)
+
+
+# -- files ------------------------------------------------------------------------------
+def test_save_png_is_lossless_atomic_and_never_overwrites(tmp_path, photo):
+    out = save_image(photo, tmp_path / "a.png")
+    np.testing.assert_array_equal(np.asarray(Image.open(out)), photo)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]     # no temp file left
+    with pytest.raises(FileExistsError, match="already exists"):
+        save_image(photo[::-1], out)
+    np.testing.assert_array_equal(np.asarray(Image.open(out)), photo)
+    save_image(photo[::-1].copy(), out, overwrite=True)
+    np.testing.assert_array_equal(np.asarray(Image.open(out)), photo[::-1])
+
+
+def test_save_refuses_the_original_and_bad_names(tmp_path, photo):
+    orig = tmp_path / "orig.png"
+    Image.fromarray(photo).save(orig)
+    with pytest.raises(FileExistsError, match="original"):
+        save_image(photo, orig, original=orig)
+    with pytest.raises(ValueError, match=".png"):
+        save_image(photo, tmp_path / "x.gif")
+    with pytest.raises(ValueError, match="uint8"):
+        save_image(photo.astype(np.float32), tmp_path / "y.png")
+    with pytest.raises(FileNotFoundError, match="folder"):
+        save_image(photo, tmp_path / "no" / "z.png")
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path, photo, monkeypatch):
+    def boom(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr(Image.Image, "save", boom)
+    with pytest.raises(OSError, match="disk full"):
+        save_image(photo, tmp_path / "c.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_jpeg_keeps_exif_and_applies_orientation(tmp_path):
+    img = np.zeros((6, 10, 3), np.uint8)
+    img[:, :5] = (255, 0, 0)                       # left half red
+    exif = Image.Exif()
+    exif[0x0112] = 6                               # rotate 90 degrees clockwise for display
+    exif[0x010F] = "PhoneMaker"                    # camera make
+    src = tmp_path / "p.jpg"
+    Image.fromarray(img).save(src, exif=exif.tobytes(), quality=100, subsampling=0)
+    photo = load_image(src)
+    assert photo.pixels.shape == (10, 6, 3)        # upright: portrait
+    assert photo.pixels[0, 0, 0] > 200 and photo.pixels[-1, 0, 0] < 60
+    out = save_image(photo.pixels, tmp_path / "p_inpainted.jpg", exif=photo.exif, original=src)
+    with Image.open(out) as im:
+        saved = im.getexif()
+        assert saved[0x010F] == "PhoneMaker"
+        assert saved.get(0x0112, 1) == 1            # not rotated twice
+        assert im.size == (6, 10)
+
+
+def test_load_errors_are_readable(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such image"):
+        load_image(tmp_path / "missing.png")
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    with pytest.raises(ValueError, match="cannot read bad.png"):
+        load_image(bad)
+    Image.fromarray(np.zeros((4, 5), np.uint8)).save(tmp_path / "m.png")
+    with pytest.raises(ValueError, match="5x4"):
+        load_mask(tmp_path / "m.png", (5, 5))
+    assert load_mask(tmp_path / "m.png", (4, 5)).shape == (4, 5)
+
+
+def test_rgba_photos_are_flattened(tmp_path):
+    rgba = np.zeros((3, 3, 4), np.uint8)
+    rgba[0, 0] = (10, 20, 30, 255)
+    Image.fromarray(rgba, "RGBA").save(tmp_path / "t.png")
+    px = load_image(tmp_path / "t.png").pixels
+    assert px.shape == (3, 3, 3) and tuple(px[0, 0]) == (10, 20, 30) and tuple(px[1, 1]) == (255, 255, 255)
+
+
+def test_suggested_names_do_not_exist(tmp_path):
+    orig = tmp_path / "holiday.jpg"
+    orig.write_bytes(b"")
+    first = suggest_save_path(orig, tmp_path)
+    assert first.name == "holiday_inpainted.jpg"
+    first.write_bytes(b"")
+    assert suggest_save_path(orig, tmp_path).name == "holiday_inpainted-2.jpg"
+    assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_inpainted.png"
+
+
+# -- worker thread ----------------------------------------------------------------------
+class _Steps:
+    """An Inpainter-like stand-in that records the thread it runs on."""
+
+    def __init__(self, image, mask, *, n=5, gate=None, **_params):
+        self.thread = threading.get_ident()
+        self.n, self.iterations, self.gate = n, 0, gate
+        self._img = image.copy()
+
+    done = property(lambda self: self.iterations >= self.n)
+    progress = property(lambda self: self.iterations / self.n)
+    image = property(lambda self: self._img.copy())
+
+    def step(self):
+        if self.gate is not None:
+            self.gate.wait(5)
+        assert threading.get_ident() == self.thread, "stepped on another thread than created"
+        self.iterations += 1
+        self._img[0, 0] = self.iterations
+        return not self.done
+
+    def result(self):
+        return self
+
+
+def test_jobs_run_on_the_one_worker_thread(photo):
+    w = Worker()
+    made = []
+
+    def factory(*a, **k):
+        made.append(_Steps(*a, **k))
+        return made[-1]
+
+    got = []
+    for _ in range(2):
+        job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 3}, factory=factory),
+                       on_done=got.append)
+        assert job.wait(10)
+    assert w.wait_idle(10) and not w.busy
+    assert [m.thread for m in made] == [w.ident, w.ident] != [threading.get_ident()] * 2
+    result, seconds = got[0]
+    assert result.iterations == 3 and seconds >= 0
+    w.shutdown()
+
+
+def test_cancel_stops_between_steps_and_reports(photo):
+    w = Worker()
+    gate = threading.Event()
+    progress, cancelled, done = [], [], []
+    job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 1000, "gate": gate},
+                                         on_progress=lambda *a: progress.append(a), interval=0.0,
+                                         factory=_Steps),
+                   on_done=done.append, on_cancel=lambda: cancelled.append(True))
+    job.cancel()
+    gate.set()
+    assert job.wait(10)
+    assert job.outcome == "cancelled" and cancelled == [True] and done == []
+    w.shutdown()
+
+
+def test_errors_reach_the_ui_callback_not_the_thread(photo):
+    w = Worker()
+    errors = []
+
+    def bad(job):
+        raise ValueError("mask covers the whole image")
+
+    job = w.submit(bad, on_error=errors.append)
+    assert job.wait(10) and job.outcome == "error"
+    assert isinstance(errors[0], ValueError)
+    ok = w.submit(lambda j: 42, on_done=errors.append)      # the thread survived
+    assert ok.wait(10) and errors[-1] == 42
+    with pytest.raises(Cancelled):
+        ok.cancel() or ok.check()
+    w.shutdown()
+
+
+def test_progress_reports_partial_images(photo):
+    w = Worker()
+    seen = []
+    job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 4},
+                                         on_progress=lambda img, f, it: seen.append((img[0, 0, 0], f, it)),
+                                         interval=0.0, factory=_Steps))
+    assert job.wait(10) and job.outcome == "done"
+    assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
+    w.shutdown()
+
+
+# -- settings helpers -------------------------------------------------------------------
+def test_alpha_parsing():
+    assert devices.parse_alpha(" Full ") == "full"
+    assert devices.parse_alpha("0.5") == 0.5
+    for bad in ("-1", "abc", "nan"):
+        with pytest.raises(ValueError, match="alpha"):
+            devices.parse_alpha(bad)
+
+
+def test_device_listing_never_raises():
+    choices, why = devices.list_devices()
+    assert (choices and why is None) or (not choices and why)
+    for c in choices:
+        assert ":" in c.spec and c.label.startswith(c.spec)
+        text = devices.describe(c.device, "native")
+        assert "local memory" in text and "profile 'native'" in text
+    assert devices.describe(None, None).startswith("numpy")
+    assert "native" in devices.list_profiles()
+
+
+def test_demo_scene_has_an_object_inside_the_mask():
+    img, mask = samples.demo_scene(64, 48)
+    assert img.shape == (48, 64, 3) and img.dtype == np.uint8
+    assert 0 < mask.sum() < mask.size
+    image, m, title = samples.load_sample()
+    assert image.shape[:2] == m.shape and m.any() and title
