@@ -61,7 +61,8 @@ class ImageEditor(Widget):
         self._overlay_tex: Texture | None = None
         self._touches: list = []
         self._stroke = None            # dict(touch, last, backup) while painting
-        self._pinch = None             # (distance, centre) of the two fingers
+        self._pinch = None             # (view, finger distance, image point) at the pinch's start
+        self._pinch_touches: list = []
         self._cursor_pos = None
         super().__init__(**kwargs)
         with self.canvas:
@@ -148,8 +149,11 @@ class ImageEditor(Widget):
             return
         x = self.width / 2 if x is None else x
         y = self.height / 2 if y is None else y
+        self._set_view(self.view.zoomed(factor, x, y, *self._zoom_limits()))
+
+    def _zoom_limits(self) -> tuple[float, float]:
         fit = self._fit_scale()
-        self._set_view(self.view.zoomed(factor, x, y, fit * 0.5, max(fit, 1.0) * MAX_ZOOM))
+        return fit * 0.5, max(fit, 1.0) * MAX_ZOOM
 
     def pan_by(self, dx: float, dy: float) -> None:
         if self.view is not None:
@@ -237,6 +241,7 @@ class ImageEditor(Widget):
         if len(self._touches) == 2:
             self._cancel_stroke()
             self._pinch = self._pinch_state()
+            self._pinch_touches = list(self._touches[:2])
         elif len(self._touches) == 1:
             wants_pan = self.tool == "move" or button in ("right", "middle") or not self.painting_enabled
             if not wants_pan and not self.show_original:
@@ -247,6 +252,11 @@ class ImageEditor(Widget):
         return True
 
     def _pinch_state(self):
+        """(view at the pinch's start, finger distance, image point under the fingers' centre)."""
+        dist, (cx, cy) = self._fingers()
+        return self.view, dist, self.view.widget_to_image(cx, cy)
+
+    def _fingers(self):
         (x1, y1), (x2, y2) = (self.local(t) for t in self._touches[:2])
         return math.hypot(x2 - x1, y2 - y1), ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
 
@@ -257,12 +267,12 @@ class ImageEditor(Widget):
             return True
         if len(self._touches) >= 2:
             if touch in self._touches[:2]:
-                dist, centre = self._pinch_state()
-                old_dist, old_centre = self._pinch
-                self.pan_by(centre[0] - old_centre[0], centre[1] - old_centre[1])
-                if old_dist > 1 and dist > 1:
-                    self.zoom_by(dist / old_dist, *centre)
-                self._pinch = (dist, centre)
+                view0, dist0, (u, v) = self._pinch
+                dist, (cx, cy) = self._fingers()
+                factor = dist / dist0 if dist0 > 1 and dist > 1 else 1.0
+                lo, hi = self._zoom_limits()
+                scale = min(max(view0.scale * factor, lo), hi)
+                self._set_view(view0.anchored(u, v, cx, cy, scale))
         elif self._stroke is not None and self._stroke["touch"] is touch:
             p = self.image_point(touch)
             self._paint(self._stroke["last"], p)
@@ -287,6 +297,9 @@ class ImageEditor(Widget):
             self._end_stroke()
         if len(self._touches) < 2:
             self._pinch = None
+        elif touch in self._pinch_touches:
+            self._pinch = self._pinch_state()   # a third finger takes over: restart from here
+        self._pinch_touches = list(self._touches[:2])
         self._cursor_pos = None
         self._update_cursor()
         return True

@@ -114,6 +114,14 @@ class View:
         ratio = new / self.scale
         return dataclasses.replace(self, scale=new, ox=x - (x - self.ox) * ratio, oy=y - (y - self.oy) * ratio)
 
+    def anchored(self, u: float, v: float, x: float, y: float, scale: float) -> "View":
+        """The view at ``scale`` that puts image point ``(u, v)`` at widget point ``(x, y)``.
+
+        A pinch uses it against the view at the pinch's start: the image point first under
+        the fingers' centre follows that centre, with no drift however many events arrive.
+        """
+        return dataclasses.replace(self, scale=float(scale), ox=x - u * scale, oy=y - (self.image_h - v) * scale)
+
     def panned(self, dx: float, dy: float) -> "View":
         """Move the image by ``(dx, dy)`` widget pixels (unclamped)."""
         return dataclasses.replace(self, ox=self.ox + dx, oy=self.oy + dy)
@@ -121,14 +129,15 @@ class View:
     def clamped(self) -> "View":
         """Keep the image on screen.
 
-        Along each axis, an image smaller than the widget stays wholly inside it; a larger
-        one always covers it (no empty border can be dragged in).
+        Along each axis, an image smaller than the widget is centred; a larger one always
+        covers the widget (no empty border can be dragged in).
         """
         dw, dh = self.display_size
 
         def clamp(o: float, disp: float, size: float) -> float:
-            lo, hi = (0.0, size - disp) if disp <= size else (size - disp, 0.0)
-            return min(max(o, lo), hi)
+            if disp <= size:
+                return (size - disp) / 2.0
+            return min(max(o, size - disp), 0.0)
 
         return dataclasses.replace(self, ox=clamp(self.ox, dw, self.widget_w), oy=clamp(self.oy, dh, self.widget_h))
 

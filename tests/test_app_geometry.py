@@ -50,6 +50,13 @@ def test_zoom_keeps_the_point_under_the_finger(factor, x, y):
     assert math.isclose(before[0], after[0], abs_tol=1e-7) and math.isclose(before[1], after[1], abs_tol=1e-7)
 
 
+@given(st.floats(0, 77), st.floats(0, 49), st.floats(0, 640), st.floats(0, 480), st.floats(0.1, 30))
+def test_anchored_puts_the_image_point_under_the_fingers(u, v, x, y, scale):
+    a = View.fit((77, 49), (640, 480)).anchored(u, v, x, y, scale)
+    assert a.scale == scale
+    assert a.image_to_widget(u, v) == pytest.approx((x, y), abs=1e-6)
+
+
 def test_zoom_is_clamped():
     v = View.fit((100, 100), (100, 100))
     assert v.zoomed(100, 50, 50, 0.5, 8).scale == 8
@@ -62,7 +69,9 @@ def test_clamp_keeps_image_on_screen():
     big = View(100, 100, 200, 200, 4.0, 50.0, -500.0).clamped()     # 400 x 400 in a 200 x 200 widget
     assert (big.ox, big.oy) == (0.0, -200.0)                         # covers the widget
     small = View(100, 100, 200, 200, 1.0, -30.0, 150.0).clamped()   # 100 x 100 inside 200 x 200
-    assert (small.ox, small.oy) == (0.0, 100.0)                      # wholly inside
+    assert (small.ox, small.oy) == (50.0, 50.0)                      # centred
+    wide = View(100, 10, 200, 200, 4.0, 30.0, 7.0).clamped()        # wider than the widget, not as tall
+    assert (wide.ox, wide.oy) == (0.0, 80.0)
 
 
 def test_resize_keeps_the_centre_point():

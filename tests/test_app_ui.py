@@ -1,0 +1,515 @@
+"""Drive the real Kivy app with Kivy's own test tools (``UnitTestTouch``, ``EventLoop.idle``).
+
+Needs a display: runs under ``xvfb-run -a`` in CI; without ``DISPLAY`` it starts ``Xvfb``
+itself when installed, and is skipped (with the reason) otherwise.  All tests share one
+window and one app (Kivy allows one window per process); each starts from a fresh
+document.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ui
+
+_KIVY_HOME = tempfile.mkdtemp(prefix="inpaint-kivy-home-")
+for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_NO_FILELOG", "1"),
+                     ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
+    os.environ[_key] = _value
+
+WINDOW = (480, 800)          # portrait, phone-like
+TIMEOUT = 120.0              # seconds: an upper bound for any wait on the 2-core CI machine
+
+
+def _start_xvfb():
+    """Start Xvfb on a free display; returns the process (or None)."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        return None
+    read, write = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1400x1400x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        number = fh.readline().strip()
+    if not number:
+        proc.kill()
+        return None
+    os.environ["DISPLAY"] = f":{number}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def display():
+    proc = None
+    if not os.environ.get("DISPLAY"):
+        proc = _start_xvfb()
+        if proc is None:
+            pytest.skip("no display for the Kivy UI tests: set DISPLAY, run under `xvfb-run -a`, "
+                        "or install Xvfb (apt-get install xvfb)")
+    yield os.environ["DISPLAY"]
+    if proc is not None:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def kv(display):
+    """Kivy with one window of WINDOW size and no real input devices."""
+    pytest.importorskip("kivy")
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(WINDOW[0]))
+    Config.set("graphics", "height", str(WINDOW[1]))
+    Config.set("kivy", "exit_on_escape", "0")
+    for name, _ in Config.items("input"):
+        Config.remove_option("input", name)
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    if EventLoop.window is None or Window is None:
+        pytest.skip("Kivy could not open a window on this display")
+    return Window
+
+
+@pytest.fixture(scope="module")
+def app(kv, tmp_path_factory):
+    from kivy.base import runTouchApp
+
+    from mobile_ui.app import InpaintApp
+
+    a = InpaintApp(state_dir=str(tmp_path_factory.mktemp("state")), catch_errors=False,
+                   overrides={"backend": "numpy", "alpha": "0.2", "patch": "5"})
+    a._run_prepare()
+    runTouchApp(embedded=True)
+    pump(5)
+    yield a
+    a._stop()
+
+
+def pump(frames=1):
+    from kivy.base import EventLoop
+
+    for _ in range(frames):
+        EventLoop.idle()
+
+
+def pump_until(cond, timeout=TIMEOUT, what="condition"):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        pump()
+
+
+def settle(app):
+    """Wait for the worker to finish and its callbacks to reach the UI thread."""
+    assert app.worker.wait_idle(TIMEOUT), "worker still busy"
+    pump(3)
+
+
+def tap(widget):
+    from kivy.tests.common import UnitTestTouch
+
+    x, y = widget.to_window(*widget.center)
+    t = UnitTestTouch(x, y)
+    t.touch_down()
+    t.touch_up()
+    pump()
+
+
+def screen_of(app, row, col):
+    """Window coordinates of the centre of image pixel (row, col)."""
+    ed = app.editor
+    x, y = ed.view.pixel_centre(row, col)
+    return ed.x + x, ed.y + y
+
+
+def drag(points):
+    from kivy.tests.common import UnitTestTouch
+
+    t = UnitTestTouch(*points[0])
+    t.touch_down()
+    for p in points[1:]:
+        t.touch_move(*p)
+    t.touch_up()
+    pump()
+
+
+@pytest.fixture
+def scene():
+    from mobile_ui.samples import demo_scene
+
+    return demo_scene(72, 56)
+
+
+@pytest.fixture
+def fresh(app, scene):
+    """The app with a fresh copy of the small scene (mask included) and default tools."""
+    img, mask = scene
+    if app.busy:
+        app.cancel()
+    settle(app)
+    app.dismiss_popup()
+    app.engine = None
+    app.set_document(img.copy(), mask.copy(), "scene")
+    app.editor.tool = "brush"
+    app.editor.brush_size = 36
+    pump(2)
+    return app
+
+
+# -- painting ---------------------------------------------------------------------------
+def test_stroke_paints_the_pixels_under_it(fresh):
+    app, ed = fresh, fresh.editor
+    ed.mask[...] = False
+    ed.brush_size = 2 * 1.5 * ed.view.scale           # radius 1.5 image pixels
+    row = 10
+    points = [screen_of(app, row, c) for c in (8, 20, 33)]   # far-apart events: interpolation fills the gaps
+    drag(points)
+    assert ed.mask[row, 8:34].all()
+    assert ed.mask[row - 1, 8:34].all() and ed.mask[row + 1, 8:34].all()
+    assert not ed.mask[: row - 2].any() and not ed.mask[row + 3:].any()
+    assert not ed.mask[:, :6].any() and not ed.mask[:, 36:].any()
+    assert app.can_undo
+    pump(2)
+    assert app.info.startswith("72x56")
+
+
+def test_eraser_and_clear_are_undoable(fresh):
+    app, ed = fresh, fresh.editor
+    before = ed.mask.copy()
+    assert before.any()
+    ed.tool = "eraser"
+    ed.brush_size = 2 * 40 * ed.view.scale
+    r, c = np.argwhere(before)[0]
+    drag([screen_of(app, r, c)])
+    assert not ed.mask.any()
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, before)
+    tap(app.root.ids.clear_btn)
+    assert not ed.mask.any()
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, before)
+    app.redo()
+    assert not ed.mask.any()
+
+
+def test_zoom_then_paint_hits_the_right_pixel(fresh):
+    from kivy.tests.common import UnitTestTouch
+
+    app, ed = fresh, fresh.editor
+    ed.mask[...] = False
+    ed.zoom_by(2.0)                                   # the image now covers the editor
+    scale0 = ed.view.scale
+    # Mouse wheel over pixel (40, 50): zooms about the pointer.
+    x, y = screen_of(app, 40, 50)
+    for _ in range(4):
+        wheel = UnitTestTouch(x, y)
+        wheel.profile.append("button")
+        wheel.button = "scrolldown"
+        wheel.touch_down()
+        wheel.touch_up()
+    pump()
+    assert ed.view.scale > 1.5 * scale0
+    assert ed.view.pixel_at(x - ed.x, y - ed.y) == (40, 50)
+    assert not ed.mask.any()                          # zooming paints nothing
+    ed.brush_size = 4.0                               # finer than a pixel: exactly one pixel
+    assert ed.brush_size / 2 < ed.view.scale / 2
+    for target in [(40, 50), (38, 48), (41, 52)]:
+        pos = screen_of(app, *target)
+        assert ed.collide_point(*pos)
+        drag([pos])
+        assert ed.mask[target], f"pixel {target} not painted after zooming"
+    assert ed.mask.sum() == 3
+
+
+def test_pinch_zooms_and_pans_without_painting(fresh):
+    from kivy.tests.common import UnitTestTouch
+
+    app, ed = fresh, fresh.editor
+    ed.mask[...] = False
+    cx, cy = ed.center
+    under = ed.view.widget_to_image(cx - ed.x, cy - ed.y)
+    a, b = UnitTestTouch(cx - 20, cy), UnitTestTouch(cx + 20, cy)
+    a.touch_down()
+    b.touch_down()
+    for step in range(1, 6):
+        a.touch_move(cx - 20 - 12 * step, cy)
+        b.touch_move(cx + 20 + 12 * step, cy)
+    b.touch_up()
+    a.touch_up()
+    pump()
+    assert ed.zoom > 2.0
+    assert not ed.mask.any(), "the first finger's stroke must be undone when a pinch starts"
+    assert not app.can_undo
+    u, v = ed.view.widget_to_image(cx - ed.x, cy - ed.y)
+    assert abs(u - under[0]) < 0.5 and abs(v - under[1]) < 0.5
+    tap(app.root.ids.fit_btn)
+    assert abs(ed.zoom - 1.0) < 1e-9
+
+
+def test_move_tool_pans(fresh):
+    app, ed = fresh, fresh.editor
+    ed.zoom_by(4.0)
+    ed.tool = "move"
+    before_mask = ed.mask.copy()
+    ox = ed.view.ox
+    cx, cy = ed.center
+    drag([(cx, cy), (cx + 30, cy), (cx + 60, cy)])
+    assert ed.view.ox == pytest.approx(ox + 60)
+    np.testing.assert_array_equal(ed.mask, before_mask)
+
+
+def test_bracket_keys_change_the_brush(fresh, kv):
+    ed = fresh.editor
+    size = ed.brush_size
+    kv.dispatch("on_key_down", 93, 0, "]", [])
+    assert ed.brush_size == pytest.approx(size * 1.25)
+    kv.dispatch("on_key_down", 91, 0, "[", [])
+    kv.dispatch("on_key_down", 91, 0, "[", [])
+    assert ed.brush_size == pytest.approx(size / 1.25)
+    assert fresh.root.ids.brush_slider.value == pytest.approx(ed.brush_size)
+
+
+# -- remove -----------------------------------------------------------------------------
+def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
+    from inpaint.pipeline import inpaint
+
+    app = fresh
+    img, mask = scene
+    params = app.run_params()
+    tap(app.root.ids.remove_btn)
+    assert app.busy or app.history.can_undo
+    pump_until(lambda: not app.busy, what="the removal to finish")
+    settle(app)
+    expected = inpaint(img, mask, **params)
+    np.testing.assert_array_equal(app.image, expected.image)
+    np.testing.assert_array_equal(app.editor.displayed, expected.image)
+    assert not app.editor.mask.any(), "the mask clears when the removal is done"
+    assert app.last_result.stats.iterations == expected.stats.iterations
+    assert "iterations" in app.status and "Removed" in app.status
+
+    tap(app.root.ids.undo_btn)
+    np.testing.assert_array_equal(app.image, img)
+    np.testing.assert_array_equal(app.editor.mask, mask)
+    np.testing.assert_array_equal(app.editor.displayed, img)
+    tap(app.root.ids.redo_btn)
+    np.testing.assert_array_equal(app.image, expected.image)
+    assert not app.editor.mask.any()
+
+
+def test_second_removal_edits_the_result(fresh, scene):
+    """Iterative editing: a second mask is removed from the first result."""
+    from inpaint.pipeline import inpaint
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    params = app.run_params()
+    app.remove()
+    pump_until(lambda: not app.busy, what="first removal")
+    first = app.image.copy()
+    second = np.zeros_like(mask)
+    second[5:9, 10:15] = True
+    ed.mask[...] = second
+    app.remove()
+    pump_until(lambda: not app.busy, what="second removal")
+    settle(app)
+    np.testing.assert_array_equal(first, inpaint(img, mask, **params).image)
+    np.testing.assert_array_equal(app.image, inpaint(first, second, **params).image)
+    app.undo()
+    np.testing.assert_array_equal(app.image, first)
+    app.undo()
+    np.testing.assert_array_equal(app.image, img)
+
+
+class _Slow:
+    """The real Inpainter, slowed down per step so a test can watch and cancel it."""
+
+    threads = []
+
+    def __init__(self, *args, **kwargs):
+        from inpaint.pipeline import Inpainter
+
+        self.threads.append(threading.get_ident())
+        self._job = Inpainter(*args, **kwargs)
+
+    def step(self):
+        time.sleep(0.02)
+        return self._job.step()
+
+    def __getattr__(self, name):
+        return getattr(self._job, name)
+
+
+def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    app.engine = _Slow
+    _Slow.threads.clear()
+    shown = []
+    ed_show = ed.show_pixels
+
+    def spy(pixels):
+        shown.append(pixels)
+        ed_show(pixels)
+
+    ed.show_pixels = spy
+    try:
+        tap(app.root.ids.remove_btn)
+        assert app.busy
+        assert app.root.ids.cancel_btn.disabled is False
+        pump_until(lambda: app.progress > 0, what="live progress")
+        assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
+        tap(app.root.ids.cancel_btn)
+    finally:
+        del ed.show_pixels
+    assert not app.busy
+    np.testing.assert_array_equal(app.image, img)
+    np.testing.assert_array_equal(ed.mask, mask)
+    np.testing.assert_array_equal(ed.displayed, img)
+    settle(app)                                    # late callbacks of the cancelled job are ignored
+    np.testing.assert_array_equal(app.image, img)
+    np.testing.assert_array_equal(ed.displayed, img)
+    assert not app.can_undo
+    assert _Slow.threads == [app.worker.ident] and app.worker.ident != threading.get_ident()
+    assert "unchanged" in app.status
+
+
+def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
+    from inpaint.runtime import opencl_available
+
+    if not opencl_available():
+        pytest.skip("no OpenCL device")
+    from inpaint.pipeline import inpaint
+
+    app = fresh
+    img, mask = scene
+    app.backend = "opencl"
+    try:
+        params = app.run_params()
+        app.remove()
+        pump_until(lambda: not app.busy, what="the OpenCL removal")
+        settle(app)
+        assert app.last_result.stats.backend in ("opencl", "mixed"), app.status
+        expected = inpaint(img, mask, **params)
+        np.testing.assert_array_equal(app.image, expected.image)
+    finally:
+        app.backend = "numpy"
+
+
+# -- messages, compare, save, settings, layout -----------------------------------------
+def test_problems_are_messages_not_crashes(fresh, scene):
+    from mobile_ui.popups import MessagePopup
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    ed.mask[...] = False
+    app.remove()
+    assert isinstance(app._popup, MessagePopup) and "Paint over" in app._popup.text
+    app.dismiss_popup()
+    pump()
+    ed.mask[...] = True                              # impossible: nothing left to copy from
+    app.remove()
+    pump_until(lambda: not app.busy, what="the failing job")
+    settle(app)
+    assert isinstance(app._popup, MessagePopup) and "mask" in app._popup.text
+    np.testing.assert_array_equal(app.image, img)
+    app.dismiss_popup()
+    app.open_file("/nonexistent/photo.png")
+    assert isinstance(app._popup, MessagePopup) and "no such image" in app._popup.text
+    app.dismiss_popup()
+    pump()
+
+
+def test_compare_shows_the_original_while_held(fresh, scene):
+    from kivy.tests.common import UnitTestTouch
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    app.remove()
+    pump_until(lambda: not app.busy, what="removal")
+    settle(app)
+    result = app.image.copy()
+    btn = app.root.ids.compare_btn
+    t = UnitTestTouch(*btn.to_window(*btn.center))
+    t.touch_down()
+    pump()
+    np.testing.assert_array_equal(ed.displayed, img)
+    t.touch_up()
+    pump()
+    np.testing.assert_array_equal(ed.displayed, result)
+
+
+def test_save_keeps_the_original(fresh, tmp_path, scene):
+    from PIL import Image
+
+    from mobile_ui import storage
+
+    app = fresh
+    img, _ = scene
+    orig = tmp_path / "orig.png"
+    Image.fromarray(img).save(orig)
+    app.open_path(str(orig))
+    app.editor.mask[20:30, 30:40] = True
+    app.remove()
+    pump_until(lambda: not app.busy, what="removal")
+    settle(app)
+    popup = app.show_save()
+    pump()
+    suggested = popup.ids.path.text
+    assert suggested.endswith("orig_inpainted.png") and not os.path.exists(suggested)
+    tap(popup.ids.save_confirm)
+    np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
+    assert app.save_to(str(orig)) is None            # refused: it is the original
+    assert "original" in app._popup.text
+    app.dismiss_popup()
+    np.testing.assert_array_equal(storage.load_image(orig).pixels, img)
+    assert app.save_to(str(orig), overwrite=True) is not None     # only when asked
+    np.testing.assert_array_equal(storage.load_image(orig).pixels, app.image)
+
+
+def test_settings_show_the_device_and_its_limits(fresh):
+    from inpaint.runtime import opencl_available
+
+    app = fresh
+    app.backend = "auto"
+    try:
+        popup = app.show_settings()
+        pump(2)
+        info = popup.ids.device_info.text
+        if opencl_available():
+            assert "local memory" in info and "compute units" in info
+            assert len(app.device_choices) >= 2
+        else:
+            assert info.startswith("numpy") and popup.ids.opencl_note.text
+        popup.ids.patch.text = "7"
+        assert app.run_params()["patch"] == 7
+        popup.ids.patch.text = "5"
+        app.dismiss_popup()
+        pump()
+    finally:
+        app.backend = "numpy"
+
+
+def test_layout_adapts_to_landscape(fresh, kv):
+    shell = fresh.root
+    ed, box = shell.editor, shell.toolbox
+    assert shell.portrait and box.top <= ed.y + 1 and box.width == kv.width
+    try:
+        kv.size = (800, 480)
+        pump(3)
+        assert not shell.portrait
+        assert ed.right <= box.x + 1 and ed.height == pytest.approx(kv.height)
+        for btn in (shell.ids.remove_btn, shell.ids.undo_btn, shell.ids.brush_btn):
+            assert btn.height >= 44 and btn.width >= 44, "touch targets must stay large"
+    finally:
+        kv.size = WINDOW
+        pump(3)
+    assert shell.portrait
