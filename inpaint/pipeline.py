@@ -76,7 +76,7 @@ class InpaintStats:
     search_area : tuple
         Eq. 6 search area ``(x0, y0, x1, y1)``.
     variant : str
-        findBestPatch kernel: ``'local'``, ``'global'`` or ``'numpy'``.
+        findBestPatch kernel and work-group, e.g. ``'local 8x8'``, ``'global 8x8'``, or ``'numpy'``.
     local_mem_bytes : int
         Local memory per work-group of the findBestPatch kernel as built (0 for numpy).
     empty_mask : bool
@@ -350,8 +350,11 @@ class Inpainter:
             k["confidence"], k["priority"] = sc.Confidence(self._rt), sc.Priority(self._rt)
             k["reduce"], k["copy"] = sc.Reduce(self._rt), sc.Copy(self._rt)
             if "ssd" in self._on_device:
-                k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant)
-                self.stats.variant = k["ssd"].variant
+                try:
+                    k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant)
+                except ValueError as exc:
+                    raise InputError(str(exc)) from None
+                self.stats.variant = k["ssd"].label
                 self.stats.local_mem_bytes = self._rt.work_group_info(k["ssd"].knl)["local_mem_size"]
 
         self._dirty_prio: geometry.Rect | None = None

@@ -119,26 +119,46 @@ class FindBestPatch:
     rt : Runtime
     patch : int
         Odd patch side P.
-    variant : {'local', 'global', 'auto'}
-        ``'auto'`` takes the local-memory kernel when its tile fits the effective limit.
+    variant : {'auto', 'local', 'global'}
+        ``'auto'`` and ``'local'`` take the local-memory kernel with the paper's 8x8 groups when
+        its tile fits the effective local-memory limit, else with 4x4 groups (a smaller tile);
+        ``'auto'`` then falls back to the global-memory kernel, ``'local'`` raises.
+
+    Attributes
+    ----------
+    variant : str
+        ``'local'`` or ``'global'``.
+    group : int
+        Work-group side.
     """
 
     def __init__(self, rt: Runtime, patch: int, variant: str = "auto"):
-        self.rt = rt
-        self.group = SSD_GROUP
-        self.patch = patch
-        need = self.local_bytes(patch, self.group)
-        if variant == "auto":
-            variant = "local" if need <= rt.limits.local_mem_size else "global"
-        elif variant == "local" and need > rt.limits.local_mem_size:
-            raise ValueError(
-                f"the local-memory findBestPatch tile for P={patch} needs {need} bytes; "
-                f"the device/profile allows {rt.limits.local_mem_size}")
-        if variant not in ("local", "global"):
+        if variant not in ("auto", "local", "global"):
             raise ValueError(f"variant must be 'local', 'global' or 'auto', got {variant!r}")
-        self.variant = variant
-        self.knl = rt.kernel("ssd", f"ssd_{variant}", [None] * 5 + [I32] * 6,
+        self.rt = rt
+        self.patch = patch
+        lim = rt.limits
+        choice = None
+        if variant in ("auto", "local"):
+            for g in (SSD_GROUP, SSD_GROUP // 2):
+                if self.local_bytes(patch, g) <= lim.local_mem_size and lim.fits_group((g, g)):
+                    choice = ("local", g)
+                    break
+            if choice is None and variant == "local":
+                raise ValueError(
+                    f"the local-memory findBestPatch tile for P={patch} needs "
+                    f"{self.local_bytes(patch, SSD_GROUP // 2)} bytes even with 4x4 work-groups; "
+                    f"the device/profile allows {lim.local_mem_size}")
+        if choice is None:
+            choice = ("global", SSD_GROUP)
+        self.variant, self.group = choice
+        self.knl = rt.kernel("ssd", f"ssd_{self.variant}", [None] * 5 + [I32] * 6,
                              {"PATCH": patch, "GROUP": self.group})
+
+    @property
+    def label(self) -> str:
+        """E.g. ``'local 8x8'``: the variant and its work-group shape."""
+        return f"{self.variant} {self.group}x{self.group}"
 
     @staticmethod
     def local_bytes(patch: int, group: int = SSD_GROUP) -> int:

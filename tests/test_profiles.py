@@ -1,0 +1,157 @@
+"""Device profiles: loading, validation, and enforcement of their caps on the built kernels."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inpaint import runtime as rtmod
+from inpaint import stages_cl
+from inpaint.errors import InputError
+from inpaint.pipeline import inpaint
+from inpaint.profiles import STAGES, ProfileError, available_profiles, load_profile
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILES = available_profiles()
+
+
+def test_shipped_profiles():
+    assert {"native", "adreno330", "desktop_gpu", "cpu_only", "host"} <= set(PROFILES)
+    a = load_profile("adreno330")
+    assert (a.local_mem_size, a.compute_units, a.clock_mhz) == (8192, 4, 400)
+    assert a.opencl_profile == "EMBEDDED_PROFILE" and a.double_support is False
+    assert load_profile("host").device_stages == ()
+    assert load_profile("native").device_stages == STAGES
+
+
+@pytest.fixture(scope="module")
+def device(runtime):
+    return runtime.device
+
+
+def _profile_runtime(device, name):
+    return rtmod.get_runtime(device=device, profile=name)
+
+
+def _all_kernels(rt, patch):
+    ks = {"grey": stages_cl.Grey(rt).knl, "front": stages_cl.Front(rt).knl, "valid": stages_cl.Valid(rt).knl,
+          "confidence": stages_cl.Confidence(rt).knl, "priority": stages_cl.Priority(rt).knl,
+          "argmax": stages_cl.Priority(rt).argmax, "reduce": stages_cl.Reduce(rt).knl,
+          "copy": stages_cl.Copy(rt).knl}
+    fb = stages_cl.FindBestPatch(rt, patch)
+    ks["ssd"] = fb.knl
+    groups = {name: stages_cl.TILE[0] * stages_cl.TILE[1] for name in ks}
+    groups["argmax"] = groups["reduce"] = stages_cl.reduce_group(rt)
+    groups["ssd"] = fb.group ** 2
+    return ks, groups
+
+
+@pytest.mark.parametrize("name", [p for p in PROFILES if load_profile(p).device_stages])
+@pytest.mark.parametrize("patch", [9, 17, 25, 31])
+def test_every_kernel_fits_every_profile(device, name, patch):
+    rt = _profile_runtime(device, name)
+    kernels, groups = _all_kernels(rt, patch)
+    for kname, knl in kernels.items():
+        info = rt.work_group_info(knl)
+        assert info["local_mem_size"] <= rt.limits.local_mem_size, (kname, info)
+        assert groups[kname] <= min(rt.limits.max_work_group_size, info["work_group_size"]), (kname, info)
+
+
+@pytest.mark.parametrize("patch, label, table4", [
+    (9, "local 8x8", 1672), (13, "local 8x8", 2952), (17, "local 8x8", 4616),
+    (21, "local 8x8", None),   # (28^2)*4 + 8*21^2 = 6664 <= 8192
+    (25, "local 4x4", None),   # 8x8: 9096 > 8192; 4x4: 8136 fits
+    (27, "global 8x8", None),  # 4x4: 9432 > 8192
+])
+def test_adreno330_chooses_a_findbestpatch_that_fits(device, patch, label, table4):
+    rt = _profile_runtime(device, "adreno330")
+    fb = stages_cl.FindBestPatch(rt, patch)
+    assert fb.label == label
+    built = rt.work_group_info(fb.knl)["local_mem_size"]
+    assert built <= 8192
+    if table4:
+        assert table4 <= built <= table4 + 192
+
+
+def test_forcing_local_beyond_the_cap_is_refused(device, rng):
+    img = rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    mask = np.zeros((64, 64), bool)
+    mask[28:36, 28:36] = True
+    with pytest.raises(InputError, match="8192"):
+        inpaint(img, mask, patch=27, profile="adreno330", variant="local", device=device)
+
+
+@pytest.mark.parametrize("patch", [9, 25, 27])
+def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
+    yy, xx = np.mgrid[0:70, 0:90]
+    img = np.clip(np.stack([xx * 3, yy * 3, (xx ^ yy) & 255], -1) + rng.integers(-9, 10, (70, 90, 3)), 0, 255)
+    img = img.astype(np.uint8)
+    mask = ((yy - 35) / 9.0) ** 2 + ((xx - 45) / 12.0) ** 2 <= 1
+    ref = inpaint(img, mask, patch=patch, alpha=0.5, backend="numpy")
+    a = inpaint(img, mask, patch=patch, alpha=0.5, backend="opencl", profile="adreno330", device=device)
+    n = inpaint(img, mask, patch=patch, alpha=0.5, backend="opencl", profile="native", device=device)
+    assert a.image.tobytes() == ref.image.tobytes() == n.image.tobytes()
+    assert a.stats.variant.startswith("global" if patch == 27 else "local")
+
+
+def test_host_profile_needs_no_opencl(monkeypatch, rng):
+    def boom(*a, **k):
+        raise AssertionError("the host profile must not touch OpenCL")
+    monkeypatch.setattr(rtmod, "get_runtime", boom)
+    img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
+    mask = np.zeros((30, 30), bool)
+    mask[10:15, 10:16] = True
+    res = inpaint(img, mask, patch=5, profile="host")
+    assert res.stats.backend == "numpy" and res.stats.device_stages == ()
+
+
+@pytest.mark.parametrize("text, field", [
+    ('name = "x"\nlocal_mem_size = "big"\n', "local_mem_size"),
+    ('name = "x"\nlocal_mem_size = -5\n', "local_mem_size"),
+    ('name = "x"\nmax_work_item_sizes = [8, "a"]\n', "max_work_item_sizes"),
+    ('name = "x"\ndevice_type = "fpga"\n', "device_type"),
+    ('name = "x"\ndevice_stages = ["ssd", "blur"]\n', "device_stages"),
+    ('name = "x"\nlocal_memory = 8192\n', "local_memory"),
+    ('name = "x"\ndouble_support = "no"\n', "double_support"),
+    ('name = "x\nlocal_mem_size = 1\n', "TOML"),
+])
+def test_malformed_profile_names_the_field(tmp_path, text, field):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ProfileError, match=field):
+        load_profile(str(path))
+
+
+def test_unknown_profile_lists_the_shipped_ones():
+    with pytest.raises(ProfileError, match="adreno330"):
+        load_profile("pixel9000")
+
+
+@pytest.mark.parametrize("text, cap", [
+    ('name = "tiny"\nlocal_mem_size = 512\n', "local_mem_size"),
+    ('name = "tiny"\nmax_work_group_size = 16\n', "max_work_group_size"),
+    ('name = "tiny"\nmax_work_item_sizes = [4, 4, 1]\n', "max_work_item_sizes"),
+])
+def test_impossible_cap_fails_clearly(tmp_path, device, text, cap):
+    path = tmp_path / "tiny.toml"
+    path.write_text(text)
+    with pytest.raises(ProfileError, match=cap):
+        load_profile(str(path)).effective_limits(device)
+
+
+def test_user_profile_from_a_path(tmp_path, device, rng):
+    path = tmp_path / "myphone.toml"
+    path.write_text('name = "myphone"\ndevice_type = "gpu"\nlocal_mem_size = 4096\nmax_work_group_size = 128\n')
+    rt = rtmod.get_runtime(device=device, profile=str(path))
+    assert rt.limits.local_mem_size == 4096 and rt.limits.max_work_group_size == 128
+    assert stages_cl.FindBestPatch(rt, 13).label == "local 8x8"   # 2952 <= 4096
+    assert stages_cl.FindBestPatch(rt, 17).label == "local 4x4"   # 8x8: 4616 > 4096; 4x4: 3912
+    
+
+def test_kernels_use_no_doubles_and_switch_contraction_off():
+    for cl_file in (ROOT / "kernels").glob("*.cl"):
+        text = cl_file.read_text()
+        code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+        assert not re.search(r"\bdouble\d*\b", code), cl_file.name
+        assert text.startswith("#pragma OPENCL FP_CONTRACT OFF"), cl_file.name
