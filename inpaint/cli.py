@@ -207,6 +207,10 @@ def _remove(argv: Sequence[str]) -> int:
         imageio.output_format(out)
         if args.save_mapping:
             imageio.output_format(args.save_mapping)
+        for target in (out, Path(args.save_mapping)) if args.save_mapping else (out,):
+            # checked before any work or write, so a bad --save-mapping cannot leave a half-done run
+            if not target.parent.is_dir():
+                raise InputError(f"output folder {target.parent} does not exist")
         for name, src in (("input image", image_path), ("mask", mask_path)):
             if _same_file(out, src) or out.resolve() == Path(src).resolve():
                 if not args.force:
@@ -217,7 +221,10 @@ def _remove(argv: Sequence[str]) -> int:
         mask = imageio.read_mask(mask_path, pic.size)
         patch = check_patch(args.patch, pic.rgb.shape[0], pic.rgb.shape[1])
         if not mask.any():
-            note = imageio.save_image(pic.image, out, exif=pic.exif, icc_profile=pic.icc_profile)
+            try:
+                note = imageio.save_image(pic.image, out, exif=pic.exif, icc_profile=pic.icc_profile)
+            except OSError as exc:
+                return _error(f"cannot write the output: {exc}")
             print(f"inpaint: the mask {mask_path} selects no pixel: nothing to remove; "
                   f"wrote an unchanged copy to {out}", file=sys.stderr)
             if note:
@@ -235,9 +242,12 @@ def _remove(argv: Sequence[str]) -> int:
         for w in caught:
             print(f"inpaint: warning: {w.message}", file=sys.stderr)
         result = imageio.apply_source_map(pic, res.source_map, mask)
-        note = imageio.save_image(result, out, exif=pic.exif, icc_profile=pic.icc_profile)
-        if args.save_mapping:
-            imageio.save_image(draw_mapping(res.image, res.stats.patches, patch), args.save_mapping)
+        try:
+            note = imageio.save_image(result, out, exif=pic.exif, icc_profile=pic.icc_profile)
+            if args.save_mapping:
+                imageio.save_image(draw_mapping(res.image, res.stats.patches, patch), args.save_mapping)
+        except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+            return _error(f"cannot write the output: {exc}")
     except (InputError, ProfileError) as exc:
         return _error(str(exc))
     except OpenCLUnavailable as exc:
@@ -268,7 +278,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         module.add_arguments(parser)
         args = parser.parse_args(argv[1:])
         return int(module.run(args) or 0)
-    return _remove(argv)
+    from PIL import Image
+
+    max_pixels = Image.MAX_IMAGE_PIXELS
+    try:
+        return _remove(argv)
+    finally:  # --max-pixels must not leak into the caller's process (the app, tests)
+        Image.MAX_IMAGE_PIXELS = max_pixels
 
 
 if __name__ == "__main__":  # pragma: no cover

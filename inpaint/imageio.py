@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -27,7 +28,7 @@ _ORIENTATION = 0x0112
 _EXIF_FORMATS = {"JPEG", "PNG", "WEBP", "TIFF"}
 _FORMAT_MODES = {  # modes each format can store as they are; others are converted first
     "JPEG": {"L", "RGB", "CMYK"},
-    "PNG": {"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"},
+    "PNG": {"1", "L", "LA", "P", "RGB", "RGBA", "I;16"},  # Pillow cannot write mode "I" as PNG
     "WEBP": {"RGB", "RGBA"},
     "BMP": {"1", "L", "P", "RGB"},
     "GIF": {"L", "P"},
@@ -71,11 +72,18 @@ def _open(path: "str | os.PathLike[str]", what: str) -> Image.Image:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             img = Image.open(p)
-            img.load()
+            try:
+                img.load()
+            except BaseException:
+                img.close()  # a failed load left the file open (ResourceWarning)
+                raise
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        # Pillow's own message quotes its error threshold (twice the limit); state the limit.
+        size = re.search(r"\((\d+) pixels\)", str(exc))
         raise InputError(
-            f"{what} {p} is too large ({exc}); this guard against decompression bombs can be "
-            "raised with --max-pixels") from None
+            f"{what} {p} is too large: {size.group(1) + ' pixels, ' if size else ''}more than the limit of "
+            f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with "
+            "--max-pixels") from None
     except UnidentifiedImageError:
         raise InputError(f"{what} {p} is not an image Pillow can read") from None
     except OSError as exc:
@@ -188,9 +196,17 @@ def convert_for(img: Image.Image, fmt: str) -> tuple[Image.Image, str | None]:
         return img, None
     has_alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
     if img.mode in ("I;16", "I;16B", "I"):
-        arr = (np.clip(np.asarray(img).astype(np.int64), 0, 65535) >> 8).astype(np.uint8)
-        target = Image.fromarray(arr)
-        note = f"{fmt} stores 8 bits per channel: the 16-bit image was reduced to 8 bits"
+        wide = np.asarray(img).astype(np.int64)
+        if img.mode == "I" and wide.size and wide.min() >= 0 and wide.max() <= 255:
+            target = Image.fromarray(wide.astype(np.uint8))  # 8-bit values, as read_image sees them
+            note = None
+        elif "I;16" in allowed:  # e.g. a 32-bit "I" image to PNG: keep 16 bits
+            target = Image.fromarray(np.clip(wide, 0, 65535).astype(np.uint16))
+            clipped = wide.size and (wide.min() < 0 or wide.max() > 65535)
+            note = f"{fmt} stores at most 16 bits: values were clipped to 0..65535" if clipped else None
+        else:
+            target = Image.fromarray((np.clip(wide, 0, 65535) >> 8).astype(np.uint8))
+            note = f"{fmt} stores 8 bits per channel: the 16-bit image was reduced to 8 bits"
     elif img.mode in ("L", "LA") and "L" in allowed:
         target = img.convert("L")
         note = f"{fmt} has no alpha channel: transparency was dropped" if has_alpha else None

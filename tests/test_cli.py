@@ -1,0 +1,638 @@
+"""The ``inpaint`` command (issue 2): bad input, input kinds, options, atomic writes.
+
+Every bad input must give a non-zero exit, a message on stderr naming the problem, and
+leave every file untouched (no output, no temporary file, inputs unchanged).  Every good
+input must give a correct result: pixels outside the mask byte-identical to the input in
+its original mode, filled pixels copies of original pixels outside the mask.
+
+Runs in-process through ``inpaint.cli.main`` on tiny images (numpy backend unless the
+test is about OpenCL); one test goes through ``python -m inpaint`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from inpaint import cli, imageio
+from inpaint import runtime as rtmod
+from inpaint.pipeline import inpaint as run_pipeline
+
+REPO = Path(__file__).resolve().parents[1]
+H, W = 40, 48  # image height and width
+P = "5"  # patch side used throughout
+ORIENTATION, MAKE = 0x0112, 0x010F
+STAGE_LABELS = (  # the eight stages of the paper's Table 2, as the --stats table names them
+    "convert RGB to grey",
+    "update border of the area to be filled",
+    "mark source pixels to be used",
+    "update pixel confidence in the filling area",
+    "update pixel priorities in the filling area",
+    "find the best matching patch",
+    "best-patch reduction",
+    "update RGB and grey image of the filling patch",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------
+
+def files_state(folder: Path) -> dict:
+    """Every file under ``folder`` with its mtime and bytes."""
+    return {p.relative_to(folder): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def box_mask(h: int = H, w: int = W) -> np.ndarray:
+    m = np.zeros((h, w), bool)
+    m[14:24, 18:30] = True
+    return m
+
+
+def save_mask(path: Path, mask: np.ndarray) -> Path:
+    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(path)
+    return path
+
+
+def assert_removed(orig: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+    """Known pixels unchanged; every filled pixel equals some original pixel outside the mask."""
+    orig, out = np.asarray(orig), np.asarray(out)
+    assert out.shape == orig.shape and out.dtype == orig.dtype
+    np.testing.assert_array_equal(out[~mask], orig[~mask])
+    known = orig[~mask].reshape(int((~mask).sum()), -1)
+    filled = out[mask].reshape(int(mask.sum()), -1)
+    sources = {row.tobytes() for row in known}
+    missing = [row for row in filled if row.tobytes() not in sources]
+    assert not missing, f"{len(missing)} filled pixels are not copies of source pixels, e.g. {missing[0]}"
+
+
+def removed_count(err: str) -> int:
+    found = re.search(r"removed (\d+) pixels", err)
+    assert found, err
+    return int(found.group(1))
+
+
+@dataclasses.dataclass
+class Scene:
+    dir: Path
+    image: Path
+    mask: Path
+    rgb: np.ndarray
+    region: np.ndarray
+
+    @property
+    def out(self) -> Path:
+        return self.dir / "out.png"
+
+
+@pytest.fixture
+def scene(tmp_path, rng) -> Scene:
+    rgb = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    image = tmp_path / "img.png"
+    Image.fromarray(rgb).save(image)
+    region = box_mask()
+    return Scene(tmp_path, image, save_mask(tmp_path / "mask.png", region), rgb, region)
+
+
+@pytest.fixture
+def run(capsys):
+    """``run(*argv) -> (exit code, stdout, stderr)`` through ``inpaint.cli.main``."""
+    def call(*argv):
+        code = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return call
+
+
+@pytest.fixture
+def no_opencl(monkeypatch):
+    """Make OpenCL unavailable: no driver, and no runtime cached by earlier tests."""
+    def missing():
+        raise rtmod.OpenCLUnavailable(f"no OpenCL platform found; {rtmod.INSTALL_HINT}")
+
+    monkeypatch.setattr(rtmod, "all_devices", missing)
+    monkeypatch.setattr(rtmod, "_RUNTIMES", {})
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input: exit 2, a message naming the problem, no file touched
+# ---------------------------------------------------------------------------------------
+
+def _missing_input(s):
+    return [s.dir / "nope.png", "--mask", s.mask], r"image .*nope\.png does not exist"
+
+
+def _missing_mask(s):
+    return [s.image, "--mask", s.dir / "nomask.png"], r"mask .*nomask\.png does not exist"
+
+
+def _folder_input(s):
+    (s.dir / "photos").mkdir()
+    return [s.dir / "photos", "--mask", s.mask, "-o", s.out], r"photos is a folder"
+
+
+def _non_image(s):
+    (s.dir / "notes.png").write_text("not a picture\n")
+    return [s.dir / "notes.png", "--mask", s.mask, "-o", s.out], r"notes\.png is not an image"
+
+
+def _truncated_png(s):
+    data = s.image.read_bytes()
+    (s.dir / "cut.png").write_bytes(data[: len(data) // 2])
+    return [s.dir / "cut.png", "--mask", s.mask, "-o", s.out], r"cannot read image .*cut\.png.*truncated"
+
+
+def _mask_size(s):
+    Image.new("L", (W - 8, H), 255).save(s.dir / "small.png")
+    return [s.image, "--mask", s.dir / "small.png"], rf"mask .*small\.png is {W - 8}x{H} but the image is {W}x{H}"
+
+
+def _mask_everything(s):
+    save_mask(s.dir / "all.png", np.ones((H, W), bool))
+    return [s.image, "--mask", s.dir / "all.png"], r"mask covers the whole image"
+
+
+def _no_valid_source(s):
+    Image.fromarray(s.rgb[:9, :9]).save(s.dir / "tiny.png")
+    stripe = np.zeros((9, 9), bool)
+    stripe[:, 4] = True
+    save_mask(s.dir / "stripe.png", stripe)
+    return [s.dir / "tiny.png", "--mask", s.dir / "stripe.png", "-p", "9",
+            "-o", s.out], r"no valid source patch.*smaller patch"
+
+
+def _even_patch(s):
+    return [s.image, "--mask", s.mask, "-p", "4"], r"patch size must be an odd integer >= 3, got 4"
+
+
+def _patch_one(s):
+    return [s.image, "--mask", s.mask, "-p", "1"], r"patch size must be an odd integer >= 3, got 1"
+
+
+def _patch_too_large(s):
+    return [s.image, "--mask", s.mask, "-p", "41"], rf"patch size 41 is too large: at most {H} for a {W}x{H} image"
+
+
+def _patch_not_a_number(s):
+    return [s.image, "--mask", s.mask, "-p", "five"], r"patch size must be an odd integer.*'five'"
+
+
+def _alpha_negative(s):
+    return [s.image, "--mask", s.mask, "--alpha", "-0.5"], r"alpha must be a number >= 0.*'-0\.5'"
+
+
+def _alpha_text(s):
+    return [s.image, "--mask", s.mask, "--alpha", "abc"], r"alpha must be a number >= 0 or 'full'.*'abc'"
+
+
+def _output_is_input(s):
+    return [s.image, "--mask", s.mask, "-o", s.image], r"is the input image; refusing to overwrite it \(use --force\)"
+
+
+def _output_is_input_other_spelling(s):
+    (s.dir / "sub").mkdir()
+    return ([s.image, "--mask", s.mask, "-o", s.dir / "sub" / ".." / "img.png"],
+            r"is the input image; refusing")
+
+
+def _output_is_mask(s):
+    return [s.image, "--mask", s.mask, "-o", s.mask], r"is the mask; refusing to overwrite it"
+
+
+def _mapping_is_input(s):
+    return [s.image, "--mask", s.mask, "--save-mapping", s.image], r"--save-mapping .* is the input image"
+
+
+def _unknown_profile(s):
+    return [s.image, "--mask", s.mask, "--profile", "nosuchgpu"], r"unknown profile 'nosuchgpu'.*native"
+
+
+def _unknown_stage(s):
+    return ([s.image, "--mask", s.mask, "--partition", "grey,warp"],
+            r"unknown stage\(s\) in --partition: warp; stages are grey, front")
+
+
+def _unknown_extension(s):
+    return [s.image, "--mask", s.mask, "-o", s.dir / "out.xyz"], r"cannot tell the image format of .*out\.xyz"
+
+
+def _missing_output_folder(s):
+    return [s.image, "--mask", s.mask, "-o", s.dir / "nodir" / "out.png"], r"output folder .*nodir does not exist"
+
+
+def _missing_mapping_folder(s):
+    return ([s.image, "--mask", s.mask, "--save-mapping", s.dir / "nodir" / "map.png"],
+            r"output folder .*nodir does not exist")
+
+
+def _huge_image(s):
+    Image.new("RGB", (20, 20)).save(s.dir / "big.png")
+    save_mask(s.dir / "bigmask.png", np.eye(20, dtype=bool))
+    return ([s.dir / "big.png", "--mask", s.dir / "bigmask.png", "--max-pixels", "100"],
+            r"big\.png is too large: 400 pixels, more than the limit of 100 pixels.*--max-pixels")
+
+
+def _bad_max_pixels(s):
+    return [s.image, "--mask", s.mask, "--max-pixels", "0"], r"--max-pixels must be positive"
+
+
+def _no_mask_option(s):
+    return [s.image], r"--mask is required"
+
+
+BAD_INPUTS = [
+    _missing_input, _missing_mask, _folder_input, _non_image, _truncated_png, _mask_size, _mask_everything,
+    _no_valid_source, _even_patch, _patch_one, _patch_too_large, _patch_not_a_number, _alpha_negative,
+    _alpha_text, _output_is_input, _output_is_input_other_spelling, _output_is_mask, _mapping_is_input,
+    _unknown_profile, _unknown_stage, _unknown_extension, _missing_output_folder, _missing_mapping_folder,
+    _huge_image, _bad_max_pixels, _no_mask_option,
+]
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=[f.__name__.lstrip("_") for f in BAD_INPUTS])
+def test_bad_input(scene, run, case):
+    argv, pattern = case(scene)
+    before = files_state(scene.dir)
+    default_out = scene.image.with_name("img_removed.png")
+    code, out, err = run(*argv, "--backend", "numpy")
+    assert code == 2, err
+    assert err.startswith("inpaint: error: "), err
+    assert re.search(pattern, err), err
+    assert err.count("\n") == 1 and "Traceback" not in err  # one clear line
+    assert out == ""
+    assert files_state(scene.dir) == before  # nothing created, modified or left behind
+    assert not scene.out.exists() and not default_out.exists()
+
+
+def test_max_pixels_does_not_leak(scene, run):
+    limit = Image.MAX_IMAGE_PIXELS
+    code, _, err = run(scene.image, "--mask", scene.mask, "--max-pixels", "100", "-o", scene.out)
+    assert code == 2 and "limit of 100 pixels" in err
+    assert Image.MAX_IMAGE_PIXELS == limit
+
+
+@pytest.mark.parametrize("argv, pattern", [
+    (["--backend", "cuda"], r"invalid choice: 'cuda'"),
+    (["--variant", "texture"], r"invalid choice: 'texture'"),
+    (["--max-pixels", "lots"], r"invalid int value: 'lots'"),
+], ids=["backend", "variant", "max-pixels"])
+def test_bad_option_values_are_usage_errors(scene, capsys, argv, pattern):
+    before = files_state(scene.dir)
+    with pytest.raises(SystemExit) as info:
+        cli.main([str(scene.image), "--mask", str(scene.mask), *argv])
+    assert info.value.code == 2
+    assert re.search(pattern, capsys.readouterr().err)
+    assert files_state(scene.dir) == before
+
+
+def test_output_is_input_with_force(scene, run):
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.image, "--force")
+    assert code == 0, err
+    with Image.open(scene.image) as res:
+        assert_removed(scene.rgb, scene.region, np.asarray(res))
+    assert sorted(p.name for p in scene.dir.iterdir()) == ["img.png", "mask.png"]
+
+
+# ---------------------------------------------------------------------------------------
+# OpenCL unavailable
+# ---------------------------------------------------------------------------------------
+
+def test_backend_opencl_without_opencl_fails_with_advice(scene, run, no_opencl):
+    before = files_state(scene.dir)
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out)
+    assert code == 3
+    assert err.startswith("inpaint: error: OpenCL is not available: no OpenCL platform found")
+    assert "pip install 'inpaint[pocl]'" in err and "--backend numpy" in err
+    assert out == "" and files_state(scene.dir) == before
+
+
+def test_backend_auto_without_opencl_falls_back_to_numpy(scene, run, no_opencl):
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "-o", scene.out)
+    assert code == 0, err
+    warnings_ = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert len(warnings_) == 1, err
+    assert warnings_[0].startswith("inpaint: warning: OpenCL unavailable, using the numpy backend")
+    assert "(numpy on host (numpy)" in err
+    with Image.open(scene.out) as res:
+        assert_removed(scene.rgb, scene.region, np.asarray(res))
+
+
+# ---------------------------------------------------------------------------------------
+# Empty mask: an unchanged copy, said so, exit 0
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+def test_empty_mask_writes_unchanged_copy(scene, run, backend):
+    save_mask(scene.dir / "empty.png", np.zeros((H, W), bool))
+    code, out, err = run(scene.image, "--mask", scene.dir / "empty.png", "-o", scene.out, "--backend", backend)
+    assert code == 0, err
+    assert "selects no pixel: nothing to remove" in err and "unchanged copy" in err and str(scene.out) in err
+    with Image.open(scene.out) as res:
+        np.testing.assert_array_equal(np.asarray(res), scene.rgb)
+
+
+# ---------------------------------------------------------------------------------------
+# Input kinds: each converted correctly and written back in its original mode
+# ---------------------------------------------------------------------------------------
+
+def _grey(rng, d):
+    g = rng.integers(0, 256, (H, W), dtype=np.uint8)
+    Image.fromarray(g).save(d / "in.png")
+    return d / "in.png", g
+
+
+def _rgba(rng, d):
+    a = rng.integers(0, 256, (H, W, 4), dtype=np.uint8)
+    Image.fromarray(a, "RGBA").save(d / "in.png")
+    return d / "in.png", a
+
+
+def _grey16(rng, d):
+    v = rng.integers(0, 65536, (H, W), dtype=np.uint16)
+    Image.fromarray(v).save(d / "in.png")
+    with Image.open(d / "in.png") as check:
+        assert check.mode == "I;16"
+    return d / "in.png", v
+
+
+def _palette(rng, d):
+    idx = rng.integers(0, 16, (H, W), dtype=np.uint8)
+    img = Image.fromarray(idx, "P")
+    img.putpalette(rng.integers(0, 256, 48, dtype=np.uint8).tobytes())
+    img.save(d / "in.png", transparency=2)
+    return d / "in.png", idx
+
+
+KINDS = {"L": _grey, "RGBA": _rgba, "I;16": _grey16, "P": _palette}
+
+
+@pytest.mark.parametrize("mode", list(KINDS))
+def test_input_kinds_keep_their_mode(tmp_path, rng, run, mode):
+    src, orig = KINDS[mode](rng, tmp_path)
+    mask = box_mask()
+    save_mask(tmp_path / "mask.png", mask)
+    out = tmp_path / "out.png"
+    code, _, err = run(src, "--mask", tmp_path / "mask.png", "-p", P, "--backend", "numpy", "-o", out)
+    assert code == 0, err
+    assert removed_count(err) == mask.sum()
+    assert "note" not in err  # PNG stores every one of these modes as it is
+    with Image.open(src) as a, Image.open(out) as b:
+        assert b.mode == a.mode == mode
+        result = np.asarray(b)
+        if mode == "P":
+            assert b.getpalette() == a.getpalette()
+            assert b.info.get("transparency") == 2
+    assert_removed(orig, mask, result)
+    if mode == "I;16":
+        assert result.dtype == np.uint16 and result[~mask].max() > 255  # really 16-bit values
+    # and it is the pipeline's result on the image's 8-bit RGB view
+    expected = run_pipeline(imageio.read_image(src).rgb, mask, alpha=0.05, patch=int(P), backend="numpy")
+    np.testing.assert_array_equal(imageio.read_image(out).rgb, expected.image)
+
+
+def test_rgba_to_jpeg_drops_alpha_with_a_note(tmp_path, rng, run):
+    src, _ = _rgba(rng, tmp_path)
+    save_mask(tmp_path / "mask.png", box_mask())
+    out = tmp_path / "out.jpg"
+    code, _, err = run(src, "--mask", tmp_path / "mask.png", "-p", P, "--backend", "numpy", "-o", out)
+    assert code == 0, err
+    assert "inpaint: note: JPEG has no alpha channel: transparency was dropped" in err
+    with Image.open(out) as res:
+        assert res.format == "JPEG" and res.mode == "RGB" and res.size == (W, H)
+
+
+def _exif_jpeg(tmp_path, rng):
+    """A 48x40 JPEG stored sideways (orientation 6): upright it is 40 wide, 48 high."""
+    exif = Image.Exif()
+    exif[ORIENTATION] = 6
+    exif[MAKE] = "TestCam"
+    path = tmp_path / "photo.jpg"
+    Image.fromarray(rng.integers(0, 256, (H, W, 3), dtype=np.uint8)).save(path, exif=exif, quality=95)
+    with Image.open(path) as raw:
+        upright = np.asarray(ImageOps.exif_transpose(raw).convert("RGB"))
+        stored = np.asarray(raw.convert("RGB"))
+    np.testing.assert_array_equal(upright, np.rot90(stored, -1))
+    assert upright.shape == (W, H, 3)
+    return path, upright
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg"])
+def test_exif_rotated_jpeg(tmp_path, rng, run, ext):
+    src, upright = _exif_jpeg(tmp_path, rng)
+    mask = box_mask(W, H)  # drawn on the upright view
+    save_mask(tmp_path / "mask.png", mask)
+    out = tmp_path / f"out.{ext}"
+    code, _, err = run(src, "--mask", tmp_path / "mask.png", "-p", P, "--backend", "numpy", "-o", out)
+    assert code == 0, err
+    assert removed_count(err) == mask.sum()
+    with Image.open(out) as res:
+        assert res.size == (H, W)  # upright: width and height swapped
+        exif = res.getexif()
+        assert exif.get(ORIENTATION, 1) == 1
+        assert exif[MAKE] == "TestCam"
+        pixels = np.asarray(res.convert("RGB"))
+    if ext == "png":  # lossless: exact check
+        assert_removed(upright, mask, pixels)
+
+
+def test_exif_rotated_jpeg_refuses_a_mask_of_the_stored_orientation(tmp_path, rng, run):
+    src, _ = _exif_jpeg(tmp_path, rng)
+    save_mask(tmp_path / "mask.png", box_mask(H, W))  # 48 wide, like the stored (sideways) pixels
+    code, _, err = run(src, "--mask", tmp_path / "mask.png", "-p", P, "--backend", "numpy",
+                       "-o", tmp_path / "out.png")
+    assert code == 2 and f"is {W}x{H} but the image is {H}x{W}" in err
+    assert not (tmp_path / "out.png").exists()
+
+
+# ---------------------------------------------------------------------------------------
+# Mask kinds
+# ---------------------------------------------------------------------------------------
+
+def _anti_aliased_mask(d, rng):
+    region = box_mask()
+    grey = np.where(region, 255, 0).astype(np.uint8)
+    edge = box_mask()
+    edge[15:23, 19:29] = False  # the box's one-pixel rim
+    grey[edge] = 140  # soft inside the object
+    halo = np.zeros((H, W), bool)
+    halo[13:25, 17:31] = True
+    halo &= ~region
+    grey[halo] = 100  # soft outside it
+    Image.fromarray(grey).save(d / "m.png")
+    return d / "m.png", grey > 127
+
+
+def _transparent_rgba_mask(d, rng):
+    region = box_mask()
+    rgba = np.zeros((H, W, 4), np.uint8)
+    rgba[..., :3] = 255  # white everywhere: brightness alone would select the whole image
+    rgba[region, :3] = 0  # and the object is painted black
+    rgba[..., 3] = np.where(region, 255, 0)
+    Image.fromarray(rgba, "RGBA").save(d / "m.png")
+    return d / "m.png", region
+
+
+def _jpeg_mask(d, rng):
+    Image.fromarray(np.where(box_mask(), 255, 0).astype(np.uint8)).save(d / "m.jpg", quality=80)
+    with Image.open(d / "m.jpg") as raw:
+        assert np.unique(np.asarray(raw)).size > 2  # JPEG noise is there
+    return d / "m.jpg", box_mask()
+
+
+MASKS = {"anti-aliased-grey": _anti_aliased_mask, "RGBA-transparency": _transparent_rgba_mask,
+         "JPEG": _jpeg_mask}
+
+
+@pytest.mark.parametrize("kind", list(MASKS))
+def test_mask_kinds(scene, rng, run, kind):
+    path, region = MASKS[kind](scene.dir, rng)
+    code, _, err = run(scene.image, "--mask", path, "-p", P, "--backend", "numpy", "-o", scene.out)
+    assert code == 0, err
+    assert removed_count(err) == region.sum()
+    with Image.open(scene.out) as res:
+        assert_removed(scene.rgb, region, np.asarray(res))
+
+
+def test_help_states_the_mask_rule(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "brighter than mid-grey (> 127) mark the object" in text
+    assert "its opaque pixels" in text and "JPEG masks work" in text
+
+
+# ---------------------------------------------------------------------------------------
+# Options and outputs
+# ---------------------------------------------------------------------------------------
+
+def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
+    mapping = scene.dir / "mapping.png"
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out,
+                         "--stats", "--save-mapping", mapping)
+    assert code == 0, err
+    assert "(opencl on " in err
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    for label in STAGE_LABELS:
+        assert any(line.startswith(f"| {label} | device |") for line in rows), out
+    assert any(line.startswith("| **total** |") for line in rows)
+    assert "backend opencl" in out and "iterations" in out
+    with Image.open(scene.out) as res:
+        gpu = np.asarray(res)
+    assert_removed(scene.rgb, scene.region, gpu)
+    with Image.open(mapping) as m:
+        assert m.size == (W, H) and m.mode == "RGB"
+        drawn = np.asarray(m)
+    assert (drawn != gpu).any()  # the patch pairs are drawn on it
+    assert ((drawn == (255, 0, 0)).all(axis=-1)).any() and ((drawn == (0, 255, 0)).all(axis=-1)).any()
+
+    numpy_out = scene.dir / "numpy.png"
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", numpy_out,
+                         "--stats")
+    assert code == 0, err
+    assert all(f"| {label} | host |" in out for label in STAGE_LABELS)
+    with Image.open(numpy_out) as res:
+        np.testing.assert_array_equal(np.asarray(res), gpu)  # bit-identical backends
+
+
+@pytest.mark.parametrize("name, expected", [("photo.png", "photo_removed.png"), ("photo.jpg", "photo_removed.jpg"),
+                                            ("shot.v2.bmp", "shot.v2_removed.bmp")])
+def test_default_output_name_beside_the_input(tmp_path, rng, run, monkeypatch, name, expected):
+    folder = tmp_path / "pics"
+    folder.mkdir()
+    Image.fromarray(rng.integers(0, 256, (H, W, 3), dtype=np.uint8)).save(folder / name)
+    save_mask(folder / "mask.png", box_mask())
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, _, err = run(folder / name, "--mask", folder / "mask.png", "-p", P, "--backend", "numpy")
+    assert code == 0, err
+    assert (folder / expected).is_file() and err.rstrip().endswith(str(folder / expected))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(scene, run):
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
+    assert code == 0
+    assert "filling [" not in err and "\r" not in err
+    assert err.count("\n") == 1 and "removed" in err  # just the summary line
+
+
+def test_progress_bar_on_a_terminal(scene, run, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
+    assert code == 0
+    assert "\rfilling [" in err and "100.0%" in err
+
+
+def test_quiet_prints_nothing(scene, run, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out, "-q")
+    assert code == 0 and out == "" and err == ""
+    assert scene.out.is_file()
+
+
+def test_devices_lists_pocl(run, runtime):
+    code, out, err = run("devices")
+    assert code == 0, err
+    assert "Portable Computing Language" in out
+    assert "| native |" in out
+
+
+def test_devices_without_opencl(run, no_opencl, monkeypatch):
+    from inpaint import devices
+
+    monkeypatch.setattr(devices, "all_devices", rtmod.all_devices)  # imported by name there
+    code, out, err = run("devices")
+    assert code == 3
+    assert "no OpenCL device" in err and "pocl" in err
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-output", "existing-output"])
+def test_atomic_write(scene, run, monkeypatch, existing):
+    if existing:
+        Image.new("RGB", (W, H), (9, 9, 9)).save(scene.out)
+    before = files_state(scene.dir)
+
+    def failing_save(self, fp, *args, **kwargs):
+        fp.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)  # half-written...
+        raise OSError(28, "No space left on device")  # ...then the disk fills up
+
+    monkeypatch.setattr(Image.Image, "save", failing_save)
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
+    assert code == 2
+    assert err.startswith("inpaint: error: cannot write the output:") and "No space left on device" in err
+    assert files_state(scene.dir) == before  # no output, no temp file, the old output intact
+    assert scene.out.exists() == existing
+
+
+# ---------------------------------------------------------------------------------------
+# The console script path
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("good", [True, False], ids=["removes", "bad-patch"])
+def test_python_dash_m_inpaint(scene, good):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    before = files_state(scene.dir)
+    proc = subprocess.run(
+        [sys.executable, "-m", "inpaint", str(scene.image), "--mask", str(scene.mask), "--alpha", "0.05",
+         "--patch", P if good else "6", "--backend", "numpy", "-o", str(scene.out)],
+        capture_output=True, text=True, cwd=scene.dir, env=env, timeout=120)
+    if good:
+        assert proc.returncode == 0, proc.stderr
+        assert f"-> {scene.out}" in proc.stderr
+        with Image.open(scene.out) as res:
+            assert_removed(scene.rgb, scene.region, np.asarray(res))
+    else:
+        assert proc.returncode == 2
+        assert proc.stderr == "inpaint: error: patch size must be an odd integer >= 3, got 6\n"
+        assert files_state(scene.dir) == before

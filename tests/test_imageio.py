@@ -1,0 +1,468 @@
+"""inpaint.imageio: reading images and masks, original-mode write-back, safe atomic writes.
+
+The "Bad input" part of issue 2 at the library level: unreadable files raise InputError
+with a message naming the problem, grey/RGBA/16-bit/palette/EXIF-rotated inputs get a
+correct 8-bit RGB view, masks follow the documented rule (> 127, or opaque where the
+mask has transparency), results are written back in the original mode, and writes are
+atomic.  The command-line behaviour is in test_cli.py.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageCms
+
+from inpaint import imageio
+from inpaint.errors import InputError
+
+H, W = 40, 48
+ORIENTATION, MAKE = 0x0112, 0x010F
+
+# EXIF orientation -> the numpy transform that makes the stored pixels upright (EXIF spec).
+UPRIGHT = {
+    1: lambda a: a,
+    2: lambda a: a[:, ::-1],
+    3: lambda a: a[::-1, ::-1],
+    4: lambda a: a[::-1, :],
+    5: lambda a: a.swapaxes(0, 1),
+    6: lambda a: np.rot90(a, -1),
+    7: lambda a: a.swapaxes(0, 1)[::-1, ::-1],
+    8: lambda a: np.rot90(a, 1),
+}
+
+
+def files_state(folder: Path) -> dict:
+    """Every file under ``folder`` with its bytes and mtime (to prove nothing was touched)."""
+    return {p.relative_to(folder): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def rgb(rng):
+    return rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+
+
+@pytest.fixture
+def png(tmp_path, rgb):
+    path = tmp_path / "img.png"
+    Image.fromarray(rgb).save(path)
+    return path
+
+
+# ---------------------------------------------------------------------------------------
+# Unreadable input
+# ---------------------------------------------------------------------------------------
+
+def _missing(tmp_path, png):
+    return tmp_path / "nope.png", r"does not exist"
+
+
+def _folder(tmp_path, png):
+    (tmp_path / "dir.png").mkdir()
+    return tmp_path / "dir.png", r"is a folder"
+
+
+def _text(tmp_path, png):
+    p = tmp_path / "notes.png"
+    p.write_text("this is not an image\n")
+    return p, r"not an image"
+
+
+def _empty(tmp_path, png):
+    p = tmp_path / "empty.png"
+    p.write_bytes(b"")
+    return p, r"not an image"
+
+
+def _truncated(fraction):
+    def make(tmp_path, png):
+        data = png.read_bytes()
+        p = tmp_path / "cut.png"
+        p.write_bytes(data[:max(int(len(data) * fraction), 40)])
+        return p, r"(truncated|cannot read|not an image)"
+    return make
+
+
+def _truncated_jpeg(tmp_path, png):
+    buf = io.BytesIO()
+    Image.open(png).save(buf, format="JPEG")
+    p = tmp_path / "cut.jpg"
+    p.write_bytes(buf.getvalue()[: len(buf.getvalue()) // 2])
+    return p, r"(truncated|cannot read)"
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(_missing, id="missing"),
+    pytest.param(_folder, id="folder"),
+    pytest.param(_text, id="text-file"),
+    pytest.param(_empty, id="empty-file"),
+    pytest.param(_truncated(0.02), id="png-cut-in-header"),
+    pytest.param(_truncated(0.5), id="png-cut-half"),
+    pytest.param(_truncated(0.97), id="png-cut-near-end"),
+    pytest.param(_truncated_jpeg, id="jpeg-cut-half"),
+])
+@pytest.mark.parametrize("reader", ["image", "mask"])
+def test_unreadable_files_raise_input_error(tmp_path, png, make, reader):
+    path, pattern = make(tmp_path, png)
+    before = files_state(tmp_path)
+    with pytest.raises(InputError, match=pattern) as info:
+        if reader == "image":
+            imageio.read_image(path)
+        else:
+            imageio.read_mask(path, (W, H))
+    msg = str(info.value)
+    assert reader in msg and path.name in msg
+    assert files_state(tmp_path) == before
+
+
+@pytest.mark.parametrize("side", [12, 20], ids=["warning-range", "error-range"])
+def test_decompression_bomb_guard_names_the_limit(tmp_path, monkeypatch, side):
+    # Pillow warns between MAX_IMAGE_PIXELS and twice that, and raises beyond; both are refused,
+    # and the message states the limit that was set (not Pillow's internal 2x threshold).
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)
+    path = tmp_path / "big.png"
+    Image.new("RGB", (side, side)).save(path)
+    with pytest.raises(InputError, match=r"too large") as info:
+        imageio.read_image(path)
+    msg = str(info.value)
+    assert "100 pixels" in msg and "--max-pixels" in msg
+    assert f"{side * side}" in msg
+
+
+def test_image_at_the_limit_is_accepted(tmp_path, monkeypatch):
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)
+    path = tmp_path / "ok.png"
+    Image.new("RGB", (10, 10), (1, 2, 3)).save(path)
+    assert imageio.read_image(path).rgb.shape == (10, 10, 3)
+
+
+# ---------------------------------------------------------------------------------------
+# Input kinds: the 8-bit RGB view
+# ---------------------------------------------------------------------------------------
+
+def _kind(mode, rng):
+    """(PIL image in ``mode``, expected 8-bit RGB view)."""
+    if mode == "L":
+        g = rng.integers(0, 256, (H, W), dtype=np.uint8)
+        return Image.fromarray(g), np.repeat(g[..., None], 3, axis=2)
+    if mode == "LA":
+        g = rng.integers(0, 256, (H, W, 2), dtype=np.uint8)
+        return Image.fromarray(g, "LA"), np.repeat(g[..., :1], 3, axis=2)
+    if mode == "RGBA":
+        a = rng.integers(0, 256, (H, W, 4), dtype=np.uint8)
+        return Image.fromarray(a, "RGBA"), a[..., :3]
+    if mode == "I;16":
+        v = rng.integers(0, 65536, (H, W), dtype=np.uint16)
+        return Image.fromarray(v), np.repeat((v >> 8).astype(np.uint8)[..., None], 3, axis=2)
+    if mode == "I":  # 8-bit range stored in 32-bit ints stays as is
+        v = rng.integers(0, 256, (H, W)).astype(np.int32)
+        return Image.fromarray(v), np.repeat(v.astype(np.uint8)[..., None], 3, axis=2)
+    if mode == "P":
+        pal = rng.integers(0, 256, (16, 3), dtype=np.uint8)
+        idx = rng.integers(0, 16, (H, W), dtype=np.uint8)
+        img = Image.fromarray(idx, "P")
+        img.putpalette(pal.tobytes())
+        return img, pal[idx]
+    if mode == "1":
+        b = rng.integers(0, 2, (H, W)).astype(bool)
+        g = np.where(b, 255, 0).astype(np.uint8)
+        return Image.fromarray(b), np.repeat(g[..., None], 3, axis=2)
+    raise AssertionError(mode)
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGBA", "I;16", "I", "P", "1"])
+def test_rgb_view_of_each_mode(tmp_path, rng, mode):
+    img, expected = _kind(mode, rng)
+    path = tmp_path / ("in.tif" if mode == "I" else "in.png")  # PNG cannot store mode I
+    img.save(path)
+    pic = imageio.read_image(path)
+    assert pic.image.mode == mode  # the original mode is kept for the write-back
+    assert pic.rgb.dtype == np.uint8 and pic.rgb.shape == (H, W, 3)
+    np.testing.assert_array_equal(pic.rgb, expected)
+    assert pic.size == (W, H)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_is_applied_and_reset(tmp_path, rgb, orientation):
+    exif = Image.Exif()
+    exif[ORIENTATION] = orientation
+    exif[MAKE] = "TestCam"
+    path = tmp_path / "rot.png"  # PNG: lossless, so the pixels can be compared exactly
+    Image.fromarray(rgb).save(path, exif=exif)
+    pic = imageio.read_image(path)
+    expected = UPRIGHT[orientation](rgb)
+    np.testing.assert_array_equal(pic.rgb, expected)
+    assert pic.size == (expected.shape[1], expected.shape[0])
+    assert pic.exif.get(ORIENTATION, 1) == 1
+    assert pic.exif[MAKE] == "TestCam"
+
+
+def test_exif_rotated_jpeg_reads_upright(tmp_path, rgb):
+    exif = Image.Exif()
+    exif[ORIENTATION] = 6
+    exif[MAKE] = "TestCam"
+    path = tmp_path / "rot.jpg"
+    Image.fromarray(rgb).save(path, exif=exif, quality=95)
+    with Image.open(path) as raw:
+        stored = np.asarray(raw.convert("RGB"))
+    pic = imageio.read_image(path)
+    assert pic.size == (H, W)
+    np.testing.assert_array_equal(pic.rgb, np.rot90(stored, -1))
+    assert pic.exif.get(ORIENTATION, 1) == 1 and pic.exif[MAKE] == "TestCam"
+
+
+# ---------------------------------------------------------------------------------------
+# Masks
+# ---------------------------------------------------------------------------------------
+
+def _box():
+    m = np.zeros((H, W), bool)
+    m[12:26, 15:33] = True
+    return m
+
+
+def _mask_case(kind, tmp_path, rng):
+    """(mask file, expected boolean mask)."""
+    box = _box()
+    path = tmp_path / "mask.png"
+    if kind == "binary-L":
+        Image.fromarray(np.where(box, 255, 0).astype(np.uint8)).save(path)
+        return path, box
+    if kind == "anti-aliased-L":
+        ramp = np.tile(np.linspace(0, 255, W).round().astype(np.uint8), (H, 1))
+        Image.fromarray(ramp).save(path)
+        return path, ramp > 127
+    if kind == "mode-1":
+        Image.fromarray(box).save(path)
+        return path, box
+    if kind == "RGB-colour":  # brightness (grey value) > 127 marks the object
+        rgb = np.zeros((H, W, 3), np.uint8)
+        rgb[box] = (255, 255, 255)
+        rgb[:4, :4] = (255, 0, 0)  # pure red: grey 76, not the object
+        Image.fromarray(rgb).save(path)
+        return path, box
+    if kind == "RGBA-transparent":  # opaque pixels are the object, whatever their colour
+        rgba = np.zeros((H, W, 4), np.uint8)
+        rgba[..., :3] = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+        alpha = np.where(box, 255, 0).astype(np.uint8)
+        alpha[box & (rng.random((H, W)) < 0.2)] = 200  # anti-aliased but still opaque enough
+        alpha[~box & (rng.random((H, W)) < 0.2)] = 60
+        rgba[..., 3] = alpha
+        Image.fromarray(rgba, "RGBA").save(path)
+        return path, alpha > 127
+    if kind == "RGBA-opaque":  # no transparency at all: brightness rule
+        rgba = np.full((H, W, 4), 255, np.uint8)
+        rgba[..., :3] = np.where(box, 255, 0)[..., None]
+        Image.fromarray(rgba, "RGBA").save(path)
+        return path, box
+    if kind == "LA-transparent":
+        la = np.zeros((H, W, 2), np.uint8)
+        la[..., 1] = np.where(box, 255, 0)
+        Image.fromarray(la, "LA").save(path)
+        return path, box
+    if kind == "P-transparent":
+        idx = np.where(box, 1, 0).astype(np.uint8)
+        img = Image.fromarray(idx, "P")
+        img.putpalette([255, 255, 255, 0, 0, 0] + [0] * 762)  # entry 0 white but transparent
+        img.info["transparency"] = 0
+        img.save(path, transparency=0)
+        return path, box
+    if kind == "I;16":
+        Image.fromarray(np.where(box, 65535, 1000).astype(np.uint16)).save(path)
+        return path, box
+    if kind == "JPEG":
+        path = tmp_path / "mask.jpg"
+        Image.fromarray(np.where(box, 255, 0).astype(np.uint8)).save(path, quality=75)
+        with Image.open(path) as raw:
+            assert np.unique(np.asarray(raw)).size > 2  # really has JPEG noise
+        return path, box
+    raise AssertionError(kind)
+
+
+MASK_KINDS = ["binary-L", "anti-aliased-L", "mode-1", "RGB-colour", "RGBA-transparent", "RGBA-opaque",
+              "LA-transparent", "P-transparent", "I;16", "JPEG"]
+
+
+@pytest.mark.parametrize("kind", MASK_KINDS)
+def test_mask_rule(tmp_path, rng, kind):
+    path, expected = _mask_case(kind, tmp_path, rng)
+    mask = imageio.read_mask(path, (W, H))
+    assert mask.dtype == bool and mask.shape == (H, W)
+    np.testing.assert_array_equal(mask, expected)
+
+
+@pytest.mark.parametrize("size", [(H, W), (W + 1, H), (W, H - 1)], ids=["transposed", "wider", "shorter"])
+def test_mask_size_mismatch(tmp_path, size):
+    path = tmp_path / "mask.png"
+    Image.new("L", size).save(path)
+    with pytest.raises(InputError, match="same size") as info:
+        imageio.read_mask(path, (W, H))
+    assert f"{size[0]}x{size[1]}" in str(info.value) and f"{W}x{H}" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------
+# Write-back in the original mode
+# ---------------------------------------------------------------------------------------
+
+def _fake_source_map(mask):
+    """Each masked pixel copies the pixel 14 rows below it (outside the box)."""
+    sm = np.full(mask.shape + (2,), -1, np.int32)
+    ys, xs = np.nonzero(mask)
+    sm[ys, xs, 0] = ys + 14
+    sm[ys, xs, 1] = xs
+    return sm
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGBA", "I;16", "I", "P", "1"])
+def test_apply_source_map_keeps_mode_and_values(tmp_path, rng, mode):
+    img, _ = _kind(mode, rng)
+    if mode == "P":
+        img.info["transparency"] = 3
+    path = tmp_path / ("in.tif" if mode == "I" else "in.png")
+    img.save(path, **({"transparency": 3} if mode == "P" else {}))
+    pic = imageio.read_image(path)
+    mask = _box()
+    out = imageio.apply_source_map(pic, _fake_source_map(mask), mask)
+    assert out.mode == mode and out.size == (W, H)
+    orig, res = np.asarray(pic.image), np.asarray(out)
+    np.testing.assert_array_equal(res[~mask], orig[~mask])
+    ys, xs = np.nonzero(mask)
+    np.testing.assert_array_equal(res[ys, xs], orig[ys + 14, xs])
+    if mode == "P":
+        assert out.getpalette() == pic.image.getpalette()
+        assert out.info.get("transparency") == 3
+
+
+def test_apply_source_map_refuses_an_incomplete_map(png):
+    pic = imageio.read_image(png)
+    mask = _box()
+    sm = _fake_source_map(mask)
+    sm[13, 16] = -1
+    with pytest.raises(ValueError, match="source map"):
+        imageio.apply_source_map(pic, sm, mask)
+
+
+# ---------------------------------------------------------------------------------------
+# Output formats and conversions
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, fmt", [("a.png", "PNG"), ("a.PNG", "PNG"), ("a.jpg", "JPEG"), ("a.jpeg", "JPEG"),
+                                       ("a.tif", "TIFF"), ("a.webp", "WEBP"), ("a.bmp", "BMP")])
+def test_output_format(name, fmt):
+    assert imageio.output_format(name) == fmt
+
+
+@pytest.mark.parametrize("name", ["a.xyz", "a", "a.png.bak"])
+def test_output_format_unknown(name):
+    with pytest.raises(InputError, match="cannot tell the image format"):
+        imageio.output_format(name)
+
+
+@pytest.mark.parametrize("mode, fmt, out_mode, note", [
+    ("RGBA", "JPEG", "RGB", "no alpha channel"),
+    ("LA", "JPEG", "L", "no alpha channel"),
+    ("I;16", "JPEG", "L", "8 bits"),
+    ("P", "JPEG", "RGB", None),
+    ("L", "JPEG", "L", None),
+    ("RGBA", "PNG", "RGBA", None),
+    ("I;16", "PNG", "I;16", None),
+    ("I", "PNG", "L", None),  # 8-bit values in a 32-bit image
+    ("I", "JPEG", "L", None),
+    ("P", "PNG", "P", None),
+    ("RGBA", "WEBP", "RGBA", None),
+    ("L", "WEBP", "RGB", None),
+])
+def test_convert_for(rng, mode, fmt, out_mode, note):
+    img, _ = _kind(mode, rng)
+    out, got = imageio.convert_for(img, fmt)
+    assert out.mode == out_mode
+    if note is None:
+        assert got is None
+    else:
+        assert note in got
+
+
+def test_convert_16_bit_to_8_bit_keeps_the_high_byte(rng):
+    img, expected = _kind("I;16", rng)
+    out, _ = imageio.convert_for(img, "JPEG")
+    np.testing.assert_array_equal(np.asarray(out), expected[..., 0])
+
+
+def test_convert_32_bit_to_png_keeps_16_bits_and_notes_clipping():
+    wide = np.array([[-5, 0, 300], [65535, 70000, 7]], np.int32)
+    out, note = imageio.convert_for(Image.fromarray(wide), "PNG")
+    assert out.mode == "I;16" and "clipped" in note
+    np.testing.assert_array_equal(np.asarray(out), np.clip(wide, 0, 65535))
+
+
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif"])
+def test_mode_i_image_round_trips(tmp_path, rng, ext):
+    # a 32-bit "I" image (e.g. read from TIFF) holding 8-bit values can be written to any format
+    img, expected = _kind("I", rng)
+    out = tmp_path / f"out.{ext}"
+    imageio.save_image(img, out)
+    if ext != "jpg":
+        np.testing.assert_array_equal(imageio.read_image(out).rgb, expected)
+
+
+def test_convert_palette_with_transparency_for_jpeg_notes_the_loss(rng):
+    img, _ = _kind("P", rng)
+    img.info["transparency"] = 0
+    out, note = imageio.convert_for(img, "JPEG")
+    assert out.mode == "RGB" and "no alpha channel" in note
+
+
+# ---------------------------------------------------------------------------------------
+# save_image: atomic, keeps EXIF and ICC
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ext", ["png", "jpg"])
+def test_save_keeps_exif_and_icc(tmp_path, rgb, ext):
+    exif = Image.Exif()
+    exif[MAKE] = "TestCam"
+    exif[ORIENTATION] = 1
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    out = tmp_path / f"out.{ext}"
+    assert imageio.save_image(Image.fromarray(rgb), out, exif=exif, icc_profile=icc) is None
+    with Image.open(out) as back:
+        assert back.getexif()[MAKE] == "TestCam"
+        assert back.info.get("icc_profile") == icc
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+def test_save_missing_folder(tmp_path, rgb):
+    with pytest.raises(InputError, match="does not exist"):
+        imageio.save_image(Image.fromarray(rgb), tmp_path / "no" / "out.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-file", "replacing"])
+def test_save_is_atomic(tmp_path, rgb, monkeypatch, existing):
+    out = tmp_path / "out.png"
+    if existing:
+        Image.new("RGB", (3, 3)).save(out)
+    before = files_state(tmp_path)
+
+    def failing_save(self, fp, *args, **kwargs):
+        fp.write(b"\x89PNG\r\n\x1a\n half an image")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Image.Image, "save", failing_save)
+    with pytest.raises(OSError, match="No space left"):
+        imageio.save_image(Image.fromarray(rgb), out)
+    assert files_state(tmp_path) == before  # no partial output, no temp file left behind
+
+
+def test_save_replaces_atomically(tmp_path, rgb):
+    out = tmp_path / "out.png"
+    Image.new("RGB", (3, 3)).save(out)
+    imageio.save_image(Image.fromarray(rgb), out)
+    with Image.open(out) as back:
+        np.testing.assert_array_equal(np.asarray(back), rgb)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.png"]
+    assert not any(name.endswith(".tmp") for name in os.listdir(tmp_path))
