@@ -346,11 +346,18 @@ class IntegralPlan:
         CPUs); capped by the device limits.  Tests force values > 1 on CPU devices.
     group : (int, int), optional
         Work-group shape of the per-block kernels (default 32 x 8, capped by the limits).
+    blocks_per_item : int, optional
+        4x4 blocks along a row handled by one work-item of the per-block kernels
+        (default 1 on GPUs, 16 on CPUs, where longer sequential runs pay).
+    scan_cols : int, optional
+        Columns per work-item of the vertical edge scan when ``scan_parts == 1``
+        (default 256 on CPUs: row-after-row sequential access).
     """
 
     def __init__(self, shape: Sequence[int], src_dtype: Any = np.uint8, kind: str = "sum",
                  dtype: Any = np.int32, *, method: str = "block", runtime: Any = None,
-                 scan_parts: int | None = None, group: tuple[int, int] | None = None):
+                 scan_parts: int | None = None, group: tuple[int, int] | None = None,
+                 blocks_per_item: int | None = None, scan_cols: int | None = None):
         self.shape = _check_shape(shape)
         self.kind = _check_kind(kind)
         self.dtype = _check_dtype(dtype)
@@ -364,35 +371,43 @@ class IntegralPlan:
         self._defines_block = dict(self._defines, SRC_FLOAT=int(self.src_dtype == np.float32))
         self._tmp = None
         if method == "block":
-            self._build_block(scan_parts, group)
+            self._build_block(scan_parts, group, blocks_per_item, scan_cols)
         else:
             self._build_naive()
 
     # -- construction
 
-    def _build_block(self, scan_parts: int | None, group: tuple[int, int] | None) -> None:
+    def _build_block(self, scan_parts: int | None, group: tuple[int, int] | None,
+                     blocks_per_item: int | None, scan_cols: int | None) -> None:
         rt = self.runtime
         lim = rt.limits
         mis = lim.max_work_item_sizes
         parts = scan_parts if scan_parts is not None else (32 if rt.is_gpu else 1)
         parts = max(1, min(int(parts), _MAX_SCAN_PARTS, mis[0], mis[1], lim.max_work_group_size))
-        lines = max(1, min(32 if rt.is_gpu else 64, mis[0], mis[1], lim.max_work_group_size // parts))
+        # GPU: 8 lines x 32 parts = 256 work-items; CPU (parts == 1): 64 serial lines per group
+        want_lines = (8 if parts > 1 else 32) if rt.is_gpu else 64
+        lines = max(1, min(want_lines, mis[0], mis[1], lim.max_work_group_size // parts))
         itemsize = 4
         while parts > 1 and lines > 1 and parts * lines * itemsize > lim.local_mem_size // 2:
             lines //= 2
         if parts > 1 and parts * lines * itemsize > lim.local_mem_size:
             parts = 1
         self.scan_parts, self.scan_lines = parts, lines
+        if blocks_per_item is None:
+            blocks_per_item = 1 if rt.is_gpu else 16
+        self.blocks_per_item = max(1, int(blocks_per_item))
+        if scan_cols is None:
+            scan_cols = 1 if rt.is_gpu else 256
+        self.scan_cols = max(1, int(scan_cols)) if parts == 1 else 1
         defines = dict(self._defines_block, SCAN_PARTS=parts, SCAN_LINES=lines)
-        self._block_options = defines
         i32 = np.int32
         k = rt.kernel
         self.kernels = {
-            "block_local": k("integral", "block_local", [None, i32, i32, None, i32, i32], defines),
-            "vertical_scan": k("integral", "vertical_scan", [None, i32, i32], defines),
-            "vertical_combine": k("integral", "vertical_combine", [None, i32, i32], defines),
+            "block_local": k("integral", "block_local", [None, i32, i32, None, i32, i32, i32], defines),
+            "vertical_scan": k("integral", "vertical_scan", [None, i32, i32, i32], defines),
+            "vertical_combine": k("integral", "vertical_combine", [None, i32, i32, i32], defines),
             "horizontal_scan": k("integral", "horizontal_scan", [None, i32, i32, i32], defines),
-            "horizontal_combine": k("integral", "horizontal_combine", [None, i32, i32], defines),
+            "horizontal_combine": k("integral", "horizontal_combine", [None, i32, i32, i32], defines),
         }
         # element-wise kernels: the wanted shape, capped by the device and the built kernels
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"]
@@ -514,18 +529,24 @@ class IntegralPlan:
         h, w = self.shape
         bw, bh = (w + 3) // 4, (h + 3) // 4
         gx, gy = self.group
-        parts, lines = self.scan_parts, self.scan_lines
+        parts, lines, cols, per = self.scan_parts, self.scan_lines, self.scan_cols, self.blocks_per_item
         kn = self.kernels
-        events = [kn["block_local"](q, (round_up(bw, gx), round_up(bh, gy)), (gx, gy),
-                                    src, src_off, pitch, dst, w, h, wait_for=wait_for)]
+        items = (bw + per - 1) // per
+        events = [kn["block_local"](q, (round_up(items, gx), round_up(bh, gy)), (gx, gy),
+                                    src, src_off, pitch, dst, w, h, per, wait_for=wait_for)]
         if h // 4 > 1:
-            events.append(kn["vertical_scan"](q, (round_up(w, lines), parts), (lines, parts), dst, w, h // 4))
+            scan_items = (w + cols - 1) // cols
+            events.append(kn["vertical_scan"](q, (round_up(scan_items, lines), parts), (lines, parts),
+                                              dst, w, h // 4, cols))
         if bh > 1:
-            events.append(kn["vertical_combine"](q, (round_up(bw, gx), round_up(bh - 1, gy)), (gx, gy), dst, w, h))
+            events.append(kn["vertical_combine"](q, (round_up(items, gx), round_up(bh - 1, gy)), (gx, gy),
+                                                 dst, w, h, per))
         if w // 4 > 1:
             events.append(kn["horizontal_scan"](q, (parts, round_up(h, lines)), (parts, lines), dst, w, h, w // 4))
         if bw > 1:
-            events.append(kn["horizontal_combine"](q, (round_up(bw - 1, gx), round_up(bh, gy)), (gx, gy), dst, w, h))
+            hitems = (bw - 1 + per - 1) // per
+            events.append(kn["horizontal_combine"](q, (round_up(hitems, gx), round_up(bh, gy)), (gx, gy),
+                                                   dst, w, h, per))
         return events
 
     def _enqueue_naive(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:

@@ -81,35 +81,59 @@ inline void store4(__global DST_T *dst, int row_start, int x0, int width, DST4 v
     if (x0 + 2 < width) dst[row_start + x0 + 2] = v.s2;
 }
 
-/* 1. Local integral of every 4x4 block. Global size >= (ceil(width/4), ceil(height/4)). */
-__kernel void block_local(__global const SRC_T *src, int src_offset, int src_pitch,
-                          __global DST_T *dst, int width, int height)
+/* Row prefix inside a 4-vector, in two shift-and-add steps. */
+inline DST4 prefix4(DST4 r)
 {
-    const int bx = get_global_id(0);
-    const int by = get_global_id(1);
-    const int x0 = 4 * bx;
-    const int y0 = 4 * by;
-    if (x0 >= width || y0 >= height)
+    r += (DST4)((DST_T)(0), r.s012);
+    r += (DST4)((DST_T)(0), (DST_T)(0), r.s01);
+    return r;
+}
+
+/* 1. Local integral of every 4x4 block. Work-item (i, by) handles blocks
+ * bx = i * per_item .. i * per_item + per_item - 1 of block row by;
+ * global size >= (ceil(ceil(width/4) / per_item), ceil(height/4)). */
+__kernel void block_local(__global const SRC_T *src, int src_offset, int src_pitch,
+                          __global DST_T *dst, int width, int height, int per_item)
+{
+    const int y0 = 4 * (int)get_global_id(1);
+    if (y0 >= height)
         return;
     src += src_offset;
-    DST4 zero = (DST4)(0);
-    DST4 r0 = term4(load4(src, y0 * src_pitch, x0, width));
-    DST4 r1 = (y0 + 1 < height) ? term4(load4(src, (y0 + 1) * src_pitch, x0, width)) : zero;
-    DST4 r2 = (y0 + 2 < height) ? term4(load4(src, (y0 + 2) * src_pitch, x0, width)) : zero;
-    DST4 r3 = (y0 + 3 < height) ? term4(load4(src, (y0 + 3) * src_pitch, x0, width)) : zero;
-    /* prefix along each row */
-    r0.s1 += r0.s0; r0.s2 += r0.s1; r0.s3 += r0.s2;
-    r1.s1 += r1.s0; r1.s2 += r1.s1; r1.s3 += r1.s2;
-    r2.s1 += r2.s0; r2.s2 += r2.s1; r2.s3 += r2.s2;
-    r3.s1 += r3.s0; r3.s2 += r3.s1; r3.s3 += r3.s2;
-    /* prefix down the columns */
-    r1 += r0;
-    r2 += r1;
-    r3 += r2;
-    store4(dst, y0 * width, x0, width, r0);
-    if (y0 + 1 < height) store4(dst, (y0 + 1) * width, x0, width, r1);
-    if (y0 + 2 < height) store4(dst, (y0 + 2) * width, x0, width, r2);
-    if (y0 + 3 < height) store4(dst, (y0 + 3) * width, x0, width, r3);
+    const int full_rows = y0 + 4 <= height;
+    const DST4 zero = (DST4)(0);
+    for (int b = 0; b < per_item; ++b) {
+        const int x0 = 4 * ((int)get_global_id(0) * per_item + b);
+        if (x0 >= width)
+            return;
+        DST4 r0, r1, r2, r3;
+        if (full_rows && x0 + 4 <= width) {
+            r0 = term4(vload4(0, src + y0 * src_pitch + x0));
+            r1 = term4(vload4(0, src + (y0 + 1) * src_pitch + x0));
+            r2 = term4(vload4(0, src + (y0 + 2) * src_pitch + x0));
+            r3 = term4(vload4(0, src + (y0 + 3) * src_pitch + x0));
+        } else {
+            r0 = term4(load4(src, y0 * src_pitch, x0, width));
+            r1 = (y0 + 1 < height) ? term4(load4(src, (y0 + 1) * src_pitch, x0, width)) : zero;
+            r2 = (y0 + 2 < height) ? term4(load4(src, (y0 + 2) * src_pitch, x0, width)) : zero;
+            r3 = (y0 + 3 < height) ? term4(load4(src, (y0 + 3) * src_pitch, x0, width)) : zero;
+        }
+        /* prefix along each row, then down the columns */
+        r0 = prefix4(r0);
+        r1 = prefix4(r1) + r0;
+        r2 = prefix4(r2) + r1;
+        r3 = prefix4(r3) + r2;
+        if (full_rows && x0 + 4 <= width) {
+            vstore4(r0, 0, dst + y0 * width + x0);
+            vstore4(r1, 0, dst + (y0 + 1) * width + x0);
+            vstore4(r2, 0, dst + (y0 + 2) * width + x0);
+            vstore4(r3, 0, dst + (y0 + 3) * width + x0);
+        } else {
+            store4(dst, y0 * width, x0, width, r0);
+            if (y0 + 1 < height) store4(dst, (y0 + 1) * width, x0, width, r1);
+            if (y0 + 2 < height) store4(dst, (y0 + 2) * width, x0, width, r2);
+            if (y0 + 3 < height) store4(dst, (y0 + 3) * width, x0, width, r3);
+        }
+    }
 }
 
 /* Scan of `count` elements dst[first + i * stride], i = 0 .. count - 1, of one line,
@@ -151,43 +175,52 @@ inline void scan_line(__global DST_T *dst, int first, int stride, int count, int
 }
 
 /* 2. Scan down every column x of the edge rows 4*e + 3, e < nedges (= height / 4).
- * Local size (SCAN_LINES, SCAN_PARTS); global size (round_up(width, SCAN_LINES), SCAN_PARTS). */
+ * SCAN_PARTS > 1: local size (SCAN_LINES, SCAN_PARTS), global size
+ *   (round_up(width, SCAN_LINES), SCAN_PARTS), one column per line, cols == 1.
+ * SCAN_PARTS == 1: each work-item owns `cols` adjacent columns and adds edge row e - 1
+ *   to edge row e, row after row (sequential memory for CPU devices); local size
+ *   (SCAN_LINES, 1), global size (round_up(ceil(width / cols), SCAN_LINES), 1). */
 __kernel __attribute__((reqd_work_group_size(SCAN_LINES, SCAN_PARTS, 1)))
-void vertical_scan(__global DST_T *dst, int width, int nedges)
+void vertical_scan(__global DST_T *dst, int width, int nedges, int cols)
 {
+#if SCAN_PARTS > 1
     const int x = get_global_id(0);
     const int line = get_local_id(0);
     const int part = get_local_id(1);
-#if SCAN_PARTS > 1
     __local DST_T partials[SCAN_PARTS * SCAN_LINES];
-#else
-    __local DST_T *partials = 0;
-#endif
     scan_line(dst, 3 * width + x, 4 * width, nedges, x < width, part, partials,
               line + part * SCAN_LINES);
+#else
+    const int x0 = (int)get_global_id(0) * cols;
+    const int x1 = min(x0 + cols, width);
+    for (int e = 1; e < nedges; ++e) {
+        __global DST_T *cur = dst + (4 * e + 3) * width;
+        __global const DST_T *prev = cur - 4 * width;
+        for (int x = x0; x < x1; ++x)
+            cur[x] += prev[x];
+    }
+#endif
 }
 
 /* 3. Add the scanned edge row above to rows 4*by .. 4*by + 2 of every block row by >= 1.
- * One work-item per block; global size >= (ceil(width/4), ceil(height/4) - 1). */
-__kernel void vertical_combine(__global DST_T *dst, int width, int height)
+ * Work-item (i, j) handles blocks bx = i * per_item .. + per_item - 1 of block row j + 1;
+ * global size >= (ceil(ceil(width/4) / per_item), ceil(height/4) - 1). */
+__kernel void vertical_combine(__global DST_T *dst, int width, int height, int per_item)
 {
-    const int x0 = 4 * (int)get_global_id(0);
     const int y0 = 4 * ((int)get_global_id(1) + 1);
-    if (x0 >= width || y0 >= height)
+    const int xa = 4 * (int)get_global_id(0) * per_item;
+    if (y0 >= height || xa >= width)
         return;
-    const int above = (y0 - 1) * width;
-    if (x0 + 4 <= width) {
-        const DST4 c = vload4(0, dst + above + x0);
-        for (int r = 0; r < 3 && y0 + r < height; ++r) {
-            __global DST_T *p = dst + (y0 + r) * width + x0;
-            vstore4(vload4(0, p) + c, 0, p);
-        }
-    } else {
-        for (int r = 0; r < 3 && y0 + r < height; ++r) {
-            const int row = (y0 + r) * width;
-            for (int x = x0; x < width; ++x)
-                dst[row + x] += dst[above + x];
-        }
+    const int rows = min(3, height - y0);
+    const int xb = min(xa + 4 * per_item, width);
+    const int xv = xa + ((xb - xa) & ~3);  /* end of the whole 4-vectors */
+    __global const DST_T *above = dst + (y0 - 1) * width;
+    for (int r = 0; r < rows; ++r) {  /* row after row: sequential runs of 4 * per_item cells */
+        __global DST_T *row = dst + (y0 + r) * width;
+        for (int x = xa; x < xv; x += 4)
+            vstore4(vload4(0, row + x) + vload4(0, above + x), 0, row + x);
+        for (int x = xv; x < xb; ++x)
+            row[x] += above[x];
     }
 }
 
@@ -209,23 +242,29 @@ void horizontal_scan(__global DST_T *dst, int width, int height, int nedges)
 }
 
 /* 5. Add the scanned edge column on the left to columns 4*bx .. 4*bx + 2 of every block
- * column bx >= 1. One work-item per block; global size >= (ceil(width/4) - 1, ceil(height/4)). */
-__kernel void horizontal_combine(__global DST_T *dst, int width, int height)
+ * column bx >= 1. Work-item (i, by) handles blocks bx = 1 + i * per_item .. + per_item - 1
+ * of block row by; global size >= (ceil((ceil(width/4) - 1) / per_item), ceil(height/4)). */
+__kernel void horizontal_combine(__global DST_T *dst, int width, int height, int per_item)
 {
-    const int x0 = 4 * ((int)get_global_id(0) + 1);
     const int y0 = 4 * (int)get_global_id(1);
-    if (x0 >= width || y0 >= height)
+    const int first = 4 * ((int)get_global_id(0) * per_item + 1);
+    if (y0 >= height || first >= width)
         return;
-    const int full = x0 + 4 <= width;
-    for (int r = 0; r < 4 && y0 + r < height; ++r) {
-        __global DST_T *p = dst + (y0 + r) * width + x0;
-        const DST_T c = p[-1];
-        if (full) {
-            /* column x0 + 3 is an edge column, already scanned: leave it alone */
-            vstore3(vload3(0, p) + (CAT(DST_T, 3))(c), 0, p);
-        } else {
-            for (int x = 0; x0 + x < width; ++x)
-                p[x] += c;
+    const int rows = min(4, height - y0);
+    for (int r = 0; r < rows; ++r) {  /* row after row */
+        __global DST_T *row = dst + (y0 + r) * width;
+        for (int b = 0; b < per_item; ++b) {
+            const int x0 = first + 4 * b;
+            if (x0 >= width)
+                break;
+            const DST_T c = row[x0 - 1];
+            if (x0 + 4 <= width) {
+                /* column x0 + 3 is an edge column, already scanned: leave it alone */
+                vstore3(vload3(0, row + x0) + (CAT(DST_T, 3))(c), 0, row + x0);
+            } else {
+                for (int x = x0; x < width; ++x)
+                    row[x] += c;
+            }
         }
     }
 }

@@ -125,13 +125,18 @@ def test_chunked_scans_match_numpy(runtime, rng, shape, parts, case):
     check(out.get(), img, kind, dtype, "wrap")
 
 
-@pytest.mark.parametrize("group", [(1, 1), (3, 5), (64, 1)])
-def test_odd_work_groups(runtime, rng, group):
-    img = make_image(rng, (77, 2049), np.uint8)
-    plan = IntegralPlan(img.shape, np.uint8, "count", np.int32, runtime=runtime, group=group)
+@pytest.mark.parametrize("group,per_item,cols", [((1, 1), 1, 1), ((3, 5), 3, 7), ((64, 1), 16, 256),
+                                                  ((8, 8), 7, 1), ((32, 8), 1000, 5000)])
+@pytest.mark.parametrize("shape", [(77, 2049), (13, 11), (9, 33)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_odd_work_splits(runtime, rng, shape, group, per_item, cols):
+    """Work-group shapes, blocks per work-item and scan strips that do not divide the image."""
+    img = make_image(rng, shape, np.uint8)
+    plan = IntegralPlan(img.shape, np.uint8, "sqsum", np.int32, runtime=runtime, scan_parts=1,
+                        group=group, blocks_per_item=per_item, scan_cols=cols)
+    assert (plan.blocks_per_item, plan.scan_cols) == (per_item, cols)
     out = sentinel_out(runtime.queue, img.shape, np.int32)
     plan(cl_array.to_device(runtime.queue, img), out=out)
-    np.testing.assert_array_equal(out.get(), integral_reference(img, "count"))
+    np.testing.assert_array_equal(out.get(), integral_reference(img, "sqsum", overflow="wrap"))
 
 
 @pytest.mark.parametrize("case", [(np.uint8, np.int32, "sum"), (np.uint8, np.int32, "count"),
