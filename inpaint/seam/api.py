@@ -1,0 +1,296 @@
+"""Content-aware resizing by seam carving: the public :func:`resize`."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from . import reference as ref
+
+ENERGIES = ("backward", "forward")
+ORDERS = ("width-first", "height-first")
+BACKENDS = ("auto", "opencl", "numpy")
+#: Largest fraction of the current size inserted in one enlarging step (seams must not bunch).
+ENLARGE_STEP = 0.5
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}")
+    return value
+
+
+def _as_image(image: Any) -> tuple[np.ndarray, int]:
+    arr = np.asarray(image)
+    if arr.dtype != np.uint8:
+        raise ValueError(f"image must be uint8 (0..255), got dtype {arr.dtype}")
+    if arr.ndim == 2:
+        return np.repeat(arr[..., None], 3, axis=2), 0
+    if arr.ndim != 3 or arr.shape[2] not in (3, 4):
+        raise ValueError(f"image must be (H, W), (H, W, 3) or (H, W, 4); got shape {arr.shape}")
+    return arr, arr.shape[2]
+
+
+def _as_mask(name: str, mask: Any, shape: tuple[int, int]) -> np.ndarray | None:
+    if mask is None:
+        return None
+    arr = np.asarray(mask)
+    if arr.shape != shape:
+        raise ValueError(f"{name} has shape {arr.shape}, the image is {shape[0]}x{shape[1]} (H x W)")
+    return arr.astype(bool)
+
+
+def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    value = int(value)
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    if value > 2 * current and not allow_large:
+        raise ValueError(f"{name}={value} is more than twice the current {current}; "
+                         "pass allow_large=True (--allow-large) to enlarge that much")
+    return value
+
+
+def _plan(n: int, batch: int | None) -> Callable[[int, int], int]:
+    """Strips per pass: 1 (exact) or up to ``batch``, never more than half the width."""
+    def plan(width: int, removed: int) -> int:
+        left = n - removed
+        if left <= 0:
+            return 0
+        if not batch:
+            return 1
+        return max(1, min(batch, left, width // 2))
+    return plan
+
+
+class _State:
+    """The image being carved, with its mask and (optionally) original-index map."""
+
+    def __init__(self, pixels: np.ndarray, mask: np.ndarray | None, track: bool):
+        self.pixels = pixels
+        self.mask = mask
+        h, w = pixels.shape
+        self.idx = np.arange(h * w, dtype=np.int32).reshape(h, w) if track else None
+        self.seam_map = np.zeros(h * w, dtype=np.int32) if track else None
+        self.removed_ordinal = 0
+        self.inserted_ordinal = 0
+        self.transposed = False
+
+    def transpose(self) -> None:
+        self.pixels = np.ascontiguousarray(self.pixels.T)
+        if self.mask is not None:
+            self.mask = np.ascontiguousarray(self.mask.T)
+        if self.idx is not None:
+            self.idx = np.ascontiguousarray(self.idx.T)
+        self.transposed = not self.transposed
+
+
+def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None,
+           until_clear: bool = False) -> int:
+    plan = _plan(n, batch)
+    if progress is not None:
+        inner = plan
+
+        def plan(width: int, removed: int) -> int:  # noqa: F811 - wraps the plan with progress
+            progress(removed)
+            return inner(width, removed)
+    pixels, mask, idx, removed, failed = carver.carve(
+        st.pixels, st.mask, st.idx, plan, st.seam_map, st.removed_ordinal, until_clear=until_clear)
+    if failed:
+        what = "height" if st.transposed else "width"
+        if until_clear:
+            raise ValueError("drop_mask: the marked object cannot be removed completely "
+                             "(keep_mask blocks every seam through it, or the image became too small)")
+        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses "
+                         f"a protected pixel after removing {removed} of {n} seams")
+    st.pixels, st.mask, st.idx = pixels, mask, idx
+    if st.seam_map is not None and st.seam_map.size:
+        st.removed_ordinal = max(st.removed_ordinal, int(st.seam_map.max()))
+    return removed
+
+
+def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None) -> None:
+    done = 0
+    while done < n:
+        h, w = st.pixels.shape
+        k = min(n - done, max(1, int(w * ENLARGE_STEP)))
+        local = _State(st.pixels.copy(), None if st.mask is None else st.mask.copy(), track=True)
+        local.transposed = st.transposed
+        sub = None if progress is None else (lambda r, base=done: progress(base + r))
+        _carve(carver, local, k, batch, sub)
+        dup_order = local.seam_map.reshape(h, w)
+        dup = dup_order > 0
+        st.pixels = carver.insert(st.pixels, dup)
+        if st.mask is not None:
+            st.mask = ref.duplicate(st.mask, dup)
+        if st.idx is not None:
+            st.seam_map[st.idx[dup]] = -(st.inserted_ordinal + dup_order[dup])
+            st.inserted_ordinal += int(dup_order.max())
+            st.idx = ref.duplicate(st.idx, dup)
+        done += k
+
+
+def _make_carver(backend: str, mode: str, device: Any, profile: Any) -> Any:
+    if backend == "numpy":
+        return ref.NumpyCarver(mode)
+    from ..runtime import get_runtime, opencl_available
+    if backend == "auto" and not opencl_available():
+        warnings.warn("no OpenCL device found; seam carving falls back to the (slow) numpy backend",
+                      RuntimeWarning, stacklevel=3)
+        return ref.NumpyCarver(mode)
+    from .opencl import OpenCLCarver
+    return OpenCLCarver(get_runtime(device=device, profile=profile), mode)
+
+
+def resize(image: Any, width: int | None = None, height: int | None = None, *,
+           energy: str = "backward", order: str = "width-first",
+           keep_mask: Any = None, drop_mask: Any = None, batch: int | None = None,
+           backend: str = "auto", device: Any = None, profile: Any = None,
+           progress: Callable[[int, int], None] | None = None, return_seams: bool = False,
+           restore: bool = True, allow_large: bool = False) -> Any:
+    """Resize an image by removing or inserting low-energy seams (Avidan & Shamir 2007).
+
+    Parameters
+    ----------
+    image : array_like of uint8
+        ``(H, W)`` grey, ``(H, W, 3)`` RGB or ``(H, W, 4)`` RGBA (alpha is carried along).
+    width, height : int, optional
+        Target size; ``None`` keeps the input's size (after object removal: restores it,
+        unless ``restore=False``).
+    energy : {'backward', 'forward'}
+        Prewitt gradient energy, or Rubinstein et al.'s forward energy (fewer artefacts).
+    order : {'width-first', 'height-first'}
+        Which direction is carved first.
+    keep_mask : array_like of bool, optional
+        ``(H, W)``; seams never cross these pixels.
+    drop_mask : array_like of bool, optional
+        ``(H, W)``; seams through these pixels are removed until none is left, before
+        resizing to ``width`` x ``height``.
+    batch : int, optional
+        Approximate mode: remove up to ``batch`` strip-local seams per cost-table pass.
+    backend : {'auto', 'opencl', 'numpy'}
+        ``'auto'``: OpenCL when a device exists, else numpy with a warning.
+    device, profile
+        Passed to :func:`inpaint.runtime.get_runtime`.
+    progress : callable, optional
+        ``progress(done, total)`` with seams done so far.
+    return_seams : bool
+        Also return the seam map.
+    restore : bool
+        After object removal, return to the input size when ``width``/``height`` are None.
+    allow_large : bool
+        Allow enlarging by more than 2x.
+
+    Returns
+    -------
+    out : ndarray of uint8
+        Same channels as ``image``.
+    seams : ndarray of int32, only with ``return_seams``
+        Input-sized: ``k > 0`` where the k-th removed seam took the pixel, ``-k`` where the
+        k-th inserted seam duplicated it, 0 elsewhere.
+
+    Raises
+    ------
+    ValueError
+        Bad option, size or mask; a keep_mask that makes the target impossible; an image
+        smaller than the 3x3 filter.
+
+    References
+    ----------
+    S. Avidan, A. Shamir, "Seam carving for content-aware image resizing", SIGGRAPH 2007.
+    M. Rubinstein, A. Shamir, S. Avidan, "Improved seam carving for video retargeting",
+    SIGGRAPH 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> img = np.random.default_rng(0).integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    >>> resize(img, 24, 20, backend="numpy").shape
+    (20, 24, 3)
+    """
+    _choice("energy", energy, ENERGIES)
+    _choice("order", order, ORDERS)
+    _choice("backend", backend, BACKENDS)
+    arr, channels = _as_image(image)
+    h0, w0 = arr.shape[:2]
+    if h0 < ref.MIN_SIZE or w0 < ref.MIN_SIZE:
+        raise ValueError(f"image is {h0}x{w0} (H x W); seam carving needs at least "
+                         f"{ref.MIN_SIZE}x{ref.MIN_SIZE} for its 3x3 filter")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
+        raise ValueError(f"batch must be a positive integer or None, got {batch!r}")
+    batch = int(batch) if batch and batch > 1 else None
+    keep = _as_mask("keep_mask", keep_mask, (h0, w0))
+    drop = _as_mask("drop_mask", drop_mask, (h0, w0))
+    tw = w0 if width is None else _size("width", width, w0, allow_large)
+    th = h0 if height is None else _size("height", height, h0, allow_large)
+    if keep is not None:
+        need_w = int(keep.sum(axis=1).max())
+        need_h = int(keep.sum(axis=0).max())
+        if tw < need_w:
+            raise ValueError(f"keep_mask makes width {tw} impossible: one row has {need_w} protected pixels")
+        if th < need_h:
+            raise ValueError(f"keep_mask makes height {th} impossible: one column has {need_h} protected pixels")
+    mask = None
+    if keep is not None or drop is not None:
+        mask = np.zeros((h0, w0), dtype=np.uint8)
+        if drop is not None:
+            mask[drop] = ref.REMOVE
+        if keep is not None:
+            mask[keep] = ref.KEEP
+        if not mask.any():
+            mask = None
+    carver = _make_carver(backend, energy, device, profile)
+    st = _State(ref.pack(arr), mask, return_seams)
+
+    total = [0]
+    done = [0]
+
+    def report(k: int) -> None:
+        if progress is not None:
+            progress(min(done[0] + k, total[0]), total[0])
+
+    # 1. Object removal.
+    if mask is not None and np.any(mask == ref.REMOVE):
+        dropm = mask == ref.REMOVE
+        per_row = int(dropm.sum(axis=1).max())
+        per_col = int(dropm.sum(axis=0).max())
+        vertical = per_row <= per_col
+        if not vertical:
+            st.transpose()
+        total[0] = per_row if vertical else per_col
+        removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None, until_clear=True)
+        if not vertical:
+            st.transpose()
+        done[0] = total[0] = removed
+        if st.mask is not None and not np.any(st.mask):
+            st.mask = None
+        if not restore:
+            tw = st.pixels.shape[1] if width is None else tw
+            th = st.pixels.shape[0] if height is None else th
+    # 2. Resize, one direction at a time.
+    h1, w1 = st.pixels.shape
+    total[0] = done[0] + abs(tw - w1) + abs(th - h1)
+    axes = ("width", "height") if order == "width-first" else ("height", "width")
+    for axis in axes:
+        if axis == "height":
+            st.transpose()
+        cur = st.pixels.shape[1]
+        target = tw if axis == "width" else th
+        sub = report if progress else None
+        if target < cur:
+            _carve(carver, st, cur - target, batch, sub)
+        elif target > cur:
+            _enlarge(carver, st, target - cur, batch, sub)
+        done[0] += abs(cur - target)
+        if axis == "height":
+            st.transpose()
+    report(0)
+    out = ref.unpack(st.pixels, channels or 3)
+    if channels == 0:
+        out = out[..., 0]
+    if return_seams:
+        return out, st.seam_map.reshape(h0, w0)
+    return out

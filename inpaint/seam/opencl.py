@@ -1,0 +1,314 @@
+"""Thin OpenCL wrappers around ``kernels/seam_*.cl``: same results as :mod:`.reference`.
+
+All state stays on the device between seams: the packed image, the energy, the
+cumulative cost, the optional mask and original-index map, with rows a fixed ``pitch``
+(the width at upload) apart.  Per exact seam the host only enqueues kernels; it reads
+back a counter only where it must decide something (object removal, batch mode with a
+protect mask).
+
+Cost-table strategies (``dp``):
+
+``"update"``
+    Full table once, then per seam only the entries that changed: the seam's window and
+    the cone below changed entries (liblqr's idea, exact).  On photos the cone of changed
+    entries widens by one column per row, so it saves less than it costs (the cost table
+    must then move with every removal); kept as an option and measured in
+    ``docs/seam_benchmark.md``.
+``"rows"``
+    Full table per seam on one work-item in plain loops the compiler vectorises
+    (backward energy; forward falls back to ``walk``).  Best on CPUs.
+``"walk"``
+    Full table per seam in one work-group walking the rows, previous/current rows in
+    local memory (needs ``8 * width`` bytes of local memory).
+``"tiled"``
+    Full table per seam by many work-groups, ``TILE_T`` rows per launch, halo columns.
+
+``"auto"`` picks ``rows`` on CPUs and on GPUs ``walk`` when two cost rows fit in local
+memory and the width is at most four work-groups, else ``tiled`` (to be confirmed by
+``python -m inpaint.seam.bench --dp ...`` on the GPU in question).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import reference as ref
+
+try:
+    import pyopencl as cl
+except ImportError:  # pragma: no cover - the numpy backend runs without pyopencl
+    cl = None
+
+I32 = np.int32
+DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
+#: Rows per work-group for the one-work-item-per-row kernels.
+ROWS_PER_GROUP = 16
+
+
+def _pow2_at_most(n: int) -> int:
+    p = 1
+    while p * 2 <= n:
+        p *= 2
+    return p
+
+
+class OpenCLCarver:
+    """Seam removal and insertion on one :class:`inpaint.runtime.Runtime`.
+
+    Parameters
+    ----------
+    rt : Runtime
+        From :func:`inpaint.runtime.get_runtime`.
+    mode : {'backward', 'forward'}
+        Energy.
+    dp : {'auto', 'update', 'walk', 'tiled'}
+        Cost-table strategy (module docstring).
+    """
+
+    name = "opencl"
+
+    def __init__(self, rt: Any, mode: str = "backward", dp: str = "auto"):
+        if dp not in DP_CHOICES:
+            raise ValueError(f"dp must be one of {', '.join(DP_CHOICES)}; got {dp!r}")
+        self.rt = rt
+        self.mode = mode
+        self.dp = dp
+        lim = rt.limits
+        wg = int(lim.max_work_group_size)
+        cpu = not rt.is_gpu
+        self.cpu = cpu
+        # Energy tiles: 16x16 where allowed, else 8x8, and the halo tile must fit.
+        tile = 16 if wg >= 256 and min(lim.max_work_item_sizes[:2]) >= 16 else 8
+        while tile > 8 and (tile + 2) ** 2 * 4 > lim.local_mem_size:
+            tile //= 2
+        self.tile = tile
+        self.tile_t = 16 if cpu else 32
+        tile_w = 256
+        while tile_w > 32 and 2 * (tile_w + 2 * self.tile_t) * 4 > lim.local_mem_size:
+            tile_w //= 2
+        self.tile_w = tile_w
+        self.tiled_wg = min(_pow2_at_most(wg), 64 if cpu else 256)
+        self.walk_wg = 4 if cpu else min(_pow2_at_most(wg), 1024)
+        self.update_wg = 1 if cpu else min(_pow2_at_most(wg), 64)
+        self.reduce_wg = min(_pow2_at_most(wg), 64 if cpu else 256)
+        self.remove_wg = 1 if cpu else min(_pow2_at_most(wg), 256)
+        self.stage_seconds: dict[str, float] | None = None
+
+    # -- kernels ---------------------------------------------------------------------
+    def _cost_defines(self, batch: bool) -> dict[str, int]:
+        return {"FORWARD": int(self.mode == "forward"), "BATCH": int(batch), "WALK_WG": self.walk_wg,
+                "TILE_W": self.tile_w, "TILE_T": self.tile_t, "UPDATE_WG": self.update_wg,
+                "REDUCE_WG": self.reduce_wg}
+
+    def _kernels(self, has_mask: bool, track: bool, shift_cost: bool) -> dict[str, Any]:
+        rt = self.rt
+        edef = {"TILE_X": self.tile, "TILE_Y": self.tile, "FORWARD": int(self.mode == "forward"),
+                "HAS_MASK": int(has_mask)}
+        k = {
+            "energy_full": rt.kernel("seam_energy", "energy_full", [None] * 3 + [I32] * 4, edef),
+            "energy_update": rt.kernel("seam_energy", "energy_update", [None] * 4 + [I32] * 5, edef),
+            "remove": rt.kernel("seam_remove", "remove_seams", [None] * 8 + [I32] * 5,
+                                {"REMOVE_WG": self.remove_wg, "SHIFT_COST": int(shift_cost),
+                                 "HAS_MASK": int(has_mask), "TRACK": int(track)}),
+        }
+        for batch in (False, True):
+            d = self._cost_defines(batch)
+            suffix = "_batch" if batch else ""
+            k["walk" + suffix] = rt.kernel("seam_cost", "cost_walk", [None] * 4 + [I32] * 3 + [None], d)
+            k["tiled" + suffix] = rt.kernel("seam_cost", "cost_tiled", [None] * 4 + [I32] * 4, d)
+            k["argmin" + suffix] = rt.kernel("seam_cost", "argmin_backtrack", [None] * 4 + [I32] * 4, d)
+            k["rows" + suffix] = rt.kernel("seam_cost", "cost_rows", [None] * 3 + [I32] * 3, d)
+        k["update"] = rt.kernel("seam_cost", "cost_update", [None] * 4 + [I32] * 3, self._cost_defines(False))
+        return k
+
+    def _table_kind(self, pitch: int) -> str:
+        fits = 8 * (pitch + 2) <= self.rt.limits.local_mem_size
+        if self.dp in ("walk", "tiled", "rows"):
+            kind = self.dp
+        elif self.cpu:
+            kind = "rows"
+        else:
+            kind = "walk" if pitch <= 4 * self.walk_wg else "tiled"
+        if kind == "rows" and self.mode == "forward":
+            kind = "walk"
+        if kind == "walk" and not fits:
+            kind = "tiled"
+        return kind
+        return "walk" if fits and pitch <= 4 * self.walk_wg else "tiled"
+
+    def _rows_grid(self, h: int, group: int) -> tuple[tuple[int], tuple[int]]:
+        """Grid for kernels with one work-item (group == 1) or one work-group per row.
+
+        One-item-per-row kernels get groups of ROWS_PER_GROUP rows: a prime height with
+        no local size would make every row its own (costly) work-group on PoCL.
+        """
+        if group == 1:
+            g = min(ROWS_PER_GROUP, int(self.rt.limits.max_work_group_size))
+            return (-(-h // g) * g,), (g,)
+        return (h * group,), (group,)
+
+    def _incremental(self) -> bool:
+        return self.dp == "update"
+
+    # -- carving ---------------------------------------------------------------------
+    def carve(self, pixels: np.ndarray, mask: np.ndarray | None, idx: np.ndarray | None,
+              plan: Callable[[int, int], int], seam_map: np.ndarray | None = None,
+              ordinal0: int = 0, until_clear: bool = False):
+        """Remove vertical seams pass by pass (same protocol as :class:`.reference.NumpyCarver`).
+
+        Returns ``(pixels, mask, idx, removed, failed)``.
+        """
+        rt, q = self.rt, self.rt.queue
+        ctx = rt.context
+        mf = cl.mem_flags
+        h, pitch = pixels.shape
+        has_mask = mask is not None
+        track = idx is not None and seam_map is not None
+        has_keep = has_mask and bool(np.any(mask == ref.KEEP))
+        incremental = self._incremental()
+        knl = self._kernels(has_mask, track, incremental)
+        drop = ref.drop_bias(h)
+
+        def buf(arr):
+            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+
+        img = buf(pixels.astype(np.uint32))
+        energy = cl.Buffer(ctx, mf.READ_WRITE, h * pitch * 4)
+        cost = cl.Buffer(ctx, mf.READ_WRITE, h * pitch * 4)
+        dummy = cl.Buffer(ctx, mf.READ_WRITE, 4)
+        mbuf = buf(mask.astype(np.uint8)) if has_mask else dummy
+        ibuf = buf(idx.astype(np.int32)) if track else dummy
+        smap = buf(seam_map.astype(np.int32)) if track else dummy
+        max_strips = max(1, pitch // 2)
+        seams = cl.Buffer(ctx, mf.READ_WRITE, max_strips * h * 4)
+        counters = buf(np.zeros(1, dtype=np.int32))  # dropped pixels removed so far
+        failed_buf = buf(np.zeros(1, dtype=np.int32))  # strips without a finite seam
+        starts = cl.Buffer(ctx, mf.READ_WRITE, pitch + 1)
+        n_drop = int(np.count_nonzero(mask == ref.REMOVE)) if has_mask else 0
+        forward = self.mode == "forward"
+        timed = self.stage_seconds is not None
+        events: list[tuple[str, Any]] = []
+
+        def run(stage, k, g, l, *args):
+            ev = k(q, g, l, *args)
+            if timed:
+                events.append((stage, ev))
+            return ev
+
+        t = self.tile
+        run("energy", knl["energy_full"], (-(-pitch // t) * t, -(-h // t) * t), (t, t),
+            img, mbuf, energy, pitch, h, pitch, drop)
+
+        def table(width: int, batch: bool) -> None:
+            suffix = "_batch" if batch else ""
+            kind = self._table_kind(pitch)
+            if kind == "rows":
+                run("cost", knl["rows" + suffix], (1,), (1,), energy, cost, starts, width, h, pitch)
+            elif kind == "walk":
+                run("cost", knl["walk" + suffix], (self.walk_wg,), (self.walk_wg,), img, energy, cost,
+                    starts, width, h, pitch, cl.LocalMemory(8 * pitch))
+            else:
+                groups = -(-width // self.tile_w)
+                for row0 in range(0, h, self.tile_t):
+                    run("cost", knl["tiled" + suffix], (groups * self.tiled_wg,), (self.tiled_wg,),
+                        img, energy, cost, starts, width, h, pitch, row0)
+
+        width = pitch
+        removed = 0
+        ordinal = ordinal0
+        failed_seen = 0
+        fresh_table = True
+        counts = np.zeros(1, dtype=np.int32)
+        fails = np.zeros(1, dtype=np.int32)
+        while True:
+            if until_clear:
+                cl.enqueue_copy(q, counts, counters)
+                if counts[0] >= n_drop:
+                    break
+                if width <= ref.MIN_SIZE:
+                    return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx,
+                                        removed, True, events)
+                strips = 1
+            else:
+                strips = plan(width, removed)
+                if strips <= 0:
+                    break
+            batch = strips > 1
+            if batch:
+                st = np.zeros(pitch + 1, dtype=np.uint8)
+                st[ref.strip_starts(width, strips)[1:]] = 1
+                cl.enqueue_copy(q, starts, st)
+            if batch or not incremental or fresh_table:
+                table(width, batch)
+                fresh_table = not incremental or batch
+            run("argmin", knl["argmin_batch" if batch else "argmin"], (strips * self.reduce_wg,),
+                (self.reduce_wg,), img, cost, seams, failed_buf,
+                width, h, pitch, strips)
+            run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg),
+                img, energy, cost, mbuf, ibuf, smap, seams, counters, strips, width, h, pitch, ordinal)
+            valid = strips
+            if has_keep and (batch or until_clear):
+                cl.enqueue_copy(q, fails, failed_buf)
+                valid = strips - (int(fails[0]) - failed_seen)
+                failed_seen = int(fails[0])
+                if valid == 0:
+                    return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx,
+                                        removed, True, events)
+            new_width = width - valid
+            if not forward:
+                run("energy", knl["energy_update"], *self._rows_grid(h, 1), img, mbuf, energy, seams, strips,
+                    new_width, h, pitch, drop)
+            if incremental and not batch:
+                run("cost", knl["update"], (self.update_wg,), (self.update_wg,), img, energy, cost, seams,
+                    new_width, h, pitch)
+            elif incremental:
+                fresh_table = True
+            width = new_width
+            removed += valid
+            ordinal += strips
+        failed = False
+        if has_keep:
+            cl.enqueue_copy(q, fails, failed_buf)
+            failed = int(fails[0]) > 0
+        return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed,
+                            events)
+
+    def _finish(self, img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed, events):
+        q = self.rt.queue
+        out = np.empty((h, pitch), dtype=np.uint32)
+        cl.enqueue_copy(q, out, img)
+        pixels = out[:, :width].copy()
+        if mask is not None:
+            m = np.empty((h, pitch), dtype=np.uint8)
+            cl.enqueue_copy(q, m, mbuf)
+            mask = m[:, :width].copy()
+        if idx is not None and seam_map is not None:
+            ix = np.empty((h, pitch), dtype=np.int32)
+            cl.enqueue_copy(q, ix, ibuf)
+            idx = ix[:, :width].copy()
+            sm = np.empty(seam_map.shape, dtype=np.int32)
+            cl.enqueue_copy(q, sm, smap)
+            seam_map[...] = sm
+        q.finish()
+        if self.stage_seconds is not None:
+            for stage, ev in events:
+                self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + (
+                    ev.profile.end - ev.profile.start) * 1e-9
+        return pixels, mask, idx, removed, failed
+
+    def insert(self, pixels: np.ndarray, dup: np.ndarray) -> np.ndarray:
+        """Enlarge: insert a blended copy after every ``dup`` pixel (see :func:`.reference.insert_seams`)."""
+        rt, q = self.rt, self.rt.queue
+        mf = cl.mem_flags
+        h, w = pixels.shape
+        k = int(dup[0].sum()) if h else 0
+        src = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
+        d = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
+        dst = cl.Buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
+        knl = rt.kernel("seam_insert", "insert_seams", [None] * 3 + [I32] * 4)
+        knl(q, *self._rows_grid(h, 1), src, d, dst, w, h, w, w + k)
+        out = np.empty((h, w + k), dtype=np.uint32)
+        cl.enqueue_copy(q, out, dst)
+        return out
