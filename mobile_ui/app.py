@@ -117,6 +117,7 @@ class InpaintApp(App):
         self.doc_name = ""
         self.job = None
         self.last_result = None
+        self.last_wall_seconds = 0.0
         self._token = 0
         self._popup = None
         self._settings: dict = {}
@@ -370,7 +371,7 @@ class InpaintApp(App):
         self.progress = 0.0
         self.editor.painting_enabled = False
         self.editor.show_original = False
-        self.editor._overlay_color.a = 0.35
+        self.editor._overlay_color.a = 0      # let the live fill show through
         self.status = "Removing…"
         fn = partial(run_inpaint, image=self.image, mask=mask.copy(), params=params,
                      on_progress=partial(self._job_progress, token), factory=self.engine)
@@ -405,9 +406,8 @@ class InpaintApp(App):
         self._finish_job()
         self._history_changed()
         st = result.stats
-        dev = f" on {st.device}" if getattr(st, "device", None) else ""
-        self.status = (f"Removed in {st.total_seconds:.2f} s ({wall:.2f} s wall) · "
-                       f"{st.iterations} iterations · {st.backend}{dev}")
+        self.last_wall_seconds = wall
+        self.status = f"Removed in {st.total_seconds:.2f} s · {st.iterations} iterations · {st.backend}"
         self._update_info()
 
     @mainthread
@@ -450,11 +450,14 @@ class InpaintApp(App):
             return
         width, height = int(width), int(height)
         h, w = self.image.shape[:2]
-        if (width, height) == (w, h):
-            return
         keep = self.editor.keep.copy() if self.editor.keep.any() else None
         drop = self.editor.mask.copy() if self.editor.mask.any() else None
-        backend = self.backend
+        if (width, height) == (w, h) and drop is None:
+            return
+        opts = {"backend": self.backend}
+        if self.backend != "numpy":
+            params = self.run_params()
+            opts.update(device=params.get("device"), profile=params.get("profile"))
         before = self.snapshot("resize")
         self._token += 1
         token = self._token
@@ -474,7 +477,7 @@ class InpaintApp(App):
                     self._resize_progress(token, min(max(frac, 0.0), 1.0))
 
             start = time.perf_counter()
-            out = resize(image, width, height, keep_mask=keep, drop_mask=drop, backend=backend, progress=progress)
+            out = resize(image, width, height, keep_mask=keep, drop_mask=drop, progress=progress, **opts)
             return out, time.perf_counter() - start
 
         self.job = self.worker.submit(job_fn, on_done=partial(self._resize_done, token, before),

@@ -1,8 +1,9 @@
-"""Popup classes; their layouts are rules in ``inpaint.kv``."""
+"""Popup and helper widget classes; their layouts are rules in ``inpaint.kv``."""
 
 from __future__ import annotations
 
-from kivy.properties import NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.popup import Popup
 
 
@@ -29,3 +30,43 @@ class ResizePopup(Popup):
 
     orig_w = NumericProperty(1)
     orig_h = NumericProperty(1)
+
+
+class CollapsibleBox(BoxLayout):
+    """A box that takes no room, draws nothing and takes no touches while ``shown`` is false.
+
+    (A ``size_hint_x`` of 0 does not do it: BoxLayout reads 0 as "no hint" and keeps the
+    last width.)
+    """
+
+    shown = BooleanProperty(True)
+
+    def __init__(self, **kwargs):
+        self._hint = 1.0
+        super().__init__(**kwargs)
+        self._apply()
+
+    def on_shown(self, *_args):
+        self._apply()
+
+    def _apply(self):
+        if self.shown:
+            self.size_hint_x = self._hint
+            self.opacity = 1
+            self.disabled = False
+        else:
+            if self.size_hint_x is not None:
+                self._hint = self.size_hint_x
+            self.size_hint_x = None
+            self.width = 0
+            self.opacity = 0
+            self.disabled = True
+
+    def on_touch_down(self, touch):
+        return super().on_touch_down(touch) if self.shown else False
+
+    def on_touch_move(self, touch):
+        return super().on_touch_move(touch) if self.shown else False
+
+    def on_touch_up(self, touch):
+        return super().on_touch_up(touch) if self.shown else False

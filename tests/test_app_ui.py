@@ -364,7 +364,10 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     try:
         tap(app.root.ids.remove_btn)
         assert app.busy
-        assert app.root.ids.cancel_btn.disabled is False
+        pump()
+        ids = app.root.ids
+        assert ids.cancel_btn.width >= 44 and ids.progress_bar.width >= 44, "progress bar and Cancel must show"
+        assert ids.remove_btn.width == 0, "Remove makes room for the progress bar"
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
         tap(app.root.ids.cancel_btn)
@@ -380,6 +383,8 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     assert not app.can_undo
     assert _Slow.threads == [app.worker.ident] and app.worker.ident != threading.get_ident()
     assert "unchanged" in app.status
+    pump()
+    assert app.root.ids.remove_btn.width >= 44 and app.root.ids.cancel_btn.width == 0
 
 
 def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
@@ -402,6 +407,31 @@ def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
         np.testing.assert_array_equal(app.image, expected.image)
     finally:
         app.backend = "numpy"
+
+
+def test_resize_with_seam_carving_is_undoable(fresh, scene):
+    seam = pytest.importorskip("inpaint.seam", reason="seam carving (inpaint.seam) is not in this build")
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    ed.mask[...] = False
+    keep = np.zeros(ed.keep.shape, bool)
+    keep[20:40, 30:45] = True
+    ed.keep[...] = keep                              # as painted with the Protect brush
+    app.has_seam = True
+    popup = app.show_resize()
+    pump()
+    assert popup.ids.width_slider.value == 72
+    app.dismiss_popup()
+    app.resize(64, 56)
+    pump_until(lambda: not app.busy, what="the resize")
+    settle(app)
+    expected = seam.resize(img, 64, 56, keep_mask=keep, backend="numpy")
+    assert app.image.shape == (56, 64, 3), app.status
+    np.testing.assert_array_equal(app.image, expected)
+    assert ed.mask.shape == (56, 64) and not ed.keep.any()
+    app.undo()
+    np.testing.assert_array_equal(app.image, img)
+    np.testing.assert_array_equal(ed.keep, keep)
 
 
 # -- messages, compare, save, settings, layout -----------------------------------------

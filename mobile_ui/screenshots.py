@@ -1,0 +1,137 @@
+"""Render the app's main states to PNG files for the docs (needs a display, e.g. Xvfb).
+
+``python -m mobile_ui.screenshots docs/screenshots`` renders a phone in portrait
+(720x1280 at density 2, saved scaled down to 360x640) and a desktop window (1280x800),
+each in its own process because Kivy fixes the screen density at import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PRESETS = {
+    # name: (width, height, density, scale of the saved file)
+    "phone": (720, 1280, 2.0, 0.5),
+    "desktop": (1280, 800, 1.0, 1.0),
+}
+
+
+def _render(preset: str, out: Path) -> None:
+    width, height, density, save_scale = PRESETS[preset]
+    os.environ["KIVY_METRICS_DENSITY"] = str(density)
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="inpaint-shots-"))
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(width))
+    Config.set("graphics", "height", str(height))
+    for name, _ in Config.items("input"):
+        Config.remove_option("input", name)
+    from kivy.base import EventLoop, runTouchApp
+    from kivy.core.window import Window
+    from PIL import Image
+
+    from .app import InpaintApp
+
+    class Slow:
+        """The real Inpainter, slowed so the half-filled state can be captured."""
+
+        def __init__(self, *a, **k):
+            from inpaint.pipeline import Inpainter
+            self._job = Inpainter(*a, **k)
+
+        def step(self):
+            time.sleep(0.02)
+            return self._job.step()
+
+        def __getattr__(self, name):
+            return getattr(self._job, name)
+
+    def pump(n=1):
+        for _ in range(n):
+            EventLoop.idle()
+
+    def until(cond, timeout=120.0):
+        end = time.monotonic() + timeout
+        while not cond() and time.monotonic() < end:
+            pump()
+
+    def shot(name):
+        pump(4)
+        tmp = Window.screenshot(name=str(out / f".{preset}-{name}-%(cnt)s.png"))
+        img = Image.open(tmp).convert("RGB")
+        if save_scale != 1.0:
+            img = img.resize((round(img.width * save_scale), round(img.height * save_scale)), Image.LANCZOS)
+        img.save(out / f"{preset}-{name}.png", optimize=True)
+        os.unlink(tmp)
+
+    from inpaint.runtime import opencl_available
+    backend = "opencl" if opencl_available() else "numpy"
+    app = InpaintApp(state_dir=tempfile.mkdtemp(prefix="inpaint-shots-state-"), catch_errors=False,
+                     case="walkingman", overrides={"backend": backend})
+    app._run_prepare()
+    runTouchApp(embedded=True)
+    pump(6)
+    ed = app.editor
+    shot("start")
+
+    # Zoomed in, painting an extra stroke with the brush outline visible.
+    ed.zoom_by(2.2, ed.width * 0.45, ed.height * 0.5)
+    ed.mask[...] = False
+    from .geometry import stamp_segment
+    stamp_segment(ed.mask, (215, 150), (240, 230), 14)
+    stamp_segment(ed.mask, (240, 230), (232, 290), 12)
+    ed.refresh_mask()
+    x, y = ed.view.image_to_widget(232, 290)
+    ed._cursor_pos = (x, y)
+    ed._update_cursor()
+    app.status = "Painting: 2 strokes"
+    app._update_info()
+    shot("painting")
+    ed._cursor_pos = None
+    ed._update_cursor()
+
+    # The fill running live, with progress and Cancel.
+    app.open_sample("walkingman")
+    pump(2)
+    app.engine = Slow
+    app.remove()
+    until(lambda: app.progress > 0.45)
+    shot("removing")
+    until(lambda: not app.busy)
+    pump(3)
+    shot("result")
+
+    app.show_settings()
+    pump(3)
+    shot("settings")
+    app.dismiss_popup()
+    app._stop()
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("out", type=Path, help="folder for the PNG files")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="render one preset in this process")
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.preset:
+        _render(args.preset, args.out)
+        return 0
+    for preset in PRESETS:
+        rc = subprocess.call([sys.executable, "-m", "mobile_ui.screenshots", str(args.out), "--preset", preset])
+        if rc:
+            return rc
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
