@@ -1,0 +1,967 @@
+"""``inpaint bench``: the pipeline's benchmark, beside the paper's Tables 2, 4 and 5-9.
+
+Modes (combine freely; with none of ``--grid/--table2/--table4/--profiles/--partitions``
+the default issue-2 benchmark runs):
+
+* default: numpy vs OpenCL (every device) at alpha = 0.05 / P = 17 and full search / P = 9,
+  with the ratio and the targets (PoCL: < 0.25 s and < 3 s on WalkingMan; issue 3's
+  per-case targets against the paper's Adreno 330 figures).
+* ``--grid``: alpha x P x device x {local, global} plus the numpy serial baseline (Tables
+  5-8), the search area per alpha, PSNR and SSIM inside the object's bounding box.
+* ``--table2``: per-stage breakdown of one run per backend/device.
+* ``--table4``: local memory per work-group of the built findBestPatch kernels.
+* ``--profiles`` / ``--partitions``: time per device profile and per host/device split.
+
+Timing: each configuration gets one untimed warm-up first (it builds the kernels; in the
+grid the warm-up of a (case, device, variant, P) is one run at alpha = 0.05, which builds
+the same programs), then ``--repeat`` timed runs.  All configurations of a table are
+interleaved inside the repeat loop (repeat 1: every cell, repeat 2: every cell, ...) so
+that a noisy, shared machine slows all of them alike; medians are reported.  The time is
+the wall time of one :func:`inpaint.pipeline.inpaint` call (set-up, all iterations,
+final read-back), kernel compilation excluded.
+
+Runs with numpy, Pillow and pyopencl only; matplotlib is optional (``--plots``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+ALPHAS = ("full", "2", "1", "0.5", "0.2", "0.05")
+PATCHES = (9, 13, 17)
+VARIANTS = ("local", "global")
+QUICK_ALPHAS = ("full", "0.05")
+QUICK_PATCHES = (9, 17)
+NUMPY_DEFAULT_ALPHAS = ("0.5", "0.05")
+
+# --- the paper's figures (shared/PAPER.md section 1) ------------------------------------------
+#: Table 5 (WalkingMan, seconds): alpha -> (search area, CPU-only, GPU no local, GPU local), P = 9/13/17.
+PAPER_TABLE5 = {
+    "full": ("512x384", (23.26, 22.48, 23.68), (20.37, 19.66, 19.15), (12.18, 11.59, 11.12)),
+    "2": ("382x384", (18.08, 16.97, 18.30), (16.32, 14.93, 14.52), (9.31, 8.82, 8.42)),
+    "1": ("234x311", (13.37, 9.91, 9.74), (8.17, 7.80, 7.61), (5.34, 4.69, 4.94)),
+    "0.5": ("156x248", (11.27, 9.80, 8.20), (5.29, 4.24, 3.95), (3.93, 2.93, 2.43)),
+    "0.2": ("109x176", (7.13, 5.20, 3.79), (2.95, 2.25, 1.90), (2.26, 1.59, 1.33)),
+    "0.05": ("86x139", (6.02, 4.73, 3.85), (2.12, 1.65, 1.45), (2.04, 1.52, 1.25)),
+}
+#: Table 9: GPU (Adreno 330) alpha = 0.05, P = 17, local memory.
+PAPER_GPU_005_17 = {"walkingman": 1.25, "river": 1.00, "divingman": 5.31, "hill": 8.79}
+#: Table 9: GPU full search, P = 9, no local memory.
+PAPER_GPU_FULL_9 = {"walkingman": 20.37, "river": 18.28, "divingman": 44.83, "hill": 248.55}
+#: CPU-only (OpenCL on the Krait CPU) full search, P = 9.
+PAPER_CPU_FULL_9 = {"walkingman": 23.26, "river": 25.94, "divingman": 64.48, "hill": 153.36}
+#: Table 4: local memory per work-group of the local-memory findBestPatch.
+PAPER_TABLE4 = {9: 1672, 13: 2952, 17: 4616}
+#: Table 2: one CPU core, WalkingMan, full search, 9x9 (seconds).
+PAPER_TABLE2 = {"grey": 0.08, "front": 0.60, "valid": 0.66, "priority": 0.45, "confidence": 0.36,
+                "ssd": 84.4, "copy": 0.46}
+
+PLOT_HINT = "install with pip install 'inpaint[plot]'"
+
+# issue 2 targets (PoCL, 512x384 with a 78x126 blob)
+ISSUE2_TARGETS = {("0.05", 17): 0.25, ("full", 9): 3.0}
+# issue 3 H200 targets
+H200_FULL_9 = 0.3
+H200_WALKINGMAN_005_17 = 0.05
+
+
+# --- small helpers -----------------------------------------------------------------------------
+def _alpha_label(alpha: Any) -> str:
+    if alpha is None or str(alpha).lower() == "full":
+        return "full"
+    v = float(alpha)
+    return f"{v:g}"
+
+
+def _alpha_arg(label: str) -> Any:
+    return "full" if label == "full" else float(label)
+
+
+def _fmt_s(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if x < 0.1:
+        return f"{x * 1000:.1f} ms"
+    return f"{x:.3f} s"
+
+
+def _fmt_num(x: float | None, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.{digits}f}"
+
+
+def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+    header = list(header)
+    align = align or "l" + "r" * (len(header) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+class Case:
+    """What the benchmark needs of a test case (loaded by name or from a folder)."""
+
+    def __init__(self, name: str, image: np.ndarray, mask: np.ndarray, truth: np.ndarray | None):
+        self.name = name
+        self.image = np.ascontiguousarray(image[..., :3])
+        self.mask = np.asarray(mask, bool)
+        self.truth = truth
+
+
+def _case_from_dir(path: Path) -> Case:
+    from PIL import Image
+
+    def load(fname: str, mode: str) -> np.ndarray:
+        with Image.open(path / fname) as img:
+            return np.asarray(img.convert(mode), dtype=np.uint8).copy()
+
+    image = load("image.png", "RGB")
+    mask = load("mask.png", "L") > 127
+    truth = load("truth.png", "RGB") if (path / "truth.png").is_file() else None
+    return Case(path.name, image, mask, truth)
+
+
+def _known_cases() -> list[str]:
+    try:
+        from .cases import case_names
+
+        return list(case_names())
+    except Exception:  # noqa: BLE001 - cases module or index missing: fall back to the paper's names
+        return ["walkingman", "river", "divingman", "hill"]
+
+
+def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
+    """``spec``: a case name, ``all``, a comma-separated list, or a folder with image/mask(/truth).png.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the valid ones).
+    """
+    names = _known_cases()
+    out: list[Case] = []
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if any(s.lower() == "all" for s in items):
+        items = names
+    for item in items:
+        path = Path(item)
+        if path.is_dir() and (path / "image.png").is_file() and (path / "mask.png").is_file():
+            out.append(_case_from_dir(path))
+            continue
+        key = item.lower()
+        if key not in names:
+            raise ValueError(f"unknown case {item!r}; valid names: {', '.join(names)}, all "
+                             "(or a folder holding image.png, mask.png and optionally truth.png)")
+        try:
+            from .cases import load_case
+
+            c = load_case(key)
+            out.append(Case(c.name, c.image, c.mask, c.truth))
+        except Exception as exc:  # noqa: BLE001 - a case not (yet) in the data set is skipped
+            notes.append(f"case {key} is not available ({exc}); skipped")
+    return out
+
+
+# --- quality ------------------------------------------------------------------------------------
+def _bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def psnr(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    """PSNR (dB, peak 255) over the RGB pixels of ``box`` = (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    a = result[y0:y1, x0:x1].astype(np.float64)
+    b = truth[y0:y1, x0:x1].astype(np.float64)
+    mse = float(np.mean((a - b) ** 2))
+    return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
+
+
+def _luma(rgb: np.ndarray) -> np.ndarray:
+    rgb = rgb.astype(np.float64)
+    return 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]
+
+
+def _gauss_valid(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    n = len(w)
+    rows = sum(w[i] * x[i:x.shape[0] - n + 1 + i, :] for i in range(n))
+    return sum(w[i] * rows[:, i:rows.shape[1] - n + 1 + i] for i in range(n))
+
+
+def ssim(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int],
+         sigma: float = 1.5, radius: int = 5) -> float:
+    """Mean SSIM (Wang et al. 2004) on the grey (BT.601 luma) image over the pixels of ``box``.
+
+    An 11x11 Gaussian window (sigma 1.5), K1 = 0.01, K2 = 0.03, L = 255.  The SSIM map is
+    evaluated at every pixel of the box with windows reaching into the surrounding image
+    (reflected at the image border), so a box thinner than the window (Hill's 10-pixel
+    strip) is still measured.
+    """
+    x0, y0, x1, y1 = box
+    r = radius
+    a = np.pad(_luma(result), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
+    b = np.pad(_luma(truth), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
+    t = np.arange(-r, r + 1, dtype=np.float64)
+    w = np.exp(-t * t / (2 * sigma * sigma))
+    w /= w.sum()
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    mu_a, mu_b = _gauss_valid(a, w), _gauss_valid(b, w)
+    saa = _gauss_valid(a * a, w) - mu_a * mu_a
+    sbb = _gauss_valid(b * b, w) - mu_b * mu_b
+    sab = _gauss_valid(a * b, w) - mu_a * mu_b
+    num = (2 * mu_a * mu_b + c1) * (2 * sab + c2)
+    den = (mu_a * mu_a + mu_b * mu_b + c1) * (saa + sbb + c2)
+    return float(np.mean(num / den))
+
+
+# --- devices and machine -----------------------------------------------------------------------
+class Dev:
+    """An OpenCL device as a spec string for ``inpaint(device=...)`` plus its description."""
+
+    def __init__(self, spec: str, device: Any):
+        self.spec = spec
+        self.name = device.name.strip()
+        self.platform = device.platform.name.strip()
+        import pyopencl as cl
+
+        self.is_gpu = bool(device.type & cl.device_type.GPU)
+        self.version = device.version.strip()
+        self.driver = device.driver_version.strip()
+        self.compute_units = int(device.max_compute_units)
+        self.local_mem = int(device.local_mem_size)
+        self.is_pocl = "portable computing language" in self.platform.lower()
+        self.is_h200 = "h200" in self.name.lower()
+
+    @property
+    def label(self) -> str:
+        kind = "GPU" if self.is_gpu else "CPU"
+        return f"{kind} {self.name} ({self.platform})"
+
+    @property
+    def short(self) -> str:
+        if self.is_pocl:
+            return "PoCL CPU" if not self.is_gpu else "PoCL GPU"
+        return ("GPU " if self.is_gpu else "CPU ") + self.name
+
+
+def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
+    """Every OpenCL device, or the one ``spec`` selects; [] (with a note) without OpenCL."""
+    from .runtime import OpenCLUnavailable, all_devices, select_device
+
+    try:
+        found = all_devices()
+    except OpenCLUnavailable as exc:
+        notes.append(f"no OpenCL device ({exc}): only the numpy backend is measured")
+        return []
+    devs = [Dev(f"{pi}:{di}", d) for pi, di, d in found]
+    if spec:
+        chosen = select_device(spec)
+        devs = [d for d, (_, _, cd) in zip(devs, found) if cd == chosen]
+    if not any(d.is_gpu for d in devs):
+        notes.append("no OpenCL GPU device: GPU columns are skipped")
+    return devs
+
+
+def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info: dict[str, Any] = {
+        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}", "numpy": np.__version__,
+        "devices": [{"spec": d.spec, "name": d.name, "platform": d.platform, "gpu": d.is_gpu,
+                     "opencl": d.version, "driver": d.driver, "compute_units": d.compute_units,
+                     "local_mem_size": d.local_mem} for d in devs],
+    }
+    try:
+        import pyopencl
+
+        info["pyopencl"] = pyopencl.VERSION_TEXT
+    except Exception:  # noqa: BLE001
+        pass
+    return info
+
+
+# --- measuring ----------------------------------------------------------------------------------
+class Job:
+    """One benchmark configuration: a case and the keyword arguments of ``inpaint``."""
+
+    def __init__(self, kind: str, case: Case, dev: Dev | None, alpha: str, patch: int,
+                 variant: str = "auto", profile: str | None = None, partition: Sequence[str] | None = None,
+                 partition_label: str | None = None):
+        self.kind, self.case, self.dev = kind, case, dev
+        self.alpha, self.patch, self.variant = alpha, patch, variant
+        self.profile, self.partition, self.partition_label = profile, partition, partition_label
+        self.times: list[float] = []
+        self.stats: Any = None
+        self.image: np.ndarray | None = None
+        self.error: str | None = None
+
+    @property
+    def backend(self) -> str:
+        return "numpy" if self.dev is None else "opencl"
+
+    @property
+    def device_label(self) -> str:
+        return "numpy (host)" if self.dev is None else self.dev.short
+
+    def kwargs(self, alpha: str | None = None) -> dict[str, Any]:
+        kw: dict[str, Any] = {"alpha": _alpha_arg(alpha or self.alpha), "patch": self.patch,
+                              "backend": self.backend}
+        if self.dev is not None:
+            kw.update(device=self.dev.spec, variant=self.variant, profile=self.profile,
+                      partition=self.partition)
+        return kw
+
+    def warm_key(self) -> tuple:
+        return (id(self.case), self.backend, self.dev.spec if self.dev else None, self.variant,
+                self.patch, self.profile, tuple(self.partition) if self.partition is not None else None)
+
+    def run_once(self) -> float:
+        from .pipeline import inpaint
+
+        t = time.perf_counter()
+        res = inpaint(self.case.image, self.case.mask, **self.kwargs())
+        dt = time.perf_counter() - t
+        if self.stats is None:
+            self.stats, self.image = res.stats, res.image
+        return dt
+
+    @property
+    def median(self) -> float:
+        return _median(self.times)
+
+    @property
+    def area(self) -> str:
+        if self.stats is None:
+            return "—"
+        x0, y0, x1, y1 = self.stats.search_area
+        return f"{x1 - x0}x{y1 - y0}"
+
+    def quality(self) -> tuple[float, float]:
+        if self.image is None or self.case.truth is None:
+            return float("nan"), float("nan")
+        box = _bbox(self.case.mask)
+        return psnr(self.image, self.case.truth, box), ssim(self.image, self.case.truth, box)
+
+    def row(self) -> dict[str, Any]:
+        p, s = self.quality()
+        st = self.stats
+        return {
+            "kind": self.kind, "case": self.case.name, "backend": self.backend,
+            "device": self.dev.name if self.dev else "host (numpy)",
+            "device_spec": self.dev.spec if self.dev else "", "variant": st.variant if st else self.variant,
+            "alpha": self.alpha, "patch": self.patch, "profile": self.profile or "",
+            "partition": self.partition_label or ("all" if self.dev else "none"),
+            "search_area": self.area, "runs": len(self.times),
+            "median_s": self.median if self.times else None,
+            "min_s": min(self.times) if self.times else None,
+            "times_s": list(self.times),
+            "iterations": st.iterations if st else None, "widened": st.widened if st else None,
+            "local_mem_bytes": st.local_mem_bytes if st else None,
+            "psnr_db": None if math.isnan(p) else (p if math.isfinite(p) else "inf"),
+            "ssim": None if math.isnan(s) else s,
+            "error": self.error or "",
+        }
+
+
+def measure(jobs: Sequence[Job], repeat: int, warm: dict[tuple, str] | None = None,
+            log: Any = sys.stderr, numpy_repeat: int | None = None) -> None:
+    """Warm up every configuration once, then time all jobs interleaved ``repeat`` times.
+
+    ``warm`` maps a warm key to the alpha its warm-up runs at (default: the job's own alpha).
+    numpy jobs get no warm-up (nothing to build) and at most ``numpy_repeat`` timed runs.
+    Errors (e.g. a profile the device cannot meet) are recorded on the job, not raised.
+    """
+    done: set[tuple] = set()
+    for job in jobs:
+        key = job.warm_key()
+        if key in done or job.dev is None:
+            continue
+        done.add(key)
+        alpha = (warm or {}).get(key, job.alpha)
+        try:
+            from .pipeline import inpaint
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                inpaint(job.case.image, job.case.mask, **job.kwargs(alpha))
+        except Exception as exc:  # noqa: BLE001 - reported per job
+            for j in jobs:
+                if j.warm_key() == key:
+                    j.error = f"{type(exc).__name__}: {exc}"
+    nrep = repeat if numpy_repeat is None else min(repeat, numpy_repeat)
+    total = sum(repeat if j.dev is not None else nrep for j in jobs if not j.error)
+    n = 0
+    t0 = time.perf_counter()
+    for r in range(repeat):
+        for job in jobs:
+            if job.error or (job.dev is None and r >= nrep):
+                continue
+            try:
+                job.times.append(job.run_once())
+            except Exception as exc:  # noqa: BLE001
+                job.error = f"{type(exc).__name__}: {exc}"
+            n += 1
+            if log is not None and log.isatty():
+                log.write(f"\rbench: {n}/{total} runs, {time.perf_counter() - t0:.0f} s")
+                log.flush()
+    if log is not None and log.isatty() and total:
+        log.write("\n")
+
+
+# --- the modes ----------------------------------------------------------------------------------
+def _verdict(value: float | None, limit: float) -> str:
+    if value is None or math.isnan(value):
+        return "not measured"
+    return "**met**" if value < limit else "**missed**"
+
+
+def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
+                      out: dict[str, Any]) -> tuple[str, list[Job]]:
+    """Issue 2: numpy vs OpenCL at (0.05, 17) and (full, 9) per case and device."""
+    configs = [("0.05", 17), ("full", 9)]
+    jobs: list[Job] = []
+    for case in cases:
+        for alpha, patch in configs:
+            if not args.no_numpy:
+                jobs.append(Job("default", case, None, alpha, patch))
+            for d in devs:
+                jobs.append(Job("default", case, d, alpha, patch, variant=args.variant))
+    measure(jobs, args.repeat, {j.warm_key(): "0.05" for j in jobs}, numpy_repeat=args.numpy_repeat)
+    out["rows"].extend(j.row() for j in jobs)
+    lines = ["## Default benchmark: numpy vs OpenCL (issue 2)", "",
+             f"Median of {args.repeat} run(s) per configuration"
+             + (f" ({min(args.repeat, args.numpy_repeat)} for numpy)" if args.numpy_repeat else "")
+             + ", wall time of one `inpaint()` call, "
+             "kernel build excluded (one untimed warm-up per configuration), configurations interleaved.", ""]
+    rows = []
+    for case in cases:
+        for alpha, patch in configs:
+            sel = [j for j in jobs if j.case is case and j.alpha == alpha and j.patch == patch]
+            ref = next((j for j in sel if j.dev is None), None)
+            for j in sel:
+                if j.error:
+                    rows.append([case.name, alpha, patch, j.device_label, "—", "—", "—", "—", "error: " + j.error])
+                    continue
+                ratio = (ref.median / j.median) if ref is not None and j.dev is not None and ref.times else None
+                rows.append([case.name, alpha, patch, j.device_label, j.stats.variant if j.stats else "",
+                             j.area, _fmt_s(j.median), (_fmt_num(ratio, 1) + "×") if ratio else "—",
+                             j.stats.iterations if j.stats else ""])
+    lines.append(_md_table(["case", "α", "P", "backend / device", "findBestPatch", "search area", "median",
+                            "speed-up vs numpy", "iterations"], rows, "lllllrrrr"))
+    lines.append("")
+    lines.append(targets_section(jobs, out))
+    return "\n".join(lines), jobs
+
+
+def _best_time(jobs: Iterable[Job], case: str, alpha: str, patch: int, pred) -> tuple[float | None, Job | None]:
+    best = None
+    for j in jobs:
+        if j.case.name == case and j.alpha == alpha and j.patch == patch and j.dev is not None \
+                and pred(j.dev) and j.times and not j.error:
+            if best is None or j.median < best.median:
+                best = j
+    return (best.median if best else None), best
+
+
+def targets_section(jobs: Sequence[Job], out: dict[str, Any]) -> str:
+    """Verdicts for every target whose cell was measured."""
+    rows = []
+    cases = sorted({j.case.name for j in jobs}, key=lambda n: list(PAPER_GPU_FULL_9).index(n)
+                   if n in PAPER_GPU_FULL_9 else 99)
+    pocl = lambda d: d.is_pocl  # noqa: E731
+    h200 = lambda d: d.is_h200  # noqa: E731
+
+    def add(label: str, value: float | None, limit: float, job: Job | None, ref: str) -> None:
+        if value is None:
+            return
+        verdict = _verdict(value, limit)
+        var = f" ({job.stats.variant})" if job is not None and job.stats else ""
+        rows.append([label, _fmt_s(value) + var, "< " + _fmt_s(limit), ref, verdict])
+        out["targets"].append({"target": label, "measured_s": value, "limit_s": limit, "reference": ref,
+                               "met": value < limit, "device": job.dev.name if job and job.dev else ""})
+
+    for name in cases:
+        if name == "walkingman":
+            for (alpha, patch), limit in ISSUE2_TARGETS.items():
+                v, j = _best_time(jobs, name, alpha, patch, pocl)
+                add(f"issue 2: walkingman α={alpha} P={patch} on PoCL", v, limit, j, "issue 2")
+        if name in PAPER_GPU_005_17:
+            v, j = _best_time(jobs, name, "0.05", 17, pocl)
+            paper = PAPER_GPU_005_17[name]
+            add(f"issue 3: {name} α=0.05 P=17 on PoCL ≥ 5× paper's Adreno 330", v, paper / 5, j,
+                f"paper {paper} s / 5")
+            v, j = _best_time(jobs, name, "full", 9, pocl)
+            paper = PAPER_GPU_FULL_9[name]
+            add(f"issue 3: {name} full P=9 on PoCL ≥ 10× paper's GPU full search", v, paper / 10, j,
+                f"paper {paper} s / 10")
+            v, j = _best_time(jobs, name, "full", 9, h200)
+            add(f"issue 3: {name} full P=9 on H200", v, H200_FULL_9, j, "issue 3")
+            if name == "walkingman":
+                v, j = _best_time(jobs, name, "0.05", 17, h200)
+                add("issue 3: walkingman α=0.05 P=17 on H200", v, H200_WALKINGMAN_005_17, j, "issue 3")
+    if not rows:
+        return "No target applies to the measured cells."
+    return "### Targets\n\n" + _md_table(["target", "measured (median)", "limit", "from", "verdict"], rows,
+                                         "lrrll")
+
+
+def grid_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
+                   out: dict[str, Any]) -> tuple[str, list[Job]]:
+    """Tables 5-8: alpha x P x device x variant, plus the numpy baseline."""
+    alphas = _list_arg(args.alphas, QUICK_ALPHAS if args.quick else ALPHAS, _alpha_label)
+    patches = _list_arg(args.patches, QUICK_PATCHES if args.quick else PATCHES, int)
+    variants = [args.variant] if args.variant in VARIANTS else list(VARIANTS)
+    jobs: list[Job] = []
+    warm: dict[tuple, str] = {}
+    for case in cases:
+        for alpha in alphas:
+            for patch in patches:
+                if not args.no_numpy and (args.numpy_all or alpha in NUMPY_DEFAULT_ALPHAS):
+                    jobs.append(Job("grid", case, None, alpha, patch))
+                for d in devs:
+                    for v in variants:
+                        jobs.append(Job("grid", case, d, alpha, patch, variant=v))
+        cheapest = "0.05" if "0.05" in alphas else alphas[-1]
+        for j in jobs:
+            if j.case is case:
+                warm[j.warm_key()] = cheapest
+    measure(jobs, args.repeat, warm, numpy_repeat=args.numpy_repeat)
+    out["rows"].extend(j.row() for j in jobs)
+    parts = [f"## Grid (Tables 5-8): median of {args.repeat} run(s)"
+             + (f" ({min(args.repeat, args.numpy_repeat)} for numpy)" if args.numpy_repeat else "")
+             + ", seconds; PSNR/SSIM inside the object's bounding box against truth.png", ""]
+    for case in cases:
+        parts.append(f"### {case.name} ({case.image.shape[1]}x{case.image.shape[0]}, object "
+                     f"{_bbox_size(case.mask)})")
+        parts.append("")
+        header = ["α", "search area (ours)"]
+        paper = case.name == "walkingman"
+        if paper:
+            header.append("search area (paper)")
+        cols: list[tuple[str, Any]] = []
+        if not args.no_numpy:
+            cols.append(("numpy", lambda j: j.dev is None))
+        for d in devs:
+            for v in variants:
+                cols.append((f"{d.short} {v}", (lambda dd, vv: lambda j: j.dev is dd and j.variant == vv)(d, v)))
+        for label, _ in cols:
+            header.append(f"{label} P=" + "/".join(str(p) for p in patches))
+        if paper:
+            header += ["paper CPU-only", "paper GPU global", "paper GPU local"]
+        header += ["PSNR dB P=" + "/".join(str(p) for p in patches), "SSIM P=" + "/".join(str(p) for p in patches)]
+        rows = []
+        for alpha in alphas:
+            cj = [j for j in jobs if j.case is case and j.alpha == alpha]
+            area = next((j.area for j in cj if j.stats is not None), "—")
+            row: list[Any] = [alpha, area]
+            if paper:
+                row.append(PAPER_TABLE5.get(alpha, ("—",))[0])
+            for _, pred in cols:
+                vals = []
+                for p in patches:
+                    j = next((j for j in cj if j.patch == p and pred(j)), None)
+                    vals.append("—" if j is None or not j.times else ("err" if j.error else f"{j.median:.3f}"))
+                row.append(" / ".join(vals))
+            if paper:
+                ref = PAPER_TABLE5.get(alpha)
+                idx = [PATCHES.index(p) if p in PATCHES else None for p in patches]
+                for col in (1, 2, 3):
+                    row.append(" / ".join("—" if ref is None or i is None else f"{ref[col][i]:.2f}" for i in idx))
+            q_p, q_s = [], []
+            for p in patches:
+                j = next((j for j in cj if j.patch == p and j.stats is not None), None)
+                a, b = j.quality() if j else (float("nan"), float("nan"))
+                q_p.append(_fmt_num(a, 2))
+                q_s.append(_fmt_num(b, 3))
+            row += [" / ".join(q_p), " / ".join(q_s)]
+            rows.append(row)
+        parts.append(_md_table(header, rows, "l" + "r" * (len(header) - 1)))
+        errs = [j for j in jobs if j.case is case and j.error]
+        for j in errs:
+            parts.append(f"\n- error: {j.device_label} {j.variant} α={j.alpha} P={j.patch}: {j.error}")
+        parts.append("")
+    parts.append(targets_section(jobs, out))
+    return "\n".join(parts), jobs
+
+
+def _bbox_size(mask: np.ndarray) -> str:
+    x0, y0, x1, y1 = _bbox(mask)
+    return f"{x1 - x0}x{y1 - y0}"
+
+
+def _list_arg(text: str | None, default: Sequence[Any], conv) -> list[Any]:
+    if not text:
+        return [conv(x) for x in default]
+    return [conv(x.strip()) for x in text.split(",") if x.strip()]
+
+
+def table2(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace, out: dict[str, Any]) -> str:
+    """Per-stage breakdown of one (warmed-up) run per backend/device."""
+    from .cli import format_stats
+
+    alpha = _alpha_label(args.alpha or "full")
+    patch = int(args.patch or 9)
+    parts = [f"## Table 2: per-stage breakdown (α={alpha}, P={patch}, one run after a warm-up)", "",
+             "Paper (one CPU core, WalkingMan, full search, 9x9, serial): 87.0 s total, "
+             "findBestPatch 84.4 s (97.0 %).", ""]
+    for case in cases:
+        jobs = ([] if args.no_numpy else [Job("table2", case, None, alpha, patch)]) + \
+               [Job("table2", case, d, alpha, patch, variant=args.variant) for d in devs]
+        measure(jobs, 1)
+        for j in jobs:
+            parts.append(f"### {case.name}: {j.device_label}")
+            parts.append("")
+            if j.error or j.stats is None:
+                parts.append(f"error: {j.error}")
+            else:
+                parts.append(format_stats(j.stats))
+                r = j.row()
+                r["stage_seconds"] = dict(j.stats.stage_seconds)
+                r["transfer_seconds"] = j.stats.transfer_seconds
+                out["table2"].append(r)
+            parts.append("")
+    return "\n".join(parts)
+
+
+def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
+    """Local memory per work-group of the built findBestPatch kernels."""
+    from .runtime import get_runtime
+    from .stages_cl import FindBestPatch
+
+    parts = ["## Table 4: local memory per work-group of findBestPatch (bytes)", ""]
+    if not devs:
+        return "\n".join(parts + ["No OpenCL device: nothing to build."])
+    rows = []
+    for d in devs:
+        rt = get_runtime(d.spec)
+        for p in PATCHES:
+            try:
+                loc = rt.work_group_info(FindBestPatch(rt, p, "local").knl)["local_mem_size"]
+            except Exception as exc:  # noqa: BLE001
+                loc = f"error: {exc}"
+            try:
+                glo = rt.work_group_info(FindBestPatch(rt, p, "global").knl)["local_mem_size"]
+            except Exception as exc:  # noqa: BLE001
+                glo = f"error: {exc}"
+            formula = FindBestPatch.local_bytes(p)
+            rows.append([d.short, f"{p}x{p}", p + 7, loc, formula, PAPER_TABLE4[p], glo,
+                         "yes" if loc == PAPER_TABLE4[p] else "no"])
+            out["table4"].append({"device": d.name, "patch": p, "local_variant_bytes": loc,
+                                  "formula_bytes": formula, "paper_bytes": PAPER_TABLE4[p],
+                                  "global_variant_bytes": glo})
+    parts.append(_md_table(["device", "patch", "window P+7", "local kernel (built)", "(P+7)²·4 + P²·4 + P²·4",
+                            "paper", "global kernel (built)", "= paper"], rows, "llrrrrrl"))
+    return "\n".join(parts)
+
+
+PARTITIONS = {
+    "all on device": None,
+    "ssd+reduce on device": ["ssd", "reduce"],
+    "ssd only on device": ["ssd"],
+    "all on host": [],
+}
+
+
+def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
+                        out: dict[str, Any]) -> str:
+    """Time per device profile and per host/device split."""
+    from .profiles import available_profiles
+
+    alpha = _alpha_label(args.alpha or "0.05")
+    patch = int(args.patch or 17)
+    jobs: list[Job] = []
+    for case in cases:
+        for d in devs:
+            if args.profiles:
+                for prof in available_profiles():
+                    jobs.append(Job("profile", case, d, alpha, patch, profile=prof, variant=args.variant))
+            if args.partitions:
+                for label, part in PARTITIONS.items():
+                    jobs.append(Job("partition", case, d, alpha, patch, partition=part,
+                                    partition_label=label, variant=args.variant))
+    measure(jobs, args.repeat)
+    out["rows"].extend(j.row() for j in jobs)
+    parts = []
+    if args.profiles:
+        rows = []
+        for j in (j for j in jobs if j.kind == "profile"):
+            rows.append([j.case.name, j.device_label, j.profile, j.stats.variant if j.stats else "—",
+                         j.stats.local_mem_bytes if j.stats else "—",
+                         ",".join(j.stats.device_stages) if j.stats else "—",
+                         "failed: " + j.error if j.error else _fmt_s(j.median)])
+        parts += [f"## Device profiles (α={alpha}, P={patch}, median of {args.repeat})", "",
+                  _md_table(["case", "device", "profile", "findBestPatch", "local B", "device stages", "median"],
+                            rows, "llllrll"), ""]
+    if args.partitions:
+        rows = []
+        for j in (j for j in jobs if j.kind == "partition"):
+            rows.append([j.case.name, j.device_label, j.partition_label,
+                         ",".join(j.stats.device_stages) if j.stats and j.stats.device_stages else "(none)",
+                         _fmt_s(j.stats.transfer_seconds) if j.stats else "—",
+                         "failed: " + j.error if j.error else _fmt_s(j.median)])
+        parts += [f"## Host/device partitions (α={alpha}, P={patch}, median of {args.repeat})", "",
+                  _md_table(["case", "device", "partition", "stages on device", "transfers", "median"],
+                            rows, "llllrr"), ""]
+    return "\n".join(parts)
+
+
+# --- outputs ------------------------------------------------------------------------------------
+def write_plots(jobs: Sequence[Job], directory: Path) -> str:
+    """Fig. 11 (time vs alpha per patch size) and Fig. 14 (local vs global) as PNGs."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return f"note: plots skipped: matplotlib is not installed ({PLOT_HINT})"
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    timed = [j for j in jobs if j.times and j.dev is not None]
+    for case in sorted({j.case.name for j in timed}):
+        cj = [j for j in timed if j.case.name == case]
+        alphas = [a for a in ALPHAS if any(j.alpha == a for j in cj)]
+        patches = sorted({j.patch for j in cj})
+        for dev in sorted({j.dev.spec for j in cj}):
+            dj = [j for j in cj if j.dev.spec == dev]
+            short = dj[0].dev.short
+            fig, ax = plt.subplots(figsize=(5, 3.5))
+            for p in patches:
+                ys = []
+                for a in alphas:
+                    m = [j.median for j in dj if j.alpha == a and j.patch == p and j.variant == "local"]
+                    ys.append(m[0] if m else float("nan"))
+                ax.plot(alphas, ys, marker="o", label=f"{p}x{p}")
+            ax.set_xlabel("α"), ax.set_ylabel("seconds"), ax.set_title(f"{case}: {short}, local memory")
+            ax.legend()
+            fig.tight_layout()
+            path = directory / f"fig11_{case}_{dev.replace(':', '-')}.png"
+            fig.savefig(path, dpi=80)
+            plt.close(fig)
+            written.append(path)
+            fig, ax = plt.subplots(figsize=(5, 3.5))
+            for p in patches:
+                for v, style in (("local", "-"), ("global", "--")):
+                    ys = []
+                    for a in alphas:
+                        m = [j.median for j in dj if j.alpha == a and j.patch == p and j.variant == v]
+                        ys.append(m[0] if m else float("nan"))
+                    ax.plot(alphas, ys, style, marker="o", label=f"{p}x{p} {v}")
+            ax.set_xlabel("α"), ax.set_ylabel("seconds"), ax.set_title(f"{case}: {short}, local vs global")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            path = directory / f"fig14_{case}_{dev.replace(':', '-')}.png"
+            fig.savefig(path, dpi=80)
+            plt.close(fig)
+            written.append(path)
+    return "plots: " + (", ".join(str(p) for p in written) if written else "nothing to plot (no OpenCL cells)")
+
+
+def contact_sheet(jobs: Sequence[Job], path: Path, height: int = 160) -> str:
+    """original | mask | result | best-patch mapping, one row per case (Pillow only)."""
+    from PIL import Image
+
+    from .cli import draw_mapping
+
+    rows = []
+    seen: dict[str, Job] = {}
+    ordered = sorted(jobs, key=lambda j: j.dev is None)  # prefer an OpenCL result
+    for pref in (("0.05", 17), None):
+        for j in ordered:
+            if j.stats is None or j.image is None or j.case.name in seen:
+                continue
+            if pref is None or (j.alpha, j.patch) == pref:
+                seen[j.case.name] = j
+    for name, j in seen.items():
+        case = j.case
+        tiles = [Image.fromarray(case.image), Image.fromarray((case.mask * 255).astype(np.uint8)).convert("RGB"),
+                 Image.fromarray(j.image), draw_mapping(j.image, j.stats.patches, j.patch)]
+        w, h = tiles[0].size
+        tw = max(1, round(w * height / h))
+        rows.append([t.resize((tw, height), Image.LANCZOS if t is not tiles[1] else Image.NEAREST) for t in tiles])
+    if not rows:
+        return "note: contact sheet skipped: no result to show"
+    gap = 4
+    width = max(sum(t.size[0] for t in r) + gap * (len(r) - 1) for r in rows)
+    sheet = Image.new("RGB", (width, len(rows) * (height + gap) - gap), (255, 255, 255))
+    for i, r in enumerate(rows):
+        x = 0
+        for t in r:
+            sheet.paste(t, (x, i * (height + gap)))
+            x += t.size[0] + gap
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fmt = "JPEG" if path.suffix.lower() in (".jpg", ".jpeg") else "PNG"
+    sheet.save(path, fmt, **({"quality": 85} if fmt == "JPEG" else {"optimize": True}))
+    labels = ", ".join(f"{n} (α={j.alpha}, P={j.patch}, {j.device_label})" for n, j in seen.items())
+    return f"contact sheet (original | mask | result | mapping): {path}: {labels}"
+
+
+CSV_FIELDS = ("kind", "case", "backend", "device", "device_spec", "variant", "alpha", "patch", "profile",
+              "partition", "search_area", "runs", "median_s", "min_s", "iterations", "widened",
+              "local_mem_bytes", "psnr_db", "ssim", "error")
+
+
+def write_csv(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+# --- command ------------------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``inpaint bench``."""
+    parser.description = ("Benchmark the pipeline beside the paper's tables. With no mode option: numpy vs "
+                          "OpenCL at alpha=0.05/P=17 and full/P=9 on walkingman (issue 2's benchmark).")
+    parser.add_argument("--case", default="walkingman",
+                        help="case name, comma-separated names, 'all', or a folder with image.png, mask.png "
+                             "(and truth.png); default walkingman")
+    parser.add_argument("--grid", action="store_true", help="Tables 5-8: alpha x P x device x local/global + numpy")
+    parser.add_argument("--table2", action="store_true", help="per-stage breakdown per backend/device")
+    parser.add_argument("--table4", action="store_true", help="local memory per work-group of the built kernels")
+    parser.add_argument("--profiles", action="store_true", help="time per device profile")
+    parser.add_argument("--partitions", action="store_true", help="time per host/device partition")
+    parser.add_argument("--quick", action="store_true",
+                        help="grid: only alpha in {full, 0.05} and P in {9, 17}")
+    parser.add_argument("--alphas", help="grid: comma-separated alphas (overrides the default/--quick list)")
+    parser.add_argument("--patches", help="grid: comma-separated patch sizes")
+    parser.add_argument("--alpha", help="alpha for --table2 (default full) and --profiles/--partitions (default 0.05)")
+    parser.add_argument("--patch", help="patch for --table2 (default 9) and --profiles/--partitions (default 17)")
+    parser.add_argument("--variant", choices=("auto", "local", "global"), default="auto",
+                        help="findBestPatch variant (grid default: both local and global)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per configuration (median; default 3)")
+    parser.add_argument("--numpy-repeat", type=int, default=None,
+                        help="at most this many timed numpy runs per cell (numpy full search is slow)")
+    parser.add_argument("--numpy-all", action="store_true",
+                        help="grid: numpy baseline in every cell (default: only alpha 0.05 and 0.5)")
+    parser.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
+    parser.add_argument("--device", help="restrict to one OpenCL device ('P:D', 'gpu', 'cpu' or part of a name)")
+    parser.add_argument("--json", metavar="FILE", help="write every measurement as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write every timed cell as CSV")
+    parser.add_argument("--plots", metavar="DIR", help="write Fig. 11/14-style plots (needs matplotlib)")
+    parser.add_argument("--contact-sheet", metavar="FILE",
+                        help="write original | mask | result | mapping per case (PNG or JPEG)")
+
+
+def _error(msg: str) -> int:
+    print(f"inpaint bench: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected benchmark modes; Markdown on stdout.  Returns the exit status."""
+    if args.repeat < 1 or (args.numpy_repeat is not None and args.numpy_repeat < 1):
+        return _error("--repeat and --numpy-repeat must be at least 1")
+    notes: list[str] = []
+    try:
+        cases = resolve_cases(args.case, notes)
+        for text, conv in ((args.alphas, _alpha_label), (args.patches, int)):
+            _list_arg(text, (), conv)
+        if args.alpha is not None:
+            _alpha_label(args.alpha)
+        if args.patch is not None:
+            int(args.patch)
+    except ValueError as exc:
+        return _error(str(exc))
+    if not cases:
+        return _error("no case could be loaded: " + "; ".join(notes))
+    from .runtime import OpenCLUnavailable
+
+    try:
+        devs = find_devices(args.device, notes)
+    except OpenCLUnavailable as exc:
+        return _error(str(exc))
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"command": "inpaint bench " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["bench"]
+                           else "inpaint bench", "machine": machine_info(devs), "repeat": args.repeat,
+                           "rows": [], "targets": [], "table2": [], "table4": [], "notes": notes}
+    m = out["machine"]
+    head = ["# inpaint bench", "",
+            f"Machine: {m['cpu']}, {m['cores']} logical cores; Python {m['python']}, numpy {m['numpy']}"
+            + (f", pyopencl {m['pyopencl']}" if "pyopencl" in m else "") + f"; {m['os']}."]
+    for d in devs:
+        head.append(f"- OpenCL device {d.spec}: {d.label}, {d.version}, driver {d.driver}, "
+                    f"{d.compute_units} compute units, {d.local_mem} B local memory")
+    sections = []
+    grid_jobs: list[Job] = []
+    default_jobs: list[Job] = []
+    any_mode = args.grid or args.table2 or args.table4 or args.profiles or args.partitions
+    try:
+        if not any_mode:
+            text, default_jobs = default_benchmark(cases, devs, args, out)
+            sections.append(text)
+        if args.grid:
+            text, grid_jobs = grid_benchmark(cases, devs, args, out)
+            sections.append(text)
+        if args.table2:
+            sections.append(table2(cases, devs, args, out))
+        if args.table4:
+            sections.append(table4(devs, out))
+        if args.profiles or args.partitions:
+            if devs:
+                sections.append(profiles_partitions(cases, devs, args, out))
+            else:
+                notes.append("--profiles/--partitions need an OpenCL device: skipped")
+    except ValueError as exc:
+        return _error(str(exc))
+    extra = []
+    all_jobs = grid_jobs + default_jobs
+    if args.plots:
+        extra.append(write_plots(grid_jobs, Path(args.plots)))
+    if args.contact_sheet:
+        if not all_jobs:  # only --table2/--table4/...: run one configuration per case
+            all_jobs = []
+            for case in cases:
+                j = Job("sheet", case, devs[0] if devs else None, "0.05", 17)
+                try:
+                    j.run_once()
+                    all_jobs.append(j)
+                except Exception as exc:  # noqa: BLE001
+                    notes.append(f"contact sheet: {case.name}: {exc}")
+        extra.append(contact_sheet(all_jobs, Path(args.contact_sheet)))
+    out["elapsed_s"] = time.perf_counter() - t0
+    text = "\n".join(head) + "\n\n" + "\n\n".join(sections)
+    if notes:
+        text += "\n\nNotes:\n" + "\n".join(f"- {n}" for n in notes)
+    if extra:
+        text += "\n\n" + "\n".join(f"- {e}" for e in extra)
+    text += f"\n\nBenchmark time: {out['elapsed_s']:.1f} s\n"
+    print(text)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str), encoding="utf-8")
+    if args.csv:
+        write_csv(out["rows"] + out["table2"], Path(args.csv))
+    return 0

@@ -1,0 +1,130 @@
+"""``inpaint bench`` on a tiny synthetic case: output structure, not speed."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import bench
+from inpaint.cli import main
+
+
+@pytest.fixture(scope="module")
+def tiny_case(tmp_path_factory):
+    """A 56x40 textured scene with a 12x12 red square on it (truth known)."""
+    folder = tmp_path_factory.mktemp("cases") / "tinycase"
+    folder.mkdir()
+    rng = np.random.default_rng(7)
+    yy, xx = np.mgrid[0:40, 0:56]
+    truth = np.stack([(xx * 4) % 256, (yy * 6) % 256, ((xx + yy) * 3) % 256], -1).astype(np.uint8)
+    truth = (truth // 2 + rng.integers(0, 60, truth.shape)).astype(np.uint8)
+    mask = np.zeros((40, 56), np.uint8)
+    mask[14:26, 20:32] = 255
+    image = truth.copy()
+    image[mask > 0] = (255, 0, 0)
+    Image.fromarray(image).save(folder / "image.png")
+    Image.fromarray(mask).save(folder / "mask.png")
+    Image.fromarray(truth).save(folder / "truth.png")
+    return folder
+
+
+def _rows(text: str, first_cell: str) -> list[list[str]]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith("| ---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] == first_cell or first_cell == "*":
+                out.append(cells)
+    return out
+
+
+def test_default_benchmark_markdown_json_csv(tiny_case, tmp_path, capsys):
+    js, cs = tmp_path / "b.json", tmp_path / "b.csv"
+    rc = main(["bench", "--case", str(tiny_case), "--repeat", "1", "--device", "cpu",
+               "--json", str(js), "--csv", str(cs)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "## Default benchmark: numpy vs OpenCL" in out
+    rows = _rows(out, "tinycase")
+    # (0.05, 17) and (full, 9), each numpy + one OpenCL device
+    assert len(rows) == 4
+    assert {r[1] for r in rows} == {"0.05", "full"} and {r[2] for r in rows} == {"17", "9"}
+    assert any(r[3].startswith("numpy") for r in rows) and any("numpy" not in r[3] for r in rows)
+    assert all(r[7].endswith("×") for r in rows if "numpy" not in r[3])  # speed-up vs numpy
+    data = json.loads(js.read_text())
+    assert {"machine", "rows", "targets", "notes", "command"} <= set(data)
+    assert len(data["rows"]) == 4 and all(r["runs"] == 1 and r["median_s"] > 0 for r in data["rows"])
+    with open(cs, newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert list(table[0]) == list(bench.CSV_FIELDS) and len(table) == 4
+
+
+def test_quick_grid_structure_and_quality(tiny_case, tmp_path, capsys):
+    js = tmp_path / "g.json"
+    rc = main(["bench", "--grid", "--quick", "--case", str(tiny_case), "--repeat", "1", "--device", "cpu",
+               "--json", str(js)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "## Grid (Tables 5-8)" in out and "### tinycase (56x40, object 12x12)" in out
+    header = next(r for r in _rows(out, "*") if r[0] == "α")
+    assert header[1] == "search area (ours)"
+    assert any("local" in h for h in header) and any("global" in h for h in header)
+    assert header[-2].startswith("PSNR") and header[-1].startswith("SSIM")
+    body = [r for r in _rows(out, "*") if r[0] in ("full", "0.05")]
+    assert [r[0] for r in body] == ["full", "0.05"]
+    assert body[0][1] == "56x40"  # full search = the whole image
+    for r in body:
+        for q in r[-2].split(" / ") + r[-1].split(" / "):
+            assert q != "—" and float(q) == pytest.approx(float(q))
+    data = json.loads(js.read_text())
+    grid = [r for r in data["rows"] if r["kind"] == "grid"]
+    # 2 alphas x 2 patches x 2 variants on one device + numpy at alpha 0.05 for both patches
+    assert len(grid) == 2 * 2 * 2 + 2
+    assert {r["alpha"] for r in grid} == {"full", "0.05"} and {r["patch"] for r in grid} == {9, 17}
+    assert all(0 <= r["ssim"] <= 1 for r in grid)
+
+
+def test_missing_matplotlib_gives_note_and_still_prints_tables(tiny_case, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    rc = main(["bench", "--grid", "--quick", "--alphas", "0.05", "--patches", "9", "--case", str(tiny_case),
+               "--repeat", "1", "--no-numpy", "--device", "cpu", "--plots", str(tmp_path / "plots")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "install with pip install 'inpaint[plot]'" in out
+    assert "## Grid (Tables 5-8)" in out and _rows(out, "0.05")
+    assert not (tmp_path / "plots").exists()
+
+
+def test_table4_and_contact_sheet(tiny_case, tmp_path, capsys):
+    sheet = tmp_path / "sheet.png"
+    rc = main(["bench", "--table4", "--case", str(tiny_case), "--device", "cpu", "--contact-sheet", str(sheet)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    rows = [r for r in _rows(out, "*") if r[1] in ("9x9", "13x13", "17x17")]
+    assert [r[5] for r in rows] == ["1672", "2952", "4616"]  # the paper's column
+    with Image.open(sheet) as img:
+        assert img.size[1] == 160 and img.size[0] > 4 * 160  # one row: four tiles
+
+
+def test_unknown_case_lists_names(capsys):
+    rc = main(["bench", "--case", "nosuchcase"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "nosuchcase" in err and "walkingman" in err and "hill" in err
+
+
+def test_psnr_ssim():
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    box = (5, 10, 35, 13)  # 3 rows: thinner than the 11x11 window, like Hill's strip
+    assert bench.psnr(a, a, box) == float("inf")
+    assert bench.ssim(a, a, box) == pytest.approx(1.0)
+    b = a.copy()
+    b[10:13, 5:35] = 255 - b[10:13, 5:35]
+    assert bench.ssim(b, a, box) < 0.5
+    assert 0 < bench.psnr(b, a, box) < 20
