@@ -1,0 +1,292 @@
+"""Seam carving (issue 6): numpy reference rules, OpenCL == numpy exactly, API and CLI."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import numpy as np
+import pytest
+
+from inpaint.resources import data_dir
+from inpaint.seam import api, resize
+from inpaint.seam import reference as ref
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _img(rng, h, w, c=3):
+    return rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+
+
+# -- tier 1: tiny hand-checked arrays ---------------------------------------------------
+def test_energy_prewitt_by_hand():
+    px = ref.pack(np.array([[[0, 0, 0], [9, 0, 0], [9, 0, 0]]], dtype=np.uint8))
+    assert ref.energy(px).tolist() == [[27, 27, 0]]
+
+
+def test_energy_masks():
+    px = ref.pack(np.zeros((3, 3, 3), np.uint8))
+    mask = np.array([[0, 1, 2]] * 3, np.uint8)
+    e = ref.energy(px, mask, drop=100)
+    assert e[:, 1].tolist() == [ref.INF] * 3 and e[:, 2].tolist() == [-100] * 3 and e[:, 0].tolist() == [0] * 3
+
+
+def _seams_for(e):
+    e = np.asarray(e, np.int32)
+    px = np.zeros(e.shape, np.uint32)
+    m = ref.cumulative_cost(px, e)
+    return m, ref.find_seams(px, m)
+
+
+def test_tie_centre_beats_right_and_smallest_last_column():
+    m, seams = _seams_for([[2, 1, 1], [0, 0, 0]])
+    assert m.tolist() == [[2, 1, 1], [1, 1, 1]]
+    assert seams.tolist() == [[1, 0]]  # last row: column 0; its parents: centre 2 > right 1
+
+
+def test_tie_left_beats_centre():
+    m, seams = _seams_for([[2, 1, 1], [5, 5, 0]])
+    assert m[1].tolist() == [6, 6, 1]
+    assert seams.tolist() == [[1, 2]]  # parents of column 2: left 1 == centre 1, left wins
+
+
+def test_strips_confine_seams():
+    assert ref.strip_starts(10, 3).tolist() == [0, 3, 6]
+    e = np.zeros((4, 6), np.int32)
+    e[:, 2] = 50
+    e[:, 3] = 50
+    e[1, 1] = 9
+    px = np.zeros(e.shape, np.uint32)
+    seams = ref.find_seams(px, ref.cumulative_cost(px, e, strips=2), strips=2)
+    assert np.all(seams[0] < 3) and np.all(seams[1] >= 3)
+
+
+def test_insert_mean_rounds_up_per_byte():
+    a, b = 0x00000000, 0x01FF0203
+    out = ref.insert_seams(np.array([[a, b]], np.uint32), np.array([[True, False]]))
+    assert out.tolist() == [[a, 0x01800102, b]]
+
+
+def test_protected_path_is_inf():
+    e = np.zeros((3, 3), np.int32)
+    e[1, :] = ref.INF
+    m, seams = _seams_for(e)
+    assert m[2].tolist() == [ref.INF] * 3 and seams.tolist() == [[-1, -1, -1]]
+
+
+# -- tier 2: OpenCL == numpy exactly -----------------------------------------------------
+@pytest.fixture
+def use_dp(monkeypatch, runtime):
+    """Force the OpenCL carver onto the test runtime with a chosen cost-table strategy."""
+    from inpaint.seam.opencl import OpenCLCarver
+
+    def force(dp):
+        monkeypatch.setattr(api, "_make_carver",
+                            lambda backend, mode, device, profile: (ref.NumpyCarver(mode) if backend == "numpy"
+                                                                    else OpenCLCarver(runtime, mode, dp=dp)))
+    return force
+
+
+CASES = [  # (h, w, target w, target h, energy, dp, batch)
+    (13, 11, 8, 13, "backward", "auto", None),
+    (37, 53, 40, 37, "backward", "rows", None),
+    (37, 53, 40, 37, "backward", "update", None),
+    (29, 41, 30, 29, "backward", "walk", None),
+    (29, 41, 30, 29, "backward", "tiled", None),
+    (31, 23, 23, 25, "forward", "auto", None),
+    (31, 23, 19, 31, "forward", "update", None),
+    (31, 23, 19, 31, "forward", "tiled", None),
+    (41, 67, 45, 41, "backward", "auto", 6),
+    (41, 67, 45, 35, "forward", "auto", 4),
+    (19, 25, 37, 23, "backward", "auto", None),   # enlarge width, shrink height
+]
+
+
+@pytest.mark.parametrize("h, w, tw, th, energy, dp, batch", CASES)
+def test_opencl_equals_numpy(h, w, tw, th, energy, dp, batch, use_dp):
+    use_dp(dp)
+    img = _img(np.random.default_rng(h * 1000 + w), h, w)
+    a, sa = resize(img, tw, th, energy=energy, batch=batch, backend="numpy", return_seams=True)
+    b, sb = resize(img, tw, th, energy=energy, batch=batch, backend="opencl", return_seams=True)
+    assert a.shape == (th, tw, 3)
+    np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dp", ["rows", "update"])
+def test_opencl_equals_numpy_with_masks(dp, use_dp):
+    use_dp(dp)
+    rng = np.random.default_rng(7)
+    img = _img(rng, 27, 45)
+    keep = np.zeros((27, 45), bool)
+    keep[5:20, 30:36] = True
+    drop = np.zeros((27, 45), bool)
+    drop[8:14, 10:13] = True
+    kw = dict(keep_mask=keep, drop_mask=drop, return_seams=True)
+    a, sa = resize(img, 40, 27, backend="numpy", **kw)
+    b, sb = resize(img, 40, 27, backend="opencl", **kw)
+    np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_array_equal(a, b)
+
+
+# -- tier 2: invariants ------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+def test_protected_pixels_survive_exactly(backend, runtime):
+    rng = np.random.default_rng(3)
+    img = _img(rng, 23, 39)
+    keep = np.zeros((23, 39), bool)
+    keep[4:19, 10:16] = True
+    out, seams = resize(img, 22, 23, keep_mask=keep, backend=backend, device=runtime.device, return_seams=True)
+    assert out.shape == (23, 22, 3)
+    assert not np.any(seams[keep])
+    removed = seams > 0
+    assert np.all(removed.sum(axis=1) == 17)
+    expected = img[~removed].reshape(23, 22, 3)  # vertical seams: rows keep their order
+    np.testing.assert_array_equal(out, expected)
+    kept_cols = np.cumsum(~removed, axis=1) - 1
+    r, c = np.nonzero(keep)
+    np.testing.assert_array_equal(out[r, kept_cols[r, c]], img[r, c])
+
+
+def test_drop_mask_removes_the_object(runtime):
+    rng = np.random.default_rng(5)
+    img = _img(rng, 25, 40) // 2  # no channel reaches 255
+    drop = np.zeros((25, 40), bool)
+    drop[6:18, 20:26] = True
+    img[drop] = (255, 0, 255)
+    out = resize(img, drop_mask=drop, restore=False, device=runtime.device)
+    assert out.shape[0] == 25 and out.shape[1] <= 40 - 6
+    assert not np.any(np.all(out == (255, 0, 255), axis=-1))
+    restored = resize(img, drop_mask=drop, device=runtime.device)
+    assert restored.shape == img.shape
+    assert not np.any(np.all(restored == (255, 0, 255), axis=-1))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+def test_enlarge_keeps_every_pixel(backend, runtime):
+    rng = np.random.default_rng(11)
+    img = _img(rng, 17, 21, 4)
+    out, seams = resize(img, 31, 17, backend=backend, device=runtime.device, return_seams=True)
+    assert out.shape == (17, 31, 4)  # one step: at most 50 % (10 seams) at once
+    dup = seams < 0
+    assert np.all(dup.sum(axis=1) == 10)
+    pos = np.arange(21)[None, :] + np.cumsum(dup, axis=1) - dup
+    rows = np.arange(17)[:, None]
+    np.testing.assert_array_equal(out[rows, pos], img)
+
+
+@pytest.mark.parametrize("tw, th, order", [(10, 20, "width-first"), (30, 12, "height-first"), (33, 31, "width-first")])
+def test_output_sizes(tw, th, order, runtime):
+    img = _img(np.random.default_rng(2), 21, 19)
+    assert resize(img, tw, th, order=order, device=runtime.device).shape == (th, tw, 3)
+    assert resize(img[..., 0], tw, th, order=order, backend="numpy").shape == (th, tw)
+
+
+def test_batch_mode_size_and_differs_little(runtime):
+    img = _img(np.random.default_rng(4), 40, 90)
+    out = resize(img, 60, 40, batch=8, device=runtime.device)
+    assert out.shape == (40, 60, 3)
+
+
+# -- bad input ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(energy="gradient"), "energy must be one of 'backward', 'forward'"),
+    (dict(order="sideways"), "order must be one of"),
+    (dict(backend="cuda"), "backend must be one of 'auto', 'opencl', 'numpy'"),
+    (dict(width=0), "width must be a positive integer"),
+    (dict(height=-3), "height must be a positive integer"),
+    (dict(width=100), "more than twice"),
+    (dict(keep_mask=np.zeros((3, 3), bool)), "keep_mask has shape"),
+    (dict(batch=0), "batch must be"),
+])
+def test_bad_options(kwargs, message):
+    img = np.zeros((10, 12, 3), np.uint8)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        resize(img, **{"backend": "numpy", **kwargs})
+
+
+def test_too_small_and_impossible_protect():
+    with pytest.raises(ValueError, match="3x3 filter"):
+        resize(np.zeros((2, 9, 3), np.uint8), 5, 2, backend="numpy")
+    keep = np.zeros((10, 12), bool)
+    keep[3, 1:11] = True
+    with pytest.raises(ValueError, match="keep_mask makes width 6 impossible"):
+        resize(np.zeros((10, 12, 3), np.uint8), 6, 10, keep_mask=keep, backend="numpy")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+def test_protect_blocking_every_seam_is_reported(backend, runtime):
+    keep = np.zeros((10, 12), bool)  # row 0 forces a seam right of 6, row 1 left of 6: no path
+    keep[0, 0:7] = True
+    keep[1, 6:12] = True
+    img = _img(np.random.default_rng(1), 10, 12)
+    with pytest.raises(ValueError, match="every remaining seam crosses"):
+        resize(img, 11, 10, keep_mask=keep, backend=backend, device=runtime.device)
+
+
+def test_every_wrapper_kernel_exists():
+    src = "".join((data_dir("kernels") / f"seam_{n}.cl").read_text() for n in ("energy", "cost", "remove", "insert"))
+    for name in ("energy_full", "energy_update", "cost_rows", "cost_walk", "cost_tiled", "cost_update",
+                 "argmin_backtrack", "remove_seams", "insert_seams"):
+        assert re.search(rf"void\s+{name}\s*\(", src), name
+    for n in ("energy", "cost", "remove", "insert"):
+        assert (data_dir("kernels") / f"seam_{n}.cl").read_text().startswith("#pragma OPENCL FP_CONTRACT OFF")
+
+
+# -- CLI ---------------------------------------------------------------------------------
+def _cli(*argv):
+    from inpaint.seam import cli
+
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    return cli.run(p.parse_args(list(argv)))
+
+
+@pytest.fixture
+def files(tmp_path):
+    from PIL import Image
+
+    rng = np.random.default_rng(9)
+    img = tmp_path / "in.png"
+    Image.fromarray(_img(rng, 20, 30)).save(img)
+    small = tmp_path / "mask_small.png"
+    Image.fromarray(np.zeros((5, 5), np.uint8)).save(small)
+    wall = np.zeros((20, 30), np.uint8)
+    wall[:, 3:27] = 255
+    wallp = tmp_path / "wall.png"
+    Image.fromarray(wall).save(wallp)
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a png")
+    return tmp_path, {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["in.png", "--width", "0"], "--width must be a positive integer"),
+    (["in.png", "--width", "61"], "more than twice"),
+    (["in.png", "--width", "20", "--protect", "mask_small.png"], "is 5x5"),
+    (["in.png", "--width", "20", "--protect", "wall.png"], "keep_mask makes width 20 impossible"),
+    (["junk.png", "--width", "20"], "not an image"),
+    (["missing.png", "--width", "20"], "does not exist"),
+    (["in.png", "--width", "20", "-o", "in.png"], "would replace the input"),
+    (["in.png", "--width", "20", "--energy", "forward", "-o", "out.xyz"], "unknown or read-only image format"),
+])
+def test_cli_bad_input_touches_nothing(argv, message, files, capsys, monkeypatch):
+    folder, before = files
+    monkeypatch.chdir(folder)
+    assert _cli(*argv, "--backend", "numpy") == 2
+    assert message in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_cli_writes_output_and_seams(files, monkeypatch, runtime):
+    from PIL import Image
+
+    folder, before = files
+    monkeypatch.chdir(folder)
+    assert _cli("in.png", "--width", "24", "--height", "18", "-o", "out.png", "--save-seams", "seams.png",
+                "--batch", "3", "--quiet") == 0
+    with Image.open(folder / "out.png") as out, Image.open(folder / "seams.png") as seams:
+        assert out.size == (24, 18) and seams.size == (30, 20)
+    assert (folder / "in.png").read_bytes() == before["in.png"]
+    assert not [p for p in folder.iterdir() if p.name.startswith(".resize-")]
