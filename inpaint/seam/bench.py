@@ -1,0 +1,271 @@
+"""Seam-carving benchmark: ours (OpenCL exact, OpenCL batch, numpy) against liblqr and ``seam-carving``.
+
+Run ``python -m inpaint.seam.bench`` (Markdown on stdout, ``--json FILE`` for the raw
+numbers).  Each case is ``HxW:SEAMS`` (remove SEAMS vertical seams from an H x W image).
+Competitors, each skipped with a note when missing:
+
+* ImageMagick ``convert in.png -liquid-rescale WxH! out.png`` (liblqr), timed as a whole
+  process, and net of a plain ``convert in.png out.png`` (process start and PNG I/O);
+* the ``seam-carving`` PyPI package (numba), in-process, after a warm-up call.
+
+Ours is timed in-process (the image already decoded), after a warm-up call that builds
+the kernels.  Repeats of all columns are interleaved, so a noisy machine slows all of
+them alike; the tables report medians.  The input is a real photo (the CC0 "coffee"
+image of scikit-image, bundled as ``coffee.jpg``, or ``--image``) resized to each case.
+
+Needs only numpy, Pillow and pyopencl: ``--ours-only --sizes 4320x7680:1`` is the run
+for a big GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+DEFAULT_SIZES = "224x320:100,853x1280:400"
+PHOTO = Path(__file__).resolve().parent / "coffee.jpg"
+
+
+def _parse_sizes(text: str) -> list[tuple[int, int, int]]:
+    cases = []
+    for part in text.split(","):
+        try:
+            hw, n = part.split(":")
+            h, w = (int(v) for v in hw.lower().split("x"))
+            n = int(n)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"size {part!r} is not HxW:SEAMS (e.g. 224x320:100)") from None
+        if h < 3 or w < 3 or not 0 < n < w:
+            raise argparse.ArgumentTypeError(f"size {part!r}: need H, W >= 3 and 0 < SEAMS < W")
+        cases.append((h, w, n))
+    return cases
+
+
+def _photo(path: str | None, h: int, w: int) -> tuple[np.ndarray, str]:
+    from PIL import Image
+
+    src = Path(path) if path else PHOTO
+    if src.exists():
+        with Image.open(src) as im:
+            return np.asarray(im.convert("RGB").resize((w, h), Image.LANCZOS)), src.name
+    rng = np.random.default_rng(0)  # fallback: smooth noise (the note says so)
+    small = rng.integers(0, 256, (max(2, h // 16), max(2, w // 16), 3), dtype=np.uint8)
+    return np.asarray(Image.fromarray(small).resize((w, h), Image.BICUBIC)), "synthetic (photo missing)"
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+class Column:
+    """One contender: a name, a setup note, and a timed call."""
+
+    def __init__(self, key: str, label: str, fn: Callable[[], float] | None, note: str = ""):
+        self.key, self.label, self.fn, self.note = key, label, fn, note
+        self.times: list[float] = []
+
+
+def _time(fn: Callable[[], Any]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _convert() -> tuple[str | None, str]:
+    exe = shutil.which("convert")
+    for cand in ("/usr/bin/convert", exe):
+        if not cand or not os.path.exists(cand):
+            continue
+        try:
+            out = subprocess.run([cand, "-version"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if "ImageMagick" not in out:
+            continue
+        cfg = subprocess.run([cand, "-list", "configure"], capture_output=True, text=True, timeout=30).stdout
+        if "lqr" not in (out + cfg):
+            return None, f"{cand} has no liblqr delegate"
+        return cand, out.splitlines()[0]
+    return None, "ImageMagick 'convert' not found (apt-get install imagemagick)"
+
+
+def _columns(args: argparse.Namespace, img: np.ndarray, n: int, tmp: Path, rt: Any, notes: list[str]) -> list[Column]:
+    from . import resize
+
+    h, w = img.shape[:2]
+    cols: list[Column] = []
+    if rt is not None:
+        from . import api
+        from .opencl import OpenCLCarver
+
+        def ours(dp: str, batch: int | None) -> float:
+            orig = api._make_carver  # the benchmark's runtime, with a chosen cost-table strategy
+            api._make_carver = lambda b, m, d, p: OpenCLCarver(rt, m, dp=dp)
+            try:
+                return _time(lambda: resize(img, w - n, h, batch=batch, backend="opencl"))
+            finally:
+                api._make_carver = orig
+
+        for dp in args.dp:
+            label = "ours OpenCL exact" + ("" if dp == "auto" else f" ({dp})")
+            cols.append(Column(f"opencl_exact_{dp}", label, lambda dp=dp: ours(dp, None)))
+        cols.append(Column("opencl_batch", f"ours OpenCL batch K={args.batch}", lambda: ours("auto", args.batch)))
+    if h * w <= args.numpy_max_pixels:
+        cols.append(Column("numpy", "ours numpy (reference)",
+                           lambda: _time(lambda: resize(img, w - n, h, backend="numpy"))))
+    else:
+        notes.append(f"numpy reference skipped for {h}x{w} (over --numpy-max-pixels)")
+    if args.ours_only:
+        return cols
+    conv, what = _convert()
+    if conv:
+        from PIL import Image
+
+        src = tmp / f"in_{h}x{w}.png"
+        Image.fromarray(img).save(src)
+        dst = tmp / "out.png"
+        cmd = [conv, str(src), "-liquid-rescale", f"{w - n}x{h}!", str(dst)]
+        base = [conv, str(src), str(dst)]
+        cols.append(Column("liblqr", "ImageMagick -liquid-rescale (process)",
+                           lambda: _time(lambda: subprocess.run(cmd, check=True, capture_output=True)),
+                           what))
+        cols.append(Column("convert_io", "convert without resize (process, I/O)",
+                           lambda: _time(lambda: subprocess.run(base, check=True, capture_output=True))))
+    else:
+        notes.append(f"liblqr column skipped: {what}")
+    try:
+        import seam_carving  # type: ignore[import-not-found]
+
+        seam_carving.resize(img[:32, :32], (28, 32))  # numba warm-up
+        cols.append(Column("seam_carving", "seam-carving (PyPI)",
+                           lambda: _time(lambda: seam_carving.resize(img, (w - n, h), energy_mode="backward",
+                                                                     order="width-first"))))
+    except ImportError:
+        notes.append("seam-carving column skipped: package not installed (pip install seam-carving)")
+    return cols
+
+
+def run_case(args: argparse.Namespace, h: int, w: int, n: int, rt: Any, notes: list[str]) -> dict[str, Any]:
+    img, source = _photo(args.image, h, w)
+    with tempfile.TemporaryDirectory(prefix="seam-bench-") as tmpdir:
+        cols = _columns(args, img, n, Path(tmpdir), rt, notes)
+        for c in cols:  # warm-up: kernel builds, caches, JIT
+            if c.key not in ("numpy", "liblqr", "convert_io", "seam_carving"):
+                c.fn()
+        for rep in range(args.repeats):
+            for c in cols:
+                if c.key in ("numpy", "seam_carving") and rep >= args.slow_repeats:
+                    continue
+                c.times.append(c.fn())
+    res = {"height": h, "width": w, "seams": n, "source": source, "columns": {}}
+    for c in cols:
+        res["columns"][c.key] = {"label": c.label, "median_s": _median(c.times), "times_s": c.times,
+                                 "note": c.note}
+    cc = res["columns"]
+    if "liblqr" in cc and "convert_io" in cc:
+        net = max(cc["liblqr"]["median_s"] - cc["convert_io"]["median_s"], 1e-9)
+        cc["liblqr_net"] = {"label": "liblqr net of I/O", "median_s": net, "times_s": [], "note": ""}
+    return res
+
+
+def _markdown(results: list[dict[str, Any]], meta: dict[str, Any], notes: list[str]) -> str:
+    lines = [f"Machine: {meta['machine']}; OpenCL device: {meta['device']}; repeats: {meta['repeats']} "
+             f"(medians)", ""]
+    for r in results:
+        cc = r["columns"]
+        lines.append(f"### {r['height']}x{r['width']} (HxW) minus {r['seams']} vertical seams ({r['source']})")
+        lines.append("")
+        ref_key = "liblqr_net" if "liblqr_net" in cc else None
+        lines.append("| contender | median | per seam | vs liblqr (process) | vs liblqr (net) |")
+        lines.append("|---|---:|---:|---:|---:|")
+        for key, c in cc.items():
+            t = c["median_s"]
+            if t is None:
+                continue
+            vs_p = f"{cc['liblqr']['median_s'] / t:.2f}x" if "liblqr" in cc else "-"
+            vs_n = f"{cc[ref_key]['median_s'] / t:.2f}x" if ref_key else "-"
+            lines.append(f"| {c['label']} | {t * 1e3:.1f} ms | {t / r['seams'] * 1e3:.3f} ms | {vs_p} | {vs_n} |")
+        lines.append("")
+    if notes:
+        lines.append("Notes: " + "; ".join(dict.fromkeys(notes)))
+    lines.append("'vs liblqr' = liblqr time / contender time (> 1: we are faster).")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the exit status."""
+    p = argparse.ArgumentParser(prog="python -m inpaint.seam.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", type=_parse_sizes, default=_parse_sizes(DEFAULT_SIZES),
+                   help=f"comma-separated HxW:SEAMS cases (default {DEFAULT_SIZES})")
+    p.add_argument("--repeats", type=int, default=5, help="timed repeats per column (default 5)")
+    p.add_argument("--slow-repeats", type=int, default=1,
+                   help="repeats for the slow columns, numpy and seam-carving (default 1)")
+    p.add_argument("--batch", type=int, default=32, help="K for the batch column (default 32)")
+    p.add_argument("--dp", default="auto", help="comma-separated cost-table strategies for the exact column: "
+                                                "auto, rows, update, walk, tiled (default auto)")
+    p.add_argument("--ours-only", action="store_true", help="skip ImageMagick and seam-carving")
+    p.add_argument("--numpy-max-pixels", type=int, default=2_000_000,
+                   help="skip the numpy reference above this many pixels (default 2e6)")
+    p.add_argument("--image", help="photo to resize into each case (default: bundled coffee.jpg)")
+    p.add_argument("--device", help="OpenCL device (see 'inpaint devices')")
+    p.add_argument("--profile", help="device profile")
+    p.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
+    args = p.parse_args(argv)
+    args.dp = [d.strip() for d in args.dp.split(",") if d.strip()]
+    from .opencl import DP_CHOICES
+
+    bad = [d for d in args.dp if d not in DP_CHOICES]
+    if bad:
+        p.error(f"--dp: unknown {', '.join(bad)}; allowed: {', '.join(DP_CHOICES)}")
+    notes: list[str] = []
+    rt = None
+    try:
+        from ..runtime import get_runtime, opencl_available
+
+        if opencl_available():
+            rt = get_runtime(device=args.device, profile=args.profile)
+        else:
+            notes.append("OpenCL columns skipped: no OpenCL device")
+    except Exception as exc:  # report and continue with the other columns
+        notes.append(f"OpenCL columns skipped: {exc}")
+    meta = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+                       f"{platform.system()} {platform.release()}",
+            "device": rt.name if rt is not None else "none", "repeats": args.repeats,
+            "command": " ".join([sys.executable, "-m", "inpaint.seam.bench"] + list(sys.argv[1:] if argv is None
+                                                                                else argv))}
+    cpu = _cpu_name()
+    if cpu:
+        meta["machine"] = f"{cpu}, {os.cpu_count()} CPUs"
+    results = [run_case(args, h, w, n, rt, notes) for h, w, n in args.sizes]
+    print(_markdown(results, meta, notes))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"meta": meta, "results": results, "notes": notes}, fh, indent=2)
+    return 0
+
+
+def _cpu_name() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
