@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -61,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=5, help="image seed (default %(default)s)")
     p.add_argument("--json", metavar="FILE", default=None, help="also write all results as JSON")
     return p
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def _median_ms(values: Sequence[float]) -> float:
@@ -121,7 +133,9 @@ def bench_case(rt: Any, shape: tuple[int, int], kind: str, repeats: int, warmup:
         "kernel_names": {"block": list(plans["block"].kernels),
                          "naive": ["row_scan_source", "transpose", "row_scan", "transpose"]},
         "config": {"block": {"group": list(plans["block"].group), "scan_parts": plans["block"].scan_parts,
-                             "scan_lines": plans["block"].scan_lines},
+                             "scan_lines": plans["block"].scan_lines,
+                             "blocks_per_item": plans["block"].blocks_per_item,
+                             "scan_cols": plans["block"].scan_cols},
                    "naive": {"tile": plans["naive"].tile, "row_group": plans["naive"].row_group}},
         "samples_s": {"wall": wall, "device": device},
     }
@@ -179,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "driver_version": rt.device.driver_version.strip(),
             "compute_units": int(rt.device.max_compute_units),
             "host": platform.platform(),
-            "host_cpu": platform.processor() or platform.machine(),
+            "host_cpu": _cpu_name(),
+            "host_cpus": os.cpu_count(),
             "python": platform.python_version(),
             "numpy": np.__version__,
             "pyopencl": ".".join(map(str, cl.VERSION)),

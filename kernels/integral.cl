@@ -4,8 +4,8 @@
  * out[y, x] = sum of term(src[y', x']) over y' <= y, x' <= x  (inclusive, same shape as src)
  *
  * The image is cut into 4x4 blocks (the last block row/column may be partial):
- *   1. block_local        one work-item per block: vector loads of 4 rows, 2-D prefix sum
- *                         inside the block (rows then columns).
+ *   1. block_local        per 4x4 block (a work-item takes one block or a run of blocks):
+ *                         vector loads of 4 rows, 2-D prefix sum inside the block.
  *   2. vertical_scan      inclusive scan, down every column, of the block edge rows
  *                         (rows 4*e + 3 of full block rows), in place.
  *   3. vertical_combine   rows 4*by .. 4*by + 2 of block row by >= 1 add the scanned edge
@@ -15,10 +15,14 @@
  *   5. horizontal_combine columns 4*bx .. 4*bx + 2 of block column bx >= 1 add the
  *                         scanned edge column 4*bx - 1: now every cell is the integral.
  *
- * The scans (2 and 4) split each line into SCAN_PARTS contiguous chunks handled by the
+ * Work splits (runtime arguments, chosen by the wrapper from the device and its limits):
+ * the per-block kernels (1, 3, 5) give `per_item` blocks along a row to each work-item
+ * (1 on GPUs; more on CPUs, where long sequential runs pay). With SCAN_PARTS > 1 (GPUs)
+ * the scans (2 and 4) split each line into SCAN_PARTS contiguous chunks handled by the
  * work-items of one work-group (chunk sums, exclusive scan of the chunk sums in local
- * memory, then a second pass that writes); SCAN_PARTS == 1 is a plain serial scan per
- * work-item with no local memory and no barrier (best on CPU devices).
+ * memory, then a second pass that writes). With SCAN_PARTS == 1 (CPUs) there is no local
+ * memory and no barrier: the vertical scan adds edge row e - 1 to edge row e over a strip
+ * of `cols` columns per work-item, the horizontal scan is one serial scan per row.
  *
  * Build-time specialisation (-D):
  *   SRC_T        source element type: uchar, int or float

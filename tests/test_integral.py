@@ -110,15 +110,16 @@ def test_block_matches_numpy(runtime, rng, shape, case):
     check(out.get(), img, kind, dtype, overflow)
 
 
-@pytest.mark.parametrize("parts", [2, 3, 8])
+@pytest.mark.parametrize("parts", [2, 3, 32])
 @pytest.mark.parametrize("shape", [(13, 11), (77, 2049), (1025, 1023), (33, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("case", [(np.uint8, np.int32, "sum"), (np.int32, np.int32, "sqsum"),
                                   (np.float32, np.float32, "sum")], ids=_ids)
 def test_chunked_scans_match_numpy(runtime, rng, shape, parts, case):
-    """The GPU path (several work-items per scanned line, local memory, barriers)."""
+    """The GPU path: several work-items per scanned line (local memory, barriers)."""
     src, dtype, kind = case
     img = make_image(rng, shape, src, kind, full_range=True)
-    plan = IntegralPlan(shape, src, kind, dtype, runtime=runtime, scan_parts=parts, group=(8, 4))
+    plan = IntegralPlan(shape, src, kind, dtype, runtime=runtime, scan_parts=parts, group=(8, 4),
+                        blocks_per_item=1)  # the GPU defaults: one block per work-item
     assert plan.scan_parts == parts
     out = sentinel_out(runtime.queue, shape, dtype)
     plan(cl_array.to_device(runtime.queue, img), out=out)
@@ -322,3 +323,20 @@ def test_box_sums_from_four_corners(runtime, h, w, seed, box):
     got = padded[r1 + 1, c1 + 1] - padded[r0, c1 + 1] - padded[r1 + 1, c0] + padded[r0, c0]
     want = img[r0:r1 + 1, c0:c1 + 1].astype(np.int64).sum()
     assert (got - want) % 2**32 == 0
+
+
+# --------------------------------------------------------------------------- benchmark module
+
+def test_benchmark_main_runs(runtime, tmp_path, capsys):
+    import json
+
+    from inpaint.integral_bench import main
+
+    path = tmp_path / "bench.json"
+    assert main(["--device", runtime.name.split(" (")[0], "--sizes", "13x11,9x4", "--kinds", "count",
+                 "--repeats", "2", "--warmup", "0", "--json", str(path)]) == 0
+    table = capsys.readouterr().out
+    assert "| 13×11 | count |" in table and "naive/block" in table
+    data = json.loads(path.read_text())
+    assert len(data["results"]) == 2 and data["meta"]["device"] == runtime.name
+    assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}
