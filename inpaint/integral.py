@@ -582,8 +582,7 @@ def integral(image: Any, kind: str = "sum", dtype: Any = np.int32, runtime: Any 
         uint8 (or bool), int32 or float32.  A device array stays on the device: the result
         is a device array and nothing is copied to or from the host (except, for int32
         sources under ``overflow='raise'``/``'promote'`` without ``max_value``, the
-        per-work-item maxima of one device max-abs reduction, when no
-        ``max_value`` is given).  Its rows must be contiguous; offsets are fine.
+        per-work-item maxima of one device max-abs reduction).  Its rows must be contiguous; offsets are fine.
     kind : {'sum', 'sqsum', 'count'}
         Integral kind.
     dtype : {np.int32, np.float32}
