@@ -81,10 +81,18 @@ def use_dp(monkeypatch, runtime):
     """Force the OpenCL carver onto the test runtime with a chosen cost-table strategy."""
     from inpaint.seam.opencl import OpenCLCarver
 
+    def make(mode, dp):
+        carver = OpenCLCarver(runtime, mode, dp=dp.removesuffix("-gpu"))
+        if dp.endswith("-gpu"):  # the GPU work-group shapes, exercised on the CPU device
+            carver.cpu = False
+            carver.remove_wg, carver.update_wg, carver.walk_wg, carver.tiled_wg = 64, 32, 64, 64
+            carver.reduce_wg = 128
+        return carver
+
     def force(dp):
         monkeypatch.setattr(api, "_make_carver",
                             lambda backend, mode, device, profile: (ref.NumpyCarver(mode) if backend == "numpy"
-                                                                    else OpenCLCarver(runtime, mode, dp=dp)))
+                                                                    else make(mode, dp)))
     return force
 
 
@@ -100,6 +108,9 @@ CASES = [  # (h, w, target w, target h, energy, dp, batch)
     (41, 67, 45, 41, "backward", "auto", 6),
     (41, 67, 45, 35, "forward", "auto", 4),
     (19, 25, 37, 23, "backward", "auto", None),   # enlarge width, shrink height
+    (37, 53, 40, 33, "backward", "update-gpu", None),  # GPU group shapes (chunked removal, parallel update)
+    (37, 53, 40, 37, "forward", "walk-gpu", None),
+    (41, 67, 45, 41, "backward", "tiled-gpu", 6),
 ]
 
 
@@ -114,7 +125,7 @@ def test_opencl_equals_numpy(h, w, tw, th, energy, dp, batch, use_dp):
     np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("dp", ["rows", "update"])
+@pytest.mark.parametrize("dp", ["rows", "update", "update-gpu"])
 def test_opencl_equals_numpy_with_masks(dp, use_dp):
     use_dp(dp)
     rng = np.random.default_rng(7)
