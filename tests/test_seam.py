@@ -301,3 +301,14 @@ def test_cli_writes_output_and_seams(files, monkeypatch, runtime):
         assert out.size == (24, 18) and seams.size == (30, 20)
     assert (folder / "in.png").read_bytes() == before["in.png"]
     assert not [p for p in folder.iterdir() if p.name.startswith(".resize-")]
+
+
+def test_local_memory_fits_the_limits(runtime):
+    from inpaint.seam.opencl import OpenCLCarver
+
+    carver = OpenCLCarver(runtime)
+    knl = carver._kernels(has_mask=True, track=True, shift_cost=True)
+    for name in ("energy_full", "tiled", "tiled_batch", "argmin"):
+        info = runtime.work_group_info(knl[name])
+        assert info["local_mem_size"] <= runtime.limits.local_mem_size, name
+    assert (carver.tile + 2) ** 2 * 4 <= runtime.limits.local_mem_size
