@@ -146,7 +146,7 @@ class InpaintApp(App):
         self.editor.bind(on_stroke_start=self._on_stroke_start, on_stroke_end=self._on_stroke_end,
                          on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info)
         Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
-                    on_dropfile=self._on_drop_file)
+                    on_drop_file=self._on_drop_file)
         return root
 
     def on_start(self):

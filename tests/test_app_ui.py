@@ -330,9 +330,13 @@ def test_second_removal_edits_the_result(fresh, scene):
 
 
 class _Slow:
-    """The real Inpainter, slowed down per step so a test can watch and cancel it."""
+    """The real Inpainter, slowed down, and held after 3 steps until ``gate`` opens.
+
+    So the test sees live progress and cancels mid-run whatever the machine's load.
+    """
 
     threads = []
+    gate = threading.Event()
 
     def __init__(self, *args, **kwargs):
         from inpaint.pipeline import Inpainter
@@ -341,7 +345,9 @@ class _Slow:
         self._job = Inpainter(*args, **kwargs)
 
     def step(self):
-        time.sleep(0.02)
+        time.sleep(0.06)                 # > the worker's 0.1 s progress interval within 2 steps
+        if self._job.iterations >= 3:
+            self.gate.wait(TIMEOUT)
         return self._job.step()
 
     def __getattr__(self, name):
@@ -353,6 +359,7 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     img, mask = scene
     app.engine = _Slow
     _Slow.threads.clear()
+    _Slow.gate.clear()
     shown = []
     ed_show = ed.show_pixels
 
@@ -370,8 +377,10 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
         assert ids.remove_btn.width == 0, "Remove makes room for the progress bar"
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
+        assert app.busy, "the run must still be held at the gate"
         tap(app.root.ids.cancel_btn)
     finally:
+        _Slow.gate.set()
         del ed.show_pixels
     assert not app.busy
     np.testing.assert_array_equal(app.image, img)
@@ -532,13 +541,16 @@ def test_layout_adapts_to_landscape(fresh, kv):
     shell = fresh.root
     ed, box = shell.editor, shell.toolbox
     assert shell.portrait and box.top <= ed.y + 1 and box.width == kv.width
+    assert shell.topbar.y >= ed.top - 1
+    assert all(shell.ids[n].height >= 48 for n in ("open_btn", "remove_btn", "clear_btn", "fit_btn"))
     try:
         kv.size = (800, 480)
         pump(3)
         assert not shell.portrait
         assert ed.right <= box.x + 1 and ed.height == pytest.approx(kv.height)
-        for btn in (shell.ids.remove_btn, shell.ids.undo_btn, shell.ids.brush_btn):
-            assert btn.height >= 44 and btn.width >= 44, "touch targets must stay large"
+        for name in ("remove_btn", "undo_btn", "settings_btn", "brush_btn", "fit_btn", "compare_btn"):
+            btn = shell.ids[name]
+            assert btn.height >= 48 and btn.width >= 48, f"{name}: touch targets must stay large (48 dp)"
     finally:
         kv.size = WINDOW
         pump(3)
