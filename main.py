@@ -1,0 +1,3 @@
+from mobile_ui.__main__ import main
+
+raise SystemExit(main())
