@@ -363,7 +363,7 @@ class Inpainter:
             self.stats.search_area = geometry.search_area(self._box, self.alpha, w, h)
             full = (0, 0, w, h)
             self._run("grey", full)
-            self._run("valid", full)
+            self._run("valid", full, self._integral_pays())
             self._buf.need(["valid"], "host")
             if not self._buf.host["valid"].any():
                 raise InputError(
@@ -419,7 +419,7 @@ class Inpainter:
         if stage == "front":
             return k["front"](b, w, h, args[0])
         if stage == "valid":
-            return k["valid"](b, w, h, self.half, args[0], self._box)
+            return k["valid"](b, w, h, self.half, args[0], self._box, *args[1:])
         if stage == "confidence":
             return k["confidence"](b, w, h, self.half, args[0])
         if stage == "priority":
@@ -430,6 +430,20 @@ class Inpainter:
         if stage == "reduce":
             return k["reduce"](b, args[0])
         return k["copy"](b, w, h, self.half, args[0], args[1])
+
+    def _integral_pays(self) -> bool:
+        """Whether the first, whole-image stage 3 should count from an integral image.
+
+        Measured on PoCL (docs/BENCHMARKS.md): rebuilding the count-integral costs about
+        4 ns per image pixel, the direct count about 0.25 ns per window pixel it visits (only
+        windows that meet the object's box are visited).  Per-iteration updates touch a
+        few windows around the copied patch, where the direct count is 10-30x faster, so
+        they always count directly.
+        """
+        x0, y0, x1, y1 = self._box
+        side = self.patch
+        direct = (x1 - x0 + side) * (y1 - y0 + side) * side * side
+        return direct > 16 * self.width * self.height
 
     def _collect_events(self, finish: bool = False) -> None:
         if finish and self._events:

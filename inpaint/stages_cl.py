@@ -64,17 +64,41 @@ class Front:
 
 
 class Valid:
-    """Stage 3 (``kernels/valid.cl``)."""
+    """Stage 3 (``kernels/valid.cl``): valid source-patch centres.
+
+    Two ways to count the target pixels under each window: directly (``mark_valid``, which
+    skips windows that miss the object's box), or in O(1) from a count-integral of the
+    target mask built by :class:`inpaint.integral.IntegralPlan` (``mark_valid_sat``).
+    ``use_integral`` picks the second.
+    """
 
     def __init__(self, rt: Runtime):
         self.rt = rt
         self.knl = rt.kernel("valid", "mark_valid", [None, None] + [I32] * 11)
+        self.knl_sat = rt.kernel("valid", "mark_valid_sat", [None, None] + [I32] * 7)
+        self._plan = None
+        self._sat = None
 
-    def __call__(self, b, width, height, half, rect, bbox):
+    def __call__(self, b, width, height, half, rect, bbox, use_integral: bool = False):
         size, args = _rect_args(rect)
+        if use_integral:
+            return self._with_integral(b, width, height, half, size, args)
         bx0, by0, bx1, by1 = bbox
         return self.knl(self.rt.queue, size, TILE, b["unknown"], b["valid"], I32(width), I32(height),
                         I32(half), *args, I32(bx0), I32(by0), I32(bx1), I32(by1))
+
+    def _with_integral(self, b, width, height, half, size, args):
+        import pyopencl.array as cl_array
+
+        from .integral import IntegralPlan
+
+        if self._plan is None or self._plan.shape != (height, width):
+            self._plan = IntegralPlan((height, width), np.uint8, "count", np.int32, runtime=self.rt)
+            self._sat = cl_array.empty(self.rt.queue, (height, width), np.int32)
+        mask = cl_array.Array(self.rt.queue, (height, width), np.uint8, data=b["unknown"])
+        self._plan(mask, out=self._sat)
+        return self.knl_sat(self.rt.queue, size, TILE, self._sat.data, b["valid"], I32(width), I32(height),
+                            I32(half), *args)
 
 
 class Confidence:

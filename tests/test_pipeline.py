@@ -200,3 +200,14 @@ def test_local_memory_matches_table_4(runtime, patch, table4):
 def test_global_variant_uses_no_local_memory(runtime):
     fb = FindBestPatch(runtime, 17, "global")
     assert runtime.work_group_info(fb.knl)["local_mem_size"] <= 64
+
+
+def test_stage3_counts_from_the_integral_for_big_objects(rng):
+    img = scene(rng, 60, 70)
+    mask = blob(60, 70, 30, 35, 22, 26)          # a big object: the integral pays
+    job = Inpainter(img, mask, patch=9, alpha=0.2, backend="opencl")
+    assert job._integral_pays()
+    small = Inpainter(img, blob(60, 70, 30, 35, 2, 2), patch=3, backend="opencl")
+    assert not small._integral_pays()
+    a = inpaint(img, mask, patch=9, alpha=0.2, backend="numpy")
+    assert job.run().image.tobytes() == a.image.tobytes()

@@ -245,3 +245,16 @@ def test_copy(runtime, rng, patch):
         assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
     assert not want["unknown"][max(target[0] - half, 0):target[0] + half + 1,
                                max(target[1] - half, 0):target[1] + half + 1].any()
+
+
+@pytest.mark.parametrize("shape", [(13, 11), (40, 77), (77, 130)])
+@pytest.mark.parametrize("half", [1, 4, 8])
+def test_valid_from_the_integral_image(runtime, rng, shape, half):
+    h, w = shape
+    st = frozen_state(rng, h, w, half)
+    for rect in [(0, 0, w, h), (3, 2, w - 4, h - 1)]:
+        want = np.full((h, w), 5, np.uint8)
+        reference.valid(st["unknown"], want, rect, half)
+        b = to_device(runtime, st, {"valid": 5})
+        stages_cl.Valid(runtime)(b, w, h, half, rect, (0, 0, w, h), use_integral=True)
+        np.testing.assert_array_equal(read(runtime, b["valid"], st["valid"]), want)
