@@ -11,7 +11,7 @@ Inputs (not committed; fetch them like this)::
     dpkg -x lomiri-wallpapers-16.04_*_all.deb l16 && dpkg -x lomiri-wallpapers-20.04_*_all.deb l20
     pip download --no-deps scikit-image==0.26.0 -d skw && (cd skw && unzip -q *.whl 'skimage/data/*')
 
-    python datasets/build_cases.py \\
+    python tools/build_cases.py \\
         --lomiri-16 /tmp/l16/usr/share/backgrounds \\
         --lomiri-20 /tmp/l20/usr/share/backgrounds \\
         --skimage-data /tmp/skw/skimage/data \\
@@ -348,7 +348,7 @@ def main(argv=None) -> None:
                     help="usr/share/backgrounds of lomiri-wallpapers-20.04")
     ap.add_argument("--skimage-data", type=Path, required=True,
                     help="skimage/data of the scikit-image wheel")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "datasets")
     ap.add_argument("--only", nargs="*", default=list(CASES))
     a = ap.parse_args(argv)
     # placements (top-left of the object's support) chosen by eye
