@@ -243,6 +243,8 @@ def save_image(img: Image.Image, path: "str | os.PathLike[str]", *, exif: Any = 
     try:
         with os.fdopen(fd, "wb") as fh:
             img.save(fh, format=fmt, **kwargs)
+            fh.flush()
+            os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
         os.replace(tmp, path)
     except BaseException:
         try:

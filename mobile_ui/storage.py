@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -142,28 +141,11 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
             raise FileExistsError(f"{dest} already exists; choose another name or tick 'replace existing file'")
     if not dest.parent.is_dir():
         raise FileNotFoundError(f"folder {dest.parent} does not exist")
-    kwargs: dict = {}
-    if exif:
-        kwargs["exif"] = exif
-    if icc_profile:
-        kwargs["icc_profile"] = icc_profile
-    if fmt == "JPEG":
-        kwargs.update(quality=int(quality), subsampling=0 if quality >= 90 else 2)
-    else:
-        kwargs["optimize"] = False
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.stem}.", suffix=dest.suffix + ".part", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            Image.fromarray(np.ascontiguousarray(arr), "RGB").save(fh, format=fmt, **kwargs)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from inpaint.imageio import save_image
+
+    # Shared atomic writer: temp file in the folder, fsync, then os.replace.
+    save_image(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest, exif=exif or None,
+               icc_profile=icc_profile, quality=int(quality))
     return dest
 
 

@@ -6,9 +6,7 @@ Exit status: 0 done, 2 bad input (nothing written), 3 OpenCL unavailable.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -95,23 +93,6 @@ def _format_for(path: str) -> str:
     return fmt
 
 
-def _save_atomic(img: Any, path: str, fmt: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".resize-", suffix=Path(path).suffix, dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if fmt == "JPEG" and img.mode not in ("RGB", "L"):
-                img = img.convert("RGB")
-            img.save(fh, format=fmt)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
     pic = original[..., :3].copy() if original.ndim == 3 else np.repeat(original[..., None], 3, axis=2)
     pic[seams > 0] = (255, 0, 0)
@@ -124,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from PIL import Image
 
     from . import api
+    from ..imageio import save_image
     from ..runtime import OpenCLUnavailable
 
     def fail(msg: str, code: int = 2) -> int:
@@ -143,8 +125,9 @@ def run(args: argparse.Namespace) -> int:
                     raise _BadInput(f"output {target!r} would replace the input {i!r}; pass --force to allow it")
         if args.save_seams and _same(args.save_seams, out):
             raise _BadInput("--save-seams and the output are the same file")
-        fmt = _format_for(out)
-        seams_fmt = _format_for(args.save_seams) if args.save_seams else None
+        _format_for(out)  # refuse an unknown output format before any work
+        if args.save_seams:
+            _format_for(args.save_seams)
         for name in ("width", "height"):
             v = getattr(args, name)
             if v is not None and v <= 0:
@@ -193,9 +176,9 @@ def run(args: argparse.Namespace) -> int:
     if grey:
         pic = pic.convert("L")
     try:
-        _save_atomic(pic, out, fmt)
+        save_image(pic, out)
         if seam_map is not None:
-            _save_atomic(Image.fromarray(_seam_picture(arr, seam_map)), args.save_seams, seams_fmt)
+            save_image(Image.fromarray(_seam_picture(arr, seam_map)), args.save_seams)
     except OSError as exc:
         return fail(f"cannot write the output: {exc}")
     if not args.quiet:
