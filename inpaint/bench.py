@@ -294,7 +294,12 @@ def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
                 break
     except OSError:
         pass
+    try:
+        load = os.getloadavg()
+    except (OSError, AttributeError):
+        load = None
     info: dict[str, Any] = {
+        "load_average_at_start": load,
         "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
         "os": f"{platform.system()} {platform.release()}", "numpy": np.__version__,
         "devices": [{"spec": d.spec, "name": d.name, "platform": d.platform, "gpu": d.is_gpu,
@@ -470,14 +475,16 @@ def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse
             ref = next((j for j in sel if j.dev is None), None)
             for j in sel:
                 if j.error:
-                    rows.append([case.name, alpha, patch, j.device_label, "—", "—", "—", "—", "error: " + j.error])
+                    rows.append([case.name, alpha, patch, j.device_label, "—", "—", "—", "—", "—",
+                                 "error: " + j.error])
                     continue
                 ratio = (ref.median / j.median) if ref is not None and j.dev is not None and ref.times else None
                 rows.append([case.name, alpha, patch, j.device_label, j.stats.variant if j.stats else "",
-                             j.area, _fmt_s(j.median), (_fmt_num(ratio, 1) + "×") if ratio else "—",
+                             j.area, _fmt_s(j.median), _fmt_s(min(j.times)) if j.times else "—",
+                             (_fmt_num(ratio, 1) + "×") if ratio else "—",
                              j.stats.iterations if j.stats else ""])
     lines.append(_md_table(["case", "α", "P", "backend / device", "findBestPatch", "search area", "median",
-                            "speed-up vs numpy", "iterations"], rows, "lllllrrrr"))
+                            "min", "speed-up vs numpy (medians)", "iterations"], rows, "lllllrrrrr"))
     lines.append("")
     lines.append(targets_section(jobs, out))
     return "\n".join(lines), jobs
@@ -606,6 +613,12 @@ def grid_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Na
             row += [" / ".join(q_p), " / ".join(q_s)]
             rows.append(row)
         parts.append(_md_table(header, rows, "l" + "r" * (len(header) - 1)))
+        wid = sorted({(j.alpha, j.patch, j.stats.widened, j.stats.iterations) for j in jobs
+                      if j.case is case and j.stats is not None and j.stats.widened},
+                     key=lambda t: (ALPHAS.index(t[0]) if t[0] in ALPHAS else 99, t[1]))
+        if wid:
+            parts.append("\nSearch area widened (no valid candidate inside it): " + "; ".join(
+                f"α={a} P={p}: {w} of {n} iterations" for a, p, w, n in wid))
         errs = [j for j in jobs if j.case is case and j.error]
         for j in errs:
             parts.append(f"\n- error: {j.device_label} {j.variant} α={j.alpha} P={j.patch}: {j.error}")
@@ -952,12 +965,21 @@ def run(args: argparse.Namespace) -> int:
                     notes.append(f"contact sheet: {case.name}: {exc}")
         extra.append(contact_sheet(all_jobs, Path(args.contact_sheet)))
     out["elapsed_s"] = time.perf_counter() - t0
+    try:
+        m["load_average_at_end"] = os.getloadavg()
+    except (OSError, AttributeError):
+        m["load_average_at_end"] = None
     text = "\n".join(head) + "\n\n" + "\n\n".join(sections)
     if notes:
         text += "\n\nNotes:\n" + "\n".join(f"- {n}" for n in notes)
     if extra:
         text += "\n\n" + "\n".join(f"- {e}" for e in extra)
-    text += f"\n\nBenchmark time: {out['elapsed_s']:.1f} s\n"
+    text += f"\n\nBenchmark time: {out['elapsed_s']:.1f} s"
+    loads = [m.get("load_average_at_start"), m.get("load_average_at_end")]
+    if all(loads):
+        text += ("; load average (1/5/15 min) at start " + "/".join(f"{x:.2f}" for x in loads[0])
+                 + ", at end " + "/".join(f"{x:.2f}" for x in loads[1]))
+    text += "\n"
     print(text)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,7 @@ def test_default_benchmark_markdown_json_csv(tiny_case, tmp_path, capsys):
     assert len(rows) == 4
     assert {r[1] for r in rows} == {"0.05", "full"} and {r[2] for r in rows} == {"17", "9"}
     assert any(r[3].startswith("numpy") for r in rows) and any("numpy" not in r[3] for r in rows)
-    assert all(r[7].endswith("×") for r in rows if "numpy" not in r[3])  # speed-up vs numpy
+    assert all(r[8].endswith("×") for r in rows if "numpy" not in r[3])  # speed-up vs numpy
     data = json.loads(js.read_text())
     assert {"machine", "rows", "targets", "notes", "command"} <= set(data)
     assert len(data["rows"]) == 4 and all(r["runs"] == 1 and r["median_s"] > 0 for r in data["rows"])
