@@ -211,3 +211,12 @@ def test_stage3_counts_from_the_integral_for_big_objects(rng):
     assert not small._integral_pays()
     a = inpaint(img, mask, patch=9, alpha=0.2, backend="numpy")
     assert job.run().image.tobytes() == a.image.tobytes()
+
+
+def test_transfer_time_excludes_kernel_time(rng):
+    img = scene(rng, 64, 80)
+    mask = blob(64, 80, 32, 40, 10, 12)
+    res = inpaint(img, mask, alpha="full", patch=7, backend="opencl")
+    s = res.stats
+    # Device stage times plus transfers cannot exceed the wall time they all happened in.
+    assert sum(s.stage_seconds.values()) + s.transfer_seconds <= s.total_seconds * 1.05 + 1e-3
