@@ -219,6 +219,16 @@ def convert_for(img: Image.Image, fmt: str) -> tuple[Image.Image, str | None]:
     return target, note
 
 
+def _target_mode(path: Path) -> int:
+    """The mode a replaced file keeps, or 0666 minus the umask for a new one."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def save_image(img: Image.Image, path: "str | os.PathLike[str]", *, exif: Any = None,
                icc_profile: bytes | None = None, quality: int = 95) -> str | None:
     """Write ``img`` to ``path`` atomically; return a note when the format lost something.
@@ -245,6 +255,7 @@ def save_image(img: Image.Image, path: "str | os.PathLike[str]", *, exif: Any = 
             img.save(fh, format=fmt, **kwargs)
             fh.flush()
             os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
+        os.chmod(tmp, _target_mode(path))  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, path)
     except BaseException:
         try:

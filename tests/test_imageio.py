@@ -466,3 +466,25 @@ def test_save_replaces_atomically(tmp_path, rgb):
         np.testing.assert_array_equal(np.asarray(back), rgb)
     assert [p.name for p in tmp_path.iterdir()] == ["out.png"]
     assert not any(name.endswith(".tmp") for name in os.listdir(tmp_path))
+
+
+def test_saved_files_get_normal_permissions(tmp_path):
+    import os
+    import stat
+
+    from PIL import Image
+
+    from inpaint.imageio import save_image
+
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "new.png"
+        save_image(Image.new("RGB", (4, 4)), out)
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        kept = tmp_path / "kept.png"
+        kept.write_bytes(b"x")
+        kept.chmod(0o640)
+        save_image(Image.new("RGB", (4, 4)), kept)
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
