@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 import time
 import warnings
@@ -13,6 +12,7 @@ from typing import Any, Sequence
 
 from .errors import InputError
 from .profiles import STAGES, ProfileError
+from .imageio import same_file as _same_file
 
 # subcommand -> module providing add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
@@ -72,12 +72,6 @@ def _error(msg: str, code: int = 2) -> int:
     return code
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-    
 
 def _parse_partition(text: str | None) -> list[str] | None:
     if text is None:

@@ -219,6 +219,14 @@ def convert_for(img: Image.Image, fmt: str) -> tuple[Image.Image, str | None]:
     return target, note
 
 
+def same_file(a: "str | os.PathLike[str]", b: "str | os.PathLike[str]") -> bool:
+    """Whether two existing paths name the same file (links and ``..`` included)."""
+    try:
+        return Path(a).exists() and Path(b).exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _target_mode(path: Path) -> int:
     """The mode a replaced file keeps, or 0666 minus the umask for a new one."""
     try:

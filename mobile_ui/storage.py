@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
+from inpaint.imageio import same_file as _same_file
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -85,11 +86,6 @@ def load_mask(path: "str | os.PathLike[str]", shape: tuple[int, int]) -> np.ndar
     return m
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: bytes | None = None,
