@@ -65,18 +65,27 @@ inline int first_row(__global const uint *img, __global const int *energy, int c
 #endif
 }
 
-/* M(r, c) from the previous row's costs ml, mu, mr (NONE where the neighbour is absent). */
-inline int cell(__global const uint *img, __global const int *energy, int r, int c,
-                int width, int pitch, int ml, int mu, int mr)
+/* M(r, c) from its energy e and the previous row's costs ml, mu, mr (NONE where the neighbour
+ * is absent); *which = -1, 0 or 1: the parent chosen (left wins ties, then the centre). */
+inline int cell_e(__global const uint *img, int e, int r, int c, int width, int pitch,
+                  int ml, int mu, int mr, int *which)
 {
     int cl = 0, cu = 0, cr = 0;
 #if FORWARD
     forward_costs(img, r, c, width, pitch, &cl, &cu, &cr);
 #endif
     int best = ml == NONE ? NONE : ml + cl;
-    if (mu + cu < best) best = mu + cu;
-    if (mr != NONE && mr + cr < best) best = mr + cr;
-    return saturate(energy[r * pitch + c], best);
+    *which = -1;
+    if (mu + cu < best) { best = mu + cu; *which = 0; }
+    if (mr != NONE && mr + cr < best) { best = mr + cr; *which = 1; }
+    return saturate(e, best);
+}
+
+inline int cell(__global const uint *img, __global const int *energy, int r, int c,
+                int width, int pitch, int ml, int mu, int mr)
+{
+    int which;
+    return cell_e(img, energy[r * pitch + c], r, c, width, pitch, ml, mu, mr, &which);
 }
 
 inline int has_left(__global const uchar *starts, int c)
@@ -159,48 +168,59 @@ void cost_rows(__global const int *restrict energy, __global int *restrict cost,
     }
 }
 
-/* TILE_T rows [row0, row0 + TILE_T) of the table; one work-group per strip of TILE_W
- * columns plus TILE_T halo columns each side, recomputed redundantly: an error entering
- * at the edge of the extended strip moves one column per row, so after TILE_T rows the
- * centre is still exact.  Launched ceil(height / TILE_T) times. */
-__kernel void cost_tiled(__global const uint *img, __global const int *energy, __global int *cost,
-                         __global const uchar *starts, int width, int height, int pitch, int row0)
+/* Rows [row0, row0 + TILE_T) of the table (the row strip s = row0 / TILE_T); launched once
+ * per row strip.  One work-group per TILE_W columns plus TILE_T halo columns each side,
+ * recomputed redundantly: an error entering at the edge of the extended strip moves one
+ * column per row, so after TILE_T rows the centre is still exact.  One work-item per
+ * column: its TILE_T energies are loaded into registers before the walk (all loads in
+ * flight at once), so the walk itself waits only on barriers, not on memory.
+ *
+ * entry[s * pitch + c] receives, for each centre column c, the column in row row0 that the
+ * cheapest path ending at (last row of the strip, c) passes through (parents chosen by the
+ * backtrack's rule), so argmin_backtrack_strips jumps a whole strip per step. */
+#define TILE_N (TILE_W + 2 * TILE_T)
+__kernel __attribute__((reqd_work_group_size(TILE_N, 1, 1)))
+void cost_tiled(__global const uint *img, __global const int *energy, __global int *cost,
+                __global int *entry, __global const uchar *starts, int width, int height, int pitch,
+                int row0)
 {
-    __local int rows[2][TILE_W + 2 * TILE_T];
-    const int lid = get_local_id(0), wg = get_local_size(0);
-    const int n = TILE_W + 2 * TILE_T;
-    const int x0 = get_group_id(0) * TILE_W - TILE_T;
-    const int rend = MIN2(row0 + TILE_T, height);
-    int p = 0, r = row0;
-    if (row0 == 0) {
-        for (int i = lid; i < n; i += wg) {
-            const int c = x0 + i;
-            if (c >= 0 && c < width) {
-                const int v = first_row(img, energy, c, width);
-                rows[0][i] = v;
-                if (i >= TILE_T && i < TILE_T + TILE_W) cost[c] = v;
-            }
-        }
-        r = 1;
-    } else {
-        for (int i = lid; i < n; i += wg) {
-            const int c = x0 + i;
-            if (c >= 0 && c < width) rows[0][i] = cost[(row0 - 1) * pitch + c];
-        }
-    }
+    __local int val[2][TILE_N];
+    __local int org[2][TILE_N];
+    const int i = get_local_id(0);
+    const int c = (int)get_group_id(0) * TILE_W - TILE_T + i;
+    const int in = c >= 0 && c < width;
+    const int centre = in && i >= TILE_T && i < TILE_T + TILE_W;
+    const int left = in && i > 0 && has_left(starts, c);
+    const int right = in && i + 1 < TILE_N && has_right(starts, c, width);
+    int e[TILE_T];
+#pragma unroll
+    for (int t = 0; t < TILE_T; ++t)
+        e[t] = (in && row0 + t < height) ? energy[(row0 + t) * pitch + c] : 0;
+    if (row0 > 0) val[1][i] = in ? cost[(row0 - 1) * pitch + c] : NONE;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (; r < rend; ++r) {
-        for (int i = lid; i < n; i += wg) {
-            const int c = x0 + i;
-            if (c < 0 || c >= width) continue;
-            const int ml = (i > 0 && has_left(starts, c)) ? rows[p][i - 1] : NONE;
-            const int mr = (i + 1 < n && has_right(starts, c, width)) ? rows[p][i + 1] : NONE;
-            const int v = cell(img, energy, r, c, width, pitch, ml, rows[p][i], mr);
-            rows[1 - p][i] = v;
-            if (i >= TILE_T && i < TILE_T + TILE_W) cost[r * pitch + c] = v;
+#pragma unroll
+    for (int t = 0; t < TILE_T; ++t) {
+        const int r = row0 + t, p = (t + 1) & 1;   /* row r - 1 is in val[p] */
+        int v = NONE, o = c;
+        if (in && r < height) {
+            if (r == 0) {
+#if FORWARD
+                v = saturate(e[t], diff3(img[MIN2(c + 1, width - 1)], img[MAX2(c - 1, 0)]));
+#else
+                v = e[t];
+#endif
+            } else {
+                int which;
+                v = cell_e(img, e[t], r, c, width, pitch, left ? val[p][i - 1] : NONE, val[p][i],
+                           right ? val[p][i + 1] : NONE, &which);
+                if (t > 0) o = org[p][i + which];
+            }
+            if (centre) cost[r * pitch + c] = v;
+            if (centre && (t == TILE_T - 1 || r == height - 1)) entry[(row0 / TILE_T) * pitch + c] = o;
         }
+        val[1 - p][i] = v;
+        org[1 - p][i] = o;
         barrier(CLK_LOCAL_MEM_FENCE);
-        p = 1 - p;
     }
 }
 
@@ -263,19 +283,10 @@ void cost_update(__global const uint *img, __global const int *energy, __global 
     }
 }
 
-/* One work-group per strip (one strip in exact mode): the minimum of the strip's last row
- * (smallest column on ties), then work-item 0 walks back up.  seams[j * height + r] gets
- * strip j's column in row r, or -1 in every row when every path crosses a protected pixel;
- * failed[0] counts those strips. */
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void argmin_backtrack(__global const uint *img, __global const int *cost, __global int *seams,
-                      __global int *failed, int width, int height, int pitch, int nstrips)
+/* Strip [lo, hi)'s minimum of the last row (smallest column on ties) into val[0], col[0]. */
+inline void last_row_min(__global const int *last, int lo, int hi, __local int *val, __local int *col)
 {
-    __local int val[REDUCE_WG];
-    __local int col[REDUCE_WG];
-    const int j = get_group_id(0), lid = get_local_id(0);
-    const int lo = (int)(((long)j * width) / nstrips), hi = (int)(((long)(j + 1) * width) / nstrips);
-    __global const int *last = cost + (height - 1) * pitch;
+    const int lid = get_local_id(0);
     int bv = NONE, bc = NONE;
     for (int c = lo + lid; c < hi; c += REDUCE_WG) {
         const int v = last[c];
@@ -291,6 +302,37 @@ void argmin_backtrack(__global const uint *img, __global const int *cost, __glob
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
+/* The column in row r - 1 that the DP chose as the parent of (r, c) in strip [lo, hi):
+ * the same three candidates and tie rule as cell_e. */
+inline int parent(__global const uint *img, __global const int *cost, int r, int c, int lo, int hi,
+                  int width, int pitch)
+{
+    __global const int *up = cost + (r - 1) * pitch;
+    int cl = 0, cu = 0, cr = 0;
+#if FORWARD
+    forward_costs(img, r, c, width, pitch, &cl, &cu, &cr);
+#endif
+    int best = c > lo ? up[c - 1] + cl : NONE, next = c - 1;
+    if (up[c] + cu < best) { best = up[c] + cu; next = c; }
+    if (c + 1 < hi && up[c + 1] + cr < best) next = c + 1;
+    return next;
+}
+
+/* One work-group per strip (one strip in exact mode): the minimum of the strip's last row
+ * (smallest column on ties), then work-item 0 walks back up.  seams[j * height + r] gets
+ * strip j's column in row r, or -1 in every row when every path crosses a protected pixel;
+ * failed[0] counts those strips. */
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void argmin_backtrack(__global const uint *img, __global const int *cost, __global int *seams,
+                      __global int *failed, int width, int height, int pitch, int nstrips)
+{
+    __local int val[REDUCE_WG];
+    __local int col[REDUCE_WG];
+    const int j = get_group_id(0), lid = get_local_id(0);
+    const int lo = (int)(((long)j * width) / nstrips), hi = (int)(((long)(j + 1) * width) / nstrips);
+    last_row_min(cost + (height - 1) * pitch, lo, hi, val, col);
     if (lid != 0) return;
     __global int *seam = seams + j * height;
     if (val[0] >= SEAM_INF) {
@@ -301,15 +343,48 @@ void argmin_backtrack(__global const uint *img, __global const int *cost, __glob
     int c = col[0];
     for (int r = height - 1; r > 0; --r) {
         seam[r] = c;
-        __global const int *up = cost + (r - 1) * pitch;
-        int cl = 0, cu = 0, cr = 0;
-#if FORWARD
-        forward_costs(img, r, c, width, pitch, &cl, &cu, &cr);
-#endif
-        int best = c > lo ? up[c - 1] + cl : NONE, next = c - 1;
-        if (up[c] + cu < best) { best = up[c] + cu; next = c; }
-        if (c + 1 < hi && up[c + 1] + cr < best) { next = c + 1; }
-        c = next;
+        c = parent(img, cost, r, c, lo, hi, width, pitch);
     }
     seam[0] = c;
+}
+
+/* The same result after cost_tiled, in two short dependent chains instead of one of
+ * `height` steps: work-item 0 jumps up a row strip per step through cost_tiled's entry map
+ * (noting where the seam leaves each strip at the bottom), then each work-item walks the
+ * TILE_T rows of its own strips.  bottom: one int per row strip. */
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void argmin_backtrack_strips(__global const uint *img, __global const int *cost,
+                             __global const int *entry, __global int *seams, __global int *failed,
+                             int width, int height, int pitch, int nstrips, __local int *bottom)
+{
+    __local int val[REDUCE_WG];
+    __local int col[REDUCE_WG];
+    const int j = get_group_id(0), lid = get_local_id(0);
+    const int lo = (int)(((long)j * width) / nstrips), hi = (int)(((long)(j + 1) * width) / nstrips);
+    const int rstrips = (height + TILE_T - 1) / TILE_T;
+    __global int *seam = seams + j * height;
+    last_row_min(cost + (height - 1) * pitch, lo, hi, val, col);
+    if (val[0] >= SEAM_INF) {
+        for (int r = lid; r < height; r += REDUCE_WG) seam[r] = -1;
+        if (lid == 0) atomic_inc(failed);
+        return;
+    }
+    if (lid == 0) {
+        int c = col[0];
+        for (int s = rstrips - 1; s >= 0; --s) {
+            bottom[s] = c;
+            c = entry[s * pitch + c];
+            if (s > 0) c = parent(img, cost, s * TILE_T, c, lo, hi, width, pitch);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lid; s < rstrips; s += REDUCE_WG) {
+        const int r0 = s * TILE_T;
+        int c = bottom[s];
+        for (int r = MIN2(r0 + TILE_T, height) - 1; r > r0; --r) {
+            seam[r] = c;
+            c = parent(img, cost, r, c, lo, hi, width, pitch);
+        }
+        seam[r0] = c;
+    }
 }

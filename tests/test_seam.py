@@ -82,11 +82,14 @@ def use_dp(monkeypatch, runtime):
     from inpaint.seam.opencl import OpenCLCarver
 
     def make(mode, dp):
-        carver = OpenCLCarver(runtime, mode, dp=dp.removesuffix("-gpu"))
+        carver = OpenCLCarver(runtime, mode, dp=dp.split("-")[0])
         if dp.endswith("-gpu"):  # the GPU work-group shapes, exercised on the CPU device
             carver.cpu = False
-            carver.remove_wg, carver.update_wg, carver.walk_wg, carver.tiled_wg = 64, 32, 64, 64
+            carver.remove_wg, carver.update_wg, carver.walk_wg = 64, 32, 64
             carver.reduce_wg = 128
+            carver.tile_t, carver.tile_w = 4, 8     # many row strips, a short last one
+        elif dp.endswith("-odd"):
+            carver.tile_t, carver.tile_w = 3, 5     # strips not a power of two, halo wider than the centre
         return carver
 
     def force(dp):
@@ -111,6 +114,10 @@ CASES = [  # (h, w, target w, target h, energy, dp, batch)
     (37, 53, 40, 33, "backward", "update-gpu", None),  # GPU group shapes (chunked removal, parallel update)
     (37, 53, 40, 37, "forward", "walk-gpu", None),
     (41, 67, 45, 41, "backward", "tiled-gpu", 6),
+    (41, 67, 45, 41, "backward", "tiled-gpu", None),
+    (38, 29, 20, 38, "forward", "tiled-gpu", None),
+    (38, 29, 20, 31, "forward", "tiled-odd", 3),
+    (50, 31, 22, 50, "backward", "tiled-odd", None),
 ]
 
 
@@ -125,7 +132,7 @@ def test_opencl_equals_numpy(h, w, tw, th, energy, dp, batch, use_dp):
     np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("dp", ["rows", "update", "update-gpu"])
+@pytest.mark.parametrize("dp", ["rows", "update", "update-gpu", "tiled-gpu", "tiled-odd"])
 def test_opencl_equals_numpy_with_masks(dp, use_dp):
     use_dp(dp)
     rng = np.random.default_rng(7)
@@ -234,6 +241,34 @@ def test_protect_blocking_every_seam_is_reported(backend, runtime):
     img = _img(np.random.default_rng(1), 10, 12)
     with pytest.raises(ValueError, match="every remaining seam crosses"):
         resize(img, 11, 10, keep_mask=keep, backend=backend, device=runtime.device)
+
+
+@pytest.mark.parametrize("dp", ["auto", "tiled-gpu"])
+def test_batch_pass_with_a_blocked_strip_still_reaches_the_target(dp, use_dp):
+    """A strip whose every path crosses the protect mask removes nothing in that pass; the
+    other strips go on, and the target is reached (this used to be reported as a failure)."""
+    use_dp(dp)
+    img = _img(np.random.default_rng(5), 20, 40)
+    keep = np.zeros((20, 40), bool)
+    keep[:, 10:20] = True                       # the second of 4 strips, wall to wall
+    a, sa = resize(img, 32, 20, keep_mask=keep, batch=4, backend="numpy", return_seams=True)
+    b, sb = resize(img, 32, 20, keep_mask=keep, batch=4, backend="opencl", return_seams=True)
+    assert b.shape == (20, 32, 3) and not np.any(sb[keep])
+    np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dp", ["tiled-gpu", "tiled-odd"])
+@pytest.mark.parametrize("batch", [None, 3])
+def test_protect_blocking_every_seam_is_reported_tiled(dp, batch, use_dp):
+    use_dp(dp)
+    keep = np.zeros((17, 12), bool)  # rows 9 and 10 leave no path
+    keep[9, 0:7] = True
+    keep[10, 6:12] = True
+    img = _img(np.random.default_rng(1), 17, 12)
+    for backend in ("numpy", "opencl"):
+        with pytest.raises(ValueError, match="every remaining seam crosses"):
+            resize(img, 11, 17, keep_mask=keep, batch=batch, backend=backend)
 
 
 def test_every_wrapper_kernel_exists():

@@ -21,7 +21,11 @@ Cost-table strategies (``dp``):
     Full table per seam in one work-group walking the rows, previous/current rows in
     local memory (needs ``8 * width`` bytes of local memory).
 ``"tiled"``
-    Full table per seam by many work-groups, ``TILE_T`` rows per launch, halo columns.
+    Full table per seam by many work-groups, one launch per ``TILE_T`` rows (a row
+    strip), halo columns, one work-item per column with its energies in registers.  It
+    also records where each strip's paths enter it, so the backtrack jumps a strip per
+    step (``ceil(height / TILE_T)`` dependent steps, then ``TILE_T`` per strip in parallel)
+    instead of walking ``height`` dependent rows.  Best on big GPUs.
 
 ``"auto"`` picks ``rows`` on CPUs and on GPUs ``walk`` when two cost rows fit in local
 memory and the width is at most four work-groups, else ``tiled`` (to be confirmed by
@@ -84,12 +88,13 @@ class OpenCLCarver:
         while tile > 8 and (tile + 2) ** 2 * 4 > lim.local_mem_size:
             tile //= 2
         self.tile = tile
-        self.tile_t = 16 if cpu else 32
-        tile_w = 256
-        while tile_w > 32 and 2 * (tile_w + 2 * self.tile_t) * 4 > lim.local_mem_size:
-            tile_w //= 2
-        self.tile_w = tile_w
-        self.tiled_wg = min(_pow2_at_most(wg), 64 if cpu else 256)
+        # Row strips for "tiled": TILE_T rows per launch, TILE_W centre columns per group of
+        # TILE_W + 2 * TILE_T work-items (two int rows of values and origins in local memory).
+        self.tile_t, self.tile_w = (8, 16) if cpu else (32, 64)
+        while self.tile_t > 2 and (self.tile_w + 2 * self.tile_t > wg
+                                   or 16 * (self.tile_w + 2 * self.tile_t) > lim.local_mem_size):
+            self.tile_t //= 2
+            self.tile_w //= 2
         self.walk_wg = 4 if cpu else min(_pow2_at_most(wg), 1024)
         self.update_wg = 1 if cpu else min(_pow2_at_most(wg), 64)
         self.reduce_wg = min(_pow2_at_most(wg), 64 if cpu else 256)
@@ -117,8 +122,10 @@ class OpenCLCarver:
             d = self._cost_defines(batch)
             suffix = "_batch" if batch else ""
             k["walk" + suffix] = rt.kernel("seam_cost", "cost_walk", [None] * 4 + [I32] * 3 + [None], d)
-            k["tiled" + suffix] = rt.kernel("seam_cost", "cost_tiled", [None] * 4 + [I32] * 4, d)
+            k["tiled" + suffix] = rt.kernel("seam_cost", "cost_tiled", [None] * 5 + [I32] * 4, d)
             k["argmin" + suffix] = rt.kernel("seam_cost", "argmin_backtrack", [None] * 4 + [I32] * 4, d)
+            k["strips" + suffix] = rt.kernel("seam_cost", "argmin_backtrack_strips",
+                                             [None] * 5 + [I32] * 4 + [None], d)
             k["rows" + suffix] = rt.kernel("seam_cost", "cost_rows", [None] * 3 + [I32] * 3, d)
         k["update"] = rt.kernel("seam_cost", "cost_update", [None] * 4 + [I32] * 3, self._cost_defines(False))
         return k
@@ -136,7 +143,6 @@ class OpenCLCarver:
         if kind == "walk" and not fits:
             kind = "tiled"
         return kind
-        return "walk" if fits and pitch <= 4 * self.walk_wg else "tiled"
 
     def _rows_grid(self, h: int, group: int) -> tuple[tuple[int], tuple[int]]:
         """Grid for kernels with one work-item (group == 1) or one work-group per row.
@@ -186,6 +192,11 @@ class OpenCLCarver:
         counters = buf(np.zeros(1, dtype=np.int32))  # dropped pixels removed so far
         failed_buf = buf(np.zeros(1, dtype=np.int32))  # strips without a finite seam
         starts = cl.Buffer(ctx, mf.READ_WRITE, pitch + 1)
+        kind = self._table_kind(pitch)
+        rstrips = -(-h // self.tile_t)
+        # cost_tiled's entry map lets the backtrack jump a row strip per step.
+        jump = kind == "tiled" and 4 * (rstrips + 2 * self.reduce_wg) <= self.rt.limits.local_mem_size
+        entry = cl.Buffer(ctx, mf.READ_WRITE, rstrips * pitch * 4) if kind == "tiled" else dummy
         n_drop = int(np.count_nonzero(mask == ref.REMOVE)) if has_mask else 0
         forward = self.mode == "forward"
         timed = self.stage_seconds is not None
@@ -203,17 +214,17 @@ class OpenCLCarver:
 
         def table(width: int, batch: bool) -> None:
             suffix = "_batch" if batch else ""
-            kind = self._table_kind(pitch)
             if kind == "rows":
                 run("cost", knl["rows" + suffix], (1,), (1,), energy, cost, starts, width, h, pitch)
             elif kind == "walk":
                 run("cost", knl["walk" + suffix], (self.walk_wg,), (self.walk_wg,), img, energy, cost,
                     starts, width, h, pitch, cl.LocalMemory(8 * pitch))
             else:
+                n = self.tile_w + 2 * self.tile_t
                 groups = -(-width // self.tile_w)
                 for row0 in range(0, h, self.tile_t):
-                    run("cost", knl["tiled" + suffix], (groups * self.tiled_wg,), (self.tiled_wg,),
-                        img, energy, cost, starts, width, h, pitch, row0)
+                    run("cost", knl["tiled" + suffix], (groups * n,), (n,),
+                        img, energy, cost, entry, starts, width, h, pitch, row0)
 
         width = pitch
         removed = 0
@@ -243,9 +254,13 @@ class OpenCLCarver:
             if batch or not incremental or fresh_table:
                 table(width, batch)
                 fresh_table = not incremental or batch
-            run("argmin", knl["argmin_batch" if batch else "argmin"], (strips * self.reduce_wg,),
-                (self.reduce_wg,), img, cost, seams, failed_buf,
-                width, h, pitch, strips)
+            suffix = "_batch" if batch else ""
+            if jump and (batch or not incremental):
+                run("argmin", knl["strips" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,),
+                    img, cost, entry, seams, failed_buf, width, h, pitch, strips, cl.LocalMemory(4 * rstrips))
+            else:
+                run("argmin", knl["argmin" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,),
+                    img, cost, seams, failed_buf, width, h, pitch, strips)
             run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg),
                 img, energy, cost, mbuf, ibuf, smap, seams, counters, strips, width, h, pitch, ordinal)
             valid = strips
@@ -269,9 +284,9 @@ class OpenCLCarver:
             removed += valid
             ordinal += strips
         failed = False
-        if has_keep:
+        if has_keep:  # strips that failed in passes not yet read back (batch passes were)
             cl.enqueue_copy(q, fails, failed_buf)
-            failed = int(fails[0]) > 0
+            failed = int(fails[0]) > failed_seen
         return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed,
                             events)
 
