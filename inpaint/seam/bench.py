@@ -70,11 +70,19 @@ def _median(values: list[float]) -> float | None:
 
 
 class Column:
-    """One contender: a name, a setup note, and a timed call."""
+    """One contender: a name, a setup note, and a timed call.
 
-    def __init__(self, key: str, label: str, fn: Callable[[], float] | None, note: str = ""):
+    Ours also has ``one``: the same call removing a single seam (setup, transfers and one
+    seam), timed alongside, so ``(T(n) - T(1)) / (n - 1)`` is the time per seam without
+    setup; and ``stages``: a call returning device seconds per kernel stage.
+    """
+
+    def __init__(self, key: str, label: str, fn: Callable[[], float] | None, note: str = "",
+                 one: Callable[[], float] | None = None, stages: Callable[[], dict[str, float]] | None = None):
         self.key, self.label, self.fn, self.note = key, label, fn, note
+        self.one, self.stages = one, stages
         self.times: list[float] = []
+        self.one_times: list[float] = []
 
 
 def _time(fn: Callable[[], Any]) -> float:
@@ -110,18 +118,38 @@ def _columns(args: argparse.Namespace, img: np.ndarray, n: int, tmp: Path, rt: A
         from . import api
         from .opencl import OpenCLCarver
 
-        def ours(dp: str, batch: int | None) -> float:
+        def ours(dp: str, batch: int | None, seams: int = n, stages: dict[str, float] | None = None,
+                 tiles: tuple[int, int] | None = None) -> float:
+            def make(backend: str, mode: str, device: Any, profile: Any) -> OpenCLCarver:
+                carver = OpenCLCarver(rt, mode, dp=dp)
+                if tiles:
+                    carver.tile_t, carver.tile_w = tiles
+                carver.stage_seconds = stages
+                return carver
+
             orig = api._make_carver  # the benchmark's runtime, with a chosen cost-table strategy
-            api._make_carver = lambda b, m, d, p: OpenCLCarver(rt, m, dp=dp)
+            api._make_carver = make
             try:
-                return _time(lambda: resize(img, w - n, h, batch=batch, backend="opencl"))
+                return _time(lambda: resize(img, w - seams, h, batch=batch, backend="opencl"))
             finally:
                 api._make_carver = orig
 
+        def stages(dp: str, batch: int | None, tiles: tuple[int, int] | None = None) -> dict[str, float]:
+            sec: dict[str, float] = {}
+            ours(dp, batch, stages=sec, tiles=tiles)
+            return sec
+
         for dp in args.dp:
             label = "ours OpenCL exact" + ("" if dp == "auto" else f" ({dp})")
-            cols.append(Column(f"opencl_exact_{dp}", label, lambda dp=dp: ours(dp, None)))
-        cols.append(Column("opencl_batch", f"ours OpenCL batch K={args.batch}", lambda: ours("auto", args.batch)))
+            cols.append(Column(f"opencl_exact_{dp}", label, lambda dp=dp: ours(dp, None),
+                               one=lambda dp=dp: ours(dp, None, 1), stages=lambda dp=dp: stages(dp, None)))
+        for tt, tw in args.tiles:
+            cols.append(Column(f"opencl_exact_tiled_{tt}x{tw}", f"ours OpenCL exact (tiled, TILE_T={tt}, TILE_W={tw})",
+                               lambda t=(tt, tw): ours("tiled", None, tiles=t),
+                               one=lambda t=(tt, tw): ours("tiled", None, 1, tiles=t),
+                               stages=lambda t=(tt, tw): stages("tiled", None, t)))
+        cols.append(Column("opencl_batch", f"ours OpenCL batch K={args.batch}", lambda: ours("auto", args.batch),
+                           one=lambda: ours("auto", args.batch, 1), stages=lambda: stages("auto", args.batch)))
     if h * w <= args.numpy_max_pixels:
         cols.append(Column("numpy", "ours numpy (reference)",
                            lambda: _time(lambda: resize(img, w - n, h, backend="numpy"))))
@@ -169,10 +197,19 @@ def run_case(args: argparse.Namespace, h: int, w: int, n: int, rt: Any, notes: l
                 if c.key in ("numpy", "seam_carving") and rep >= args.slow_repeats:
                     continue
                 c.times.append(c.fn())
+                if c.one is not None and n > 1:
+                    c.one_times.append(c.one())
+        profiles = {c.key: c.stages() for c in cols if c.stages is not None}
     res = {"height": h, "width": w, "seams": n, "source": source, "columns": {}}
     for c in cols:
-        res["columns"][c.key] = {"label": c.label, "median_s": _median(c.times), "times_s": c.times,
-                                 "note": c.note}
+        entry = {"label": c.label, "median_s": _median(c.times), "times_s": c.times, "note": c.note}
+        if c.one_times:
+            entry["one_seam_median_s"] = _median(c.one_times)
+            entry["one_seam_times_s"] = c.one_times
+            entry["per_seam_marginal_s"] = (entry["median_s"] - entry["one_seam_median_s"]) / (n - 1)
+        if c.key in profiles:
+            entry["device_s_per_stage"] = profiles[c.key]
+        res["columns"][c.key] = entry
     cc = res["columns"]
     if "liblqr" in cc and "convert_io" in cc:
         net = max(cc["liblqr"]["median_s"] - cc["convert_io"]["median_s"], 1e-9)
@@ -198,6 +235,24 @@ def _markdown(results: list[dict[str, Any]], meta: dict[str, Any], notes: list[s
             vs_n = f"{cc[ref_key]['median_s'] / t:.2f}x" if ref_key else "-"
             lines.append(f"| {c['label']} | {t * 1e3:.1f} ms | {t / r['seams'] * 1e3:.3f} ms | {vs_p} | {vs_n} |")
         lines.append("")
+        ours = [c for c in cc.values() if "per_seam_marginal_s" in c or "device_s_per_stage" in c]
+        if ours:
+            lines.append("Ours without setup: 'marginal' = (T(n seams) - T(1 seam)) / (n - 1), side by side; "
+                         "'device' = kernel time per seam from OpenCL events, by stage.")
+            lines.append("")
+            lines.append("| contender | 1 seam (setup + 1) | per seam, marginal | device per seam | "
+                         "device by stage (ms per seam) |")
+            lines.append("|---|---:|---:|---:|---|")
+            for c in ours:
+                one = c.get("one_seam_median_s")
+                marg = c.get("per_seam_marginal_s")
+                st = c.get("device_s_per_stage") or {}
+                dev = sum(st.values())
+                by = ", ".join(f"{k} {v / r['seams'] * 1e3:.3f}" for k, v in st.items())
+                lines.append(f"| {c['label']} | {'-' if one is None else f'{one * 1e3:.1f} ms'} | "
+                             f"{'-' if marg is None else f'{marg * 1e3:.3f} ms'} | "
+                             f"{dev / r['seams'] * 1e3:.3f} ms | {by} |")
+            lines.append("")
     if notes:
         lines.append("Notes: " + "; ".join(dict.fromkeys(notes)))
     lines.append("'vs liblqr' = liblqr time / contender time (> 1: we are faster).")
@@ -215,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=32, help="K for the batch column (default 32)")
     p.add_argument("--dp", default="auto", help="comma-separated cost-table strategies for the exact column: "
                                                 "auto, rows, update, walk, tiled (default auto)")
+    p.add_argument("--tiles", default="", help="extra exact columns with the tiled cost table at these "
+                                               "TILE_TxTILE_W sizes, comma-separated (e.g. 32x64,64x128)")
     p.add_argument("--ours-only", action="store_true", help="skip ImageMagick and seam-carving")
     p.add_argument("--numpy-max-pixels", type=int, default=2_000_000,
                    help="skip the numpy reference above this many pixels (default 2e6)")
@@ -224,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
     args = p.parse_args(argv)
     args.dp = [d.strip() for d in args.dp.split(",") if d.strip()]
+    try:
+        args.tiles = [tuple(int(v) for v in t.lower().split("x")) for t in args.tiles.split(",") if t.strip()]
+    except ValueError:
+        p.error(f"--tiles: expected TxW pairs such as 32x64, got {args.tiles!r}")
+    if any(len(t) != 2 or min(t) < 1 for t in args.tiles):
+        p.error("--tiles: expected positive TxW pairs such as 32x64")
     from .opencl import DP_CHOICES
 
     bad = [d for d in args.dp if d not in DP_CHOICES]
