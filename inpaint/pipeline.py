@@ -79,6 +79,8 @@ class InpaintStats:
         findBestPatch kernel and work-group, e.g. ``'local 8x8'``, ``'global 8x8'``, or ``'numpy'``.
     local_mem_bytes : int
         Local memory per work-group of the findBestPatch kernel as built (0 for numpy).
+    pruned : bool
+        findBestPatch pruned its map with a sampled bound (``prune``); False for numpy.
     empty_mask : bool
         The mask selected nothing; the image was returned unchanged.
     """
@@ -98,6 +100,7 @@ class InpaintStats:
     patch: int = 9
     variant: str = "numpy"
     local_mem_bytes: int = 0
+    pruned: bool = False
     empty_mask: bool = False
 
 
@@ -254,6 +257,10 @@ class Inpainter:
         ``grey, front, valid, confidence, priority, ssd, reduce, copy``.
     variant : {'auto', 'local', 'global'}
         findBestPatch kernel variant.
+    prune : {'auto', True, False}
+        findBestPatch cuts candidates whose partial SSD exceeds a sampled bound (exact: the
+        same patch is chosen); ``'auto'`` prunes on CPU devices only.  See
+        :class:`inpaint.stages_cl.FindBestPatch`.
 
     Raises
     ------
@@ -276,7 +283,7 @@ class Inpainter:
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
                  backend: str = "auto", device: Any = None, profile: Any = None,
-                 partition: Sequence[str] | None = None, variant: str = "auto"):
+                 partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto"):
         t0 = time.perf_counter()
         rgb, mask = _check_arrays(image, mask)
         self.height, self.width = mask.shape
@@ -287,6 +294,8 @@ class Inpainter:
             raise InputError(f"backend must be 'auto', 'opencl' or 'numpy', got {backend!r}")
         if variant not in ("auto", "local", "global"):
             raise InputError(f"variant must be 'auto', 'local' or 'global', got {variant!r}")
+        if prune not in ("auto", True, False):
+            raise InputError(f"prune must be 'auto', True or False, got {prune!r}")
         prof = load_profile(profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch)
         self.mask = mask.copy()
@@ -355,10 +364,11 @@ class Inpainter:
             k["reduce"], k["copy"] = sc.Reduce(self._rt), sc.Copy(self._rt)
             if "ssd" in self._on_device:
                 try:
-                    k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant)
+                    k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant, prune)
                 except ValueError as exc:
                     raise InputError(str(exc)) from None
                 self.stats.variant = k["ssd"].label
+                self.stats.pruned = k["ssd"].prune
                 self.stats.local_mem_bytes = self._rt.work_group_info(k["ssd"].knl)["local_mem_size"]
 
         self._dirty_prio: geometry.Rect | None = None
@@ -383,7 +393,7 @@ class Inpainter:
         self._buf.need(ins, side)
         if side == "device":
             ev = self._device_stage(stage, *args)
-            self._events.append((stage, ev))
+            self._events.extend((stage, e) for e in (ev if isinstance(ev, list) else [ev]))
             out = None
         else:
             t = time.perf_counter()
@@ -555,7 +565,7 @@ class Inpainter:
 
 def inpaint(image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
             backend: str = "auto", device: Any = None, profile: Any = None,
-            partition: Sequence[str] | None = None, variant: str = "auto",
+            partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
             progress: Callable[[float], Any] | None = None) -> InpaintResult:
     """Remove the masked object from ``image`` (Criminisi exemplar inpainting).
 
@@ -578,6 +588,6 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: in
     (True, True)
     """
     job = Inpainter(image, mask, alpha=alpha, patch=patch, backend=backend, device=device,
-                    profile=profile, partition=partition, variant=variant)
+                    profile=profile, partition=partition, variant=variant, prune=prune)
     cb = (lambda j: progress(j.progress)) if progress is not None else None
     return job.run(cb)

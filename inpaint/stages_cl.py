@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
 
 from .runtime import Runtime, round_up
 
@@ -147,6 +148,15 @@ class FindBestPatch:
         ``'auto'`` and ``'local'`` take the local-memory kernel with the paper's 8x8 groups when
         its tile fits the effective local-memory limit, else with 4x4 groups (a smaller tile);
         ``'auto'`` then falls back to the global-memory kernel, ``'local'`` raises.
+    prune : {'auto', True, False}
+        Partial-distance elimination: a first small launch (``ssd_bound``) scores every
+        ``BOUND_STEP``-th candidate in both directions and keeps their smallest SSD as a bound
+        in a one-element device buffer; the SSD kernel then stops a candidate after the first
+        patch row whose partial sum exceeds it and stores that partial sum.  The map's minimum,
+        its first index and every entry equal to it are exact, so stage 7 picks the same patch;
+        other entries may be smaller than the full SSD but stay above the minimum.  ``'auto'``
+        prunes on CPU devices, where it measured faster (docs/bench/ssd_prune.md), and not on
+        GPUs, where it is unmeasured.
 
     Attributes
     ----------
@@ -154,13 +164,25 @@ class FindBestPatch:
         ``'local'`` or ``'global'``.
     group : int
         Work-group side.
+    prune : bool
+        Whether the map is pruned.
+    bound : pyopencl.Buffer
+        One uint32: the sampled bound of the last pruned launch (unused without pruning).
     """
 
-    def __init__(self, rt: Runtime, patch: int, variant: str = "auto"):
+    #: Sample spacing of the bound in candidates (1/64 of them): 4 and 12 measured no faster.
+    BOUND_STEP = 8
+    #: Work-group size of ``ssd_bound`` (one group; at most the reduction group size).
+    BOUND_GROUP = 64
+
+    def __init__(self, rt: Runtime, patch: int, variant: str = "auto", prune: Any = "auto"):
         if variant not in ("auto", "local", "global"):
             raise ValueError(f"variant must be 'local', 'global' or 'auto', got {variant!r}")
+        if prune not in ("auto", True, False):
+            raise ValueError(f"prune must be 'auto', True or False, got {prune!r}")
         self.rt = rt
         self.patch = patch
+        self.prune = (not rt.is_gpu) if prune == "auto" else bool(prune)
         lim = rt.limits
         choice = None
         if variant in ("auto", "local"):
@@ -176,8 +198,13 @@ class FindBestPatch:
         if choice is None:
             choice = ("global", SSD_GROUP)
         self.variant, self.group = choice
-        self.knl = rt.kernel("ssd", f"ssd_{self.variant}", [None] * 5 + [I32] * 6,
-                             {"PATCH": patch, "GROUP": self.group})
+        defines = {"PATCH": patch, "GROUP": self.group, "PRUNE": int(self.prune)}
+        if self.prune:
+            self.bound_group = min(self.BOUND_GROUP, reduce_group(rt))
+            defines.update(BOUND_GROUP=self.bound_group, BOUND_STEP=self.BOUND_STEP)
+        self.knl = rt.kernel("ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
+        self.knl_bound = rt.kernel("ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines) if self.prune else None
+        self.bound = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, 4)
 
     @property
     def label(self) -> str:
@@ -190,12 +217,19 @@ class FindBestPatch:
         return 4 * (patch + group - 1) ** 2 + 4 * patch * patch + 4 * patch * patch
 
     def __call__(self, b, width, height, centres):
+        """Enqueue the map for ``centres`` ``(x0, y0, x1, y1)``; returns the launch events."""
         cx0, cy0, cx1, cy1 = centres
         ncx, ncy = cx1 - cx0, cy1 - cy0
         g = self.group
-        return self.knl(self.rt.queue, (round_up(ncx, g), round_up(ncy, g)), (g, g),
-                        b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"],
-                        I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
+        args = (I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
+        events = []
+        if self.prune:
+            bg = self.bound_group
+            events.append(self.knl_bound(self.rt.queue, (bg,), (bg,), b["rgb"], b["unknown"], b["valid"],
+                                         b["result"], self.bound, *args))
+        events.append(self.knl(self.rt.queue, (round_up(ncx, g), round_up(ncy, g)), (g, g),
+                               b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"], self.bound, *args))
+        return events
 
 
 class Reduce:

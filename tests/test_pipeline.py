@@ -52,6 +52,30 @@ def test_opencl_equals_numpy(rng, alpha, patch):
 
 
 @pytest.mark.parametrize("variant", ["local", "global"])
+@pytest.mark.parametrize("alpha, patch", [(0.05, 9), ("full", 5), ("full", 9)])
+def test_pruning_is_exact(runtime, rng, variant, alpha, patch):
+    img = scene(rng, 56, 67)
+    mask = blob(56, 67, 28, 30, 9, 12)
+    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
+    runs = {p: inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl", device=runtime.device,
+                       variant=variant, prune=p) for p in (True, False)}
+    for p, b in runs.items():
+        assert b.stats.pruned is p and b.stats.variant == f"{variant} 8x8"
+        assert a.image.tobytes() == b.image.tobytes()
+        assert a.stats.patches == b.stats.patches
+        assert a.stats.ssd == b.stats.ssd
+    # The bound launch is timed with the stage.
+    assert runs[True].stats.stage_seconds["ssd"] > 0
+
+
+def test_auto_prunes_on_cpu_devices(runtime, rng):
+    img = scene(rng, 30, 40)
+    job = Inpainter(img, blob(30, 40, 15, 20, 5, 5), patch=5, backend="opencl", device=runtime.device)
+    assert job.stats.pruned is (not runtime.is_gpu)
+    assert not Inpainter(img, blob(30, 40, 15, 20, 5, 5), patch=5, backend="numpy").stats.pruned
+
+
+@pytest.mark.parametrize("variant", ["local", "global"])
 def test_variants_agree(rng, variant):
     img = scene(rng, 40, 52)
     mask = blob(40, 52, 20, 26, 7, 9)
@@ -117,9 +141,11 @@ def test_property_invariants_and_bit_exactness(case):
         return
     a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
     check_invariants(img, mask, a)
-    b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
-    assert a.image.tobytes() == b.image.tobytes()
-    assert a.stats.patches == b.stats.patches
+    for prune in (True, False):
+        b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl", prune=prune)
+        assert a.image.tobytes() == b.image.tobytes()
+        assert a.stats.patches == b.stats.patches
+        assert a.stats.ssd == b.stats.ssd
 
 
 def test_stepwise_equals_one_shot(rng):
@@ -168,7 +194,7 @@ def test_paper_search_area_walkingman():
 @pytest.mark.parametrize("kwargs, message", [
     ({"patch": 4}, "odd"), ({"patch": 1}, "odd"), ({"patch": 99}, "too large"),
     ({"alpha": -0.1}, "alpha"), ({"alpha": "wide"}, "alpha"), ({"backend": "cuda"}, "backend"),
-    ({"partition": ["ssd", "blur"]}, "blur"),
+    ({"partition": ["ssd", "blur"]}, "blur"), ({"prune": "yes"}, "prune"),
 ])
 def test_bad_parameters(rng, kwargs, message):
     img = scene(rng, 30, 40)
@@ -187,9 +213,10 @@ def test_full_mask_and_no_source_patch_are_refused(rng):
         Inpainter(img, mask, patch=11)
 
 
+@pytest.mark.parametrize("prune", [True, False])
 @pytest.mark.parametrize("patch, table4", [(9, 1672), (13, 2952), (17, 4616)])
-def test_local_memory_matches_table_4(runtime, patch, table4):
-    fb = FindBestPatch(runtime, patch, "local")
+def test_local_memory_matches_table_4(runtime, patch, table4, prune):
+    fb = FindBestPatch(runtime, patch, "local", prune)
     assert FindBestPatch.local_bytes(patch) == table4
     built = runtime.work_group_info(fb.knl)["local_mem_size"]
     # The driver may round each __local array up to its alignment; PoCL reports it exactly.
@@ -197,9 +224,13 @@ def test_local_memory_matches_table_4(runtime, patch, table4):
     assert built <= runtime.limits.local_mem_size
 
 
-def test_global_variant_uses_no_local_memory(runtime):
-    fb = FindBestPatch(runtime, 17, "global")
+@pytest.mark.parametrize("prune", [True, False])
+def test_global_variant_uses_no_local_memory(runtime, prune):
+    fb = FindBestPatch(runtime, 17, "global", prune)
     assert runtime.work_group_info(fb.knl)["local_mem_size"] <= 64
+    if prune:   # the bound's own reduction is small and fits the limits
+        info = runtime.work_group_info(fb.knl_bound)
+        assert info["local_mem_size"] <= 4 * fb.bound_group + 64 <= runtime.limits.local_mem_size
 
 
 def test_stage3_counts_from_the_integral_for_big_objects(rng):

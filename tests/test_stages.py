@@ -6,6 +6,7 @@ Output buffers are pre-filled with a sentinel so a cell the kernel forgets to wr
 import numpy as np
 import pyopencl as cl
 import pytest
+from hypothesis import given, strategies as hs
 
 from inpaint import reference, stages_cl
 
@@ -193,7 +194,7 @@ def test_ssd_and_reduce(runtime, rng, variant, patch):
     want = np.full(h * w, 1234, np.uint32)
     reference.ssd(st["rgb"][..., :3], st["unknown"], st["valid"], target, cen, half, want)
     b = to_device(runtime, st, {"ssd": 1234})
-    stages_cl.FindBestPatch(runtime, patch, variant)(b, w, h, cen)
+    stages_cl.FindBestPatch(runtime, patch, variant, prune=False)(b, w, h, cen)
     got = read(runtime, b["ssd"], st["ssd"])
     np.testing.assert_array_equal(got[:n], want[:n])
     # Brute-force one valid candidate.
@@ -212,6 +213,93 @@ def test_ssd_and_reduce(runtime, rng, variant, patch):
     res = read(runtime, b["result"], st["result"])
     idx, val = reference.argmin_ssd(want, n)
     assert (res[1], np.uint32(res[2])) == (idx, val)
+
+
+def check_pruned_map(runtime, st, cen, half, variant):
+    """Run the pruned findBestPatch + reduce on a state; compare with the full reference map.
+
+    Returns the number of entries the pruning changed.
+    """
+    h, w = st["unknown"].shape
+    n = (cen[2] - cen[0]) * (cen[3] - cen[1])
+    want = np.full(h * w, 1234, np.uint32)
+    reference.ssd(st["rgb"][..., :3], st["unknown"], st["valid"], int(st["result"][0]), cen, half, want)
+    want = want[:n]
+    b = to_device(runtime, st, {"ssd": 1234})
+    fb = stages_cl.FindBestPatch(runtime, 2 * half + 1, variant, prune=True)
+    assert fb.prune
+    fb(b, w, h, cen)
+    got = read(runtime, b["ssd"], st["ssd"])[:n]
+    bound = read(runtime, fb.bound, np.zeros(1, np.uint32))[0]
+    # The bound is the smallest SSD over the valid candidates of the sample grid.
+    step, o = fb.BOUND_STEP, fb.BOUND_STEP // 2
+    grid = want.reshape(cen[3] - cen[1], cen[2] - cen[0])[o::step, o::step]
+    assert bound == grid.min(initial=reference.UINT_MAX)
+    idx, val = reference.argmin_ssd(want, n)
+    assert reference.argmin_ssd(got, n) == (idx, val)
+    # Candidates within the bound are never cut; a cut one keeps a partial sum above it.
+    kept = want <= bound
+    np.testing.assert_array_equal(got[kept], want[kept])
+    cut = got != want
+    assert (got[cut] > bound).all() and (got[cut] < want[cut]).all()
+    if idx >= 0:
+        assert (got[cut] > val).all()
+    stages_cl.Reduce(runtime)(b, n)
+    res = read(runtime, b["result"], st["result"])
+    assert (res[1], np.uint32(res[2])) == (idx, val)
+    return int(cut.sum())
+
+
+@pytest.mark.parametrize("variant", ["local", "global"])
+@pytest.mark.parametrize("patch", [3, 5, 9])
+@pytest.mark.parametrize("shape", [(40, 77), (61, 90)])
+def test_pruned_ssd_keeps_the_best_patch(runtime, rng, variant, patch, shape):
+    h, w = shape
+    half = patch // 2
+    st = frozen_state(rng, h, w, half)
+    fy, fx = np.nonzero(st["front"])
+    for k in (int(np.argmin(fx)), len(fy) // 2):   # near the border, and inside
+        st["result"][0] = int(fy[k]) * w + int(fx[k])
+        for cen in [(half, half, w - half, h - half), (half + 3, half + 1, w - half - 5, h - half - 2)]:
+            assert check_pruned_map(runtime, st, cen, half, variant) > 0   # it did prune
+
+
+@pytest.mark.parametrize("variant", ["local", "global"])
+def test_pruned_ssd_ties_take_the_smallest_index(runtime, rng, variant):
+    # A periodic image: every period repeats the target's known pixels exactly (SSD 0).
+    h, w, half = 40, 77, 2
+    st = frozen_state(rng, h, w, half)
+    tile = rng.integers(0, 256, (5, 7, 3))
+    st["rgb"][..., :3] = np.tile(tile, (h // 5 + 1, w // 7 + 1, 1))[:h, :w]
+    fy, fx = np.nonzero(st["front"])
+    st["result"][0] = int(fy[0]) * w + int(fx[0])
+    cen = (half, half, w - half, h - half)
+    check_pruned_map(runtime, st, cen, half, variant)
+    want = np.zeros(h * w, np.uint32)
+    reference.ssd(st["rgb"][..., :3], st["unknown"], st["valid"], int(st["result"][0]), cen, half, want)
+    assert (want == 0).sum() > 1
+
+
+@hs.composite
+def ssd_states(draw):
+    h, w = draw(hs.integers(8, 48)), draw(hs.integers(8, 48))
+    half = draw(hs.integers(1, min(h, w) // 2 - 1))
+    rng = np.random.default_rng(draw(hs.integers(0, 2**31 - 1)))
+    st = frozen_state(rng, h, w, half)
+    if draw(hs.booleans()):   # few colours: many equal SSDs
+        st["rgb"][..., :3] = rng.integers(0, 3, (h, w, 3)) * 100
+    # Any pixel as the target (in or out of the object), any sub-rectangle of centres.
+    st["result"][0] = draw(hs.integers(0, h * w - 1))
+    x0 = draw(hs.integers(half, w - half - 1))
+    y0 = draw(hs.integers(half, h - half - 1))
+    cen = (x0, y0, draw(hs.integers(x0 + 1, w - half)), draw(hs.integers(y0 + 1, h - half)))
+    return st, cen, half, draw(hs.sampled_from(["local", "global"]))
+
+
+@given(ssd_states())
+def test_pruned_ssd_on_random_states(runtime, state):
+    st, cen, half, variant = state
+    check_pruned_map(runtime, st, cen, half, variant)
 
 
 def test_reduce_ties_and_no_candidate(runtime):
