@@ -27,13 +27,14 @@ Cost-table strategies (``dp``):
     step (``ceil(height / TILE_T)`` dependent steps, then ``TILE_T`` per strip in parallel)
     instead of walking ``height`` dependent rows.  Best on big GPUs.
 
-``"auto"`` picks ``rows`` on CPUs and on GPUs ``walk`` when two cost rows fit in local
-memory and the width is at most four work-groups, else ``tiled`` (to be confirmed by
-``python -m inpaint.seam.bench --dp ...`` on the GPU in question).
+``"auto"`` picks ``rows`` on CPUs and ``tiled`` on GPUs: on an NVIDIA H200 ``tiled``
+(64-row strips) beat ``walk`` at every size measured, 224x320 to 4320x7680
+(``docs/seam_benchmark.md``).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 import numpy as np
@@ -90,7 +91,7 @@ class OpenCLCarver:
         self.tile = tile
         # Row strips for "tiled": TILE_T rows per launch, TILE_W centre columns per group of
         # TILE_W + 2 * TILE_T work-items (two int rows of values and origins in local memory).
-        self.tile_t, self.tile_w = (8, 16) if cpu else (32, 64)
+        self.tile_t, self.tile_w = (8, 16) if cpu else (64, 128)
         while self.tile_t > 2 and (self.tile_w + 2 * self.tile_t > wg
                                    or 16 * (self.tile_w + 2 * self.tile_t) > lim.local_mem_size):
             self.tile_t //= 2
@@ -134,10 +135,8 @@ class OpenCLCarver:
         fits = 8 * (pitch + 2) <= self.rt.limits.local_mem_size
         if self.dp in ("walk", "tiled", "rows"):
             kind = self.dp
-        elif self.cpu:
-            kind = "rows"
         else:
-            kind = "walk" if pitch <= 4 * self.walk_wg else "tiled"
+            kind = "rows" if self.cpu else "tiled"
         if kind == "rows" and self.mode == "forward":
             kind = "walk"
         if kind == "walk" and not fits:
@@ -200,6 +199,7 @@ class OpenCLCarver:
         n_drop = int(np.count_nonzero(mask == ref.REMOVE)) if has_mask else 0
         forward = self.mode == "forward"
         timed = self.stage_seconds is not None
+        t_loop = None
         events: list[tuple[str, Any]] = []
 
         def run(stage, k, g, l, *args):
@@ -208,6 +208,9 @@ class OpenCLCarver:
                 events.append((stage, ev))
             return ev
 
+        if timed:  # the seam loop's wall time, without uploads and the first energy pass
+            q.finish()
+            t_loop = time.perf_counter()
         t = self.tile
         run("energy", knl["energy_full"], (-(-pitch // t) * t, -(-h // t) * t), (t, t),
             img, mbuf, energy, pitch, h, pitch, drop)
@@ -240,7 +243,7 @@ class OpenCLCarver:
                     break
                 if width <= ref.MIN_SIZE:
                     return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx,
-                                        removed, True, events)
+                                        removed, True, events, t_loop)
                 strips = 1
             else:
                 strips = plan(width, removed)
@@ -270,7 +273,7 @@ class OpenCLCarver:
                 failed_seen = int(fails[0])
                 if valid == 0:
                     return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx,
-                                        removed, True, events)
+                                        removed, True, events, t_loop)
             new_width = width - valid
             if not forward:
                 run("energy", knl["energy_update"], *self._rows_grid(h, 1), img, mbuf, energy, seams, strips,
@@ -288,10 +291,14 @@ class OpenCLCarver:
             cl.enqueue_copy(q, fails, failed_buf)
             failed = int(fails[0]) > failed_seen
         return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed,
-                            events)
+                            events, t_loop)
 
-    def _finish(self, img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed, events):
+    def _finish(self, img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx, removed, failed, events,
+                t_loop=None):
         q = self.rt.queue
+        if t_loop is not None:
+            q.finish()
+            self.stage_seconds["loop wall"] = self.stage_seconds.get("loop wall", 0.0) + time.perf_counter() - t_loop
         out = np.empty((h, pitch), dtype=np.uint32)
         cl.enqueue_copy(q, out, img)
         pixels = out[:, :width].copy()
