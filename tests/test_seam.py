@@ -343,7 +343,7 @@ def test_local_memory_fits_the_limits(runtime):
 
     carver = OpenCLCarver(runtime)
     knl = carver._kernels(has_mask=True, track=True, shift_cost=True)
-    for name in ("energy_full", "tiled", "tiled_batch", "argmin"):
+    for name in ("energy_full", "tiled", "tiled_batch", "argmin", "strips", "strips_batch"):
         info = runtime.work_group_info(knl[name])
         assert info["local_mem_size"] <= runtime.limits.local_mem_size, name
     assert (carver.tile + 2) ** 2 * 4 <= runtime.limits.local_mem_size
