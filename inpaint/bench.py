@@ -12,6 +12,9 @@ the default issue-2 benchmark runs):
 * ``--table4``: local memory per work-group of the built findBestPatch kernels.
 * ``--profiles`` / ``--partitions``: time per device profile and per host/device split.
 
+``--prune`` picks findBestPatch's pruning (:class:`inpaint.stages_cl.FindBestPatch`); ``both``
+times pruned and unpruned side by side in the default benchmark.
+
 Timing: each configuration gets one untimed warm-up first (it builds the kernels; in the
 grid the warm-up of a (case, device, variant, P) is one run at alpha = 0.05, which builds
 the same programs), then ``--repeat`` timed runs.  All configurations of a table are
@@ -321,9 +324,9 @@ class Job:
 
     def __init__(self, kind: str, case: Case, dev: Dev | None, alpha: str, patch: int,
                  variant: str = "auto", profile: str | None = None, partition: Sequence[str] | None = None,
-                 partition_label: str | None = None):
+                 partition_label: str | None = None, prune: Any = "auto"):
         self.kind, self.case, self.dev = kind, case, dev
-        self.alpha, self.patch, self.variant = alpha, patch, variant
+        self.alpha, self.patch, self.variant, self.prune = alpha, patch, variant, prune
         self.profile, self.partition, self.partition_label = profile, partition, partition_label
         self.times: list[float] = []
         self.stats: Any = None
@@ -343,11 +346,11 @@ class Job:
                               "backend": self.backend}
         if self.dev is not None:
             kw.update(device=self.dev.spec, variant=self.variant, profile=self.profile,
-                      partition=self.partition)
+                      partition=self.partition, prune=self.prune)
         return kw
 
     def warm_key(self) -> tuple:
-        return (id(self.case), self.backend, self.dev.spec if self.dev else None, self.variant,
+        return (id(self.case), self.backend, self.dev.spec if self.dev else None, self.variant, self.prune,
                 self.patch, self.profile, tuple(self.partition) if self.partition is not None else None)
 
     def run_once(self) -> float:
@@ -384,6 +387,7 @@ class Job:
             "kind": self.kind, "case": self.case.name, "backend": self.backend,
             "device": self.dev.name if self.dev else "host (numpy)",
             "device_spec": self.dev.spec if self.dev else "", "variant": st.variant if st else self.variant,
+            "pruned": st.pruned if st else None,
             "alpha": self.alpha, "patch": self.patch, "profile": self.profile or "",
             "partition": self.partition_label or ("all" if self.dev else "none"),
             "search_area": self.area, "runs": len(self.times),
@@ -460,7 +464,8 @@ def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse
             if not args.no_numpy:
                 jobs.append(Job("default", case, None, alpha, patch))
             for d in devs:
-                jobs.append(Job("default", case, d, alpha, patch, variant=args.variant))
+                for prune in _prunes(args):
+                    jobs.append(Job("default", case, d, alpha, patch, variant=args.variant, prune=prune))
     measure(jobs, args.repeat, {j.warm_key(): "0.05" for j in jobs}, numpy_repeat=args.numpy_repeat)
     out["rows"].extend(j.row() for j in jobs)
     lines = ["## Default benchmark: numpy vs OpenCL (issue 2)", "",
@@ -479,7 +484,7 @@ def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse
                                  "error: " + j.error])
                     continue
                 ratio = (ref.median / j.median) if ref is not None and j.dev is not None and ref.times else None
-                rows.append([case.name, alpha, patch, j.device_label, j.stats.variant if j.stats else "",
+                rows.append([case.name, alpha, patch, j.device_label, _variant_label(j),
                              j.area, _fmt_s(j.median), _fmt_s(min(j.times)) if j.times else "—",
                              (_fmt_num(ratio, 1) + "×") if ratio else "—",
                              j.stats.iterations if j.stats else ""])
@@ -488,6 +493,18 @@ def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse
     lines.append("")
     lines.append(targets_section(jobs, out))
     return "\n".join(lines), jobs
+
+
+def _prunes(args: argparse.Namespace) -> list[Any]:
+    """``--prune`` as the ``prune`` arguments to time: both means pruned and unpruned side by side."""
+    return {"auto": ["auto"], "on": [True], "off": [False], "both": [True, False]}[getattr(args, "prune", "auto")]
+
+
+def _variant_label(job: Job) -> str:
+    """findBestPatch as run, e.g. ``'local 8x8, pruned'``."""
+    if job.stats is None:
+        return ""
+    return job.stats.variant + (", pruned" if job.stats.pruned else "")
 
 
 def _best_time(jobs: Iterable[Job], case: str, alpha: str, patch: int, pred) -> tuple[float | None, Job | None]:
@@ -512,7 +529,7 @@ def targets_section(jobs: Sequence[Job], out: dict[str, Any]) -> str:
         if value is None:
             return
         verdict = _verdict(value, limit)
-        var = f" ({job.stats.variant})" if job is not None and job.stats else ""
+        var = f" ({_variant_label(job)})" if job is not None and job.stats else ""
         rows.append([label, _fmt_s(value) + var, "< " + _fmt_s(limit), ref, verdict])
         out["targets"].append({"target": label, "measured_s": value, "limit_s": limit, "reference": ref,
                                "met": value < limit, "device": job.dev.name if job and job.dev else ""})
@@ -557,7 +574,7 @@ def grid_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Na
                     jobs.append(Job("grid", case, None, alpha, patch))
                 for d in devs:
                     for v in variants:
-                        jobs.append(Job("grid", case, d, alpha, patch, variant=v))
+                        jobs.append(Job("grid", case, d, alpha, patch, variant=v, prune=_prunes(args)[0]))
         cheapest = "0.05" if "0.05" in alphas else alphas[-1]
         for j in jobs:
             if j.case is case:
@@ -649,7 +666,7 @@ def table2(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
              "findBestPatch 84.4 s (97.0 %).", ""]
     for case in cases:
         jobs = ([] if args.no_numpy else [Job("table2", case, None, alpha, patch)]) + \
-               [Job("table2", case, d, alpha, patch, variant=args.variant) for d in devs]
+               [Job("table2", case, d, alpha, patch, variant=args.variant, prune=_prunes(args)[0]) for d in devs]
         measure(jobs, 1)
         for j in jobs:
             parts.append(f"### {case.name}: {j.device_label}")
@@ -717,11 +734,12 @@ def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argpar
         for d in devs:
             if args.profiles:
                 for prof in available_profiles():
-                    jobs.append(Job("profile", case, d, alpha, patch, profile=prof, variant=args.variant))
+                    jobs.append(Job("profile", case, d, alpha, patch, profile=prof, variant=args.variant,
+                                    prune=_prunes(args)[0]))
             if args.partitions:
                 for label, part in PARTITIONS.items():
                     jobs.append(Job("partition", case, d, alpha, patch, partition=part,
-                                    partition_label=label, variant=args.variant))
+                                    partition_label=label, variant=args.variant, prune=_prunes(args)[0]))
     measure(jobs, args.repeat)
     out["rows"].extend(j.row() for j in jobs)
     parts = []
@@ -839,7 +857,7 @@ def contact_sheet(jobs: Sequence[Job], path: Path, height: int = 160) -> str:
     return f"contact sheet (original | mask | result | mapping): {path}: {labels}"
 
 
-CSV_FIELDS = ("kind", "case", "backend", "device", "device_spec", "variant", "alpha", "patch", "profile",
+CSV_FIELDS = ("kind", "case", "backend", "device", "device_spec", "variant", "pruned", "alpha", "patch", "profile",
               "partition", "search_area", "runs", "median_s", "min_s", "iterations", "widened",
               "local_mem_bytes", "psnr_db", "ssim", "error")
 
@@ -874,6 +892,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--patch", help="patch for --table2 (default 9) and --profiles/--partitions (default 17)")
     parser.add_argument("--variant", choices=("auto", "local", "global"), default="auto",
                         help="findBestPatch variant (grid default: both local and global)")
+    parser.add_argument("--prune", choices=("auto", "on", "off", "both"), default="auto",
+                        help="findBestPatch pruning against a sampled bound (auto: on CPU devices); "
+                             "both: time pruned and unpruned side by side (default benchmark only)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per configuration (median; default 3)")
     parser.add_argument("--numpy-repeat", type=int, default=None,
                         help="at most this many timed numpy runs per cell (numpy full search is slow)")
@@ -897,6 +918,9 @@ def run(args: argparse.Namespace) -> int:
     """Run the selected benchmark modes; Markdown on stdout.  Returns the exit status."""
     if args.repeat < 1 or (args.numpy_repeat is not None and args.numpy_repeat < 1):
         return _error("--repeat and --numpy-repeat must be at least 1")
+    any_mode = args.grid or args.table2 or args.table4 or args.profiles or args.partitions
+    if args.prune == "both" and any_mode:
+        return _error("--prune both applies to the default benchmark only")
     notes: list[str] = []
     try:
         cases = resolve_cases(args.case, notes)
@@ -930,7 +954,6 @@ def run(args: argparse.Namespace) -> int:
     sections = []
     grid_jobs: list[Job] = []
     default_jobs: list[Job] = []
-    any_mode = args.grid or args.table2 or args.table4 or args.profiles or args.partitions
     try:
         if not any_mode:
             text, default_jobs = default_benchmark(cases, devs, args, out)
