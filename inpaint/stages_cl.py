@@ -155,8 +155,9 @@ class FindBestPatch:
         patch row whose partial sum exceeds it and stores that partial sum.  The map's minimum,
         its first index and every entry equal to it are exact, so stage 7 picks the same patch;
         other entries may be smaller than the full SSD but stay above the minimum.  ``'auto'``
-        prunes on CPU devices, where it measured faster (docs/bench/ssd_prune.md), and not on
-        GPUs, where it is unmeasured.
+        prunes on CPU devices, where it measured 2.2-3.3x faster at full search (PoCL, 2 cores),
+        and not on GPUs: on an NVIDIA H200 it was 2.1-2.5x slower there (cut candidates idle
+        their SIMD lanes while the rest of the warp carries on; docs/BENCHMARKS.md).
 
     Attributes
     ----------
