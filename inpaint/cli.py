@@ -131,7 +131,7 @@ def format_stats(stats: Any) -> str:
     total_stage = sum(stats.stage_seconds.values()) + stats.transfer_seconds
     lines = [f"backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha "
              f"{'full' if stats.alpha is None else stats.alpha}, search area {stats.search_area}, "
-             f"findBestPatch {stats.variant}"
+             f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
              + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
              f"{stats.iterations} iterations, {stats.widened} widened search areas, "
              f"{stats.total_seconds:.3f} s wall",

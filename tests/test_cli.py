@@ -526,6 +526,7 @@ def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
         assert any(line.startswith(f"| {label} | device |") for line in rows), out
     assert any(line.startswith("| **total** |") for line in rows)
     assert "backend opencl" in out and "iterations" in out
+    assert ("pruned" in out) == (not runtime.is_gpu)  # prune='auto' prunes on CPU devices only
     with Image.open(scene.out) as res:
         gpu = np.asarray(res)
     assert_removed(scene.rgb, scene.region, gpu)
