@@ -527,6 +527,13 @@ def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
     assert any(line.startswith("| **total** |") for line in rows)
     assert "backend opencl" in out and "iterations" in out
     assert ("pruned" in out) == (not runtime.is_gpu)  # prune='auto' prunes on CPU devices only
+    for flag, pruned in (("on", True), ("off", False)):
+        code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl",
+                             "-o", scene.dir / f"prune_{flag}.png", "--stats", "--prune", flag)
+        assert code == 0, err
+        assert ("pruned" in out) == pruned
+        with Image.open(scene.dir / f"prune_{flag}.png") as a, Image.open(scene.out) as b:
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with Image.open(scene.out) as res:
         gpu = np.asarray(res)
     assert_removed(scene.rgb, scene.region, gpu)
