@@ -288,15 +288,20 @@ def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
     return devs
 
 
-def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
+def cpu_name() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo`` (Linux), or None where it is not available."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
     except OSError:
-        pass
+        return None
+    return None
+
+
+def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
+    cpu = cpu_name() or platform.processor() or platform.machine()
     try:
         load = os.getloadavg()
     except (OSError, AttributeError):

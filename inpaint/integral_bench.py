@@ -33,6 +33,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .bench import cpu_name
+
 DEFAULT_SIZES = ("512x384", "1024x550", "4096x4096")
 DEFAULT_KINDS = ("sum", "count")
 METHODS = ("block", "naive", "numpy")
@@ -62,17 +64,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=5, help="image seed (default %(default)s)")
     p.add_argument("--json", metavar="FILE", default=None, help="also write all results as JSON")
     return p
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _median_ms(values: Sequence[float]) -> float:
@@ -193,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "driver_version": rt.device.driver_version.strip(),
             "compute_units": int(rt.device.max_compute_units),
             "host": platform.platform(),
-            "host_cpu": _cpu_name(),
+            "host_cpu": cpu_name() or platform.processor() or platform.machine(),
             "host_cpus": os.cpu_count(),
             "python": platform.python_version(),
             "numpy": np.__version__,

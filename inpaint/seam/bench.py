@@ -34,6 +34,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..bench import cpu_name
+
 DEFAULT_SIZES = "224x320:100,853x1280:400"
 PHOTO = Path(__file__).resolve().parent / "coffee.jpg"
 
@@ -313,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             "device": rt.name if rt is not None else "none", "repeats": args.repeats,
             "command": " ".join([sys.executable, "-m", "inpaint.seam.bench"] + list(sys.argv[1:] if argv is None
                                                                                 else argv))}
-    cpu = _cpu_name()
+    cpu = cpu_name()
     if cpu:
         meta["machine"] = f"{cpu}, {os.cpu_count()} CPUs"
     results = [run_case(args, h, w, n, rt, notes) for h, w, n in args.sizes]
@@ -322,17 +324,6 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"meta": meta, "results": results, "notes": notes}, fh, indent=2)
     return 0
-
-
-def _cpu_name() -> str | None:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        return None
-    return None
 
 
 if __name__ == "__main__":  # pragma: no cover
