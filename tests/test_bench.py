@@ -1,4 +1,4 @@
-"""``inpaint bench`` on a tiny synthetic case: output structure, not speed."""
+"""``inpaint bench`` (the inpaint-bench distribution in ``bench/``) on tiny cases: output structure, not speed."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint import bench
 from inpaint.cli import main
+from inpaint_bench import pipeline as bench
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_missing_matplotlib_gives_note_and_still_prints_tables(tiny_case, tmp_pa
                "--repeat", "1", "--no-numpy", "--device", "cpu", "--plots", str(tmp_path / "plots")])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "install with pip install 'inpaint[plot]'" in out
+    assert bench.PLOT_HINT in out and "inpaint-bench[plot]" in out
     assert "## Grid (Tables 5-8)" in out and _rows(out, "0.05")
     assert not (tmp_path / "plots").exists()
 
@@ -128,3 +128,83 @@ def test_psnr_ssim():
     b[10:13, 5:35] = 255 - b[10:13, 5:35]
     assert bench.ssim(b, a, box) < 0.5
     assert 0 < bench.psnr(b, a, box) < 20
+
+
+def test_default_benchmark_judges_targets_from_the_table():
+    # The targets are data (targets.toml); a verdict row appears for every one that applies.
+    targets = bench.load_targets()
+    assert {t["device"] for t in targets} == {"pocl", "h200"}
+    assert all(("limit_s" in t) != ("paper_s" in t) for t in targets)
+    assert {(t["alpha"], t["patch"]) for t in targets} == {("0.05", 17), ("full", 9)}
+    jobs = [bench.Job("default", bench.Case("walkingman", np.zeros((8, 8, 3), np.uint8), np.ones((8, 8), bool),
+                                            None), None, "0.05", 17)]
+    assert bench.targets_section(jobs, {"targets": []}) == "No target applies to the measured cells."
+
+    class PoclDev:
+        is_pocl, is_h200, name, short = True, False, "pthread", "PoCL CPU"
+
+    case = jobs[0].case
+    cells = []
+    for alpha, patch, secs in (("0.05", 17, 0.2), ("full", 9, 2.5)):
+        j = bench.Job("default", case, None, alpha, patch)
+        j.dev, j.times = PoclDev(), [secs]
+        cells.append(j)
+    out = {"targets": []}
+    text = bench.targets_section(cells, out)
+    assert "issue" not in text.lower()
+    assert {t["target"]: t["met"] for t in out["targets"]} == {
+        "walkingman α=0.05 P=17 on PoCL < 0.250 s": True,
+        "walkingman full P=9 on PoCL < 3.000 s": True,
+        "walkingman α=0.05 P=17 on PoCL: 5× the paper's Adreno 330": True,  # 1.25 s / 5 = 0.25 s > 0.2 s
+        "walkingman full P=9 on PoCL: 10× the paper's GPU full search": False,  # 20.37 s / 10 < 2.5 s
+    }
+    assert out["targets"][2]["limit_s"] == pytest.approx(0.25)
+
+
+def test_bench_without_inpaint_bench_says_how_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "inpaint_bench.cli", None)  # import inpaint_bench.cli -> ModuleNotFoundError
+    assert main(["bench", "--grid"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pip install ./bench" in err
+
+
+def test_product_never_imports_the_benchmarks():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for py in [*(root / "inpaint").rglob("*.py"), *(root / "mobile_ui").rglob("*.py")]:
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "inpaint_bench" for n in names):
+                offenders.append(str(py.relative_to(root)))
+    assert not offenders
+    assert not (root / "inpaint" / "bench.py").exists() and not (root / "mobile_ui" / "screenshots.py").exists()
+
+
+def test_integral_benchmark_runs(runtime, tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    assert main(["bench", "integral", "--device", runtime.name.split(" (")[0], "--sizes", "13x11,9x4",
+                 "--kinds", "count", "--repeats", "2", "--warmup", "0", "--json", str(path)]) == 0
+    table = capsys.readouterr().out
+    assert "| 13×11 | count |" in table and "naive/block" in table
+    data = json.loads(path.read_text())
+    assert len(data["results"]) == 2 and data["meta"]["device"] == runtime.name
+    assert data["meta"]["command"].startswith("inpaint bench integral")
+    assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}
+
+
+def test_seam_benchmark_runs_on_its_photo(runtime, tmp_path, capsys):
+    from inpaint_bench import seam
+
+    img, source = seam._photo(None, 24, 32)
+    assert source == "coffee.jpg" and img.shape == (24, 32, 3)
+    path = tmp_path / "seam.json"
+    assert main(["bench", "seam", "--ours-only", "--sizes", "24x32:3", "--repeats", "1",
+                 "--device", runtime.name.split(" (")[0], "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "### 24x32 (HxW) minus 3 vertical seams (coffee.jpg)" in out
+    cols = json.loads(path.read_text())["results"][0]["columns"]
+    assert {"opencl_exact_auto", "opencl_batch", "numpy"} <= set(cols)

@@ -323,20 +323,3 @@ def test_box_sums_from_four_corners(runtime, h, w, seed, box):
     got = padded[r1 + 1, c1 + 1] - padded[r0, c1 + 1] - padded[r1 + 1, c0] + padded[r0, c0]
     want = img[r0:r1 + 1, c0:c1 + 1].astype(np.int64).sum()
     assert (got - want) % 2**32 == 0
-
-
-# --------------------------------------------------------------------------- benchmark module
-
-def test_benchmark_main_runs(runtime, tmp_path, capsys):
-    import json
-
-    from inpaint.integral_bench import main
-
-    path = tmp_path / "bench.json"
-    assert main(["--device", runtime.name.split(" (")[0], "--sizes", "13x11,9x4", "--kinds", "count",
-                 "--repeats", "2", "--warmup", "0", "--json", str(path)]) == 0
-    table = capsys.readouterr().out
-    assert "| 13×11 | count |" in table and "naive/block" in table
-    data = json.loads(path.read_text())
-    assert len(data["results"]) == 2 and data["meta"]["device"] == runtime.name
-    assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}

@@ -1,5 +1,6 @@
 """The installed package (not the checkout) must carry its kernels, profiles and datasets."""
 
+import os
 import re
 import subprocess
 import sys
@@ -14,8 +15,13 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
+    # A fresh build folder: setuptools never prunes the checkout's build/lib, so files deleted or moved
+    # out of the package would otherwise still reach the wheel.
+    cfg = out / "build.cfg"
+    cfg.write_text(f"[build]\nbuild_base = {out / 'build'}\n", encoding="utf-8")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True)
+                    "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True,
+                   env={**os.environ, "DIST_EXTRA_CONFIG": str(cfg)})
     (whl,) = out.glob("inpaint-*.whl")
     return whl
 
@@ -31,6 +37,13 @@ def test_wheel_has_every_kernel_profile_and_dataset(wheel):
                      if not p.name.endswith(".py")]
     missing = sorted(set(expected) - names)
     assert not missing, f"missing from the wheel: {missing}"
+
+
+def test_wheel_leaves_out_benchmarks_their_data_and_tools(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "bench" in n.split("/")[-1] or n.startswith("inpaint_bench/")]
+    assert not [n for n in names if n.endswith((".jpg", "screenshots.py")) or "/quality/" in n]
+    assert "inpaint/report.py" in names and "inpaint/seam/api.py" in names and "mobile_ui/app.py" in names
 
 
 def test_every_wrapper_kernel_exists_in_its_cl_file():

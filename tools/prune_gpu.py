@@ -1,4 +1,4 @@
-"""findBestPatch with and without pruning on one device, side by side (issue 3, GPU check).
+"""findBestPatch with and without pruning on one device, side by side (the GPU check of pruning).
 
 Needs only numpy, Pillow and pyopencl.  Usage: python tools/prune_gpu.py [DEVICE] [REPEATS]
 For every dataset case, the full-search P = 9 and alpha = 0.05 P = 17 cells run with
@@ -27,7 +27,7 @@ def main() -> int:
         case = load_case(name)
         for alpha, patch in (("full", 9), (0.05, 17)):
             for variant in ("local", "global"):
-                kw = dict(alpha=alpha, patch=patch, backend="opencl", device=device, variant=variant)
+                kw = dict(method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=device, variant=variant)
                 res = {p: inpaint(case.image, case.mask, prune=p, **kw) for p in (False, True)}  # warm-up
                 times = {False: [], True: []}
                 for _ in range(reps):

@@ -1,6 +1,7 @@
-"""Render the app's main states to PNG files for the docs (needs a display, e.g. Xvfb).
+"""Render the app's main states to PNG files for the docs (needs a display, e.g. Xvfb, and the app extra).
 
-``python -m mobile_ui.screenshots docs/screenshots`` renders a phone in portrait
+A documentation tool of the checkout, not part of the app package.
+``python tools/app_screenshots.py docs/screenshots`` renders a phone in portrait
 (720x1280 at density 2, saved scaled down to 360x640) and a desktop window (1280x800),
 each in its own process because Kivy fixes the screen density at import.
 """
@@ -39,7 +40,7 @@ def _render(preset: str, out: Path) -> None:
     from kivy.core.window import Window
     from PIL import Image
 
-    from .app import InpaintApp
+    from mobile_ui.app import InpaintApp
 
     class Slow:
         """The real Inpainter, slowed so the half-filled state can be captured."""
@@ -86,7 +87,7 @@ def _render(preset: str, out: Path) -> None:
     # Zoomed in, painting an extra stroke with the brush outline visible.
     ed.zoom_by(2.2, ed.width * 0.45, ed.height * 0.5)
     ed.mask[...] = False
-    from .geometry import stamp_segment
+    from mobile_ui.geometry import stamp_segment
     stamp_segment(ed.mask, (215, 150), (240, 230), 14)
     stamp_segment(ed.mask, (240, 230), (232, 290), 12)
     ed.refresh_mask()
@@ -127,7 +128,7 @@ def main(argv: "list[str] | None" = None) -> int:
         _render(args.preset, args.out)
         return 0
     for preset in PRESETS:
-        rc = subprocess.call([sys.executable, "-m", "mobile_ui.screenshots", str(args.out), "--preset", preset])
+        rc = subprocess.call([sys.executable, str(Path(__file__).resolve()), str(args.out), "--preset", preset])
         if rc:
             return rc
     return 0

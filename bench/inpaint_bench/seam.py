@@ -1,7 +1,7 @@
 """Seam-carving benchmark: ours (OpenCL exact, OpenCL batch, numpy) against liblqr and ``seam-carving``.
 
-Run ``python -m inpaint.seam.bench`` (Markdown on stdout, ``--json FILE`` for the raw
-numbers).  Each case is ``HxW:SEAMS`` (remove SEAMS vertical seams from an H x W image).
+Run ``inpaint bench seam`` or ``python -m inpaint_bench.seam`` (Markdown on stdout, ``--json FILE``
+for the raw numbers).  Each case is ``HxW:SEAMS`` (remove SEAMS vertical seams from an H x W image).
 Competitors, each skipped with a note when missing:
 
 * ImageMagick ``convert in.png -liquid-rescale WxH! out.png`` (liblqr), timed as a whole
@@ -11,7 +11,7 @@ Competitors, each skipped with a note when missing:
 Ours is timed in-process (the image already decoded), after a warm-up call that builds
 the kernels.  Repeats of all columns are interleaved, so a noisy machine slows all of
 them alike; the tables report medians.  The input is a real photo (the CC0 "coffee"
-image of scikit-image, bundled as ``coffee.jpg``, or ``--image``) resized to each case.
+image of scikit-image, bundled as ``data/coffee.jpg``, or ``--image``) resized to each case.
 
 Needs only numpy, Pillow and pyopencl: ``--ours-only --sizes 4320x7680:1`` is the run
 for a big GPU.
@@ -34,10 +34,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bench import cpu_name
+from .common import cpu_name
 
 DEFAULT_SIZES = "224x320:100,853x1280:400"
-PHOTO = Path(__file__).resolve().parent / "coffee.jpg"
+PHOTO = Path(__file__).resolve().parent / "data" / "coffee.jpg"
 
 
 def _parse_sizes(text: str) -> list[tuple[int, int, int]]:
@@ -112,13 +112,13 @@ def _convert() -> tuple[str | None, str]:
 
 
 def _columns(args: argparse.Namespace, img: np.ndarray, n: int, tmp: Path, rt: Any, notes: list[str]) -> list[Column]:
-    from . import resize
+    from inpaint.seam import resize
 
     h, w = img.shape[:2]
     cols: list[Column] = []
     if rt is not None:
-        from . import api
-        from .opencl import OpenCLCarver
+        from inpaint.seam import api
+        from inpaint.seam.opencl import OpenCLCarver
 
         def ours(dp: str, batch: int | None, seams: int = n, stages: dict[str, float] | None = None,
                  tiles: tuple[int, int] | None = None) -> float:
@@ -266,9 +266,9 @@ def _markdown(results: list[dict[str, Any]], meta: dict[str, Any], notes: list[s
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.seam") -> int:
     """Run the benchmark; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m inpaint.seam.bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=_parse_sizes, default=_parse_sizes(DEFAULT_SIZES),
                    help=f"comma-separated HxW:SEAMS cases (default {DEFAULT_SIZES})")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per column (default 5)")
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--tiles: expected TxW pairs such as 32x64, got {args.tiles!r}")
     if any(len(t) != 2 or min(t) < 1 for t in args.tiles):
         p.error("--tiles: expected positive TxW pairs such as 32x64")
-    from .opencl import DP_CHOICES
+    from inpaint.seam.opencl import DP_CHOICES
 
     bad = [d for d in args.dp if d not in DP_CHOICES]
     if bad:
@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     rt = None
     try:
-        from ..runtime import get_runtime, opencl_available
+        from inpaint.runtime import get_runtime, opencl_available
 
         if opencl_available():
             rt = get_runtime(device=args.device, profile=args.profile)
@@ -313,8 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                        f"{platform.system()} {platform.release()}",
             "device": rt.name if rt is not None else "none", "repeats": args.repeats,
-            "command": " ".join([sys.executable, "-m", "inpaint.seam.bench"] + list(sys.argv[1:] if argv is None
-                                                                                else argv))}
+            "command": " ".join([prog] + list(sys.argv[1:] if argv is None else argv))}
     cpu = cpu_name()
     if cpu:
         meta["machine"] = f"{cpu}, {os.cpu_count()} CPUs"

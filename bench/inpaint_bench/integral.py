@@ -2,7 +2,8 @@
 
 Runs on any machine whose Python has numpy and pyopencl (nothing else)::
 
-    python -m inpaint.integral_bench --device gpu --json integral_bench.json
+    inpaint bench integral --device gpu --json integral_bench.json
+    python -m inpaint_bench.integral --device gpu --json integral_bench.json
 
 For every size and kind, a seeded uint8 image (30 % zeros) is uploaded once; the three
 methods are then timed side by side, interleaved within each repeat, and the medians
@@ -33,7 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bench import cpu_name
+from .common import cpu_name
 
 DEFAULT_SIZES = ("512x384", "1024x550", "4096x4096")
 DEFAULT_KINDS = ("sum", "count")
@@ -51,8 +52,8 @@ def _parse_size(text: str) -> tuple[int, int]:
     return h, w
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m inpaint.integral_bench", description=__doc__.split("\n")[0])
+def _parser(prog: str = "python -m inpaint_bench.integral") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     p.add_argument("--device", default=None,
                    help="OpenCL device: 'P:D', 'gpu', 'cpu' or part of a name (default: PYOPENCL_CTX, else best)")
     p.add_argument("--sizes", default=",".join(DEFAULT_SIZES),
@@ -75,8 +76,8 @@ def bench_case(rt: Any, shape: tuple[int, int], kind: str, repeats: int, warmup:
     """Time block, naive and numpy on one image; return medians (ms) and raw samples (s)."""
     import pyopencl.array as cl_array
 
-    from .integral import IntegralPlan, integral_reference
-    from .runtime import event_seconds
+    from inpaint.integral import IntegralPlan, integral_reference
+    from inpaint.runtime import event_seconds
 
     rng = np.random.default_rng(seed)
     img = rng.integers(0, 256, shape, dtype=np.uint8)
@@ -153,24 +154,25 @@ def markdown(results: Sequence[dict[str, Any]], device_name: str) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m inpaint_bench.integral") -> int:
     """Run the benchmark; print a Markdown table; optionally write JSON. Returns 0."""
-    args = _parser().parse_args(argv)
+    parser = _parser(prog)
+    args = parser.parse_args(argv)
     try:
         sizes = [_parse_size(s) for s in args.sizes.split(",") if s.strip()]
     except argparse.ArgumentTypeError as exc:
-        _parser().error(str(exc))
+        parser.error(str(exc))
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-    from .integral import KINDS
+    from inpaint.integral import KINDS
     bad = [k for k in kinds if k not in KINDS]
     if bad:
-        _parser().error(f"unknown kind(s) {', '.join(bad)}; expected {', '.join(KINDS)}")
+        parser.error(f"unknown kind(s) {', '.join(bad)}; expected {', '.join(KINDS)}")
     if args.repeats < 1 or args.warmup < 0:
-        _parser().error("--repeats must be >= 1 and --warmup >= 0")
+        parser.error("--repeats must be >= 1 and --warmup >= 0")
 
     import pyopencl as cl
 
-    from .runtime import get_runtime
+    from inpaint.runtime import get_runtime
 
     rt = get_runtime(device=args.device)
     results = [bench_case(rt, shape, kind, args.repeats, args.warmup, args.seed)
@@ -178,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(markdown(results, rt.name))
     if args.json:
         meta = {
-            "command": " ".join(["python -m inpaint.integral_bench"] + list(argv if argv is not None else sys.argv[1:])),
+            "command": " ".join([prog] + list(argv if argv is not None else sys.argv[1:])),
             "device": rt.name,
             "device_version": rt.device.version.strip(),
             "driver_version": rt.device.driver_version.strip(),

@@ -1,0 +1,28 @@
+"""Helpers shared by the benchmarks: the CPU's name and Markdown tables."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+
+def cpu_name() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo`` (Linux), or None where it is not available."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+    """A Markdown table; ``align`` has one letter per column, ``l`` or ``r`` (default: first left)."""
+    header = list(header)
+    align = align or "l" + "r" * (len(header) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)

@@ -1,0 +1,170 @@
+"""Fill-quality metrics of ``inpaint bench --quality``: PSNR and detail over the hole, SSIM around it.
+
+* :func:`hole_psnr`: PSNR over the hole's pixels (RGB, data range 255), capped at
+  :data:`PSNR_CAP` dB so that a perfect fill stays a finite number in means and JSON.
+* :func:`hole_ssim`: mean SSIM (Wang et al. 2004; Gaussian 11x11 window, sigma 1.5,
+  population covariance, K1 = 0.01, K2 = 0.03, per colour channel then averaged) over the
+  hole's bounding box grown by 8 px and clipped to the image.  It is scikit-image's
+  ``structural_similarity`` when scikit-image is installed, else :func:`ssim_numpy`, the
+  same computation in numpy.
+* :func:`detail_ratio`: mean gradient magnitude of the fill over the hole eroded by 2 px,
+  divided by the same on the truth.  1.0 means as much detail as the truth; a diffusion
+  fill (smooth) scores about 0.3.  SSIM rewards blur, so this tells smooth fills apart.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: PSNR of a fill identical to the truth (an MSE below 255² * 1e-10).
+PSNR_CAP = 100.0
+#: The SSIM box is the hole's bounding box grown by this many pixels on each side.
+SSIM_GROW = 8
+#: Gaussian window of SSIM: sigma and truncation (skimage: radius int(3.5 * 1.5 + 0.5) = 5).
+SSIM_SIGMA = 1.5
+SSIM_TRUNCATE = 3.5
+#: The detail ratio measures the hole eroded by this many pixels (5x5 square).
+DETAIL_ERODE = 2
+#: ... unless that leaves fewer pixels than this; then the whole hole.
+DETAIL_MIN_PIXELS = 10
+
+
+def hole_psnr(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> float:
+    """PSNR (dB, peak 255) over the RGB values of the hole's pixels, at most :data:`PSNR_CAP`."""
+    a = result[mask].astype(np.float64)
+    b = truth[mask].astype(np.float64)
+    if a.size == 0:
+        return float("nan")
+    mse = float(np.mean((a - b) ** 2))
+    if mse <= 255.0 ** 2 * 10 ** (-PSNR_CAP / 10):
+        return PSNR_CAP
+    return 10 * math.log10(255.0 ** 2 / mse)
+
+
+def bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
+    """``(x0, y0, x1, y1)`` of the True pixels, end-exclusive."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    if rows.size == 0:
+        raise ValueError("the mask is empty")
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def ssim_box(mask: np.ndarray, grow: int = SSIM_GROW, min_side: int = 11) -> tuple[int, int, int, int]:
+    """The hole's bounding box grown by ``grow`` px, clipped to the image.
+
+    A box thinner than the 11-pixel window (a thin hole along an image border) is widened
+    to ``min_side`` where the image allows it.
+    """
+    h, w = mask.shape
+    x0, y0, x1, y1 = bbox(mask)
+    x0, y0, x1, y1 = max(0, x0 - grow), max(0, y0 - grow), min(w, x1 + grow), min(h, y1 + grow)
+
+    def widen(lo: int, hi: int, size: int) -> tuple[int, int]:
+        need = min(min_side, size) - (hi - lo)
+        if need > 0:
+            lo = max(0, lo - (need + 1) // 2)
+            hi = min(size, lo + min(min_side, size))
+            lo = max(0, hi - min(min_side, size))
+        return lo, hi
+
+    x0, x1 = widen(x0, x1, w)
+    y0, y1 = widen(y0, y1, h)
+    return x0, y0, x1, y1
+
+
+def _gaussian_1d(sigma: float, truncate: float) -> np.ndarray:
+    r = int(truncate * sigma + 0.5)
+    x = np.arange(-r, r + 1, dtype=np.float64)
+    w = np.exp(-0.5 * (x / sigma) ** 2)
+    return w / w.sum()
+
+
+def _filter(img: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Separable correlation with ``w`` along both axes, borders mirrored like scipy's 'reflect'."""
+    r = len(w) // 2
+    out = img
+    for axis in (0, 1):
+        pad = [(0, 0)] * out.ndim
+        pad[axis] = (r, r)
+        p = np.pad(out, pad, mode="symmetric")  # (d c b a | a b c d): scipy.ndimage 'reflect'
+        n = out.shape[axis]
+        acc = np.zeros_like(out)
+        for i, wi in enumerate(w):
+            acc += wi * np.take(p, np.arange(i, i + n), axis=axis)
+        out = acc
+    return out
+
+
+def ssim_numpy(a: np.ndarray, b: np.ndarray, data_range: float = 255.0, sigma: float = SSIM_SIGMA,
+               truncate: float = SSIM_TRUNCATE) -> float:
+    """Mean SSIM of two (H, W) or (H, W, C) images, as scikit-image computes it with
+    ``gaussian_weights=True, sigma=1.5, use_sample_covariance=False, channel_axis=-1``."""
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    if a.ndim == 3:
+        return float(np.mean([ssim_numpy(a[..., c], b[..., c], data_range, sigma, truncate)
+                              for c in range(a.shape[2])]))
+    w = _gaussian_1d(sigma, truncate)
+    pad = len(w) // 2
+    if min(a.shape) < len(w):
+        raise ValueError(f"SSIM needs images of at least {len(w)}x{len(w)} pixels, got {a.shape}")
+    ux, uy = _filter(a, w), _filter(b, w)
+    vx = _filter(a * a, w) - ux * ux
+    vy = _filter(b * b, w) - uy * uy
+    vxy = _filter(a * b, w) - ux * uy
+    c1, c2 = (0.01 * data_range) ** 2, (0.03 * data_range) ** 2
+    s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+    return float(s[pad:-pad, pad:-pad].mean(dtype=np.float64))
+
+
+def ssim(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean colour SSIM of two uint8 RGB images (scikit-image when installed, else numpy)."""
+    try:
+        from skimage.metrics import structural_similarity
+    except ImportError:
+        return ssim_numpy(a, b)
+    return float(structural_similarity(a, b, gaussian_weights=True, sigma=SSIM_SIGMA, use_sample_covariance=False,
+                                       channel_axis=-1, data_range=255))
+
+
+def hole_ssim(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> float:
+    """SSIM over :func:`ssim_box` of the hole."""
+    x0, y0, x1, y1 = ssim_box(mask)
+    return ssim(result[y0:y1, x0:x1], truth[y0:y1, x0:x1])
+
+
+def erode(mask: np.ndarray, radius: int) -> np.ndarray:
+    """Pixels whose whole (2r+1)x(2r+1) square lies in ``mask`` (outside the image counts as not)."""
+    m = np.pad(np.asarray(mask, bool), radius, constant_values=False)
+    h, w = mask.shape
+    out = np.ones((h, w), bool)
+    for dy in range(2 * radius + 1):
+        for dx in range(2 * radius + 1):
+            out &= m[dy:dy + h, dx:dx + w]
+    return out
+
+
+def gradient_magnitude(rgb: np.ndarray) -> np.ndarray:
+    """|grad| of the mean of R, G and B, by central differences (one-sided at the image border)."""
+    g = np.asarray(rgb, np.float64).mean(axis=2)
+    gy, gx = np.gradient(g)
+    return np.hypot(gx, gy)
+
+
+def detail_region(mask: np.ndarray) -> np.ndarray:
+    """The hole eroded by :data:`DETAIL_ERODE` px, or the whole hole if that leaves too few pixels."""
+    inner = erode(mask, DETAIL_ERODE)
+    return inner if int(inner.sum()) >= DETAIL_MIN_PIXELS else np.asarray(mask, bool)
+
+
+def detail_ratio(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> float:
+    """Mean gradient magnitude of ``result`` over :func:`detail_region` / the same of ``truth``."""
+    region = detail_region(mask)
+    want = float(gradient_magnitude(truth)[region].mean())
+    got = float(gradient_magnitude(result)[region].mean())
+    if want == 0.0:
+        return 1.0 if got == 0.0 else float("inf")
+    return got / want

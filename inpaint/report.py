@@ -1,0 +1,108 @@
+"""Human-readable reports of a fill: the per-stage timing table and the patch mapping picture.
+
+Used by the ``inpaint`` command (``--stats``, ``--save-mapping``) and by the benchmarks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = ["STAGE_LABELS", "STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets"]
+
+#: The paper's Table 2 wording of each pipeline stage.
+STAGE_LABELS = {
+    "grey": "convert RGB to grey",
+    "front": "update border of the area to be filled",
+    "valid": "mark source pixels to be used",
+    "confidence": "update pixel confidence in the filling area",
+    "priority": "update pixel priorities in the filling area",
+    "ssd": "find the best matching patch",
+    "reduce": "best-patch reduction",
+    "copy": "update RGB and grey image of the filling patch",
+}
+
+
+#: What each step of the multiscale fill does.
+STEP_LABELS = {
+    "patchmatch": "PatchMatch: find each patch's most similar source patches",
+    "vote": "voting: blend the overlapping patches",
+    "poisson": "gradient-domain correction: carry the surrounding tones in",
+}
+
+
+def _rows(stats: Any, names: Sequence[str], labels: dict, where: Any) -> list[str]:
+    total = sum(stats.stage_seconds.values()) + stats.transfer_seconds
+    rows = []
+    for s in names:
+        sec = stats.stage_seconds.get(s, 0.0)
+        pct = 100 * sec / total if total else 0.0
+        rows.append(f"| {labels[s]} | {where(s)} | {sec:.4f} | {pct:.2f} |")
+    pct = 100 * stats.transfer_seconds / total if total else 0.0
+    rows.append(f"| host<->device transfers and sync | | {stats.transfer_seconds:.4f} | {pct:.2f} |")
+    rows.append(f"| **total** | | **{total:.4f}** | 100 |")
+    return rows
+
+
+def format_stats(stats: Any) -> str:
+    """The time spent per step as a Markdown table (for the Criminisi pipeline, like the
+    paper's Table 2)."""
+    alpha = "full" if stats.alpha is None else stats.alpha
+    head = ["", "| stage | where | seconds | % |", "|---|---|---:|---:|"]
+    if getattr(stats, "method", "criminisi") == "multiscale":
+        from .multiscale import STEPS
+
+        where = "device" if stats.backend == "opencl" else "host"
+        levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
+        lines = [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
+                 f"{stats.candidates} candidates, alpha {alpha}, search area {stats.search_area}; "
+                 f"levels {levels}",
+                 f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"]
+        return "\n".join(lines + head + _rows(stats, STEPS, STEP_LABELS, lambda s: where))
+    from .profiles import STAGES as names
+
+    lines = [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha {alpha}, "
+             f"sources {stats.source}, search area {stats.search_area}, "
+             f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
+             + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
+             f"{stats.iterations} iterations, {stats.widened} widened search areas, "
+             f"{stats.total_seconds:.3f} s wall"]
+    where = (lambda s: "device" if s in stats.device_stages else "host")
+    return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))
+
+
+def draw_mapping(rgb: Any, patches: Sequence[tuple[int, int, int, int]], patch: int) -> Any:
+    """The image with each target patch (red) joined to its source patch (green), as a PIL image."""
+    from PIL import Image, ImageDraw
+
+    img = Image.fromarray(rgb).convert("RGB")
+    draw = ImageDraw.Draw(img)
+    half = patch // 2
+    for ty, tx, sy, sx in patches:
+        draw.line([(tx, ty), (sx, sy)], fill=(255, 220, 0), width=1)
+        draw.rectangle([tx - half, ty - half, tx + half, ty + half], outline=(255, 0, 0))
+        draw.rectangle([sx - half, sy - half, sx + half, sy + half], outline=(0, 255, 0))
+    return img
+
+
+def draw_offsets(rgb: Any, source_map: Any, mask: Any) -> Any:
+    """The image with every filled pixel coloured by where its source lies (hue: direction,
+    brightness: distance) and the rest dimmed, as a PIL image.  Regions of one colour were
+    copied as one piece; many small specks mean many small pieces."""
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(rgb)
+    mask = np.asarray(mask, bool)
+    h, w = mask.shape
+    ys, xs = np.nonzero(mask)
+    dy = source_map[ys, xs, 0].astype(np.float64) - ys
+    dx = source_map[ys, xs, 1].astype(np.float64) - xs
+    dist = np.hypot(dy, dx)
+    hsv = np.zeros((h, w, 3), np.uint8)
+    hsv[ys, xs, 0] = (((np.arctan2(dy, dx) / (2 * np.pi)) % 1.0) * 255).astype(np.uint8)
+    hsv[ys, xs, 1] = 255
+    hsv[ys, xs, 2] = (64 + 191 * dist / max(dist.max(initial=0.0), 1.0)).astype(np.uint8)
+    out = np.asarray(Image.fromarray(hsv, "HSV").convert("RGB")).copy()
+    grey = rgb.astype(np.uint16).mean(axis=2, keepdims=True).astype(np.uint8) // 2
+    out[~mask] = np.repeat(grey, 3, axis=2)[~mask]
+    return Image.fromarray(out)
