@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import InputError
+from .methods import DEFAULT_METHOD, METHODS, OPTIONS, SOURCES
 from .profiles import STAGES, ProfileError
+from .report import draw_mapping, draw_offsets, format_stats  # noqa: F401 - also the public names here
 from .imageio import same_file as _same_file
 
 # subcommand -> module providing add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
     "resize": ("inpaint.seam.cli", "content-aware resize by seam carving"),
-    "bench": ("inpaint.bench", "benchmark the pipeline (the paper's Tables 2, 4, 5-8)"),
+    "bench": ("inpaint_bench.cli", "benchmarks: the pipeline beside the paper's Tables 2, 4, 5-8, fill quality "
+                                   "(--quality), 'seam', 'integral'; needs the inpaint-bench package"),
     "devices": ("inpaint.devices", "list OpenCL devices and each profile's effective limits"),
     "app": ("inpaint.app_command", "start the touch app (needs the app extra: Kivy)"),
 }
@@ -32,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
     p = argparse.ArgumentParser(
         prog="inpaint",
-        description="Remove an object from a photo by Criminisi exemplar-based inpainting (OpenCL).",
+        description="Remove an object from a photo: the hole is filled from the rest of the picture by a "
+                    "multiscale exemplar fill (default) or the paper's Criminisi pipeline, on OpenCL.",
         epilog=MASK_RULE + " Other commands: " + ", ".join(
             f"'inpaint {name}' ({desc})" for name, (_, desc) in SUBCOMMANDS.items())
         + ". Exit status: 0 done (also for an empty mask, which writes an unchanged copy), "
@@ -43,10 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--case", help="use a bundled dataset case (image and mask), e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case)")
-    p.add_argument("--alpha", default="0.05",
-                   help="search factor of Eq. 6: the search area grows by alpha times the object's size on "
-                        "each side; 'full' searches the whole image (default 0.05)")
-    p.add_argument("--patch", "-p", default="9", help="patch side P, odd and >= 3 (default 9)")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help="'multiscale' (default): coarse-to-fine PatchMatch that blends overlapping patches and "
+                        "matches the surrounding tones; 'criminisi': the paper's greedy patch-by-patch fill")
+    p.add_argument("--alpha", default=None,
+                   help="search factor of Eq. 6: sources come from the object's box grown by alpha times its "
+                        "size on each side; 'full' searches the whole image (default: full for multiscale, "
+                        "0.05 for criminisi, as in the paper)")
+    p.add_argument("--patch", "-p", default=None,
+                   help="patch side P, odd and >= 3 (default: 7 for multiscale, 9 for criminisi)")
+    p.add_argument("--candidates", default=None,
+                   help="multiscale: source patches each patch votes with, 1-8 (default 4); fewer keep more "
+                        "texture, more blend more smoothly")
+    p.add_argument("--source", choices=SOURCES, default=None,
+                   help="criminisi: take sources only from the original picture ('original', default, as in the "
+                        "paper) or also from pixels filled earlier ('filled')")
     p.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
                    help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
     p.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
@@ -54,20 +69,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
     p.add_argument("--partition", help="comma-separated stages to run on the device (others run in numpy): "
                                        + ",".join(STAGES) + "; 'all' or 'none'")
-    p.add_argument("--variant", choices=("auto", "local", "global"), default="auto",
+    p.add_argument("--variant", choices=("auto", "local", "global"), default=None,
                    help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
-    p.add_argument("--prune", choices=("auto", "on", "off"), default="auto",
+    p.add_argument("--prune", choices=("auto", "on", "off"), default=None,
                    help="findBestPatch stops candidates whose partial SSD passes a sampled bound (same result; "
                         "auto: on CPU devices, where it is faster)")
     p.add_argument("--stats", action="store_true", help="print the per-stage timing table (like the paper's Table 2)")
     p.add_argument("--save-mapping", metavar="FILE",
-                   help="also write the result with each target patch (red) joined to its source patch (green)")
+                   help="also write a picture of where the fill came from: for criminisi, each target patch (red) "
+                        "joined to its source patch (green); for multiscale, each filled pixel coloured by the "
+                        "direction (hue) and distance (brightness) of its source")
     p.add_argument("--force", action="store_true", help="allow the output to replace the input or mask file")
     p.add_argument("--max-pixels", type=int, default=None,
                    help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default %d)"
                         % 89_478_485)
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or notes")
     return p
+
+
+def _method_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chosen method's options from the command line (unset ones take the method's defaults)."""
+    given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
+             "profile": args.profile, "candidates": args.candidates, "source": args.source,
+             "partition": _parse_partition(args.partition), "variant": args.variant,
+             "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
+    allowed = OPTIONS[args.method]
+    wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]
+    if wrong:
+        raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
+                         + ", ".join(f"--{k}" for k in allowed if k in given))
+    options = {k: v for k, v in given.items() if v is not None}
+    if "candidates" in options:
+        try:
+            options["candidates"] = int(options["candidates"])
+        except ValueError:
+            raise InputError(f"--candidates must be an integer from 1 to 8, got {args.candidates!r}") from None
+    return options
 
 
 def _error(msg: str, code: int = 2) -> int:
@@ -117,61 +154,12 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def format_stats(stats: Any) -> str:
-    """The per-stage timing table (like the paper's Table 2) as Markdown."""
-    from .profiles import STAGES as names
-
-    labels = {
-        "grey": "convert RGB to grey",
-        "front": "update border of the area to be filled",
-        "valid": "mark source pixels to be used",
-        "confidence": "update pixel confidence in the filling area",
-        "priority": "update pixel priorities in the filling area",
-        "ssd": "find the best matching patch",
-        "reduce": "best-patch reduction",
-        "copy": "update RGB and grey image of the filling patch",
-    }
-    total_stage = sum(stats.stage_seconds.values()) + stats.transfer_seconds
-    lines = [f"backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha "
-             f"{'full' if stats.alpha is None else stats.alpha}, search area {stats.search_area}, "
-             f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
-             + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
-             f"{stats.iterations} iterations, {stats.widened} widened search areas, "
-             f"{stats.total_seconds:.3f} s wall",
-             "",
-             "| stage | where | seconds | % |",
-             "|---|---|---:|---:|"]
-    for s in names:
-        sec = stats.stage_seconds.get(s, 0.0)
-        where = "device" if s in stats.device_stages else "host"
-        pct = 100 * sec / total_stage if total_stage else 0.0
-        lines.append(f"| {labels[s]} | {where} | {sec:.4f} | {pct:.2f} |")
-    pct = 100 * stats.transfer_seconds / total_stage if total_stage else 0.0
-    lines.append(f"| host<->device transfers and sync | | {stats.transfer_seconds:.4f} | {pct:.2f} |")
-    lines.append(f"| **total** | | **{total_stage:.4f}** | 100 |")
-    return "\n".join(lines)
-
-
-def draw_mapping(rgb: Any, patches: Sequence[tuple[int, int, int, int]], patch: int) -> Any:
-    """The image with each target patch (red) joined to its source patch (green)."""
-    from PIL import Image, ImageDraw
-
-    img = Image.fromarray(rgb).convert("RGB")
-    draw = ImageDraw.Draw(img)
-    half = patch // 2
-    for ty, tx, sy, sx in patches:
-        draw.line([(tx, ty), (sx, sy)], fill=(255, 220, 0), width=1)
-        draw.rectangle([tx - half, ty - half, tx + half, ty + half], outline=(255, 0, 0))
-        draw.rectangle([sx - half, sy - half, sx + half, sy + half], outline=(0, 255, 0))
-    return img
-
-
 def _remove(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     from PIL import Image
 
     from . import imageio
-    from .pipeline import check_patch, inpaint, parse_alpha
+    from .pipeline import inpaint
     from .runtime import OpenCLUnavailable
 
     if args.max_pixels is not None:
@@ -179,8 +167,7 @@ def _remove(argv: Sequence[str]) -> int:
             return _error("--max-pixels must be positive")
         Image.MAX_IMAGE_PIXELS = args.max_pixels
     try:
-        alpha = parse_alpha(args.alpha)
-        partition = _parse_partition(args.partition)
+        options = _method_options(args)
         if args.image is None and args.mask is None and args.case is None:
             args.case = "walkingman"
             if not args.quiet:
@@ -216,7 +203,6 @@ def _remove(argv: Sequence[str]) -> int:
                 raise InputError(f"--save-mapping {args.save_mapping} is the {name}; refusing to overwrite it")
         pic = imageio.read_image(image_path)
         mask = imageio.read_mask(mask_path, pic.size)
-        patch = check_patch(args.patch, pic.rgb.shape[0], pic.rgb.shape[1])
         if not mask.any():
             try:
                 note = imageio.save_image(pic.image, out, exif=pic.exif, icc_profile=pic.icc_profile)
@@ -231,19 +217,21 @@ def _remove(argv: Sequence[str]) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             try:
-                res = inpaint(pic.rgb, mask, alpha=alpha if alpha is not None else "full", patch=patch,
-                              backend=args.backend, device=args.device, profile=args.profile,
-                              partition=partition, variant=args.variant,
-                              prune={"auto": "auto", "on": True, "off": False}[args.prune], progress=bar)
+                res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
             finally:
                 bar.close()
         for w in caught:
             print(f"inpaint: warning: {w.message}", file=sys.stderr)
-        result = imageio.apply_source_map(pic, res.source_map, mask)
+        result, fill_note = imageio.apply_fill(pic, res.image, res.source_map, mask)
         try:
             note = imageio.save_image(result, out, exif=pic.exif, icc_profile=pic.icc_profile)
+            note = "; ".join(n for n in (fill_note, note) if n) or None
             if args.save_mapping:
-                imageio.save_image(draw_mapping(res.image, res.stats.patches, patch), args.save_mapping)
+                if args.method == "criminisi":
+                    drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
+                else:
+                    drawing = draw_offsets(res.image, res.source_map, mask)
+                imageio.save_image(drawing, args.save_mapping)
         except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
             return _error(f"cannot write the output: {exc}")
     except (InputError, ProfileError) as exc:
@@ -262,9 +250,26 @@ def _remove(argv: Sequence[str]) -> int:
     return 0
 
 
+BENCH_HINT = ("'inpaint bench' needs the benchmark package inpaint-bench, which is not installed: "
+              "pip install ./bench (from a checkout of inpaint)")
+
+
+def _bench(argv: Sequence[str]) -> int:
+    """``inpaint bench ...``: delegated to the separate inpaint-bench distribution when installed."""
+    try:
+        module = importlib.import_module("inpaint_bench.cli")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "inpaint_bench":
+            return _error(f"'inpaint bench' is unavailable: {exc}")
+        return _error(BENCH_HINT)
+    return int(module.main(list(argv), prog="inpaint bench") or 0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "bench":
+        return _bench(argv[1:])
     if argv and argv[0] in SUBCOMMANDS:
         name = argv[0]
         module_name, desc = SUBCOMMANDS[name]

@@ -65,3 +65,43 @@ def centres(area_rect: Rect, half: int) -> Rect:
 def widen(alpha: float) -> float:
     """The next, wider search factor after an area held no valid candidate."""
     return 2 * alpha + 0.5 if math.isfinite(alpha) else alpha
+
+
+#: A search area must hold at least this many source patches, or it is widened.
+MIN_SOURCES = 64
+
+
+def source_area(free: np.ndarray, box: Rect, alpha: float | None, half: int) -> tuple[Rect, np.ndarray, int]:
+    """The search area of Eq. 6, widened until it holds ``MIN_SOURCES`` source patches.
+
+    Parameters
+    ----------
+    free : ndarray of bool, (H, W)
+        Centres whose whole window is inside the image and free of the hole.
+    box : Rect
+        The hole's bounding box.
+    alpha : float or None
+        Search factor (None: the whole image).
+    half : int
+        ``P // 2``.
+
+    Returns
+    -------
+    area : Rect
+        The area searched.
+    sources : ndarray of bool, (H, W)
+        ``free`` centres whose window lies inside ``area``.
+    widened : int
+        How many times the area of Eq. 6 was widened (:func:`widen`); the whole image ends it.
+    """
+    h, w = free.shape
+    widened = 0
+    while True:
+        rect = search_area(box, alpha, w, h)
+        cx0, cy0, cx1, cy1 = centres(rect, half)
+        sources = np.zeros((h, w), bool)
+        sources[cy0:cy1, cx0:cx1] = free[cy0:cy1, cx0:cx1]
+        if alpha is None or int(sources.sum()) >= MIN_SOURCES:
+            return rect, sources, widened
+        widened += 1
+        alpha = None if rect == (0, 0, w, h) else widen(alpha)

@@ -179,6 +179,52 @@ def apply_source_map(picture: Picture, source_map: np.ndarray, mask: np.ndarray)
     return res
 
 
+#: Modes whose filled pixels take the blended fill; other modes (palette, bilevel, CMYK...) are
+#: filled by copying whole source pixels.
+_BLENDED_MODES = ("RGB", "RGBA", "RGBX", "L", "LA", "I;16", "I;16B", "I;16L", "I", "F")
+
+
+def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray,
+               mask: np.ndarray) -> tuple[Image.Image, str | None]:
+    """The original-mode image with the hole filled; and a note if the fill had to be simplified.
+
+    ``filled`` is the fill on the 8-bit RGB view; ``source_map`` gives each hole pixel's source
+    pixel.  Pixels outside ``mask`` keep their exact values.  RGB(A) and grey images take the
+    blended fill (alpha and other extra channels are copied from the source pixel); 16-bit and
+    float grey images add the fill's change against the copied source pixel to the source's
+    full-precision value; palette, bilevel and other modes copy the source pixel as it is.
+    """
+    res = apply_source_map(picture, source_map, mask)
+    mode = res.mode
+    if mode not in _BLENDED_MODES:
+        kind = {"P": "palette", "PA": "palette", "1": "black-and-white"}.get(mode, mode)
+        return res, f"{kind} images are filled by copying source pixels (blending needs RGB or grey)"
+    out = np.array(res)
+    fill = np.asarray(filled)[mask].astype(np.int64)
+    if mode in ("RGB", "RGBA", "RGBX"):
+        out[mask, :3] = fill
+    elif mode == "L":
+        out[mask] = fill[:, 0]
+    elif mode == "LA":
+        out[mask, 0] = fill[:, 0]
+    else:  # 16-bit, 32-bit integer or float grey: move the full-precision copy by the blend's change
+        rows, cols = source_map[mask, 0], source_map[mask, 1]
+        change = fill[:, 0] - picture.rgb[rows, cols, 0].astype(np.int64)
+        if mode == "F":
+            out[mask] = out[mask] + change.astype(out.dtype)
+        else:
+            wide = out.astype(np.int64)
+            scale = 1 if mode == "I" and wide.max(initial=0) <= 255 and wide.min(initial=0) >= 0 else 257
+            lo, hi = (0, 65535) if mode.startswith("I;16") else (np.iinfo(np.int32).min, np.iinfo(np.int32).max)
+            out[mask] = np.clip(wide[mask] + change * scale, lo, hi).astype(out.dtype)
+    if mode == "1":
+        img = Image.fromarray(out)
+    else:
+        img = Image.frombytes(mode, res.size, np.ascontiguousarray(out).tobytes())
+    img.info.update(res.info)
+    return img, None
+
+
 def output_format(path: "str | os.PathLike[str]") -> str:
     """The Pillow format name for ``path``'s extension."""
     ext = Path(path).suffix.lower()

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import geometry, reference
 from .errors import InputError
+from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES
 from .profiles import STAGES, load_profile
 
 #: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
@@ -53,6 +54,8 @@ class InpaintStats:
 
     Attributes
     ----------
+    method : str
+        ``'criminisi'``.
     iterations : int
         Patches copied.
     stage_seconds : dict
@@ -72,7 +75,12 @@ class InpaintStats:
     ssd : list of int
         The best SSD per iteration.
     widened : int
-        Iterations whose search area held no valid candidate and was widened.
+        Times the search area was widened.  With ``source='original'``: at the start, when the
+        area of Eq. 6 held fewer than :data:`inpaint.geometry.MIN_SOURCES` source patches
+        (``search_area`` is then the widened area).  With ``'filled'``: iterations whose area
+        held no valid candidate.
+    source : str
+        Where source patches came from (``'original'`` or ``'filled'``).
     search_area : tuple
         Eq. 6 search area ``(x0, y0, x1, y1)``.
     variant : str
@@ -85,6 +93,7 @@ class InpaintStats:
         The mask selected nothing; the image was returned unchanged.
     """
 
+    method: str = "criminisi"
     iterations: int = 0
     stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STAGES})
     transfer_seconds: float = 0.0
@@ -95,6 +104,7 @@ class InpaintStats:
     patches: list = dataclasses.field(default_factory=list)
     ssd: list = dataclasses.field(default_factory=list)
     widened: int = 0
+    source: str = "original"
     search_area: tuple = (0, 0, 0, 0)
     alpha: float | None = None
     patch: int = 9
@@ -136,8 +146,8 @@ def parse_alpha(alpha: Any) -> float | None:
     return value
 
 
-def check_patch(patch: Any, height: int, width: int) -> int:
-    """Validate the patch side: odd, 3 <= P <= min(H, W, 127)."""
+def check_patch(patch: Any, height: int, width: int, max_patch: int = MAX_PATCH) -> int:
+    """Validate the patch side: odd, 3 <= P <= min(H, W, max_patch)."""
     try:
         p = int(patch)
     except (TypeError, ValueError):
@@ -146,11 +156,11 @@ def check_patch(patch: Any, height: int, width: int) -> int:
         raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}")
     if p < 3 or p % 2 == 0:
         raise InputError(f"patch size must be an odd integer >= 3, got {p}")
-    limit = min(height, width, MAX_PATCH)
+    limit = min(height, width, max_patch)
     if p > limit:
         raise InputError(
             f"patch size {p} is too large: at most {limit} for a {width}x{height} image "
-            f"(the patch must fit in the image, and P <= {MAX_PATCH} keeps the SSD exact in 32 bits)")
+            f"(the patch must fit in the image, and P <= {max_patch} keeps the sums exact in 32 bits)")
     return p
 
 
@@ -261,6 +271,12 @@ class Inpainter:
         findBestPatch cuts candidates whose partial SSD exceeds a sampled bound (exact: the
         same patch is chosen); ``'auto'`` prunes on CPU devices only.  See
         :class:`inpaint.stages_cl.FindBestPatch`.
+    source : {'original', 'filled'}
+        Where source patches come from.  ``'original'`` (the paper's §5.3 and Criminisi's
+        Φ = I − Ω): only windows free of the original object, decided once; if the search area
+        of Eq. 6 holds fewer than :data:`inpaint.geometry.MIN_SOURCES` of them it is widened
+        (:func:`inpaint.geometry.source_area`).  ``'filled'``: windows free of the pixels still
+        to fill, re-marked after every copy, so filled pixels become sources too.
 
     Raises
     ------
@@ -281,9 +297,10 @@ class Inpainter:
     (True, 1.0)
     """
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
-                 backend: str = "auto", device: Any = None, profile: Any = None,
-                 partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto"):
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["criminisi"]["alpha"],
+                 patch: int = DEFAULTS["criminisi"]["patch"], backend: str = "auto", device: Any = None, profile: Any = None,
+                 partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
+                 source: str = "original"):
         t0 = time.perf_counter()
         rgb, mask = _check_arrays(image, mask)
         self.height, self.width = mask.shape
@@ -296,8 +313,11 @@ class Inpainter:
             raise InputError(f"variant must be 'auto', 'local' or 'global', got {variant!r}")
         if prune not in ("auto", True, False):
             raise InputError(f"prune must be 'auto', True or False, got {prune!r}")
+        if source not in SOURCES:
+            raise InputError(f"source must be 'original' or 'filled', got {source!r}")
+        self.source = source
         prof = load_profile(profile)
-        self.stats = InpaintStats(alpha=self.alpha, patch=self.patch)
+        self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
         self.mask = mask.copy()
         self._mask_initial = mask.copy()
         self._remaining = int(mask.sum())
@@ -383,8 +403,21 @@ class Inpainter:
                 raise InputError(
                     f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                     "the mask; use a smaller patch or a smaller mask")
+            if source == "original":
+                area, _, widened = geometry.source_area(self._buf.host["valid"] != 0, self._box, self.alpha,
+                                                        self.half)
+                if widened:
+                    self.stats.search_area = area
+                    self.stats.widened = widened
+                    self.alpha = None if area == (0, 0, w, h) else self._widened_alpha(widened)
             self._dirty_prio = self._box
         self._elapsed = time.perf_counter() - t0
+
+    def _widened_alpha(self, times: int) -> float:
+        alpha = 0.0 if self.alpha is None else self.alpha
+        for _ in range(times):
+            alpha = geometry.widen(alpha)
+        return alpha
 
     # -- stage dispatch -------------------------------------------------------------------
     def _run(self, stage: str, *args: Any) -> Any:
@@ -494,7 +527,7 @@ class Inpainter:
             return False
         t0 = time.perf_counter()
         w, h = self.width, self.height
-        if self._dirty_valid is not None:
+        if self._dirty_valid is not None and self.source == "filled":
             self._run("valid", self._dirty_valid)
         rect = self._dirty_prio
         self._run("front", rect)
@@ -502,7 +535,7 @@ class Inpainter:
         self._run("priority", rect)
 
         alpha = self.alpha
-        area = self.stats.search_area
+        area = geometry.search_area(self._box, alpha, w, h)
         widened = False
         while True:
             cen = geometry.centres(area, self.half)
@@ -563,31 +596,64 @@ class Inpainter:
                              stats=self.stats)
 
 
-def inpaint(image: np.ndarray, mask: np.ndarray, *, alpha: Any = 0.05, patch: int = 9,
-            backend: str = "auto", device: Any = None, profile: Any = None,
-            partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
-            progress: Callable[[float], Any] | None = None) -> InpaintResult:
-    """Remove the masked object from ``image`` (Criminisi exemplar inpainting).
+def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, **options: Any) -> Any:
+    """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
 
-    Parameters are those of :class:`Inpainter`; ``progress(fraction)`` is called after
-    every step.
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    mask : ndarray, (H, W) bool
+        True on the object to remove.
+    method : {'multiscale', 'criminisi'}
+        ``'multiscale'`` (default): coarse-to-fine PatchMatch with voting and a gradient-domain
+        correction, :class:`inpaint.multiscale.MultiscaleInpainter`.  ``'criminisi'``: the
+        paper's eight-stage greedy pipeline, :class:`Inpainter`.
+    **options
+        The chosen method's parameters.  Both take ``alpha``, ``patch``, ``backend``,
+        ``device`` and ``profile`` (defaults: alpha 'full' and patch 7 for multiscale, the
+        paper's alpha 0.05 and patch 9 for criminisi); multiscale also ``candidates`` and
+        ``seed``; criminisi also ``partition``, ``variant``, ``prune`` and ``source``.
+
+    Raises
+    ------
+    InputError
+        An unknown method, an option the method does not take, or a bad value.
+    """
+    if method == "criminisi":
+        factory = Inpainter
+    elif method == "multiscale":
+        from .multiscale import MultiscaleInpainter as factory  # noqa: N813
+    else:
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    allowed = OPTIONS[method]
+    bad = sorted(k for k in options if k not in allowed)
+    if bad:
+        raise InputError(f"the {method} method does not take {', '.join(bad)}; it takes {', '.join(allowed)}")
+    return factory(image, mask, **options)
+
+
+def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD,
+            progress: Callable[[float], Any] | None = None, **options: Any) -> InpaintResult:
+    """Remove the masked object from ``image``.
+
+    Parameters are those of :func:`start`; ``progress(fraction)`` is called after every step.
 
     Returns
     -------
     InpaintResult
-        Pixels outside the mask are unchanged; every filled pixel copies a pixel of the
-        original source region (see ``source_map``).
+        Pixels outside the mask are unchanged.  ``source_map`` gives, for every filled pixel,
+        the original known pixel it copies (for ``'multiscale'``, the pixel its best match
+        copies there before blending).
 
     Examples
     --------
     >>> import numpy as np
     >>> img = np.random.default_rng(0).integers(0, 255, (24, 24, 3), dtype=np.uint8)
     >>> mask = np.zeros((24, 24), bool); mask[8:14, 9:15] = True
-    >>> res = inpaint(img, mask, patch=5, alpha="full", backend="numpy")
+    >>> res = inpaint(img, mask, method="criminisi", patch=5, alpha="full", backend="numpy")
     >>> bool((res.image[~mask] == img[~mask]).all()), res.stats.iterations > 0
     (True, True)
     """
-    job = Inpainter(image, mask, alpha=alpha, patch=patch, backend=backend, device=device,
-                    profile=profile, partition=partition, variant=variant, prune=prune)
+    job = start(image, mask, method=method, **options)
     cb = (lambda j: progress(j.progress)) if progress is not None else None
     return job.run(cb)

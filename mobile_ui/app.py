@@ -28,6 +28,8 @@ from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, Obj
 from kivy.uix.layout import Layout
 from kivy.utils import platform
 
+from inpaint.methods import DEFAULT_METHOD, DEFAULTS
+
 from . import devices, popups, samples, storage  # noqa: F401 - popups registers the kv classes
 from .editor import ImageEditor
 from .history import History, Snapshot, frozen
@@ -92,8 +94,8 @@ class InpaintApp(App):
     has_seam = BooleanProperty(False)
     popup_open = BooleanProperty(False)
 
-    alpha = StringProperty("0.05")
-    patch = StringProperty("9")
+    alpha = StringProperty(str(DEFAULTS[DEFAULT_METHOD]["alpha"]))
+    patch = StringProperty(str(DEFAULTS[DEFAULT_METHOD]["patch"]))
     backend = StringProperty("auto")
     device = StringProperty("auto")
     profile = StringProperty("native")
@@ -106,7 +108,7 @@ class InpaintApp(App):
         super().__init__(**kwargs)
         self._startup = (image_path, mask_path, case)
         self._state_dir = Path(state_dir) if state_dir else None
-        self.engine = engine                  # Inpainter-like factory; None = inpaint.pipeline.Inpainter
+        self.engine = engine                  # job factory; None = inpaint.pipeline.start (default method)
         self._overrides = dict(overrides or {})
         self.catch_errors = catch_errors
         self.worker: Worker | None = None

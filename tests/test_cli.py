@@ -1,9 +1,10 @@
-"""The ``inpaint`` command (issue 2): bad input, input kinds, options, atomic writes.
+"""The ``inpaint`` command: bad input, input kinds, options, atomic writes.
 
 Every bad input must give a non-zero exit, a message on stderr naming the problem, and
 leave every file untouched (no output, no temporary file, inputs unchanged).  Every good
 input must give a correct result: pixels outside the mask byte-identical to the input in
-its original mode, filled pixels copies of original pixels outside the mask.
+its original mode, and the hole holding exactly the library's fill (for the Criminisi
+method, copies of original pixels outside the mask).
 
 Runs in-process through ``inpaint.cli.main`` on tiny images (numpy backend unless the
 test is about OpenCL); one test goes through ``python -m inpaint`` in a subprocess.
@@ -63,11 +64,18 @@ def save_mask(path: Path, mask: np.ndarray) -> Path:
     return path
 
 
-def assert_removed(orig: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-    """Known pixels unchanged; every filled pixel equals some original pixel outside the mask."""
+def assert_removed(orig: np.ndarray, mask: np.ndarray, out: np.ndarray, copies: bool = False) -> None:
+    """Known pixels unchanged; the hole holds the library's default fill of the image (an RGB
+    view); with ``copies``, every filled pixel instead equals some original pixel outside the mask."""
     orig, out = np.asarray(orig), np.asarray(out)
     assert out.shape == orig.shape and out.dtype == orig.dtype
     np.testing.assert_array_equal(out[~mask], orig[~mask])
+    if not copies:
+        rgb = orig if orig.ndim == 3 else np.repeat(orig[..., None], 3, axis=2)
+        expected = run_pipeline(rgb[..., :3], mask, patch=int(P), backend="numpy").image
+        got = out if out.ndim == 3 else out[..., None]
+        np.testing.assert_array_equal(got[mask][:, :3], expected[mask][:, :got.shape[-1]][:, :3])
+        return
     known = orig[~mask].reshape(int((~mask).sum()), -1)
     filled = out[mask].reshape(int(mask.sum()), -1)
     sources = {row.tobytes() for row in known}
@@ -179,7 +187,20 @@ def _patch_one(s):
 
 
 def _patch_too_large(s):
-    return [s.image, "--mask", s.mask, "-p", "41"], rf"patch size 41 is too large: at most {H} for a {W}x{H} image"
+    return [s.image, "--mask", s.mask, "-p", "33"], rf"patch size 33 is too large: at most 31 for a {W}x{H} image"
+
+
+def _patch_too_large_criminisi(s):
+    return ([s.image, "--mask", s.mask, "-p", "41", "--method", "criminisi"],
+            rf"patch size 41 is too large: at most {H} for a {W}x{H} image")
+
+
+def _option_of_another_method(s):
+    return [s.image, "--mask", s.mask, "--variant", "local"], r"--variant only apply to another --method"
+
+
+def _candidates_out_of_range(s):
+    return [s.image, "--mask", s.mask, "--candidates", "9"], r"candidates must be an integer from 1 to 8"
 
 
 def _patch_not_a_number(s):
@@ -251,7 +272,8 @@ def _no_mask_option(s):
 
 BAD_INPUTS = [
     _missing_input, _missing_mask, _folder_input, _non_image, _truncated_png, _mask_size, _mask_everything,
-    _no_valid_source, _even_patch, _patch_one, _patch_too_large, _patch_not_a_number, _alpha_negative,
+    _no_valid_source, _even_patch, _patch_one, _patch_too_large, _patch_too_large_criminisi,
+    _option_of_another_method, _candidates_out_of_range, _patch_not_a_number, _alpha_negative,
     _alpha_text, _output_is_input, _output_is_input_other_spelling, _output_is_mask, _mapping_is_input,
     _unknown_profile, _unknown_stage, _unknown_extension, _missing_output_folder, _missing_mapping_folder,
     _huge_image, _bad_max_pixels, _no_mask_option,
@@ -384,19 +406,34 @@ def test_input_kinds_keep_their_mode(tmp_path, rng, run, mode):
     code, _, err = run(src, "--mask", tmp_path / "mask.png", "-p", P, "--backend", "numpy", "-o", out)
     assert code == 0, err
     assert removed_count(err) == mask.sum()
-    assert "note" not in err  # PNG stores every one of these modes as it is
+    if mode == "P":  # a palette cannot hold blended colours: whole source pixels are copied, and it says so
+        assert "note: palette images are filled by copying source pixels" in err
+    else:
+        assert "note" not in err  # PNG stores every one of these modes as it is
     with Image.open(src) as a, Image.open(out) as b:
         assert b.mode == a.mode == mode
         result = np.asarray(b)
         if mode == "P":
             assert b.getpalette() == a.getpalette()
             assert b.info.get("transparency") == 2
-    assert_removed(orig, mask, result)
-    if mode == "I;16":
+    np.testing.assert_array_equal(result[~mask], orig[~mask])
+    # the hole holds the library's fill of the image's 8-bit RGB view
+    view = imageio.read_image(src).rgb
+    fill = run_pipeline(view, mask, patch=int(P), backend="numpy")
+    if mode == "P":
+        assert_removed(orig, mask, result, copies=True)
+        rows, cols = fill.source_map[mask, 0], fill.source_map[mask, 1]
+        np.testing.assert_array_equal(result[mask], orig[rows, cols])  # each its best match's pixel
+    elif mode == "I;16":
         assert result.dtype == np.uint16 and result[~mask].max() > 255  # really 16-bit values
-    # and it is the pipeline's result on the image's 8-bit RGB view
-    expected = run_pipeline(imageio.read_image(src).rgb, mask, alpha=0.05, patch=int(P), backend="numpy")
-    np.testing.assert_array_equal(imageio.read_image(out).rgb, expected.image)
+        # full precision kept: the copied 16-bit source moved by the fill's 8-bit change (x 257)
+        diff = result[mask].astype(np.int64) - 257 * fill.image[mask, 0].astype(np.int64)
+        assert np.abs(diff).max() <= 255
+    else:
+        np.testing.assert_array_equal(imageio.read_image(out).rgb[mask], fill.image[mask])
+        if mode == "RGBA":  # alpha comes with the source pixel
+            rows, cols = fill.source_map[mask, 0], fill.source_map[mask, 1]
+            np.testing.assert_array_equal(result[mask, 3], orig[rows, cols, 3])
 
 
 def test_rgba_to_jpeg_drops_alpha_with_a_note(tmp_path, rng, run):
@@ -517,8 +554,9 @@ def test_help_states_the_mask_rule(capsys):
 
 def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
     mapping = scene.dir / "mapping.png"
+    crim = ("--method", "criminisi")
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out,
-                         "--stats", "--save-mapping", mapping)
+                         "--stats", "--save-mapping", mapping, *crim)
     assert code == 0, err
     assert "(opencl on " in err
     rows = [line for line in out.splitlines() if line.startswith("| ")]
@@ -529,14 +567,14 @@ def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
     assert ("pruned" in out) == (not runtime.is_gpu)  # prune='auto' prunes on CPU devices only
     for flag, pruned in (("on", True), ("off", False)):
         code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl",
-                             "-o", scene.dir / f"prune_{flag}.png", "--stats", "--prune", flag)
+                             "-o", scene.dir / f"prune_{flag}.png", "--stats", "--prune", flag, *crim)
         assert code == 0, err
         assert ("pruned" in out) == pruned
         with Image.open(scene.dir / f"prune_{flag}.png") as a, Image.open(scene.out) as b:
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with Image.open(scene.out) as res:
         gpu = np.asarray(res)
-    assert_removed(scene.rgb, scene.region, gpu)
+    assert_removed(scene.rgb, scene.region, gpu, copies=True)
     with Image.open(mapping) as m:
         assert m.size == (W, H) and m.mode == "RGB"
         drawn = np.asarray(m)
@@ -545,11 +583,39 @@ def test_opencl_run_stats_and_mapping_match_numpy(scene, run, runtime):
 
     numpy_out = scene.dir / "numpy.png"
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", numpy_out,
-                         "--stats")
+                         "--stats", *crim)
     assert code == 0, err
     assert all(f"| {label} | host |" in out for label in STAGE_LABELS)
     with Image.open(numpy_out) as res:
         np.testing.assert_array_equal(np.asarray(res), gpu)  # bit-identical backends
+
+
+def test_multiscale_stats_mapping_and_options(scene, run, runtime):
+    mapping = scene.dir / "offsets.png"
+    code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out,
+                         "--stats", "--save-mapping", mapping, "--candidates", "3")
+    assert code == 0, err
+    assert "multiscale fill, backend opencl" in out and "3 candidates" in out and "rounds" in out
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    for label in ("PatchMatch", "voting", "gradient-domain correction", "**total**"):
+        assert any(line.startswith(f"| {label}") for line in rows), out
+    expected = run_pipeline(scene.rgb, scene.region, patch=int(P), candidates=3, backend="numpy")
+    with Image.open(scene.out) as res:
+        got = np.asarray(res)
+    np.testing.assert_array_equal(got[~scene.region], scene.rgb[~scene.region])
+    np.testing.assert_array_equal(got[scene.region], expected.image[scene.region])  # bit-identical backends
+    with Image.open(mapping) as m:
+        drawn = np.asarray(m.convert("RGB"))
+    inside = drawn[scene.region]
+    assert (inside.max(axis=1) >= 64).all()  # every filled pixel is coloured by its source offset
+    assert (drawn[~scene.region] == drawn[~scene.region][:, :1]).all()  # the rest is grey
+    # the paper's method, with sources also from filled pixels
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.dir / "old.png",
+                       "--method", "criminisi", "--source", "filled")
+    assert code == 0, err
+    old = run_pipeline(scene.rgb, scene.region, method="criminisi", patch=int(P), source="filled", backend="numpy")
+    with Image.open(scene.dir / "old.png") as res:
+        np.testing.assert_array_equal(np.asarray(res), old.image)
 
 
 @pytest.mark.parametrize("name, expected", [("photo.png", "photo_removed.png"), ("photo.jpg", "photo_removed.jpg"),
@@ -632,7 +698,7 @@ def test_python_dash_m_inpaint(scene, good):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     before = files_state(scene.dir)
     proc = subprocess.run(
-        [sys.executable, "-m", "inpaint", str(scene.image), "--mask", str(scene.mask), "--alpha", "0.05",
+        [sys.executable, "-m", "inpaint", str(scene.image), "--mask", str(scene.mask),
          "--patch", P if good else "6", "--backend", "numpy", "-o", str(scene.out)],
         capture_output=True, text=True, cwd=scene.dir, env=env, timeout=120)
     if good:

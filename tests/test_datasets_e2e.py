@@ -24,13 +24,13 @@ def mean_colour_error(a, truth):
 @pytest.mark.parametrize("name", case_names())
 def test_case_removed_identically_on_pocl_and_numpy(runtime, name, patch):
     case = load_case(name)
-    ref = inpaint(case.image, case.mask, alpha=0.05, patch=patch, backend="numpy")
-    cl = inpaint(case.image, case.mask, alpha=0.05, patch=patch, backend="opencl",
+    ref = inpaint(case.image, case.mask, method="criminisi", alpha=0.05, patch=patch, backend="numpy")
+    cl = inpaint(case.image, case.mask, method="criminisi", alpha=0.05, patch=patch, backend="opencl",
                  profile="adreno330", device=runtime.device, prune=True)
     assert cl.image.tobytes() == ref.image.tobytes()
     assert cl.stats.patches == ref.stats.patches and cl.stats.ssd == ref.stats.ssd
     assert cl.stats.variant == "local 8x8" and cl.stats.local_mem_bytes <= 8192 and cl.stats.pruned
-    plain = inpaint(case.image, case.mask, alpha=0.05, patch=patch, backend="opencl",
+    plain = inpaint(case.image, case.mask, method="criminisi", alpha=0.05, patch=patch, backend="opencl",
                     profile="adreno330", device=runtime.device, prune=False)
     assert plain.image.tobytes() == ref.image.tobytes() and not plain.stats.pruned
     m = case.mask
@@ -48,9 +48,25 @@ def test_full_search_pruned_equals_unpruned(runtime, name):
     # The benchmark's full-search P = 9 runs: pruning picks the same patch every iteration.
     # (numpy takes about a minute per case here; the unpruned kernel equals it per stage.)
     case = load_case(name)
-    runs = [inpaint(case.image, case.mask, alpha="full", patch=9, backend="opencl", device=runtime.device,
+    runs = [inpaint(case.image, case.mask, method="criminisi", alpha="full", patch=9, backend="opencl", device=runtime.device,
                     prune=p) for p in (True, False)]
     assert runs[0].stats.pruned and not runs[1].stats.pruned
     assert runs[0].stats.patches == runs[1].stats.patches
     assert runs[0].stats.ssd == runs[1].stats.ssd
     assert runs[0].image.tobytes() == runs[1].image.tobytes()
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_multiscale_removed_identically_on_pocl_and_numpy(runtime, name):
+    case = load_case(name)
+    ref = inpaint(case.image, case.mask, backend="numpy")
+    cl = inpaint(case.image, case.mask, backend="opencl", device=runtime.device)
+    assert cl.stats.method == "multiscale"
+    assert cl.image.tobytes() == ref.image.tobytes()
+    np.testing.assert_array_equal(cl.source_map, ref.source_map)
+    m = case.mask
+    np.testing.assert_array_equal(cl.image[~m], case.image[~m])
+    rows, cols = cl.source_map[m, 0], cl.source_map[m, 1]
+    assert not m[rows, cols].any()  # what each pixel copies before blending is an original known pixel
+    if name in QUALITY_CASES:
+        assert mean_colour_error(cl.image[m], case.truth[m]) < 0.6 * mean_colour_error(case.image[m], case.truth[m])

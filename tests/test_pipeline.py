@@ -42,8 +42,8 @@ def check_invariants(image, mask, res):
 def test_opencl_equals_numpy(rng, alpha, patch):
     img = scene(rng, 48, 61)
     mask = blob(48, 61, 22, 30, 8, 11)
-    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
-    b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
+    a = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl")
     check_invariants(img, mask, a)
     assert a.image.tobytes() == b.image.tobytes()
     assert a.stats.patches == b.stats.patches
@@ -56,8 +56,8 @@ def test_opencl_equals_numpy(rng, alpha, patch):
 def test_pruning_is_exact(runtime, rng, variant, alpha, patch):
     img = scene(rng, 56, 67)
     mask = blob(56, 67, 28, 30, 9, 12)
-    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
-    runs = {p: inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl", device=runtime.device,
+    a = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
+    runs = {p: inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=runtime.device,
                        variant=variant, prune=p) for p in (True, False)}
     for p, b in runs.items():
         assert b.stats.pruned is p and b.stats.variant == f"{variant} 8x8"
@@ -79,8 +79,8 @@ def test_auto_prunes_on_cpu_devices(runtime, rng):
 def test_variants_agree(rng, variant):
     img = scene(rng, 40, 52)
     mask = blob(40, 52, 20, 26, 7, 9)
-    a = inpaint(img, mask, alpha=0.3, patch=7, backend="numpy")
-    b = inpaint(img, mask, alpha=0.3, patch=7, backend="opencl", variant=variant)
+    a = inpaint(img, mask, method="criminisi", alpha=0.3, patch=7, backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=0.3, patch=7, backend="opencl", variant=variant)
     assert b.stats.variant == f"{variant} 8x8"
     assert a.image.tobytes() == b.image.tobytes()
 
@@ -90,8 +90,8 @@ def test_variants_agree(rng, variant):
 def test_any_partition_gives_the_same_image(rng, partition):
     img = scene(rng, 36, 45)
     mask = blob(36, 45, 18, 22, 6, 8)
-    a = inpaint(img, mask, alpha=0.2, patch=5, backend="numpy")
-    b = inpaint(img, mask, alpha=0.2, patch=5, backend="opencl", partition=partition)
+    a = inpaint(img, mask, method="criminisi", alpha=0.2, patch=5, backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=0.2, patch=5, backend="opencl", partition=partition)
     assert b.stats.device_stages == tuple(s for s in b.stats.stage_seconds if s in partition)
     assert a.image.tobytes() == b.image.tobytes()
     if partition and len(partition) < 8:
@@ -132,17 +132,17 @@ def _has_source_window(mask, patch):
 def test_property_invariants_and_bit_exactness(case):
     img, mask, patch, alpha = case
     if not mask.any():
-        res = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl")
+        res = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl")
         assert res.stats.empty_mask and res.image.tobytes() == img.tobytes()
         return
     if not _has_source_window(mask, patch):
         with pytest.raises(InputError, match="whole image|no valid source patch"):
             Inpainter(img, mask, alpha=alpha, patch=patch, backend="opencl")
         return
-    a = inpaint(img, mask, alpha=alpha, patch=patch, backend="numpy")
+    a = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
     check_invariants(img, mask, a)
     for prune in (True, False):
-        b = inpaint(img, mask, alpha=alpha, patch=patch, backend="opencl", prune=prune)
+        b = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl", prune=prune)
         assert a.image.tobytes() == b.image.tobytes()
         assert a.stats.patches == b.stats.patches
         assert a.stats.ssd == b.stats.ssd
@@ -161,13 +161,13 @@ def test_stepwise_equals_one_shot(rng):
     assert job.step() is False
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert job.iterations == len(fractions)
-    one = inpaint(img, mask, patch=5, alpha=0.5, backend="numpy")
+    one = inpaint(img, mask, method="criminisi", patch=5, alpha=0.5, backend="numpy")
     assert job.result().image.tobytes() == one.image.tobytes()
 
 
 def test_empty_mask_returns_the_image():
     img = np.arange(20 * 20 * 3, dtype=np.uint8).reshape(20, 20, 3)
-    res = inpaint(img, np.zeros((20, 20), bool), patch=5)
+    res = inpaint(img, np.zeros((20, 20), bool), method="criminisi", patch=5)
     assert res.stats.empty_mask and res.stats.iterations == 0
     np.testing.assert_array_equal(res.image, img)
 
@@ -176,8 +176,8 @@ def test_search_area_widens_when_it_holds_no_candidate(rng):
     img = scene(rng, 40, 60)
     mask = np.zeros((40, 60), bool)
     mask[10:30, 20:40] = True  # a full rectangle: at alpha 0 no window fits beside it
-    a = inpaint(img, mask, alpha=0.0, patch=7, backend="numpy")
-    b = inpaint(img, mask, alpha=0.0, patch=7, backend="opencl")
+    a = inpaint(img, mask, method="criminisi", alpha=0.0, patch=7, backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=0.0, patch=7, backend="opencl")
     assert a.stats.widened > 0 and a.stats.widened == b.stats.widened
     assert a.image.tobytes() == b.image.tobytes()
     check_invariants(img, mask, a)
@@ -240,14 +240,53 @@ def test_stage3_counts_from_the_integral_for_big_objects(rng):
     assert job._integral_pays()
     small = Inpainter(img, blob(60, 70, 30, 35, 2, 2), patch=3, backend="opencl")
     assert not small._integral_pays()
-    a = inpaint(img, mask, patch=9, alpha=0.2, backend="numpy")
+    a = inpaint(img, mask, method="criminisi", patch=9, alpha=0.2, backend="numpy")
     assert job.run().image.tobytes() == a.image.tobytes()
 
 
 def test_transfer_time_excludes_kernel_time(rng):
     img = scene(rng, 64, 80)
     mask = blob(64, 80, 32, 40, 10, 12)
-    res = inpaint(img, mask, alpha="full", patch=7, backend="opencl")
+    res = inpaint(img, mask, method="criminisi", alpha="full", patch=7, backend="opencl")
     s = res.stats
     # Device stage times plus transfers cannot exceed the wall time they all happened in.
     assert sum(s.stage_seconds.values()) + s.transfer_seconds <= s.total_seconds * 1.05 + 1e-3
+
+
+@given(seed=st.integers(0, 10_000), alpha=st.sampled_from([0.0, 0.1, "full"]), patch=st.sampled_from([3, 5]))
+def test_sources_come_from_the_original_known_region(runtime, seed, alpha, patch):
+    """The default source rule: every copied patch's whole source window lies outside the original
+    object (Criminisi's Φ), the area only widens when Eq. 6's holds too few sources, and OpenCL == numpy."""
+    rng = np.random.default_rng(seed)
+    img = scene(rng, 36, 44)
+    mask = blob(36, 44, 18, 22, 7, 9)
+    a = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=runtime.device)
+    assert a.image.tobytes() == b.image.tobytes() and a.stats.patches == b.stats.patches
+    assert a.stats.source == "original"
+    half = patch // 2
+    for _, _, sy, sx in a.stats.patches:
+        assert not mask[sy - half:sy + half + 1, sx - half:sx + half + 1].any()
+    check_invariants(img, mask, a)
+    area = a.stats.search_area
+    eq6 = geometry.search_area(geometry.bbox(mask), None if alpha == "full" else alpha, 44, 36)
+    if a.stats.widened:
+        assert area != eq6 and area[0] <= eq6[0] and area[1] <= eq6[1] and area[2] >= eq6[2] and area[3] >= eq6[3]
+    else:
+        assert area == eq6
+
+
+def test_filled_pixels_as_sources_on_request(runtime, rng):
+    """source='filled' (the earlier rule) lets already-filled pixels become sources: some copied
+    windows overlap the original object, and both backends still agree."""
+    img = scene(rng, 48, 56)
+    mask = blob(48, 56, 24, 28, 14, 16)
+    a = inpaint(img, mask, method="criminisi", alpha=0.0, patch=5, source="filled", backend="numpy")
+    b = inpaint(img, mask, method="criminisi", alpha=0.0, patch=5, source="filled", backend="opencl",
+                device=runtime.device)
+    assert a.image.tobytes() == b.image.tobytes() and a.stats.source == "filled"
+    overlaps = [not (~mask[sy - 2:sy + 3, sx - 2:sx + 3]).all() for _, _, sy, sx in a.stats.patches]
+    assert any(overlaps)
+    check_invariants(img, mask, a)
+    with pytest.raises(InputError, match="source must be"):
+        Inpainter(img, mask, source="anywhere")

@@ -79,7 +79,7 @@ def test_forcing_local_beyond_the_cap_is_refused(device, rng):
     mask = np.zeros((64, 64), bool)
     mask[28:36, 28:36] = True
     with pytest.raises(InputError, match="8192"):
-        inpaint(img, mask, patch=27, profile="adreno330", variant="local", device=device)
+        inpaint(img, mask, method="criminisi", patch=27, profile="adreno330", variant="local", device=device)
 
 
 @pytest.mark.parametrize("patch", [9, 25, 27])
@@ -88,9 +88,9 @@ def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
     img = np.clip(np.stack([xx * 3, yy * 3, (xx ^ yy) & 255], -1) + rng.integers(-9, 10, (70, 90, 3)), 0, 255)
     img = img.astype(np.uint8)
     mask = ((yy - 35) / 9.0) ** 2 + ((xx - 45) / 12.0) ** 2 <= 1
-    ref = inpaint(img, mask, patch=patch, alpha=0.5, backend="numpy")
-    a = inpaint(img, mask, patch=patch, alpha=0.5, backend="opencl", profile="adreno330", device=device)
-    n = inpaint(img, mask, patch=patch, alpha=0.5, backend="opencl", profile="native", device=device)
+    ref = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="numpy")
+    a = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="adreno330", device=device)
+    n = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="native", device=device)
     assert a.image.tobytes() == ref.image.tobytes() == n.image.tobytes()
     assert a.stats.variant.startswith("global" if patch == 27 else "local")
 
@@ -102,7 +102,7 @@ def test_host_profile_needs_no_opencl(monkeypatch, rng):
     img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
     mask = np.zeros((30, 30), bool)
     mask[10:15, 10:16] = True
-    res = inpaint(img, mask, patch=5, profile="host")
+    res = inpaint(img, mask, method="criminisi", patch=5, profile="host")
     assert res.stats.backend == "numpy" and res.stats.device_stages == ()
 
 

@@ -1,0 +1,630 @@
+"""The multiscale fill: coarse-to-fine PatchMatch with voting and a gradient-domain correction.
+
+The image and the hole are halved until the hole is about a patch thick.  At the coarsest
+level the hole starts as a smooth membrane of its surroundings; at every level, rounds of
+
+1. **PatchMatch** (:func:`inpaint.multiscale_ref.patchmatch`): every patch that meets the hole
+   looks for its ``candidates`` most similar source patches, taken only from the original known
+   pixels inside the search area of Eq. 6 (``alpha``), by propagation from its neighbours and
+   random search;
+2. **voting** (:func:`inpaint.multiscale_ref.vote`): every hole pixel becomes the weighted mean
+   of what the patches covering it copy, so overlaps blend instead of leaving seams;
+3. **gradient-domain correction** (:func:`inpaint.multiscale_ref.gauss_seidel`): the mismatch
+   between the vote and the known pixels around the hole is spread over the hole as a membrane,
+   which carries the surrounding tones in and removes tone blocks;
+
+refine the fill, and each level's matches seed the next finer one.  This follows Wexler,
+Shechtman and Irani's completion by voting and Barnes et al.'s PatchMatch, with Pérez et al.'s
+Poisson blending.  All arithmetic is integer, so the OpenCL kernels (``patchmatch.cl``,
+``vote.cl``, ``poisson.cl``) and the numpy reference agree bit for bit; pixels outside the hole
+are never written.
+
+:class:`MultiscaleInpainter` runs it step-wise (one step per round) for the app;
+:func:`inpaint.pipeline.inpaint` with ``method="multiscale"`` runs it to the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from . import geometry
+from . import multiscale_ref as ref
+from .errors import InputError
+from .methods import DEFAULTS
+
+DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
+DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
+#: Largest patch side (keeps every vote sum inside 32 bits).
+MAX_PATCH = 31
+#: Most candidates per patch (the kernels keep them in registers).
+MAX_CANDIDATES = 8
+#: Vote softness per compared value (squared grey levels): candidates whose SSD exceeds the
+#: best one's by about this much per pixel and channel get half the weight.
+SOFTNESS = 340
+#: Rounds (PatchMatch + vote + correction) at the coarsest level and at every other level.
+ROUNDS_COARSEST, ROUNDS = 3, 2
+#: PatchMatch iterations per round (twice as many in the very first round).
+PM_ITERATIONS = 3
+#: Gauss-Seidel sweeps per round, for the first correction at the coarsest level (which starts
+#: from zero), and for the smooth first fill of the coarsest hole.
+SWEEPS, SWEEPS_FIRST, SWEEPS_INIT = 30, 200, 200
+
+STEPS = ("patchmatch", "vote", "poisson")
+
+
+def window_count(mask: np.ndarray, radius: int, outside: bool) -> np.ndarray:
+    """Number of True pixels in each pixel's (2 radius + 1)^2 window; pixels outside the image
+    count as ``outside``."""
+    h, w = mask.shape
+    pad = np.pad(mask.astype(np.int32), radius + 1, constant_values=int(outside))
+    s = pad.cumsum(0).cumsum(1)
+    k = 2 * radius + 1
+    return (s[k:, k:] - s[:-k, k:] - s[k:, :-k] + s[:-k, :-k])[:h, :w]
+
+
+def down2(a: np.ndarray) -> np.ndarray:
+    """Halve an image (rounded 2x2 mean) or a mask (a coarse pixel is True if any of its four
+    is); odd sizes repeat the last row or column."""
+    h, w = a.shape[:2]
+    h2, w2 = (h + 1) // 2, (w + 1) // 2
+    p = np.pad(a, ((0, 2 * h2 - h), (0, 2 * w2 - w)) + ((0, 0),) * (a.ndim - 2), mode="edge")
+    if a.dtype == bool:
+        return p[0::2, 0::2] | p[1::2, 0::2] | p[0::2, 1::2] | p[1::2, 1::2]
+    q = p.astype(np.int32)
+    return ((q[0::2, 0::2] + q[1::2, 0::2] + q[0::2, 1::2] + q[1::2, 1::2] + 2) >> 2).astype(np.uint8)
+
+
+def pyramid(rgb: np.ndarray, mask: np.ndarray, patch: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Levels ``[(image, mask), ...]``, finest first.
+
+    A level is added while the image stays at least ``8 * patch`` pixels on its short side,
+    the hole still holds a pixel farther than ``patch // 2 + 1`` from every known pixel
+    (pixels outside the image count as unknown), and the halved level keeps at least
+    ``geometry.MIN_SOURCES`` source patches.
+    """
+    half = patch // 2
+    r = half + 1
+    levels = [(rgb, mask)]
+    while True:
+        img, m = levels[-1]
+        if min(m.shape) // 2 < 4 * patch:
+            break
+        if not (window_count(m, r, True) == (2 * r + 1) ** 2).any():
+            break
+        m2 = down2(m)
+        if int((window_count(m2, half, True) == 0).sum()) < geometry.MIN_SOURCES:
+            break
+        levels.append((down2(img), m2))
+    return levels
+
+
+@dataclasses.dataclass
+class Level:
+    """Host-side description of one pyramid level (see :func:`prepare_level`)."""
+
+    image: np.ndarray       # (h, w, 3) uint8
+    mask: np.ndarray        # (h, w) bool, the hole
+    valid: np.ndarray       # (h, w) uint8, usable source centres
+    targets: np.ndarray     # (N, 2) int32, centres whose window meets the hole
+    tidx: np.ndarray        # (h, w) int32, target index or -1
+    hole: np.ndarray        # (M, 2) int32, hole pixels
+    pixels: np.ndarray      # (M + R, 2) int32, hole pixels then the known ring around them
+    colours: tuple          # hole pixels with (y + x) even, then odd
+    radius: int             # random-search radius
+    area: tuple             # search area (x0, y0, x1, y1)
+    widened: int            # times the area of Eq. 6 was widened (it held too few sources)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.mask.shape
+
+
+def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float | None) -> Level:
+    """Everything a level needs besides the matches: sources, targets, pixel lists.
+
+    Sources are windows wholly inside the image and free of the hole, centred so that the
+    window lies in the search area of Eq. 6; an area with fewer than ``MIN_SOURCES`` of them
+    is widened (:func:`inpaint.geometry.source_area`) up to the whole image.
+    """
+    h, w = mask.shape
+    free = window_count(mask, half, True) == 0
+    area, valid, widened = geometry.source_area(free, geometry.bbox(mask), alpha, half)
+    targets = np.argwhere(window_count(mask, half, False) > 0).astype(np.int32)
+    tidx = np.full((h, w), -1, np.int32)
+    tidx[targets[:, 0], targets[:, 1]] = np.arange(len(targets), dtype=np.int32)
+    hole = np.argwhere(mask).astype(np.int32)
+    ring = np.argwhere((window_count(mask, 1, False) > 0) & ~mask).astype(np.int32)
+    parity = (hole[:, 0] + hole[:, 1]) & 1
+    vy, vx = np.nonzero(valid)
+    radius = max(int(vy.max() - vy.min()), int(vx.max() - vx.min()), 1) if vy.size else 1
+    return Level(image=image, mask=mask, valid=valid.astype(np.uint8), targets=targets, tidx=tidx,
+                 hole=hole, pixels=np.concatenate([hole, ring]),
+                 colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
+                 widened=widened)
+
+
+def random_sources(level: Level, key: int) -> np.ndarray:
+    """One source centre per target, drawn from the valid ones by a hash of its index."""
+    vl = np.argwhere(level.valid).astype(np.int32)
+    idx = np.arange(len(level.targets), dtype=np.uint32)
+    pick = ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(len(vl))
+    return vl[pick.astype(np.int64)]
+
+
+def upsampled_sources(level: Level, coarse_best: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Each target's start: its coarse parent's match, scaled up; ``fallback`` where that is
+    not a valid source here.  ``coarse_best`` is the coarse level's (h', w', 2) match map."""
+    h, w = level.shape
+    t = level.targets
+    par = t >> 1
+    pb = coarse_best[par[:, 0], par[:, 1]]
+    c = t + 2 * (pb - par)
+    ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
+    cc = np.where(ok[:, None], c, 0)
+    ok &= level.valid[cc[:, 0], cc[:, 1]] != 0
+    return np.where(ok[:, None], cc, fallback).astype(np.int32)
+
+
+class _HostLevel:
+    """One level's state in numpy (the reference backend)."""
+
+    def __init__(self, level: Level, k: int, half: int, seconds: dict[str, float]):
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
+        h, w = level.shape
+        self.est = np.zeros((h, w, 4), np.uint8)
+        self.est[..., :3] = level.image
+        self.v = np.zeros((h, w, 4), np.int32)
+        self.x = np.zeros((h, w, 4), np.int32)
+        n = len(level.targets)
+        self.nnf = np.full((n, k, 2), -1, np.int32)
+        self.cost = np.full((n, k), ref.EMPTY, np.uint32)
+        self.best = np.zeros((n, 2), np.int32)
+
+    def _timed(self, step: str, fn: Callable, *args: Any) -> None:
+        t = time.perf_counter()
+        fn(*args)
+        self.seconds[step] += time.perf_counter() - t
+
+    def start(self, sources: np.ndarray) -> None:
+        self.nnf[:, 0] = sources
+        self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
+
+    def set_hole_x(self, values: np.ndarray) -> None:
+        self.x[...] = 0
+        hole = self.lev.hole
+        self.x[hole[:, 0], hole[:, 1], :3] = values
+
+    def set_hole_est(self, values: np.ndarray) -> None:
+        hole = self.lev.hole
+        self.est[hole[:, 0], hole[:, 1], :3] = values
+
+    def patchmatch(self, key: int) -> None:
+        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.valid,
+                    self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
+
+    def rescore(self) -> None:
+        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
+        self.best[:] = self.nnf[:, 0]
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.nnf, self.cost, self.half,
+                    k_use, softness, self.v)
+
+    def sweeps(self, n: int) -> None:
+        self._timed("poisson", ref.gauss_seidel, self.lev.mask, self.est, self.v, self.x, self.lev.colours, n)
+
+    def compose(self) -> None:
+        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole)
+
+    def image(self) -> np.ndarray:
+        return self.est[..., :3].copy()
+
+    def best_matches(self) -> np.ndarray:
+        return self.best.copy()
+
+    def correction(self) -> np.ndarray:
+        return self.x.copy()
+
+
+class _DeviceLevel(_HostLevel):
+    """One level's state in OpenCL buffers; the same operations as :class:`_HostLevel`."""
+
+    def __init__(self, level: Level, k: int, half: int, seconds: dict[str, float], rt: Any,
+                 kernels: dict[str, Any], events: list):
+        super().__init__(level, k, half, seconds)
+        import pyopencl as cl
+
+        self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
+        mf = cl.mem_flags
+        ctx = rt.context
+
+        def buf(arr: np.ndarray) -> Any:
+            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+
+        t = time.perf_counter()
+        lev = level
+        self.b = {
+            "est": buf(self.est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "nnf": buf(self.nnf), "cost": buf(self.cost), "v": buf(self.v), "x": buf(self.x),
+            "hole": buf(lev.mask.astype(np.uint8)), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
+            "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
+        }
+        self.best_bufs = [buf(self.best), buf(self.best)]
+        self.seconds["transfers"] += time.perf_counter() - t
+
+    def _write(self, name: str, arr: np.ndarray) -> None:
+        t = time.perf_counter()
+        self.cl.enqueue_copy(self.rt.queue, self.b[name], np.ascontiguousarray(arr), is_blocking=True)
+        self.seconds["transfers"] += time.perf_counter() - t
+
+    def _read(self, arr: np.ndarray, src: Any) -> np.ndarray:
+        self.rt.queue.finish()
+        t = time.perf_counter()
+        self.cl.enqueue_copy(self.rt.queue, arr, src, is_blocking=True)
+        self.seconds["transfers"] += time.perf_counter() - t
+        return arr
+
+    def start(self, sources: np.ndarray) -> None:
+        super().start(sources)
+        self._write("nnf", self.nnf)
+        self._write("cost", self.cost)
+
+    def set_hole_x(self, values: np.ndarray) -> None:
+        super().set_hole_x(values)
+        self._write("x", self.x)
+
+    def set_hole_est(self, values: np.ndarray) -> None:
+        super().set_hole_est(values)
+        self._write("est", self.est)
+
+    def patchmatch(self, key: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        b_in, b_out = self.best_bufs
+        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out)))
+        self.best_bufs = [b_out, b_in]
+
+    def rescore(self) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0])))
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness)))
+
+    def sweeps(self, n: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        for _ in range(n):
+            for name, pix in (("red", lev.colours[0]), ("black", lev.colours[1])):
+                if len(pix):
+                    self.events.append(("poisson", self.kn["poisson"].sweep(self.b, self.b[name], len(pix), w, h)))
+
+    def compose(self) -> None:
+        lev = self.lev
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1])))
+
+    def image(self) -> np.ndarray:
+        return self._read(self.est, self.b["est"])[..., :3].copy()
+
+    def best_matches(self) -> np.ndarray:
+        return self._read(self.best, self.best_bufs[0]).copy()
+
+    def correction(self) -> np.ndarray:
+        return self._read(self.x, self.b["x"]).copy()
+
+
+@dataclasses.dataclass
+class MultiscaleStats:
+    """What a multiscale run did and where its time went.
+
+    Attributes
+    ----------
+    method : str
+        ``'multiscale'``.
+    iterations : int
+        Rounds run (PatchMatch, vote and correction), over all levels.
+    levels : list of (int, int)
+        ``(width, height)`` of every pyramid level, finest first.
+    stage_seconds : dict
+        Time per step (``patchmatch``, ``vote``, ``poisson``): device time for OpenCL, wall
+        time for numpy.
+    transfer_seconds : float
+        Host<->device copies.
+    total_seconds : float
+        Wall time of the whole run.
+    backend, device : str
+        ``'opencl'`` or ``'numpy'``, and the device's name.
+    patch, candidates : int
+    alpha : float or None
+        Search factor (None: the whole image).
+    search_area : tuple
+        The finest level's search area ``(x0, y0, x1, y1)``.
+    widened : int
+        Levels whose search area of Eq. 6 held too few sources and was widened.
+    empty_mask : bool
+        The mask selected nothing; the image was returned unchanged.
+    """
+
+    method: str = "multiscale"
+    iterations: int = 0
+    levels: list = dataclasses.field(default_factory=list)
+    stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STEPS})
+    transfer_seconds: float = 0.0
+    total_seconds: float = 0.0
+    backend: str = "numpy"
+    device: str = "host (numpy)"
+    patch: int = DEFAULT_PATCH
+    candidates: int = DEFAULT_CANDIDATES
+    alpha: float | None = None
+    search_area: tuple = (0, 0, 0, 0)
+    widened: int = 0
+    empty_mask: bool = False
+
+
+class MultiscaleInpainter:
+    """Step-wise multiscale fill (see the module docstring).
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    mask : ndarray, (H, W) bool
+        True on the object to remove.
+    alpha : float or 'full' or None
+        Search factor of Eq. 6 at every level; None or ``'full'``: the whole image.
+    patch : int
+        Odd patch side, 3 <= P <= 31.
+    candidates : int
+        Source patches each patch keeps and votes with, 1..8: more blend more (smoother,
+        fewer visible copies), fewer keep more texture.
+    backend : {'auto', 'opencl', 'numpy'}
+    device, profile
+        OpenCL device and device profile, as for :class:`inpaint.pipeline.Inpainter`.
+    seed : int
+        Varies the random search (the fill is deterministic for a given seed).
+
+    Raises
+    ------
+    InputError
+        Bad parameters, or no source patch anywhere in the image.
+    inpaint.runtime.OpenCLUnavailable
+        ``backend='opencl'`` and no device exists.
+    """
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
+                 patch: int = DEFAULT_PATCH,
+                 candidates: int = DEFAULT_CANDIDATES, backend: str = "auto", device: Any = None,
+                 profile: Any = None, seed: int = 0):
+        from .pipeline import _check_arrays, check_patch, parse_alpha
+        from .profiles import load_profile
+
+        t0 = time.perf_counter()
+        rgb, mask = _check_arrays(image, mask)
+        h, w = mask.shape
+        self.patch = check_patch(patch, h, w, MAX_PATCH)
+        self.half = self.patch // 2
+        self.alpha = parse_alpha(alpha)
+        try:
+            k = int(candidates)
+        except (TypeError, ValueError):
+            k = 0
+        if k != candidates or not 1 <= k <= MAX_CANDIDATES:
+            raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
+        if backend not in ("auto", "opencl", "numpy"):
+            raise InputError(f"backend must be 'auto', 'opencl' or 'numpy', got {backend!r}")
+        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
+            raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
+        self.k, self.seed = k, int(seed)
+        prof = load_profile(profile)  # checked whatever the backend, before any work
+        self.rgb = np.ascontiguousarray(rgb)
+        self.mask = mask.copy()
+        self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
+        self._seconds = {s: 0.0 for s in STEPS}
+        self._seconds["transfers"] = 0.0
+        self._events: list = []
+        self._rt = None
+        self._kernels: dict[str, Any] = {}
+        self._done = False
+        self._plan: list[tuple[int, int, int]] = []  # (level, round, weight)
+        self._pos = 0
+        self._state: _HostLevel | None = None
+        self._coarse: tuple[np.ndarray, np.ndarray] | None = None
+        self._result_image: np.ndarray | None = None
+        if not mask.any():
+            self.stats.empty_mask = True
+            self._done = True
+            self._result_image = self.rgb.copy()
+            self._elapsed = time.perf_counter() - t0
+            return
+        if mask.all():
+            raise InputError("the mask covers the whole image: there is nothing to copy from")
+        if not (window_count(mask, self.half, True) == 0).any():
+            raise InputError(
+                f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
+                "the mask; use a smaller patch or a smaller mask")
+        if backend != "numpy":
+            from . import runtime as rtmod
+
+            try:
+                self._rt = rtmod.get_runtime(device, prof)
+            except rtmod.OpenCLUnavailable as exc:
+                if backend == "opencl":
+                    raise
+                warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=2)
+        if self._rt is not None:
+            from . import multiscale_cl as mcl
+
+            self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
+                             "poisson": mcl.Poisson(self._rt)}
+            self.stats.backend, self.stats.device = "opencl", self._rt.name
+        self._levels = pyramid(self.rgb, mask, self.patch)
+        self.stats.levels = [(m.shape[1], m.shape[0]) for _, m in self._levels]
+        top = len(self._levels) - 1
+        for lv in range(top, -1, -1):
+            rounds = ROUNDS_COARSEST if lv == top else ROUNDS
+            weight = int(self._levels[lv][1].sum())
+            self._plan += [(lv, r, weight) for r in range(rounds)]
+        self._total_weight = sum(wt for _, _, wt in self._plan)
+        self._done_weight = 0
+        self._elapsed = time.perf_counter() - t0
+
+    # -- the algorithm --------------------------------------------------------------------
+    def _enter(self, lv: int) -> None:
+        """Set up level ``lv``: sources, start matches and a first fill."""
+        img, m = self._levels[lv]
+        lev = prepare_level(img, m, self.half, self.alpha)
+        self.stats.widened += lev.widened > 0
+        if lv == 0:
+            self.stats.search_area = lev.area
+        if self._rt is not None:
+            st = _DeviceLevel(lev, self.k, self.half, self._seconds, self._rt, self._kernels, self._events)
+        else:
+            st = _HostLevel(lev, self.k, self.half, self._seconds)
+        rnd = random_sources(lev, self.seed * 1000 + lv)
+        if self._coarse is None:
+            st.start(rnd)
+            # A smooth first fill: the membrane spanned by the known pixels around the hole.
+            ring = lev.pixels[len(lev.hole):]
+            known = img[ring[:, 0], ring[:, 1]].astype(np.int64)
+            mean = (known.sum(axis=0) + len(ring) // 2) // max(len(ring), 1)
+            st.set_hole_x(np.broadcast_to(mean * ref.FIX, (len(lev.hole), 3)).astype(np.int32))
+            st.sweeps(SWEEPS_INIT)
+            st.compose()
+            st.set_hole_x(np.zeros((len(lev.hole), 3), np.int32))
+        else:
+            coarse_best, coarse_x, coarse_est = self._coarse
+            st.start(upsampled_sources(lev, coarse_best, rnd))
+            h, w = lev.shape
+            hy, hx = lev.hole[:, 0], lev.hole[:, 1]
+            # The coarse fill, scaled up, is the first estimate; the coarse matches and
+            # correction, scaled up, are where the search and the correction start.
+            st.set_hole_est(coarse_est[hy >> 1, hx >> 1])
+            up = np.repeat(np.repeat(coarse_x, 2, axis=0), 2, axis=1)[:h, :w]
+            st.set_hole_x(up[hy, hx, :3])
+        st.rescore()
+        self._state = st
+
+    def _softness(self) -> int:
+        return SOFTNESS * 3 * self.patch * self.patch
+
+    def _round(self, lv: int, rnd: int) -> None:
+        st = self._state
+        top = len(self._levels) - 1
+        first = lv == top and rnd == 0
+        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):
+            st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
+        st.vote(st.lev.pixels, self.k, self._softness())
+        st.sweeps(SWEEPS_FIRST if first else SWEEPS)
+        st.compose()
+        st.rescore()
+
+    def _leave(self, lv: int) -> None:
+        st = self._state
+        lev = st.lev
+        best = st.best_matches()
+        h, w = lev.shape
+        best_map = np.full((h, w, 2), -1, np.int32)
+        best_map[lev.targets[:, 0], lev.targets[:, 1]] = best
+        if lv == 0:
+            self._result_image = st.image()
+            self._best_map = best_map
+        else:
+            self._coarse = (best_map, st.correction(), st.image())
+
+    def _collect_events(self) -> None:
+        if not self._events:
+            return
+        self._rt.queue.finish()
+        for step, ev in self._events:
+            self._seconds[step] += (ev.profile.end - ev.profile.start) * 1e-9
+        self._events.clear()
+
+    # -- public ---------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True once the finest level's last round has run."""
+        return self._done
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the work done, in [0, 1]."""
+        if self._done:
+            return 1.0
+        return self._done_weight / self._total_weight if self._total_weight else 0.0
+
+    @property
+    def iterations(self) -> int:
+        """Rounds run so far."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8: during the run, the current level's fill scaled up
+        into the hole."""
+        if self._result_image is not None:
+            return self._result_image.copy()
+        out = self.rgb.copy()
+        if self._state is not None:
+            scale = 2 ** self._level
+            est = self._state.image()
+            up = np.repeat(np.repeat(est, scale, axis=0), scale, axis=1)[:out.shape[0], :out.shape[1]]
+            out[self.mask] = up[self.mask]
+        return out
+
+    def step(self) -> bool:
+        """Run one round.  Returns True while rounds remain."""
+        if self._done:
+            return False
+        t0 = time.perf_counter()
+        lv, rnd, weight = self._plan[self._pos]
+        if rnd == 0:
+            self._enter(lv)
+            self._level = lv
+        self._round(lv, rnd)
+        self._pos += 1
+        self._done_weight += weight
+        self.stats.iterations += 1
+        if self._pos == len(self._plan) or self._plan[self._pos][0] != lv:
+            self._leave(lv)
+            self._collect_events()
+        self._done = self._pos == len(self._plan)
+        self._elapsed += time.perf_counter() - t0
+        return not self._done
+
+    def run(self, callback: Callable[["MultiscaleInpainter"], Any] | None = None) -> Any:
+        """Step to the end, calling ``callback(self)`` after every step; return the result."""
+        while self.step():
+            if callback is not None:
+                callback(self)
+        if callback is not None and self.stats.iterations:
+            callback(self)
+        return self.result()
+
+    def result(self) -> Any:
+        """The image, the source map and the statistics (an :class:`inpaint.pipeline.InpaintResult`).
+
+        The source map gives, for every hole pixel, the original pixel its best patch copies
+        there (what the fill would be without blending); -1 elsewhere.
+        """
+        from .pipeline import InpaintResult
+
+        self._collect_events()
+        st = self.stats
+        st.stage_seconds = {s: self._seconds[s] for s in STEPS}
+        st.transfer_seconds = self._seconds["transfers"]
+        st.total_seconds = self._elapsed
+        h, w = self.mask.shape
+        src = np.full((h, w, 2), -1, np.int32)
+        if self._done and not st.empty_mask:
+            src[self.mask] = self._best_map[self.mask]
+        image = self._result_image if self._result_image is not None else self.image
+        return InpaintResult(image=image.copy(), source_map=src, stats=st)

@@ -1,0 +1,87 @@
+"""Thin wrappers for the multiscale fill's kernels, one per kernel file.
+
+``kernels/patchmatch.cl`` (:class:`PatchMatch`), ``kernels/vote.cl`` (:class:`Vote`) and
+``kernels/poisson.cl`` (:class:`Poisson`).  Each fetches its kernels once per runtime and
+patch size (typed scalars, ``-D`` specialisation), launches one work-item per target or
+pixel, and returns the launch event.  :mod:`inpaint.multiscale_ref` is the numpy reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .runtime import Runtime, round_up
+
+I32 = np.int32
+U32 = np.uint32
+
+#: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
+#: a power of two the device or profile allows.
+GROUP = 64
+
+
+def group_size(rt: Runtime) -> int:
+    """The 1-D work-group size for ``rt``: ``GROUP`` or the largest allowed power of two below."""
+    g = GROUP
+    while g > 1 and (g > rt.limits.max_work_group_size or g > rt.limits.max_work_item_sizes[0]):
+        g //= 2
+    return g
+
+
+def _launch(g: int, n: int) -> tuple[tuple[int], tuple[int]]:
+    return (round_up(max(int(n), 1), g),), (g,)
+
+
+class PatchMatch:
+    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        self.rt = rt
+        self.group = group_size(rt)
+        defines = {"HALF": half, "K": k}
+        self.knl = rt.kernel("patchmatch", "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32], defines)
+        self.knl_rescore = rt.kernel("patchmatch", "rescore", [None] * 5 + [I32, I32, I32], defines)
+
+    def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
+                 best_in: Any, best_out: Any) -> Any:
+        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
+                        b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
+                        I32(radius), U32(key))
+
+    def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
+        return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
+                                best, I32(n), I32(width), I32(height))
+
+
+class Vote:
+    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        self.rt = rt
+        self.group = group_size(rt)
+        self.knl = rt.kernel("vote", "vote", [None] * 6 + [I32, I32, I32, I32, U32], {"HALF": half, "K": k})
+
+    def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
+                 softness: int) -> Any:
+        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"], b["cost"],
+                        b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness))
+
+
+class Poisson:
+    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition."""
+
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.group = group_size(rt)
+        self.knl_gs = rt.kernel("poisson", "gauss_seidel", [None] * 5 + [I32, I32, I32])
+        self.knl_compose = rt.kernel("poisson", "compose", [None] * 4 + [I32, I32])
+
+    def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int) -> Any:
+        return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
+                           I32(n), I32(width), I32(height))
+
+    def compose(self, b: dict[str, Any], n: int, width: int) -> Any:
+        return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
+                                I32(n), I32(width))

@@ -1,0 +1,225 @@
+"""numpy reference for the multiscale fill's kernels (``kernels/patchmatch.cl``,
+``kernels/vote.cl``, ``kernels/poisson.cl``).
+
+Every function mirrors one kernel and uses only integer arithmetic, so the OpenCL and numpy
+paths agree bit for bit.  The kernels work on one work-item per target (PatchMatch) or per
+pixel (vote, Poisson); here the same loops are vectorised over targets or pixels, which gives
+the same result because no work-item reads what another one writes in the same launch:
+
+* PatchMatch is Jacobi-style: propagation reads the neighbours' best match from the start of
+  the iteration (``best_in``), and each target only updates its own candidate list.
+* Gauss-Seidel runs red-black: pixels of one colour have no 4-neighbour of their colour.
+
+Shapes: ``est`` is the current estimate, (H, W, 4) uint8 (RGB plus an unused byte, like the
+pipeline's ``rgba``); ``targets`` (N, 2) int32 holds the (y, x) of every patch centre whose
+window meets the hole; ``tidx`` (H, W) int32 maps a pixel to its target index or -1; ``nnf``
+(N, K, 2) int32 and ``cost`` (N, K) uint32 hold each target's K best source centres, sorted
+by SSD (empty entries have cost ``EMPTY``); ``valid`` (H, W) uint8 marks source centres whose
+whole window is known and inside the search area.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
+EMPTY = np.uint32(0xFFFFFFFF)
+#: Fixed-point scale of the Poisson correction (12 fractional bits).
+FIX = 4096
+#: Propagation distances: each target tries its neighbours' matches at these steps.
+JUMPS = (1, 2, 4, 8)
+
+
+def hash32(x: np.ndarray) -> np.ndarray:
+    """A 32-bit integer hash (lowbias32), elementwise on uint32: the kernels' ``hash32``."""
+    x = np.asarray(x, dtype=np.uint32).copy()
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x7FEB352D)
+    x ^= x >> np.uint32(15)
+    x *= np.uint32(0x846CA68B)
+    x ^= x >> np.uint32(16)
+    return x
+
+
+def floor_div(a: np.ndarray, b: int | np.ndarray) -> np.ndarray:
+    """``floor(a / b)`` for integer arrays and ``b > 0`` (the kernels' ``floor_div``)."""
+    return np.floor_divide(a, b)
+
+
+def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np.ndarray:
+    """SSD of every target window against its candidate window, as int64.
+
+    Target pixels outside the image are skipped; candidate windows lie inside the image
+    (the caller passes only valid candidates, others may hold any in-image centre).
+    """
+    h, w = est.shape[:2]
+    rgb = est[..., :3].astype(np.int32)
+    acc = np.zeros(len(targets), np.int64)
+    cy = np.clip(cand[:, 0], half, h - 1 - half)
+    cx = np.clip(cand[:, 1], half, w - 1 - half)
+    for dy in range(-half, half + 1):
+        ty = targets[:, 0] + dy
+        iny = (ty >= 0) & (ty < h)
+        tyc = np.clip(ty, 0, h - 1)
+        for dx in range(-half, half + 1):
+            tx = targets[:, 1] + dx
+            inside = iny & (tx >= 0) & (tx < w)
+            d = rgb[tyc, np.clip(tx, 0, w - 1)] - rgb[cy + dy, cx + dx]
+            acc += np.where(inside, np.einsum("ij,ij->i", d, d), 0)
+    return acc
+
+
+def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, ok: np.ndarray) -> None:
+    """Insert one candidate per target into its sorted list (the kernels' ``insert``).
+
+    A candidate enters when its SSD is below the list's worst and it is not already listed;
+    it goes after every entry with an SSD <= its own, and the worst entry drops out.
+    """
+    k_count = cost.shape[1]
+    listed = (cost != EMPTY) & (nnf[..., 0] == cand[:, None, 0]) & (nnf[..., 1] == cand[:, None, 1])
+    take = ok & (d < cost[:, -1]) & ~listed.any(axis=1)
+    if not take.any():
+        return
+    rows = np.flatnonzero(take)
+    dv = d[rows].astype(np.uint32)
+    c = cost[rows]
+    n = nnf[rows]
+    pos = (c <= dv[:, None]).sum(axis=1)
+    k = np.arange(k_count)[None, :]
+    before = k < pos[:, None]
+    at = k == pos[:, None]
+    shifted_c = np.concatenate([c[:, :1], c[:, :-1]], axis=1)
+    shifted_n = np.concatenate([n[:, :1], n[:, :-1]], axis=1)
+    cost[rows] = np.where(before, c, np.where(at, dv[:, None], shifted_c))
+    nnf[rows] = np.where(before[..., None], n, np.where(at[..., None], cand[rows, None, :], shifted_n))
+
+
+def _consider(est, targets, nnf, cost, valid, half, cand, ok) -> None:
+    h, w = valid.shape
+    ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
+    cy = np.clip(cand[:, 0], 0, h - 1)
+    cx = np.clip(cand[:, 1], 0, w - 1)
+    ok &= valid[cy, cx] != 0
+    if not ok.any():
+        return
+    d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
+    d[ok] = ssd(est, targets[ok], cand[ok], half)
+    _insert(nnf, cost, cand, d, ok)
+
+
+def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, valid: np.ndarray,
+               nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray, best_out: np.ndarray,
+               half: int, radius: int, key: int) -> None:
+    """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
+
+    Each target tries, in this order, (1) its neighbours' best matches at distances
+    ``JUMPS`` to the left, right, above and below, shifted back by that distance, then
+    (2) random candidates around its current best within ``radius``, halving the radius
+    each time.  ``best_in`` (N, 2) is every target's best match at the start of the
+    iteration; ``best_out`` receives the new best.
+    """
+    h, w = valid.shape
+    n = len(targets)
+    for j in JUMPS:
+        for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
+            ny, nx = targets[:, 0] + dy, targets[:, 1] + dx
+            inside = (ny >= 0) & (ny < h) & (nx >= 0) & (nx < w)
+            t = tidx[np.clip(ny, 0, h - 1), np.clip(nx, 0, w - 1)]
+            ok = inside & (t >= 0)
+            cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
+            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok)
+    r, step = int(radius), 0
+    idx = np.arange(n, dtype=np.uint32)
+    while r >= 1:
+        hy = hash32(idx * np.uint32(747796405) + np.uint32(key) * np.uint32(7919) + np.uint32(step))
+        hx = hash32(hy)
+        m = np.uint32(2 * r + 1)
+        off = np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+        _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool))
+        r //= 2
+        step += 1
+    best_out[:] = nnf[:, 0]
+
+
+def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndarray, half: int) -> None:
+    """Recompute every listed candidate's SSD against ``est``, then sort each list
+    (stable: equal SSDs keep their order) (``patchmatch.cl: rescore``)."""
+    k_count = cost.shape[1]
+    for k in range(k_count):
+        full = cost[:, k] != EMPTY
+        if full.any():
+            cost[full, k] = ssd(est, targets[full], nnf[full, k], half).astype(np.uint32)
+    order = np.argsort(cost, axis=1, kind="stable")
+    cost[:] = np.take_along_axis(cost, order, axis=1)
+    nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
+
+
+def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, nnf: np.ndarray, cost: np.ndarray,
+         half: int, k_use: int, softness: int, out: np.ndarray) -> None:
+    """Each listed pixel becomes the weighted mean of what the patches covering it copy
+    (``vote.cl: vote``).
+
+    Every target window that contains the pixel votes with each of its first ``k_use``
+    candidates; candidate k weighs ``256 * softness // (softness + cost_k - cost_0)``.
+    ``out`` (H, W, 4) int32 receives the rounded means in channels 0-2 at ``pixels``.
+    """
+    h, w = tidx.shape
+    rgb = est[..., :3].astype(np.int64)
+    py, px = pixels[:, 0], pixels[:, 1]
+    acc = np.zeros((len(pixels), 3), np.int64)
+    wsum = np.zeros(len(pixels), np.int64)
+    for dy in range(-half, half + 1):
+        ty = py - dy
+        iny = (ty >= 0) & (ty < h)
+        for dx in range(-half, half + 1):
+            tx = px - dx
+            inside = iny & (tx >= 0) & (tx < w)
+            t = tidx[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)]
+            ok = inside & (t >= 0)
+            ts = np.where(ok, t, 0)
+            c0 = cost[ts, 0].astype(np.int64)
+            for k in range(k_use):
+                ck = cost[ts, k].astype(np.int64)
+                use = ok & (ck != int(EMPTY))
+                wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
+                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                acc += wk[:, None] * rgb[sy, sx]
+                wsum += wk
+    out[py, px, :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+
+
+def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray,
+                 lists: tuple[np.ndarray, np.ndarray], sweeps: int) -> None:
+    """Red-black Gauss-Seidel sweeps of Laplace(x) = 0 on the hole (``poisson.cl: gauss_seidel``).
+
+    ``x`` (H, W, 4) int32 is fixed point (``FIX``).  A known 4-neighbour q contributes the
+    boundary value ``(est[q] - v[q]) * FIX``; neighbours outside the image are left out
+    (zero normal derivative at the border).  ``lists`` holds the hole pixels of each colour
+    ((y + x) even, then odd); one sweep updates the first colour, then the second.
+    """
+    h, w = hole.shape
+    known = hole == 0
+    b = (est[..., :3].astype(np.int32) - v[..., :3]) * FIX
+    for _ in range(sweeps):
+        for pix in lists:
+            if not len(pix):
+                continue
+            py, px = pix[:, 0], pix[:, 1]
+            s = np.zeros((len(pix), 3), np.int32)
+            n = np.zeros(len(pix), np.int32)
+            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                qy, qx = py + dy, px + dx
+                inside = (qy >= 0) & (qy < h) & (qx >= 0) & (qx < w)
+                qyc, qxc = np.clip(qy, 0, h - 1), np.clip(qx, 0, w - 1)
+                val = np.where(known[qyc, qxc][:, None], b[qyc, qxc], x[qyc, qxc, :3])
+                s += np.where(inside[:, None], val, 0)
+                n += inside
+            x[py, px, :3] = floor_div(s + (n // 2)[:, None], n[:, None])
+
+
+def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray) -> None:
+    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels (``poisson.cl: compose``)."""
+    py, px = pixels[:, 0], pixels[:, 1]
+    corr = floor_div(x[py, px, :3] + FIX // 2, FIX)
+    est[py, px, :3] = np.clip(v[py, px, :3] + corr, 0, 255).astype(np.uint8)

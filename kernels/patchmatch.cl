@@ -1,0 +1,181 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Multiscale fill, nearest-neighbour search: PatchMatch over a list of targets.
+ *
+ * A target is a patch centre whose (2 HALF + 1)^2 window meets the hole; each keeps its K best
+ * source centres sorted by SSD (nnf[i * K + k] = (y, x), cost[i * K + k]; empty slots have cost
+ * EMPTY).  A source centre is usable when valid[] is set: its whole window is known and inside
+ * the search area.  The SSD runs over the target window's in-image pixels, on RGB of the current
+ * estimate est (known pixels are the original ones, so a source window reads original pixels).
+ * All arithmetic is integer: inpaint/multiscale_ref.py reproduces every launch bit for bit.
+ *
+ * Defines: HALF (patch side / 2), K (list length, 1..8). */
+
+#define EMPTY 0xFFFFFFFFu
+#define NJUMPS 4
+
+/* lowbias32 integer hash */
+inline uint hash32(uint x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/* SSD of the target window at (ty, tx) against the source window at (sy, sx), over the target
+ * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image).  Stops after the
+ * first row whose partial sum exceeds lim and returns it (such a candidate never enters the
+ * list, exactly as with its full SSD). */
+#define SIDE (2 * HALF + 1)
+inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
+                const int dy0, const int dy1, const int dx0, const int dx1,
+                const int sy, const int sx, const uint lim, const uchar4 *tw)
+{
+    uint acc = 0;
+    for (int dy = dy0; dy <= dy1; ++dy) {
+        const uchar4 *trow = tw + (dy + HALF) * SIDE + HALF;
+        __global const uchar4 *srow = est + (sy + dy) * width + sx;
+        for (int dx = dx0; dx <= dx1; ++dx) {
+            const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
+            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z);
+        }
+        if (acc > lim) break;
+    }
+    return acc;
+}
+
+/* The part of the target window at (ty, tx) inside the image, as offset ranges. */
+#define WINDOW_RANGE(ty, tx) \
+    const int dy0 = max(-HALF, -(ty)), dy1 = min(HALF, height - 1 - (ty)); \
+    const int dx0 = max(-HALF, -(tx)), dx1 = min(HALF, width - 1 - (tx));
+
+/* Whether the list already holds source c. */
+inline int listed(const int2 *nb, const uint *nc, const int2 c)
+{
+    for (int k = 0; k < K; ++k)
+        if (nc[k] != EMPTY && nb[k].x == c.x && nb[k].y == c.y) return 1;
+    return 0;
+}
+
+/* Insert a candidate that is not listed yet: it must beat the worst entry, and it goes after
+ * every entry with an SSD <= its own. */
+inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
+{
+    if (d >= nc[K - 1]) return;
+    int k = K - 1;
+    while (k > 0 && nc[k - 1] > d) {
+        nc[k] = nc[k - 1];
+        nb[k] = nb[k - 1];
+        --k;
+    }
+    nc[k] = d;
+    nb[k] = c;
+}
+
+/* A candidate is skipped when it is outside the image, not a usable source, or already listed
+ * (before any SSD is computed: in coherent regions most neighbours propose the same source). */
+inline void consider(__global const uchar4 *est, __global const uchar *valid,
+                     const int width, const int height, const int ty, const int tx,
+                     const int dy0, const int dy1, const int dx0, const int dx1,
+                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw)
+{
+    if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
+    if (listed(nb, nc, c)) return;
+    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw));
+}
+
+/* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
+ * iteration (best_in) at distances 1, 2, 4 and 8, then random search around the current best
+ * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
+__kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
+                         __global const int *tidx, __global const uchar *valid,
+                         __global int2 *nnf, __global uint *cost,
+                         __global const int2 *best_in, __global int2 *best_out,
+                         const int n, const int width, const int height,
+                         const int radius, const uint key)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int2 t = targets[i];
+    WINDOW_RANGE(t.x, t.y)
+    uchar4 tw[SIDE * SIDE];
+    for (int dy = dy0; dy <= dy1; ++dy)
+        for (int dx = dx0; dx <= dx1; ++dx)
+            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
+    int2 nb[K];
+    uint nc[K];
+    for (int k = 0; k < K; ++k) {
+        nb[k] = nnf[i * K + k];
+        nc[k] = cost[i * K + k];
+    }
+    for (int j = 1; j <= 8; j *= 2) {
+        for (int q = 0; q < 4; ++q) {
+            const int dy = q == 2 ? -j : (q == 3 ? j : 0);
+            const int dx = q == 0 ? -j : (q == 1 ? j : 0);
+            const int ny = t.x + dy, nx = t.y + dx;
+            if (ny < 0 || ny >= height || nx < 0 || nx >= width) continue;
+            const int m = tidx[ny * width + nx];
+            if (m < 0) continue;
+            const int2 b = best_in[m];
+            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw);
+        }
+    }
+    int r = radius;
+    uint step = 0;
+    while (r >= 1) {
+        const uint hy = hash32((uint)i * 747796405u + key * 7919u + step);
+        const uint hx = hash32(hy);
+        const uint m = (uint)(2 * r + 1);
+        const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
+        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw);
+        r /= 2;
+        ++step;
+    }
+    for (int k = 0; k < K; ++k) {
+        nnf[i * K + k] = nb[k];
+        cost[i * K + k] = nc[k];
+    }
+    best_out[i] = nb[0];
+}
+
+/* Recompute every listed candidate's SSD against the current estimate, then sort each list by
+ * insertion (stable: equal SSDs keep their order).  best receives the new best. */
+__kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
+                      __global int2 *nnf, __global uint *cost, __global int2 *best,
+                      const int n, const int width, const int height)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int2 t = targets[i];
+    WINDOW_RANGE(t.x, t.y)
+    uchar4 tw[SIDE * SIDE];
+    for (int dy = dy0; dy <= dy1; ++dy)
+        for (int dx = dx0; dx <= dx1; ++dx)
+            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
+    int2 nb[K];
+    uint nc[K];
+    for (int k = 0; k < K; ++k) {
+        nb[k] = nnf[i * K + k];
+        nc[k] = cost[i * K + k];
+        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw);
+    }
+    for (int a = 1; a < K; ++a) {
+        const int2 bv = nb[a];
+        const uint cv = nc[a];
+        int b = a;
+        while (b > 0 && nc[b - 1] > cv) {
+            nc[b] = nc[b - 1];
+            nb[b] = nb[b - 1];
+            --b;
+        }
+        nc[b] = cv;
+        nb[b] = bv;
+    }
+    for (int k = 0; k < K; ++k) {
+        nnf[i * K + k] = nb[k];
+        cost[i * K + k] = nc[k];
+    }
+    best[i] = nb[0];
+}

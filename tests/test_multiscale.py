@@ -1,0 +1,417 @@
+"""The multiscale fill: naive oracles for the numpy reference, kernels == reference bit for bit,
+and end-to-end properties (OpenCL == numpy, known pixels kept, sources from the original
+known region).  Kernel outputs are pre-filled with a sentinel so an unwritten cell fails."""
+
+import numpy as np
+import pyopencl as cl
+import pytest
+from hypothesis import given, settings, strategies as hs
+
+from inpaint import geometry, multiscale as ms, multiscale_cl as mcl, multiscale_ref as ref
+from inpaint.errors import InputError
+from inpaint.pipeline import inpaint, start
+
+SENTINEL = -12345
+
+
+def blob_mask(h, w, rng, frac=0.3):
+    yy, xx = np.mgrid[0:h, 0:w]
+    cy, cx = rng.uniform(0.3, 0.7) * h, rng.uniform(0.3, 0.7) * w
+    ry, rx = frac * h * rng.uniform(0.6, 1.0), frac * w * rng.uniform(0.6, 1.0)
+    return ((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1
+
+
+def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
+    """A mid-run level: random image, a blob hole with a random estimate, filled match lists."""
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    mask = blob_mask(h, w, rng)
+    lev = ms.prepare_level(img, mask, half, None)
+    est = np.zeros((h, w, 4), np.uint8)
+    est[..., :3] = img
+    est[mask, :3] = rng.integers(0, 256, (int(mask.sum()), 3))
+    n = len(lev.targets)
+    nnf = np.full((n, k, 2), -1, np.int32)
+    cost = np.full((n, k), ref.EMPTY, np.uint32)
+    nnf[:, 0] = ms.random_sources(lev, 7)
+    cost[:, 0] = 0
+    ref.rescore(est, lev.targets, nnf, cost, half)
+    best = nnf[:, 0].copy()
+    for it in range(iterations):
+        ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best.copy(), best, half, lev.radius, it)
+    return lev, est, nnf, cost, best
+
+
+# -- naive oracles for the reference ------------------------------------------------------------
+def naive_ssd(est, t, s, half):
+    h, w = est.shape[:2]
+    acc = 0
+    for dy in range(-half, half + 1):
+        for dx in range(-half, half + 1):
+            y, x = t[0] + dy, t[1] + dx
+            if 0 <= y < h and 0 <= x < w:
+                for c in range(3):
+                    d = int(est[y, x, c]) - int(est[s[0] + dy, s[1] + dx, c])
+                    acc += d * d
+    return acc
+
+
+def naive_insert(nb, nc, c, d, k):
+    if d >= nc[k - 1] or any(nc[j] != ref.EMPTY and tuple(nb[j]) == tuple(c) for j in range(k)):
+        return
+    j = k - 1
+    while j > 0 and nc[j - 1] > d:
+        nc[j], nb[j] = nc[j - 1], list(nb[j - 1])
+        j -= 1
+    nc[j], nb[j] = d, list(c)
+
+
+def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
+    """One target at a time, straight from the description in patchmatch.cl."""
+    h, w = lev.shape
+    k = cost.shape[1]
+    nnf, cost = nnf.copy(), cost.copy()
+    best_out = np.zeros_like(best_in)
+    for i, (ty, tx) in enumerate(lev.targets):
+        nb = [list(map(int, e)) for e in nnf[i]]
+        nc = [int(c) for c in cost[i]]
+
+        def consider(cy, cx):
+            if 0 <= cy < h and 0 <= cx < w and lev.valid[cy, cx]:
+                naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half), k)
+
+        for j in ref.JUMPS:
+            for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
+                ny, nx = ty + dy, tx + dx
+                if 0 <= ny < h and 0 <= nx < w and lev.tidx[ny, nx] >= 0:
+                    b = best_in[lev.tidx[ny, nx]]
+                    consider(int(b[0]) - dy, int(b[1]) - dx)
+        r, step = lev.radius, 0
+        while r >= 1:
+            hy = int(ref.hash32(np.uint32((i * 747796405 + key * 7919 + step) % 2 ** 32)))
+            hx = int(ref.hash32(np.uint32(hy)))
+            consider(nb[0][0] + hy % (2 * r + 1) - r, nb[0][1] + hx % (2 * r + 1) - r)
+            r //= 2
+            step += 1
+        nnf[i], cost[i] = nb, nc
+        best_out[i] = nb[0]
+    return nnf, cost, best_out
+
+
+def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
+    h, w = lev.shape
+    out = {}
+    for y, x in pixels:
+        acc, ws = [0, 0, 0], 0
+        for dy in range(-half, half + 1):
+            for dx in range(-half, half + 1):
+                ty, tx = y - dy, x - dx
+                if not (0 <= ty < h and 0 <= tx < w) or lev.tidx[ty, tx] < 0:
+                    continue
+                t = lev.tidx[ty, tx]
+                for j in range(k_use):
+                    if cost[t, j] == ref.EMPTY:
+                        continue
+                    wk = (256 * softness) // (softness + int(cost[t, j]) - int(cost[t, 0]))
+                    sy, sx = nnf[t, j]
+                    for c in range(3):
+                        acc[c] += wk * int(est[sy + dy, sx + dx, c])
+                    ws += wk
+        out[(y, x)] = [(a + ws // 2) // ws for a in acc]
+    return out
+
+
+def naive_gauss_seidel(hole, est, v, x, sweeps):
+    h, w = hole.shape
+    x = x.copy()
+    for _ in range(sweeps):
+        for colour in (0, 1):
+            for y in range(h):
+                for xx in range(w):
+                    if not hole[y, xx] or (y + xx) % 2 != colour:
+                        continue
+                    s, n = [0, 0, 0], 0
+                    for qy, qx in ((y - 1, xx), (y + 1, xx), (y, xx - 1), (y, xx + 1)):
+                        if 0 <= qy < h and 0 <= qx < w:
+                            n += 1
+                            for c in range(3):
+                                s[c] += int(x[qy, qx, c]) if hole[qy, qx] else (int(est[qy, qx, c]) - int(v[qy, qx, c])) * ref.FIX
+                    for c in range(3):
+                        x[y, xx, c] = (s[c] + n // 2) // n  # Python // is floor, as the kernel's floor_div
+    return x
+
+
+def test_ssd_matches_naive(rng):
+    lev, est, nnf, *_ = level_state(rng, half=3)
+    got = ref.ssd(est, lev.targets, nnf[:, 0], 3)
+    for i in range(0, len(lev.targets), 7):
+        assert got[i] == naive_ssd(est, lev.targets[i], nnf[i, 0], 3)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_patchmatch_matches_naive(rng, k):
+    lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0)
+    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5)
+    out = np.zeros_like(best)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best, out, 2, lev.radius, 5)
+    np.testing.assert_array_equal(nnf, want[0])
+    np.testing.assert_array_equal(cost, want[1])
+    np.testing.assert_array_equal(out, want[2])
+    # lists stay sorted, hold only usable sources, and store each source once with its true SSD
+    assert (np.diff(cost.astype(np.int64), axis=1) >= 0).all()
+    for i in range(len(lev.targets)):
+        seen = [tuple(e) for e, c in zip(nnf[i], cost[i]) if c != ref.EMPTY]
+        assert len(seen) == len(set(seen))
+        for (sy, sx), c in zip(nnf[i], cost[i]):
+            if c != ref.EMPTY:
+                assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2)
+
+
+def test_vote_matches_naive(rng):
+    lev, est, nnf, cost, _ = level_state(rng, k=3, iterations=2)
+    out = np.full(est.shape, SENTINEL, np.int32)
+    ref.vote(est, lev.pixels, lev.tidx, nnf, cost, 2, 3, 5000, out)
+    want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000)
+    for (y, x), v in want.items():
+        assert list(out[y, x, :3]) == v
+    listed = np.zeros(lev.shape, bool)
+    listed[lev.pixels[:, 0], lev.pixels[:, 1]] = True
+    assert (out[~listed] == SENTINEL).all()
+
+
+def test_gauss_seidel_matches_naive(rng):
+    lev, est, *_ = level_state(rng)
+    v = rng.integers(-60, 60, est.shape).astype(np.int32)
+    x = np.zeros(est.shape, np.int32)
+    x[lev.mask, :3] = rng.integers(-200000, 200000, (int(lev.mask.sum()), 3))
+    want = naive_gauss_seidel(lev.mask, est, v, x, 3)
+    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 3)
+    np.testing.assert_array_equal(x[lev.mask, :3], want[lev.mask, :3])
+
+
+def test_gauss_seidel_converges_to_the_membrane(rng):
+    """Enough sweeps solve Laplace(x) = 0 with the boundary values: the discrete equation holds."""
+    lev, est, *_ = level_state(rng, h=16, w=16)
+    v = np.zeros(est.shape, np.int32)
+    x = np.zeros(est.shape, np.int32)
+    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 400)
+    before = x.copy()
+    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 1)
+    assert np.abs(x - before).max() <= 2  # a fixed point, up to rounding
+
+
+def test_compose(rng):
+    lev, est, *_ = level_state(rng)
+    v = rng.integers(-20, 280, est.shape).astype(np.int32)
+    x = rng.integers(-100000, 100000, est.shape).astype(np.int32)
+    out = est.copy()
+    ref.compose(out, v, x, lev.hole)
+    hy, hx = lev.hole[:, 0], lev.hole[:, 1]
+    want = np.clip(v[hy, hx, :3] + np.floor(x[hy, hx, :3] / ref.FIX + 0.5).astype(np.int64), 0, 255)
+    np.testing.assert_array_equal(out[hy, hx, :3], want)
+    np.testing.assert_array_equal(out[~lev.mask], est[~lev.mask])
+
+
+# -- kernels == reference ---------------------------------------------------------------------
+def device_buffers(runtime, lev, est, nnf, cost, v=None, x=None):
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    h, w = lev.shape
+    v = np.full((h, w, 4), SENTINEL, np.int32) if v is None else v
+    x = np.zeros((h, w, 4), np.int32) if x is None else x
+    return {"est": buf(est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.mask.astype(np.uint8)),
+            "holepix": buf(lev.hole), "pixels": buf(lev.pixels), "red": buf(lev.colours[0]),
+            "black": buf(lev.colours[1])}, buf
+
+
+def read(runtime, buf, like):
+    out = np.empty_like(like)
+    cl.enqueue_copy(runtime.queue, out, buf)
+    return out
+
+
+@pytest.mark.parametrize("half,k", [(1, 1), (2, 3), (3, 8), (4, 2)])
+def test_patchmatch_kernel(runtime, rng, half, k):
+    lev, est, nnf, cost, best = level_state(rng, half=half, k=k)
+    b, buf = device_buffers(runtime, lev, est, nnf, cost)
+    b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
+    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, 99, b_in, b_out)
+    out = np.zeros_like(best)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best, out, half, lev.radius, 99)
+    np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
+    np.testing.assert_array_equal(read(runtime, b_out, best), out)
+
+
+def test_rescore_kernel(runtime, rng):
+    lev, est, nnf, cost, best = level_state(rng, half=2, k=4, iterations=2)
+    est[lev.mask, :3] = rng.integers(0, 256, (int(lev.mask.sum()), 3))  # the estimate moved on
+    b, buf = device_buffers(runtime, lev, est, nnf, cost)
+    b_best = buf(np.full_like(best, SENTINEL))
+    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best)
+    ref.rescore(est, lev.targets, nnf, cost, 2)
+    np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
+    np.testing.assert_array_equal(read(runtime, b_best, best), nnf[:, 0])
+
+
+@pytest.mark.parametrize("k_use", [1, 4])
+def test_vote_kernel(runtime, rng, k_use):
+    lev, est, nnf, cost, _ = level_state(rng, half=3, k=4, iterations=2)
+    b, _ = device_buffers(runtime, lev, est, nnf, cost)
+    h, w = lev.shape
+    mcl.Vote(runtime, 3, 4)(b, b["pixels"], len(lev.pixels), w, h, k_use, 7000)
+    want = np.full((h, w, 4), SENTINEL, np.int32)
+    ref.vote(est, lev.pixels, lev.tidx, nnf, cost, 3, k_use, 7000, want)
+    want[lev.pixels[:, 0], lev.pixels[:, 1], 3] = 0  # the kernel zeroes the spare channel
+    np.testing.assert_array_equal(read(runtime, b["v"], want), want)
+
+
+def test_poisson_kernels(runtime, rng):
+    lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
+    h, w = lev.shape
+    v = rng.integers(-30, 290, (h, w, 4)).astype(np.int32)
+    x = np.zeros((h, w, 4), np.int32)
+    x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
+    b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
+    p = mcl.Poisson(runtime)
+    for _ in range(5):
+        p.sweep(b, b["red"], len(lev.colours[0]), w, h)
+        p.sweep(b, b["black"], len(lev.colours[1]), w, h)
+    p.compose(b, len(lev.hole), w)
+    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 5)
+    want = est.copy()
+    ref.compose(want, v, x, lev.hole)
+    got_x = read(runtime, b["x"], x)
+    np.testing.assert_array_equal(got_x[lev.mask, :3], x[lev.mask, :3])
+    np.testing.assert_array_equal(read(runtime, b["est"], want), want)
+
+
+# -- the level set-up -------------------------------------------------------------------------
+@given(h=hs.integers(12, 40), w=hs.integers(12, 40), half=hs.integers(1, 3), seed=hs.integers(0, 999),
+       alpha=hs.sampled_from([None, 0.0, 0.3, 1.0]))
+def test_prepare_level_properties(h, w, half, seed, alpha):
+    rng = np.random.default_rng(seed)
+    mask = blob_mask(h, w, rng, 0.25)
+    if not mask.any() or not (ms.window_count(mask, half, True) == 0).any():
+        return
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    lev = ms.prepare_level(img, mask, half, alpha)
+    ys, xs = np.nonzero(lev.valid)
+    for y, x in zip(ys, xs):  # a source window is inside the image and free of the hole
+        assert half <= y < h - half and half <= x < w - half
+        assert not mask[y - half:y + half + 1, x - half:x + half + 1].any()
+    x0, y0, x1, y1 = lev.area
+    assert (ys - half >= y0).all() and (ys + half < y1).all() and (xs - half >= x0).all() and (xs + half < x1).all()
+    eq6 = geometry.search_area(geometry.bbox(mask), alpha, w, h)
+    assert x0 <= eq6[0] and y0 <= eq6[1] and x1 >= eq6[2] and y1 >= eq6[3]  # widening only grows
+    assert lev.valid.sum() >= geometry.MIN_SOURCES or lev.area == (0, 0, w, h)
+    # targets are exactly the centres whose window meets the hole
+    near = np.zeros((h, w), bool)
+    for y, x in zip(*np.nonzero(mask)):
+        near[max(y - half, 0):y + half + 1, max(x - half, 0):x + half + 1] = True
+    assert set(map(tuple, lev.targets)) == set(zip(*np.nonzero(near)))
+    assert (lev.tidx[lev.targets[:, 0], lev.targets[:, 1]] == np.arange(len(lev.targets))).all()
+    # the colours split the hole, and no two pixels of one colour are 4-neighbours
+    red, black = (set(map(tuple, c)) for c in lev.colours)
+    assert red | black == set(zip(*np.nonzero(mask))) and not red & black
+    assert all((y + x) % 2 == 0 for y, x in red) and all((y + x) % 2 == 1 for y, x in black)
+
+
+def test_pyramid_rules(rng):
+    img = rng.integers(0, 256, (200, 260, 3), dtype=np.uint8)
+    mask = np.zeros((200, 260), bool)
+    mask[60:140, 80:190] = True
+    levels = ms.pyramid(img, mask, 7)
+    assert len(levels) > 1
+    for (a, m), (b, n) in zip(levels, levels[1:]):
+        assert b.shape[:2] == ((a.shape[0] + 1) // 2, (a.shape[1] + 1) // 2) and n.shape == b.shape[:2]
+        # a coarse pixel is in the hole when any of its four fine pixels is
+        ys, xs = np.nonzero(m)
+        assert n[ys // 2, xs // 2].all()
+        assert min(n.shape) >= 4 * 7
+    # a hole thinner than a patch stays at full size
+    thin = np.zeros((200, 260), bool)
+    thin[100:103, :] = True
+    assert len(ms.pyramid(img, thin, 7)) == 1
+
+
+# -- end to end -------------------------------------------------------------------------------
+def check_fill(img, mask, res, patch):
+    """Known pixels kept; every filled pixel's source is an original known pixel whose patch
+    window is free of the hole (the copy before blending)."""
+    assert (res.image[~mask] == img[~mask]).all()
+    src = res.source_map
+    assert (src[~mask] == -1).all()
+    sy, sx = src[mask, 0], src[mask, 1]
+    assert (sy >= 0).all() and (~mask[sy, sx]).all()
+    free = ms.window_count(mask, patch // 2, True) == 0
+    # the source pixel sits at the same place in its source window as the filled pixel in its target
+    # window, whose centre is the filled pixel: so the source pixel is a valid source centre
+    assert free[sy, sx].all()
+
+
+@settings(max_examples=15)
+@given(h=hs.integers(20, 44), w=hs.integers(20, 44), seed=hs.integers(0, 9999),
+       patch=hs.sampled_from([3, 5, 7]), candidates=hs.sampled_from([1, 2, 8]),
+       alpha=hs.sampled_from(["full", 0.0, 0.5]))
+def test_opencl_equals_numpy(runtime, h, w, seed, patch, candidates, alpha):
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    img = (img // 32 * 32).astype(np.uint8)  # plenty of equal SSDs: ties must break alike
+    mask = blob_mask(h, w, rng, 0.2)
+    if not mask.any() or not (ms.window_count(mask, patch // 2, True) == 0).any():
+        return
+    kw = dict(method="multiscale", patch=patch, candidates=candidates, alpha=alpha, seed=seed % 7)
+    a = inpaint(img, mask, backend="numpy", **kw)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, **kw)
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+    check_fill(img, mask, a, patch)
+
+
+def test_levels_and_stats(runtime, rng):
+    img = rng.integers(0, 256, (120, 150, 3), dtype=np.uint8)
+    mask = np.zeros((120, 150), bool)
+    mask[30:90, 40:110] = True
+    job = start(img, mask, backend="opencl", device=runtime.device)
+    seen = []
+    while job.step():
+        seen.append(job.progress)
+        assert (job.image[~mask] == img[~mask]).all()
+    res = job.result()
+    assert seen == sorted(seen) and job.progress == 1.0 and job.done
+    st = res.stats
+    assert st.method == "multiscale" and len(st.levels) > 1 and st.levels[0] == (150, 120)
+    assert st.iterations == ms.ROUNDS_COARSEST + ms.ROUNDS * (len(st.levels) - 1)
+    assert st.backend == "opencl" and all(v >= 0 for v in st.stage_seconds.values())
+    check_fill(img, mask, res, ms.DEFAULT_PATCH)
+
+
+def test_empty_mask_and_errors(rng):
+    img = rng.integers(0, 256, (20, 20, 3), dtype=np.uint8)
+    res = inpaint(img, np.zeros((20, 20), bool), backend="numpy")
+    assert res.stats.empty_mask and (res.image == img).all()
+    mask = np.zeros((20, 20), bool)
+    mask[5:15, 5:15] = True
+    for kw in ({"candidates": 0}, {"candidates": 9}, {"candidates": 2.5}, {"patch": 4}, {"patch": 33},
+               {"alpha": -1}, {"seed": -1}, {"backend": "cuda"}, {"variant": "local"}, {"method": "magic"}):
+        with pytest.raises(InputError):
+            inpaint(img, mask, **{"backend": "numpy", **kw})
+    with pytest.raises(InputError, match="whole image"):
+        inpaint(img, np.ones((20, 20), bool), backend="numpy")
+    with pytest.raises(InputError, match="no valid source patch"):
+        inpaint(img, np.pad(np.ones((16, 16), bool), 2), backend="numpy", patch=7)
+
+
+def test_seed_changes_the_search_only(runtime, rng):
+    img = rng.integers(0, 256, (40, 40, 3), dtype=np.uint8)
+    mask = blob_mask(40, 40, rng)
+    a = inpaint(img, mask, seed=1, backend="opencl", device=runtime.device)
+    b = inpaint(img, mask, seed=1, backend="opencl", device=runtime.device)
+    np.testing.assert_array_equal(a.image, b.image)  # deterministic for a seed
+    c = inpaint(img, mask, seed=2, backend="opencl", device=runtime.device)
+    assert (c.image[~mask] == img[~mask]).all()
