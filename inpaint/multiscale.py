@@ -67,6 +67,43 @@ def window_count(mask: np.ndarray, radius: int, outside: bool) -> np.ndarray:
     return (s[k:, k:] - s[:-k, k:] - s[k:, :-k] + s[:-k, :-k])[:h, :w]
 
 
+def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
+    """Pixels within ``radius`` (Chebyshev) of a True pixel of ``mask``, whose True pixels all lie
+    in ``box``: the rectangle ``box`` grown by ``radius`` (clipped) and the map over it."""
+    h, w = mask.shape
+    rect = geometry.grow(box, radius, w, h)
+    x0, y0, x1, y1 = rect
+    return rect, window_count(mask[y0:y1, x0:x1], radius, False) > 0
+
+
+def interior(shape: tuple[int, int], radius: int) -> np.ndarray:
+    """Centres whose (2 radius + 1)^2 window lies inside the image."""
+    out = np.zeros(shape, bool)
+    out[radius:shape[0] - radius, radius:shape[1] - radius] = True
+    return out
+
+
+def free_centres(mask: np.ndarray, half: int, box: geometry.Rect) -> np.ndarray:
+    """Centres whose window is inside the image and free of the hole (all in ``box``)."""
+    free = interior(mask.shape, half)
+    (x0, y0, x1, y1), hit = near(mask, half, box)
+    free[y0:y1, x0:x1] &= ~hit
+    return free
+
+
+def has_core(mask: np.ndarray, radius: int, box: geometry.Rect) -> bool:
+    """Whether some pixel's (2 radius + 1)^2 window lies wholly in the hole; pixels outside the
+    image count as hole (a hole at the border is as thick as its distance from known pixels)."""
+    h, w = mask.shape
+    x0, y0, x1, y1 = box
+    crop = np.ones((y1 - y0 + 2 * radius, x1 - x0 + 2 * radius), bool)
+    cy0, cx0 = max(y0 - radius, 0), max(x0 - radius, 0)
+    cy1, cx1 = min(y1 + radius, h), min(x1 + radius, w)
+    crop[cy0 - (y0 - radius):cy1 - (y0 - radius), cx0 - (x0 - radius):cx1 - (x0 - radius)] = mask[cy0:cy1, cx0:cx1]
+    counts = window_count(crop, radius, True)[radius:-radius, radius:-radius]
+    return bool((counts == (2 * radius + 1) ** 2).any())
+
+
 def down2(a: np.ndarray) -> np.ndarray:
     """Halve an image (rounded 2x2 mean) or a mask (a coarse pixel is True if any of its four
     is); odd sizes repeat the last row or column."""
@@ -88,16 +125,13 @@ def pyramid(rgb: np.ndarray, mask: np.ndarray, patch: int) -> list[tuple[np.ndar
     ``geometry.MIN_SOURCES`` source patches.
     """
     half = patch // 2
-    r = half + 1
     levels = [(rgb, mask)]
     while True:
         img, m = levels[-1]
-        if min(m.shape) // 2 < 4 * patch:
-            break
-        if not (window_count(m, r, True) == (2 * r + 1) ** 2).any():
+        if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, geometry.bbox(m)):
             break
         m2 = down2(m)
-        if int((window_count(m2, half, True) == 0).sum()) < geometry.MIN_SOURCES:
+        if int(free_centres(m2, half, geometry.bbox(m2)).sum()) < geometry.MIN_SOURCES:
             break
         levels.append((down2(img), m2))
     return levels
@@ -132,13 +166,19 @@ def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float |
     is widened (:func:`inpaint.geometry.source_area`) up to the whole image.
     """
     h, w = mask.shape
-    free = window_count(mask, half, True) == 0
-    area, valid, widened = geometry.source_area(free, geometry.bbox(mask), alpha, half)
-    targets = np.argwhere(window_count(mask, half, False) > 0).astype(np.int32)
+    box = geometry.bbox(mask)
+    bx0, by0, bx1, by1 = box
+    # Everything but the sources lives near the hole: work on its box, grown as needed.
+    (x0, y0, x1, y1), hit = near(mask, half, box)
+    free = interior((h, w), half)
+    free[y0:y1, x0:x1] &= ~hit
+    area, valid, widened = geometry.source_area(free, box, alpha, half)
+    targets = (np.argwhere(hit) + (y0, x0)).astype(np.int32)
     tidx = np.full((h, w), -1, np.int32)
     tidx[targets[:, 0], targets[:, 1]] = np.arange(len(targets), dtype=np.int32)
-    hole = np.argwhere(mask).astype(np.int32)
-    ring = np.argwhere((window_count(mask, 1, False) > 0) & ~mask).astype(np.int32)
+    hole = (np.argwhere(mask[by0:by1, bx0:bx1]) + (by0, bx0)).astype(np.int32)
+    (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
+    ring = (np.argwhere(around & ~mask[ry0:ry1, rx0:rx1]) + (ry0, rx0)).astype(np.int32)
     parity = (hole[:, 0] + hole[:, 1]) & 1
     vy, vx = np.nonzero(valid)
     radius = max(int(vy.max() - vy.min()), int(vx.max() - vx.min()), 1) if vy.size else 1
@@ -304,10 +344,10 @@ class _DeviceLevel(_HostLevel):
     def sweeps(self, n: int) -> None:
         lev = self.lev
         h, w = lev.shape
-        for _ in range(n):
-            for name, pix in (("red", lev.colours[0]), ("black", lev.colours[1])):
-                if len(pix):
-                    self.events.append(("poisson", self.kn["poisson"].sweep(self.b, self.b[name], len(pix), w, h)))
+        # an empty colour list (a one-pixel hole) still needs a valid buffer argument
+        red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
+        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n):
+            self.events.append(("poisson", ev))
 
     def compose(self) -> None:
         lev = self.lev

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .runtime import Runtime, round_up
+from .stages_cl import reduce_group
 
 I32 = np.int32
 U32 = np.uint32
@@ -70,17 +71,41 @@ class Vote:
 
 
 class Poisson:
-    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition."""
+    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
+
+    Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
+    work-group (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
+    """
+
+    #: Largest hole swept in one launch.
+    FUSED_PIXELS = 16384
 
     def __init__(self, rt: Runtime):
         self.rt = rt
         self.group = group_size(rt)
+        self.fused_group = reduce_group(rt)
         self.knl_gs = rt.kernel("poisson", "gauss_seidel", [None] * 5 + [I32, I32, I32])
+        self.knl_sweeps = rt.kernel("poisson", "gauss_seidel_sweeps",
+                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32])
         self.knl_compose = rt.kernel("poisson", "compose", [None] * 4 + [I32, I32])
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int) -> Any:
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
                            I32(n), I32(width), I32(height))
+
+    def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
+               sweeps: int) -> list:
+        """``sweeps`` red-black sweeps; returns the launch events."""
+        if nred + nblack <= self.FUSED_PIXELS:
+            g = self.fused_group
+            return [self.knl_sweeps(self.rt.queue, (g,), (g,), b["hole"], b["est"], b["v"], b["x"], red, I32(nred),
+                                    black, I32(nblack), I32(width), I32(height), I32(sweeps))]
+        events = []
+        for _ in range(sweeps):
+            for pix, n in ((red, nred), (black, nblack)):
+                if n:
+                    events.append(self.sweep(b, pix, n, width, height))
+        return events
 
     def compose(self, b: dict[str, Any], n: int, width: int) -> Any:
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],

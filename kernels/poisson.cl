@@ -14,13 +14,10 @@ inline int floor_div(const int a, const int b)  /* floor(a / b) for b > 0 */
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
-                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
-                           const int n, const int width, const int height)
+/* One Gauss-Seidel update of hole pixel p. */
+inline void update(__global const uchar *hole, __global const uchar4 *est, __global const int4 *v,
+                   __global int4 *x, const int2 p, const int width, const int height)
 {
-    const int i = get_global_id(0);
-    if (i >= n) return;
-    const int2 p = pixels[i];
     int3 s = (int3)(0);
     int cnt = 0;
     for (int q = 0; q < 4; ++q) {
@@ -35,6 +32,33 @@ __kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *es
     const int hc = cnt / 2;
     x[p.x * width + p.y] = (int4)(floor_div(s.x + hc, cnt), floor_div(s.y + hc, cnt),
                                   floor_div(s.z + hc, cnt), 0);
+}
+
+/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each. */
+__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
+                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
+                           const int n, const int width, const int height)
+{
+    const int i = get_global_id(0);
+    if (i < n) update(hole, est, v, x, pixels[i], width, height);
+}
+
+/* Whole sweeps in one launch of one work-group (for small holes, where launches would cost
+ * more than the work): the work-items share each colour's list, and a barrier separates the
+ * colours, so the order of the updates, and the result, are those of the launches above. */
+__kernel void gauss_seidel_sweeps(__global const uchar *hole, __global const uchar4 *est,
+                                  __global const int4 *v, __global int4 *x,
+                                  __global const int2 *red, const int nred,
+                                  __global const int2 *black, const int nblack,
+                                  const int width, const int height, const int sweeps)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    for (int s = 0; s < sweeps; ++s) {
+        for (int i = lid; i < nred; i += g) update(hole, est, v, x, red[i], width, height);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        for (int i = lid; i < nblack; i += g) update(hole, est, v, x, black[i], width, height);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
 }
 
 __kernel void compose(__global uchar4 *est, __global const int4 *v, __global const int4 *x,

@@ -290,6 +290,23 @@ def test_poisson_kernels(runtime, rng):
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
+@pytest.mark.parametrize("fused", [True, False])
+def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
+    """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
+    lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
+    h, w = lev.shape
+    v = rng.integers(-30, 290, (h, w, 4)).astype(np.int32)
+    x = np.zeros((h, w, 4), np.int32)
+    x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
+    b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
+    p = mcl.Poisson(runtime)
+    monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
+    events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7)
+    assert len(events) == (1 if fused else 14)
+    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 7)
+    np.testing.assert_array_equal(read(runtime, b["x"], x)[lev.mask, :3], x[lev.mask, :3])
+
+
 # -- the level set-up -------------------------------------------------------------------------
 @given(h=hs.integers(12, 40), w=hs.integers(12, 40), half=hs.integers(1, 3), seed=hs.integers(0, 999),
        alpha=hs.sampled_from([None, 0.0, 0.3, 1.0]))

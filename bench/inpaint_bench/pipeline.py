@@ -94,15 +94,21 @@ def load_targets(path: Path = TARGETS_FILE) -> list[dict[str, Any]]:
     with open(path, "rb") as fh:
         targets = tomllib.load(fh)["target"]
     for t in targets:
-        t["alpha"] = _alpha_label(t["alpha"])
-        t["patch"] = int(t["patch"])
+        t["alpha"] = _alpha_label(t.get("alpha", DEFAULT_FILL))
+        t["patch"] = int(t.get("patch", 0))
         if ("limit_s" in t) == ("paper_s" in t and "speedup" in t):
             raise ValueError(f"{path}: a target needs either limit_s or paper_s with speedup: {t}")
     return targets
 
 
 # --- small helpers -----------------------------------------------------------------------------
+#: The label of the library's default fill where an alpha label goes (with patch 0).
+DEFAULT_FILL = "default"
+
+
 def _alpha_label(alpha: Any) -> str:
+    if str(alpha).lower() == DEFAULT_FILL:
+        return DEFAULT_FILL
     if alpha is None or str(alpha).lower() == "full":
         return "full"
     v = float(alpha)
@@ -352,7 +358,14 @@ class Job:
     def device_label(self) -> str:
         return "numpy (host)" if self.dev is None else self.dev.short
 
+    @property
+    def is_default_fill(self) -> bool:
+        """The library's default fill (``alpha == DEFAULT_FILL``), not the paper's pipeline."""
+        return self.alpha == DEFAULT_FILL
+
     def kwargs(self, alpha: str | None = None) -> dict[str, Any]:
+        if self.is_default_fill:
+            return {"backend": self.backend, **({"device": self.dev.spec} if self.dev is not None else {})}
         kw: dict[str, Any] = {**_criminisi(), "alpha": _alpha_arg(alpha or self.alpha), "patch": self.patch,
                               "backend": self.backend}
         if self.dev is not None:
@@ -397,8 +410,9 @@ class Job:
         return {
             "kind": self.kind, "case": self.case.name, "backend": self.backend,
             "device": self.dev.name if self.dev else "host (numpy)",
-            "device_spec": self.dev.spec if self.dev else "", "variant": st.variant if st else self.variant,
-            "pruned": st.pruned if st else None,
+            "device_spec": self.dev.spec if self.dev else "",
+            "variant": getattr(st, "variant", st.method if st else self.variant) if st else self.variant,
+            "pruned": getattr(st, "pruned", None) if st else None,
             "alpha": self.alpha, "patch": self.patch, "profile": self.profile or "",
             "partition": self.partition_label or ("all" if self.dev else "none"),
             "search_area": self.area, "runs": len(self.times),
@@ -406,7 +420,7 @@ class Job:
             "min_s": min(self.times) if self.times else None,
             "times_s": list(self.times),
             "iterations": st.iterations if st else None, "widened": st.widened if st else None,
-            "local_mem_bytes": st.local_mem_bytes if st else None,
+            "local_mem_bytes": getattr(st, "local_mem_bytes", None) if st else None,
             "psnr_db": None if math.isnan(p) else (p if math.isfinite(p) else "inf"),
             "ssim": None if math.isnan(s) else s,
             "error": self.error or "",
@@ -467,15 +481,16 @@ def _verdict(value: float | None, limit: float) -> str:
 
 def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
                       out: dict[str, Any]) -> tuple[str, list[Job]]:
-    """numpy vs OpenCL at (0.05, 17) and (full, 9) per case and device, and the targets."""
-    configs = [("0.05", 17), ("full", 9)]
+    """numpy vs OpenCL for the default fill and for the paper's pipeline at (0.05, 17) and
+    (full, 9), per case and device, and the targets."""
+    configs = [(DEFAULT_FILL, 0), ("0.05", 17), ("full", 9)]
     jobs: list[Job] = []
     for case in cases:
         for alpha, patch in configs:
             if not args.no_numpy:
                 jobs.append(Job("default", case, None, alpha, patch))
             for d in devs:
-                for prune in _prunes(args):
+                for prune in _prunes(args) if alpha != DEFAULT_FILL else ["auto"]:
                     jobs.append(Job("default", case, d, alpha, patch, variant=args.variant, prune=prune))
     measure(jobs, args.repeat, {j.warm_key(): "0.05" for j in jobs}, numpy_repeat=args.numpy_repeat)
     out["rows"].extend(j.row() for j in jobs)
@@ -495,12 +510,14 @@ def default_benchmark(cases: Sequence[Case], devs: Sequence[Dev], args: argparse
                                  "error: " + j.error])
                     continue
                 ratio = (ref.median / j.median) if ref is not None and j.dev is not None and ref.times else None
-                rows.append([case.name, alpha, patch, j.device_label, _variant_label(j),
+                rows.append([case.name, alpha, patch or "—", j.device_label, _variant_label(j),
                              j.area, _fmt_s(j.median), _fmt_s(min(j.times)) if j.times else "—",
                              (_fmt_num(ratio, 1) + "×") if ratio else "—",
                              j.stats.iterations if j.stats else ""])
     lines.append(md_table(["case", "α", "P", "backend / device", "findBestPatch", "search area", "median",
                             "min", "speed-up vs numpy (medians)", "iterations"], rows, "lllllrrrrr"))
+    lines += ["", f"α = {DEFAULT_FILL}: the library's default fill (the multiscale method with its default "
+                  "options; 'iterations' counts its rounds). The other rows time the paper's Criminisi pipeline."]
     lines.append("")
     lines.append(targets_section(jobs, out))
     return "\n".join(lines), jobs
@@ -512,9 +529,11 @@ def _prunes(args: argparse.Namespace) -> list[Any]:
 
 
 def _variant_label(job: Job) -> str:
-    """findBestPatch as run, e.g. ``'local 8x8, pruned'``."""
+    """findBestPatch as run, e.g. ``'local 8x8, pruned'`` (for the default fill: its method)."""
     if job.stats is None:
         return ""
+    if job.is_default_fill:
+        return job.stats.method
     return job.stats.variant + (", pruned" if job.stats.pruned else "")
 
 
@@ -558,7 +577,8 @@ def targets_section(jobs: Sequence[Job], out: dict[str, Any],
             if name not in t.get("cases", PAPER_CASES):
                 continue
             alpha, patch = t["alpha"], t["patch"]
-            cell = f"{name} {'full' if alpha == 'full' else 'α=' + alpha} P={patch} on {_device_name(t['device'])}"
+            where = {"full": "full P=%d" % patch, DEFAULT_FILL: "default fill"}.get(alpha, f"α={alpha} P={patch}")
+            cell = f"{name} {where} on {_device_name(t['device'])}"
             if "limit_s" in t:
                 limit = float(t["limit_s"])
                 label, ref = f"{cell} < {_fmt_s(limit)}", "fixed limit"
