@@ -51,17 +51,18 @@ def test_default_benchmark_markdown_json_csv(tiny_case, tmp_path, capsys):
     assert rc == 0
     assert "## Default benchmark: numpy vs OpenCL" in out
     rows = _rows(out, "tinycase")
-    # (0.05, 17) and (full, 9), each numpy + one OpenCL device
-    assert len(rows) == 4
-    assert {r[1] for r in rows} == {"0.05", "full"} and {r[2] for r in rows} == {"17", "9"}
+    # the default fill, (0.05, 17) and (full, 9), each numpy + one OpenCL device
+    assert len(rows) == 6
+    assert {r[1] for r in rows} == {"default", "0.05", "full"} and {r[2] for r in rows} == {"—", "17", "9"}
+    assert {r[4] for r in rows if r[1] == "default"} == {"multiscale"}
     assert any(r[3].startswith("numpy") for r in rows) and any("numpy" not in r[3] for r in rows)
     assert all(r[8].endswith("×") for r in rows if "numpy" not in r[3])  # speed-up vs numpy
     data = json.loads(js.read_text())
     assert {"machine", "rows", "targets", "notes", "command"} <= set(data)
-    assert len(data["rows"]) == 4 and all(r["runs"] == 1 and r["median_s"] > 0 for r in data["rows"])
+    assert len(data["rows"]) == 6 and all(r["runs"] == 1 and r["median_s"] > 0 for r in data["rows"])
     with open(cs, newline="") as fh:
         table = list(csv.DictReader(fh))
-    assert list(table[0]) == list(bench.CSV_FIELDS) and len(table) == 4
+    assert list(table[0]) == list(bench.CSV_FIELDS) and len(table) == 6
 
 
 def test_quick_grid_structure_and_quality(tiny_case, tmp_path, capsys):
@@ -135,7 +136,7 @@ def test_default_benchmark_judges_targets_from_the_table():
     targets = bench.load_targets()
     assert {t["device"] for t in targets} == {"pocl", "h200"}
     assert all(("limit_s" in t) != ("paper_s" in t) for t in targets)
-    assert {(t["alpha"], t["patch"]) for t in targets} == {("0.05", 17), ("full", 9)}
+    assert {(t["alpha"], t["patch"]) for t in targets} == {("0.05", 17), ("full", 9), (bench.DEFAULT_FILL, 0)}
     jobs = [bench.Job("default", bench.Case("walkingman", np.zeros((8, 8, 3), np.uint8), np.ones((8, 8), bool),
                                             None), None, "0.05", 17)]
     assert bench.targets_section(jobs, {"targets": []}) == "No target applies to the measured cells."
@@ -145,7 +146,7 @@ def test_default_benchmark_judges_targets_from_the_table():
 
     case = jobs[0].case
     cells = []
-    for alpha, patch, secs in (("0.05", 17, 0.2), ("full", 9, 2.5)):
+    for alpha, patch, secs in (("0.05", 17, 0.2), ("full", 9, 2.5), (bench.DEFAULT_FILL, 0, 0.3)):
         j = bench.Job("default", case, None, alpha, patch)
         j.dev, j.times = PoclDev(), [secs]
         cells.append(j)
@@ -157,8 +158,10 @@ def test_default_benchmark_judges_targets_from_the_table():
         "walkingman full P=9 on PoCL < 3.000 s": True,
         "walkingman α=0.05 P=17 on PoCL: 5× the paper's Adreno 330": True,  # 1.25 s / 5 = 0.25 s > 0.2 s
         "walkingman full P=9 on PoCL: 10× the paper's GPU full search": False,  # 20.37 s / 10 < 2.5 s
+        "walkingman default fill on PoCL < 0.250 s": False,
     }
-    assert out["targets"][2]["limit_s"] == pytest.approx(0.25)
+    by_name = {t["target"]: t for t in out["targets"]}
+    assert by_name["walkingman α=0.05 P=17 on PoCL: 5× the paper's Adreno 330"]["limit_s"] == pytest.approx(0.25)
 
 
 def test_bench_without_inpaint_bench_says_how_to_install(monkeypatch, capsys):
