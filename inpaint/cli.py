@@ -245,7 +245,8 @@ def _remove(argv: Sequence[str]) -> int:
         print(format_stats(s))
     if not args.quiet:
         extra = f", search area widened {s.widened}x" if s.widened else ""
-        print(f"inpaint: removed {int(mask.sum())} pixels in {s.iterations} iterations, "
+        unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
+        print(f"inpaint: removed {int(mask.sum())} pixels in {s.iterations} {unit}, "
               f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
     return 0
 

@@ -188,7 +188,8 @@ def test_unknown_peer_is_an_error_and_a_missing_one_is_reported(monkeypatch):
 
 # --- end to end ------------------------------------------------------------------------------------
 def test_quality_run_writes_report_json_and_sheets(root, runtime, tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "resynthesizer", None)  # one peer "not installed", whatever this machine has
+    for module in ("resynthesizer", "cv2"):  # peers "not installed", whatever this machine has
+        monkeypatch.setitem(sys.modules, module, None)
     js, sheets = tmp_path / "q.json", tmp_path / "sheets"
     rc = main(["bench", "--quality", "--cases", "saucer_rim,fur_stroke", "--configs", "paper_005_9",
                "--backend", "opencl", "--device", runtime.name.split(" (")[0],
@@ -198,7 +199,7 @@ def test_quality_run_writes_report_json_and_sheets(root, runtime, tmp_path, caps
     assert "## SSIM per case" in out and "### Tune split (1 case)" in out and "### Holdout split (1 case)" in out
     assert "#### texture (1 case)" in out and "#### structure (1 case)" in out
     assert [line for line in out.splitlines() if "not installed" in line] == [
-        f"Peers not installed (skipped): resynthesizer ({peers.INSTALL_HINT})."]
+        f"Peers not installed (skipped): opencv_telea, opencv_ns, resynthesizer ({peers.INSTALL_HINT})."]
     assert "OpenCL device" in out and "ours ran on: opencl on" in out and "issue" not in out.lower()
     data = json.loads(js.read_text())
     assert [c["name"] for c in data["cases"]] == ["fur_stroke", "saucer_rim"]  # index order
