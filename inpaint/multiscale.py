@@ -393,6 +393,8 @@ class MultiscaleStats:
         Levels whose search area of Eq. 6 held too few sources and was widened.
     empty_mask : bool
         The mask selected nothing; the image was returned unchanged.
+    build_seconds : float
+        Time spent building (or loading from the driver's cache) the OpenCL program.
     """
 
     method: str = "multiscale"
@@ -409,6 +411,7 @@ class MultiscaleStats:
     search_area: tuple = (0, 0, 0, 0)
     widened: int = 0
     empty_mask: bool = False
+    build_seconds: float = 0.0
 
 
 class MultiscaleInpainter:
@@ -503,9 +506,11 @@ class MultiscaleInpainter:
         if self._rt is not None:
             from . import multiscale_cl as mcl
 
+            built = self._rt.build_seconds
             self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
-                             "poisson": mcl.Poisson(self._rt)}
+                             "poisson": mcl.Poisson(self._rt, self.half, k)}
             self.stats.backend, self.stats.device = "opencl", self._rt.name
+            self.stats.build_seconds = self._rt.build_seconds - built
         self._levels = pyramid(self.rgb, mask, self.patch)
         self.stats.levels = [(m.shape[1], m.shape[0]) for _, m in self._levels]
         top = len(self._levels) - 1

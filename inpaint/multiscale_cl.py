@@ -18,6 +18,9 @@ from .stages_cl import reduce_group
 I32 = np.int32
 U32 = np.uint32
 
+#: The kernel files of the multiscale fill, built as one program.
+BUNDLE = ("patchmatch", "vote", "poisson")
+
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
 GROUP = 64
@@ -42,8 +45,8 @@ class PatchMatch:
         self.rt = rt
         self.group = group_size(rt)
         defines = {"HALF": half, "K": k}
-        self.knl = rt.kernel("patchmatch", "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32], defines)
-        self.knl_rescore = rt.kernel("patchmatch", "rescore", [None] * 5 + [I32, I32, I32], defines)
+        self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32], defines)
+        self.knl_rescore = rt.kernel(BUNDLE, "rescore", [None] * 5 + [I32, I32, I32], defines)
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any) -> Any:
@@ -62,7 +65,7 @@ class Vote:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        self.knl = rt.kernel("vote", "vote", [None] * 6 + [I32, I32, I32, I32, U32], {"HALF": half, "K": k})
+        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32], {"HALF": half, "K": k})
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
                  softness: int) -> Any:
@@ -80,14 +83,15 @@ class Poisson:
     #: Largest hole swept in one launch.
     FUSED_PIXELS = 16384
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
         self.fused_group = reduce_group(rt)
-        self.knl_gs = rt.kernel("poisson", "gauss_seidel", [None] * 5 + [I32, I32, I32])
-        self.knl_sweeps = rt.kernel("poisson", "gauss_seidel_sweeps",
-                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32])
-        self.knl_compose = rt.kernel("poisson", "compose", [None] * 4 + [I32, I32])
+        defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
+        self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32, I32, I32], defines)
+        self.knl_sweeps = rt.kernel(BUNDLE, "gauss_seidel_sweeps",
+                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32], defines)
+        self.knl_compose = rt.kernel(BUNDLE, "compose", [None] * 4 + [I32, I32], defines)
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int) -> Any:
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,

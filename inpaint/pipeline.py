@@ -19,34 +19,11 @@ import numpy as np
 from . import geometry, reference
 from .errors import InputError
 from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES
-from .profiles import STAGES, load_profile
+from .profiles import load_profile
+from .stages import BY_NAME, NAMES, parse_partition
 
 #: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
 MAX_PATCH = 127
-
-_ARRAYS = {  # name -> (dtype, channels or 0 for a plane, flat)
-    "rgb": (np.uint8, 4),
-    "grey": (np.uint8, 0),
-    "unknown": (np.uint8, 0),
-    "conf": (np.float32, 0),
-    "valid": (np.uint8, 0),
-    "front": (np.uint8, 0),
-    "cpatch": (np.float32, 0),
-    "prio": (np.float32, 0),
-}
-
-# What each stage reads and writes; the buffer manager moves inputs to the stage's side.
-_STAGE_IO = {
-    "grey": (("rgb",), ("grey",)),
-    "front": (("unknown",), ("front",)),
-    "valid": (("unknown",), ("valid",)),
-    "confidence": (("conf", "front"), ("cpatch",)),
-    "priority": (("grey", "unknown", "front", "cpatch", "result"), ("prio", "result")),
-    "ssd": (("rgb", "unknown", "valid", "result"), ("ssd",)),
-    "reduce": (("ssd", "result"), ("result",)),
-    "copy": (("rgb", "grey", "unknown", "conf", "cpatch"), ("rgb", "grey", "unknown", "conf")),
-}
-
 
 @dataclasses.dataclass
 class InpaintStats:
@@ -91,11 +68,13 @@ class InpaintStats:
         findBestPatch pruned its map with a sampled bound (``prune``); False for numpy.
     empty_mask : bool
         The mask selected nothing; the image was returned unchanged.
+    build_seconds : float
+        Time spent building (or loading from the driver's cache) the OpenCL program.
     """
 
     method: str = "criminisi"
     iterations: int = 0
-    stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STAGES})
+    stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in NAMES})
     transfer_seconds: float = 0.0
     total_seconds: float = 0.0
     backend: str = "numpy"
@@ -112,6 +91,7 @@ class InpaintStats:
     local_mem_bytes: int = 0
     pruned: bool = False
     empty_mask: bool = False
+    build_seconds: float = 0.0
 
 
 @dataclasses.dataclass
@@ -334,10 +314,7 @@ class Inpainter:
         if backend != "numpy" and self._box is not None:
             from . import runtime as rtmod
 
-            stages = tuple(partition) if partition is not None else prof.device_stages
-            bad = [s for s in stages if s not in STAGES]
-            if bad:
-                raise InputError(f"unknown stage(s) {', '.join(bad)} in the partition; stages are {', '.join(STAGES)}")
+            stages = parse_partition(partition if partition is not None else prof.device_stages)
             if stages:
                 try:
                     self._rt = rtmod.get_runtime(device, prof)
@@ -346,9 +323,9 @@ class Inpainter:
                         raise
                     warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=2)
                 else:
-                    self._on_device = tuple(s for s in STAGES if s in stages)
+                    self._on_device = stages
         if self._rt is not None:
-            self.stats.backend = "opencl" if len(self._on_device) == len(STAGES) else "mixed"
+            self.stats.backend = "opencl" if len(self._on_device) == len(NAMES) else "mixed"
             self.stats.device = self._rt.name
         self.stats.device_stages = self._on_device
 
@@ -370,26 +347,26 @@ class Inpainter:
         }
         names = set()
         for s in self._on_device:
-            names.update(_STAGE_IO[s][0])
-            names.update(_STAGE_IO[s][1])
+            names.update(BY_NAME[s].reads + BY_NAME[s].writes)
         self._buf = _Buffers(host, self._rt, names, self.stats)
         self._kernels: dict[str, Any] = {}
         self._events: list[tuple[str, Any]] = []
+        self.variant, self.prune = variant, prune
         if self._rt is not None:
             from . import stages_cl as sc
 
-            k = self._kernels
-            k["grey"], k["front"], k["valid"] = sc.Grey(self._rt), sc.Front(self._rt), sc.Valid(self._rt)
-            k["confidence"], k["priority"] = sc.Confidence(self._rt), sc.Priority(self._rt)
-            k["reduce"], k["copy"] = sc.Reduce(self._rt), sc.Copy(self._rt)
-            if "ssd" in self._on_device:
-                try:
-                    k["ssd"] = sc.FindBestPatch(self._rt, self.patch, variant, prune)
-                except ValueError as exc:
-                    raise InputError(str(exc)) from None
-                self.stats.variant = k["ssd"].label
-                self.stats.pruned = k["ssd"].prune
-                self.stats.local_mem_bytes = self._rt.work_group_info(k["ssd"].knl)["local_mem_size"]
+            built = self._rt.build_seconds
+            try:  # one program for every stage on the device
+                bundle = sc.bundle_for(self._rt, self._on_device, self.patch, variant, prune)
+                for s in self._on_device:
+                    self._kernels[s] = BY_NAME[s].wrapper(self._rt, self, bundle)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+            self.stats.build_seconds = self._rt.build_seconds - built
+            if "ssd" in self._kernels:
+                ssd = self._kernels["ssd"]
+                self.stats.variant, self.stats.pruned = ssd.label, ssd.prune
+                self.stats.local_mem_bytes = self._rt.work_group_info(ssd.knl)["local_mem_size"]
 
         self._dirty_prio: geometry.Rect | None = None
         self._dirty_valid: geometry.Rect | None = None
@@ -420,63 +397,18 @@ class Inpainter:
         return alpha
 
     # -- stage dispatch -------------------------------------------------------------------
-    def _run(self, stage: str, *args: Any) -> Any:
+    def _run(self, stage: str, *args: Any) -> None:
+        st = BY_NAME[stage]
         side = "device" if stage in self._on_device else "host"
-        ins, outs = _STAGE_IO[stage]
-        self._buf.need(ins, side)
+        self._buf.need(st.reads, side)
         if side == "device":
-            ev = self._device_stage(stage, *args)
+            ev = st.device(self, self._kernels[stage], *args)
             self._events.extend((stage, e) for e in (ev if isinstance(ev, list) else [ev]))
-            out = None
         else:
             t = time.perf_counter()
-            out = self._host_stage(stage, *args)
+            st.host(self, *args)
             self.stats.stage_seconds[stage] += time.perf_counter() - t
-        self._buf.wrote(outs, side)
-        return out
-
-    def _host_stage(self, stage: str, *args: Any) -> Any:
-        a = self._buf.host
-        if stage == "grey":
-            reference.grey(a["rgb"], a["grey"], args[0])
-        elif stage == "front":
-            reference.front(a["unknown"], a["front"], args[0])
-        elif stage == "valid":
-            reference.valid(a["unknown"], a["valid"], args[0], self.half)
-        elif stage == "confidence":
-            reference.confidence(a["conf"], a["front"], a["cpatch"], args[0], self.half)
-        elif stage == "priority":
-            reference.priority(a["grey"], a["unknown"], a["front"], a["cpatch"], a["prio"], args[0])
-            a["result"][0] = reference.argmax_priority(a["prio"], self._box)
-        elif stage == "ssd":
-            reference.ssd(a["rgb"][..., :3], a["unknown"], a["valid"], int(a["result"][0]), args[0],
-                          self.half, a["ssd"])
-        elif stage == "reduce":
-            idx, val = reference.argmin_ssd(a["ssd"], args[0])
-            a["result"][1] = idx
-            a["result"][2] = np.int64(val).astype(np.uint32).view(np.int32)
-        elif stage == "copy":
-            reference.copy_patch(a["rgb"], a["grey"], a["unknown"], a["conf"], a["cpatch"],
-                                 args[0], args[1], self.half)
-
-    def _device_stage(self, stage: str, *args: Any) -> Any:
-        k, b, w, h = self._kernels, self._buf.dev, self.width, self.height
-        if stage == "grey":
-            return k["grey"](b, w, args[0])
-        if stage == "front":
-            return k["front"](b, w, h, args[0])
-        if stage == "valid":
-            return k["valid"](b, w, h, self.half, args[0], self._box, *args[1:])
-        if stage == "confidence":
-            return k["confidence"](b, w, h, self.half, args[0])
-        if stage == "priority":
-            k["priority"](b, w, h, args[0])
-            return k["priority"].best(b, w, self._box)
-        if stage == "ssd":
-            return k["ssd"](b, w, h, args[0])
-        if stage == "reduce":
-            return k["reduce"](b, args[0])
-        return k["copy"](b, w, h, self.half, args[0], args[1])
+        self._buf.wrote(st.writes, side)
 
     def _integral_pays(self) -> bool:
         """Whether the first, whole-image stage 3 should count from an integral image.

@@ -21,8 +21,7 @@ else:  # pragma: no cover
 
 from .resources import data_dir
 
-#: The eight Criminisi stages, in pipeline order (names used by profiles and ``--partition``).
-STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
+from .stages import NAMES as STAGES
 
 _DEVICE_TYPES = ("gpu", "cpu", "any")
 

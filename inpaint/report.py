@@ -7,20 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["STAGE_LABELS", "STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets"]
-
-#: The paper's Table 2 wording of each pipeline stage.
-STAGE_LABELS = {
-    "grey": "convert RGB to grey",
-    "front": "update border of the area to be filled",
-    "valid": "mark source pixels to be used",
-    "confidence": "update pixel confidence in the filling area",
-    "priority": "update pixel priorities in the filling area",
-    "ssd": "find the best matching patch",
-    "reduce": "best-patch reduction",
-    "copy": "update RGB and grey image of the filling patch",
-}
-
+__all__ = ["STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets"]
 
 #: What each step of the multiscale fill does.
 STEP_LABELS = {
@@ -43,6 +30,11 @@ def _rows(stats: Any, names: Sequence[str], labels: dict, where: Any) -> list[st
     return rows
 
 
+def _build_note(stats: Any) -> str:
+    build = getattr(stats, "build_seconds", 0.0)
+    return f" (of which {build:.3f} s building or loading the OpenCL program)" if build else ""
+
+
 def format_stats(stats: Any) -> str:
     """The time spent per step as a Markdown table (for the Criminisi pipeline, like the
     paper's Table 2)."""
@@ -56,16 +48,17 @@ def format_stats(stats: Any) -> str:
         lines = [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
                  f"{stats.candidates} candidates, alpha {alpha}, search area {stats.search_area}; "
                  f"levels {levels}",
-                 f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"]
+                 f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
+                 + _build_note(stats)]
         return "\n".join(lines + head + _rows(stats, STEPS, STEP_LABELS, lambda s: where))
-    from .profiles import STAGES as names
+    from .stages import LABELS as STAGE_LABELS, NAMES as names
 
     lines = [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha {alpha}, "
              f"sources {stats.source}, search area {stats.search_area}, "
              f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
              + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
              f"{stats.iterations} iterations, {stats.widened} widened search areas, "
-             f"{stats.total_seconds:.3f} s wall"]
+             f"{stats.total_seconds:.3f} s wall" + _build_note(stats)]
     where = (lambda s: "device" if s in stats.device_stages else "host")
     return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))
 

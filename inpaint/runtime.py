@@ -5,9 +5,13 @@ Everything that runs a kernel goes through a :class:`Runtime`:
 * **Device choice** is one chain: explicit ``device`` argument, then the
   ``PYOPENCL_CTX`` environment variable, then the profile's ``device_type``, then the
   best device (GPUs first, then most compute units).
-* **Programs** are built once per (context, source file, ``-D`` options) and
+* **Programs** are built once per (context, source files, ``-D`` options) and
   **kernels** fetched once per program with their scalar argument types declared
-  (:meth:`Runtime.kernel`), so hot loops never rebuild or re-look-up anything.
+  (:meth:`Runtime.kernel`), so hot loops never rebuild or re-look-up anything.  A fill
+  asks for all its kernel files as one *bundle* (one program), because each program build
+  or cache load costs tens of milliseconds at start-up.  Build listeners
+  (:func:`add_build_listener`) hear when a build starts and ends, so a command can tell
+  the user about a first, uncached compilation.
 * Every program is built with ``-cl-fp32-correctly-rounded-divide-sqrt`` and the
   sources switch ``FP_CONTRACT`` off, so float32 results match numpy bit for bit.
 """
@@ -16,7 +20,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterable, Mapping, Sequence
+import time
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -151,6 +156,25 @@ def select_device(device: "str | Any | None" = None, profile: "Profile | None" =
     return _best(devices)
 
 
+_BUILD_LISTENERS: list[Callable[[str, tuple[str, ...], float], Any]] = []
+
+
+def add_build_listener(listener: Callable[[str, tuple[str, ...], float], Any]) -> None:
+    """Call ``listener(event, sources, seconds)`` around every program build in this process:
+    ``event`` is ``'start'`` (``seconds`` 0) or ``'end'`` (the build's wall time)."""
+    _BUILD_LISTENERS.append(listener)
+
+
+def remove_build_listener(listener: Callable[[str, tuple[str, ...], float], Any]) -> None:
+    """Stop calling ``listener`` (see :func:`add_build_listener`)."""
+    if listener in _BUILD_LISTENERS:
+        _BUILD_LISTENERS.remove(listener)
+
+
+def _sources(source: "str | Sequence[str]") -> tuple[str, ...]:
+    return (source,) if isinstance(source, str) else tuple(source)
+
+
 def _define(value: Any) -> str:
     if isinstance(value, bool):
         return str(int(value))
@@ -182,9 +206,11 @@ class Runtime:
         props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
         self.queue = cl.CommandQueue(self.context, properties=props)
         self.profiling = profiling
-        self._programs: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
         self._lock = threading.Lock()
+        #: Wall time spent building or loading programs on this runtime.
+        self.build_seconds = 0.0
 
     @property
     def name(self) -> str:
@@ -203,24 +229,34 @@ class Runtime:
             opts.append(f"-D{key}={_define(defines[key])}")
         return tuple(opts)
 
-    def program(self, source: str, defines: Mapping[str, Any] | None = None) -> Any:
-        """The built program for ``kernels/<source>.cl`` with ``defines`` (built once)."""
-        key = (source, self.options(defines))
+    def program(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None = None) -> Any:
+        """The built program for ``kernels/<source>.cl`` with ``defines`` (built once); a
+        sequence of stems builds their sources as one program (a bundle)."""
+        sources = _sources(source)
+        key = (sources, self.options(defines))
         with self._lock:
             prg = self._programs.get(key)
             if prg is None:
-                prg = cl.Program(self.context, kernel_source(source)).build(options=list(key[1]))
+                for listener in list(_BUILD_LISTENERS):
+                    listener("start", sources, 0.0)
+                t = time.perf_counter()
+                text = "\n".join(kernel_source(s) for s in sources)
+                prg = cl.Program(self.context, text).build(options=list(key[1]))
+                dt = time.perf_counter() - t
+                self.build_seconds += dt
                 self._programs[key] = prg
+                for listener in list(_BUILD_LISTENERS):
+                    listener("end", sources, dt)
         return prg
 
-    def kernel(self, source: str, name: str, scalars: Sequence[Any | None],
+    def kernel(self, source: "str | Sequence[str]", name: str, scalars: Sequence[Any | None],
                defines: Mapping[str, Any] | None = None) -> Any:
         """A kernel fetched once, with scalar argument dtypes declared.
 
         Parameters
         ----------
-        source : str
-            Kernel file stem under ``kernels/``.
+        source : str or sequence of str
+            Kernel file stem under ``kernels/``, or the stems of a bundle (see :meth:`program`).
         name : str
             Kernel function name.
         scalars : sequence of numpy dtype or None

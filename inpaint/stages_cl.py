@@ -2,7 +2,9 @@
 
 Each wrapper fetches its kernel once (typed scalars, ``-D`` specialisation from the
 runtime's effective limits), converts numpy-style rectangles ``(x0, y0, x1, y1)`` into
-OpenCL ``(x, y)`` launch sizes, and returns the launch event for profiling.
+OpenCL ``(x, y)`` launch sizes, and returns the launch event for profiling.  Given a
+``bundle`` ``(kernel files, defines)``, a wrapper takes its kernel from that one program,
+which the pipeline builds for all the stages it runs on the device (:func:`bundle_for`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,29 @@ def _rect_args(rect) -> tuple[tuple[int, int], tuple[np.int32, ...]]:
     return (round_up(w, TILE[0]), round_up(h, TILE[1])), (I32(x0), I32(y0), I32(w), I32(h))
 
 
+Bundle = tuple  # (kernel file stems, defines)
+
+
+def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str, scalars: list,
+            defines: dict | None = None) -> Any:
+    """``rt.kernel`` from the bundle's program when there is one, else from ``source`` alone."""
+    if bundle is None:
+        return rt.kernel(source, name, scalars, defines)
+    return rt.kernel(bundle[0], name, scalars, bundle[1])
+
+
+def bundle_for(rt: Runtime, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
+               prune: Any = "auto") -> Bundle:
+    """The one program for ``stages`` on the device: their kernel files and the union of the
+    defines they need (findBestPatch's only when it runs on the device)."""
+    from .stages import BY_NAME
+
+    defines: dict[str, Any] = {"REDUCE_GROUP": reduce_group(rt)}
+    if "ssd" in stages:
+        defines.update(FindBestPatch.plan(rt, patch, variant, prune)[3])
+    return tuple(BY_NAME[s].kernel_file for s in stages), defines
+
+
 def reduce_group(rt: Runtime) -> int:
     """Largest power-of-two work-group size (<= 256) the effective limits allow."""
     g = 256
@@ -43,9 +68,9 @@ def reduce_group(rt: Runtime) -> int:
 class Grey:
     """Stage 1 (``kernels/grey.cl``)."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = rt.kernel("grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
+        self.knl = _kernel(rt, bundle, "grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
 
     def __call__(self, b: dict[str, Any], width: int, rect) -> Any:
         size, args = _rect_args(rect)
@@ -55,9 +80,9 @@ class Grey:
 class Front:
     """Stage 2 (``kernels/front.cl``)."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = rt.kernel("front", "fill_front", [None, None] + [I32] * 6)
+        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None] + [I32] * 6)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
@@ -73,10 +98,10 @@ class Valid:
     ``use_integral`` picks the second.
     """
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = rt.kernel("valid", "mark_valid", [None, None] + [I32] * 11)
-        self.knl_sat = rt.kernel("valid", "mark_valid_sat", [None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "valid", "mark_valid", [None, None] + [I32] * 11)
+        self.knl_sat = _kernel(rt, bundle, "valid", "mark_valid_sat", [None, None] + [I32] * 7)
         self._plan = None
         self._sat = None
 
@@ -105,9 +130,9 @@ class Valid:
 class Confidence:
     """Stage 4 (``kernels/confidence.cl``)."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = rt.kernel("confidence", "patch_confidence", [None, None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 7)
 
     def __call__(self, b, width, height, half, rect):
         size, args = _rect_args(rect)
@@ -118,12 +143,12 @@ class Confidence:
 class Priority:
     """Stage 5 (``kernels/priority.cl``): priorities on a rectangle and their argmax."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
         defines = {"REDUCE_GROUP": self.group}
-        self.knl = rt.kernel("priority", "priority", [None] * 5 + [I32] * 6, defines)
-        self.argmax = rt.kernel("priority", "argmax_priority", [None, None] + [I32] * 5, defines)
+        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 6, defines)
+        self.argmax = _kernel(rt, bundle, "priority", "argmax_priority", [None, None] + [I32] * 5, defines)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
@@ -176,36 +201,51 @@ class FindBestPatch:
     #: Work-group size of ``ssd_bound`` (one group; at most the reduction group size).
     BOUND_GROUP = 64
 
-    def __init__(self, rt: Runtime, patch: int, variant: str = "auto", prune: Any = "auto"):
+    def __init__(self, rt: Runtime, patch: int, variant: str = "auto", prune: Any = "auto",
+                 bundle: "Bundle | None" = None):
+        self.rt = rt
+        self.patch = patch
+        self.variant, self.group, self.prune, defines = self.plan(rt, patch, variant, prune)
+        if self.prune:
+            self.bound_group = defines["BOUND_GROUP"]
+        self.knl = _kernel(rt, bundle, "ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
+        self.knl_bound = (_kernel(rt, bundle, "ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines)
+                          if self.prune else None)
+        self.bound = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, 4)
+
+    @classmethod
+    def plan(cls, rt: Runtime, patch: int, variant: str = "auto", prune: Any = "auto") -> tuple:
+        """``(variant, group, prune, defines)`` for ``patch`` on ``rt``: the kernel variant and
+        work-group side chosen as the class docstring says, and the ``-D`` defines they need.
+
+        Raises
+        ------
+        ValueError
+            A bad ``variant``/``prune``, or ``'local'`` when its tile cannot fit.
+        """
         if variant not in ("auto", "local", "global"):
             raise ValueError(f"variant must be 'local', 'global' or 'auto', got {variant!r}")
         if prune not in ("auto", True, False):
             raise ValueError(f"prune must be 'auto', True or False, got {prune!r}")
-        self.rt = rt
-        self.patch = patch
-        self.prune = (not rt.is_gpu) if prune == "auto" else bool(prune)
+        pruned = (not rt.is_gpu) if prune == "auto" else bool(prune)
         lim = rt.limits
         choice = None
         if variant in ("auto", "local"):
             for g in (SSD_GROUP, SSD_GROUP // 2):
-                if self.local_bytes(patch, g) <= lim.local_mem_size and lim.fits_group((g, g)):
+                if cls.local_bytes(patch, g) <= lim.local_mem_size and lim.fits_group((g, g)):
                     choice = ("local", g)
                     break
             if choice is None and variant == "local":
                 raise ValueError(
                     f"the local-memory findBestPatch tile for P={patch} needs "
-                    f"{self.local_bytes(patch, SSD_GROUP // 2)} bytes even with 4x4 work-groups; "
+                    f"{cls.local_bytes(patch, SSD_GROUP // 2)} bytes even with 4x4 work-groups; "
                     f"the device/profile allows {lim.local_mem_size}")
         if choice is None:
             choice = ("global", SSD_GROUP)
-        self.variant, self.group = choice
-        defines = {"PATCH": patch, "GROUP": self.group, "PRUNE": int(self.prune)}
-        if self.prune:
-            self.bound_group = min(self.BOUND_GROUP, reduce_group(rt))
-            defines.update(BOUND_GROUP=self.bound_group, BOUND_STEP=self.BOUND_STEP)
-        self.knl = rt.kernel("ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
-        self.knl_bound = rt.kernel("ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines) if self.prune else None
-        self.bound = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, 4)
+        defines: dict[str, Any] = {"PATCH": patch, "GROUP": choice[1], "PRUNE": int(pruned)}
+        if pruned:
+            defines.update(BOUND_GROUP=min(cls.BOUND_GROUP, reduce_group(rt)), BOUND_STEP=cls.BOUND_STEP)
+        return choice[0], choice[1], pruned, defines
 
     @property
     def label(self) -> str:
@@ -236,10 +276,10 @@ class FindBestPatch:
 class Reduce:
     """Stage 7 (``kernels/reduce.cl``): argmin of the SSD map on the device."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        self.knl = rt.kernel("reduce", "argmin_ssd", [None, I32, None], {"REDUCE_GROUP": self.group})
+        self.knl = _kernel(rt, bundle, "reduce", "argmin_ssd", [None, I32, None], {"REDUCE_GROUP": self.group})
 
     def __call__(self, b, n):
         return self.knl(self.rt.queue, (self.group,), (self.group,), b["ssd"], I32(n), b["result"])
@@ -248,9 +288,9 @@ class Reduce:
 class Copy:
     """Stage 8 (``kernels/copy.cl``)."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = rt.kernel("copy", "copy_patch", [None] * 5 + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 7)
 
     def __call__(self, b, width, height, half, target, source):
         ty, tx = target

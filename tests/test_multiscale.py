@@ -277,7 +277,7 @@ def test_poisson_kernels(runtime, rng):
     x = np.zeros((h, w, 4), np.int32)
     x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime)
+    p = mcl.Poisson(runtime, 2, 3)
     for _ in range(5):
         p.sweep(b, b["red"], len(lev.colours[0]), w, h)
         p.sweep(b, b["black"], len(lev.colours[1]), w, h)
@@ -299,7 +299,7 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
     x = np.zeros((h, w, 4), np.int32)
     x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime)
+    p = mcl.Poisson(runtime, 2, 3)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
     events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7)
     assert len(events) == (1 if fused else 14)
