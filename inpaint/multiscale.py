@@ -57,14 +57,29 @@ SWEEPS, SWEEPS_FIRST, SWEEPS_INIT = 30, 200, 200
 STEPS = ("patchmatch", "vote", "poisson")
 
 
-def window_count(mask: np.ndarray, radius: int, outside: bool) -> np.ndarray:
-    """Number of True pixels in each pixel's (2 radius + 1)^2 window; pixels outside the image
-    count as ``outside``."""
-    h, w = mask.shape
-    pad = np.pad(mask.astype(np.int32), radius + 1, constant_values=int(outside))
-    s = pad.cumsum(0).cumsum(1)
-    k = 2 * radius + 1
-    return (s[k:, k:] - s[:-k, k:] - s[k:, :-k] + s[:-k, :-k])[:h, :w]
+def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
+    """Chebyshev dilation: True where some pixel within ``radius`` (a (2 radius + 1)^2 window) is
+    True; pixels outside the array count as ``outside``.  Shifted ORs, one row or column at a time."""
+    out = mask.copy()
+    for axis in (0, 1):
+        src = out
+        n = src.shape[axis]
+        acc = src.copy()
+        for d in range(1, radius + 1):
+            lo = [slice(None)] * 2
+            hi = [slice(None)] * 2
+            if d < n:
+                lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
+                acc[tuple(lo)] |= src[tuple(hi)]   # the pixel d before
+                acc[tuple(hi)] |= src[tuple(lo)]   # the pixel d after
+            if outside:  # the window reaches past the edge
+                edge = [slice(None)] * 2
+                edge[axis] = slice(0, min(d, n))
+                acc[tuple(edge)] = True
+                edge[axis] = slice(max(n - d, 0), n)
+                acc[tuple(edge)] = True
+        out = acc
+    return out
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -73,7 +88,7 @@ def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Re
     h, w = mask.shape
     rect = geometry.grow(box, radius, w, h)
     x0, y0, x1, y1 = rect
-    return rect, window_count(mask[y0:y1, x0:x1], radius, False) > 0
+    return rect, dilate(mask[y0:y1, x0:x1], radius)
 
 
 def interior(shape: tuple[int, int], radius: int) -> np.ndarray:
@@ -100,20 +115,25 @@ def has_core(mask: np.ndarray, radius: int, box: geometry.Rect) -> bool:
     cy0, cx0 = max(y0 - radius, 0), max(x0 - radius, 0)
     cy1, cx1 = min(y1 + radius, h), min(x1 + radius, w)
     crop[cy0 - (y0 - radius):cy1 - (y0 - radius), cx0 - (x0 - radius):cx1 - (x0 - radius)] = mask[cy0:cy1, cx0:cx1]
-    counts = window_count(crop, radius, True)[radius:-radius, radius:-radius]
-    return bool((counts == (2 * radius + 1) ** 2).any())
+    eroded = ~dilate(~crop, radius, outside=False)[radius:-radius, radius:-radius]
+    return bool(eroded.any())
 
 
 def down2(a: np.ndarray) -> np.ndarray:
     """Halve an image (rounded 2x2 mean) or a mask (a coarse pixel is True if any of its four
     is); odd sizes repeat the last row or column."""
     h, w = a.shape[:2]
-    h2, w2 = (h + 1) // 2, (w + 1) // 2
-    p = np.pad(a, ((0, 2 * h2 - h), (0, 2 * w2 - w)) + ((0, 0),) * (a.ndim - 2), mode="edge")
+    if h % 2 or w % 2:
+        a = np.pad(a, ((0, h % 2), (0, w % 2)) + ((0, 0),) * (a.ndim - 2), mode="edge")
     if a.dtype == bool:
-        return p[0::2, 0::2] | p[1::2, 0::2] | p[0::2, 1::2] | p[1::2, 1::2]
-    q = p.astype(np.int32)
-    return ((q[0::2, 0::2] + q[1::2, 0::2] + q[0::2, 1::2] + q[1::2, 1::2] + 2) >> 2).astype(np.uint8)
+        return a[0::2, 0::2] | a[1::2, 0::2] | a[0::2, 1::2] | a[1::2, 1::2]
+    total = a[0::2, 0::2].astype(np.uint16)  # four 8-bit values and the rounding fit in 16 bits
+    total += a[1::2, 0::2]
+    total += a[0::2, 1::2]
+    total += a[1::2, 1::2]
+    total += 2
+    total >>= 2
+    return total.astype(np.uint8)
 
 
 def pyramid(rgb: np.ndarray, mask: np.ndarray, patch: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -145,7 +165,9 @@ class Level:
     mask: np.ndarray        # (h, w) bool, the hole
     valid: np.ndarray       # (h, w) uint8, usable source centres
     targets: np.ndarray     # (N, 2) int32, centres whose window meets the hole
-    tidx: np.ndarray        # (h, w) int32, target index or -1
+    work: tuple             # (x0, y0, x1, y1): the work area, the hole's box grown to hold every target
+    tidx: np.ndarray        # work area, int32: target index or -1
+    hole_map: np.ndarray    # work area, uint8: 1 on the hole
     hole: np.ndarray        # (M, 2) int32, hole pixels
     pixels: np.ndarray      # (M + R, 2) int32, hole pixels then the known ring around them
     colours: tuple          # hole pixels with (y + x) even, then odd
@@ -156,6 +178,17 @@ class Level:
     @property
     def shape(self) -> tuple[int, int]:
         return self.mask.shape
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        """(y, x) of the work area's corner."""
+        return self.work[1], self.work[0]
+
+    @property
+    def work_args(self) -> tuple[int, int, int, int]:
+        """(x0, y0, width, height) of the work area, as the kernels take it."""
+        x0, y0, x1, y1 = self.work
+        return x0, y0, x1 - x0, y1 - y0
 
 
 def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float | None) -> Level:
@@ -173,41 +206,64 @@ def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float |
     free = interior((h, w), half)
     free[y0:y1, x0:x1] &= ~hit
     area, valid, widened = geometry.source_area(free, box, alpha, half)
-    targets = (np.argwhere(hit) + (y0, x0)).astype(np.int32)
-    tidx = np.full((h, w), -1, np.int32)
-    tidx[targets[:, 0], targets[:, 1]] = np.arange(len(targets), dtype=np.int32)
+    local = np.argwhere(hit)
+    targets = (local + (y0, x0)).astype(np.int32)
+    tidx = np.full(hit.shape, -1, np.int32)
+    tidx[local[:, 0], local[:, 1]] = np.arange(len(targets), dtype=np.int32)
     hole = (np.argwhere(mask[by0:by1, bx0:bx1]) + (by0, bx0)).astype(np.int32)
     (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
     ring = (np.argwhere(around & ~mask[ry0:ry1, rx0:rx1]) + (ry0, rx0)).astype(np.int32)
     parity = (hole[:, 0] + hole[:, 1]) & 1
-    vy, vx = np.nonzero(valid)
-    radius = max(int(vy.max() - vy.min()), int(vx.max() - vx.min()), 1) if vy.size else 1
-    return Level(image=image, mask=mask, valid=valid.astype(np.uint8), targets=targets, tidx=tidx,
-                 hole=hole, pixels=np.concatenate([hole, ring]),
+    rows, cols = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
+    radius = max(int(rows[-1] - rows[0]), int(cols[-1] - cols[0]), 1) if rows.size else 1
+    return Level(image=image, mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
+                 tidx=tidx, hole_map=mask[y0:y1, x0:x1].astype(np.uint8), hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
                  widened=widened)
 
 
-def random_sources(level: Level, key: int) -> np.ndarray:
-    """One source centre per target, drawn from the valid ones by a hash of its index."""
-    vl = np.argwhere(level.valid).astype(np.int32)
-    idx = np.arange(len(level.targets), dtype=np.uint32)
-    pick = ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(len(vl))
-    return vl[pick.astype(np.int64)]
+def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> np.ndarray:
+    """A source centre for each target (or for the targets ``which`` indexes): the k-th valid
+    centre in row-major order, k a hash of the target's index (found through per-row counts,
+    without listing every valid centre)."""
+    counts = level.valid.sum(axis=1, dtype=np.int64)
+    ends = np.cumsum(counts)
+    idx = np.arange(len(level.targets), dtype=np.uint32) if which is None else which.astype(np.uint32)
+    k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(ends[-1])).astype(np.int64)
+    rows = np.searchsorted(ends, k, side="right")
+    rank = k - (ends[rows] - counts[rows])
+    out = np.empty((len(k), 2), np.int32)
+    out[:, 0] = rows
+    order = np.argsort(rows, kind="stable")
+    bounds = np.flatnonzero(np.diff(rows[order])) + 1
+    for group in np.split(order, bounds):
+        if len(group):
+            cols = np.flatnonzero(level.valid[rows[group[0]]])
+            out[group, 1] = cols[rank[group]]
+    return out
 
 
-def upsampled_sources(level: Level, coarse_best: np.ndarray, fallback: np.ndarray) -> np.ndarray:
-    """Each target's start: its coarse parent's match, scaled up; ``fallback`` where that is
-    not a valid source here.  ``coarse_best`` is the coarse level's (h', w', 2) match map."""
+def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tuple[int, int],
+                      key: int) -> np.ndarray:
+    """Each target's start: its coarse parent's match, scaled up; where that is not a valid
+    source here, the random one of :func:`random_sources` (``key``).  ``coarse_best`` is the
+    coarse level's match map over its work area, whose corner is ``coarse_origin``."""
     h, w = level.shape
     t = level.targets
     par = t >> 1
-    pb = coarse_best[par[:, 0], par[:, 1]]
+    ly, lx = par[:, 0] - coarse_origin[0], par[:, 1] - coarse_origin[1]
+    ch, cw = coarse_best.shape[:2]
+    inside = (ly >= 0) & (ly < ch) & (lx >= 0) & (lx < cw)
+    pb = np.where(inside[:, None], coarse_best[np.clip(ly, 0, ch - 1), np.clip(lx, 0, cw - 1)], -1)
     c = t + 2 * (pb - par)
     ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
     cc = np.where(ok[:, None], c, 0)
     ok &= level.valid[cc[:, 0], cc[:, 1]] != 0
-    return np.where(ok[:, None], cc, fallback).astype(np.int32)
+    out = cc.astype(np.int32)
+    missing = np.flatnonzero(~ok)
+    if len(missing):
+        out[missing] = random_sources(level, key, missing)
+    return out
 
 
 class _HostLevel:
@@ -218,8 +274,9 @@ class _HostLevel:
         h, w = level.shape
         self.est = np.zeros((h, w, 4), np.uint8)
         self.est[..., :3] = level.image
-        self.v = np.zeros((h, w, 4), np.int32)
-        self.x = np.zeros((h, w, 4), np.int32)
+        wh, ww = level.tidx.shape
+        self.v = np.zeros((wh, ww, 4), np.int32)
+        self.x = np.zeros((wh, ww, 4), np.int32)
         n = len(level.targets)
         self.nnf = np.full((n, k, 2), -1, np.int32)
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
@@ -236,30 +293,31 @@ class _HostLevel:
 
     def set_hole_x(self, values: np.ndarray) -> None:
         self.x[...] = 0
-        hole = self.lev.hole
-        self.x[hole[:, 0], hole[:, 1], :3] = values
+        hole, (oy, ox) = self.lev.hole, self.lev.origin
+        self.x[hole[:, 0] - oy, hole[:, 1] - ox, :3] = values
 
     def set_hole_est(self, values: np.ndarray) -> None:
         hole = self.lev.hole
         self.est[hole[:, 0], hole[:, 1], :3] = values
 
     def patchmatch(self, key: int) -> None:
-        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.valid,
-                    self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
+        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
 
     def rescore(self) -> None:
         self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
         self.best[:] = self.nnf[:, 0]
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
-        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.nnf, self.cost, self.half,
-                    k_use, softness, self.v)
+        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
+                    self.half, k_use, softness, self.v)
 
     def sweeps(self, n: int) -> None:
-        self._timed("poisson", ref.gauss_seidel, self.lev.mask, self.est, self.v, self.x, self.lev.colours, n)
+        self._timed("poisson", ref.gauss_seidel, self.lev.hole_map, self.est, self.v, self.x, self.lev.colours,
+                    self.lev.origin, n)
 
     def compose(self) -> None:
-        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole)
+        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin)
 
     def image(self) -> np.ndarray:
         return self.est[..., :3].copy()
@@ -291,7 +349,7 @@ class _DeviceLevel(_HostLevel):
         self.b = {
             "est": buf(self.est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": buf(self.nnf), "cost": buf(self.cost), "v": buf(self.v), "x": buf(self.x),
-            "hole": buf(lev.mask.astype(np.uint8)), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "hole": buf(lev.hole_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
@@ -327,7 +385,8 @@ class _DeviceLevel(_HostLevel):
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
-        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out)))
+        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out,
+                                                        lev.work_args)))
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:
@@ -339,19 +398,20 @@ class _DeviceLevel(_HostLevel):
         lev = self.lev
         h, w = lev.shape
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
-        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness)))
+        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness, lev.work_args)))
 
     def sweeps(self, n: int) -> None:
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
         red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
-        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n):
+        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n,
+                                            lev.work_args):
             self.events.append(("poisson", ev))
 
     def compose(self) -> None:
         lev = self.lev
-        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1])))
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
 
     def image(self) -> np.ndarray:
         return self._read(self.est, self.b["est"])[..., :3].copy()
@@ -490,7 +550,7 @@ class MultiscaleInpainter:
             return
         if mask.all():
             raise InputError("the mask covers the whole image: there is nothing to copy from")
-        if not (window_count(mask, self.half, True) == 0).any():
+        if not free_centres(mask, self.half, geometry.bbox(mask)).any():
             raise InputError(
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 "the mask; use a smaller patch or a smaller mask")
@@ -534,9 +594,9 @@ class MultiscaleInpainter:
             st = _DeviceLevel(lev, self.k, self.half, self._seconds, self._rt, self._kernels, self._events)
         else:
             st = _HostLevel(lev, self.k, self.half, self._seconds)
-        rnd = random_sources(lev, self.seed * 1000 + lv)
+        key = self.seed * 1000 + lv
         if self._coarse is None:
-            st.start(rnd)
+            st.start(random_sources(lev, key))
             # A smooth first fill: the membrane spanned by the known pixels around the hole.
             ring = lev.pixels[len(lev.hole):]
             known = img[ring[:, 0], ring[:, 1]].astype(np.int64)
@@ -546,15 +606,13 @@ class MultiscaleInpainter:
             st.compose()
             st.set_hole_x(np.zeros((len(lev.hole), 3), np.int32))
         else:
-            coarse_best, coarse_x, coarse_est = self._coarse
-            st.start(upsampled_sources(lev, coarse_best, rnd))
-            h, w = lev.shape
+            coarse_best, coarse_x, coarse_est, (cy, cx) = self._coarse
+            st.start(upsampled_sources(lev, coarse_best, (cy, cx), key))
             hy, hx = lev.hole[:, 0], lev.hole[:, 1]
             # The coarse fill, scaled up, is the first estimate; the coarse matches and
             # correction, scaled up, are where the search and the correction start.
             st.set_hole_est(coarse_est[hy >> 1, hx >> 1])
-            up = np.repeat(np.repeat(coarse_x, 2, axis=0), 2, axis=1)[:h, :w]
-            st.set_hole_x(up[hy, hx, :3])
+            st.set_hole_x(coarse_x[(hy >> 1) - cy, (hx >> 1) - cx, :3])
         st.rescore()
         self._state = st
 
@@ -576,14 +634,14 @@ class MultiscaleInpainter:
         st = self._state
         lev = st.lev
         best = st.best_matches()
-        h, w = lev.shape
-        best_map = np.full((h, w, 2), -1, np.int32)
-        best_map[lev.targets[:, 0], lev.targets[:, 1]] = best
+        oy, ox = lev.origin
+        best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
+        best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
         if lv == 0:
             self._result_image = st.image()
-            self._best_map = best_map
+            self._best_map = (best_map, lev.origin)
         else:
-            self._coarse = (best_map, st.correction(), st.image())
+            self._coarse = (best_map, st.correction(), st.image(), lev.origin)
 
     def _collect_events(self) -> None:
         if not self._events:
@@ -670,6 +728,8 @@ class MultiscaleInpainter:
         h, w = self.mask.shape
         src = np.full((h, w, 2), -1, np.int32)
         if self._done and not st.empty_mask:
-            src[self.mask] = self._best_map[self.mask]
+            best_map, (oy, ox) = self._best_map
+            hy, hx = np.nonzero(self.mask)
+            src[hy, hx] = best_map[hy - oy, hx - ox]
         image = self._result_image if self._result_image is not None else self.image
         return InpaintResult(image=image.copy(), source_map=src, stats=st)

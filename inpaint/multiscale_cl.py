@@ -45,14 +45,15 @@ class PatchMatch:
         self.rt = rt
         self.group = group_size(rt)
         defines = {"HALF": half, "K": k}
-        self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32], defines)
+        self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
         self.knl_rescore = rt.kernel(BUNDLE, "rescore", [None] * 5 + [I32, I32, I32], defines)
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
-                 best_in: Any, best_out: Any) -> Any:
+                 best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
+        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
                         b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
-                        I32(radius), U32(key))
+                        I32(radius), U32(key), *map(I32, work))
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
@@ -65,12 +66,13 @@ class Vote:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32], {"HALF": half, "K": k})
+        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4,
+                             {"HALF": half, "K": k})
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
-                 softness: int) -> Any:
+                 softness: int, work: tuple[int, int, int, int]) -> Any:
         return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"], b["cost"],
-                        b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness))
+                        b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness), *map(I32, work))
 
 
 class Poisson:
@@ -88,29 +90,31 @@ class Poisson:
         self.group = group_size(rt)
         self.fused_group = reduce_group(rt)
         defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
-        self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32, I32, I32], defines)
+        self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32] * 6, defines)
         self.knl_sweeps = rt.kernel(BUNDLE, "gauss_seidel_sweeps",
-                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32], defines)
-        self.knl_compose = rt.kernel(BUNDLE, "compose", [None] * 4 + [I32, I32], defines)
+                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32],
+                                    defines)
+        self.knl_compose = rt.kernel(BUNDLE, "compose", [None] * 4 + [I32] * 5, defines)
 
-    def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int) -> Any:
+    def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
+              work: tuple[int, int, int, int]) -> Any:
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
-                           I32(n), I32(width), I32(height))
+                           I32(n), I32(width), I32(height), *map(I32, work[:3]))
 
     def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
-               sweeps: int) -> list:
+               sweeps: int, work: tuple[int, int, int, int]) -> list:
         """``sweeps`` red-black sweeps; returns the launch events."""
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), b["hole"], b["est"], b["v"], b["x"], red, I32(nred),
-                                    black, I32(nblack), I32(width), I32(height), I32(sweeps))]
+                                    black, I32(nblack), I32(width), I32(height), I32(sweeps), *map(I32, work[:3]))]
         events = []
         for _ in range(sweeps):
             for pix, n in ((red, nred), (black, nblack)):
                 if n:
-                    events.append(self.sweep(b, pix, n, width, height))
+                    events.append(self.sweep(b, pix, n, width, height, work))
         return events
 
-    def compose(self, b: dict[str, Any], n: int, width: int) -> Any:
+    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
-                                I32(n), I32(width))
+                                I32(n), I32(width), *map(I32, work[:3]))

@@ -12,7 +12,10 @@ the same result because no work-item reads what another one writes in the same l
 
 Shapes: ``est`` is the current estimate, (H, W, 4) uint8 (RGB plus an unused byte, like the
 pipeline's ``rgba``); ``targets`` (N, 2) int32 holds the (y, x) of every patch centre whose
-window meets the hole; ``tidx`` (H, W) int32 maps a pixel to its target index or -1; ``nnf``
+window meets the hole.  The *work area* is the hole's box grown to hold every target, at
+``origin`` (y0, x0) of the image: ``tidx`` (h, w) int32 maps each of its pixels to a target
+index or -1, and the vote ``v``, the correction ``x`` (both (h, w, 4) int32) and the hole map
+cover it too, so their memory follows the hole, not the photo.  ``nnf``
 (N, K, 2) int32 and ``cost`` (N, K) uint32 hold each target's K best source centres, sorted
 by SSD (empty entries have cost ``EMPTY``); ``valid`` (H, W) uint8 marks source centres whose
 whole window is known and inside the search area.
@@ -107,9 +110,17 @@ def _consider(est, targets, nnf, cost, valid, half, cand, ok) -> None:
     _insert(nnf, cost, cand, d, ok)
 
 
-def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, valid: np.ndarray,
-               nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray, best_out: np.ndarray,
-               half: int, radius: int, key: int) -> None:
+def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Target index of absolute pixels (y, x), -1 outside the work area."""
+    ly, lx = y - origin[0], x - origin[1]
+    h, w = tidx.shape
+    inside = (ly >= 0) & (ly < h) & (lx >= 0) & (lx < w)
+    return np.where(inside, tidx[np.clip(ly, 0, h - 1), np.clip(lx, 0, w - 1)], -1)
+
+
+def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: tuple[int, int],
+               valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
+               best_out: np.ndarray, half: int, radius: int, key: int) -> None:
     """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
 
     Each target tries, in this order, (1) its neighbours' best matches at distances
@@ -118,14 +129,11 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, valid: np
     each time.  ``best_in`` (N, 2) is every target's best match at the start of the
     iteration; ``best_out`` receives the new best.
     """
-    h, w = valid.shape
     n = len(targets)
     for j in JUMPS:
         for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
-            ny, nx = targets[:, 0] + dy, targets[:, 1] + dx
-            inside = (ny >= 0) & (ny < h) & (nx >= 0) & (nx < w)
-            t = tidx[np.clip(ny, 0, h - 1), np.clip(nx, 0, w - 1)]
-            ok = inside & (t >= 0)
+            t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
+            ok = t >= 0
             cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
             _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok)
     r, step = int(radius), 0
@@ -154,28 +162,23 @@ def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndar
     nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
 
 
-def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, nnf: np.ndarray, cost: np.ndarray,
-         half: int, k_use: int, softness: int, out: np.ndarray) -> None:
+def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
+         cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray) -> None:
     """Each listed pixel becomes the weighted mean of what the patches covering it copy
     (``vote.cl: vote``).
 
     Every target window that contains the pixel votes with each of its first ``k_use``
     candidates; candidate k weighs ``256 * softness // (softness + cost_k - cost_0)``.
-    ``out`` (H, W, 4) int32 receives the rounded means in channels 0-2 at ``pixels``.
+    ``out`` (work area, 4) int32 receives the rounded means in channels 0-2 at ``pixels``.
     """
-    h, w = tidx.shape
     rgb = est[..., :3].astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
     acc = np.zeros((len(pixels), 3), np.int64)
     wsum = np.zeros(len(pixels), np.int64)
     for dy in range(-half, half + 1):
-        ty = py - dy
-        iny = (ty >= 0) & (ty < h)
         for dx in range(-half, half + 1):
-            tx = px - dx
-            inside = iny & (tx >= 0) & (tx < w)
-            t = tidx[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)]
-            ok = inside & (t >= 0)
+            t = _local(tidx, origin, py - dy, px - dx)
+            ok = t >= 0
             ts = np.where(ok, t, 0)
             c0 = cost[ts, 0].astype(np.int64)
             for k in range(k_use):
@@ -186,21 +189,23 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, nnf: np.ndarray,
                 sx = np.where(use, nnf[ts, k, 1] + dx, 0)
                 acc += wk[:, None] * rgb[sy, sx]
                 wsum += wk
-    out[py, px, :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    out[py - origin[0], px - origin[1], :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
 
 
 def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray,
-                 lists: tuple[np.ndarray, np.ndarray], sweeps: int) -> None:
+                 lists: tuple[np.ndarray, np.ndarray], origin: tuple[int, int], sweeps: int) -> None:
     """Red-black Gauss-Seidel sweeps of Laplace(x) = 0 on the hole (``poisson.cl: gauss_seidel``).
 
-    ``x`` (H, W, 4) int32 is fixed point (``FIX``).  A known 4-neighbour q contributes the
-    boundary value ``(est[q] - v[q]) * FIX``; neighbours outside the image are left out
+    ``hole``, ``v`` and ``x`` cover the work area at ``origin``; ``x`` is fixed point
+    (``FIX``).  A known 4-neighbour q contributes the boundary value ``(est[q] - v[q]) * FIX``; neighbours outside the image are left out
     (zero normal derivative at the border).  ``lists`` holds the hole pixels of each colour
     ((y + x) even, then odd); one sweep updates the first colour, then the second.
     """
-    h, w = hole.shape
+    H, W = est.shape[:2]
+    rh, rw = hole.shape
+    oy, ox = origin
     known = hole == 0
-    b = (est[..., :3].astype(np.int32) - v[..., :3]) * FIX
+    b = (est[oy:oy + rh, ox:ox + rw, :3].astype(np.int32) - v[..., :3]) * FIX
     for _ in range(sweeps):
         for pix in lists:
             if not len(pix):
@@ -210,16 +215,18 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
             n = np.zeros(len(pix), np.int32)
             for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                 qy, qx = py + dy, px + dx
-                inside = (qy >= 0) & (qy < h) & (qx >= 0) & (qx < w)
-                qyc, qxc = np.clip(qy, 0, h - 1), np.clip(qx, 0, w - 1)
-                val = np.where(known[qyc, qxc][:, None], b[qyc, qxc], x[qyc, qxc, :3])
+                inside = (qy >= 0) & (qy < H) & (qx >= 0) & (qx < W)
+                ly, lx = np.clip(qy - oy, 0, rh - 1), np.clip(qx - ox, 0, rw - 1)
+                val = np.where(known[ly, lx][:, None], b[ly, lx], x[ly, lx, :3])
                 s += np.where(inside[:, None], val, 0)
                 n += inside
-            x[py, px, :3] = floor_div(s + (n // 2)[:, None], n[:, None])
+            x[py - oy, px - ox, :3] = floor_div(s + (n // 2)[:, None], n[:, None])
 
 
-def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray) -> None:
-    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels (``poisson.cl: compose``)."""
+def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int]) -> None:
+    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels (``poisson.cl: compose``);
+    ``v`` and ``x`` cover the work area at ``origin``."""
     py, px = pixels[:, 0], pixels[:, 1]
-    corr = floor_div(x[py, px, :3] + FIX // 2, FIX)
-    est[py, px, :3] = np.clip(v[py, px, :3] + corr, 0, 255).astype(np.uint8)
+    ly, lx = py - origin[0], px - origin[1]
+    corr = floor_div(x[ly, lx, :3] + FIX // 2, FIX)
+    est[py, px, :3] = np.clip(v[ly, lx, :3] + corr, 0, 255).astype(np.uint8)

@@ -3,7 +3,8 @@
  *
  * A target is a patch centre whose (2 HALF + 1)^2 window meets the hole; each keeps its K best
  * source centres sorted by SSD (nnf[i * K + k] = (y, x), cost[i * K + k]; empty slots have cost
- * EMPTY).  A source centre is usable when valid[] is set: its whole window is known and inside
+ * EMPTY).  tidx maps a pixel of the work area (the hole's box grown to hold every target: origin
+ * (rx0, ry0), size rw x rh) to its target index or -1; images are whole (width x height).  A source centre is usable when valid[] is set: its whole window is known and inside
  * the search area.  The SSD runs over the target window's in-image pixels, on RGB of the current
  * estimate est (known pixels are the original ones, so a source window reads original pixels).
  * All arithmetic is integer: inpaint/multiscale_ref.py reproduces every launch bit for bit.
@@ -94,7 +95,8 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
-                         const int radius, const uint key)
+                         const int radius, const uint key,
+                         const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -114,9 +116,9 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);
-            const int ny = t.x + dy, nx = t.y + dx;
-            if (ny < 0 || ny >= height || nx < 0 || nx >= width) continue;
-            const int m = tidx[ny * width + nx];
+            const int ly = t.x + dy - ry0, lx = t.y + dx - rx0;
+            if (ly < 0 || ly >= rh || lx < 0 || lx >= rw) continue;  /* not a target */
+            const int m = tidx[ly * rw + lx];
             if (m < 0) continue;
             const int2 b = best_in[m];
             consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw);

@@ -5,6 +5,8 @@
  * 256 * softness / (softness + cost_k - cost_0), so near-equal matches share the vote and
  * clearly worse ones fade out.  Integer sums and a rounded division: the result is exact.
  *
+ * tidx and out cover the work area (origin (rx0, ry0), size rw x rh; see patchmatch.cl).
+ *
  * Defines: HALF (patch side / 2), K (list length). */
 
 #define EMPTY 0xFFFFFFFFu
@@ -17,7 +19,8 @@ inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
                    __global int4 *out, const int n, const int width, const int height,
-                   const int k_use, const uint softness)
+                   const int k_use, const uint softness,
+                   const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -25,12 +28,12 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     int3 acc = (int3)(0);
     int wsum = 0;
     for (int dy = -HALF; dy <= HALF; ++dy) {
-        const int ty = p.x - dy;
-        if (ty < 0 || ty >= height) continue;
+        const int ly = p.x - dy - ry0;
+        if (ly < 0 || ly >= rh) continue;
         for (int dx = -HALF; dx <= HALF; ++dx) {
-            const int tx = p.y - dx;
-            if (tx < 0 || tx >= width) continue;
-            const int t = tidx[ty * width + tx];
+            const int lx = p.y - dx - rx0;
+            if (lx < 0 || lx >= rw) continue;
+            const int t = tidx[ly * rw + lx];
             if (t < 0) continue;
             const uint c0 = cost[t * K];
             for (int k = 0; k < k_use; ++k) {
@@ -44,5 +47,5 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
             }
         }
     }
-    out[p.x * width + p.y] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
 }

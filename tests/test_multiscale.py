@@ -14,6 +14,21 @@ from inpaint.pipeline import inpaint, start
 SENTINEL = -12345
 
 
+def window_count(mask, radius, outside):
+    """Oracle: True pixels in each (2 radius + 1)^2 window, pixels outside counting as ``outside``."""
+    h, w = mask.shape
+    pad = np.pad(mask.astype(np.int32), radius, constant_values=int(outside))
+    k = 2 * radius + 1
+    return np.array([[pad[y:y + k, x:x + k].sum() for x in range(w)] for y in range(h)])
+
+
+@given(h=hs.integers(1, 20), w=hs.integers(1, 20), r=hs.integers(0, 5), seed=hs.integers(0, 999),
+       outside=hs.booleans())
+def test_dilate_matches_window_counts(h, w, r, seed, outside):
+    m = np.random.default_rng(seed).random((h, w)) < 0.15
+    np.testing.assert_array_equal(ms.dilate(m, r, outside), window_count(m, r, outside) > 0)
+
+
 def blob_mask(h, w, rng, frac=0.3):
     yy, xx = np.mgrid[0:h, 0:w]
     cy, cx = rng.uniform(0.3, 0.7) * h, rng.uniform(0.3, 0.7) * w
@@ -37,7 +52,8 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     ref.rescore(est, lev.targets, nnf, cost, half)
     best = nnf[:, 0].copy()
     for it in range(iterations):
-        ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best.copy(), best, half, lev.radius, it)
+        ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best.copy(), best, half,
+                       lev.radius, it)
     return lev, est, nnf, cost, best
 
 
@@ -65,6 +81,12 @@ def naive_insert(nb, nc, c, d, k):
     nc[j], nb[j] = d, list(c)
 
 
+def target_at(lev, y, x):
+    """Target index of pixel (y, x), -1 if none (a scan of the target list)."""
+    hits = np.flatnonzero((lev.targets[:, 0] == y) & (lev.targets[:, 1] == x))
+    return int(hits[0]) if len(hits) else -1
+
+
 def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
     """One target at a time, straight from the description in patchmatch.cl."""
     h, w = lev.shape
@@ -81,9 +103,9 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
 
         for j in ref.JUMPS:
             for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
-                ny, nx = ty + dy, tx + dx
-                if 0 <= ny < h and 0 <= nx < w and lev.tidx[ny, nx] >= 0:
-                    b = best_in[lev.tidx[ny, nx]]
+                n = target_at(lev, ty + dy, tx + dx)
+                if n >= 0:
+                    b = best_in[n]
                     consider(int(b[0]) - dy, int(b[1]) - dx)
         r, step = lev.radius, 0
         while r >= 1:
@@ -98,16 +120,14 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
 
 
 def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
-    h, w = lev.shape
     out = {}
     for y, x in pixels:
         acc, ws = [0, 0, 0], 0
         for dy in range(-half, half + 1):
             for dx in range(-half, half + 1):
-                ty, tx = y - dy, x - dx
-                if not (0 <= ty < h and 0 <= tx < w) or lev.tidx[ty, tx] < 0:
+                t = target_at(lev, y - dy, x - dx)
+                if t < 0:
                     continue
-                t = lev.tidx[ty, tx]
                 for j in range(k_use):
                     if cost[t, j] == ref.EMPTY:
                         continue
@@ -121,6 +141,7 @@ def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
 
 
 def naive_gauss_seidel(hole, est, v, x, sweeps):
+    """On whole-image arrays."""
     h, w = hole.shape
     x = x.copy()
     for _ in range(sweeps):
@@ -152,7 +173,7 @@ def test_patchmatch_matches_naive(rng, k):
     lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0)
     want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5)
     out = np.zeros_like(best)
-    ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best, out, 2, lev.radius, 5)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, lev.radius, 5)
     np.testing.assert_array_equal(nnf, want[0])
     np.testing.assert_array_equal(cost, want[1])
     np.testing.assert_array_equal(out, want[2])
@@ -166,16 +187,36 @@ def test_patchmatch_matches_naive(rng, k):
                 assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2)
 
 
+def work(lev, full):
+    """The work-area crop of a whole-image array."""
+    x0, y0, x1, y1 = lev.work
+    return np.ascontiguousarray(full[y0:y1, x0:x1])
+
+
 def test_vote_matches_naive(rng):
     lev, est, nnf, cost, _ = level_state(rng, k=3, iterations=2)
-    out = np.full(est.shape, SENTINEL, np.int32)
-    ref.vote(est, lev.pixels, lev.tidx, nnf, cost, 2, 3, 5000, out)
+    out = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
+    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out)
     want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000)
+    oy, ox = lev.origin
     for (y, x), v in want.items():
-        assert list(out[y, x, :3]) == v
-    listed = np.zeros(lev.shape, bool)
-    listed[lev.pixels[:, 0], lev.pixels[:, 1]] = True
+        assert list(out[y - oy, x - ox, :3]) == v
+    listed = np.zeros(lev.tidx.shape, bool)
+    listed[lev.pixels[:, 0] - oy, lev.pixels[:, 1] - ox] = True
     assert (out[~listed] == SENTINEL).all()
+
+
+def test_work_area_holds_every_target_and_neighbour(rng):
+    lev, *_ = level_state(rng)
+    x0, y0, x1, y1 = lev.work
+    for y, x in np.concatenate([lev.targets, lev.pixels]):
+        assert x0 <= x < x1 and y0 <= y < y1
+    h, w = lev.shape
+    for y, x in lev.hole:  # every in-image 4-neighbour of a hole pixel
+        for qy, qx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+            if 0 <= qy < h and 0 <= qx < w:
+                assert x0 <= qx < x1 and y0 <= qy < y1
+    assert (lev.hole_map == work(lev, lev.mask)).all()
 
 
 def test_gauss_seidel_matches_naive(rng):
@@ -184,29 +225,31 @@ def test_gauss_seidel_matches_naive(rng):
     x = np.zeros(est.shape, np.int32)
     x[lev.mask, :3] = rng.integers(-200000, 200000, (int(lev.mask.sum()), 3))
     want = naive_gauss_seidel(lev.mask, est, v, x, 3)
-    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 3)
-    np.testing.assert_array_equal(x[lev.mask, :3], want[lev.mask, :3])
+    xw = work(lev, x)
+    ref.gauss_seidel(lev.hole_map, est, work(lev, v), xw, lev.colours, lev.origin, 3)
+    np.testing.assert_array_equal(xw[lev.hole_map != 0, :3], work(lev, want)[lev.hole_map != 0, :3])
 
 
 def test_gauss_seidel_converges_to_the_membrane(rng):
     """Enough sweeps solve Laplace(x) = 0 with the boundary values: the discrete equation holds."""
     lev, est, *_ = level_state(rng, h=16, w=16)
-    v = np.zeros(est.shape, np.int32)
-    x = np.zeros(est.shape, np.int32)
-    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 400)
+    v = np.zeros(lev.tidx.shape + (4,), np.int32)
+    x = np.zeros(lev.tidx.shape + (4,), np.int32)
+    ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 400)
     before = x.copy()
-    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 1)
+    ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 1)
     assert np.abs(x - before).max() <= 2  # a fixed point, up to rounding
 
 
 def test_compose(rng):
     lev, est, *_ = level_state(rng)
-    v = rng.integers(-20, 280, est.shape).astype(np.int32)
-    x = rng.integers(-100000, 100000, est.shape).astype(np.int32)
+    v = rng.integers(-20, 280, lev.tidx.shape + (4,)).astype(np.int32)
+    x = rng.integers(-100000, 100000, lev.tidx.shape + (4,)).astype(np.int32)
     out = est.copy()
-    ref.compose(out, v, x, lev.hole)
+    ref.compose(out, v, x, lev.hole, lev.origin)
     hy, hx = lev.hole[:, 0], lev.hole[:, 1]
-    want = np.clip(v[hy, hx, :3] + np.floor(x[hy, hx, :3] / ref.FIX + 0.5).astype(np.int64), 0, 255)
+    ly, lx = hy - lev.origin[0], hx - lev.origin[1]
+    want = np.clip(v[ly, lx, :3] + np.floor(x[ly, lx, :3] / ref.FIX + 0.5).astype(np.int64), 0, 255)
     np.testing.assert_array_equal(out[hy, hx, :3], want)
     np.testing.assert_array_equal(out[~lev.mask], est[~lev.mask])
 
@@ -218,11 +261,10 @@ def device_buffers(runtime, lev, est, nnf, cost, v=None, x=None):
     def buf(a):
         return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
 
-    h, w = lev.shape
-    v = np.full((h, w, 4), SENTINEL, np.int32) if v is None else v
-    x = np.zeros((h, w, 4), np.int32) if x is None else x
+    v = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32) if v is None else v
+    x = np.zeros(lev.tidx.shape + (4,), np.int32) if x is None else x
     return {"est": buf(est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
-            "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.mask.astype(np.uint8)),
+            "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.hole_map),
             "holepix": buf(lev.hole), "pixels": buf(lev.pixels), "red": buf(lev.colours[0]),
             "black": buf(lev.colours[1])}, buf
 
@@ -238,9 +280,10 @@ def test_patchmatch_kernel(runtime, rng, half, k):
     lev, est, nnf, cost, best = level_state(rng, half=half, k=k)
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, 99, b_in, b_out)
+    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, 99, b_in, b_out,
+                                     lev.work_args)
     out = np.zeros_like(best)
-    ref.patchmatch(est, lev.targets, lev.tidx, lev.valid, nnf, cost, best, out, half, lev.radius, 99)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, lev.radius, 99)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
@@ -263,30 +306,31 @@ def test_vote_kernel(runtime, rng, k_use):
     lev, est, nnf, cost, _ = level_state(rng, half=3, k=4, iterations=2)
     b, _ = device_buffers(runtime, lev, est, nnf, cost)
     h, w = lev.shape
-    mcl.Vote(runtime, 3, 4)(b, b["pixels"], len(lev.pixels), w, h, k_use, 7000)
-    want = np.full((h, w, 4), SENTINEL, np.int32)
-    ref.vote(est, lev.pixels, lev.tidx, nnf, cost, 3, k_use, 7000, want)
-    want[lev.pixels[:, 0], lev.pixels[:, 1], 3] = 0  # the kernel zeroes the spare channel
+    mcl.Vote(runtime, 3, 4)(b, b["pixels"], len(lev.pixels), w, h, k_use, 7000, lev.work_args)
+    want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
+    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want)
+    want[lev.pixels[:, 0] - lev.origin[0], lev.pixels[:, 1] - lev.origin[1], 3] = 0  # the spare channel is zeroed
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
 
 
 def test_poisson_kernels(runtime, rng):
     lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
     h, w = lev.shape
-    v = rng.integers(-30, 290, (h, w, 4)).astype(np.int32)
-    x = np.zeros((h, w, 4), np.int32)
-    x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
+    hole = lev.hole_map != 0
+    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
+    x = np.zeros(lev.tidx.shape + (4,), np.int32)
+    x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
     p = mcl.Poisson(runtime, 2, 3)
     for _ in range(5):
-        p.sweep(b, b["red"], len(lev.colours[0]), w, h)
-        p.sweep(b, b["black"], len(lev.colours[1]), w, h)
-    p.compose(b, len(lev.hole), w)
-    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 5)
+        p.sweep(b, b["red"], len(lev.colours[0]), w, h, lev.work_args)
+        p.sweep(b, b["black"], len(lev.colours[1]), w, h, lev.work_args)
+    p.compose(b, len(lev.hole), w, lev.work_args)
+    ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 5)
     want = est.copy()
-    ref.compose(want, v, x, lev.hole)
+    ref.compose(want, v, x, lev.hole, lev.origin)
     got_x = read(runtime, b["x"], x)
-    np.testing.assert_array_equal(got_x[lev.mask, :3], x[lev.mask, :3])
+    np.testing.assert_array_equal(got_x[hole, :3], x[hole, :3])
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
@@ -295,16 +339,17 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
     """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
     lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
     h, w = lev.shape
-    v = rng.integers(-30, 290, (h, w, 4)).astype(np.int32)
-    x = np.zeros((h, w, 4), np.int32)
-    x[lev.mask, :3] = rng.integers(-300000, 300000, (int(lev.mask.sum()), 3))
+    hole = lev.hole_map != 0
+    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
+    x = np.zeros(lev.tidx.shape + (4,), np.int32)
+    x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
     p = mcl.Poisson(runtime, 2, 3)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
-    events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7)
+    events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7, lev.work_args)
     assert len(events) == (1 if fused else 14)
-    ref.gauss_seidel(lev.mask, est, v, x, lev.colours, 7)
-    np.testing.assert_array_equal(read(runtime, b["x"], x)[lev.mask, :3], x[lev.mask, :3])
+    ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 7)
+    np.testing.assert_array_equal(read(runtime, b["x"], x)[hole, :3], x[hole, :3])
 
 
 # -- the level set-up -------------------------------------------------------------------------
@@ -313,7 +358,7 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
 def test_prepare_level_properties(h, w, half, seed, alpha):
     rng = np.random.default_rng(seed)
     mask = blob_mask(h, w, rng, 0.25)
-    if not mask.any() or not (ms.window_count(mask, half, True) == 0).any():
+    if not mask.any() or not (window_count(mask, half, True) == 0).any():
         return
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     lev = ms.prepare_level(img, mask, half, alpha)
@@ -331,7 +376,9 @@ def test_prepare_level_properties(h, w, half, seed, alpha):
     for y, x in zip(*np.nonzero(mask)):
         near[max(y - half, 0):y + half + 1, max(x - half, 0):x + half + 1] = True
     assert set(map(tuple, lev.targets)) == set(zip(*np.nonzero(near)))
-    assert (lev.tidx[lev.targets[:, 0], lev.targets[:, 1]] == np.arange(len(lev.targets))).all()
+    oy, ox = lev.origin
+    assert (lev.tidx[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] == np.arange(len(lev.targets))).all()
+    assert (lev.tidx >= 0).sum() == len(lev.targets)
     # the colours split the hole, and no two pixels of one colour are 4-neighbours
     red, black = (set(map(tuple, c)) for c in lev.colours)
     assert red | black == set(zip(*np.nonzero(mask))) and not red & black
@@ -365,7 +412,7 @@ def check_fill(img, mask, res, patch):
     assert (src[~mask] == -1).all()
     sy, sx = src[mask, 0], src[mask, 1]
     assert (sy >= 0).all() and (~mask[sy, sx]).all()
-    free = ms.window_count(mask, patch // 2, True) == 0
+    free = window_count(mask, patch // 2, True) == 0
     # the source pixel sits at the same place in its source window as the filled pixel in its target
     # window, whose centre is the filled pixel: so the source pixel is a valid source centre
     assert free[sy, sx].all()
@@ -380,7 +427,7 @@ def test_opencl_equals_numpy(runtime, h, w, seed, patch, candidates, alpha):
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     img = (img // 32 * 32).astype(np.uint8)  # plenty of equal SSDs: ties must break alike
     mask = blob_mask(h, w, rng, 0.2)
-    if not mask.any() or not (ms.window_count(mask, patch // 2, True) == 0).any():
+    if not mask.any() or not (window_count(mask, patch // 2, True) == 0).any():
         return
     kw = dict(method="multiscale", patch=patch, candidates=candidates, alpha=alpha, seed=seed % 7)
     a = inpaint(img, mask, backend="numpy", **kw)
@@ -432,3 +479,11 @@ def test_seed_changes_the_search_only(runtime, rng):
     np.testing.assert_array_equal(a.image, b.image)  # deterministic for a seed
     c = inpaint(img, mask, seed=2, backend="opencl", device=runtime.device)
     assert (c.image[~mask] == img[~mask]).all()
+
+
+def test_random_sources_pick_the_kth_valid_centre(rng):
+    lev, *_ = level_state(rng, h=31, w=37)
+    got = ms.random_sources(lev, 1234)
+    listed = np.argwhere(lev.valid)  # every valid centre, row-major
+    k = ref.hash32(np.arange(len(lev.targets), dtype=np.uint32) * np.uint32(2654435761) + np.uint32(1234))
+    np.testing.assert_array_equal(got, listed[(k % np.uint32(len(listed))).astype(np.int64)])
