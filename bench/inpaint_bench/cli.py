@@ -16,6 +16,8 @@ from typing import Sequence
 TOOLS = {
     "seam": ("inpaint_bench.seam", "seam carving: ours against liblqr and seam-carving"),
     "integral": ("inpaint_bench.integral", "integral images: block vs naive device algorithm vs numpy"),
+    "startup": ("inpaint_bench.startup", "whole commands as fresh processes, beside the start-up floor"),
+    "scaling": ("inpaint_bench.scaling", "time and peak memory of the default fill against megapixels"),
 }
 
 
