@@ -132,6 +132,8 @@ def argmax_priority(prio: np.ndarray, rect) -> int:
     """Index ``y * W + x`` of the highest priority in ``rect`` (first on ties), -1 if none."""
     x0, y0, x1, y1 = rect
     block = prio[y0:y1, x0:x1]
+    if block.size == 0:
+        return -1
     k = int(np.argmax(block))
     if block.flat[k] < 0:
         return -1
@@ -173,6 +175,8 @@ def ssd(rgb: np.ndarray, unknown: np.ndarray, valid_map: np.ndarray, target: int
 def argmin_ssd(ssd_map: np.ndarray, n: int) -> tuple[int, int]:
     """Stage 7: ``(index, value)`` of the smallest SSD (first on ties); index -1 if none valid."""
     block = ssd_map[:n]
+    if block.size == 0:
+        return -1, int(UINT_MAX)
     k = int(np.argmin(block))
     if block[k] == UINT_MAX:
         return -1, int(UINT_MAX)
