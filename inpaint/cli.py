@@ -1,20 +1,31 @@
-"""The ``inpaint`` command: object removal, plus ``resize``, ``bench``, ``devices``, ``app``."""
+"""The ``inpaint`` command: object removal, plus ``resize``, ``bench``, ``devices``, ``app``.
+
+Every front end runs inside :func:`guarded`, which turns every error into one line on stderr
+and an exit status (:mod:`inpaint.errors`: 2 bad input, 3 no usable device, 130 Ctrl-C),
+removes the temporary files of an unfinished write on SIGINT, SIGTERM and SIGHUP, and never
+shows a traceback (set ``INPAINT_DEBUG=1`` to see one).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import signal
 import sys
-import time
+import threading
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from .errors import InputError
+from . import __version__
+from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code
 from .methods import DEFAULT_METHOD, METHODS, OPTIONS, SOURCES
-from .profiles import STAGES, ProfileError
+from .options import parse_alpha, parse_grow, parse_int, parse_partition, parse_patch
+from .profiles import STAGES
+from .progress import STYLES
 from .report import draw_mapping, draw_offsets, format_stats  # noqa: F401 - also the public names here
-from .imageio import same_file as _same_file
 
 # subcommand -> module providing add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
@@ -25,28 +36,217 @@ SUBCOMMANDS = {
     "app": ("inpaint.app_command", "start the touch app (needs the app extra: Kivy)"),
 }
 
-MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
-             "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
+USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
+         "       inpaint --case NAME [-o OUT] [options]\n"
+         "       inpaint {" + ",".join(SUBCOMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
+         "       inpaint --version")
+
+EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input, "
+              "3 no usable OpenCL device, 130 interrupted (Ctrl-C).")
+
+#: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
+FILL_BYTES_PER_PIXEL = 200
+#: Rough fill speed, seconds per masked pixel (multiscale; measured on a 2-core CPU).
+_FILL_SECONDS_PER_PIXEL = {"numpy": 6e-4, "opencl": 6e-5}
+#: A job estimated to take longer than this gets a warning with the estimate.
+LONG_JOB_SECONDS = 60.0
 
 
+def version() -> str:
+    """The installed package's version (its metadata), else the package's ``__version__``."""
+    try:
+        from importlib.metadata import version as _version
 
+        return _version("inpaint")
+    except Exception:  # noqa: BLE001 - not installed (a bare checkout): PackageNotFoundError
+        return __version__
+
+
+# ---------------------------------------------------------------------------------------
+# The guard every front end runs in
+# ---------------------------------------------------------------------------------------
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM or SIGHUP (a BaseException, like KeyboardInterrupt,
+    so that no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+def one_line(exc: BaseException) -> str:
+    """The exception's message on one line."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def show_warnings(prog: str) -> Iterator[None]:
+    """Print warnings as ``PROG: warning: ...`` lines (library deprecation noise is hidden)."""
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        text = one_line(message if isinstance(message, BaseException) else Exception(message))
+        if "Non-empty compiler output" in text:  # pyopencl's build log: not for users
+            return
+        print(f"{prog}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("always", UserWarning)
+        warnings.simplefilter("always", RuntimeWarning)
+        warnings.showwarning = show
+        yield
+
+
+#: Seconds a kernel build may take before the command says that it is compiling.
+COMPILE_NOTE_AFTER = 0.5
+_COMPILE_NOTED = False
+
+
+@contextlib.contextmanager
+def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[None]:
+    """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
+    compiled for the device on first use and cached by pyopencl afterwards."""
+    try:
+        from . import runtime as rtmod
+    except Exception:  # noqa: BLE001 - no OpenCL support at all: nothing will be compiled
+        yield
+        return
+    timers: list[threading.Timer] = []
+
+    def show() -> None:
+        global _COMPILE_NOTED
+        if _COMPILE_NOTED:
+            return
+        _COMPILE_NOTED = True
+        lead = "\n" if bar is not None and getattr(bar, "drawn", False) else ""
+        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device (first run only; "
+                         "later runs reuse them)...\n")
+        sys.stderr.flush()
+
+    def listener(event: str, sources: Any, seconds: float) -> None:
+        if event == "start" and not _COMPILE_NOTED:
+            timer = threading.Timer(COMPILE_NOTE_AFTER, show)
+            timer.daemon = True
+            timers.append(timer)
+            timer.start()
+        elif event == "end":
+            while timers:
+                timers.pop().cancel()
+
+    if not enabled or not hasattr(rtmod, "add_build_listener"):
+        yield
+        return
+    rtmod.add_build_listener(listener)
+    try:
+        yield
+    finally:
+        rtmod.remove_build_listener(listener)
+        while timers:
+            timers.pop().cancel()
+
+
+def guarded(prog: str, fn: Callable[[], int]) -> int:
+    """Run a front end: errors become one line and an exit status, signals clean up.
+
+    Ctrl-C prints one line and gives 130; SIGTERM and SIGHUP give 128 + the signal number.
+    Either way the temporary files of an unfinished write are removed, and an existing output
+    is left as it was.  ``--help`` and usage errors exit through argparse (0 and 2).
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous: dict[int, Any] = {}
+    if main_thread:
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                sig = getattr(signal, name)
+                try:
+                    if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. under nohup: keep ignoring it
+                        continue
+                    previous[sig] = signal.signal(sig, _on_signal)
+                except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+                    pass
+
+    def hold() -> None:
+        """While reporting and cleaning up, a second signal must not interrupt with a traceback."""
+        if not main_thread:
+            return
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                sig = getattr(signal, name)
+                try:
+                    old = signal.signal(sig, signal.SIG_IGN)
+                except (ValueError, OSError):  # pragma: no cover
+                    continue
+                previous.setdefault(sig, old)
+
+    def cleanup_temp_files() -> None:
+        hold()
+        imageio = sys.modules.get("inpaint.imageio")
+        if imageio is not None:
+            imageio.cleanup_temp_files()
+
+    try:
+        with show_warnings(prog):
+            return int(fn() or 0)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        cleanup_temp_files()
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated as exc:
+        cleanup_temp_files()
+        name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
+        print(f"{prog}: stopped by {name}", file=sys.stderr)
+        return 128 + exc.signum
+    except Exception as exc:  # noqa: BLE001 - the one place every error is reported
+        cleanup_temp_files()
+        if os.environ.get("INPAINT_DEBUG"):
+            raise
+        code = exit_code(exc)
+        if isinstance(exc, MemoryError):
+            print(f"{prog}: error: not enough memory for this job; use a smaller image", file=sys.stderr)
+        elif code == 1:
+            print(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
+                  "run with INPAINT_DEBUG=1 for the traceback and report it)", file=sys.stderr)
+        else:
+            print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return code
+    finally:
+        for sig, handler in previous.items():
+            try:
+                signal.signal(sig, handler)
+            except (ValueError, OSError, TypeError):  # pragma: no cover
+                pass
+
+
+# ---------------------------------------------------------------------------------------
+# Object removal
+# ---------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
+    from .imageio import MASK_RULE
+
     p = argparse.ArgumentParser(
-        prog="inpaint",
+        prog="inpaint", usage=USAGE,
         description="Remove an object from a photo: the hole is filled from the rest of the picture by a "
                     "multiscale exemplar fill (default) or the paper's Criminisi pipeline, on OpenCL.",
-        epilog=MASK_RULE + " Other commands: " + ", ".join(
-            f"'inpaint {name}' ({desc})" for name, (_, desc) in SUBCOMMANDS.items())
-        + ". Exit status: 0 done (also for an empty mask, which writes an unchanged copy), "
-          "2 bad input, 3 OpenCL unavailable.",
+        epilog=MASK_RULE + " Commands: " + "; ".join(
+            f"'inpaint {name}': {desc}" for name, (_, desc) in SUBCOMMANDS.items()) + ". " + EXIT_TABLE,
     )
-    p.add_argument("image", nargs="?", help="input image (omit to use the bundled example given by --case)")
+    p.add_argument("--version", action="version", version=f"inpaint {version()}")
+    p.add_argument("image", nargs="?", help="input image")
     p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below)")
-    p.add_argument("--case", help="use a bundled dataset case (image and mask), e.g. walkingman")
+    p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case)")
+    p.add_argument("--grow", metavar="N", default=None,
+                   help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
+                        "goes too (default 0)")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                    help="'multiscale' (default): coarse-to-fine PatchMatch that blends overlapping patches and "
                         "matches the surrounding tones; 'criminisi': the paper's greedy patch-by-patch fill")
@@ -65,7 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
                    help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
     p.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
-                                    "(default: PYOPENCL_CTX, then the profile, then the best device)")
+                                    "(default: PYOPENCL_CTX, then the profile, then the best device); "
+                                    "one that matches no device is an error (exit 3)")
     p.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
     p.add_argument("--partition", help="comma-separated stages to run on the device (others run in numpy): "
                                        + ",".join(STAGES) + "; 'all' or 'none'")
@@ -83,15 +284,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-pixels", type=int, default=None,
                    help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default %d)"
                         % 89_478_485)
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or notes")
+    p.add_argument("--progress", choices=STYLES, default="auto",
+                   help="progress with the time left: 'bar' (redrawn in place), 'plain' (a line every few "
+                        "seconds, for logs), 'none'; 'auto' (default): a bar on a terminal, elsewhere plain "
+                        "lines once a job runs long")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress or notes (warnings and errors remain)")
     return p
 
 
 def _method_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The chosen method's options from the command line (unset ones take the method's defaults)."""
+    """The chosen method's options from the command line, parsed once (unset ones take the
+    method's defaults)."""
     given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
              "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": _parse_partition(args.partition), "variant": args.variant,
+             "partition": parse_partition(args.partition), "variant": args.variant,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
     wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]
@@ -99,145 +305,123 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
         raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
                          + ", ".join(f"--{k}" for k in allowed if k in given))
     options = {k: v for k, v in given.items() if v is not None}
+    if "alpha" in options:
+        options["alpha"] = parse_alpha(options["alpha"])
+    if "patch" in options:
+        options["patch"] = parse_patch(options["patch"])
     if "candidates" in options:
-        try:
-            options["candidates"] = int(options["candidates"])
-        except ValueError:
-            raise InputError(f"--candidates must be an integer from 1 to 8, got {args.candidates!r}") from None
+        options["candidates"] = parse_int(options["candidates"], "--candidates", 1, 8)
     return options
 
 
-def _error(msg: str, code: int = 2) -> int:
-    print(f"inpaint: error: {msg}", file=sys.stderr)
-    return code
+def _inputs(args: argparse.Namespace) -> tuple[Path, Path, Path]:
+    """(image, mask, default output) from IMAGE --mask MASK or --case NAME."""
+    if args.case is not None:
+        if args.image is not None or args.mask is not None:
+            raise InputError("give either --case or IMAGE --mask, not both")
+        from .cases import load_case
+
+        try:
+            case = load_case(args.case)
+        except ValueError as exc:  # an unknown name: the message lists the cases
+            raise InputError(str(exc)) from None
+        return case.paths["image"], case.paths["mask"], Path(f"{case.name}_removed.png")
+    if args.image is None:
+        raise InputError("no input image given")
+    if str(args.image) == "":
+        raise InputError("the input image file name is empty")
+    if args.mask is None:
+        raise InputError("--mask is required (the object to remove)")
+    image_path, mask_path = Path(args.image), Path(args.mask)
+    return image_path, mask_path, image_path.with_name(f"{image_path.stem}_removed{image_path.suffix or '.png'}")
 
 
+def _guess_backend(backend: str) -> str:
+    if backend != "auto":
+        return backend
+    from .runtime import opencl_available
 
-def _parse_partition(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    text = text.strip().lower()
-    if text == "all":
-        return list(STAGES)
-    if text in ("none", ""):
-        return []
-    stages = [s.strip() for s in text.split(",") if s.strip()]
-    bad = [s for s in stages if s not in STAGES]
-    if bad:
-        raise InputError(f"unknown stage(s) in --partition: {', '.join(bad)}; stages are {', '.join(STAGES)}")
-    return stages
-
-
-class _Progress:
-    """A one-line progress bar on stderr (only on a terminal)."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.t0 = time.perf_counter()
-        self.last = -1.0
-
-    def __call__(self, fraction: float) -> None:
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if fraction < 1.0 and now - self.last < 0.1:
-            return
-        self.last = now
-        width = 30
-        filled = int(round(fraction * width))
-        sys.stderr.write(f"\rfilling [{'#' * filled}{'.' * (width - filled)}] {fraction * 100:5.1f}%  "
-                         f"{now - self.t0:6.2f}s")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.last >= 0:
-            sys.stderr.write("\n")
+    return "opencl" if opencl_available() else "numpy"
 
 
 def _remove(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.image is None and args.mask is None and args.case is None:
+        parser.print_usage(sys.stderr)
+        raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
+                         "for the bundled example; 'inpaint --help' lists the options")
     from PIL import Image
 
     from . import imageio
-    from .pipeline import inpaint
-    from .runtime import OpenCLUnavailable
+    from .masks import grow
+    from .options import check_device
+    from .progress import Progress
 
     if args.max_pixels is not None:
         if args.max_pixels <= 0:
-            return _error("--max-pixels must be positive")
+            raise InputError("--max-pixels must be positive")
         Image.MAX_IMAGE_PIXELS = args.max_pixels
-    try:
-        options = _method_options(args)
-        if args.image is None and args.mask is None and args.case is None:
-            args.case = "walkingman"
-            if not args.quiet:
-                print("inpaint: no image given: using the bundled 'walkingman' example", file=sys.stderr)
-        if args.case is not None:
-            if args.image is not None or args.mask is not None:
-                raise InputError("give either --case or IMAGE --mask, not both")
-            from .cases import load_case
-
-            case = load_case(args.case)
-            image_path, mask_path = case.paths["image"], case.paths["mask"]
-            default_out = Path(f"{case.name}_removed.png")
-        else:
-            if args.image is None:
-                raise InputError("no input image given")
-            if args.mask is None:
-                raise InputError("--mask is required (the object to remove)")
-            image_path, mask_path = Path(args.image), Path(args.mask)
-            default_out = image_path.with_name(f"{image_path.stem}_removed{image_path.suffix or '.png'}")
-        out = Path(args.output) if args.output else default_out
-        imageio.output_format(out)
-        if args.save_mapping:
-            imageio.output_format(args.save_mapping)
-        for target in (out, Path(args.save_mapping)) if args.save_mapping else (out,):
-            # checked before any work or write, so a bad --save-mapping cannot leave a half-done run
-            if not target.parent.is_dir():
-                raise InputError(f"output folder {target.parent} does not exist")
-        for name, src in (("input image", image_path), ("mask", mask_path)):
-            if _same_file(out, src) or out.resolve() == Path(src).resolve():
-                if not args.force:
-                    raise InputError(f"the output {out} is the {name}; refusing to overwrite it (use --force)")
-            if args.save_mapping and (Path(args.save_mapping).resolve() == Path(src).resolve()) and not args.force:
-                raise InputError(f"--save-mapping {args.save_mapping} is the {name}; refusing to overwrite it")
-        pic = imageio.read_image(image_path)
-        mask = imageio.read_mask(mask_path, pic.size)
-        if not mask.any():
-            try:
-                note = imageio.save_image(pic.image, out, exif=pic.exif, icc_profile=pic.icc_profile)
-            except OSError as exc:
-                return _error(f"cannot write the output: {exc}")
-            print(f"inpaint: the mask {mask_path} selects no pixel: nothing to remove; "
-                  f"wrote an unchanged copy to {out}", file=sys.stderr)
-            if note:
-                print(f"inpaint: note: {note}", file=sys.stderr)
-            return 0
-        bar = _Progress(enabled=sys.stderr.isatty() and not args.quiet)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RuntimeWarning)
-            try:
-                res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
-            finally:
-                bar.close()
-        for w in caught:
-            print(f"inpaint: warning: {w.message}", file=sys.stderr)
-        result, fill_note = imageio.apply_fill(pic, res.image, res.source_map, mask)
+    options = _method_options(args)
+    radius = parse_grow(args.grow) if args.grow is not None else 0
+    image_path, mask_path, default_out = _inputs(args)
+    if args.output is not None and args.output.strip() == "":
+        raise InputError("the output file name (-o) is empty")
+    out = Path(args.output) if args.output is not None else default_out
+    sources = [("input image", image_path), ("mask", mask_path)]
+    # cheap checks first: names, formats, folders, collisions (before reading anything)
+    if args.save_mapping is not None:
+        imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
+    mapping = Path(args.save_mapping) if args.save_mapping is not None else None
+    imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
+                         others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
+    check_device(args.backend, args.device, args.profile)
+    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+    w, h = pic.size
+    if min(w, h) < 3:
+        raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
+    imageio.check_output(out, mode=pic.mode, size=pic.size)
+    if mapping is not None:
+        imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
+    mask = imageio.read_mask(mask_path, pic.size)
+    drawn = int(mask.sum())
+    if radius and mask.any():
+        mask = grow(mask, radius)
+    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
+    if not mask.any():
         try:
-            note = imageio.save_image(result, out, exif=pic.exif, icc_profile=pic.icc_profile)
-            note = "; ".join(n for n in (fill_note, note) if n) or None
-            if args.save_mapping:
-                if args.method == "criminisi":
-                    drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
-                else:
-                    drawing = draw_offsets(res.image, res.source_map, mask)
-                imageio.save_image(drawing, args.save_mapping)
-        except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
-            return _error(f"cannot write the output: {exc}")
-    except (InputError, ProfileError) as exc:
-        return _error(str(exc))
-    except OpenCLUnavailable as exc:
-        return _error(f"OpenCL is not available: {exc}; or run with --backend numpy", 3)
+            note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
+        except OSError as exc:
+            raise InputError(f"cannot write the output: {exc}") from None
+        print(f"inpaint: the mask {mask_path} selects no pixel: nothing to remove; "
+              f"wrote an unchanged copy to {out}", file=sys.stderr)
+        if note:
+            print(f"inpaint: note: {note}", file=sys.stderr)
+        return 0
+    if mask.all():
+        raise InputError("the mask covers the whole image: there is nothing to copy from")
+    _warn_if_long(mask, args)
+    from .pipeline import inpaint
+
+    bar = Progress("inpaint", "filling", "none" if args.quiet else args.progress)
+    try:
+        with compile_note("inpaint", not args.quiet, bar):
+            res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
+    finally:
+        bar.close()
+    result, fill_note = imageio.apply_fill(pic, res.image, res.source_map, mask)
+    items = [(result, out, meta)]
+    if mapping is not None:
+        if args.method == "criminisi":
+            drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
+        else:
+            drawing = draw_offsets(res.image, res.source_map, mask)
+        items.append((drawing, mapping, {}))
+    try:
+        notes = imageio.save_images(items)
+    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+        raise InputError(f"cannot write the output: {exc}") from None
+    note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
     if note and not args.quiet:
         print(f"inpaint: note: {note}", file=sys.stderr)
     s = res.stats
@@ -245,11 +429,35 @@ def _remove(argv: Sequence[str]) -> int:
         print(format_stats(s))
     if not args.quiet:
         extra = f", search area widened {s.widened}x" if s.widened else ""
+        grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
-        print(f"inpaint: removed {int(mask.sum())} pixels in {s.iterations} {unit}, "
+        print(f"inpaint: removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
               f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
     return 0
 
+
+def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
+    """A warning with an estimate for a mask covering most of the image or a long fill."""
+    from .progress import format_seconds
+
+    n, total = int(mask.sum()), int(mask.size)
+    coverage = n / total
+    if coverage < 0.5 and n < 20_000:
+        return
+    backend = _guess_backend(args.backend)
+    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * (2 if args.method == "criminisi" else 1)
+    if coverage >= 0.5:
+        warnings.warn(InputWarning(
+            f"the mask covers {coverage:.0%} of the image: little is left to copy from, and the fill of "
+            f"{n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+    elif seconds >= LONG_JOB_SECONDS:
+        warnings.warn(InputWarning(
+            f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+
+
+# ---------------------------------------------------------------------------------------
+# Subcommands and the entry point
+# ---------------------------------------------------------------------------------------
 
 BENCH_HINT = ("'inpaint bench' needs the benchmark package inpaint-bench, which is not installed: "
               "pip install ./bench (from a checkout of inpaint)")
@@ -261,32 +469,37 @@ def _bench(argv: Sequence[str]) -> int:
         module = importlib.import_module("inpaint_bench.cli")
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] != "inpaint_bench":
-            return _error(f"'inpaint bench' is unavailable: {exc}")
-        return _error(BENCH_HINT)
+            raise InputError(f"'inpaint bench' is unavailable: {exc}") from None
+        raise InputError(BENCH_HINT) from None
     return int(module.main(list(argv), prog="inpaint bench") or 0)
+
+
+def _subcommand(name: str, argv: Sequence[str]) -> int:
+    module_name, desc = SUBCOMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"'inpaint {name}' is unavailable: {exc}") from None
+    if hasattr(module, "main"):  # parses its own arguments (the app: with the app's parser)
+        return int(module.main(list(argv), prog=f"inpaint {name}") or 0)
+    parser = argparse.ArgumentParser(prog=f"inpaint {name}", description=desc)
+    module.add_arguments(parser)
+    args = parser.parse_args(list(argv))
+    return int(module.run(args) or 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
-        return _bench(argv[1:])
+        return guarded("inpaint bench", lambda: _bench(argv[1:]))
     if argv and argv[0] in SUBCOMMANDS:
-        name = argv[0]
-        module_name, desc = SUBCOMMANDS[name]
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            return _error(f"'inpaint {name}' is unavailable: {exc}")
-        parser = argparse.ArgumentParser(prog=f"inpaint {name}", description=desc)
-        module.add_arguments(parser)
-        args = parser.parse_args(argv[1:])
-        return int(module.run(args) or 0)
+        return guarded(f"inpaint {argv[0]}", lambda: _subcommand(argv[0], argv[1:]))
     from PIL import Image
 
     max_pixels = Image.MAX_IMAGE_PIXELS
     try:
-        return _remove(argv)
+        return guarded("inpaint", lambda: _remove(argv))
     finally:  # --max-pixels must not leak into the caller's process (the app, tests)
         Image.MAX_IMAGE_PIXELS = max_pixels
 

@@ -4,8 +4,8 @@ effective limits on them (min(profile, device))."""
 from __future__ import annotations
 
 import argparse
-import sys
 
+from .errors import DeviceError
 from .profiles import ProfileError, available_profiles, load_profile
 from .runtime import OpenCLUnavailable, all_devices
 
@@ -45,13 +45,11 @@ def describe(profiles: list[str] | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the listing; exit 3 when no OpenCL device exists."""
+    """Print the listing; errors are raised for :func:`inpaint.cli.guarded` (bad profile: exit 2,
+    no OpenCL device: exit 3)."""
     try:
-        print(describe(args.profile))
-    except ProfileError as exc:
-        print(f"inpaint: error: {exc}", file=sys.stderr)
-        return 2
+        text = describe(args.profile)
     except OpenCLUnavailable as exc:
-        print(f"inpaint: no OpenCL device: {exc}", file=sys.stderr)
-        return 3
+        raise DeviceError(f"no OpenCL device: {exc}") from None
+    print(text)
     return 0

@@ -206,11 +206,19 @@ def load_profile(spec: "str | Path | Profile | None") -> Profile:
                 "(or give a path to a .toml file)")
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read()
     except FileNotFoundError:
         raise ProfileError(f"profile file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
+    except IsADirectoryError:
+        raise ProfileError(f"profile {path} is a folder, not a .toml file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a name with a NUL byte
         raise ProfileError(f"{path}: cannot read: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{path}: not a TOML profile: the file is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        raise ProfileError(f"{path}: not valid TOML: {' '.join(str(exc).split())}") from None
     return _parse(data, name, path)

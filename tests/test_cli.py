@@ -13,6 +13,7 @@ test is about OpenCL); one test goes through ``python -m inpaint`` in a subproce
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import re
 import subprocess
@@ -645,7 +646,7 @@ def test_progress_bar_on_a_terminal(scene, run, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
     assert code == 0
-    assert "\rfilling [" in err and "100.0%" in err
+    assert "\rinpaint: filling [" in err and "100%" in err and "elapsed" in err
 
 
 def test_quiet_prints_nothing(scene, run, monkeypatch):
@@ -677,7 +678,11 @@ def test_atomic_write(scene, run, monkeypatch, existing):
         Image.new("RGB", (W, H), (9, 9, 9)).save(scene.out)
     before = files_state(scene.dir)
 
+    real_save = Image.Image.save
+
     def failing_save(self, fp, *args, **kwargs):
+        if isinstance(fp, io.BytesIO):  # the check before the work, that the format is writable
+            return real_save(self, fp, *args, **kwargs)
         fp.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)  # half-written...
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
@@ -710,3 +715,131 @@ def test_python_dash_m_inpaint(scene, good):
         assert proc.returncode == 2
         assert proc.stderr == "inpaint: error: patch size must be an odd integer >= 3, got 6\n"
         assert files_state(scene.dir) == before
+
+
+# ---------------------------------------------------------------------------------------
+# Command conventions: version, usage, bare command, the bundled example, --grow
+# ---------------------------------------------------------------------------------------
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"inpaint {version('inpaint')}"
+
+
+def test_version_falls_back_to_the_package_version(monkeypatch):
+    import importlib.metadata
+
+    import inpaint
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert cli.version() == inpaint.__version__
+
+
+def test_usage_lists_the_subcommands(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    usage = capsys.readouterr().out.split("\n\n")[0]
+    assert "inpaint {resize,bench,devices,app}" in usage and "inpaint --case NAME" in usage
+
+
+def test_bare_inpaint_prints_usage_and_writes_nothing(tmp_path, run, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run()
+    assert code == 2 and out == ""
+    assert err.startswith("usage: inpaint IMAGE --mask MASK")
+    assert "inpaint: error: no image given" in err and "--case walkingman" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_case_walkingman_as_in_the_quick_start(tmp_path, run, monkeypatch, runtime):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("--case", "walkingman", "--stats", "-o", "walkingman_removed.png")
+    assert code == 0, err
+    assert "multiscale fill" in out and err.rstrip().endswith("-> walkingman_removed.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["walkingman_removed.png"]
+
+
+@pytest.mark.parametrize("radius", [1, 3])
+def test_grow_dilates_the_mask_before_filling(scene, run, radius):
+    from inpaint.masks import grow
+
+    grown = grow(scene.region, radius)
+    code, _, err = run(scene.image, "--mask", scene.mask, "--grow", radius, "-p", P, "--backend", "numpy",
+                       "-o", scene.out)
+    assert code == 0, err
+    assert removed_count(err) == grown.sum() > scene.region.sum()
+    assert f"(the mask grown by {radius} from {int(scene.region.sum())})" in err
+    with Image.open(scene.out) as res:
+        assert_removed(scene.rgb, grown, np.asarray(res))
+
+
+def test_grow_zero_changes_nothing(scene, run):
+    code, _, err = run(scene.image, "--mask", scene.mask, "--grow", "0", "-p", P, "--backend", "numpy",
+                       "-o", scene.out)
+    assert code == 0 and removed_count(err) == scene.region.sum()
+
+
+def test_resize_remove_with_grow_removes_the_grown_object(scene, run):
+    from inpaint.masks import grow
+
+    code, _, err = run("resize", scene.image, "--remove", scene.mask, "--grow", "2", "--backend", "numpy",
+                       "-o", scene.out)
+    assert code == 0, err
+    assert f"removed {int(grow(scene.region, 2).sum())} pixels" in err
+    with Image.open(scene.out) as res:
+        assert res.size == (W, H)  # the size is restored
+
+
+def test_resize_without_a_size_is_an_error(scene, run):
+    before = files_state(scene.dir)
+    code, _, err = run("resize", scene.image, "-o", scene.out)
+    assert code == 2 and "give the target size with --width and/or --height" in err
+    assert files_state(scene.dir) == before
+
+
+def test_device_that_does_not_exist_is_exit_3_not_a_fallback(scene, run):
+    before = files_state(scene.dir)
+    code, _, err = run(scene.image, "--mask", scene.mask, "--device", "nosuch", "-o", scene.out)
+    assert code == 3 and err.startswith("inpaint: error: no such device: device 'nosuch' matches no OpenCL device")
+    assert files_state(scene.dir) == before
+
+
+def test_bench_quick_alone_is_a_short_default_run(tmp_path, run):
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    rng = np.random.default_rng(3)
+    Image.fromarray(rng.integers(0, 256, (24, 32, 3), dtype=np.uint8)).save(folder / "image.png")
+    save_mask(folder / "mask.png", box_mask(24, 32) & (np.arange(32) < 26)[None, :])
+    code, out, err = run("bench", "--quick", "--case", folder, "--no-numpy", "--device", "cpu")
+    assert code == 0, err
+    assert "Median of 1 run(s)" in out
+    rows = [line for line in out.splitlines() if line.startswith("| tiny |")]
+    assert rows and not any("| full |" in r for r in rows)  # no slow full-search row
+
+
+def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
+    import time as _time
+
+    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(cli, "_COMPILE_NOTED", False)
+    with cli.compile_note("inpaint"):
+        for _ in range(2):  # two slow builds: one note
+            for listener in list(rtmod._BUILD_LISTENERS):
+                listener("start", ("k",), 0.0)
+            _time.sleep(0.2)
+            for listener in list(rtmod._BUILD_LISTENERS):
+                listener("end", ("k",), 0.2)
+    with cli.compile_note("inpaint"):  # a fast build: no note
+        for listener in list(rtmod._BUILD_LISTENERS):
+            listener("start", ("k",), 0.0)
+            listener("end", ("k",), 0.0)
+    err = capsys.readouterr().err
+    assert err == "inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse them)...\n"
+    assert not rtmod._BUILD_LISTENERS

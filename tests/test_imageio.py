@@ -1,7 +1,6 @@
 """inpaint.imageio: reading images and masks, original-mode write-back, safe atomic writes.
 
-The "Bad input" part of issue 2 at the library level: unreadable files raise InputError
-with a message naming the problem, grey/RGBA/16-bit/palette/EXIF-rotated inputs get a
+At the library level: unreadable files raise InputError with a message naming the problem, grey/RGBA/16-bit/palette/EXIF-rotated inputs get a
 correct 8-bit RGB view, masks follow the documented rule (> 127, or opaque where the
 mask has transparency), results are written back in the original mode, and writes are
 atomic.  The command-line behaviour is in test_cli.py.
@@ -488,3 +487,122 @@ def test_saved_files_get_normal_permissions(tmp_path):
         assert stat.S_IMODE(kept.stat().st_mode) == 0o640
     finally:
         os.umask(old)
+
+
+# ---------------------------------------------------------------------------------------
+# Full depth: 16-bit colour, float, the seam carver's moves
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_png16_round_trip(tmp_path, rng, channels):
+    arr = rng.integers(0, 65536, (H, W, channels)).astype(np.uint16)
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    with open(tmp_path / "d.png", "wb") as fh:
+        imageio.write_png16(fh, arr[..., 0] if channels == 1 else arr, icc_profile=icc, dpi=(300, 300))
+    pic = imageio.read_image(tmp_path / "d.png")
+    assert pic.icc_profile == icc
+    if channels == 1:
+        assert pic.mode == "I;16"
+        np.testing.assert_array_equal(np.asarray(pic.image), arr[..., 0])
+    else:
+        assert pic.mode == ("RGB;16" if channels == 3 else "RGBA;16")
+        np.testing.assert_array_equal(pic.wide, arr)
+        np.testing.assert_array_equal(pic.rgb, (arr[..., :3] >> 8).astype(np.uint8))
+    assert pic.scale == 257
+
+
+def test_16_bit_colour_is_turned_upright(tmp_path, rng):
+    arr = rng.integers(0, 65536, (H, W, 3)).astype(np.uint16)
+    exif = Image.Exif()
+    exif[ORIENTATION] = 6
+    with open(tmp_path / "d.png", "wb") as fh:
+        imageio.write_png16(fh, arr, exif=exif)
+    pic = imageio.read_image(tmp_path / "d.png")
+    np.testing.assert_array_equal(pic.wide, np.rot90(arr, -1))
+    np.testing.assert_array_equal(pic.rgb, (np.rot90(arr, -1) >> 8).astype(np.uint8))
+
+
+def test_fill_of_16_bit_colour_moves_the_source_by_the_blend(tmp_path, rng):
+    arr = rng.integers(0, 65536, (H, W, 3)).astype(np.uint16)
+    with open(tmp_path / "d.png", "wb") as fh:
+        imageio.write_png16(fh, arr)
+    pic = imageio.read_image(tmp_path / "d.png")
+    mask = _box()
+    sm = _fake_source_map(mask)
+    filled = pic.rgb.copy()
+    ys, xs = np.nonzero(mask)
+    filled[ys, xs] = pic.rgb[ys + 14, xs]  # a pure copy: exact at full depth
+    out, note = imageio.apply_fill(pic, filled, sm, mask)
+    assert note is None and isinstance(out, imageio.DeepImage)
+    np.testing.assert_array_equal(out.array[ys, xs], arr[ys + 14, xs])
+    np.testing.assert_array_equal(out.array[~mask], arr[~mask])
+    filled[ys, xs] = np.clip(pic.rgb[ys + 14, xs].astype(int) + 1, 0, 255)  # a blend one step brighter
+    out, _ = imageio.apply_fill(pic, filled, sm, mask)
+    moved = out.array[ys, xs].astype(int) - arr[ys + 14, xs].astype(int)
+    assert set(np.unique(moved)) <= {0, 257}
+
+
+def test_float_image_with_values_0_to_1(tmp_path, rng):
+    values = rng.random((H, W)).astype(np.float32)
+    Image.fromarray(values, "F").save(tmp_path / "f.tif")
+    pic = imageio.read_image(tmp_path / "f.tif")
+    assert pic.scale == pytest.approx(1 / 255)
+    np.testing.assert_array_equal(pic.rgb[..., 0], np.rint(values * 255).astype(np.uint8))
+    out, note = imageio.convert_for(pic.image, "PNG")
+    assert out.mode == "I;16" and "floating-point" in note
+    np.testing.assert_array_equal(np.asarray(out), np.rint(values * 65535).astype(np.uint16))
+    assert imageio.convert_for(pic.image, "TIFF") == (pic.image, None)
+
+
+@pytest.mark.parametrize("mode", ["L", "RGBA", "I;16", "P", "1"])
+def test_apply_moves_copies_pixels_at_full_depth(tmp_path, rng, mode):
+    img, _ = _kind(mode, rng)
+    img.save(tmp_path / "in.png")
+    pic = imageio.read_image(tmp_path / "in.png")
+    rows, cols = np.meshgrid(np.arange(H), np.arange(W - 5), indexing="ij")
+    source = np.stack([rows, cols * 1 + (cols >= 10) * 5], axis=-1).astype(np.int32)  # drop 5 columns
+    result = pic.rgb[source[..., 0], source[..., 1]]
+    out, note = imageio.apply_moves(pic, result, source)
+    assert note is None and out.mode == mode and out.size == (W - 5, H)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(pic.image)[source[..., 0], source[..., 1]])
+
+
+def test_animated_file_warns_and_uses_the_first_frame(tmp_path, rng):
+    frames = [Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8)) for _ in range(3)]
+    frames[0].save(tmp_path / "a.gif", save_all=True, append_images=frames[1:])
+    with pytest.warns(imageio.InputWarning, match=r"has 3 frames: only the first is used"):
+        pic = imageio.read_image(tmp_path / "a.gif")
+    assert pic.frames == 3
+    np.testing.assert_array_equal(pic.rgb[..., 0], np.asarray(frames[0].convert("P").convert("L")))
+
+
+def test_memory_check(monkeypatch, tmp_path, png):
+    monkeypatch.setattr(imageio, "available_memory", lambda: 10_000)
+    with pytest.raises(InputError, match=r"needs about .* of memory but only"):
+        imageio.read_image(png, work_bytes_per_pixel=100)
+    assert imageio.check_memory(100, "x") is None
+    assert "of the" in imageio.check_memory(6_000, "x")
+
+
+@pytest.mark.parametrize("name, mode, size, message", [
+    ("", "RGB", (4, 4), "file name is empty"),
+    ("x.psd", "RGB", (4, 4), "PSD is not a format"),
+    ("x.ico", "RGB", (300, 10), "ICO icon holds at most 256x256"),
+    ("x.jpg", "RGB", (70000, 10), "JPEG holds at most 65500 pixels a side"),
+    ("x.xbm", "RGB", (4, 4), "not a format"),
+    ("nodir/x.png", "RGB", (4, 4), "output folder nodir does not exist"),
+])
+def test_check_output_refuses(tmp_path, monkeypatch, name, mode, size, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=message):
+        imageio.check_output(name, mode=mode, size=size)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", ["1", "L", "LA", "P", "RGB", "RGBA", "I;16", "I", "F", "CMYK", "RGB;16", "RGBA;16"])
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp", "bmp", "gif"])
+def test_check_output_accepts_every_mode_the_writer_handles(tmp_path, mode, ext):
+    assert imageio.check_output(tmp_path / f"x.{ext}", mode=mode, size=(8, 8))
+    img = imageio._probe(mode)
+    imageio.save_image(img, tmp_path / f"x.{ext}")  # and the real write works too
+    assert [p.name for p in tmp_path.iterdir()] == [f"x.{ext}"]

@@ -1,8 +1,7 @@
-"""Seam carving (issue 6): numpy reference rules, OpenCL == numpy exactly, API and CLI."""
+"""Seam carving: numpy reference rules, OpenCL == numpy exactly, API and CLI."""
 
 from __future__ import annotations
 
-import argparse
 import re
 
 import numpy as np
@@ -282,11 +281,9 @@ def test_every_wrapper_kernel_exists():
 
 # -- CLI ---------------------------------------------------------------------------------
 def _cli(*argv):
-    from inpaint.seam import cli
+    from inpaint import cli
 
-    p = argparse.ArgumentParser()
-    cli.add_arguments(p)
-    return cli.run(p.parse_args(list(argv)))
+    return cli.main(["resize", *map(str, argv)])
 
 
 @pytest.fixture
@@ -311,11 +308,11 @@ def files(tmp_path):
     (["in.png", "--width", "0"], "--width must be a positive integer"),
     (["in.png", "--width", "61"], "more than twice"),
     (["in.png", "--width", "20", "--protect", "mask_small.png"], "is 5x5"),
-    (["in.png", "--width", "20", "--protect", "wall.png"], "keep_mask makes width 20 impossible"),
+    (["in.png", "--width", "20", "--protect", "wall.png"], "the --protect mask makes width 20 impossible"),
     (["junk.png", "--width", "20"], "not an image"),
     (["missing.png", "--width", "20"], "does not exist"),
-    (["in.png", "--width", "20", "-o", "in.png"], "would replace the input"),
-    (["in.png", "--width", "20", "--energy", "forward", "-o", "out.xyz"], "unknown or read-only image format"),
+    (["in.png", "--width", "20", "-o", "in.png"], "is the input image; refusing to overwrite it"),
+    (["in.png", "--width", "20", "--energy", "forward", "-o", "out.xyz"], "cannot tell the image format"),
 ])
 def test_cli_bad_input_touches_nothing(argv, message, files, capsys, monkeypatch):
     folder, before = files
@@ -347,3 +344,19 @@ def test_local_memory_fits_the_limits(runtime):
         info = runtime.work_group_info(knl[name])
         assert info["local_mem_size"] <= runtime.limits.local_mem_size, name
     assert (carver.tile + 2) ** 2 * 4 <= runtime.limits.local_mem_size
+
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+@pytest.mark.parametrize("tw, th", [(24, 17), (37, 20), (30, 26)])
+def test_source_map_rebuilds_the_result(backend, tw, th, runtime):
+    """``return_source``: every output pixel is the input pixel the map names (inserted seams
+    blend that pixel with its neighbour), so the command can rebuild any bit depth from it."""
+    img = _img(np.random.default_rng(4), 20, 30)
+    out, seams, source = resize(img, tw, th, backend=backend, return_seams=True, return_source=True)
+    assert source.shape == (th, tw, 2) and source.dtype == np.int32
+    copied = img[source[..., 0], source[..., 1]]
+    if tw <= 30 and th <= 20:  # only removals: exact copies
+        np.testing.assert_array_equal(copied, out)
+    else:
+        assert (copied == out).all(axis=-1).mean() > 0.5
+    np.testing.assert_array_equal(resize(img, tw, th, backend=backend), out)  # same result without tracking

@@ -168,13 +168,6 @@ def select_cases(spec: str, index: Sequence[CaseEntry]) -> list[CaseEntry]:
     return [e for e in index if e.name in chosen]
 
 
-def _read(path: Path, mode: str) -> np.ndarray:
-    from PIL import Image
-
-    with Image.open(path) as img:
-        return np.asarray(img.convert(mode), dtype=np.uint8).copy()
-
-
 def load_quality_case(folder: Path, category: str = "", split: str = "") -> TruthCase:
     """A case of ``datasets/quality``: the input is ``truth.png`` with the hole's pixels set to 0.
 
@@ -187,11 +180,10 @@ def load_quality_case(folder: Path, category: str = "", split: str = "") -> Trut
         got = hashlib.sha256((folder / fname).read_bytes()).hexdigest()
         if got != want:
             raise ValueError(f"{folder / fname} is corrupt: sha256 {got}, manifest.json says {want}")
-    truth = _read(folder / "truth.png", "RGB")
-    mask = _read(folder / "mask.png", "L") > 127
-    if mask.shape != truth.shape[:2]:
-        raise ValueError(f"{folder}: mask.png is {mask.shape[1]}x{mask.shape[0]}, truth.png "
-                         f"{truth.shape[1]}x{truth.shape[0]}")
+    from inpaint.imageio import read_image, read_mask  # the product's reader and its one mask rule
+
+    truth = read_image(folder / "truth.png").rgb
+    mask = read_mask(folder / "mask.png", (truth.shape[1], truth.shape[0]))
     image = truth.copy()
     image[mask] = 0
     for a in (image, truth, mask):

@@ -60,8 +60,10 @@ def _photo(path: str | None, h: int, w: int) -> tuple[np.ndarray, str]:
 
     src = Path(path) if path else PHOTO
     if src.exists():
-        with Image.open(src) as im:
-            return np.asarray(im.convert("RGB").resize((w, h), Image.LANCZOS)), src.name
+        from inpaint.imageio import read_image  # the product's reader: upright, any mode, clear errors
+
+        rgb = read_image(src).rgb
+        return np.asarray(Image.fromarray(rgb).resize((w, h), Image.LANCZOS)), src.name
     rng = np.random.default_rng(0)  # fallback: smooth noise (the note says so)
     small = rng.integers(0, 256, (max(2, h // 16), max(2, w // 16), 3), dtype=np.uint8)
     return np.asarray(Image.fromarray(small).resize((w, h), Image.BICUBIC)), "synthetic (photo missing)"

@@ -150,7 +150,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
            keep_mask: Any = None, drop_mask: Any = None, batch: int | None = None,
            backend: str = "auto", device: Any = None, profile: Any = None,
            progress: Callable[[int, int], None] | None = None, return_seams: bool = False,
-           restore: bool = True, allow_large: bool = False) -> Any:
+           restore: bool = True, allow_large: bool = False, return_source: bool = False) -> Any:
     """Resize an image by removing or inserting low-energy seams (Avidan & Shamir 2007).
 
     Parameters
@@ -183,6 +183,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         After object removal, return to the input size when ``width``/``height`` are None.
     allow_large : bool
         Allow enlarging by more than 2x.
+    return_source : bool
+        Also return the source map, so that the result can be rebuilt from the input at any
+        bit depth (:func:`inpaint.imageio.apply_moves`).
 
     Returns
     -------
@@ -191,6 +194,10 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     seams : ndarray of int32, only with ``return_seams``
         Input-sized: ``k > 0`` where the k-th removed seam took the pixel, ``-k`` where the
         k-th inserted seam duplicated it, 0 elsewhere.
+    source : ndarray of int32, (H', W', 2), only with ``return_source``
+        For every output pixel, the (row, col) of the input pixel it is (for a pixel of an
+        inserted seam: the input pixel it was inserted beside, whose value it blends with its
+        neighbour's).  The seams are returned before the source map when both are asked for.
 
     Raises
     ------
@@ -243,7 +250,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         if not mask.any():
             mask = None
     carver = _make_carver(backend, energy, device, profile)
-    st = _State(ref.pack(arr), mask, return_seams)
+    st = _State(ref.pack(arr), mask, return_seams or return_source)
 
     total = [0]
     done = [0]
@@ -291,6 +298,10 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     out = ref.unpack(st.pixels, channels or 3)
     if channels == 0:
         out = out[..., 0]
+    extra = []
     if return_seams:
-        return out, st.seam_map.reshape(h0, w0)
-    return out
+        extra.append(st.seam_map.reshape(h0, w0))
+    if return_source:
+        rows, cols = np.divmod(st.idx.astype(np.int64), w0)
+        extra.append(np.stack([rows, cols], axis=-1).astype(np.int32))
+    return (out, *extra) if extra else out

@@ -1,6 +1,10 @@
 """``inpaint resize``: content-aware resizing from the command line.
 
-Exit status: 0 done, 2 bad input (nothing written), 3 OpenCL unavailable.
+Images and masks are read through :mod:`inpaint.imageio` (the one mask rule), and the result
+is rebuilt from the input at full depth through the carver's source map: seam carving only
+moves pixels, so 16-bit, float, alpha and palette images keep their exact values.
+
+Exit status: 0 done, 2 bad input (nothing written), 3 no usable OpenCL device, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -8,25 +12,29 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..errors import InputError, InputWarning
+from ..imageio import MASK_RULE
+from ..progress import STYLES
 from .api import BACKENDS, ENERGIES, ORDERS
 
-MASK_RULE = ("Masks: pixels brighter than mid-grey (> 127) are marked; for a mask with transparency, "
-             "its opaque pixels (alpha > 127) are.")
-
-
-class _BadInput(Exception):
-    pass
+#: Memory the carver needs per pixel of the larger of the input and the output.
+CARVE_BYTES_PER_PIXEL = 64
+#: Rough carving speed: seconds per pixel visited and per seam (numpy; OpenCL on a 2-core CPU through PoCL).
+_SPEED = {"numpy": (7e-8, 5e-4), "opencl": (2e-9, 6e-5)}
+LONG_JOB_SECONDS = 60.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the ``inpaint resize`` options on ``parser``."""
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
-                          + MASK_RULE + " Exit status: 0 done, 2 bad input, 3 OpenCL unavailable.")
+                          + MASK_RULE + " Exit status: 0 done, 2 bad input, 3 no usable OpenCL device, "
+                          "130 interrupted.")
     parser.add_argument("image", help="input image")
     parser.add_argument("--width", "-W", type=int, help="target width (default: the input's)")
     parser.add_argument("--height", "-H", type=int, help="target height (default: the input's)")
@@ -34,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
                                                          "the size is then restored unless --no-restore")
+    parser.add_argument("--grow", metavar="N", default=None,
+                        help="with --remove: grow the object's mask by N pixels first (its rim or halo goes too)")
     parser.add_argument("--no-restore", action="store_true",
                         help="with --remove: keep the smaller size where --width/--height are not given")
     parser.add_argument("--energy", choices=ENERGIES, default="backward", help="energy (default backward)")
@@ -44,53 +54,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                              "(removed: red, inserted: green)")
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="'auto' uses OpenCL when a device exists, else numpy with a warning")
-    parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name")
+    parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name; "
+                                         "one that matches no device is an error (exit 3)")
     parser.add_argument("--profile", help="device profile name or .toml path; see 'inpaint devices'")
     parser.add_argument("--allow-large", action="store_true", help="allow enlarging by more than 2x")
     parser.add_argument("--force", action="store_true", help="allow an output to replace an input file")
+    parser.add_argument("--max-pixels", type=int, default=None,
+                        help="largest image accepted, in pixels (Pillow's decompression-bomb guard)")
+    parser.add_argument("--progress", choices=STYLES, default="auto",
+                        help="progress with the time left: 'bar', 'plain' (a line every few seconds), 'none'; "
+                             "'auto' (default): a bar on a terminal, elsewhere plain lines once a job runs long")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress or summary")
-
-
-def _open(path: str, what: str) -> Any:
-    from PIL import Image, ImageOps, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as img:
-            img.load()
-            return ImageOps.exif_transpose(img)
-    except FileNotFoundError:
-        raise _BadInput(f"{what} {path!r} does not exist") from None
-    except UnidentifiedImageError:
-        raise _BadInput(f"{what} {path!r} is not an image Pillow can read") from None
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise _BadInput(f"{what} {path!r} cannot be read: {exc}") from None
-
-
-def _mask(path: str, size: tuple[int, int], what: str) -> np.ndarray:
-    img = _open(path, what)
-    if img.size != size:
-        raise _BadInput(f"{what} {path!r} is {img.size[0]}x{img.size[1]} (W x H) but the image is "
-                        f"{size[0]}x{size[1]}")
-    if img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info:
-        return np.asarray(img.convert("RGBA"))[..., 3] > 127
-    return np.asarray(img.convert("L")) > 127
-
-
-def _same(a: str, b: str) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
-
-
-def _format_for(path: str) -> str:
-    from PIL import Image
-
-    ext = Path(path).suffix.lower()
-    fmt = Image.registered_extensions().get(ext)
-    if fmt is None or fmt not in Image.SAVE:
-        raise _BadInput(f"cannot write {path!r}: unknown or read-only image format {ext or '(no extension)'!r}")
-    return fmt
 
 
 def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
@@ -100,88 +74,233 @@ def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
     return pic
 
 
+def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
+    """The largest output size the run can produce (for the output and memory checks)."""
+    for name, v, cur in (("width", args.width, w0), ("height", args.height, h0)):
+        if v is not None and v > 2 * cur and not args.allow_large:
+            raise InputError(f"--{name} {v} is more than twice the input's {cur}; pass --allow-large "
+                             "to enlarge that much")
+    return (args.width or w0), (args.height or h0)
+
+
+def _masks(args: argparse.Namespace, size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    from ..imageio import read_mask, same_file
+    from ..masks import grow
+    from ..options import parse_grow
+
+    radius = parse_grow(args.grow) if args.grow is not None else 0
+    if radius and not args.remove:
+        raise InputError("--grow applies to the --remove mask; give --remove MASK")
+    if args.protect and args.remove and same_file(args.protect, args.remove):
+        raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
+    keep = read_mask(args.protect, size) if args.protect else None
+    drop = read_mask(args.remove, size) if args.remove else None
+    if drop is not None and radius:
+        drop = grow(drop, radius)
+    if keep is not None and not keep.any():
+        warnings.warn(InputWarning(f"the --protect mask {args.protect} selects no pixel: nothing is protected"))
+        keep = None
+    if drop is not None and not drop.any():
+        warnings.warn(InputWarning(f"the --remove mask {args.remove} selects no pixel: nothing is removed"))
+        drop = None
+    if keep is not None and drop is not None:
+        both = keep & drop
+        if not (drop & ~keep).any():
+            raise InputError("every pixel of the --remove mask is also in the --protect mask: nothing could be "
+                             "removed (protected pixels are never carved)")
+        if both.any():
+            n = int(both.sum())
+            warnings.warn(InputWarning(f"{n} pixel{'s are' if n != 1 else ' is'} in both --protect and --remove: "
+                                       "protected pixels stay, so part of the object may remain"))
+    return keep, drop
+
+
+def _estimate(w0: int, h0: int, tw: int, th: int, drop: np.ndarray | None, backend: str,
+              order: str) -> tuple[int, float]:
+    """(seams, rough seconds) of a run: work (pixels visited) plus a cost per seam."""
+    seams = abs(tw - w0) + abs(th - h0)
+    work = float(_work_curve(w0, h0, tw, th, order)[-1])
+    if drop is not None:
+        per_row = int(drop.sum(axis=1).max())
+        per_col = int(drop.sum(axis=0).max())
+        extra = 2 * min(per_row, per_col)  # removed, then (by default) inserted back
+        seams += extra
+        work += extra * float(w0 * h0)
+    per_work, per_seam = _SPEED.get(backend, _SPEED["numpy"])
+    return seams, work * per_work + seams * per_seam
+
+
+def _user_words(message: str) -> str:
+    """The library's message in the command's words (its options, not the API's arguments)."""
+    for api_name, option in (("drop_mask: ", ""), ("drop_mask", "the --remove mask"),
+                             ("keep_mask", "the --protect mask"), ("allow_large=True (--allow-large)",
+                                                                   "--allow-large")):
+        message = message.replace(api_name, option)
+    return message
+
+
+def _work_curve(w0: int, h0: int, tw: int, th: int, order: str) -> np.ndarray:
+    """Cumulative work after each seam of a resize (no object removal), as the carver does it:
+    a removed seam costs the current area; an enlarging step of k seams (at most half the width)
+    costs k times the area it starts from.  Turns seams done into a fair fraction for the ETA."""
+    costs: list[np.ndarray] = []
+    w, h = w0, h0
+    for axis in (("width", "height") if order == "width-first" else ("height", "width")):
+        cur, other, target = (w, h, tw) if axis == "width" else (h, w, th)
+        if target < cur:
+            costs.append((cur - np.arange(cur - target, dtype=np.float64)) * other)
+        elif target > cur:
+            done, size = 0, cur
+            while done < target - cur:
+                k = min(target - cur - done, max(1, int(size * 0.5)))
+                costs.append(np.full(k, float(size) * other))
+                done += k
+                size += k
+        if axis == "width":
+            w = target
+        else:
+            h = target
+    if not costs:
+        return np.zeros(1)
+    return np.concatenate([[0.0], np.cumsum(np.concatenate(costs))])
+
+
+def _progress_by_work(bar: Any, curve: np.ndarray) -> Any:
+    """``progress(done, total)`` reporting the share of the work done (seams late in an
+    enlargement cost more than early ones)."""
+    last = len(curve) - 1
+
+    def report(done: int, total: int) -> None:
+        if total != last or curve[-1] <= 0:
+            bar.steps(done, total)
+        else:
+            bar(curve[min(max(done, 0), last)] / curve[-1])
+    return report
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``inpaint resize`` with parsed ``args``; returns the exit status."""
+    """Run ``inpaint resize`` with parsed ``args``; returns the exit status.  Errors are raised
+    (:class:`~inpaint.errors.InputError`, ...) and reported by :func:`inpaint.cli.guarded`."""
     from PIL import Image
 
-    from . import api
-    from ..imageio import save_image
-    from ..runtime import OpenCLUnavailable
-
-    def fail(msg: str, code: int = 2) -> int:
-        print(f"inpaint resize: error: {msg}", file=sys.stderr)
-        return code
-
+    max_pixels = Image.MAX_IMAGE_PIXELS
     try:
-        src = args.image
-        out = args.output
-        if out is None:
-            p = Path(src)
-            out = str(p.with_name(f"{p.stem}_resized{p.suffix or '.png'}"))
-        inputs = [src] + [m for m in (args.protect, args.remove) if m]
-        for target in [out] + ([args.save_seams] if args.save_seams else []):
-            for i in inputs:
-                if _same(target, i) and not args.force:
-                    raise _BadInput(f"output {target!r} would replace the input {i!r}; pass --force to allow it")
-        if args.save_seams and _same(args.save_seams, out):
-            raise _BadInput("--save-seams and the output are the same file")
-        _format_for(out)  # refuse an unknown output format before any work
-        if args.save_seams:
-            _format_for(args.save_seams)
-        for name in ("width", "height"):
-            v = getattr(args, name)
-            if v is not None and v <= 0:
-                raise _BadInput(f"--{name} must be a positive integer, got {v}")
-        if args.batch is not None and args.batch < 1:
-            raise _BadInput(f"--batch must be a positive integer, got {args.batch}")
-        img = _open(src, "image")
-        w0, h0 = img.size
-        for name, v, cur in (("width", args.width, w0), ("height", args.height, h0)):
-            if v is not None and v > 2 * cur and not args.allow_large:
-                raise _BadInput(f"--{name} {v} is more than twice the input's {cur}; pass --allow-large "
-                                "to enlarge that much")
-        grey = img.mode in ("L", "I", "I;16", "1")
-        alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
-        arr = np.asarray(img.convert("RGBA" if alpha else "RGB"))
-        keep = _mask(args.protect, (w0, h0), "protect mask") if args.protect else None
-        drop = _mask(args.remove, (w0, h0), "remove mask") if args.remove else None
-    except _BadInput as exc:
-        return fail(str(exc))
+        if args.max_pixels is not None:
+            if args.max_pixels <= 0:
+                raise InputError("--max-pixels must be positive")
+            Image.MAX_IMAGE_PIXELS = args.max_pixels
+        return _run(args)
+    finally:
+        Image.MAX_IMAGE_PIXELS = max_pixels
 
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        def progress(done: int, total: int) -> None:
-            print(f"\rinpaint resize: {done}/{total} seams", end="", file=sys.stderr, flush=True)
 
+def _run(args: argparse.Namespace) -> int:
+    from PIL import Image
+
+    from .. import imageio
+    from ..imageio import check_output
+    from ..cli import compile_note
+    from ..options import check_device
+    from ..progress import Progress, format_seconds
+    from . import api
+
+    src = args.image
+    if src is None or str(src).strip() == "":
+        raise InputError("the input image file name is empty")
+    if args.width is None and args.height is None and not args.remove:
+        raise InputError("give the target size with --width and/or --height (or --remove MASK to remove an "
+                         "object); without them there is nothing to do")
+    for name in ("width", "height"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            raise InputError(f"--{name} must be a positive integer, got {v}")
+    if args.batch is not None and args.batch < 1:
+        raise InputError(f"--batch must be a positive integer, got {args.batch}")
+    if args.output is not None and args.output.strip() == "":
+        raise InputError("the output file name (-o) is empty")
+    out = args.output
+    if out is None:
+        p = Path(src)
+        out = str(p.with_name(f"{p.stem}_resized{p.suffix or '.png'}"))
+    inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", args.protect),
+                                                                       ("remove", args.remove)) if m]
+    seams_file = args.save_seams
+    if seams_file is not None:
+        check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
+    check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
+                 others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
+    check_device(args.backend, args.device, args.profile)
+    pic = imageio.read_image(src)
+    w0, h0 = pic.size
+    tw, th = _target_size(args, w0, h0)
+    check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if args.remove else (tw, th))
+    if seams_file:
+        check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
+    keep, drop = _masks(args, (w0, h0))
+    backend = args.backend
+    if backend == "auto":
+        from ..runtime import opencl_available
+
+        backend = "opencl" if opencl_available() else "numpy"
+    need = max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL
+    note = imageio.check_memory(need, f"resizing {w0}x{h0} to {tw}x{th}")
+    if note:
+        warnings.warn(InputWarning(note))
+    seams, seconds = _estimate(w0, h0, tw, th, drop, backend, args.order)
+    if seconds >= LONG_JOB_SECONDS:
+        warnings.warn(InputWarning(f"{seams} seams through a {w0}x{h0} image ({backend}) may take roughly "
+                                   f"{format_seconds(seconds)} (a rough estimate)"))
+    if drop is None and (tw, th) == (w0, h0):
+        result = imageio.unchanged(pic)
+        if not args.quiet:
+            print(f"inpaint resize: the image is already {w0}x{h0}: wrote an unchanged copy", file=sys.stderr)
+        items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+        if seams_file:
+            items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
+        _save(imageio, items)
+        return 0
+
+    bar = Progress("inpaint resize", "carving", "none" if args.quiet else args.progress)
     t0 = time.perf_counter()
     try:
-        result = api.resize(arr, args.width, args.height, energy=args.energy, order=args.order,
-                            keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
-                            device=args.device, profile=args.profile, progress=progress,
-                            return_seams=bool(args.save_seams), restore=not args.no_restore,
-                            allow_large=args.allow_large)
+        with compile_note("inpaint resize", not args.quiet, bar):
+            res = api.resize(pic.rgb, args.width, args.height, energy=args.energy, order=args.order,
+                             keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
+                             device=args.device, profile=args.profile,
+                             progress=bar.steps if drop is not None else _progress_by_work(
+                                 bar, _work_curve(w0, h0, tw, th, args.order)),
+                             return_seams=bool(seams_file), restore=not args.no_restore,
+                             allow_large=args.allow_large, return_source=True)
     except ValueError as exc:  # bad sizes/masks, impossible protect mask, ProfileError
-        if progress:
-            print(file=sys.stderr)
-        return fail(str(exc))
-    except OpenCLUnavailable as exc:
-        if progress:
-            print(file=sys.stderr)
-        return fail(str(exc), 3)
-    if progress:
-        print(file=sys.stderr)
+        if isinstance(exc, InputError):
+            raise
+        from ..profiles import ProfileError
+
+        if isinstance(exc, ProfileError):
+            raise
+        raise InputError(_user_words(str(exc))) from None
+    finally:
+        bar.close()
     elapsed = time.perf_counter() - t0
-    out_arr, seam_map = result if args.save_seams else (result, None)
-    pic = Image.fromarray(out_arr)
-    if grey:
-        pic = pic.convert("L")
-    try:
-        save_image(pic, out)
-        if seam_map is not None:
-            save_image(Image.fromarray(_seam_picture(arr, seam_map)), args.save_seams)
-    except OSError as exc:
-        return fail(f"cannot write the output: {exc}")
+    out8, seam_map, source = res if seams_file else (res[0], None, res[1])
+    result, move_note = imageio.apply_moves(pic, out8, source)
+    items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+    if seam_map is not None:
+        items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
+    notes = _save(imageio, items)
+    note = "; ".join(n for n in (move_note, notes[0]) if n)
     if not args.quiet:
-        print(f"inpaint resize: {w0}x{h0} -> {out_arr.shape[1]}x{out_arr.shape[0]} in {elapsed:.3f} s -> {out}",
+        if note:
+            print(f"inpaint resize: note: {note}", file=sys.stderr)
+        gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
+        removed = f"removed {gone} pixels, " if drop is not None else ""
+        print(f"inpaint resize: {removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {out}",
               file=sys.stderr)
     return 0
+
+
+def _save(imageio: Any, items: list) -> list:
+    try:
+        return imageio.save_images(items)
+    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+        raise InputError(f"cannot write the output: {exc}") from None

@@ -1,0 +1,123 @@
+"""One progress display, with an estimate of the time left, for every command.
+
+Styles (``--progress``):
+
+* ``bar``: one line redrawn in place, ``inpaint: filling [#####.....]  50%  0:04 elapsed, about 0:04 left``;
+* ``plain``: a new line every few seconds (for logs, pipes and CI), the same words without the bar;
+* ``none``: nothing;
+* ``auto`` (the default): ``bar`` on a terminal; elsewhere nothing for a short job, and ``plain``
+  lines once a job has run for a while, so a long job in a pipe still shows its pace.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+STYLES = ("auto", "bar", "plain", "none")
+
+#: ``plain``: seconds between lines; ``auto`` off a terminal: seconds before the first line.
+PLAIN_EVERY = 5.0
+AUTO_AFTER = 10.0
+
+
+def format_seconds(seconds: float) -> str:
+    """``75`` -> ``'1:15'``, ``3725`` -> ``'1:02:05'``; days for absurd values."""
+    if seconds != seconds or seconds < 0:  # NaN
+        return "?"
+    s = int(round(seconds))
+    if s >= 86400 * 2:
+        return f"{s / 86400:.0f} days"
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class Progress:
+    """``progress(fraction)`` draws or prints the state; ``close()`` ends the line.
+
+    Parameters
+    ----------
+    prog : str
+        The command's name, e.g. ``'inpaint'`` or ``'inpaint resize'``.
+    task : str
+        What is being done, e.g. ``'filling'`` or ``'carving'``.
+    style : {'auto', 'bar', 'plain', 'none'}
+    stream : file, optional
+        Default ``sys.stderr``.
+    """
+
+    def __init__(self, prog: str, task: str, style: str = "auto", stream: TextIO | None = None):
+        if style not in STYLES:
+            raise ValueError(f"progress style must be one of {', '.join(STYLES)}, got {style!r}")
+        self.stream = stream if stream is not None else sys.stderr
+        if style == "auto":
+            try:
+                tty = self.stream.isatty()
+            except (AttributeError, ValueError):
+                tty = False
+            style = "bar" if tty else "auto-plain"
+        self.style = style
+        self.prog = prog
+        self.task = task
+        self.t0 = time.monotonic()
+        self.last = -1.0
+        self.drawn = False
+        self.fraction = 0.0
+        self.plain_every = PLAIN_EVERY
+        self.auto_after = AUTO_AFTER
+
+    def eta(self, fraction: float, now: float | None = None) -> float | None:
+        """Seconds left at the pace so far, or None before there is a pace to go by."""
+        elapsed = (time.monotonic() if now is None else now) - self.t0
+        if fraction <= 0.005 or elapsed < 0.2:
+            return None
+        return max(elapsed * (1.0 - fraction) / fraction, 0.0)
+
+    def text(self, fraction: float, now: float | None = None) -> str:
+        """The words of one update (without the bar)."""
+        now = time.monotonic() if now is None else now
+        left = self.eta(fraction, now)
+        tail = f"about {format_seconds(left)} left" if left is not None and fraction < 1.0 else (
+            "done" if fraction >= 1.0 else "estimating the time left")
+        return f"{fraction * 100:3.0f}%  {format_seconds(now - self.t0)} elapsed, {tail}"
+
+    def __call__(self, fraction: float) -> None:
+        if self.style == "none":
+            return
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        self.fraction = fraction
+        now = time.monotonic()
+        if self.style == "bar":
+            if fraction < 1.0 and now - self.last < 0.1:
+                return
+            width = 24
+            filled = int(fraction * width)
+            self.stream.write(f"\r{self.prog}: {self.task} [{'#' * filled}{'.' * (width - filled)}] "
+                              f"{self.text(fraction, now)}   ")
+            self.stream.flush()
+            self.drawn = True
+            self.last = now
+            return
+        # plain / auto-plain: a line every few seconds
+        if self.style == "auto-plain" and now - self.t0 < self.auto_after:
+            return
+        if self.last < 0 and self.style == "plain" and now - self.t0 < min(self.plain_every, 1.0):
+            return
+        if self.last >= 0 and now - self.last < self.plain_every:
+            return
+        self.stream.write(f"{self.prog}: {self.task} {self.text(fraction, now)}\n")
+        self.stream.flush()
+        self.last = now
+
+    def steps(self, done: int, total: int) -> None:
+        """``progress(done, total)`` callbacks (seam carving) in the same display."""
+        self(done / total if total else 1.0)
+
+    def close(self) -> None:
+        """End the bar's line (call once, also when the job failed)."""
+        if self.style == "bar" and self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False
