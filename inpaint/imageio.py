@@ -594,8 +594,11 @@ def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> "tu
 def output_format(path: "str | os.PathLike[str]") -> str:
     """The Pillow format name for ``path``'s extension."""
     ext = Path(path).suffix.lower()
-    Image.init()
+    Image.preinit()  # the common formats only: loading every plugin costs tens of milliseconds
     fmt = Image.EXTENSION.get(ext)
+    if fmt is None:
+        Image.init()
+        fmt = Image.EXTENSION.get(ext)
     if fmt is None:
         raise InputError(f"cannot tell the image format of {path}: use an extension such as .png or .jpg")
     return fmt
@@ -839,7 +842,7 @@ def write_png16(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: byte
             raw = raw[6:]
         out.append(_png_chunk(b"eXIf", raw))
     fh.write(b"".join(out))
-    comp = zlib.compressobj(6)
+    comp = zlib.compressobj(PNG_LEVEL)
     step = max(1, (8 << 20) // rows.shape[1])
     for y in range(0, h, step):
         chunk = comp.compress(rows[y:y + step].tobytes())
@@ -847,6 +850,11 @@ def write_png16(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: byte
             fh.write(_png_chunk(b"IDAT", chunk))
     fh.write(_png_chunk(b"IDAT", comp.flush()))
     fh.write(_png_chunk(b"IEND", b""))
+
+
+#: zlib level of PNG outputs: level 3 writes a photo about twice as fast as Pillow's default 6,
+#: for files about 1.5 % larger.
+PNG_LEVEL = 3
 
 
 def _encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, exif: Any, icc_profile: bytes | None,
@@ -862,6 +870,8 @@ def _encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, exif: Any, icc_pr
         kwargs["icc_profile"] = icc_profile
     if fmt in ("JPEG", "WEBP"):
         kwargs["quality"] = quality
+    if fmt == "PNG":
+        kwargs["compress_level"] = PNG_LEVEL
     if fmt == "ICO":
         kwargs["sizes"] = [img.size]
     img.save(fh, format=fmt, **kwargs)

@@ -22,6 +22,9 @@ from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES
 from .profiles import load_profile
 from .stages import BY_NAME, NAMES, parse_partition
 
+#: Direct window pixels that cost as much as loading the integral-image program (see
+#: :meth:`Inpainter._integral_pays`).
+INTEGRAL_PROGRAM_PIXELS = 120_000_000
 #: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
 MAX_PATCH = 127
 
@@ -415,14 +418,15 @@ class Inpainter:
 
         Measured on PoCL (docs/BENCHMARKS.md): rebuilding the count-integral costs about
         4 ns per image pixel, the direct count about 0.25 ns per window pixel it visits (only
-        windows that meet the object's box are visited).  Per-iteration updates touch a
-        few windows around the copied patch, where the direct count is 10-30x faster, so
-        they always count directly.
+        windows that meet the object's box are visited).  The integral also needs its own
+        program, whose build or cache load costs about 30 ms at start-up, as much as 120 M
+        window pixels of direct counting.  Per-iteration updates touch a few windows around
+        the copied patch, where the direct count is 10-30x faster, so they always count directly.
         """
         x0, y0, x1, y1 = self._box
         side = self.patch
         direct = (x1 - x0 + side) * (y1 - y0 + side) * side * side
-        return direct > 16 * self.width * self.height
+        return direct > 16 * self.width * self.height + INTEGRAL_PROGRAM_PIXELS
 
     def _collect_events(self, finish: bool = False) -> None:
         if finish and self._events:

@@ -233,7 +233,10 @@ def test_global_variant_uses_no_local_memory(runtime, prune):
         assert info["local_mem_size"] <= 4 * fb.bound_group + 64 <= runtime.limits.local_mem_size
 
 
-def test_stage3_counts_from_the_integral_for_big_objects(rng):
+def test_stage3_counts_from_the_integral_for_big_objects(rng, monkeypatch):
+    import inpaint.pipeline as pl
+
+    monkeypatch.setattr(pl, "INTEGRAL_PROGRAM_PIXELS", 0)  # as if its program were already loaded
     img = scene(rng, 60, 70)
     mask = blob(60, 70, 30, 35, 22, 26)          # a big object: the integral pays
     job = Inpainter(img, mask, patch=9, alpha=0.2, backend="opencl")
