@@ -37,6 +37,7 @@ SUBCOMMANDS = {
 }
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
+         "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
          "       inpaint --case NAME [-o OUT] [options]\n"
          "       inpaint {" + ",".join(SUBCOMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
          "       inpaint --version")
@@ -239,11 +240,19 @@ def build_parser() -> argparse.ArgumentParser:
             f"'inpaint {name}': {desc}" for name, (_, desc) in SUBCOMMANDS.items()) + ". " + EXIT_TABLE,
     )
     p.add_argument("--version", action="version", version=f"inpaint {version()}")
-    p.add_argument("image", nargs="?", help="input image")
-    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below)")
+    p.add_argument("image", nargs="*", help="input image; or several images or folders, for a batch (see --masks)")
+    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below); with several "
+                                        "images, the one mask for all of them")
+    p.add_argument("--masks", metavar="DIR",
+                   help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
+                        "--masks or --mask, it is IMAGE_mask.png beside the image")
+    p.add_argument("--jobs", "-j", metavar="N", default=None,
+                   help="batch: fill N images at once (default 1); with several OpenCL devices of the best "
+                        "kind, the jobs take turns on them")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
-                                          "<case>_removed.png for --case)")
+                                          "<case>_removed.png for --case); for a batch, an existing folder "
+                                          "that receives each result under its input's name")
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
@@ -314,10 +323,44 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _inputs(args: argparse.Namespace) -> tuple[Path, Path, Path]:
-    """(image, mask, default output) from IMAGE --mask MASK or --case NAME."""
+#: Image file extensions a batch folder is scanned for.
+BATCH_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+
+
+def _removed_name(image: Path) -> Path:
+    return image.with_name(f"{image.stem}_removed{image.suffix or '.png'}")
+
+
+def _batch_images(items: Sequence[str]) -> list[Path]:
+    """The images of a batch: the files given, and the image files of the folders given (sorted;
+    masks and earlier results, ``*_mask.*`` and ``*_removed.*``, are left out)."""
+    found: list[Path] = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir():
+            found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in BATCH_EXTENSIONS
+                            and not f.stem.endswith(("_mask", "_removed")))
+        else:
+            found.append(path)
+    return found
+
+
+def _mask_for(image: Path, masks: Path | None) -> Path:
+    """A batch image's mask: ``MASKS/<stem>.<ext>``, or ``<stem>_mask.<ext>`` beside the image (the
+    first that exists, PNG first); the PNG name when none does, so that the error names it."""
+    folder, stem = (masks, image.stem) if masks is not None else (image.parent, f"{image.stem}_mask")
+    for ext in BATCH_EXTENSIONS:
+        for candidate in (folder / f"{stem}{ext}", folder / f"{stem}{ext.upper()}"):
+            if candidate.is_file():
+                return candidate
+    return folder / f"{stem}.png"
+
+
+def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
+    """``(image, mask, output)`` for every image to fill: one for ``IMAGE --mask MASK`` and
+    ``--case NAME``, several for a batch."""
     if args.case is not None:
-        if args.image is not None or args.mask is not None:
+        if args.image or args.mask is not None or args.masks is not None:
             raise InputError("give either --case or IMAGE --mask, not both")
         from .cases import load_case
 
@@ -325,15 +368,36 @@ def _inputs(args: argparse.Namespace) -> tuple[Path, Path, Path]:
             case = load_case(args.case)
         except ValueError as exc:  # an unknown name: the message lists the cases
             raise InputError(str(exc)) from None
-        return case.paths["image"], case.paths["mask"], Path(f"{case.name}_removed.png")
-    if args.image is None:
+        out = Path(args.output) if args.output is not None else Path(f"{case.name}_removed.png")
+        return [(case.paths["image"], case.paths["mask"], out)]
+    if not args.image:
         raise InputError("no input image given")
-    if str(args.image) == "":
+    if any(str(item) == "" for item in args.image):
         raise InputError("the input image file name is empty")
-    if args.mask is None:
-        raise InputError("--mask is required (the object to remove)")
-    image_path, mask_path = Path(args.image), Path(args.mask)
-    return image_path, mask_path, image_path.with_name(f"{image_path.stem}_removed{image_path.suffix or '.png'}")
+    if args.mask is not None and args.masks is not None:
+        raise InputError("give either --mask (one mask for every image) or --masks DIR, not both")
+    batch = len(args.image) > 1 or Path(args.image[0]).is_dir()
+    if not batch:
+        image = Path(args.image[0])
+        if args.mask is None and args.masks is None:
+            raise InputError("--mask is required (the object to remove)")
+        mask = Path(args.mask) if args.mask is not None else _mask_for(image, Path(args.masks))
+        return [(image, mask, Path(args.output) if args.output is not None else _removed_name(image))]
+    images = _batch_images(args.image)
+    if not images:
+        raise InputError(f"no image file in {', '.join(args.image)} (looked for {', '.join(BATCH_EXTENSIONS)})")
+    if args.save_mapping is not None:
+        raise InputError("--save-mapping takes one image, not a batch")
+    out_dir = None
+    if args.output is not None:
+        out_dir = Path(args.output)
+        if not out_dir.is_dir():
+            raise InputError(f"with several images, -o must be an existing folder; {out_dir} is not")
+    masks = Path(args.masks) if args.masks is not None else None
+    if masks is not None and not masks.is_dir():
+        raise InputError(f"--masks {masks} is not a folder")
+    return [(image, Path(args.mask) if args.mask is not None else _mask_for(image, masks),
+             out_dir / image.name if out_dir is not None else _removed_name(image)) for image in images]
 
 
 def _guess_backend(backend: str) -> str:
@@ -347,16 +411,11 @@ def _guess_backend(backend: str) -> str:
 def _remove(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.image is None and args.mask is None and args.case is None:
+    if not args.image and args.mask is None and args.case is None:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
                          "for the bundled example; 'inpaint --help' lists the options")
     from PIL import Image
-
-    from . import imageio
-    from .masks import grow
-    from .options import check_device
-    from .progress import Progress
 
     if args.max_pixels is not None:
         if args.max_pixels <= 0:
@@ -364,10 +423,90 @@ def _remove(argv: Sequence[str]) -> int:
         Image.MAX_IMAGE_PIXELS = args.max_pixels
     options = _method_options(args)
     radius = parse_grow(args.grow) if args.grow is not None else 0
-    image_path, mask_path, default_out = _inputs(args)
+    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
-    out = Path(args.output) if args.output is not None else default_out
+    work = _jobs(args)
+    if len(work) == 1 and not (args.image and Path(args.image[0]).is_dir()):
+        image_path, mask_path, out = work[0]
+        _remove_one(args, options, radius, image_path, mask_path, out)
+        return 0
+    return _remove_batch(args, options, radius, work, jobs)
+
+
+def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int,
+                  work: list[tuple[Path, Path, Path]], jobs: int) -> int:
+    """Fill every image of a batch; a bad file is reported and skipped.  One OpenCL context and
+    one program build serve all the files a worker fills; several workers take turns on the
+    devices of the best kind."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .errors import DeviceError
+    from .options import check_device
+
+    check_device(args.backend, args.device, args.profile)
+    devices = _batch_devices(args, jobs)
+    outputs = [out for _, _, out in work]
+    dup = {o for o in outputs if outputs.count(o) > 1}
+    if dup:
+        raise InputError(f"two images of the batch would both be written to {sorted(dup)[0]}")
+    n, t0 = len(work), time.perf_counter()
+    failed: list[str] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        image, mask, out = work[i]
+        label = f"[{i + 1}/{n}] {image.name}"
+        opts = dict(options)
+        if devices:
+            opts["device"] = devices[i % len(devices)]
+        try:
+            _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
+        except DeviceError:
+            raise
+        except (InputError, OSError, ValueError) as exc:  # this file only: report, skip, carry on
+            with lock:
+                failed.append(image.name)
+                print(f"inpaint: error: {label}: {one_line(exc)}", file=sys.stderr)
+
+    if jobs == 1:
+        for i in range(n):
+            one(i)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for done in [pool.submit(one, i) for i in range(n)]:
+                done.result()
+    dt = time.perf_counter() - t0
+    if not args.quiet or failed:
+        print(f"inpaint: {n} images: {n - len(failed)} removed, {len(failed)} failed"
+              + (f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else "")
+              + f"; {dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def _batch_devices(args: argparse.Namespace, jobs: int) -> list[Any]:
+    """For several workers and no --device: the devices of the best kind, to take turns on."""
+    if jobs == 1 or args.device is not None or args.backend == "numpy":
+        return []
+    from . import runtime as rtmod
+
+    try:
+        found = rtmod.all_devices()
+    except rtmod.OpenCLUnavailable:
+        return []
+    best = rtmod.select_device()
+    return [f"{pi}:{di}" for pi, di, d in found if d.type == best.type and d.platform.name == best.platform.name]
+
+
+def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
+                out: Path, label: str | None = None, progress: bool = True) -> None:
+    """Fill one image and write its result (and --save-mapping); raises on bad input."""
+    from . import imageio
+    from .masks import grow
+    from .options import check_device
+    from .progress import Progress
+
     sources = [("input image", image_path), ("mask", mask_path)]
     # cheap checks first: names, formats, folders, collisions (before reading anything)
     if args.save_mapping is not None:
@@ -375,7 +514,8 @@ def _remove(argv: Sequence[str]) -> int:
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
     imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
                          others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
-    check_device(args.backend, args.device, args.profile)
+    if label is None:
+        check_device(args.backend, args.device, args.profile)
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
     if min(w, h) < 3:
@@ -388,22 +528,24 @@ def _remove(argv: Sequence[str]) -> int:
     if radius and mask.any():
         mask = grow(mask, radius)
     meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
+    name = f"{label}: " if label else ""
     if not mask.any():
         try:
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
         except OSError as exc:
             raise InputError(f"cannot write the output: {exc}") from None
-        print(f"inpaint: the mask {mask_path} selects no pixel: nothing to remove; "
+        print(f"inpaint: {name}the mask {mask_path} selects no pixel: nothing to remove; "
               f"wrote an unchanged copy to {out}", file=sys.stderr)
         if note:
-            print(f"inpaint: note: {note}", file=sys.stderr)
-        return 0
+            print(f"inpaint: note: {name}{note}", file=sys.stderr)
+        return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     _warn_if_long(mask, args)
     from .pipeline import inpaint
 
-    bar = Progress("inpaint", "filling", "none" if args.quiet else args.progress)
+    bar = Progress("inpaint", f"filling {label}" if label else "filling",
+                   "none" if args.quiet or not progress else args.progress)
     try:
         with compile_note("inpaint", not args.quiet, bar):
             res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
@@ -423,17 +565,16 @@ def _remove(argv: Sequence[str]) -> int:
         raise InputError(f"cannot write the output: {exc}") from None
     note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
     if note and not args.quiet:
-        print(f"inpaint: note: {note}", file=sys.stderr)
+        print(f"inpaint: note: {name}{note}", file=sys.stderr)
     s = res.stats
     if args.stats:
-        print(format_stats(s))
+        print((f"{label}\n" if label else "") + format_stats(s))
     if not args.quiet:
         extra = f", search area widened {s.widened}x" if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
-        print(f"inpaint: removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+        print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
               f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
-    return 0
 
 
 def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:

@@ -146,7 +146,7 @@ def _missing_mask(s):
 
 def _folder_input(s):
     (s.dir / "photos").mkdir()
-    return [s.dir / "photos", "--mask", s.mask, "-o", s.out], r"photos is a folder"
+    return [s.dir / "photos", "--mask", s.mask, "-o", s.out], r"no image file in .*photos"
 
 
 def _non_image(s):
@@ -843,3 +843,76 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err == "inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse them)...\n"
     assert not rtmod._BUILD_LISTENERS
+
+
+# ---------------------------------------------------------------------------------------
+# Batches
+# ---------------------------------------------------------------------------------------
+
+def _batch(tmp_path, rng, n=3, bad=None):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    region = box_mask()
+    pictures = {}
+    for i in range(n):
+        rgb = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+        Image.fromarray(rgb).save(folder / f"p{i}.png")
+        if i == bad:
+            (folder / f"p{i}_mask.png").write_bytes(b"not a png")
+        else:
+            save_mask(folder / f"p{i}_mask.png", region)
+        pictures[f"p{i}.png"] = rgb
+    return folder, region, pictures
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_batch_folder_masks_beside_and_a_bad_file(tmp_path, rng, run, jobs):
+    folder, region, pictures = _batch(tmp_path, rng, n=4, bad=2)
+    out = tmp_path / "out"
+    out.mkdir()
+    before = files_state(folder)
+    code, _, err = run(folder, "-o", out, "-p", P, "--backend", "numpy", "--jobs", jobs)
+    assert code == 2, err  # one file failed: reported, the others done
+    assert "error: [3/4] p2.png: " in err and "Traceback" not in err
+    assert "inpaint: 4 images: 3 removed, 1 failed (p2.png)" in err
+    assert sorted(p.name for p in out.iterdir()) == ["p0.png", "p1.png", "p3.png"]
+    for name in ("p0.png", "p1.png", "p3.png"):
+        with Image.open(out / name) as res:
+            assert_removed(pictures[name], region, np.asarray(res))
+    assert files_state(folder) == before  # inputs untouched, no leftovers
+
+
+def test_batch_masks_folder_and_one_shared_mask(tmp_path, rng, run):
+    folder, region, pictures = _batch(tmp_path, rng, n=2)
+    masks = tmp_path / "masks"
+    masks.mkdir()
+    other = np.zeros((H, W), bool)
+    other[5:12, 6:15] = True
+    for name in pictures:
+        save_mask(masks / name, other)
+        (folder / name.replace(".png", "_mask.png")).unlink()
+    code, _, err = run(*[folder / n for n in pictures], "--masks", masks, "-p", P, "--backend", "numpy")
+    assert code == 0, err
+    for name, rgb in pictures.items():  # default outputs: beside each input
+        with Image.open(folder / name.replace(".png", "_removed.png")) as res:
+            assert_removed(rgb, other, np.asarray(res))
+    out = tmp_path / "shared"
+    out.mkdir()
+    code, _, err = run(*[folder / n for n in pictures], "--mask", masks / "p0.png", "-o", out, "-p", P,
+                       "--backend", "numpy", "-q")
+    assert code == 0 and err == ""
+    assert sorted(p.name for p in out.iterdir()) == sorted(pictures)
+
+
+@pytest.mark.parametrize("extra, pattern", [
+    (["-o", "file.png"], r"-o must be an existing folder"),
+    (["--save-mapping", "m.png"], r"--save-mapping takes one image"),
+    (["--mask", "m.png", "--masks", "."], r"either --mask .* or --masks"),
+    (["--jobs", "0"], r"--jobs"),
+])
+def test_batch_bad_options(tmp_path, rng, run, extra, pattern):
+    folder, _, _ = _batch(tmp_path, rng, n=2)
+    before = files_state(tmp_path)
+    code, _, err = run(folder, *extra, "--backend", "numpy")
+    assert code == 2 and re.search(pattern, err), err
+    assert files_state(tmp_path) == before

@@ -223,7 +223,7 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("image-name-with-nul", ["a\x00.png", "--mask", "m.png", "-o", "o.png"], BAD, r"holds a NUL character", ()),
     ("output-name-with-nul", ["a.png", "--mask", "m.png", "-o", "o\x00.png"], BAD, r"holds a NUL character", ()),
     ("image-empty-name", ["", "--mask", "m.png", "-o", "o.png"], BAD, r"file name is empty", ()),
-    ("image-folder", ["folder", "--mask", "m.png", "-o", "o.png"], BAD, r"is a folder", ()),
+    ("image-folder-without-images", ["folder", "--mask", "m.png", "-o", "o.png"], BAD, r"no image file in folder", ()),
     ("image-empty-file", ["empty.png", "--mask", "m.png", "-o", "o.png"], BAD, r"not an image", ()),
     ("image-random-bytes", ["junk.png", "--mask", "m.png", "-o", "o.png"], BAD, r"junk\.png", ()),
     ("image-truncated", ["cut.png", "--mask", "m.png", "-o", "o.png"], BAD, r"cannot read image cut\.png", ()),
