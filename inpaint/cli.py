@@ -23,7 +23,7 @@ from . import __version__
 from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code
 from .methods import DEFAULT_METHOD, METHODS, OPTIONS, SOURCES
 from .options import parse_alpha, parse_grow, parse_int, parse_partition, parse_patch
-from .profiles import STAGES
+from .stages import NAMES as STAGES, PARTITIONS
 from .progress import STYLES
 from .report import draw_mapping, draw_offsets, format_stats  # noqa: F401 - also the public names here
 
@@ -277,8 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(default: PYOPENCL_CTX, then the profile, then the best device); "
                                     "one that matches no device is an error (exit 3)")
     p.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
-    p.add_argument("--partition", help="comma-separated stages to run on the device (others run in numpy): "
-                                       + ",".join(STAGES) + "; 'all' or 'none'")
+    p.add_argument("--partition", help="criminisi: the stages to run on the device (the others run in numpy): "
+                                       + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: "
+                                       "findBestPatch and its reduction), or comma-separated stages of "
+                                       + ",".join(STAGES) + " (default all)")
     p.add_argument("--variant", choices=("auto", "local", "global"), default=None,
                    help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
     p.add_argument("--prune", choices=("auto", "on", "off"), default=None,

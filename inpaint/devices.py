@@ -30,14 +30,14 @@ def describe(profiles: list[str] | None = None) -> str:
                      f"images {'yes' if dev.image_support else 'no'}, "
                      f"doubles {'yes' if dev.double_fp_config else 'no'}")
         lines.append("")
-        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units | stages on device |")
-        lines.append("|---|---:|---:|---|---:|---|")
+        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units | global memory (MiB) |")
+        lines.append("|---|---:|---:|---|---:|---:|")
         for prof in loaded:
             try:
                 lim = prof.effective_limits(dev)
                 lines.append(f"| {prof.name} | {lim.local_mem_size} | {lim.max_work_group_size} | "
                              f"{list(lim.max_work_item_sizes)} | {lim.compute_units} | "
-                             f"{', '.join(prof.device_stages) or 'none (host)'} |")
+                             f"{lim.global_mem_size // 2**20} |")
             except ProfileError as exc:
                 lines.append(f"| {prof.name} | unusable: {exc} | | | | |")
         lines.append("")

@@ -73,21 +73,14 @@ def parse_grow(text: Any) -> int:
 
 
 def parse_partition(text: str | None) -> list[str] | None:
-    """``--partition``: comma-separated stages, ``all`` or ``none``."""
-    from .profiles import STAGES
+    """``--partition``: a named partition or comma-separated stages (:func:`inpaint.stages.parse_partition`)."""
+    from .stages import parse_partition as stages_partition
 
     if text is None:
         return None
-    text = text.strip().lower()
-    if text == "all":
-        return list(STAGES)
-    if text in ("none", ""):
+    if text.strip() == "":
         return []
-    stages = [s.strip() for s in text.split(",") if s.strip()]
-    bad = [s for s in stages if s not in STAGES]
-    if bad:
-        raise InputError(f"unknown stage(s) in --partition: {', '.join(bad)}; stages are {', '.join(STAGES)}")
-    return stages
+    return list(stages_partition(text))
 
 
 def check_device(backend: str, device: str | None, profile: Any = None) -> Any:

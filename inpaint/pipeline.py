@@ -244,10 +244,11 @@ class Inpainter:
     device : str, optional
         OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
     profile : str or path, optional
-        Device profile; its ``device_stages`` choose the host/device split.
-    partition : sequence of str, optional
-        Stages to run on the device (overrides the profile), from
-        ``grey, front, valid, confidence, priority, ssd, reduce, copy``.
+        Device profile: the device's limits (see ``profiles/README.md``).
+    partition : str or sequence of str, optional
+        Stages to run on the device, the others in numpy: a named partition of
+        :data:`inpaint.stages.PARTITIONS` (``'all'``, the default; ``'none'``; ``'coprocess'``) or
+        stage names (``grey, front, valid, confidence, priority, ssd, reduce, copy``).
     variant : {'auto', 'local', 'global'}
         findBestPatch kernel variant.
     prune : {'auto', True, False}
@@ -317,7 +318,7 @@ class Inpainter:
         if backend != "numpy" and self._box is not None:
             from . import runtime as rtmod
 
-            stages = parse_partition(partition if partition is not None else prof.device_stages)
+            stages = parse_partition(partition if partition is not None else "all")
             if stages:
                 try:
                     self._rt = rtmod.get_runtime(device, prof)

@@ -21,8 +21,6 @@ else:  # pragma: no cover
 
 from .resources import data_dir
 
-from .stages import NAMES as STAGES
-
 _DEVICE_TYPES = ("gpu", "cpu", "any")
 
 
@@ -64,13 +62,7 @@ class Profile:
     max_work_group_size: int | None = None
     max_work_item_sizes: tuple[int, int, int] | None = None
     compute_units: int | None = None
-    clock_mhz: int | None = None
     global_mem_size: int | None = None
-    image_support: bool | None = None
-    double_support: bool | None = None
-    opencl_version: str | None = None
-    opencl_profile: str | None = None
-    device_stages: tuple[str, ...] = STAGES
     path: Path | None = None
 
     def effective_limits(self, device: Any) -> Limits:
@@ -116,15 +108,24 @@ class Profile:
         return limits
 
 
-_INT_FIELDS = ("local_mem_size", "max_work_group_size", "compute_units", "clock_mhz", "global_mem_size")
-_BOOL_FIELDS = ("image_support", "double_support")
-_STR_FIELDS = ("description", "opencl_version", "opencl_profile")
+_INT_FIELDS = ("local_mem_size", "max_work_group_size", "compute_units", "global_mem_size")
+_STR_FIELDS = ("description",)
+#: Fields that describe a device but cap nothing: not part of a profile (keep them as comments).
+_NOT_LIMITS = ("clock_mhz", "image_support", "double_support", "opencl_version", "opencl_profile")
+#: Stage splits are partitions, not profiles (``--partition``, :data:`inpaint.stages.PARTITIONS`).
+_PARTITION_NAMES = {"host": "none", "coprocess": "coprocess"}
 
 
 def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
     where = str(path) if path else name
-    known = set(_INT_FIELDS) | set(_BOOL_FIELDS) | set(_STR_FIELDS) | {
-        "name", "device_type", "max_work_item_sizes", "device_stages"}
+    if "device_stages" in data:
+        raise ProfileError(f"{where}: a profile holds device limits only; choose the stages that run on the "
+                           "device with --partition (all, none, coprocess or a list of stages)")
+    informational = sorted(set(data) & set(_NOT_LIMITS))
+    if informational:
+        raise ProfileError(f"{where}: {', '.join(informational)} cap nothing, so a profile does not take them "
+                           "(keep them as comments); see profiles/README.md")
+    known = set(_INT_FIELDS) | set(_STR_FIELDS) | {"name", "device_type", "max_work_item_sizes"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ProfileError(f"{where}: unknown field(s) {', '.join(unknown)}; see profiles/README.md")
@@ -135,11 +136,6 @@ def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ProfileError(f"{where}: field {field!r} must be a positive integer, got {value!r}")
             kwargs[field] = value
-    for field in _BOOL_FIELDS:
-        if field in data:
-            if not isinstance(data[field], bool):
-                raise ProfileError(f"{where}: field {field!r} must be true or false, got {data[field]!r}")
-            kwargs[field] = data[field]
     for field in _STR_FIELDS:
         if field in data:
             if not isinstance(data[field], str):
@@ -157,16 +153,6 @@ def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
             raise ProfileError(
                 f"{where}: field 'max_work_item_sizes' must be a list of 1 to 3 positive integers, got {sizes!r}")
         kwargs["max_work_item_sizes"] = tuple(sizes) + (1,) * (3 - len(sizes))
-    if "device_stages" in data:
-        stages = data["device_stages"]
-        if not isinstance(stages, list) or not all(isinstance(s, str) for s in stages):
-            raise ProfileError(f"{where}: field 'device_stages' must be a list of stage names, got {stages!r}")
-        bad = [s for s in stages if s not in STAGES]
-        if bad:
-            raise ProfileError(
-                f"{where}: field 'device_stages' has unknown stage(s) {', '.join(bad)}; "
-                f"stages are {', '.join(STAGES)}")
-        kwargs["device_stages"] = tuple(s for s in STAGES if s in stages)
     return Profile(**kwargs)
 
 
@@ -200,6 +186,8 @@ def load_profile(spec: "str | Path | Profile | None") -> Profile:
     else:
         name = spec_str
         path = data_dir("profiles") / f"{name}.toml"
+        if not path.exists() and name in _PARTITION_NAMES:
+            raise ProfileError(f"{name!r} is a partition, not a profile: use --partition {_PARTITION_NAMES[name]}")
         if not path.exists():
             raise ProfileError(
                 f"unknown profile {name!r}; shipped profiles: {', '.join(available_profiles())} "

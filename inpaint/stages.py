@@ -175,6 +175,6 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
         names = list(spec)
     bad = [s for s in names if s not in BY_NAME]
     if bad:
-        raise InputError(f"unknown stage(s) in the partition: {', '.join(map(str, bad))}; stages are "
-                         f"{', '.join(NAMES)}, or a partition: {', '.join(PARTITIONS)}")
+        raise InputError(f"unknown stage(s) in --partition: {', '.join(map(str, bad))}; stages are "
+                         f"{', '.join(NAMES)}, or a named partition: {', '.join(PARTITIONS)}")
     return tuple(s for s in NAMES if s in names)

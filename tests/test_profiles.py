@@ -10,19 +10,26 @@ from inpaint import runtime as rtmod
 from inpaint import stages_cl
 from inpaint.errors import InputError
 from inpaint.pipeline import inpaint
-from inpaint.profiles import STAGES, ProfileError, available_profiles, load_profile
+from inpaint.profiles import ProfileError, available_profiles, load_profile
+from inpaint.stages import NAMES as STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = available_profiles()
 
 
 def test_shipped_profiles():
-    assert {"native", "adreno330", "desktop_gpu", "cpu_only", "host"} <= set(PROFILES)
+    assert set(PROFILES) == {"native", "adreno330", "desktop_gpu", "cpu_only"}
     a = load_profile("adreno330")
-    assert (a.local_mem_size, a.compute_units, a.clock_mhz) == (8192, 4, 400)
-    assert a.opencl_profile == "EMBEDDED_PROFILE" and a.double_support is False
-    assert load_profile("host").device_stages == ()
-    assert load_profile("native").device_stages == STAGES
+    assert (a.local_mem_size, a.compute_units, a.max_work_group_size) == (8192, 4, 256)
+    assert load_profile("cpu_only").device_type == "cpu"
+    native = load_profile("native")
+    assert native.local_mem_size is None and native.max_work_group_size is None  # no caps
+
+
+@pytest.mark.parametrize("name, partition", [("host", "none"), ("coprocess", "coprocess")])
+def test_stage_splits_are_partitions_not_profiles(name, partition):
+    with pytest.raises(ProfileError, match=f"is a partition, not a profile: use --partition {partition}"):
+        load_profile(name)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +54,7 @@ def _all_kernels(rt, patch):
     return ks, groups
 
 
-@pytest.mark.parametrize("name", [p for p in PROFILES if load_profile(p).device_stages])
+@pytest.mark.parametrize("name", PROFILES)
 @pytest.mark.parametrize("patch", [9, 17, 25, 31])
 def test_every_kernel_fits_every_profile(device, name, patch):
     rt = _profile_runtime(device, name)
@@ -95,14 +102,14 @@ def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
     assert a.stats.variant.startswith("global" if patch == 27 else "local")
 
 
-def test_host_profile_needs_no_opencl(monkeypatch, rng):
+def test_partition_none_needs_no_opencl(monkeypatch, rng):
     def boom(*a, **k):
-        raise AssertionError("the host profile must not touch OpenCL")
+        raise AssertionError("the 'none' partition must not touch OpenCL")
     monkeypatch.setattr(rtmod, "get_runtime", boom)
     img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
     mask = np.zeros((30, 30), bool)
     mask[10:15, 10:16] = True
-    res = inpaint(img, mask, method="criminisi", patch=5, profile="host")
+    res = inpaint(img, mask, method="criminisi", patch=5, partition="none")
     assert res.stats.backend == "numpy" and res.stats.device_stages == ()
 
 
@@ -111,9 +118,9 @@ def test_host_profile_needs_no_opencl(monkeypatch, rng):
     ('name = "x"\nlocal_mem_size = -5\n', "local_mem_size"),
     ('name = "x"\nmax_work_item_sizes = [8, "a"]\n', "max_work_item_sizes"),
     ('name = "x"\ndevice_type = "fpga"\n', "device_type"),
-    ('name = "x"\ndevice_stages = ["ssd", "blur"]\n', "device_stages"),
+    ('name = "x"\ndevice_stages = ["ssd"]\n', "--partition"),
     ('name = "x"\nlocal_memory = 8192\n', "local_memory"),
-    ('name = "x"\ndouble_support = "no"\n', "double_support"),
+    ('name = "x"\ndouble_support = false\n', "double_support cap nothing"),
     ('name = "x\nlocal_mem_size = 1\n', "TOML"),
 ])
 def test_malformed_profile_names_the_field(tmp_path, text, field):

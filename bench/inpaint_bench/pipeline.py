@@ -756,12 +756,11 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-PARTITIONS = {
-    "all on device": None,
-    "ssd+reduce on device": ["ssd", "reduce"],
-    "ssd only on device": ["ssd"],
-    "all on host": [],
-}
+def _partitions() -> dict[str, Any]:
+    """The named partitions of the pipeline, and findBestPatch alone on the device."""
+    from inpaint.stages import PARTITIONS
+
+    return {**PARTITIONS, "ssd": ("ssd",)}
 
 
 def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
@@ -779,7 +778,7 @@ def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argpar
                     jobs.append(Job("profile", case, d, alpha, patch, profile=prof, variant=args.variant,
                                     prune=_prunes(args)[0]))
             if args.partitions:
-                for label, part in PARTITIONS.items():
+                for label, part in _partitions().items():
                     jobs.append(Job("partition", case, d, alpha, patch, partition=part,
                                     partition_label=label, variant=args.variant, prune=_prunes(args)[0]))
     measure(jobs, args.repeat)
