@@ -365,7 +365,7 @@ class IntegralPlan:
         if method not in METHODS:
             raise ValueError(f"unknown method {method!r}; expected one of {', '.join(map(repr, METHODS))}")
         self.method = method
-        self.runtime = rt = runtime if runtime is not None else get_runtime()
+        self.runtime = runtime if runtime is not None else get_runtime()
         self._defines = {"SRC_T": _SRC_TYPES[self.src_dtype], "DST_T": _DST_TYPES[self.dtype],
                          "KIND": _KIND_CODE[kind]}
         self._defines_block = dict(self._defines, SRC_FLOAT=int(self.src_dtype == np.float32))

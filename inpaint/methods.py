@@ -5,6 +5,9 @@ Imports nothing heavy, so the command line can build its parser from it.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any, Callable
+
 #: ``'multiscale'``: coarse-to-fine PatchMatch with voting and a gradient-domain correction
 #: (:mod:`inpaint.multiscale`); ``'criminisi'``: the paper's eight-stage greedy pipeline
 #: (:class:`inpaint.pipeline.Inpainter`).
@@ -25,3 +28,66 @@ DEFAULTS = {
     "multiscale": {"alpha": "full", "patch": 7, "candidates": 4},
     "criminisi": {"alpha": 0.05, "patch": 9},
 }
+
+
+class StepwiseJob:
+    """What every fill method's job shares: ``run`` steps it to the end.  Subclasses provide
+    ``step()`` (True while steps remain), ``stats`` (with ``iterations``) and ``result()``."""
+
+    def run(self, callback: Callable[[Any], Any] | None = None) -> Any:
+        """Step to the end, calling ``callback(self)`` after every step; return the result."""
+        while self.step():
+            if callback is not None:
+                callback(self)
+        if callback is not None and self.stats.iterations:
+            callback(self)
+        return self.result()
+
+
+@dataclasses.dataclass
+class FillStats:
+    """What a fill did and where its time went; each method's statistics add their own fields.
+
+    Attributes
+    ----------
+    method : str
+        The fill method.
+    iterations : int
+        Steps run (patches copied, or rounds).
+    stage_seconds : dict
+        Time per stage or step: device execution time for OpenCL, wall time for numpy.
+    transfer_seconds : float
+        Host<->device copies and waits.
+    total_seconds : float
+        Wall time of the whole run.
+    build_seconds : float
+        Time spent building (or loading from the driver's cache) the OpenCL program.
+    backend : str
+        ``'opencl'``, ``'numpy'`` or (Criminisi with a partition) ``'mixed'``.
+    device : str
+        Device name (``'host (numpy)'`` for numpy).
+    patch : int
+        Patch side.
+    alpha : float or None
+        Search factor of Eq. 6 (None: the whole image).
+    search_area : tuple
+        The area searched, ``(x0, y0, x1, y1)``.
+    widened : int
+        Times a search area that held too few sources was widened.
+    empty_mask : bool
+        The mask selected nothing; the image was returned unchanged.
+    """
+
+    method: str = ""
+    iterations: int = 0
+    stage_seconds: dict = dataclasses.field(default_factory=dict)
+    transfer_seconds: float = 0.0
+    total_seconds: float = 0.0
+    build_seconds: float = 0.0
+    backend: str = "numpy"
+    device: str = "host (numpy)"
+    patch: int = 0
+    alpha: float | None = None
+    search_area: tuple = (0, 0, 0, 0)
+    widened: int = 0
+    empty_mask: bool = False

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -35,7 +34,7 @@ import numpy as np
 from . import geometry
 from . import multiscale_ref as ref
 from .errors import InputError
-from .methods import DEFAULTS
+from .methods import DEFAULTS, FillStats, StepwiseJob
 
 DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
 DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
@@ -424,57 +423,33 @@ class _DeviceLevel(_HostLevel):
 
 
 @dataclasses.dataclass
-class MultiscaleStats:
-    """What a multiscale run did and where its time went.
+class MultiscaleStats(FillStats):
+    """What a multiscale run did (:class:`inpaint.methods.FillStats` holds the common fields).
 
     Attributes
     ----------
-    method : str
-        ``'multiscale'``.
     iterations : int
         Rounds run (PatchMatch, vote and correction), over all levels.
     levels : list of (int, int)
         ``(width, height)`` of every pyramid level, finest first.
     stage_seconds : dict
-        Time per step (``patchmatch``, ``vote``, ``poisson``): device time for OpenCL, wall
-        time for numpy.
-    transfer_seconds : float
-        Host<->device copies.
-    total_seconds : float
-        Wall time of the whole run.
-    backend, device : str
-        ``'opencl'`` or ``'numpy'``, and the device's name.
-    patch, candidates : int
-    alpha : float or None
-        Search factor (None: the whole image).
+        Time per step of :data:`STEPS`.
+    candidates : int
+        Source patches each patch voted with.
     search_area : tuple
-        The finest level's search area ``(x0, y0, x1, y1)``.
+        The finest level's search area.
     widened : int
         Levels whose search area of Eq. 6 held too few sources and was widened.
-    empty_mask : bool
-        The mask selected nothing; the image was returned unchanged.
-    build_seconds : float
-        Time spent building (or loading from the driver's cache) the OpenCL program.
     """
 
     method: str = "multiscale"
-    iterations: int = 0
-    levels: list = dataclasses.field(default_factory=list)
     stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STEPS})
-    transfer_seconds: float = 0.0
-    total_seconds: float = 0.0
-    backend: str = "numpy"
-    device: str = "host (numpy)"
     patch: int = DEFAULT_PATCH
+    levels: list = dataclasses.field(default_factory=list)
     candidates: int = DEFAULT_CANDIDATES
-    alpha: float | None = None
-    search_area: tuple = (0, 0, 0, 0)
-    widened: int = 0
-    empty_mask: bool = False
-    build_seconds: float = 0.0
 
 
-class MultiscaleInpainter:
+class MultiscaleInpainter(StepwiseJob):
     """Step-wise multiscale fill (see the module docstring).
 
     Parameters
@@ -555,14 +530,9 @@ class MultiscaleInpainter:
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 "the mask; use a smaller patch or a smaller mask")
         if backend != "numpy":
-            from . import runtime as rtmod
+            from .runtime import runtime_for
 
-            try:
-                self._rt = rtmod.get_runtime(device, prof)
-            except rtmod.OpenCLUnavailable as exc:
-                if backend == "opencl":
-                    raise
-                warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=2)
+            self._rt = runtime_for(backend, device, prof)
         if self._rt is not None:
             from . import multiscale_cl as mcl
 
@@ -702,15 +672,6 @@ class MultiscaleInpainter:
         self._done = self._pos == len(self._plan)
         self._elapsed += time.perf_counter() - t0
         return not self._done
-
-    def run(self, callback: Callable[["MultiscaleInpainter"], Any] | None = None) -> Any:
-        """Step to the end, calling ``callback(self)`` after every step; return the result."""
-        while self.step():
-            if callback is not None:
-                callback(self)
-        if callback is not None and self.stats.iterations:
-            callback(self)
-        return self.result()
 
     def result(self) -> Any:
         """The image, the source map and the statistics (an :class:`inpaint.pipeline.InpaintResult`).

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from . import geometry, reference
+from . import geometry
 from .errors import InputError
-from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES
+from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES, FillStats, StepwiseJob
 from .profiles import load_profile
 from .stages import BY_NAME, NAMES, parse_partition
 
@@ -29,25 +28,17 @@ INTEGRAL_PROGRAM_PIXELS = 120_000_000
 MAX_PATCH = 127
 
 @dataclasses.dataclass
-class InpaintStats:
-    """What a run did and where its time went.
+class InpaintStats(FillStats):
+    """What a Criminisi run did (:class:`inpaint.methods.FillStats` holds the common fields).
 
     Attributes
     ----------
-    method : str
-        ``'criminisi'``.
     iterations : int
         Patches copied.
     stage_seconds : dict
-        Time per stage (device execution time for OpenCL stages, wall time for numpy).
+        Time per stage of :data:`inpaint.stages.NAMES`.
     transfer_seconds : float
-        Host<->device copies, including the per-iteration read of three integers.
-    total_seconds : float
-        Wall time of the whole run.
-    backend : str
-        ``'opencl'``, ``'numpy'`` or ``'mixed'``.
-    device : str
-        Device name (``'host (numpy)'`` for numpy).
+        Includes the per-iteration read of three integers.
     device_stages : tuple of str
         Stages that ran on the OpenCL device.
     patches : list of (int, int, int, int)
@@ -55,46 +46,29 @@ class InpaintStats:
     ssd : list of int
         The best SSD per iteration.
     widened : int
-        Times the search area was widened.  With ``source='original'``: at the start, when the
-        area of Eq. 6 held fewer than :data:`inpaint.geometry.MIN_SOURCES` source patches
-        (``search_area`` is then the widened area).  With ``'filled'``: iterations whose area
-        held no valid candidate.
+        With ``source='original'``: times the area of Eq. 6 was widened at the start because it
+        held fewer than :data:`inpaint.geometry.MIN_SOURCES` source patches (``search_area`` is
+        then the widened area).  With ``'filled'``: iterations whose area held no valid candidate.
     source : str
         Where source patches came from (``'original'`` or ``'filled'``).
-    search_area : tuple
-        Eq. 6 search area ``(x0, y0, x1, y1)``.
     variant : str
         findBestPatch kernel and work-group, e.g. ``'local 8x8'``, ``'global 8x8'``, or ``'numpy'``.
     local_mem_bytes : int
         Local memory per work-group of the findBestPatch kernel as built (0 for numpy).
     pruned : bool
         findBestPatch pruned its map with a sampled bound (``prune``); False for numpy.
-    empty_mask : bool
-        The mask selected nothing; the image was returned unchanged.
-    build_seconds : float
-        Time spent building (or loading from the driver's cache) the OpenCL program.
     """
 
     method: str = "criminisi"
-    iterations: int = 0
     stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in NAMES})
-    transfer_seconds: float = 0.0
-    total_seconds: float = 0.0
-    backend: str = "numpy"
-    device: str = "host (numpy)"
+    patch: int = 9
     device_stages: tuple = ()
     patches: list = dataclasses.field(default_factory=list)
     ssd: list = dataclasses.field(default_factory=list)
-    widened: int = 0
     source: str = "original"
-    search_area: tuple = (0, 0, 0, 0)
-    alpha: float | None = None
-    patch: int = 9
     variant: str = "numpy"
     local_mem_bytes: int = 0
     pruned: bool = False
-    empty_mask: bool = False
-    build_seconds: float = 0.0
 
 
 @dataclasses.dataclass
@@ -117,16 +91,12 @@ class InpaintResult:
 
 
 def parse_alpha(alpha: Any) -> float | None:
-    """``'full'``/None -> None (whole image); otherwise a float >= 0."""
-    if alpha is None or (isinstance(alpha, str) and alpha.strip().lower() == "full"):
-        return None
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {alpha!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {alpha!r}")
-    return value
+    """``'full'``/None -> None (whole image); otherwise a float >= 0 (see
+    :func:`inpaint.options.parse_alpha`, which checks it)."""
+    from .options import parse_alpha as checked
+
+    value = checked(alpha)
+    return None if value is None or value == "full" else value
 
 
 def check_patch(patch: Any, height: int, width: int, max_patch: int = MAX_PATCH) -> int:
@@ -226,7 +196,7 @@ class _Buffers:
             self.fresh[name] = side
 
 
-class Inpainter:
+class Inpainter(StepwiseJob):
     """Step-wise Criminisi object removal.
 
     Parameters
@@ -316,18 +286,12 @@ class Inpainter:
             raise InputError("the mask covers the whole image: there is nothing to copy from")
 
         if backend != "numpy" and self._box is not None:
-            from . import runtime as rtmod
+            from .runtime import runtime_for
 
             stages = parse_partition(partition if partition is not None else "all")
             if stages:
-                try:
-                    self._rt = rtmod.get_runtime(device, prof)
-                except rtmod.OpenCLUnavailable as exc:
-                    if backend == "opencl":
-                        raise
-                    warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=2)
-                else:
-                    self._on_device = stages
+                self._rt = runtime_for(backend, device, prof)
+                self._on_device = stages if self._rt is not None else ()
         if self._rt is not None:
             self.stats.backend = "opencl" if len(self._on_device) == len(NAMES) else "mixed"
             self.stats.device = self._rt.name
@@ -514,15 +478,6 @@ class Inpainter:
         self._dirty_valid = geometry.grow(patch_rect, half, w, h)
         self._elapsed += time.perf_counter() - t0
         return not self.done
-
-    def run(self, callback: Callable[["Inpainter"], Any] | None = None) -> InpaintResult:
-        """Step to the end, calling ``callback(self)`` after every step; return the result."""
-        while self.step():
-            if callback is not None:
-                callback(self)
-        if callback is not None and self.stats.iterations:
-            callback(self)
-        return self.result()
 
     def result(self) -> InpaintResult:
         """The current image, the source map and the statistics."""

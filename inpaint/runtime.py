@@ -303,6 +303,28 @@ def get_runtime(device: Any = None, profile: Any = None) -> Runtime:
     return rt
 
 
+def runtime_for(backend: str, device: Any = None, profile: Any = None) -> "Runtime | None":
+    """The runtime a fill should use: ``None`` for ``backend='numpy'``; for ``'auto'``, also
+    ``None`` (with a RuntimeWarning) when OpenCL is unavailable; for ``'opencl'`` that raises.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        ``backend='opencl'`` and no usable device.
+    """
+    if backend == "numpy":
+        return None
+    try:
+        return get_runtime(device, profile)
+    except OpenCLUnavailable as exc:
+        if backend == "opencl":
+            raise
+        import warnings
+
+        warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=3)
+        return None
+
+
 def round_up(n: int, m: int) -> int:
     """Smallest multiple of ``m`` that is >= ``n``."""
     return ((int(n) + m - 1) // m) * m

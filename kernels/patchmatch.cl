@@ -52,6 +52,39 @@ inline uint ssd(__global const uchar4 *est, const int width, const int ty, const
     const int dy0 = max(-HALF, -(ty)), dy1 = min(HALF, height - 1 - (ty)); \
     const int dx0 = max(-HALF, -(tx)), dx1 = min(HALF, width - 1 - (tx));
 
+/* Copy target i's window (its in-image part) and its candidate list into private memory. */
+inline void load_target(__global const uchar4 *est, __global const int2 *nnf, __global const uint *cost,
+                        const int i, const int width, const int2 t,
+                        const int dy0, const int dy1, const int dx0, const int dx1,
+                        uchar4 *tw, int2 *nb, uint *nc)
+{
+    for (int dy = dy0; dy <= dy1; ++dy)
+        for (int dx = dx0; dx <= dx1; ++dx)
+            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
+    for (int k = 0; k < K; ++k) {
+        nb[k] = nnf[i * K + k];
+        nc[k] = cost[i * K + k];
+    }
+}
+
+/* Target i, its window's in-image range, and private copies of its window and list. */
+#define TARGET_STATE(i) \
+    const int2 t = targets[i]; \
+    WINDOW_RANGE(t.x, t.y) \
+    uchar4 tw[SIDE * SIDE]; \
+    int2 nb[K]; \
+    uint nc[K]; \
+    load_target(est, nnf, cost, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc);
+
+/* Store target i's candidate list. */
+inline void store_target(__global int2 *nnf, __global uint *cost, const int i, const int2 *nb, const uint *nc)
+{
+    for (int k = 0; k < K; ++k) {
+        nnf[i * K + k] = nb[k];
+        cost[i * K + k] = nc[k];
+    }
+}
+
 /* Whether the list already holds source c. */
 inline int listed(const int2 *nb, const uint *nc, const int2 c)
 {
@@ -100,18 +133,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
 {
     const int i = get_global_id(0);
     if (i >= n) return;
-    const int2 t = targets[i];
-    WINDOW_RANGE(t.x, t.y)
-    uchar4 tw[SIDE * SIDE];
-    for (int dy = dy0; dy <= dy1; ++dy)
-        for (int dx = dx0; dx <= dx1; ++dx)
-            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
-    int2 nb[K];
-    uint nc[K];
-    for (int k = 0; k < K; ++k) {
-        nb[k] = nnf[i * K + k];
-        nc[k] = cost[i * K + k];
-    }
+    TARGET_STATE(i)
     for (int j = 1; j <= 8; j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
@@ -135,10 +157,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         r /= 2;
         ++step;
     }
-    for (int k = 0; k < K; ++k) {
-        nnf[i * K + k] = nb[k];
-        cost[i * K + k] = nc[k];
-    }
+    store_target(nnf, cost, i, nb, nc);
     best_out[i] = nb[0];
 }
 
@@ -150,19 +169,9 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
 {
     const int i = get_global_id(0);
     if (i >= n) return;
-    const int2 t = targets[i];
-    WINDOW_RANGE(t.x, t.y)
-    uchar4 tw[SIDE * SIDE];
-    for (int dy = dy0; dy <= dy1; ++dy)
-        for (int dx = dx0; dx <= dx1; ++dx)
-            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
-    int2 nb[K];
-    uint nc[K];
-    for (int k = 0; k < K; ++k) {
-        nb[k] = nnf[i * K + k];
-        nc[k] = cost[i * K + k];
+    TARGET_STATE(i)
+    for (int k = 0; k < K; ++k)
         if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw);
-    }
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];
         const uint cv = nc[a];
@@ -175,9 +184,6 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
         nc[b] = cv;
         nb[b] = bv;
     }
-    for (int k = 0; k < K; ++k) {
-        nnf[i * K + k] = nb[k];
-        cost[i * K + k] = nc[k];
-    }
+    store_target(nnf, cost, i, nb, nc);
     best[i] = nb[0];
 }
