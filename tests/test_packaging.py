@@ -68,3 +68,14 @@ def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert "ssd.cl" in out.stdout and "native" in out.stdout
+
+
+def test_wheel_states_the_code_and_photo_licences(wheel):
+    zf = zipfile.ZipFile(wheel)
+    meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+    text = zf.read(meta).decode()
+    expression = re.search(r"^License-Expression: (.+)$", text, re.M).group(1)
+    assert "MIT" in expression and "CC-BY-SA-4.0" in expression and "CC-BY-4.0" in expression
+    licences = [n for n in zf.namelist() if "/licenses/" in n]
+    assert any(n.endswith("licenses/LICENSE") for n in licences)
+    assert any(n.endswith("licenses/datasets/SOURCES.md") for n in licences)
