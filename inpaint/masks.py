@@ -67,3 +67,267 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
             grown[:dy] |= row_hit[-dy:]
     out[y0:y1, x0:x1] = grown
     return out
+
+
+def select_region(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float,
+                  connectivity: int = 4, smooth: int = 0) -> np.ndarray:
+    """The region a tap selects: pixels of a colour like the tapped pixel's, connected to it.
+
+    A pixel is *similar* when none of its channels differs from the seed pixel's by more than
+    ``tolerance`` (``max_c |image[y, x, c] - image[seed][c]| <= tolerance``, the "magic wand"
+    rule of photo editors); the region is the set of similar pixels reachable from the seed
+    through similar pixels, stepping to the 4 (``connectivity=4``) or 8 neighbours.  With
+    ``smooth=r`` the colours compared are the means over ``(2r+1) x (2r+1)`` boxes (edge pixels
+    repeated at the border), so the noise and fine texture of a photo split the region less.
+
+    Pure numpy, so it runs on a phone: the similar pixels are cut into horizontal runs, and the
+    runs that touch are joined by a vectorised union-find.  The work starts in a window around
+    the seed and widens it only while the region reaches the window's edge, so selecting a
+    small object in a large photo costs about the object's size.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, C) or (H, W)
+        Any numeric type (uint8 photos in the app).
+    seed_yx : (row, col)
+        The tapped pixel; it is always selected.
+    tolerance : float
+        >= 0; 0 selects exactly the seed's colour.
+    connectivity : {4, 8}
+    smooth : int
+        Box radius of the colour means, >= 0 (0: the pixels themselves).
+
+    Returns
+    -------
+    ndarray of bool, (H, W)
+
+    Raises
+    ------
+    InputError
+        A seed outside the image, a negative tolerance or smoothing, or another connectivity.
+
+    Examples
+    --------
+    >>> img = np.zeros((3, 4, 3), np.uint8); img[:, 2] = 200
+    >>> select_region(img, (0, 0), 10).astype(int)
+    array([[1, 1, 0, 0],
+           [1, 1, 0, 0],
+           [1, 1, 0, 0]])
+    """
+    img = np.asarray(image)
+    if img.ndim == 2:
+        img = img[..., None]
+    if img.ndim != 3 or img.shape[0] == 0 or img.shape[1] == 0:
+        raise InputError(f"image must be (H, W) or (H, W, C), got shape {np.shape(image)}")
+    if connectivity not in (4, 8) or isinstance(connectivity, bool):
+        raise InputError(f"connectivity must be 4 or 8, got {connectivity!r}")
+    try:
+        tol = float(tolerance)
+    except (TypeError, ValueError):
+        tol = -1.0
+    if not tol >= 0:
+        raise InputError(f"the tolerance must be a number >= 0, got {tolerance!r}")
+    if isinstance(smooth, bool) or not isinstance(smooth, (int, np.integer)) or smooth < 0:
+        raise InputError(f"smooth must be an integer >= 0, got {smooth!r}")
+    h, w = img.shape[:2]
+    y, x = (int(v) for v in seed_yx)
+    if not (0 <= y < h and 0 <= x < w):
+        raise InputError(f"the tapped pixel (row {y}, column {x}) is outside the {w}x{h} image")
+    r = int(smooth)
+    limit = tol * (2 * r + 1) ** 2          # the tolerance on box sums
+    half = 64
+    while True:
+        y0, y1 = max(y - half, 0), min(y + half + 1, h)
+        x0, x1 = max(x - half, 0), min(x + half + 1, w)
+        similar = np.ones((y1 - y0, x1 - x0), bool)
+        for c in range(img.shape[2]):
+            values = _box_sums(img[..., c], y0, y1, x0, x1, r)
+            seed = values[y - y0, x - x0]
+            if np.issubdtype(values.dtype, np.integer):
+                # |v - s| <= limit  <=>  ceil(s - limit) <= v <= floor(s + limit), in the values'
+                # own type (no wide copy of the photo).
+                info = np.iinfo(values.dtype)
+                lo = max(int(np.ceil(float(seed) - limit)), info.min)
+                hi = min(int(np.floor(float(seed) + limit)), info.max)
+                similar &= values >= values.dtype.type(lo)
+                similar &= values <= values.dtype.type(hi)
+            else:
+                similar &= np.abs(values - seed) <= limit
+        region = _component(similar, (y - y0, x - x0), connectivity)
+        # A region that does not reach the window's inner edges is the whole region: a path
+        # leaving the window would cross an edge pixel.
+        reaches = ((y0 > 0 and region[0].any()) or (y1 < h and region[-1].any())
+                   or (x0 > 0 and region[:, 0].any()) or (x1 < w and region[:, -1].any()))
+        if not reaches:
+            out = np.zeros((h, w), bool)
+            out[y0:y1, x0:x1] = region
+            return out
+        half *= 3
+
+
+def _box_sums(channel: np.ndarray, y0: int, y1: int, x0: int, x1: int, r: int) -> np.ndarray:
+    """Sums of ``channel`` over ``(2r+1)``-square boxes centred on the pixels of a window.
+
+    Pixels beyond the image repeat its edge.  Integer channels are summed exactly, in a type
+    wide enough for the sums; ``r = 0`` gives the window itself.
+    """
+    if r == 0:
+        return channel[y0:y1, x0:x1]
+    h, w = channel.shape
+    ya, yb, xa, xb = max(y0 - r, 0), min(y1 + r, h), max(x0 - r, 0), min(x1 + r, w)
+    sub = channel[ya:yb, xa:xb]
+    if np.issubdtype(sub.dtype, np.integer):
+        k2 = (2 * r + 1) ** 2
+        info = np.iinfo(sub.dtype)
+        wide = next(t for t in (np.int16, np.int32, np.int64)
+                    if info.max * k2 <= np.iinfo(t).max and info.min * k2 >= np.iinfo(t).min)
+        sub = sub.astype(wide)
+    else:
+        sub = sub.astype(np.float64)
+    sub = np.pad(sub, ((r - (y0 - ya), r - (yb - y1)), (r - (x0 - xa), r - (xb - x1))), mode="edge")
+    rows = sub[0:y1 - y0].copy()
+    for d in range(1, 2 * r + 1):
+        rows += sub[d:d + y1 - y0]
+    out = rows[:, 0:x1 - x0].copy()
+    for d in range(1, 2 * r + 1):
+        out += rows[:, d:d + x1 - x0]
+    return out
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The integers of every range ``lo[i] <= k < hi[i]``, concatenated."""
+    counts = np.maximum(hi - lo, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    firsts = np.cumsum(counts) - counts
+    return np.repeat(lo - firsts, counts) + np.arange(total)
+
+
+def _component(cand: np.ndarray, seed: "tuple[int, int]", connectivity: int) -> np.ndarray:
+    """The connected component of ``cand`` holding ``seed`` (which must be in ``cand``).
+
+    The candidate pixels are cut into horizontal runs ``[a, b)`` per row; the runs of one row
+    and the next touch when their columns overlap (4-connectivity) or meet diagonally
+    (8-connectivity).  Runs are sorted by row, then column, so keys ``row * (W + 2) + column``
+    find each run's touching runs in the next row as one contiguous index range.
+    """
+    h, w = cand.shape
+    pad = np.zeros((h, w + 2), np.int8)
+    pad[:, 1:-1] = cand
+    step = np.diff(pad, axis=1)                  # (h, w + 1): +1 where a run starts, -1 after it ends
+    rows, starts = np.nonzero(step == 1)
+    _, ends = np.nonzero(step == -1)
+    k = w + 2
+    rows = rows.astype(np.int64)
+    s_key = rows * k + starts
+    e_key = rows * k + ends
+    d = 1 if connectivity == 8 else 0
+    # Run j of the next row touches run i when start_j < end_i + d and end_j > start_i - d.
+    lo = np.searchsorted(e_key, (rows + 1) * k + starts - d, side="right")
+    hi = np.searchsorted(s_key, (rows + 1) * k + ends + d, side="left")
+    n = len(rows)
+    u = np.repeat(np.arange(n), np.maximum(hi - lo, 0))
+    v = _ranges(lo, hi)
+    # Union-find over the run graph, vectorised: hook the larger root of every edge that joins
+    # two trees under the smaller one, then jump pointers until each run points at its root;
+    # repeat until no edge joins two roots.  Where several edges hook the same root, any one
+    # write may win: each points to a smaller index, so no cycle can form, and every round
+    # joins at least one pair of trees.
+    parent = np.arange(n)
+    while True:
+        pu, pv = parent[u], parent[v]
+        split = pu != pv
+        if not split.any():
+            break
+        pu, pv, u, v = pu[split], pv[split], u[split], v[split]
+        parent[np.maximum(pu, pv)] = np.minimum(pu, pv)
+        while True:
+            jumped = parent[parent]
+            if np.array_equal(jumped, parent):
+                break
+            parent = jumped
+    sy, sx = seed
+    first = int(np.searchsorted(s_key, sy * k + sx, side="right")) - 1
+    seen = parent == parent[first]
+    edges = np.zeros((h, w + 1), np.int8)
+    edges[rows[seen], starts[seen]] = 1
+    edges[rows[seen], ends[seen]] = -1
+    return np.cumsum(edges, axis=1, dtype=np.int8)[:, :w] > 0
+
+
+def grabcut_available() -> bool:
+    """Whether :func:`refine_grabcut` can run (it needs OpenCV, an optional dependency)."""
+    import importlib.util
+
+    return importlib.util.find_spec("cv2") is not None
+
+
+def refine_grabcut(image: np.ndarray, region: np.ndarray, *, margin: float = 0.25,
+                   iterations: int = 4) -> np.ndarray:
+    """A selection completed to the object's edges by OpenCV's GrabCut (a colour-model graph cut).
+
+    ``region`` (e.g. taps of :func:`select_region`) is taken as certainly the object, the rest
+    of its bounding box grown by ``margin`` times its size on each side as probably background,
+    and a band around that box as certainly background; GrabCut then adds the pixels of the box
+    that its colour models and the image's edges give to the object.  The result always holds
+    ``region``.  Measured on the bundled cases (docs/APP.md), it raises the mean IoU of three
+    taps' selection with the object from 0.59 to 0.80.
+
+    Raises
+    ------
+    ImportError
+        OpenCV (``cv2``) is not installed (see :func:`grabcut_available`).
+    """
+    import cv2
+
+    region = np.asarray(region, bool)
+    img = np.ascontiguousarray(np.asarray(image, np.uint8)[..., :3])
+    if not region.any():
+        return region.copy()
+    h, w = region.shape
+    rows = np.flatnonzero(region.any(axis=1))
+    cols = np.flatnonzero(region.any(axis=0))
+    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
+    gy, gx = max(int(margin * bh), 4), max(int(margin * bw), 4)
+    # The crop: the grown box plus a band of certain background as wide again.
+    y0, y1 = max(int(rows[0]) - 2 * gy, 0), min(int(rows[-1]) + 2 * gy + 1, h)
+    x0, x1 = max(int(cols[0]) - 2 * gx, 0), min(int(cols[-1]) + 2 * gx + 1, w)
+    labels = np.full((y1 - y0, x1 - x0), cv2.GC_BGD, np.uint8)
+    by0, by1 = max(int(rows[0]) - gy, 0) - y0, min(int(rows[-1]) + gy + 1, h) - y0
+    bx0, bx1 = max(int(cols[0]) - gx, 0) - x0, min(int(cols[-1]) + gx + 1, w) - x0
+    labels[by0:by1, bx0:bx1] = cv2.GC_PR_BGD
+    labels[region[y0:y1, x0:x1]] = cv2.GC_FGD
+    if (labels == cv2.GC_BGD).sum() < 16 or (labels == cv2.GC_PR_BGD).sum() == 0:
+        return region.copy()   # no background to learn from, or nothing left to decide
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.grabCut(img[y0:y1, x0:x1], labels, None, bgd, fgd, int(iterations), cv2.GC_INIT_WITH_MASK)
+    out = region.copy()
+    out[y0:y1, x0:x1] |= (labels == cv2.GC_FGD) | (labels == cv2.GC_PR_FGD)
+    return out
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with its holes filled: every unmasked pixel not connected (4-neighbours) to the
+    image's border joins it.
+
+    A colour selection of a textured object leaves specks of other colours inside it; those
+    are part of the object.
+
+    >>> m = np.ones((3, 3), bool); m[1, 1] = False
+    >>> bool(fill_holes(m).all())
+    True
+    """
+    mask = np.asarray(mask, bool)
+    out = mask.copy()
+    if not mask.any():
+        return out
+    # Holes lie inside the mask's bounding box, and everything around the box reaches the border.
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+    outside = np.ones((y1 - y0 + 2, x1 - x0 + 2), bool)
+    outside[1:-1, 1:-1] = ~mask[y0:y1, x0:x1]
+    reach = _component(outside, (0, 0), 4)
+    out[y0:y1, x0:x1] = ~reach[1:-1, 1:-1]
+    return out
