@@ -1,44 +1,200 @@
-"""Start the touch app: ``python -m mobile_ui [IMAGE] [--mask MASK] [--case NAME]``."""
+"""Start the touch app: ``inpaint-app``, ``inpaint app`` or ``python -m mobile_ui``.
+
+The three launchers share one parser (:func:`build_parser`), so they take the same options.
+Nothing here imports Kivy until the app really starts: ``--help``, a bad option and a missing
+display are answered at once, with one line and an exit status.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
+from typing import Sequence
+
+PROG = "inpaint-app"
+#: Exit status when no window can be opened (no display, or Kivy has no working window provider).
+EXIT_NO_WINDOW = 1
+#: Exit status when Kivy is not installed (as for bad options: the installation must change).
+EXIT_NO_KIVY = 2
+KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
+
+_MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
+              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="inpaint-app",
-        description="Paint over an object with a finger or the mouse, tap Remove, keep editing.")
-    p.add_argument("image", nargs="?", help="photo to open (default: the last one, or a bundled sample)")
-    p.add_argument("--mask", help="mask image to start from (non-zero pixels = remove)")
-    p.add_argument("--case", help="open a bundled dataset case, e.g. walkingman")
-    p.add_argument("--backend", choices=("auto", "opencl", "numpy"), help="pipeline backend for this session")
-    p.add_argument("--size", metavar="WxH", help="desktop window size, e.g. 1280x800 or 720x1280")
-    p.add_argument("--state-dir", help="where settings are kept (default: the platform's app data folder)")
-    return p
+def mask_rule() -> str:
+    """The mask rule, as the command states it (:data:`inpaint.imageio.MASK_RULE` where it exists)."""
+    try:
+        from inpaint.imageio import MASK_RULE
+    except ImportError:
+        return _MASK_RULE
+    return MASK_RULE
 
 
-def main(argv: "list[str] | None" = None) -> int:
-    """Run the app; returns the process exit status."""
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    # Kivy reads these when imported: it must not parse our arguments, nor spam the console.
-    os.environ.setdefault("KIVY_NO_ARGS", "1")
-    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+def _window_size(text: str) -> "tuple[int, int]":
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like 1280x800, got {text!r}") from None
+    if w < 64 or h < 64 or w > 16384 or h > 16384:
+        raise argparse.ArgumentTypeError(f"each side must be from 64 to 16384 pixels, got {text!r}")
+    return w, h
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The app's options, stated once: ``inpaint-app`` and ``inpaint app`` both take these."""
+    parser.add_argument("image", nargs="?",
+                        help="photo to open (default: the last one opened, else the bundled walkingman case)")
+    parser.add_argument("--mask", metavar="MASK",
+                        help="mask image of the photo's size to start from. " + mask_rule())
+    parser.add_argument("--case", metavar="NAME", help="open a bundled dataset case, e.g. walkingman or river")
+    parser.add_argument("--backend", choices=("auto", "opencl", "numpy"),
+                        help="fill backend for this session (not saved; the Settings screen changes it for good)")
+    parser.add_argument("--size", metavar="WxH", type=_window_size,
+                        help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone")
+    parser.add_argument("--state-dir", metavar="DIR",
+                        help="folder for the app's settings, created if missing (default: the platform's "
+                             "per-user app folder, e.g. ~/.config/inpaint)")
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The app's argument parser (``prog`` names it in messages: ``inpaint-app`` or ``inpaint app``)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="The touch app: paint over an object (or tap it with Select), tap Remove, keep editing. "
+                    "Needs a display and Kivy (pip install 'inpaint[app]').",
+        epilog=mask_rule() + " The same app starts as 'inpaint-app', 'inpaint app' and 'python -m mobile_ui'.")
+    add_arguments(parser)
+    return parser
+
+
+def x11_reachable(display: str) -> "bool | None":
+    """Whether an X server answers on ``display`` (Xlib's ``XOpenDisplay``); ``None`` when Xlib
+    is not installed, so nothing can be said."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("X11")
+    if not name:
+        return None
+    try:
+        xlib = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    handle = xlib.XOpenDisplay(display.encode())
+    if not handle:
+        return False
+    xlib.XCloseDisplay(handle)
+    return True
+
+
+def _wayland_socket(env: "dict[str, str]") -> bool:
+    name = env.get("WAYLAND_DISPLAY", "")
+    path = name if os.path.isabs(name) else os.path.join(env.get("XDG_RUNTIME_DIR", ""), name)
+    return bool(name) and os.path.exists(path)
+
+
+def display_problem(environ: "dict[str, str] | None" = None, platform: str | None = None,
+                    prog: str = PROG, x11_probe=x11_reachable) -> str | None:
+    """Why no window can open here, or ``None``.
+
+    On Linux and BSD desktops a window needs an X11 (``DISPLAY``) or Wayland
+    (``WAYLAND_DISPLAY``) display that answers; without one SDL quietly falls back to an
+    off-screen window, and the app would run unseen.  ``SDL_VIDEODRIVER`` set on purpose (e.g.
+    ``kmsdrm``) is trusted.  Android, macOS and Windows always have a display.
+    """
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if not (plat.startswith("linux") or "bsd" in plat):
+        return None
+    if "ANDROID_ARGUMENT" in env or "ANDROID_PRIVATE" in env or env.get("SDL_VIDEODRIVER"):
+        return None
+    if env.get("WAYLAND_DISPLAY") and _wayland_socket(env):
+        return None
+    display = env.get("DISPLAY")
+    if display:
+        if x11_probe(display) is not False:
+            return None
+        return (f"cannot open the app's window: no X server answers on DISPLAY={display}; start one, or "
+                f"run under a virtual display: xvfb-run -a {prog}")
+    if env.get("WAYLAND_DISPLAY"):
+        return (f"cannot open the app's window: no Wayland compositor at WAYLAND_DISPLAY="
+                f"{env['WAYLAND_DISPLAY']}; run it in a desktop session, or: xvfb-run -a {prog}")
+    return ("no display to open the app's window on (DISPLAY and WAYLAND_DISPLAY are unset); run it in a "
+            f"desktop session, or under a virtual display: xvfb-run -a {prog}")
+
+
+class _QuietMissingMtdev(logging.Filter):
+    """Kivy logs an ERROR with a traceback at start on Linux machines without ``libmtdev.so.1``
+    (the mtdev multitouch library), though nothing is wrong: the mouse, and touch screens through
+    SDL, still work.  This filter turns that record into one INFO line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = str(record.msg)
+        if record.levelno >= logging.ERROR and msg.startswith("Input: MTDev is not supported"):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg = ("Input: libmtdev is not installed, so Linux multitouch devices are not read "
+                          "through mtdev (mouse and SDL touch input work)")
+            record.args, record.exc_info, record.exc_text = (), None, None
+        return True
+
+
+def configure_kivy(size: "tuple[int, int] | None" = None) -> None:
+    """Set Kivy up for the app; call before anything imports ``kivy.core`` or ``kivy.app``.
+
+    Kivy must not parse our arguments (``KIVY_NO_ARGS``) nor talk on the console
+    (``KIVY_NO_CONSOLELOG``; its log is in ``~/.kivy/logs``), nor take over ``sys.stderr``
+    (``KIVY_LOG_MODE=MIXED``).  ``KIVY_NO_CONFIG`` keeps it from reading and writing
+    ``~/.kivy/config.ini``: the app's settings are its own, and a fresh home no longer logs
+    "Older configuration version detected".  Each can be overridden from the environment.
+    """
+    for key, value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_LOG_MODE", "MIXED"),
+                       ("KIVY_NO_CONFIG", "1")):
+        os.environ.setdefault(key, value)
     from kivy.config import Config
+    from kivy.logger import Logger
 
-    Config.set("kivy", "exit_on_escape", "0")           # Esc/back closes popups, not the app
-    Config.set("input", "mouse", "mouse,disable_multitouch")   # right click pans, no red dots
-    if args.size:
-        try:
-            w, h = (int(v) for v in args.size.lower().split("x"))
-        except ValueError:
-            print(f"inpaint-app: --size must look like 1280x800, got {args.size!r}", file=sys.stderr)
-            return 2
-        Config.set("graphics", "width", str(w))
-        Config.set("graphics", "height", str(h))
+    if not any(isinstance(f, _QuietMissingMtdev) for f in Logger.filters):
+        Logger.addFilter(_QuietMissingMtdev())
+    Config.set("kivy", "exit_on_escape", "0")                   # Esc/back closes popups, not the app
+    Config.set("input", "mouse", "mouse,disable_multitouch")    # right click pans, no red dots
+    if size is not None:
+        Config.set("graphics", "width", str(size[0]))
+        Config.set("graphics", "height", str(size[1]))
 
+
+def kivy_installed() -> bool:
+    """Whether Kivy can be imported (looked up without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("kivy") is not None
+
+
+def _fail(prog: str, message: str, status: int = EXIT_NO_WINDOW, stream=None) -> int:
+    print(f"{prog}: error: {message}", file=stream or sys.stderr)
+    return status
+
+
+def run(args: argparse.Namespace, prog: str = PROG) -> int:
+    """Start the app with options parsed by :func:`build_parser`; returns the exit status."""
+    if not kivy_installed():
+        return _fail(prog, KIVY_HINT, EXIT_NO_KIVY)
+    problem = display_problem(prog=prog)
+    if problem:
+        return _fail(prog, problem)
+    configure_kivy(args.size)
+    from kivy.core.window import Window
+
+    if Window is None:
+        from kivy import kivy_home_dir
+        return _fail(prog, "could not open a window: Kivy found no working window provider "
+                           f"(its log is in {os.path.join(kivy_home_dir, 'logs')})",
+                     stream=sys.__stderr__)   # (in case Kivy took sys.stderr over)
     from .app import InpaintApp
 
     overrides = {"backend": args.backend} if args.backend else {}
@@ -46,6 +202,13 @@ def main(argv: "list[str] | None" = None) -> int:
                      state_dir=args.state_dir, overrides=overrides)
     app.run()
     return 0
+
+
+def main(argv: "Sequence[str] | None" = None, prog: str = PROG) -> int:
+    """Run the app; returns the process exit status (0; 1 without a window; 2 for bad options, or
+    without Kivy)."""
+    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
+    return run(args, prog)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from inpaint import stages_cl
 from inpaint.errors import InputError
 from inpaint.pipeline import inpaint
 from inpaint.profiles import ProfileError, available_profiles, load_profile
-from inpaint.stages import NAMES as STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = available_profiles()

@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench startup")
           "interleaved, after one warm-up run each.\n")
     print(md_table(["command", "median", "min", "above the floor (medians)", "first run, empty kernel caches"],
                    rows, "lrrrr"))
-    print(f"\nThe floor: `python -c` importing numpy, pyopencl and Pillow and creating an OpenCL context.")
+    print("\nThe floor: `python -c` importing numpy, pyopencl and Pillow and creating an OpenCL context.")
     if args.json:
         Path(args.json).write_text(json.dumps({"times_s": times, "cold_s": cold, "floor_s": floor,
                                                "machine": cpu_name()}, indent=1))
