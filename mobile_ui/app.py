@@ -24,19 +24,16 @@ from kivy.factory import Factory
 from kivy.logger import Logger
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+                             OptionProperty, StringProperty)
 from kivy.uix.layout import Layout
 from kivy.utils import platform
 
-from inpaint.methods import DEFAULT_METHOD, DEFAULTS
-
-from . import devices, popups, samples, storage  # noqa: F401 - popups registers the kv classes
+from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
 from .editor import ImageEditor
 from .history import History, Snapshot, frozen
-from .worker import Cancelled, Worker, run_inpaint
+from .worker import Worker, run_inpaint
 
 KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
-SETTINGS_KEYS = ("alpha", "patch", "backend", "device", "profile")
 
 
 class Shell(Layout):
@@ -94,12 +91,17 @@ class InpaintApp(App):
     has_seam = BooleanProperty(False)
     popup_open = BooleanProperty(False)
 
-    alpha = StringProperty(str(DEFAULTS[DEFAULT_METHOD]["alpha"]))
-    patch = StringProperty(str(DEFAULTS[DEFAULT_METHOD]["patch"]))
+    alpha = StringProperty(settings.defaults()["alpha"])
+    patch = StringProperty(settings.defaults()["patch"])
     backend = StringProperty("auto")
     device = StringProperty("auto")
     profile = StringProperty("native")
     device_choices = ListProperty([])
+
+    grow = NumericProperty(0)                         # Grow slider: pixels Remove adds around the mask
+    tolerance = NumericProperty(masktools.DEFAULT_TOLERANCE)   # Select: colour tolerance
+    select_mode = OptionProperty("add", options=["add", "subtract"])
+    can_refine = BooleanProperty(False)               # GrabCut (OpenCV) is installed
 
     def __init__(self, image_path: str | None = None, mask_path: str | None = None,
                  case: str | None = None, state_dir: str | None = None,
@@ -122,7 +124,8 @@ class InpaintApp(App):
         self.last_wall_seconds = 0.0
         self._token = 0
         self._popup = None
-        self._settings: dict = {}
+        self._settings: dict = {}           # other saved state: last photo and folder
+        self._saved: dict = {}              # the settings file's changed settings
         self._error_handler = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -133,20 +136,38 @@ class InpaintApp(App):
         self._state_dir.mkdir(parents=True, exist_ok=True)
         return self._state_dir
 
+    def _get_user_data_dir(self):
+        # Kivy's own creates only the last folder (no ~/.config on a fresh home: settings lost).
+        if platform in ("android", "ios"):  # pragma: no cover - phones
+            return super()._get_user_data_dir()
+        if platform == "win":  # pragma: no cover
+            base = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
+        elif platform == "macosx":  # pragma: no cover
+            base = str(Path.home() / "Library" / "Application Support")
+        else:
+            base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        folder = Path(base).expanduser() / self.name
+        folder.mkdir(parents=True, exist_ok=True)
+        return str(folder)
+
     def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
         # Never write an .ini beside the code: Kivy's own config goes with our state.
         return str(self.state_dir / "kivy-app.ini")
 
     def build(self):
         self.has_seam = devices.seam_available()
+        self.can_refine = masktools.grabcut_available()
         self.worker = Worker()
         self._load_settings()
         for key, value in self._overrides.items():
-            setattr(self, key, str(value))
+            setattr(self, key, int(value) if key in settings.NUMBERS else str(value))
         root = Factory.Shell()
         self.editor: ImageEditor = root.editor
+        self.editor.grow_px = int(self.grow)
+        self.bind(grow=self._on_grow)
         self.editor.bind(on_stroke_start=self._on_stroke_start, on_stroke_end=self._on_stroke_end,
-                         on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info)
+                         on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info,
+                         on_tap=self._on_tap)
         Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
                     on_drop_file=self._on_drop_file)
         return root
@@ -199,25 +220,27 @@ class InpaintApp(App):
     def _load_settings(self):
         try:
             data = json.loads(self._settings_path().read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                data = {}
         except (OSError, ValueError):
             data = {}
-        self._settings = data
-        for key in SETTINGS_KEYS:
-            if isinstance(data.get(key), str):
-                setattr(self, key, data[key])
+        self._saved, self._settings = settings.read(data)
+        defaults = settings.defaults()
+        for key in settings.KEYS:
+            setattr(self, key, self._saved.get(key, defaults[key]))
+
+    def settings_to_save(self) -> dict:
+        """The settings the user changed from their defaults (see :mod:`mobile_ui.settings`)."""
+        return settings.to_save({k: getattr(self, k) for k in settings.KEYS}, self._saved, self._overrides)
 
     def _save_settings(self):
-        data = dict(self._settings)
-        data.update({k: getattr(self, k) for k in SETTINGS_KEYS})
+        state = dict(self._settings)
         if self.photo is not None and self.photo.path is not None:
-            data["last_image"] = str(self.photo.path)
-            data["last_dir"] = str(self.photo.path.parent)
+            state["last_image"] = str(self.photo.path)
+            state["last_dir"] = str(self.photo.path.parent)
         try:
-            tmp = self._settings_path().with_suffix(".json.part")
-            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            os.replace(tmp, self._settings_path())
+            path = self._settings_path()
+            tmp = path.with_suffix(".json.part")
+            tmp.write_text(json.dumps(settings.document(self.settings_to_save(), state), indent=1), encoding="utf-8")
+            os.replace(tmp, path)
         except OSError as exc:
             Logger.warning(f"Inpaint: settings not saved: {exc}")
 
@@ -273,7 +296,7 @@ class InpaintApp(App):
 
     def open_path(self, path: str, mask_path: str | None = None) -> None:
         photo = storage.load_image(path)
-        mask = storage.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
+        mask = masktools.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
         self.set_document(photo.pixels, mask, Path(path).name, photo)
         self._save_settings()
 
@@ -338,6 +361,137 @@ class InpaintApp(App):
 
     def set_tool(self, tool: str):
         self.editor.tool = tool
+        if tool == "select":
+            self.status = (f"Tap the object to {self.select_mode} a region of similar colour "
+                           f"(tolerance {int(self.tolerance)}); drag to pan.")
+
+    # -- mask tools ---------------------------------------------------------------------
+    def _mask_changed(self, before: Snapshot) -> bool:
+        """Record ``before`` in the history if the masks changed; redraw.  Returns whether they did."""
+        changed = not np.array_equal(before.mask, self.editor.mask)
+        if changed:
+            self.history.push(before)
+        self.editor.refresh_mask()
+        self._history_changed()
+        self._update_info()
+        return changed
+
+    def _on_grow(self, *_args):
+        self.editor.grow_px = int(self.grow)
+        self._update_info()
+
+    def removal_mask(self) -> np.ndarray:
+        """The mask Remove fills: the painted mask grown by the Grow setting."""
+        radius = int(self.grow)
+        return masktools.grow(self.editor.mask, radius) if radius > 0 else self.editor.mask.copy()
+
+    def _on_tap(self, _editor, row, col):
+        self.select_at(row, col)
+
+    def select_at(self, row: int, col: int) -> int:
+        """Add (or subtract, by :attr:`select_mode`) the region of similar colour around pixel
+        ``(row, col)``; returns how many mask pixels changed."""
+        if self.busy or self.image is None:
+            return 0
+        before = self.snapshot("select")
+        region = masktools.tap_select(self.image, (row, col), int(self.tolerance))
+        mask = self.editor.mask
+        old = int(mask.sum())
+        if self.select_mode == "add":
+            mask |= region
+        else:
+            mask &= ~region
+        self._mask_changed(before)
+        n = abs(int(mask.sum()) - old)
+        verb = "Added" if self.select_mode == "add" else "Removed"
+        self.status = (f"{verb} {n} px of a {int(region.sum())}-px region (tolerance {int(self.tolerance)}). "
+                       + ("Tap again to add more" if self.select_mode == "add" else "Tap again to take more away")
+                       + (", or Refine the edges." if self.can_refine and self.select_mode == "add" else "."))
+        return n
+
+    def toggle_select_mode(self):
+        self.select_mode = "subtract" if self.select_mode == "add" else "add"
+
+    def invert_mask(self):
+        """Everything not marked becomes marked, and the other way round."""
+        if self.busy or self.editor.mask is None:
+            return
+        before = self.snapshot("invert")
+        np.logical_not(self.editor.mask, out=self.editor.mask)
+        self._mask_changed(before)
+        self.status = "Mask inverted."
+
+    def refine_mask(self):
+        """Complete the mask to the object's edges with GrabCut, on the worker (needs OpenCV)."""
+        if self.busy or self.image is None:
+            return
+        if not self.can_refine:
+            self.show_message("Refine", "Refining needs OpenCV: pip install opencv-python-headless")
+            return
+        if not self.editor.mask.any():
+            self.show_message("Nothing to refine", "Select or paint part of the object first.")
+            return
+        before = self.snapshot("refine")
+        image, mask = self.image, self.editor.mask.copy()
+        self._begin_job("Refining the selection…")
+        token = self._token
+        self.job = self.worker.submit(lambda job: masktools.refine(image, mask),
+                                      on_done=partial(self._refine_done, token, before),
+                                      on_error=partial(self._job_error, token, "Refine failed"),
+                                      on_cancel=partial(self._job_cancelled, token))
+
+    @mainthread
+    def _refine_done(self, token, before, refined):
+        if token != self._token:
+            return
+        self._finish_job()
+        added = int(refined.sum()) - int(self.editor.mask.sum())
+        self.editor.mask[...] = refined
+        self._mask_changed(before)
+        self.status = f"Refined: {added} px added along the object's edges."
+
+    def import_mask(self, path: str) -> bool:
+        """Replace the mask with a mask file (the command's rule: > 127, or opaque, marks the object)."""
+        if self.busy or self.image is None:
+            return False
+        try:
+            mask = masktools.load_mask(path, self.image.shape[:2])
+        except (OSError, ValueError) as exc:
+            self.show_message("Cannot use that mask", str(exc))
+            return False
+        before = self.snapshot("import mask")
+        self.editor.mask[...] = mask
+        self._mask_changed(before)
+        self.status = f"Mask from {Path(path).name}: {int(mask.sum())} px."
+        return True
+
+    def suggested_mask_path(self) -> str:
+        orig = self.photo.path if self.photo is not None else None
+        if orig is not None:
+            folder = orig.parent if os.access(orig.parent, os.W_OK) else Path(self.default_folder())
+            stem = orig.stem
+        else:
+            folder, stem = Path(self.default_folder()), self.doc_name or "photo"
+        candidate, n = folder / f"{stem}_mask.png", 2
+        while candidate.exists():
+            candidate, n = folder / f"{stem}_mask-{n}.png", n + 1
+        return str(candidate)
+
+    def export_mask(self, path: str, overwrite: bool = False) -> Path | None:
+        """Save the mask as an 8-bit PNG, 255 on the object (``inpaint IMAGE --mask FILE`` reads it back)."""
+        if self.editor.mask is None:
+            return None
+        orig = self.photo.path if self.photo is not None else None
+        try:
+            if orig is not None and not overwrite and Path(path).expanduser().resolve() == orig.resolve():
+                raise FileExistsError(f"{Path(path).name} is the original photo; choose another name")
+            written = masktools.save_mask(self.editor.mask, path, overwrite=overwrite)
+        except (OSError, ValueError) as exc:
+            self.show_message("Mask not saved", str(exc))
+            return None
+        grow_note = f" Remove grows it by {int(self.grow)} px (the command: --grow {int(self.grow)})." if self.grow else ""
+        self.status = f"Saved the mask to {written}.{grow_note}"
+        return written
 
     def change_brush(self, factor: float):
         slider_min, slider_max = dp(4), dp(160)
@@ -351,31 +505,36 @@ class InpaintApp(App):
             return
         h, w = self.image.shape[:2]
         n = int(self.editor.mask.sum())
-        self.info = f"{w}x{h} · mask {n} px · zoom {self.editor.zoom * 100:.0f}%"
+        grown = f" + grow {int(self.grow)} px" if self.grow else ""
+        self.info = f"{w}x{h} · mask {n} px{grown} · zoom {self.editor.zoom * 100:.0f}%"
 
     # -- remove (inpainting on the worker) -----------------------------------------------
+    def _begin_job(self, status: str) -> None:
+        self._token += 1
+        self.busy = True
+        self.progress = 0.0
+        self.editor.painting_enabled = False
+        self.editor.show_original = False
+        self.status = status
+
     def remove(self):
         if self.busy or self.image is None:
             return
-        mask = self.editor.mask
-        if not mask.any():
-            self.show_message("Nothing to remove", "Paint over the object you want to remove first.")
+        if not self.editor.mask.any():
+            self.show_message("Nothing to remove", "Paint over the object you want to remove first "
+                                                   "(or tap it with Select).")
             return
         try:
             params = self.run_params()
         except ValueError as exc:
             self.show_message("Check the settings", str(exc))
             return
+        mask = self.removal_mask()
         before = self.snapshot("remove")
-        self._token += 1
+        self._begin_job("Removing…")
         token = self._token
-        self.busy = True
-        self.progress = 0.0
-        self.editor.painting_enabled = False
-        self.editor.show_original = False
         self.editor._overlay_color.a = 0      # let the live fill show through
-        self.status = "Removing…"
-        fn = partial(run_inpaint, image=self.image, mask=mask.copy(), params=params,
+        fn = partial(run_inpaint, image=self.image, mask=mask, params=params,
                      on_progress=partial(self._job_progress, token), factory=self.engine)
         self.job = self.worker.submit(
             fn, on_done=partial(self._remove_done, token, before),
@@ -461,12 +620,8 @@ class InpaintApp(App):
             params = self.run_params()
             opts.update(device=params.get("device"), profile=params.get("profile"))
         before = self.snapshot("resize")
-        self._token += 1
+        self._begin_job(f"Resizing to {width}x{height}…")
         token = self._token
-        self.busy = True
-        self.progress = 0.0
-        self.editor.painting_enabled = False
-        self.status = f"Resizing to {width}x{height}…"
         image = self.image
 
         def job_fn(job):
@@ -575,12 +730,19 @@ class InpaintApp(App):
         popup.ids.cases.values = samples.case_names() or ["demo"]
         return self._show(popup)
 
-    def show_save(self):
+    def show_save(self, what: str = "photo"):
         if self.image is None:
             return None
         popup = Factory.SavePopup()
-        popup.ids.path.text = self.suggested_save_path()
+        popup.what = what
+        popup.refresh_path()
         return self._show(popup)
+
+    def save_from_popup(self, popup) -> "Path | None":
+        path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
+        if popup.what == "mask":
+            return self.export_mask(path, overwrite)
+        return self.save_to(path, overwrite)
 
     def show_settings(self):
         choices, why = devices.list_devices()
@@ -652,8 +814,10 @@ class InpaintApp(App):
             self.show_save()
         elif ctrl and codepoint == "o":
             self.show_open()
-        elif not ctrl and codepoint in ("b", "e", "m"):
-            self.set_tool({"b": "brush", "e": "eraser", "m": "move"}[codepoint])
+        elif not ctrl and codepoint in ("b", "e", "m", "s"):
+            self.set_tool({"b": "brush", "e": "eraser", "m": "move", "s": "select"}[codepoint])
+        elif not ctrl and codepoint == "i":
+            self.invert_mask()
         elif not ctrl and codepoint == "f":
             self.editor.fit()
         elif key == 13 and not ctrl:

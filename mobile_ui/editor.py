@@ -5,6 +5,8 @@ Touch handling (Kivy's grab protocol):
 * one finger (or the left mouse button) paints with the brush or the eraser, or pans
   with the Move tool; strokes are interpolated between touch events by
   :func:`~mobile_ui.geometry.stamp_segment`;
+* with the Select tool a tap (a touch that hardly moves) reports the pixel under it
+  (``on_tap``), and a drag pans;
 * two fingers pinch-zoom and pan; a stroke that a second finger interrupts is undone;
 * the mouse wheel zooms about the pointer; the right or middle button pans.
 
@@ -21,12 +23,16 @@ from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, OptionProperty
-from kivy.uix.widget import Widget
+from kivy.uix.stencilview import StencilView
+
+from inpaint.masks import grow
 
 from .geometry import View, overlay, rgba, stamp_segment
 
 MASK_RGBA = (255, 40, 60, 140)     # object to remove: translucent red
+GROW_RGBA = (255, 200, 40, 150)    # what Grow adds to it: translucent amber
 KEEP_RGBA = (40, 220, 90, 120)     # protected from seam carving: translucent green
+TAP_SLOP = 12                      # dp a Select tap may move and still be a tap
 WHEEL_STEP = 1.15
 MAX_ZOOM = 32.0                   # widget pixels per image pixel
 
@@ -39,17 +45,21 @@ def _texture(h: int, w: int) -> Texture:
     return tex
 
 
-class ImageEditor(Widget):
-    """Shows ``image`` with ``mask`` (and ``keep``) overlaid; paints into the masks in place."""
+class ImageEditor(StencilView):
+    """Shows ``image`` with ``mask`` (and ``keep``) overlaid; paints into the masks in place.
 
-    tool = OptionProperty("brush", options=["brush", "eraser", "protect", "move"])
+    A stencil view: a zoomed image is clipped to the editor, not drawn under the side panel.
+    """
+
+    tool = OptionProperty("brush", options=["brush", "eraser", "protect", "move", "select"])
+    grow_px = NumericProperty(0)                # Grow preview: the mask dilated by this many image pixels
     brush_size = NumericProperty(dp(36))        # brush diameter in widget pixels
     painting_enabled = BooleanProperty(True)
     show_original = BooleanProperty(False)
     zoom = NumericProperty(1.0)                 # view scale relative to fit-to-screen
     view = ObjectProperty(None, allownone=True)
 
-    __events__ = ("on_stroke_start", "on_stroke_end", "on_stroke_cancel", "on_view_changed")
+    __events__ = ("on_stroke_start", "on_stroke_end", "on_stroke_cancel", "on_view_changed", "on_tap")
 
     def __init__(self, **kwargs):
         self.image: np.ndarray | None = None
@@ -64,6 +74,7 @@ class ImageEditor(Widget):
         self._pinch = None             # (view, finger distance, image point) at the pinch's start
         self._pinch_touches: list = []
         self._cursor_pos = None
+        self.grown: np.ndarray | None = None   # the mask as Remove will use it (grown), once drawn
         super().__init__(**kwargs)
         with self.canvas:
             Color(0.11, 0.11, 0.12, 1)
@@ -77,7 +88,8 @@ class ImageEditor(Widget):
             self._cursor = Line(circle=(0, 0, 1), width=dp(1.2))
         self._overlay_trigger = Clock.create_trigger(self._upload_overlay, -1)
         self.bind(pos=self._on_geometry, size=self._on_geometry,
-                  show_original=lambda *a: self._refresh_all(), brush_size=lambda *a: self._update_cursor())
+                  show_original=lambda *a: self._refresh_all(), brush_size=lambda *a: self._update_cursor(),
+                  grow_px=lambda *a: self.refresh_mask())
 
     # -- document -----------------------------------------------------------------------
     def set_document(self, image: np.ndarray, mask: np.ndarray, keep: np.ndarray | None = None,
@@ -125,7 +137,14 @@ class ImageEditor(Widget):
             self._overlay_color.a = 0
         else:
             self._overlay_color.a = 1
-            layers = [(self.keep, KEEP_RGBA), (self.mask, MASK_RGBA)]
+            layers = [(self.keep, KEEP_RGBA)]
+            radius = int(self.grow_px)
+            if radius > 0 and self._stroke is None:   # (recomputed when the stroke ends)
+                self.grown = grow(self.mask, radius)
+                layers.append((self.grown, GROW_RGBA))
+            else:
+                self.grown = None if radius > 0 else self.mask
+            layers.append((self.mask, MASK_RGBA))
             self._overlay_tex.blit_buffer(overlay(layers, self.mask.shape).tobytes(),
                                           colorfmt="rgba", bufferfmt="ubyte")
             self._overlay_rect.texture = self._overlay_tex
@@ -211,6 +230,7 @@ class ImageEditor(Widget):
     def _end_stroke(self) -> None:
         backup = self._stroke["backup"]
         self._stroke = None
+        self._overlay_trigger()        # with the Grow preview again
         changed = not (np.array_equal(backup[0], self.mask) and np.array_equal(backup[1], self.keep))
         self.dispatch("on_stroke_end", changed)
 
@@ -240,12 +260,17 @@ class ImageEditor(Widget):
         self._touches.append(touch)
         if len(self._touches) == 2:
             self._cancel_stroke()
+            for t in self._touches:
+                t.ud["editor_tap"] = None
             self._pinch = self._pinch_state()
             self._pinch_touches = list(self._touches[:2])
         elif len(self._touches) == 1:
-            wants_pan = self.tool == "move" or button in ("right", "middle") or not self.painting_enabled
+            wants_pan = (self.tool in ("move", "select") or button in ("right", "middle")
+                         or not self.painting_enabled)
             if not wants_pan and not self.show_original:
                 self._start_stroke(touch)
+            if self.tool == "select" and button not in ("right", "middle"):
+                touch.ud["editor_tap"] = touch.pos       # a tap unless it moves or a pinch starts
         touch.ud["editor_last"] = touch.pos
         self._cursor_pos = self.local(touch)
         self._update_cursor()
@@ -265,6 +290,9 @@ class ImageEditor(Widget):
             return super().on_touch_move(touch)
         if touch not in self._touches:
             return True
+        tap_from = touch.ud.get("editor_tap")
+        if tap_from is not None and math.hypot(touch.x - tap_from[0], touch.y - tap_from[1]) > dp(TAP_SLOP):
+            touch.ud["editor_tap"] = None
         if len(self._touches) >= 2:
             if touch in self._touches[:2]:
                 view0, dist0, (u, v) = self._pinch
@@ -289,6 +317,8 @@ class ImageEditor(Widget):
         if touch.grab_current is not self:
             return super().on_touch_up(touch)
         touch.ungrab(self)
+        tapped = (touch.ud.get("editor_tap") is not None and self._pinch is None and len(self._touches) == 1
+                  and self.painting_enabled and not self.show_original)
         if touch in self._touches:
             self._touches.remove(touch)
         if self._stroke is not None and self._stroke["touch"] is touch:
@@ -302,17 +332,21 @@ class ImageEditor(Widget):
         self._pinch_touches = list(self._touches[:2])
         self._cursor_pos = None
         self._update_cursor()
+        if tapped and self.view is not None:
+            pixel = self.view.pixel_at(*self.local(touch))
+            if pixel is not None:
+                self.dispatch("on_tap", *pixel)
         return True
 
     def hover(self, window_pos) -> None:
         """Show the brush outline under the mouse pointer (desktop)."""
         x, y = self.to_widget(*window_pos)
-        inside = self.collide_point(x, y) and self.tool != "move" and self.painting_enabled
+        inside = self.collide_point(x, y) and self.tool not in ("move", "select") and self.painting_enabled
         self._cursor_pos = (x - self.x, y - self.y) if inside else None
         self._update_cursor()
 
     def _update_cursor(self) -> None:
-        if self._cursor_pos is None or self.tool == "move" or self._pinch is not None:
+        if self._cursor_pos is None or self.tool in ("move", "select") or self._pinch is not None:
             self._cursor_color.a = 0
             return
         x, y = self._cursor_pos
@@ -330,4 +364,7 @@ class ImageEditor(Widget):
         pass
 
     def on_view_changed(self):
+        pass
+
+    def on_tap(self, row, col):
         pass

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.app import App
+from kivy.properties import BooleanProperty, NumericProperty, OptionProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.popup import Popup
 
@@ -18,7 +19,18 @@ class OpenPopup(Popup):
 
 
 class SavePopup(Popup):
-    """Destination path and the 'replace existing file' switch."""
+    """What to save (the photo, or its mask as a PNG), the destination, and 'replace existing file'."""
+
+    what = OptionProperty("photo", options=["photo", "mask"])
+
+    def on_what(self, *_args):
+        self.refresh_path()
+
+    def refresh_path(self):
+        """Suggest a new file name for what is to be saved."""
+        app = App.get_running_app()
+        if app is not None and "path" in self.ids:
+            self.ids.path.text = app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path()
 
 
 class SettingsPopup(Popup):

@@ -31,8 +31,9 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
         folder = data_dir("datasets") / name
         with Image.open(folder / "image.png") as im:
             image = np.asarray(im.convert("RGB"))
+        from inpaint.imageio import mask_from_image
         with Image.open(folder / "mask.png") as im:
-            mask = np.asarray(im.convert("L")) > 0
+            mask = mask_from_image(im)
         return image, mask
     case = load_case(name)
     return np.asarray(case.image), np.asarray(case.mask)

@@ -74,18 +74,18 @@ def load_image(path: "str | os.PathLike[str]") -> Photo:
 
 
 def load_mask(path: "str | os.PathLike[str]", shape: tuple[int, int]) -> np.ndarray:
-    """A mask image as ``(H, W)`` bool (non-zero = remove), checked against ``shape``."""
-    p = Path(path)
-    try:
-        with Image.open(p) as im:
-            m = np.asarray(im.convert("L")) > 0
-    except (OSError, SyntaxError) as exc:
-        raise ValueError(f"cannot read mask {p}: {exc}") from None
-    if m.shape != tuple(shape):
-        raise ValueError(f"mask {p.name} is {m.shape[1]}x{m.shape[0]} but the image is {shape[1]}x{shape[0]}")
-    return m
+    """A mask file as ``(H, W)`` bool, checked against ``shape``, by the command's one rule
+    (:func:`inpaint.imageio.read_mask`): pixels brighter than mid-grey (> 127) mark the object;
+    for a mask with transparency, its opaque pixels do.
 
+    Raises
+    ------
+    ValueError
+        Unreadable, or not ``shape`` (the message gives both sizes).
+    """
+    from .masktools import load_mask as read
 
+    return read(path, shape)
 
 
 def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: bytes | None = None,

@@ -84,3 +84,63 @@ def test_entry_point_starts_the_app():
         pytest.skip("the top-level main.py that python-for-android runs is not in the tree yet (see docs/APP.md)")
     text = main.read_text(encoding="utf-8")
     assert "mobile_ui" in text and "main(" in text
+
+
+def _imports(path: Path):
+    """(every module ``path`` imports, those imported unconditionally at module level)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+
+    def names(node):
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            mod = ".".join(base + ([node.module] if node.module else []))
+            return [mod] + [f"{mod}.{a.name}" for a in node.names]
+        return [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+
+    everything = [n for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for n in names(node)]
+    top = [n for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom)) for n in names(node)]
+    return everything, top
+
+
+def test_the_app_needs_no_module_without_a_recipe():
+    """Walk what the app's modules import at their top, unconditionally (mobile_ui, then the
+    inpaint modules that reaches): all of it must be the standard library's, ours, or one of the
+    recipes; anything else (pyopencl, OpenCV for Refine) has to be imported where it is used,
+    optionally.  (What the fill imports when it runs on a phone is checked by running it:
+    tests/test_app_launch.py, the numpy path without pyopencl.)"""
+    import sys
+
+    allowed = {"numpy", "PIL", "kivy", "inpaint", "mobile_ui", "__future__"} | set(sys.stdlib_module_names)
+    todo = sorted((ROOT / "mobile_ui").glob("*.py"))
+    seen, problems = set(), []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        _, top = _imports(path)
+        problems += [f"{path.relative_to(ROOT)} imports {n}" for n in top if n.split(".")[0] not in allowed]
+        for name in top:
+            parts = name.split(".")
+            if parts[0] not in ("inpaint", "mobile_ui"):
+                continue
+            folder = {"inpaint": ROOT / "inpaint", "mobile_ui": ROOT / "mobile_ui"}[parts[0]]
+            for cut in range(len(parts), 0, -1):
+                cand = folder.joinpath(*parts[1:cut])
+                for f in (cand.with_suffix(".py"), cand / "__init__.py"):
+                    if f.is_file() and _shipped_default(f):
+                        todo.append(f)
+    assert ROOT / "mobile_ui" / "masktools.py" in seen and ROOT / "inpaint" / "masks.py" in seen
+    assert ROOT / "inpaint" / "imageio.py" in seen
+    assert not problems, problems
+
+
+def _shipped_default(path: Path) -> bool:
+    cp = configparser.ConfigParser()
+    cp.read(SPEC, encoding="utf-8")
+    return _shipped(cp["app"], path.relative_to(ROOT).as_posix())

@@ -267,3 +267,83 @@ def test_demo_scene_has_an_object_inside_the_mask():
     assert 0 < mask.sum() < mask.size
     image, m, title = samples.load_sample()
     assert image.shape[:2] == m.shape and m.any() and title
+
+
+# -- settings file ----------------------------------------------------------------------
+def test_settings_defaults_follow_the_default_method():
+    from inpaint.methods import DEFAULT_METHOD, DEFAULTS
+    from mobile_ui import settings
+
+    d = settings.defaults()
+    assert d["alpha"] == str(DEFAULTS[DEFAULT_METHOD]["alpha"]) and d["patch"] == str(DEFAULTS[DEFAULT_METHOD]["patch"])
+    assert settings.to_save(d, {}, {}) == {}                  # nothing changed: nothing pinned
+
+
+def test_old_settings_files_do_not_pin_the_old_method():
+    from mobile_ui import settings
+
+    v1 = {"alpha": "0.05", "patch": "9", "backend": "numpy", "device": "auto", "profile": "native",
+          "last_image": "/p/a.jpg", "last_dir": "/p"}
+    changed, state = settings.read(v1)
+    assert changed == {"backend": "numpy", "device": "auto", "profile": "native"}
+    assert state == {"last_image": "/p/a.jpg", "last_dir": "/p"}
+    assert settings.read({"alpha": "0.2", "patch": "13"})[0] == {"alpha": "0.2", "patch": "13"}  # chosen
+
+
+def test_settings_round_trip_and_bad_values():
+    from mobile_ui import settings
+
+    current = dict(settings.defaults(), patch="11", grow=4, tolerance=settings.defaults()["tolerance"])
+    doc = settings.document(settings.to_save(current, {}, {}), {"last_dir": "/x"})
+    assert doc == {"version": 2, "changed": {"patch": "11", "grow": 4}, "last_dir": "/x"}
+    assert settings.read(doc) == ({"patch": "11", "grow": 4}, {"last_dir": "/x"})
+    bad = {"version": 2, "changed": {"grow": -3, "tolerance": 1e9, "patch": 9, "alpha": "0.5", "nope": 1,
+                                     "backend": ["numpy"]}}
+    assert settings.read(bad)[0] == {"alpha": "0.5"}
+    assert settings.read({"version": 99, "changed": {"patch": "5"}, "last_dir": "/y"}) == ({}, {"last_dir": "/y"})
+    assert settings.read("not a dict") == ({}, {})
+
+
+def test_a_session_option_is_not_saved_as_a_choice():
+    from mobile_ui import settings
+
+    current = dict(settings.defaults(), backend="numpy")
+    assert settings.to_save(current, {"backend": "opencl"}, {"backend": "numpy"}) == {"backend": "opencl"}
+    assert settings.to_save(current, {}, {"backend": "numpy"}) == {}
+    current["backend"] = "auto"                               # changed again in Settings: the user's choice
+    assert settings.to_save(current, {"backend": "opencl"}, {"backend": "numpy"}) == {}
+
+
+# -- mask files ---------------------------------------------------------------------------
+def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
+    from inpaint.imageio import read_mask
+    from mobile_ui import masktools
+
+    rng = np.random.default_rng(2)
+    mask = rng.random((9, 12)) < 0.3
+    out = masktools.save_mask(mask, tmp_path / "m.png")
+    with Image.open(out) as im:
+        assert im.mode == "L" and set(np.unique(np.asarray(im))) <= {0, 255}
+    np.testing.assert_array_equal(masktools.load_mask(out, (9, 12)), mask)
+    np.testing.assert_array_equal(read_mask(out, (12, 9)), mask)
+    with pytest.raises(FileExistsError):
+        masktools.save_mask(mask, out)
+    masktools.save_mask(~mask, out, overwrite=True)
+    np.testing.assert_array_equal(load_mask(out, (9, 12)), ~mask)        # storage.load_mask: the same rule
+    with pytest.raises(ValueError, match="png"):
+        masktools.save_mask(mask, tmp_path / "m.jpg")
+    grey = np.array([[0, 127, 128, 255]], np.uint8)                      # > 127 marks the object
+    Image.fromarray(grey).save(tmp_path / "g.png")
+    assert load_mask(tmp_path / "g.png", (1, 4)).tolist() == [[False, False, True, True]]
+
+
+def test_tap_select_fills_holes_in_the_region():
+    from mobile_ui import masktools
+
+    img = np.zeros((20, 20, 3), np.uint8)
+    img[4:16, 4:16] = (200, 40, 40)
+    img[9:11, 9:11] = (20, 200, 20)                                      # a speck of another colour
+    got = masktools.tap_select(img, (5, 5), 30)
+    want = np.zeros((20, 20), bool)
+    want[5:15, 5:15] = True              # colours are 3x3 means: the square's outer ring mixes with black
+    np.testing.assert_array_equal(got, want)

@@ -23,6 +23,8 @@ for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_
                      ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
     os.environ[_key] = _value
 
+from mobile_ui.masktools import DEFAULT_TOLERANCE  # noqa: E402 - window-free
+
 WINDOW = (480, 800)          # portrait, phone-like
 TIMEOUT = 120.0              # seconds: an upper bound for any wait on the 2-core CI machine
 
@@ -161,6 +163,9 @@ def fresh(app, scene):
     app.set_document(img.copy(), mask.copy(), "scene")
     app.editor.tool = "brush"
     app.editor.brush_size = 36
+    app.grow = 0
+    app.select_mode = "add"
+    app.tolerance = DEFAULT_TOLERANCE
     pump(2)
     return app
 
@@ -256,7 +261,7 @@ def test_pinch_zooms_and_pans_without_painting(fresh):
 
 
 def test_move_tool_pans(fresh):
-    app, ed = fresh, fresh.editor
+    ed = fresh.editor
     ed.zoom_by(4.0)
     ed.tool = "move"
     before_mask = ed.mask.copy()
@@ -443,6 +448,226 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     np.testing.assert_array_equal(ed.keep, keep)
 
 
+# -- mask tools -------------------------------------------------------------------------
+def _overlay_spy(monkeypatch):
+    """The overlays the editor uploads, newest last."""
+    from mobile_ui import editor as editor_module
+
+    seen = []
+    real = editor_module.overlay
+
+    def spy(layers, shape):
+        seen.append(real(layers, shape))
+        return seen[-1]
+
+    monkeypatch.setattr(editor_module, "overlay", spy)
+    return seen
+
+
+def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(fresh, scene, monkeypatch):
+    from inpaint.masks import grow
+    from inpaint.pipeline import inpaint
+    from mobile_ui.editor import GROW_RGBA, MASK_RGBA
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    seen = _overlay_spy(monkeypatch)
+    app.root.ids.grow_slider.value = 3
+    assert app.grow == 3 and ed.grow_px == 3
+    pump(2)
+    grown = grow(mask, 3)
+    np.testing.assert_array_equal(ed.grown, grown)
+    shown = seen[-1]
+    assert (shown[grown & ~mask] == GROW_RGBA).all(), "the grown ring is previewed in its own colour"
+    assert (shown[mask] == MASK_RGBA).all() and not shown[~grown].any()
+    assert "grow 3 px" in app.info
+    ed.brush_size = 2 * 1.5 * ed.view.scale
+    drag([screen_of(app, 5, c) for c in (5, 15)])      # the preview follows a new stroke
+    pump(2)
+    painted = ed.mask.copy()
+    np.testing.assert_array_equal(ed.grown, grow(painted, 3))
+    params = app.run_params()
+    tap(app.root.ids.remove_btn)
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    np.testing.assert_array_equal(app.image, inpaint(img, grow(painted, 3), **params).image)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, painted)      # the mask as painted, not grown
+    app.root.ids.grow_slider.value = 0
+    pump(2)
+    assert ed.grown is ed.mask and not (seen[-1] == GROW_RGBA).all(axis=-1).any()
+
+
+def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
+    from mobile_ui import masktools
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    ed.mask[...] = False
+    tap(app.root.ids.select_btn)
+    assert ed.tool == "select" and "Tap the object" in app.status
+    ids = app.root.ids
+    assert ids.tolerance_slider.width > 40 and ids.brush_slider.width == 0, "Select shows its tolerance slider"
+    ball, sky = (34, 41), (5, 5)
+    drag([screen_of(app, *ball)])                        # a tap
+    ball_region = masktools.tap_select(img, ball, DEFAULT_TOLERANCE)
+    assert ball_region[ball] and 10 < ball_region.sum() < 400
+    np.testing.assert_array_equal(ed.mask, ball_region)
+    drag([screen_of(app, *sky)])
+    sky_region = masktools.tap_select(img, sky, DEFAULT_TOLERANCE)
+    np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
+    tap(ids.select_mode_btn)
+    assert app.select_mode == "subtract" and ids.select_mode_btn.text == "Subtract"
+    drag([screen_of(app, *sky)])
+    np.testing.assert_array_equal(ed.mask, ball_region & ~sky_region)
+    after_taps = ed.mask.copy()
+
+    ed.zoom_by(3.0)                                      # a drag pans; it selects nothing
+    ox = ed.view.ox
+    cx, cy = ed.center
+    drag([(cx, cy), (cx + 40, cy), (cx + 80, cy)])
+    assert ed.view.ox != ox
+    np.testing.assert_array_equal(ed.mask, after_taps)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, ball_region)
+    app.undo()
+    assert not ed.mask.any()
+
+    ed.fit()
+    tap(ids.select_mode_btn)
+    ids.tolerance_slider.value = 4                       # a lower tolerance selects less
+    assert app.tolerance == 4
+    drag([screen_of(app, *ball)])
+    np.testing.assert_array_equal(ed.mask, masktools.tap_select(img, ball, 4))
+    assert ed.mask.sum() < ball_region.sum()
+
+
+def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch):
+    from mobile_ui import masktools
+    from mobile_ui.popups import MessagePopup
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    ed.mask[...] = False
+    ed.mask[31:38, 38:45] = True                         # the middle of the ball
+    part = ed.mask.copy()
+    if not masktools.grabcut_available():
+        assert not app.can_refine and app.root.ids.refine_btn.width == 0
+        app.refine_mask()
+        assert isinstance(app._popup, MessagePopup) and "OpenCV" in app._popup.text
+        app.dismiss_popup()
+        pytest.skip("Refine needs OpenCV (optional)")
+    assert app.can_refine and app.root.ids.refine_btn.width >= 48
+    tap(app.root.ids.refine_btn)
+    pump_until(lambda: not app.busy, what="the refinement")
+    settle(app)
+    want = masktools.refine(img, part)
+    np.testing.assert_array_equal(ed.mask, want)
+    assert (want >= part).all() and want.sum() > part.sum()
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, part)
+
+
+def test_invert_mask_is_undoable(fresh, scene, kv):
+    app, ed = fresh, fresh.editor
+    _, mask = scene
+    tap(app.root.ids.invert_btn)
+    np.testing.assert_array_equal(ed.mask, ~mask)
+    kv.dispatch("on_key_down", 105, 0, "i", [])          # the i key inverts too
+    np.testing.assert_array_equal(ed.mask, mask)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, ~mask)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, mask)
+
+
+def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp_path):
+    from PIL import Image
+
+    from inpaint.imageio import read_mask
+    from mobile_ui.popups import MessagePopup
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    h, w = mask.shape
+    orig = tmp_path / "photo.png"
+    Image.fromarray(img).save(orig)
+    app.open_path(str(orig))
+    ed.mask[...] = mask
+    popup = app.show_save()
+    pump()
+    tap(popup.ids.save_mask_choice)
+    assert popup.what == "mask" and popup.ids.path.text == str(tmp_path / "photo_mask.png")
+    tap(popup.ids.save_confirm)
+    out = tmp_path / "photo_mask.png"
+    with Image.open(out) as im:
+        assert im.mode == "L" and im.size == (w, h)
+        saved = np.asarray(im)
+    assert set(np.unique(saved)) == {0, 255}
+    np.testing.assert_array_equal(saved == 255, mask)
+    np.testing.assert_array_equal(read_mask(out, (w, h)), mask)   # what `inpaint --mask` reads
+    assert app.export_mask(str(out)) is None and "exists" in app._popup.text
+    app.dismiss_popup()
+
+    grey = np.zeros((h, w), np.uint8)                    # anti-aliased: only > 127 is the object
+    grey[10:20, 10:30] = 200
+    grey[30:40, 5:15] = 127
+    Image.fromarray(grey).save(tmp_path / "grey.png")
+    popup = app.show_open()
+    pump()
+    popup.ids.chooser.selection = [str(tmp_path / "grey.png")]
+    pump()
+    tap(popup.ids.import_mask_btn)
+    np.testing.assert_array_equal(ed.mask, grey > 127)
+    rgba = np.zeros((h, w, 4), np.uint8)                 # with transparency: the opaque pixels
+    rgba[5:15, 40:60, 3] = 255
+    rgba[40:50, 40:60] = (255, 255, 255, 100)
+    Image.fromarray(rgba, "RGBA").save(tmp_path / "alpha.png")
+    assert app.import_mask(str(tmp_path / "alpha.png"))
+    np.testing.assert_array_equal(ed.mask, rgba[..., 3] > 127)
+    app.undo()
+    np.testing.assert_array_equal(ed.mask, grey > 127)
+    Image.fromarray(np.zeros((5, 6), np.uint8)).save(tmp_path / "small.png")
+    assert not app.import_mask(str(tmp_path / "small.png"))
+    assert isinstance(app._popup, MessagePopup) and "6x5" in app._popup.text
+    np.testing.assert_array_equal(ed.mask, grey > 127)
+    app.dismiss_popup()
+    pump()
+
+
+def test_settings_keep_only_what_the_user_changed(app, tmp_path, monkeypatch):
+    import json
+
+    saved_dir, saved_overrides = app._state_dir, app._overrides
+    try:
+        app._state_dir, app._overrides = tmp_path, {}
+        (tmp_path / "settings.json").write_text(json.dumps(      # written by the first app version
+            {"alpha": "0.05", "patch": "9", "backend": "numpy", "device": "auto", "profile": "native"}))
+        app._load_settings()
+        assert (app.alpha, app.patch, app.backend) == ("full", "7", "numpy"), \
+            "an old file's Criminisi alpha/patch must not pin the default method"
+        app.patch = "11"
+        app.grow = 4
+        app._save_settings()
+        data = json.loads((tmp_path / "settings.json").read_text())
+        assert data["version"] == 2 and data["changed"] == {"backend": "numpy", "patch": "11", "grow": 4}
+        app._overrides = {"backend": "opencl"}                 # --backend opencl, this session only
+        app.backend = "opencl"
+        app._save_settings()
+        assert json.loads((tmp_path / "settings.json").read_text())["changed"]["backend"] == "numpy"
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "fresh" / "config"))   # no ~/.config yet
+        folder = app._get_user_data_dir()
+        assert folder == str(tmp_path / "fresh" / "config" / "inpaint") and os.path.isdir(folder)
+    finally:
+        app._state_dir, app._overrides = saved_dir, saved_overrides
+        app._load_settings()
+        for key, value in saved_overrides.items():
+            setattr(app, key, value)
+        app.grow = 0
+
+
 # -- messages, compare, save, settings, layout -----------------------------------------
 def test_problems_are_messages_not_crashes(fresh, scene):
     from mobile_ui.popups import MessagePopup
@@ -548,7 +773,9 @@ def test_layout_adapts_to_landscape(fresh, kv):
         pump(3)
         assert not shell.portrait
         assert ed.right <= box.x + 1 and ed.height == pytest.approx(kv.height)
-        for name in ("remove_btn", "undo_btn", "settings_btn", "brush_btn", "fit_btn", "compare_btn"):
+        names = ["remove_btn", "undo_btn", "settings_btn", "brush_btn", "select_btn", "fit_btn", "compare_btn",
+                 "invert_btn", "clear_btn"] + (["refine_btn"] if fresh.can_refine else [])
+        for name in names:
             btn = shell.ids[name]
             assert btn.height >= 48 and btn.width >= 48, f"{name}: touch targets must stay large (48 dp)"
     finally:

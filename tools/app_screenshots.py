@@ -115,6 +115,42 @@ def _render(preset: str, out: Path) -> None:
     pump(3)
     shot("settings")
     app.dismiss_popup()
+
+    # Mask tools on the walking man: Select taps, Refine, the Grow preview, saving the mask.
+    from mask_tools_eval import simulate_taps   # (tools/ is this script's folder)
+
+    app.open_sample("walkingman")
+    pump(2)
+    image = app.image
+    obj = app.editor.mask.copy()
+    x, y = ed.view.image_to_widget(367, 322)
+    ed.zoom_by(2.0, x, y)
+    x, y = ed.view.image_to_widget(367, 322)
+    ed.pan_by(ed.width / 2 - x, ed.height / 2 - y)
+    ed.mask[...] = False
+    app.set_tool("select")
+    taps = []
+    default = int(app.tolerance)
+    simulate_taps(image, obj, default, 4, record=taps)
+    for (row, col), tol in taps:
+        app.tolerance = tol
+        app.select_at(row, col)
+    app.tolerance = default
+    pump(2)
+    shot("select")
+    if app.can_refine:
+        app.refine_mask()
+        until(lambda: not app.busy)
+        pump(3)
+        shot("refine")
+    app.grow = 4
+    app.set_tool("brush")
+    pump(3)
+    shot("grow")
+    app.show_save("mask")
+    pump(3)
+    shot("save-mask")
+    app.dismiss_popup()
     app._stop()
 
 

@@ -1,0 +1,82 @@
+"""The app's mask tools, window-free: tap-to-select, grow, invert, and mask files.
+
+The maths lives in :mod:`inpaint.masks` (shared with the command); this module fixes the
+app's choices, so the app, its tests and ``tools/mask_tools_eval.py`` (the numbers in
+docs/APP.md) use the same selection.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from inpaint.masks import fill_holes, grabcut_available, grow, refine_grabcut, select_region
+
+__all__ = ["DEFAULT_TOLERANCE", "MAX_GROW", "MAX_TOLERANCE", "grabcut_available", "grow", "load_mask",
+           "refine", "save_mask", "tap_select"]
+
+#: Tolerance slider: the default (the best mean IoU on the bundled cases, docs/APP.md) and maximum.
+DEFAULT_TOLERANCE = 48
+MAX_TOLERANCE = 128
+#: Grow slider maximum, in image pixels.
+MAX_GROW = 40
+#: Colours are compared as 3x3 means (photo noise splits a region less), 4-neighbours.
+SMOOTH = 1
+CONNECTIVITY = 4
+
+
+def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
+    """The region a tap at ``seed_yx`` selects: similar colour, connected, holes filled."""
+    return fill_holes(select_region(image, seed_yx, tolerance, CONNECTIVITY, smooth=SMOOTH))
+
+
+def refine(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``mask`` completed to the object's edges by GrabCut (needs OpenCV; see :func:`grabcut_available`)."""
+    return refine_grabcut(image, mask)
+
+
+def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.ndarray:
+    """A mask file as ``(H, W)`` bool by the command's rule (:func:`inpaint.imageio.read_mask`):
+    pixels brighter than mid-grey (> 127) mark the object; for a mask with transparency, its
+    opaque pixels do.
+
+    Raises
+    ------
+    ValueError
+        Unreadable, or not the image's size (the message says which).
+    """
+    from inpaint.imageio import read_mask
+
+    h, w = shape
+    return np.asarray(read_mask(path, (w, h)), bool)
+
+
+def save_mask(mask: np.ndarray, path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
+    """Write ``mask`` as an 8-bit greyscale PNG, 255 on the object (what ``--mask`` reads back).
+
+    Atomic (the shared writer of :mod:`inpaint.imageio`); refuses to replace an existing file
+    unless ``overwrite``.
+
+    Raises
+    ------
+    ValueError
+        Not a ``.png`` path.
+    FileExistsError, FileNotFoundError
+        The file exists (and ``overwrite`` is false), or its folder does not.
+    """
+    from PIL import Image
+
+    from inpaint.imageio import save_image
+
+    dest = Path(path).expanduser()
+    if dest.suffix.lower() != ".png":
+        raise ValueError(f"a mask is saved as PNG (lossless); {dest.name} does not end in .png")
+    if dest.exists() and not overwrite:
+        raise FileExistsError(f"{dest} already exists; choose another name or tick 'replace existing file'")
+    if not dest.parent.is_dir():
+        raise FileNotFoundError(f"folder {dest.parent} does not exist")
+    pixels = np.where(np.asarray(mask, bool), np.uint8(255), np.uint8(0))
+    save_image(Image.fromarray(pixels, "L"), dest)
+    return dest

@@ -1,0 +1,90 @@
+"""The app's settings file, window-free: what is saved, and how older files are read.
+
+``settings.json`` (in the app's data folder) is, since version 2::
+
+    {"version": 2, "changed": {"patch": "9"}, "last_image": "...", "last_dir": "..."}
+
+Only the settings the user changed from their defaults are kept, under ``"changed"``, so a
+later change of a default (the fill's follow :data:`inpaint.methods.DEFAULTS` for the default
+method) reaches everyone who left it alone.  Version 1 (no ``"version"`` key) stored every
+setting flat, and its alpha 0.05 and patch 9 were the Criminisi method's defaults, stored
+whether or not the user chose them: reading a version-1 file drops those two values.
+"""
+
+from __future__ import annotations
+
+from inpaint.methods import DEFAULT_METHOD, DEFAULTS
+
+from .masktools import DEFAULT_TOLERANCE, MAX_GROW, MAX_TOLERANCE
+
+VERSION = 2
+#: Settings shown as text (spinners), and as whole numbers with their ranges (sliders).
+TEXT = ("alpha", "patch", "backend", "device", "profile")
+NUMBERS = {"grow": (0, MAX_GROW), "tolerance": (0, MAX_TOLERANCE)}
+KEYS = TEXT + tuple(NUMBERS)
+#: Other state kept in the file.
+STATE = ("last_image", "last_dir")
+#: What version 1 saved for alpha and patch when the user had not chosen them.
+V1_DEFAULTS = {"alpha": "0.05", "patch": "9"}
+
+
+def defaults() -> dict:
+    """Every setting's default value."""
+    fill = DEFAULTS[DEFAULT_METHOD]
+    return {"alpha": str(fill["alpha"]), "patch": str(fill["patch"]), "backend": "auto", "device": "auto",
+            "profile": "native", "grow": 0, "tolerance": DEFAULT_TOLERANCE}
+
+
+def read(data: object) -> "tuple[dict, dict]":
+    """``(changed settings, other state)`` from a decoded settings file of any version.
+
+    Unknown keys, and values of the wrong type or out of range, are left out: their
+    defaults stand.
+    """
+    if not isinstance(data, dict):
+        return {}, {}
+    version = data.get("version")
+    if version == VERSION:
+        raw = data.get("changed") if isinstance(data.get("changed"), dict) else {}
+    elif version is None:          # version 1
+        raw = {k: v for k, v in data.items() if k in KEYS and V1_DEFAULTS.get(k, object()) != v}
+    else:                          # written by a newer app: keep its state, not its settings
+        raw = {}
+    changed: dict = {}
+    for key, value in raw.items():
+        if key in TEXT and isinstance(value, str):
+            changed[key] = value
+        elif key in NUMBERS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            lo, hi = NUMBERS[key]
+            if lo <= value <= hi and float(value).is_integer():
+                changed[key] = int(value)
+    state = {k: data[k] for k in STATE if isinstance(data.get(k), str)}
+    return changed, state
+
+
+def to_save(current: dict, saved: dict, session: dict) -> dict:
+    """The settings to write: those of ``current`` that differ from their defaults.
+
+    A setting given for this session only (``session``, e.g. ``--backend``) that still has that
+    value is not the user's choice: its saved value (from ``saved``) stays as it was.
+    """
+    base = defaults()
+    out = {}
+    for key in KEYS:
+        value = current[key]
+        if key in NUMBERS:
+            value = int(value)
+        if key in session and value == session[key]:
+            if key in saved:
+                out[key] = saved[key]
+            continue
+        if value != base[key]:
+            out[key] = value
+    return out
+
+
+def document(changed: dict, state: dict) -> dict:
+    """The settings file's content."""
+    doc = {"version": VERSION, "changed": dict(changed)}
+    doc.update({k: v for k, v in state.items() if k in STATE})
+    return doc
