@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from . import __version__
-from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code
+from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
+                    run_batch)
+from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code, one_line
 from .methods import DEFAULT_METHOD, METHODS, OPTIONS, SOURCES
 from .options import parse_alpha, parse_grow, parse_int, parse_partition, parse_patch
 from .stages import NAMES as STAGES, PARTITIONS
@@ -78,11 +80,6 @@ class Terminated(BaseException):
 
 def _on_signal(signum: int, frame: Any) -> None:
     raise Terminated(signum)
-
-
-def one_line(exc: BaseException) -> str:
-    """The exception's message on one line."""
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 @contextlib.contextmanager
@@ -325,39 +322,6 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-#: Image file extensions a batch folder is scanned for.
-BATCH_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
-
-
-def _removed_name(image: Path) -> Path:
-    return image.with_name(f"{image.stem}_removed{image.suffix or '.png'}")
-
-
-def _batch_images(items: Sequence[str]) -> list[Path]:
-    """The images of a batch: the files given, and the image files of the folders given (sorted;
-    masks and earlier results, ``*_mask.*`` and ``*_removed.*``, are left out)."""
-    found: list[Path] = []
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in BATCH_EXTENSIONS
-                            and not f.stem.endswith(("_mask", "_removed")))
-        else:
-            found.append(path)
-    return found
-
-
-def _mask_for(image: Path, masks: Path | None) -> Path:
-    """A batch image's mask: ``MASKS/<stem>.<ext>``, or ``<stem>_mask.<ext>`` beside the image (the
-    first that exists, PNG first); the PNG name when none does, so that the error names it."""
-    folder, stem = (masks, image.stem) if masks is not None else (image.parent, f"{image.stem}_mask")
-    for ext in BATCH_EXTENSIONS:
-        for candidate in (folder / f"{stem}{ext}", folder / f"{stem}{ext.upper()}"):
-            if candidate.is_file():
-                return candidate
-    return folder / f"{stem}.png"
-
-
 def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     """``(image, mask, output)`` for every image to fill: one for ``IMAGE --mask MASK`` and
     ``--case NAME``, several for a batch."""
@@ -378,28 +342,21 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         raise InputError("the input image file name is empty")
     if args.mask is not None and args.masks is not None:
         raise InputError("give either --mask (one mask for every image) or --masks DIR, not both")
-    batch = len(args.image) > 1 or Path(args.image[0]).is_dir()
-    if not batch:
+    if not is_batch(args.image):
         image = Path(args.image[0])
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
-        mask = Path(args.mask) if args.mask is not None else _mask_for(image, Path(args.masks))
-        return [(image, mask, Path(args.output) if args.output is not None else _removed_name(image))]
-    images = _batch_images(args.image)
-    if not images:
-        raise InputError(f"no image file in {', '.join(args.image)} (looked for {', '.join(BATCH_EXTENSIONS)})")
+        mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
+        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, "_removed"))]
+    images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")
-    out_dir = None
-    if args.output is not None:
-        out_dir = Path(args.output)
-        if not out_dir.is_dir():
-            raise InputError(f"with several images, -o must be an existing folder; {out_dir} is not")
+    out_dir = output_folder(args.output)
     masks = Path(args.masks) if args.masks is not None else None
     if masks is not None and not masks.is_dir():
         raise InputError(f"--masks {masks} is not a folder")
-    return [(image, Path(args.mask) if args.mask is not None else _mask_for(image, masks),
-             out_dir / image.name if out_dir is not None else _removed_name(image)) for image in images]
+    return [(image, Path(args.mask) if args.mask is not None else paired_file(image, masks),
+             output_for(image, out_dir, "_removed")) for image in images]
 
 
 def _guess_backend(backend: str) -> str:
@@ -429,7 +386,7 @@ def _remove(argv: Sequence[str]) -> int:
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
     work = _jobs(args)
-    if len(work) == 1 and not (args.image and Path(args.image[0]).is_dir()):
+    if not is_batch(args.image or []):
         image_path, mask_path, out = work[0]
         _remove_one(args, options, radius, image_path, mask_path, out)
         return 0
@@ -438,67 +395,20 @@ def _remove(argv: Sequence[str]) -> int:
 
 def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int,
                   work: list[tuple[Path, Path, Path]], jobs: int) -> int:
-    """Fill every image of a batch; a bad file is reported and skipped.  One OpenCL context and
-    one program build serve all the files a worker fills; several workers take turns on the
-    devices of the best kind."""
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .errors import DeviceError
+    """Fill every image of a batch (:func:`inpaint.batch.run_batch`).  One OpenCL context and one
+    program build serve all the files a worker fills."""
     from .options import check_device
 
     check_device(args.backend, args.device, args.profile)
-    devices = _batch_devices(args, jobs)
-    outputs = [out for _, _, out in work]
-    dup = {o for o in outputs if outputs.count(o) > 1}
-    if dup:
-        raise InputError(f"two images of the batch would both be written to {sorted(dup)[0]}")
-    n, t0 = len(work), time.perf_counter()
-    failed: list[str] = []
-    lock = threading.Lock()
+    check_distinct([out for _, _, out in work])
 
-    def one(i: int) -> None:
+    def one(i: int, label: str, device: Any) -> None:
         image, mask, out = work[i]
-        label = f"[{i + 1}/{n}] {image.name}"
-        opts = dict(options)
-        if devices:
-            opts["device"] = devices[i % len(devices)]
-        try:
-            _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
-        except DeviceError:
-            raise
-        except (InputError, OSError, ValueError) as exc:  # this file only: report, skip, carry on
-            with lock:
-                failed.append(image.name)
-                print(f"inpaint: error: {label}: {one_line(exc)}", file=sys.stderr)
+        opts = dict(options, device=device) if device is not None else options
+        _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
 
-    if jobs == 1:
-        for i in range(n):
-            one(i)
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for done in [pool.submit(one, i) for i in range(n)]:
-                done.result()
-    dt = time.perf_counter() - t0
-    if not args.quiet or failed:
-        print(f"inpaint: {n} images: {n - len(failed)} removed, {len(failed)} failed"
-              + (f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else "")
-              + f"; {dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
-    return 2 if failed else 0
-
-
-def _batch_devices(args: argparse.Namespace, jobs: int) -> list[Any]:
-    """For several workers and no --device: the devices of the best kind, to take turns on."""
-    if jobs == 1 or args.device is not None or args.backend == "numpy":
-        return []
-    from . import runtime as rtmod
-
-    try:
-        found = rtmod.all_devices()
-    except rtmod.OpenCLUnavailable:
-        return []
-    best = rtmod.select_device()
-    return [f"{pi}:{di}" for pi, di, d in found if d.type == best.type and d.platform.name == best.platform.name]
+    return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
+                     devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
 
 
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,

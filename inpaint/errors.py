@@ -61,3 +61,8 @@ def exit_code(exc: BaseException) -> int:
     if type(exc).__name__ == "CaseDataError":  # inpaint.cases': a damaged bundled example
         return EXIT_BAD_INPUT
     return EXIT_INTERNAL
+
+
+def one_line(exc: BaseException) -> str:
+    """The exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -904,6 +904,98 @@ def test_batch_masks_folder_and_one_shared_mask(tmp_path, rng, run):
     assert sorted(p.name for p in out.iterdir()) == sorted(pictures)
 
 
+def _is_subsequence(short: np.ndarray, long: np.ndarray) -> bool:
+    """Whether the pixels of ``short`` occur in ``long`` in the same order (a row after removing
+    vertical seams: seam carving only deletes pixels)."""
+    j = 0
+    for px in short:
+        while j < len(long) and not np.array_equal(long[j], px):
+            j += 1
+        if j == len(long):
+            return False
+        j += 1
+    return True
+
+
+def _resize_batch(tmp_path, rng, widths=(40, 44, 48)):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    pictures = {}
+    for i, w in enumerate(widths):
+        rgb = rng.integers(0, 256, (H, w, 3), dtype=np.uint8)
+        Image.fromarray(rgb).save(folder / f"q{i}.png")
+        pictures[f"q{i}.png"] = rgb
+    (folder / "q9.png").write_bytes(b"not a png")                      # a bad file: reported, skipped
+    Image.fromarray(rgb).save(folder / "q0_mask.png")                  # masks and earlier results are
+    Image.fromarray(rgb).save(folder / "q1_resized.png")               # not part of the batch
+    return folder, pictures
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_resize_batch_folder_and_a_bad_file(tmp_path, rng, run, jobs):
+    folder, pictures = _resize_batch(tmp_path, rng)
+    out = tmp_path / "out"
+    out.mkdir()
+    before = files_state(folder)
+    code, _, err = run("resize", folder, "-W", 36, "-o", out, "--backend", "numpy", "--jobs", jobs)
+    assert code == 2, err
+    assert "inpaint resize: error: [4/4] q9.png: " in err and "Traceback" not in err
+    assert "inpaint resize: 4 images: 3 resized, 1 failed (q9.png)" in err
+    assert sorted(p.name for p in out.iterdir()) == sorted(pictures)
+    for name, rgb in pictures.items():
+        with Image.open(out / name) as res:
+            got = np.asarray(res)
+        assert got.shape == (H, 36, 3)
+        assert all(_is_subsequence(got[y], rgb[y]) for y in range(H))
+    assert files_state(folder) == before
+
+
+def test_resize_batch_protect_folder_and_results_beside(tmp_path, rng, run):
+    folder, pictures = _resize_batch(tmp_path, rng)
+    (folder / "q9.png").unlink()
+    masks = tmp_path / "keep"
+    masks.mkdir()
+    for name, rgb in pictures.items():
+        keep = np.zeros(rgb.shape[:2], bool)
+        keep[:, 10:15] = True
+        save_mask(masks / name, keep)
+    code, _, err = run("resize", *[folder / n for n in pictures], "-W", 30, "--protect", masks,
+                       "--backend", "numpy", "-q")
+    assert code == 0 and err == "", err
+    for name, rgb in pictures.items():
+        with Image.open(folder / name.replace(".png", "_resized.png")) as res:
+            got = np.asarray(res)
+        assert got.shape == (H, 30, 3)
+        for y in range(H):  # no seam crossed the protected band: it is still there, whole
+            band = rgb[y, 10:15]
+            assert any(np.array_equal(got[y, k:k + 5], band) for k in range(26)), (name, y)
+
+
+def test_resize_batch_equals_single_runs(tmp_path, rng, run):
+    folder, pictures = _resize_batch(tmp_path, rng)
+    (folder / "q9.png").unlink()
+    out = tmp_path / "out"
+    out.mkdir()
+    assert run("resize", folder, "-H", 33, "-o", out, "--backend", "numpy", "-q")[0] == 0
+    for name in pictures:
+        single = tmp_path / f"single_{name}"
+        assert run("resize", folder / name, "-H", 33, "-o", single, "--backend", "numpy", "-q")[0] == 0
+        assert (out / name).read_bytes() == single.read_bytes()
+
+
+@pytest.mark.parametrize("extra, pattern", [
+    (["-o", "file.png"], r"-o must be an existing folder"),
+    (["--save-seams", "s.png"], r"--save-seams takes one image"),
+    (["--jobs", "0"], r"--jobs"),
+])
+def test_resize_batch_bad_options(tmp_path, rng, run, extra, pattern):
+    folder, _ = _resize_batch(tmp_path, rng)
+    before = files_state(tmp_path)
+    code, _, err = run("resize", folder, "-W", 30, *extra, "--backend", "numpy")
+    assert code == 2 and re.search(pattern, err), err
+    assert files_state(tmp_path) == before
+
+
 @pytest.mark.parametrize("extra, pattern", [
     (["-o", "file.png"], r"-o must be an existing folder"),
     (["--save-mapping", "m.png"], r"--save-mapping takes one image"),

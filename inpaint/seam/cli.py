@@ -35,13 +35,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
                           + MASK_RULE + " Exit status: 0 done, 2 bad input, 3 no usable OpenCL device, "
                           "130 interrupted.")
-    parser.add_argument("image", help="input image")
+    parser.add_argument("image", nargs="+",
+                        help="input image; or several images or folders, for a batch (each resized to the "
+                             "same --width/--height)")
     parser.add_argument("--width", "-W", type=int, help="target width (default: the input's)")
     parser.add_argument("--height", "-H", type=int, help="target height (default: the input's)")
-    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input)")
-    parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross")
+    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input); "
+                                               "for a batch, an existing folder that receives each result "
+                                               "under its input's name")
+    parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
+                                                          "for every image, or a folder DIR holding DIR/IMAGE.png")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
-                                                         "the size is then restored unless --no-restore")
+                                                         "the size is then restored unless --no-restore; for a "
+                                                         "batch, as for --protect")
     parser.add_argument("--grow", metavar="N", default=None,
                         help="with --remove: grow the object's mask by N pixels first (its rim or halo goes too)")
     parser.add_argument("--no-restore", action="store_true",
@@ -64,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", choices=STYLES, default="auto",
                         help="progress with the time left: 'bar', 'plain' (a line every few seconds), 'none'; "
                              "'auto' (default): a bar on a terminal, elsewhere plain lines once a job runs long")
+    parser.add_argument("--jobs", "-j", metavar="N", default=None,
+                        help="batch: resize N images at once (default 1); with several OpenCL devices of the "
+                             "best kind, the jobs take turns on them")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress or summary")
 
 
@@ -83,25 +92,22 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
     return (args.width or w0), (args.height or h0)
 
 
-def _masks(args: argparse.Namespace, size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _masks(protect: Path | None, remove: Path | None, radius: int,
+           size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..imageio import read_mask, same_file
     from ..masks import grow
-    from ..options import parse_grow
 
-    radius = parse_grow(args.grow) if args.grow is not None else 0
-    if radius and not args.remove:
-        raise InputError("--grow applies to the --remove mask; give --remove MASK")
-    if args.protect and args.remove and same_file(args.protect, args.remove):
+    if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
-    keep = read_mask(args.protect, size) if args.protect else None
-    drop = read_mask(args.remove, size) if args.remove else None
+    keep = read_mask(protect, size) if protect else None
+    drop = read_mask(remove, size) if remove else None
     if drop is not None and radius:
         drop = grow(drop, radius)
     if keep is not None and not keep.any():
-        warnings.warn(InputWarning(f"the --protect mask {args.protect} selects no pixel: nothing is protected"))
+        warnings.warn(InputWarning(f"the --protect mask {protect} selects no pixel: nothing is protected"))
         keep = None
     if drop is not None and not drop.any():
-        warnings.warn(InputWarning(f"the --remove mask {args.remove} selects no pixel: nothing is removed"))
+        warnings.warn(InputWarning(f"the --remove mask {remove} selects no pixel: nothing is removed"))
         drop = None
     if keep is not None and drop is not None:
         both = keep & drop
@@ -195,17 +201,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from PIL import Image
+    from ..batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for,
+                         paired_file, run_batch)
+    from ..options import check_device, parse_grow, parse_int
 
-    from .. import imageio
-    from ..imageio import check_output
-    from ..cli import compile_note
-    from ..options import check_device
-    from ..progress import Progress, format_seconds
-    from . import api
-
-    src = args.image
-    if src is None or str(src).strip() == "":
+    if any(str(item).strip() == "" for item in args.image):
         raise InputError("the input image file name is empty")
     if args.width is None and args.height is None and not args.remove:
         raise InputError("give the target size with --width and/or --height (or --remove MASK to remove an "
@@ -218,25 +218,66 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--batch must be a positive integer, got {args.batch}")
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
-    out = args.output
-    if out is None:
-        p = Path(src)
-        out = str(p.with_name(f"{p.stem}_resized{p.suffix or '.png'}"))
-    inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", args.protect),
-                                                                       ("remove", args.remove)) if m]
-    seams_file = args.save_seams
+    radius = parse_grow(args.grow) if args.grow is not None else 0
+    if radius and not args.remove:
+        raise InputError("--grow applies to the --remove mask; give --remove MASK")
+    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
+    if not is_batch(args.image):
+        src = Path(args.image[0])
+        out = Path(args.output) if args.output is not None else output_for(src, None, "_resized")
+        check_device(args.backend, args.device, args.profile)
+        protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
+        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams)
+        return 0
+    if args.save_seams is not None:
+        raise InputError("--save-seams takes one image, not a batch")
+    images = batch_images(args.image)
+    out_dir = output_folder(args.output)
+    outs = [output_for(image, out_dir, "_resized") for image in images]
+    check_distinct(outs)
+
+    def mask_of(value: str | None, image: Path) -> Path | None:
+        if not value:
+            return None
+        return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
+
+    check_device(args.backend, args.device, args.profile)
+
+    def one(i: int, label: str, device: Any) -> None:
+        _resize_one(args, images[i], outs[i], mask_of(args.protect, images[i]), mask_of(args.remove, images[i]),
+                    radius, label=label, device=device, progress=jobs == 1)
+
+    return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
+                     quiet=args.quiet, verb="resized")
+
+
+def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | None, remove: Path | None,
+                radius: int, seams_file: str | None = None, label: str | None = None, device: Any = None,
+                progress: bool = True) -> None:
+    """Resize one image and write the result (and ``--save-seams``); raises on bad input."""
+    from PIL import Image
+
+    from .. import imageio
+    from ..imageio import check_output
+    from ..cli import compile_note
+    from ..progress import Progress, format_seconds
+    from . import api
+
+    device = device if device is not None else args.device
+    name = f"{label}: " if label else ""
+    inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", protect),
+                                                                       ("remove", remove)) if m]
     if seams_file is not None:
         check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
     check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
                  others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
-    check_device(args.backend, args.device, args.profile)
     pic = imageio.read_image(src)
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)
-    check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if args.remove else (tw, th))
+    check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if remove else (tw, th))
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
-    keep, drop = _masks(args, (w0, h0))
+    keep, drop = _masks(protect, remove, radius, (w0, h0))
     backend = args.backend
     if backend == "auto":
         from ..runtime import opencl_available
@@ -253,20 +294,22 @@ def _run(args: argparse.Namespace) -> int:
     if drop is None and (tw, th) == (w0, h0):
         result = imageio.unchanged(pic)
         if not args.quiet:
-            print(f"inpaint resize: the image is already {w0}x{h0}: wrote an unchanged copy", file=sys.stderr)
+            print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {out}",
+                  file=sys.stderr)
         items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         _save(imageio, items)
-        return 0
+        return
 
-    bar = Progress("inpaint resize", "carving", "none" if args.quiet else args.progress)
+    bar = Progress("inpaint resize", f"carving {label}" if label else "carving",
+                   "none" if args.quiet or not progress else args.progress)
     t0 = time.perf_counter()
     try:
         with compile_note("inpaint resize", not args.quiet, bar):
             res = api.resize(pic.rgb, args.width, args.height, energy=args.energy, order=args.order,
                              keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
-                             device=args.device, profile=args.profile,
+                             device=device, profile=args.profile,
                              progress=bar.steps if drop is not None else _progress_by_work(
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,
@@ -291,12 +334,11 @@ def _run(args: argparse.Namespace) -> int:
     note = "; ".join(n for n in (move_note, notes[0]) if n)
     if not args.quiet:
         if note:
-            print(f"inpaint resize: note: {note}", file=sys.stderr)
+            print(f"inpaint resize: note: {name}{note}", file=sys.stderr)
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        print(f"inpaint resize: {removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {out}",
+        print(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {out}",
               file=sys.stderr)
-    return 0
 
 
 def _save(imageio: Any, items: list) -> list:
