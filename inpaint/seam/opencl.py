@@ -59,6 +59,18 @@ def _pow2_at_most(n: int) -> int:
     return p
 
 
+class _OnFirstUse(dict):
+    """A dict whose values are made by ``makers[key]()`` on first access."""
+
+    def __init__(self, makers: dict[str, Callable[[], Any]]):
+        super().__init__()
+        self._makers = makers
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._makers[key]()
+        return value
+
+
 class OpenCLCarver:
     """Seam removal and insertion on one :class:`inpaint.runtime.Runtime`.
 
@@ -109,27 +121,40 @@ class OpenCLCarver:
                 "REDUCE_WG": self.reduce_wg}
 
     def _kernels(self, has_mask: bool, track: bool, shift_cost: bool) -> dict[str, Any]:
+        """The carving kernels, each fetched on first use.
+
+        Energy, removal and the exact cost table are one program (one build, or one cache load,
+        per run instead of three); the strip-batch variants of the cost kernels (``BATCH=1``)
+        are a second one, built only if a pass carves several strips.  The three files' define
+        names are distinct, but for ``FORWARD`` and ``HAS_MASK``, which have one value per run.
+        """
         rt = self.rt
-        edef = {"TILE_X": self.tile, "TILE_Y": self.tile, "FORWARD": int(self.mode == "forward"),
-                "HAS_MASK": int(has_mask)}
-        k = {
-            "energy_full": rt.kernel("seam_energy", "energy_full", [None] * 3 + [I32] * 4, edef),
-            "energy_update": rt.kernel("seam_energy", "energy_update", [None] * 4 + [I32] * 5, edef),
-            "remove": rt.kernel("seam_remove", "remove_seams", [None] * 8 + [I32] * 5,
-                                {"REMOVE_WG": self.remove_wg, "SHIFT_COST": int(shift_cost),
-                                 "HAS_MASK": int(has_mask), "TRACK": int(track)}),
+        common = {"TILE_X": self.tile, "TILE_Y": self.tile, "FORWARD": int(self.mode == "forward"),
+                  "HAS_MASK": int(has_mask), "REMOVE_WG": self.remove_wg, "SHIFT_COST": int(shift_cost),
+                  "TRACK": int(track)}
+        bundle = ("seam_energy", "seam_remove", "seam_cost")
+        main = {**common, **self._cost_defines(False)}
+        batch = self._cost_defines(True)
+
+        def fetch(name: str, scalars: list, batch_variant: bool = False) -> Callable[[], Any]:
+            if batch_variant:
+                return lambda: rt.kernel("seam_cost", name, scalars, batch)
+            return lambda: rt.kernel(bundle, name, scalars, main)
+
+        makers = {
+            "energy_full": fetch("energy_full", [None] * 3 + [I32] * 4),
+            "energy_update": fetch("energy_update", [None] * 4 + [I32] * 5),
+            "remove": fetch("remove_seams", [None] * 8 + [I32] * 5),
+            "update": fetch("cost_update", [None] * 4 + [I32] * 3),
         }
-        for batch in (False, True):
-            d = self._cost_defines(batch)
-            suffix = "_batch" if batch else ""
-            k["walk" + suffix] = rt.kernel("seam_cost", "cost_walk", [None] * 4 + [I32] * 3 + [None], d)
-            k["tiled" + suffix] = rt.kernel("seam_cost", "cost_tiled", [None] * 5 + [I32] * 4, d)
-            k["argmin" + suffix] = rt.kernel("seam_cost", "argmin_backtrack", [None] * 4 + [I32] * 4, d)
-            k["strips" + suffix] = rt.kernel("seam_cost", "argmin_backtrack_strips",
-                                             [None] * 5 + [I32] * 4 + [None], d)
-            k["rows" + suffix] = rt.kernel("seam_cost", "cost_rows", [None] * 3 + [I32] * 3, d)
-        k["update"] = rt.kernel("seam_cost", "cost_update", [None] * 4 + [I32] * 3, self._cost_defines(False))
-        return k
+        for variant in (False, True):
+            suffix = "_batch" if variant else ""
+            makers["walk" + suffix] = fetch("cost_walk", [None] * 4 + [I32] * 3 + [None], variant)
+            makers["tiled" + suffix] = fetch("cost_tiled", [None] * 5 + [I32] * 4, variant)
+            makers["argmin" + suffix] = fetch("argmin_backtrack", [None] * 4 + [I32] * 4, variant)
+            makers["strips" + suffix] = fetch("argmin_backtrack_strips", [None] * 5 + [I32] * 4 + [None], variant)
+            makers["rows" + suffix] = fetch("cost_rows", [None] * 3 + [I32] * 3, variant)
+        return _OnFirstUse(makers)
 
     def _table_kind(self, pitch: int) -> str:
         fits = 8 * (pitch + 2) <= self.rt.limits.local_mem_size
