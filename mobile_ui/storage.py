@@ -73,21 +73,6 @@ def load_image(path: "str | os.PathLike[str]") -> Photo:
     return Photo(pixels, p, exif_bytes, icc, fmt)
 
 
-def load_mask(path: "str | os.PathLike[str]", shape: tuple[int, int]) -> np.ndarray:
-    """A mask file as ``(H, W)`` bool, checked against ``shape``, by the command's one rule
-    (:func:`inpaint.imageio.read_mask`): pixels brighter than mid-grey (> 127) mark the object;
-    for a mask with transparency, its opaque pixels do.
-
-    Raises
-    ------
-    ValueError
-        Unreadable, or not ``shape`` (the message gives both sizes).
-    """
-    from .masktools import load_mask as read
-
-    return read(path, shape)
-
-
 def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: bytes | None = None,
                icc_profile: bytes | None = None, original: "str | os.PathLike[str] | None" = None,
                overwrite: bool = False, quality: int = 95) -> Path:

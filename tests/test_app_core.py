@@ -8,7 +8,8 @@ from PIL import Image
 
 from mobile_ui import devices, samples
 from mobile_ui.history import History, Snapshot
-from mobile_ui.storage import load_image, load_mask, save_image, suggest_save_path
+from mobile_ui.masktools import load_mask
+from mobile_ui.storage import load_image, save_image, suggest_save_path
 from mobile_ui.worker import Cancelled, Worker, run_inpaint
 
 
@@ -329,7 +330,7 @@ def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
     with pytest.raises(FileExistsError):
         masktools.save_mask(mask, out)
     masktools.save_mask(~mask, out, overwrite=True)
-    np.testing.assert_array_equal(load_mask(out, (9, 12)), ~mask)        # storage.load_mask: the same rule
+    np.testing.assert_array_equal(load_mask(out, (9, 12)), ~mask)
     with pytest.raises(ValueError, match="png"):
         masktools.save_mask(mask, tmp_path / "m.jpg")
     grey = np.array([[0, 127, 128, 255]], np.uint8)                      # > 127 marks the object

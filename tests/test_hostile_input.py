@@ -776,9 +776,8 @@ _MASK_KINDS = ["L", "1", "RGB", "RGBA-opaque", "RGBA-alpha", "LA", "I;16", "P", 
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(kind=hs.sampled_from(_MASK_KINDS), seed=hs.integers(0, 10 ** 6), density=hs.floats(0.0, 0.3))
 def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch, kind, seed, density):
-    """The command and ``resize --remove`` read a mask file into the same boolean mask as
-    :func:`inpaint.imageio.read_mask` (the app reads masks through the same function), and the
-    pixel counts they report agree."""
+    """The command, ``resize --remove`` and the app's mask loader read a mask file into the same
+    boolean mask as :func:`inpaint.imageio.read_mask`, and the pixel counts they report agree."""
     rng = np.random.default_rng(seed)
     mask = np.zeros((H, W), bool)
     mask[4:16, 6:18] = rng.random((12, 12)) < max(density, 0.05)
@@ -801,8 +800,11 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     code, _, err = run("resize", "a.png", "--remove", path.name, "--backend", "numpy", "-o", "r.png")
     if code == 0 and expected.any():
         assert re.search(rf"removed {int(expected.sum())} pixels", err), err
-    assert len(seen) == 2
-    for got in seen:
+    from mobile_ui.masktools import load_mask   # the app's Open -> Use as mask, and --mask
+
+    app_mask = load_mask(path, (H, W))
+    assert len(seen) == 3
+    for got in seen + [app_mask]:
         np.testing.assert_array_equal(got, expected)
     for name in ("o.png", "r.png"):
         if (files / name).exists():
