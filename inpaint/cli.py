@@ -23,7 +23,7 @@ from . import __version__
 from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
                     run_batch)
 from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code, one_line
-from .methods import DEFAULT_METHOD, METHODS, OPTIONS, SOURCES
+from .methods import DEFAULT_METHOD, LOOPS, METHODS, OPTIONS, SOURCES
 from .options import parse_alpha, parse_grow, parse_int, parse_partition, parse_patch
 from .stages import NAMES as STAGES, PARTITIONS
 from .progress import STYLES
@@ -280,6 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
                                        + ",".join(STAGES) + " (default all)")
     p.add_argument("--variant", choices=("auto", "local", "global"), default=None,
                    help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
+    p.add_argument("--loop", choices=LOOPS, default=None,
+                   help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next patch "
+                        "itself; the host reads a log every few iterations), 'host' drives it patch by patch, "
+                        "'auto' (default) takes 'device' whenever every stage runs there with the original "
+                        "sources; the result is the same")
     p.add_argument("--prune", choices=("auto", "on", "off"), default=None,
                    help="findBestPatch stops candidates whose partial SSD passes a sampled bound (same result; "
                         "auto: on CPU devices, where it is faster)")
@@ -305,7 +310,7 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     method's defaults)."""
     given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
              "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": parse_partition(args.partition), "variant": args.variant,
+             "partition": parse_partition(args.partition), "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
     wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]

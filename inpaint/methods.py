@@ -16,11 +16,14 @@ DEFAULT_METHOD = "multiscale"
 
 #: Where the Criminisi fill takes source patches from (see :class:`inpaint.pipeline.Inpainter`).
 SOURCES = ("original", "filled")
+#: Who drives the Criminisi iterations: the device-resident loop or the host (same result).
+LOOPS = ("auto", "device", "host")
 
 #: Options each method takes.
 OPTIONS = {
     "multiscale": ("alpha", "patch", "candidates", "backend", "device", "profile", "seed"),
-    "criminisi": ("alpha", "patch", "backend", "device", "profile", "partition", "variant", "prune", "source"),
+    "criminisi": ("alpha", "patch", "backend", "device", "profile", "partition", "variant", "prune", "source",
+                  "loop"),
 }
 
 #: Defaults of the options that differ between methods (criminisi: the paper's settings).

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import geometry
 from .errors import InputError
-from .methods import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS, SOURCES, FillStats, StepwiseJob
+from .methods import DEFAULT_METHOD, DEFAULTS, LOOPS, METHODS, OPTIONS, SOURCES, FillStats, StepwiseJob
 from .profiles import load_profile
 from .stages import BY_NAME, NAMES, parse_partition
 
@@ -26,6 +26,8 @@ from .stages import BY_NAME, NAMES, parse_partition
 INTEGRAL_PROGRAM_PIXELS = 120_000_000
 #: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
 MAX_PATCH = 127
+#: Most iterations the device-resident loop queues before the host reads their log.
+LOOP_CHUNK = 64
 
 @dataclasses.dataclass
 class InpaintStats(FillStats):
@@ -57,6 +59,8 @@ class InpaintStats(FillStats):
         Local memory per work-group of the findBestPatch kernel as built (0 for numpy).
     pruned : bool
         findBestPatch pruned its map with a sampled bound (``prune``); False for numpy.
+    loop : str
+        ``'device'`` (the device-resident loop) or ``'host'`` (see :class:`Inpainter`).
     """
 
     method: str = "criminisi"
@@ -69,6 +73,7 @@ class InpaintStats(FillStats):
     variant: str = "numpy"
     local_mem_bytes: int = 0
     pruned: bool = False
+    loop: str = "host"
 
 
 @dataclasses.dataclass
@@ -139,9 +144,7 @@ def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) ->
         ``P // 2``.
     """
     h, w = mask.shape
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.int32)
-    src = np.stack([ys, xs], axis=-1)
-    src[mask] = -1
+    src = np.full((h, w, 2), -1, np.int32)
     unknown = mask.copy()
     for ty, tx, sy, sx in patches:
         x0, y0 = max(tx - half, 0), max(ty - half, 0)
@@ -149,9 +152,15 @@ def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) ->
         dst = (slice(y0, y1), slice(x0, x1))
         srs = (slice(sy + y0 - ty, sy + y1 - ty), slice(sx + x0 - tx, sx + x1 - tx))
         fill = unknown[dst]
-        src[dst][fill] = src[srs][fill]
+        # A source pixel that was filled earlier (sources 'filled') passes on its own origin;
+        # an original pixel is its own origin.
+        here = np.empty(fill.shape + (2,), np.int32)
+        here[..., 0] = np.arange(srs[0].start, srs[0].stop, dtype=np.int32)[:, None]
+        here[..., 1] = np.arange(srs[1].start, srs[1].stop, dtype=np.int32)[None, :]
+        was_filled = mask[srs]
+        here[was_filled] = src[srs][was_filled]
+        src[dst][fill] = here[fill]
         unknown[dst] = False
-    src[~mask] = -1
     return src
 
 
@@ -231,6 +240,14 @@ class Inpainter(StepwiseJob):
         of Eq. 6 holds fewer than :data:`inpaint.geometry.MIN_SOURCES` of them it is widened
         (:func:`inpaint.geometry.source_area`).  ``'filled'``: windows free of the pixels still
         to fill, re-marked after every copy, so filled pixels become sources too.
+    loop : {'auto', 'device', 'host'}
+        Who drives the iterations.  ``'host'``: the host reads each iteration's target and
+        source (three integers) and launches the next, stage by stage.  ``'device'``: the
+        device-resident loop; every stage runs on the device, the device works out the next
+        rectangle and patches itself (``kernels/loop.cl``), and the host queues several
+        iterations at once and reads their log afterwards, so it never waits between them.
+        It needs the whole pipeline on the device and ``source='original'``.  ``'auto'``
+        (default) takes it whenever it can.  The result is the same either way, bit for bit.
 
     Raises
     ------
@@ -254,7 +271,7 @@ class Inpainter(StepwiseJob):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["criminisi"]["alpha"],
                  patch: int = DEFAULTS["criminisi"]["patch"], backend: str = "auto", device: Any = None, profile: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
-                 source: str = "original"):
+                 source: str = "original", loop: str = "auto"):
         t0 = time.perf_counter()
         rgb, mask = _check_arrays(image, mask)
         self.height, self.width = mask.shape
@@ -269,6 +286,8 @@ class Inpainter(StepwiseJob):
             raise InputError(f"prune must be 'auto', True or False, got {prune!r}")
         if source not in SOURCES:
             raise InputError(f"source must be 'original' or 'filled', got {source!r}")
+        if loop not in LOOPS:
+            raise InputError(f"loop must be one of {', '.join(LOOPS)}, got {loop!r}")
         self.source = source
         prof = load_profile(profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
@@ -296,6 +315,11 @@ class Inpainter(StepwiseJob):
             self.stats.backend = "opencl" if len(self._on_device) == len(NAMES) else "mixed"
             self.stats.device = self._rt.name
         self.stats.device_stages = self._on_device
+        resident_possible = len(self._on_device) == len(NAMES) and source == "original"
+        if loop == "device" and not resident_possible and self._box is not None:
+            raise InputError("loop 'device' needs every stage on an OpenCL device and source 'original'")
+        self._resident = resident_possible and loop != "host"
+        self.stats.loop = "device" if self._resident else "host"
 
         h, w = self.height, self.width
         rgba = np.empty((h, w, 4), np.uint8)
@@ -316,6 +340,11 @@ class Inpainter(StepwiseJob):
         names = set()
         for s in self._on_device:
             names.update(BY_NAME[s].reads + BY_NAME[s].writes)
+        if self._resident:
+            bx0, by0, bx1, by1 = self._box
+            host["rect"] = np.array([bx0, by0, bx1 - bx0, by1 - by0], np.int32)   # the first: the whole box
+            host["log"] = np.full(3 * LOOP_CHUNK, -1, np.int32)
+            names.update(("rect", "log"))
         self._buf = _Buffers(host, self._rt, names, self.stats)
         self._kernels: dict[str, Any] = {}
         self._events: list[tuple[str, Any]] = []
@@ -325,9 +354,11 @@ class Inpainter(StepwiseJob):
 
             built = self._rt.build_seconds
             try:  # one program for every stage on the device
-                bundle = sc.bundle_for(self._rt, self._on_device, self.patch, variant, prune)
+                bundle = sc.bundle_for(self._rt, self._on_device, self.patch, variant, prune, self._resident)
                 for s in self._on_device:
                     self._kernels[s] = BY_NAME[s].wrapper(self._rt, self, bundle)
+                if self._resident:
+                    self._kernels["loop"] = sc.Loop(self._rt, bundle)
             except ValueError as exc:
                 raise InputError(str(exc)) from None
             self.stats.build_seconds = self._rt.build_seconds - built
@@ -423,9 +454,12 @@ class Inpainter(StepwiseJob):
         return self._buf.host["rgb"][..., :3].copy()
 
     def step(self) -> bool:
-        """Fill one patch.  Returns True while target pixels remain."""
+        """Fill one patch (on the device-resident loop, possibly several).  Returns True while
+        target pixels remain."""
         if self.done:
             return False
+        if self._resident:
+            return self._step_resident()
         t0 = time.perf_counter()
         w, h = self.width, self.height
         if self._dirty_valid is not None and self.source == "filled":
@@ -465,17 +499,66 @@ class Inpainter(StepwiseJob):
 
         half = self.half
         patch_rect = (max(tx - half, 0), max(ty - half, 0), min(tx + half + 1, w), min(ty + half + 1, h))
-        filled = self.mask[patch_rect[1]:patch_rect[3], patch_rect[0]:patch_rect[2]]
-        self._remaining -= int(filled.sum())
-        filled[...] = False
-        self.stats.patches.append((ty, tx, sy, sx))
-        self.stats.ssd.append(int(np.int32(res[2]).view(np.uint32)))
-        self.stats.iterations += 1
+        self._record(ty, tx, sy, sx, res[2])
         # What the copy disturbs: front/confidence/priority within 2*half, validity within half.
         x0, y0, x1, y1 = geometry.grow(patch_rect, 2 * half, w, h)
         bx0, by0, bx1, by1 = self._box
         self._dirty_prio = (max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1))
         self._dirty_valid = geometry.grow(patch_rect, half, w, h)
+        self._elapsed += time.perf_counter() - t0
+        return not self.done
+
+    def _record(self, ty: int, tx: int, sy: int, sx: int, ssd: Any) -> None:
+        """Book a copied patch: the host's mask and count, the statistics."""
+        half, w, h = self.half, self.width, self.height
+        filled = self.mask[max(ty - half, 0):min(ty + half + 1, h), max(tx - half, 0):min(tx + half + 1, w)]
+        self._remaining -= int(filled.sum())
+        filled[...] = False
+        self.stats.patches.append((ty, tx, sy, sx))
+        self.stats.ssd.append(int(np.int32(ssd).view(np.uint32)))
+        self.stats.iterations += 1
+
+    def _step_resident(self) -> bool:
+        """Queue a chunk of iterations on the device, then read their log and book them.
+
+        Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain: the
+        chunk is never longer than that, and every queued iteration has a target."""
+        t0 = time.perf_counter()
+        w, h, half = self.width, self.height, self.half
+        k = min(LOOP_CHUNK, -(-self._remaining // (self.patch * self.patch)))
+        kn, b, box = self._kernels, self._buf.dev, self._box
+        cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
+        n = geometry.area(cen)
+        bx0, by0, bx1, by1 = box
+        side = min(6 * half + 1, max(bx1 - bx0, by1 - by0))     # the grown patch, at most
+        from .stages_cl import TILE
+        from .runtime import round_up
+
+        small = (round_up(min(side, bx1 - bx0), TILE[0]), round_up(min(side, by1 - by0), TILE[1]))
+        whole = (round_up(bx1 - bx0, TILE[0]), round_up(by1 - by0, TILE[1]))
+        ev = self._events
+        for it in range(k):
+            size = whole if self.stats.iterations == 0 and it == 0 else small
+            ev.append(("front", kn["front"].resident(b, w, h, size)))
+            ev.append(("confidence", kn["confidence"].resident(b, w, h, half, size)))
+            ev.append(("priority", kn["priority"].resident(b, w, h, size)))
+            ev.append(("priority", kn["priority"].best(b, w, box)))
+            ev.extend(("ssd", e) for e in kn["ssd"](b, w, h, cen))
+            ev.append(("reduce", kn["reduce"](b, n)))
+            ev.append(("copy", kn["copy"].resident(b, w, h, half, cen)))
+            ev.append(("copy", kn["loop"](b, it, w, h, half, box)))
+        self._buf.wrote(("front", "cpatch", "prio", "result", "ssd", "rgb", "grey", "unknown", "conf", "rect",
+                         "log"), "device")
+        self._buf.need(["log"], "host")
+        self._collect_events()
+        log = self._buf.host["log"][:3 * k].reshape(k, 3)
+        ncx = cen[2] - cen[0]
+        for target, index, ssd in log:
+            if target < 0 or index < 0:
+                raise RuntimeError("internal error: the device-resident loop found no target or no source")
+            ty, tx = divmod(int(target), w)
+            ry, rx = divmod(int(index), ncx)
+            self._record(ty, tx, cen[1] + ry, cen[0] + rx, ssd)
         self._elapsed += time.perf_counter() - t0
         return not self.done
 

@@ -46,15 +46,26 @@ def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str, scalar
 
 
 def bundle_for(rt: Runtime, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
-               prune: Any = "auto") -> Bundle:
+               prune: Any = "auto", resident: bool = False) -> Bundle:
     """The one program for ``stages`` on the device: their kernel files and the union of the
-    defines they need (findBestPatch's only when it runs on the device)."""
+    defines they need (findBestPatch's only when it runs on the device).  ``resident`` builds
+    the device-resident loop's variant (``RESIDENT=1`` and ``kernels/loop.cl``; every stage
+    must be on the device): stages 2, 4, 5 and 8 then take their rectangle and patches from
+    device buffers (``kernels/rect.h``)."""
     from .stages import BY_NAME
 
     defines: dict[str, Any] = {"REDUCE_GROUP": reduce_group(rt)}
     if "ssd" in stages:
         defines.update(FindBestPatch.plan(rt, patch, variant, prune)[3])
-    return tuple(BY_NAME[s].kernel_file for s in stages), defines
+    files = tuple(BY_NAME[s].kernel_file for s in stages)
+    if resident:
+        defines["RESIDENT"] = 1
+        files += ("loop",)
+    return files, defines
+
+
+def _resident(bundle: "Bundle | None") -> bool:
+    return bundle is not None and bool(bundle[1].get("RESIDENT"))
 
 
 def reduce_group(rt: Runtime) -> int:
@@ -82,11 +93,16 @@ class Front:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None] + [I32] * 6)
+        rect = [None] if _resident(bundle) else [I32] * 4
+        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None, I32, I32] + rect)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), *args)
+
+    def resident(self, b, width, height, size):
+        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
+        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), b["rect"])
 
 
 class Valid:
@@ -132,12 +148,18 @@ class Confidence:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 7)
+        rect = [None] if _resident(bundle) else [I32] * 4
+        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 3 + rect)
 
     def __call__(self, b, width, height, half, rect):
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
                         I32(width), I32(height), I32(half), *args)
+
+    def resident(self, b, width, height, half, size):
+        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
+        return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
+                        I32(width), I32(height), I32(half), b["rect"])
 
 
 class Priority:
@@ -147,13 +169,19 @@ class Priority:
         self.rt = rt
         self.group = reduce_group(rt)
         defines = {"REDUCE_GROUP": self.group}
-        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 6, defines)
+        rect = [None] if _resident(bundle) else [I32] * 4
+        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 2 + rect, defines)
         self.argmax = _kernel(rt, bundle, "priority", "argmax_priority", [None, None] + [I32] * 5, defines)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
                         b["prio"], I32(width), I32(height), *args)
+
+    def resident(self, b, width, height, size):
+        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
+        return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
+                        b["prio"], I32(width), I32(height), b["rect"])
 
     def best(self, b, width, rect):
         _, args = _rect_args(rect)
@@ -290,7 +318,8 @@ class Copy:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 7)
+        where = [None] + [I32] * 3 if _resident(bundle) else [I32] * 4
+        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 3 + where)
 
     def __call__(self, b, width, height, half, target, source):
         ty, tx = target
@@ -298,3 +327,25 @@ class Copy:
         side = 2 * half + 1
         return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
                         b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))
+
+    def resident(self, b, width, height, half, centres):
+        """On the device-resident loop: target and source from ``b["result"]``, the source an
+        index into the map of ``centres`` ``(x0, y0, x1, y1)``."""
+        side = 2 * half + 1
+        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"],
+                        b["unknown"], b["conf"], b["cpatch"], I32(width), I32(height), I32(half), b["result"],
+                        I32(centres[0]), I32(centres[1]), I32(centres[2] - centres[0]))
+
+
+class Loop:
+    """The device-resident loop's bookkeeping (``kernels/loop.cl``): after each copy, log the
+    iteration for the host and set the next rectangle of stages 2, 4 and 5."""
+
+    def __init__(self, rt: Runtime, bundle: Bundle):
+        self.rt = rt
+        self.knl = _kernel(rt, bundle, "loop", "loop_next", [None, None, None] + [I32] * 8)
+
+    def __call__(self, b, it, width, height, half, box):
+        bx0, by0, bx1, by1 = box
+        return self.knl(self.rt.queue, (1,), (1,), b["result"], b["rect"], b["log"], I32(it), I32(width),
+                        I32(height), I32(half), I32(bx0), I32(by0), I32(bx1), I32(by1))

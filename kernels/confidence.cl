@@ -2,11 +2,13 @@
 /* Stage 4: C(p) = sum of confidence over the in-image pixels of the P x P patch / P^2, for
  * front pixels (0 elsewhere).  Target pixels hold confidence 0, so the sum runs over every
  * in-image pixel; the row-major order of the additions is part of the contract with numpy. */
+#include "rect.h"
+
 __kernel void patch_confidence(__global const float *conf, __global const uchar *front,
                                __global float *cpatch,
-                               const int width, const int height, const int radius,
-                               const int x0, const int y0, const int w, const int h)
+                               const int width, const int height, const int radius, RECT_PARAMS)
 {
+    RECT_LOAD;
     const int gx = get_global_id(0), gy = get_global_id(1);
     if (gx >= w || gy >= h) return;
     const int x = x0 + gx, y = y0 + gy, i = y * width + x;

@@ -1,9 +1,11 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* Stage 2: fill front = target pixels with at least one known 4-neighbour inside the image. */
+#include "rect.h"
+
 __kernel void fill_front(__global const uchar *unknown, __global uchar *front,
-                         const int width, const int height,
-                         const int x0, const int y0, const int w, const int h)
+                         const int width, const int height, RECT_PARAMS)
 {
+    RECT_LOAD;
     const int gx = get_global_id(0), gy = get_global_id(1);
     if (gx >= w || gy >= h) return;
     const int x = x0 + gx, y = y0 + gy, i = y * width + x;

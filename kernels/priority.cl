@@ -10,6 +10,7 @@
  * and never contracted, so numpy reproduces them bit for bit.
  *
  * REDUCE_GROUP (define) is the work-group size of the argmax kernel, a power of two. */
+#include "rect.h"
 
 inline int known_at(__global const uchar *unknown, int x, int y, int width, int height)
 {
@@ -26,9 +27,9 @@ inline int known_clamped(__global const uchar *unknown, int x, int y, int width,
 __kernel void priority(__global const uchar *grey, __global const uchar *unknown,
                        __global const uchar *front, __global const float *cpatch,
                        __global float *prio,
-                       const int width, const int height,
-                       const int x0, const int y0, const int w, const int h)
+                       const int width, const int height, RECT_PARAMS)
 {
+    RECT_LOAD;
     const int gx = get_global_id(0), gy = get_global_id(1);
     if (gx >= w || gy >= h) return;
     const int x = x0 + gx, y = y0 + gy, i = y * width + x;

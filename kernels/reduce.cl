@@ -7,6 +7,7 @@ void argmin_ssd(__global const uint *ssd, const int n, __global int *result)
 {
     __local uint lv[REDUCE_GROUP];
     __local int li[REDUCE_GROUP];
+    if (result[0] < 0) return;   /* the device-resident loop's fill is complete */
     const int lid = get_local_id(0);
     uint bv = UINT_MAX;
     int bi = -1;

@@ -75,6 +75,7 @@ void ssd_bound(__global const uchar4 *rgba, __global const uchar *unknown,
     __local uint lv[BOUND_GROUP];
     const int lid = get_local_id(0);
     const int p = result[0];
+    if (p < 0) return;   /* the device-resident loop's fill is complete (uniform per group) */
     const int ty = p / width, tx = p - ty * width;
     /* Grid points at offset BOUND_STEP / 2 so small areas still get a sample. */
     const int sx = (ncx + BOUND_STEP - 1 - BOUND_STEP / 2) / BOUND_STEP;
@@ -111,6 +112,7 @@ void ssd_local(__global const uchar4 *rgba, __global const uchar *unknown,
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int lid = ly * GROUP + lx;
     const int p = result[0];
+    if (p < 0) return;   /* the device-resident loop's fill is complete (uniform per group) */
     const int ty = p / width, tx = p - ty * width;
 
     /* Union window of the group's candidates: top-left at (first centre - HALF). */
@@ -163,6 +165,7 @@ void ssd_global(__global const uchar4 *rgba, __global const uchar *unknown,
     const int gx = get_global_id(0), gy = get_global_id(1);
     if (gx >= ncx || gy >= ncy) return;
     const int p = result[0];
+    if (p < 0) return;   /* the device-resident loop's fill is complete (uniform per group) */
     const int ty = p / width, tx = p - ty * width;
     const int cx = cx0 + gx, cy = cy0 + gy;
 #if PRUNE

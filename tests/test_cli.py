@@ -766,6 +766,22 @@ def test_case_walkingman_as_in_the_quick_start(tmp_path, run, monkeypatch, runti
     assert sorted(p.name for p in tmp_path.iterdir()) == ["walkingman_removed.png"]
 
 
+def test_loop_device_and_host_write_the_same_file(scene, run, runtime, tmp_path):
+    outs = {}
+    for loop in ("device", "host"):
+        outs[loop] = tmp_path / f"{loop}.png"
+        code, out, err = run(scene.image, "--mask", scene.mask, "--method", "criminisi", "-p", P, "--loop", loop,
+                             "--backend", "opencl", "--stats", "-o", outs[loop])
+        assert code == 0, err
+        assert ("device-resident loop" in out) == (loop == "device")
+    assert outs["device"].read_bytes() == outs["host"].read_bytes()
+    code, _, err = run(scene.image, "--mask", scene.mask, "--loop", "host", "-o", tmp_path / "x.png")
+    assert code == 2 and "--loop only apply to another --method" in err
+    code, _, err = run(scene.image, "--mask", scene.mask, "--method", "criminisi", "--loop", "device",
+                       "--backend", "numpy", "-o", tmp_path / "x.png")
+    assert code == 2 and "loop 'device' needs every stage on an OpenCL device" in err
+
+
 @pytest.mark.parametrize("radius", [1, 3])
 def test_grow_dilates_the_mask_before_filling(scene, run, radius):
     from inpaint.masks import grow

@@ -148,10 +148,12 @@ def test_property_invariants_and_bit_exactness(case):
         assert a.stats.ssd == b.stats.ssd
 
 
-def test_stepwise_equals_one_shot(rng):
+@pytest.mark.parametrize("loop", ["host", "device"])
+def test_stepwise_equals_one_shot(rng, loop):
     img = scene(rng, 30, 40)
     mask = blob(30, 40, 15, 20, 6, 7)
-    job = Inpainter(img, mask, patch=5, alpha=0.5, backend="opencl")
+    job = Inpainter(img, mask, patch=5, alpha=0.5, backend="opencl", loop=loop)
+    assert job.stats.loop == loop
     fractions = []
     while not job.done:
         assert job.step() == (not job.done)
@@ -160,9 +162,14 @@ def test_stepwise_equals_one_shot(rng):
         np.testing.assert_array_equal(partial[~mask], img[~mask])
     assert job.step() is False
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert job.iterations == len(fractions)
+    if loop == "host":
+        assert job.iterations == len(fractions)          # one patch per step
+    else:
+        assert len(fractions) < job.iterations           # several patches per step, queued at once
     one = inpaint(img, mask, method="criminisi", patch=5, alpha=0.5, backend="numpy")
-    assert job.result().image.tobytes() == one.image.tobytes()
+    res = job.result()
+    assert res.image.tobytes() == one.image.tobytes()
+    assert res.stats.patches == one.stats.patches and res.stats.ssd == one.stats.ssd
 
 
 def test_empty_mask_returns_the_image():

@@ -304,16 +304,22 @@ def test_pruned_ssd_on_random_states(runtime, state):
 
 def test_reduce_ties_and_no_candidate(runtime):
     ssd = np.full(1000, 0xFFFFFFFF, np.uint32)
-    st = {"ssd": ssd, "result": np.full(4, -1, np.int32)}
+    st = {"ssd": ssd, "result": np.array([5, 12345, 12345, -1], np.int32)}   # a target; sentinels
     b = to_device(runtime, st)
     red = stages_cl.Reduce(runtime)
     red(b, 1000)
     assert read(runtime, b["result"], st["result"])[1] == -1
     ssd[[700, 321, 999]] = 42
+    st["result"][1:3] = 12345
     b = to_device(runtime, st)
     red(b, 1000)
-    assert read(runtime, b["result"], st["result"])[1] == 321
+    assert list(read(runtime, b["result"], st["result"])[:3]) == [5, 321, 42]
     assert reference.argmin_ssd(ssd, 1000) == (321, 42)
+    # No target (the device-resident loop's fill is complete): the result is left alone.
+    st["result"][:] = (-1, 777, 888, -1)
+    b = to_device(runtime, st)
+    red(b, 1000)
+    assert list(read(runtime, b["result"], st["result"])) == [-1, 777, 888, -1]
 
 
 @pytest.mark.parametrize("patch", [3, 7])

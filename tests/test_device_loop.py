@@ -1,0 +1,169 @@
+"""The device-resident Criminisi loop: its kernels against the numpy reference and a naive
+oracle, and whole fills against the host-driven loop and numpy, bit for bit.
+
+On the device-resident loop the device works out each iteration's rectangle and patches
+itself (``kernels/loop.cl``, ``kernels/rect.h``), so these tests hold the RESIDENT kernel
+variants to what the host would have passed them.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as hs
+
+from inpaint import reference, stages_cl
+from inpaint.errors import InputError
+from inpaint.pipeline import Inpainter, inpaint
+from inpaint.resources import kernel_source
+from test_stages import frozen_state, read, to_device
+
+STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
+
+
+def resident_bundle(runtime, patch):
+    return stages_cl.bundle_for(runtime, STAGES, patch, resident=True)
+
+
+def with_rect(st, rect):
+    x0, y0, x1, y1 = rect
+    return dict(st, rect=np.array([x0, y0, x1 - x0, y1 - y0], np.int32))
+
+
+def size_for(rect):
+    """A launch size larger than the rectangle, as the loop uses (the largest rectangle)."""
+    x0, y0, x1, y1 = rect
+    return (stages_cl.round_up(x1 - x0 + 9, 8), stages_cl.round_up(y1 - y0 + 9, 8))
+
+
+def test_headers_are_inlined_once_per_file():
+    text = kernel_source("front")
+    assert "#include" not in text and "#ifndef RECT_H" in text
+    assert "RECT_PARAMS" in text and "fill_front" in text
+
+
+@pytest.mark.parametrize("rect", [(0, 0, 31, 24), (2, 3, 30, 22), (15, 1, 20, 6), (5, 5, 5, 9)])
+def test_rect_stages_read_their_rectangle_from_the_device(runtime, rng, rect):
+    """Stages 2, 4 and 5 with the rectangle in a buffer write exactly what the reference does on
+    that rectangle, and nothing outside it (sentinels), however large the launch."""
+    h, w, half = 24, 31, 2
+    st = with_rect(frozen_state(rng, h, w, half), rect)
+    bundle = resident_bundle(runtime, 2 * half + 1)
+    size = size_for(rect)
+
+    want = np.full((h, w), 9, np.uint8)
+    reference.front(st["unknown"], want, rect)
+    b = to_device(runtime, st, {"front": 9})
+    stages_cl.Front(runtime, bundle).resident(b, w, h, size)
+    np.testing.assert_array_equal(read(runtime, b["front"], st["front"]), want)
+
+    want = np.full((h, w), -3, np.float32)
+    reference.confidence(st["conf"], st["front"], want, rect, half)
+    b = to_device(runtime, st, {"cpatch": -3})
+    stages_cl.Confidence(runtime, bundle).resident(b, w, h, half, size)
+    assert read(runtime, b["cpatch"], st["cpatch"]).tobytes() == want.tobytes()
+
+    want = np.full((h, w), -7, np.float32)
+    reference.priority(st["grey"], st["unknown"], st["front"], st["cpatch"], want, rect)
+    b = to_device(runtime, st, {"prio": -7})
+    stages_cl.Priority(runtime, bundle).resident(b, w, h, size)
+    assert read(runtime, b["prio"], st["prio"]).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("patch", [3, 7])
+def test_copy_takes_target_and_source_from_the_result(runtime, rng, patch):
+    h, w = 24, 31
+    half = patch // 2
+    st = frozen_state(rng, h, w, half)
+    fy, fx = np.nonzero(st["front"])
+    target = (int(fy[0]), int(fx[0]))
+    cen = (half + 1, half + 2, w - half - 3, h - half)           # a centre map with an origin
+    vy, vx = np.nonzero(st["valid"][cen[1]:cen[3], cen[0]:cen[2]])
+    index = int(vy[-1]) * (cen[2] - cen[0]) + int(vx[-1])
+    source = (cen[1] + int(vy[-1]), cen[0] + int(vx[-1]))
+    st["result"][:3] = (target[0] * w + target[1], index, 0)
+    want = {k: st[k].copy() for k in ("rgb", "grey", "unknown", "conf")}
+    reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
+    b = to_device(runtime, st)
+    stages_cl.Copy(runtime, resident_bundle(runtime, patch)).resident(b, w, h, half, cen)
+    for k in want:
+        assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
+    # No target left: nothing is written.
+    st["result"][0] = -1
+    b = to_device(runtime, st)
+    stages_cl.Copy(runtime, resident_bundle(runtime, patch)).resident(b, w, h, half, cen)
+    for k in want:
+        assert read(runtime, b[k], st[k]).tobytes() == st[k].tobytes(), k
+
+
+def naive_next_rect(p, w, h, half, box):
+    """The rectangle stages 2, 4 and 5 update after a copy at p: every pixel whose inputs the
+    copy may have changed, i.e. within 2 * half of the patch, inside the image and the box."""
+    ty, tx = divmod(p, w)
+    bx0, by0, bx1, by1 = box
+    xs = [x for x in range(w) if bx0 <= x < bx1 and tx - 3 * half <= x <= tx + 3 * half]
+    ys = [y for y in range(h) if by0 <= y < by1 and ty - 3 * half <= y <= ty + 3 * half]
+    return xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=hs.integers(5, 60), h=hs.integers(5, 60), half=hs.integers(1, 8), data=hs.data())
+def test_loop_next_logs_and_sets_the_next_rectangle(runtime, w, h, half, data):
+    bx0 = data.draw(hs.integers(0, w - 1))
+    by0 = data.draw(hs.integers(0, h - 1))
+    box = (bx0, by0, data.draw(hs.integers(bx0 + 1, w)), data.draw(hs.integers(by0 + 1, h)))
+    ty = data.draw(hs.integers(box[1], box[3] - 1))
+    tx = data.draw(hs.integers(box[0], box[2] - 1))
+    it = data.draw(hs.integers(0, 4))
+    st = {"result": np.array([ty * w + tx, 11, -5, -1], np.int32), "rect": np.full(4, -9, np.int32),
+          "log": np.full(15, -9, np.int32)}
+    bundle = resident_bundle(runtime, 2 * half + 1)
+    b = to_device(runtime, st)
+    stages_cl.Loop(runtime, bundle)(b, it, w, h, half, box)
+    assert tuple(read(runtime, b["rect"], st["rect"])) == naive_next_rect(ty * w + tx, w, h, half, box)
+    log = read(runtime, b["log"], st["log"]).reshape(5, 3)
+    assert tuple(log[it]) == (ty * w + tx, 11, -5)
+    assert (np.delete(log, it, axis=0) == -9).all()
+
+
+def scene(rng, h, w):
+    yy, xx = np.mgrid[0:h, 0:w]
+    img = np.stack([(xx * 7) % 256, (yy * 5) % 256, ((xx + yy) * 3) % 256], -1).astype(np.uint8)
+    img[rng.random((h, w)) < 0.2] = rng.integers(0, 256, 3)
+    return img
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=hs.integers(0, 10 ** 6), patch=hs.sampled_from([3, 5, 9]), alpha=hs.sampled_from([0.05, 0.5, "full"]),
+       h=hs.integers(24, 48), w=hs.integers(24, 48))
+def test_device_loop_equals_numpy(runtime, seed, patch, alpha, h, w):
+    """Whole fills: the device-resident loop gives the numpy reference's image, patches and SSDs."""
+    rng = np.random.default_rng(seed)
+    img = scene(rng, h, w)
+    mask = np.zeros((h, w), bool)
+    y0, x0 = int(rng.integers(2, h // 2)), int(rng.integers(2, w // 2))
+    mask[y0:y0 + int(rng.integers(3, h // 2)), x0:x0 + int(rng.integers(3, w // 2))] = True
+    mask &= rng.random((h, w)) < 0.9
+    try:
+        want = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
+    except InputError:                                   # no valid source patch for this draw
+        return
+    got = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl", loop="device")
+    assert got.stats.loop == "device"
+    assert got.image.tobytes() == want.image.tobytes()
+    assert got.stats.patches == want.stats.patches and got.stats.ssd == want.stats.ssd
+    np.testing.assert_array_equal(got.source_map, want.source_map)
+
+
+def test_auto_takes_the_device_loop_only_when_it_can(rng):
+    img = scene(rng, 30, 40)
+    mask = np.zeros((30, 40), bool)
+    mask[10:18, 12:22] = True
+    assert Inpainter(img, mask, patch=5, backend="opencl").stats.loop == "device"
+    assert Inpainter(img, mask, patch=5, backend="opencl", loop="host").stats.loop == "host"
+    assert Inpainter(img, mask, patch=5, backend="opencl", source="filled").stats.loop == "host"
+    assert Inpainter(img, mask, patch=5, backend="opencl", partition="coprocess").stats.loop == "host"
+    assert Inpainter(img, mask, patch=5, backend="numpy").stats.loop == "host"
+    for bad in ({"source": "filled"}, {"partition": "coprocess"}, {"backend": "numpy"}):
+        with pytest.raises(InputError, match="loop 'device' needs"):
+            Inpainter(img, mask, patch=5, loop="device", **{"backend": "opencl", **bad})
+    with pytest.raises(InputError, match="loop must be"):
+        Inpainter(img, mask, patch=5, loop="gpu")
