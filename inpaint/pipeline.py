@@ -342,7 +342,8 @@ class Inpainter(StepwiseJob):
             names.update(BY_NAME[s].reads + BY_NAME[s].writes)
         if self._resident:
             bx0, by0, bx1, by1 = self._box
-            host["rect"] = np.array([bx0, by0, bx1 - bx0, by1 - by0], np.int32)   # the first: the whole box
+            # The first rectangle: the whole box; then the iterations done (loop.cl counts them).
+            host["rect"] = np.array([bx0, by0, bx1 - bx0, by1 - by0, 0], np.int32)
             host["log"] = np.full(3 * LOOP_CHUNK, -1, np.int32)
             names.update(("rect", "log"))
         self._buf = _Buffers(host, self._rt, names, self.stats)
@@ -522,38 +523,48 @@ class Inpainter(StepwiseJob):
         """Queue a chunk of iterations on the device, then read their log and book them.
 
         Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain: the
-        chunk is never longer than that, and every queued iteration has a target."""
-        t0 = time.perf_counter()
-        w, h, half = self.width, self.height, self.half
-        k = min(LOOP_CHUNK, -(-self._remaining // (self.patch * self.patch)))
-        kn, b, box = self._kernels, self._buf.dev, self._box
-        cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
-        n = geometry.area(cen)
-        bx0, by0, bx1, by1 = box
-        side = min(6 * half + 1, max(bx1 - bx0, by1 - by0))     # the grown patch, at most
-        from .stages_cl import TILE
-        from .runtime import round_up
+        chunk is never longer than that, and every queued iteration has a target.  The
+        launches' arguments are set once per chunk; each iteration only enqueues them."""
+        import pyopencl as cl
 
-        small = (round_up(min(side, bx1 - bx0), TILE[0]), round_up(min(side, by1 - by0), TILE[1]))
+        from .runtime import round_up
+        from .stages_cl import TILE
+
+        t0 = time.perf_counter()
+        w, h, half, box = self.width, self.height, self.half, self._box
+        k = min(LOOP_CHUNK, -(-self._remaining // (self.patch * self.patch)))
+        kn, b = self._kernels, self._buf.dev
+        cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
+        bx0, by0, bx1, by1 = box
+        grown = 6 * half + 1                                  # the copied patch grown by 2 * half
+        small = (round_up(min(grown, bx1 - bx0), TILE[0]), round_up(min(grown, by1 - by0), TILE[1]))
         whole = (round_up(bx1 - bx0, TILE[0]), round_up(by1 - by0, TILE[1]))
-        ev = self._events
+        first = self.stats.iterations == 0
+
+        def plan(size):
+            return ([("front", kn["front"].bind(b, w, h, size)),
+                     ("confidence", kn["confidence"].bind(b, w, h, half, size))]
+                    + [("priority", x) for x in kn["priority"].bind(b, w, h, size, box)]
+                    + [("ssd", x) for x in kn["ssd"].bind(b, w, h, cen)]
+                    + [("reduce", x) for x in kn["reduce"].bind(b, geometry.area(cen))]
+                    + [("copy", kn["copy"].bind(b, w, h, half, cen)),
+                       ("copy", kn["loop"].bind(b, LOOP_CHUNK, w, h, half, box))])
+
+        steady = plan(small)
+        opening = plan(whole) if first else steady            # the same arguments; a larger rectangle
+        queue, ev = self._rt.queue, self._events
         for it in range(k):
-            size = whole if self.stats.iterations == 0 and it == 0 else small
-            ev.append(("front", kn["front"].resident(b, w, h, size)))
-            ev.append(("confidence", kn["confidence"].resident(b, w, h, half, size)))
-            ev.append(("priority", kn["priority"].resident(b, w, h, size)))
-            ev.append(("priority", kn["priority"].best(b, w, box)))
-            ev.extend(("ssd", e) for e in kn["ssd"](b, w, h, cen))
-            ev.append(("reduce", kn["reduce"](b, n)))
-            ev.append(("copy", kn["copy"].resident(b, w, h, half, cen)))
-            ev.append(("copy", kn["loop"](b, it, w, h, half, box)))
+            for stage, (knl, size, local) in (opening if it == 0 else steady):
+                ev.append((stage, cl.enqueue_nd_range_kernel(queue, knl, size, local)))
         self._buf.wrote(("front", "cpatch", "prio", "result", "ssd", "rgb", "grey", "unknown", "conf", "rect",
                          "log"), "device")
         self._buf.need(["log"], "host")
         self._collect_events()
-        log = self._buf.host["log"][:3 * k].reshape(k, 3)
+        log = self._buf.host["log"].reshape(LOOP_CHUNK, 3)
         ncx = cen[2] - cen[0]
-        for target, index, ssd in log:
+        done = self.stats.iterations
+        for i in range(done, done + k):
+            target, index, ssd = log[i % LOOP_CHUNK]
             if target < 0 or index < 0:
                 raise RuntimeError("internal error: the device-resident loop found no target or no source")
             ty, tx = divmod(int(target), w)

@@ -68,6 +68,17 @@ def _resident(bundle: "Bundle | None") -> bool:
     return bundle is not None and bool(bundle[1].get("RESIDENT"))
 
 
+#: A launch with its arguments already set: ``(kernel, global size, local size)``; the
+#: device-resident loop enqueues it with :func:`pyopencl.enqueue_nd_range_kernel` each
+#: iteration, without converting and setting the arguments again.
+Launch = tuple
+
+
+def _bound(knl: Any, args: tuple, size: tuple, local: tuple) -> Launch:
+    knl.set_args(*args)
+    return knl, size, local
+
+
 def reduce_group(rt: Runtime) -> int:
     """Largest power-of-two work-group size (<= 256) the effective limits allow."""
     g = 256
@@ -100,9 +111,9 @@ class Front:
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), *args)
 
-    def resident(self, b, width, height, size):
-        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
-        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), b["rect"])
+    def bind(self, b, width, height, size) -> Launch:
+        """The device-resident loop's launch: the rectangle in ``b["rect"]``, ``size`` covering it."""
+        return _bound(self.knl, (b["unknown"], b["front"], I32(width), I32(height), b["rect"]), size, TILE)
 
 
 class Valid:
@@ -156,10 +167,10 @@ class Confidence:
         return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
                         I32(width), I32(height), I32(half), *args)
 
-    def resident(self, b, width, height, half, size):
-        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
-        return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
-                        I32(width), I32(height), I32(half), b["rect"])
+    def bind(self, b, width, height, half, size) -> Launch:
+        """The device-resident loop's launch: the rectangle in ``b["rect"]``, ``size`` covering it."""
+        return _bound(self.knl, (b["conf"], b["front"], b["cpatch"], I32(width), I32(height), I32(half), b["rect"]),
+                      size, TILE)
 
 
 class Priority:
@@ -178,15 +189,19 @@ class Priority:
         return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
                         b["prio"], I32(width), I32(height), *args)
 
-    def resident(self, b, width, height, size):
-        """On the device-resident loop: the rectangle in ``b["rect"]``, ``size`` covering it."""
-        return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
-                        b["prio"], I32(width), I32(height), b["rect"])
-
     def best(self, b, width, rect):
         _, args = _rect_args(rect)
         return self.argmax(self.rt.queue, (self.group,), (self.group,), b["prio"], b["result"],
                            I32(width), *args)
+
+    def bind(self, b, width, height, size, box) -> "list[Launch]":
+        """The device-resident loop's launches: priorities on the rectangle in ``b["rect"]``
+        (``size`` covering it), then their argmax over the object's ``box``."""
+        _, args = _rect_args(box)
+        g = (self.group,)
+        return [_bound(self.knl, (b["grey"], b["unknown"], b["front"], b["cpatch"], b["prio"], I32(width),
+                                  I32(height), b["rect"]), size, TILE),
+                _bound(self.argmax, (b["prio"], b["result"], I32(width), *args), g, g)]
 
 
 class FindBestPatch:
@@ -300,17 +315,79 @@ class FindBestPatch:
                                b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"], self.bound, *args))
         return events
 
+    def bind(self, b, width, height, centres) -> "list[Launch]":
+        """The device-resident loop's launches for ``centres`` (the bound first, when pruning)."""
+        cx0, cy0, cx1, cy1 = centres
+        ncx, ncy = cx1 - cx0, cy1 - cy0
+        g = self.group
+        args = (I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
+        out = []
+        if self.prune:
+            bg = (self.bound_group,)
+            out.append(_bound(self.knl_bound, (b["rgb"], b["unknown"], b["valid"], b["result"], self.bound, *args),
+                              bg, bg))
+        out.append(_bound(self.knl, (b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"], self.bound, *args),
+                          (round_up(ncx, g), round_up(ncy, g)), (g, g)))
+        return out
+
 
 class Reduce:
-    """Stage 7 (``kernels/reduce.cl``): argmin of the SSD map on the device."""
+    """Stage 7 (``kernels/reduce.cl``): argmin of the SSD map on the device.
+
+    One work-group scans a small map, or any map on a CPU.  On a GPU a map of more than
+    :attr:`SPLIT` entries takes two launches: up to :attr:`MAX_GROUPS` work-groups reduce one
+    slice each, and one work-group reduces their (value, index) pairs.  On an NVIDIA H200 the
+    single work-group took 57 us a launch over Hill's full-search map (0.56 M entries).
+    """
+
+    #: Maps larger than this are split over work-groups on a GPU.
+    SPLIT = 16384
+    #: Most work-groups of the first launch (the second reduces that many pairs).
+    MAX_GROUPS = 256
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.group = reduce_group(rt)
-        self.knl = _kernel(rt, bundle, "reduce", "argmin_ssd", [None, I32, None], {"REDUCE_GROUP": self.group})
+        self.group = g = reduce_group(rt)
+        defines = {"REDUCE_GROUP": g}
+        self.knl = _kernel(rt, bundle, "reduce", "argmin_ssd", [None, I32, None], defines)
+        self.knl_groups = _kernel(rt, bundle, "reduce", "argmin_ssd_groups", [None, I32, I32, None, None, None],
+                                  defines)
+        self.knl_pairs = _kernel(rt, bundle, "reduce", "argmin_ssd_pairs", [None, None, I32, None], defines)
+        self._pairs = None
+
+    def split(self, n: int) -> "tuple[int, int] | None":
+        """``(groups, chunk)`` of the two-launch reduction of an ``n``-entry map, or None."""
+        if not self.rt.is_gpu or n <= self.SPLIT:
+            return None
+        chunk = max(-(-n // self.MAX_GROUPS), 8 * self.group)
+        return -(-n // chunk), chunk
 
     def __call__(self, b, n):
-        return self.knl(self.rt.queue, (self.group,), (self.group,), b["ssd"], I32(n), b["result"])
+        q, g = self.rt.queue, self.group
+        plan = self.split(n)
+        if plan is None:
+            return self.knl(q, (g,), (g,), b["ssd"], I32(n), b["result"])
+        groups, chunk = plan
+        pv, pi = self._pair_buffers()
+        return [self.knl_groups(q, (groups * g,), (g,), b["ssd"], I32(n), I32(chunk), b["result"], pv, pi),
+                self.knl_pairs(q, (g,), (g,), pv, pi, I32(groups), b["result"])]
+
+    def bind(self, b, n) -> "list[Launch]":
+        """The device-resident loop's launches for an ``n``-entry map."""
+        plan, g = self.split(n), (self.group,)
+        if plan is None:
+            return [_bound(self.knl, (b["ssd"], I32(n), b["result"]), g, g)]
+        groups, chunk = plan
+        pv, pi = self._pair_buffers()
+        return [_bound(self.knl_groups, (b["ssd"], I32(n), I32(chunk), b["result"], pv, pi), (groups * g[0],), g),
+                _bound(self.knl_pairs, (pv, pi, I32(groups), b["result"]), g, g)]
+
+    def _pair_buffers(self):
+        if self._pairs is None:
+            mf = cl.mem_flags
+            self._pairs = (cl.Buffer(self.rt.context, mf.READ_WRITE, 4 * self.MAX_GROUPS),
+                           cl.Buffer(self.rt.context, mf.READ_WRITE, 4 * self.MAX_GROUPS))
+        return self._pairs
 
 
 class Copy:
@@ -328,13 +405,14 @@ class Copy:
         return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
                         b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))
 
-    def resident(self, b, width, height, half, centres):
-        """On the device-resident loop: target and source from ``b["result"]``, the source an
-        index into the map of ``centres`` ``(x0, y0, x1, y1)``."""
+    def bind(self, b, width, height, half, centres) -> Launch:
+        """The device-resident loop's launch: target and source from ``b["result"]``, the source
+        an index into the map of ``centres`` ``(x0, y0, x1, y1)``."""
         side = 2 * half + 1
-        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"],
-                        b["unknown"], b["conf"], b["cpatch"], I32(width), I32(height), I32(half), b["result"],
-                        I32(centres[0]), I32(centres[1]), I32(centres[2] - centres[0]))
+        return _bound(self.knl, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], I32(width), I32(height),
+                                 I32(half), b["result"], I32(centres[0]), I32(centres[1]),
+                                 I32(centres[2] - centres[0])),
+                      (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE)
 
 
 class Loop:
@@ -345,7 +423,8 @@ class Loop:
         self.rt = rt
         self.knl = _kernel(rt, bundle, "loop", "loop_next", [None, None, None] + [I32] * 8)
 
-    def __call__(self, b, it, width, height, half, box):
+    def bind(self, b, slots, width, height, half, box) -> Launch:
+        """The launch; iteration ``i`` (counted in ``b["rect"][4]``) logs at slot ``i % slots``."""
         bx0, by0, bx1, by1 = box
-        return self.knl(self.rt.queue, (1,), (1,), b["result"], b["rect"], b["log"], I32(it), I32(width),
-                        I32(height), I32(half), I32(bx0), I32(by0), I32(bx1), I32(by1))
+        return _bound(self.knl, (b["result"], b["rect"], b["log"], I32(slots), I32(width), I32(height), I32(half),
+                                 I32(bx0), I32(by0), I32(bx1), I32(by1)), (1,), (1,))

@@ -1,17 +1,20 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* The device-resident fill loop's bookkeeping: one work-item, after each iteration's copy.
  *
- * It logs the iteration (target index result[0], source index result[1] into the centre map,
- * SSD result[2]) at log[3 * it ...] for the host, which reads the log every few iterations,
- * and sets the rectangle that stages 2, 4 and 5 update next (rect.h): the copied patch
+ * It counts the iteration in rect[4] and logs it (target index result[0], source index result[1]
+ * into the centre map, SSD result[2]) in slot (count % slots) of the log, 3 ints a slot, for
+ * the host, which reads the log every few iterations (never more than `slots` at once).  And it
+ * sets the rectangle rect[0..3] that stages 2, 4 and 5 update next (rect.h): the copied patch
  * clipped to the image, grown by 2 * radius within the image, then within the object's box
  * (bx0, by0)-(bx1, by1).  That is the host's rectangle, computed the same way
  * (inpaint.pipeline.Inpainter.step). */
-__kernel void loop_next(__global const int *result, __global int *rect, __global int *log, const int it,
+__kernel void loop_next(__global const int *result, __global int *rect, __global int *log, const int slots,
                         const int width, const int height, const int radius,
                         const int bx0, const int by0, const int bx1, const int by1)
 {
     const int p = result[0];
+    const int it = rect[4] % slots;
+    rect[4] += 1;
     log[3 * it] = p;
     log[3 * it + 1] = result[1];
     log[3 * it + 2] = result[2];

@@ -7,6 +7,7 @@ variants to what the host would have passed them.
 """
 
 import numpy as np
+import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
 
@@ -21,6 +22,12 @@ STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "
 
 def resident_bundle(runtime, patch):
     return stages_cl.bundle_for(runtime, STAGES, patch, resident=True)
+
+
+def launch(runtime, *launches):
+    """Enqueue bound launches (kernel, size, local) as the loop does."""
+    for knl, size, local in launches:
+        cl.enqueue_nd_range_kernel(runtime.queue, knl, size, local)
 
 
 def with_rect(st, rect):
@@ -52,19 +59,19 @@ def test_rect_stages_read_their_rectangle_from_the_device(runtime, rng, rect):
     want = np.full((h, w), 9, np.uint8)
     reference.front(st["unknown"], want, rect)
     b = to_device(runtime, st, {"front": 9})
-    stages_cl.Front(runtime, bundle).resident(b, w, h, size)
+    launch(runtime, stages_cl.Front(runtime, bundle).bind(b, w, h, size))
     np.testing.assert_array_equal(read(runtime, b["front"], st["front"]), want)
 
     want = np.full((h, w), -3, np.float32)
     reference.confidence(st["conf"], st["front"], want, rect, half)
     b = to_device(runtime, st, {"cpatch": -3})
-    stages_cl.Confidence(runtime, bundle).resident(b, w, h, half, size)
+    launch(runtime, stages_cl.Confidence(runtime, bundle).bind(b, w, h, half, size))
     assert read(runtime, b["cpatch"], st["cpatch"]).tobytes() == want.tobytes()
 
     want = np.full((h, w), -7, np.float32)
     reference.priority(st["grey"], st["unknown"], st["front"], st["cpatch"], want, rect)
     b = to_device(runtime, st, {"prio": -7})
-    stages_cl.Priority(runtime, bundle).resident(b, w, h, size)
+    launch(runtime, stages_cl.Priority(runtime, bundle).bind(b, w, h, size, rect)[0])
     assert read(runtime, b["prio"], st["prio"]).tobytes() == want.tobytes()
 
 
@@ -83,13 +90,13 @@ def test_copy_takes_target_and_source_from_the_result(runtime, rng, patch):
     want = {k: st[k].copy() for k in ("rgb", "grey", "unknown", "conf")}
     reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
     b = to_device(runtime, st)
-    stages_cl.Copy(runtime, resident_bundle(runtime, patch)).resident(b, w, h, half, cen)
+    launch(runtime, stages_cl.Copy(runtime, resident_bundle(runtime, patch)).bind(b, w, h, half, cen))
     for k in want:
         assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
     # No target left: nothing is written.
     st["result"][0] = -1
     b = to_device(runtime, st)
-    stages_cl.Copy(runtime, resident_bundle(runtime, patch)).resident(b, w, h, half, cen)
+    launch(runtime, stages_cl.Copy(runtime, resident_bundle(runtime, patch)).bind(b, w, h, half, cen))
     for k in want:
         assert read(runtime, b[k], st[k]).tobytes() == st[k].tobytes(), k
 
@@ -112,16 +119,17 @@ def test_loop_next_logs_and_sets_the_next_rectangle(runtime, w, h, half, data):
     box = (bx0, by0, data.draw(hs.integers(bx0 + 1, w)), data.draw(hs.integers(by0 + 1, h)))
     ty = data.draw(hs.integers(box[1], box[3] - 1))
     tx = data.draw(hs.integers(box[0], box[2] - 1))
-    it = data.draw(hs.integers(0, 4))
-    st = {"result": np.array([ty * w + tx, 11, -5, -1], np.int32), "rect": np.full(4, -9, np.int32),
-          "log": np.full(15, -9, np.int32)}
+    done = data.draw(hs.integers(0, 40))                 # iterations counted so far
+    st = {"result": np.array([ty * w + tx, 11, -5, -1], np.int32),
+          "rect": np.array([-9, -9, -9, -9, done], np.int32), "log": np.full(15, -9, np.int32)}
     bundle = resident_bundle(runtime, 2 * half + 1)
     b = to_device(runtime, st)
-    stages_cl.Loop(runtime, bundle)(b, it, w, h, half, box)
-    assert tuple(read(runtime, b["rect"], st["rect"])) == naive_next_rect(ty * w + tx, w, h, half, box)
+    launch(runtime, stages_cl.Loop(runtime, bundle).bind(b, 5, w, h, half, box))
+    rect = read(runtime, b["rect"], st["rect"])
+    assert tuple(rect[:4]) == naive_next_rect(ty * w + tx, w, h, half, box) and rect[4] == done + 1
     log = read(runtime, b["log"], st["log"]).reshape(5, 3)
-    assert tuple(log[it]) == (ty * w + tx, 11, -5)
-    assert (np.delete(log, it, axis=0) == -9).all()
+    assert tuple(log[done % 5]) == (ty * w + tx, 11, -5)
+    assert (np.delete(log, done % 5, axis=0) == -9).all()
 
 
 def scene(rng, h, w):
@@ -167,3 +175,15 @@ def test_auto_takes_the_device_loop_only_when_it_can(rng):
             Inpainter(img, mask, patch=5, loop="device", **{"backend": "opencl", **bad})
     with pytest.raises(InputError, match="loop must be"):
         Inpainter(img, mask, patch=5, loop="gpu")
+
+
+def test_device_loop_with_the_reduction_split_as_on_a_gpu(runtime, rng, monkeypatch):
+    """A CPU never splits stage 7 over work-groups; force it, and the fill is still the reference's."""
+    monkeypatch.setattr(stages_cl.Reduce, "split", lambda self, n: (-(-n // 97), 97))
+    img = scene(rng, 40, 52)
+    mask = np.zeros((40, 52), bool)
+    mask[12:25, 14:30] = True
+    want = inpaint(img, mask, method="criminisi", alpha="full", patch=5, backend="numpy")
+    for loop in ("device", "host"):
+        got = inpaint(img, mask, method="criminisi", alpha="full", patch=5, backend="opencl", loop=loop)
+        assert got.image.tobytes() == want.image.tobytes() and got.stats.patches == want.stats.patches

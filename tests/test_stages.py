@@ -6,7 +6,7 @@ Output buffers are pre-filled with a sentinel so a cell the kernel forgets to wr
 import numpy as np
 import pyopencl as cl
 import pytest
-from hypothesis import given, strategies as hs
+from hypothesis import given, settings, strategies as hs
 
 from inpaint import reference, stages_cl
 
@@ -352,3 +352,28 @@ def test_valid_from_the_integral_image(runtime, rng, shape, half):
         b = to_device(runtime, st, {"valid": 5})
         stages_cl.Valid(runtime)(b, w, h, half, rect, (0, 0, w, h), use_integral=True)
         np.testing.assert_array_equal(read(runtime, b["valid"], st["valid"]), want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=hs.integers(1, 5000), levels=hs.integers(1, 6), invalid=hs.floats(0, 1), chunk=hs.integers(1, 700),
+       seed=hs.integers(0, 2 ** 16))
+def test_reduce_split_over_work_groups(runtime, n, levels, invalid, chunk, seed):
+    """The GPU's two-launch argmin (slices, then their pairs) equals the reference: ties go to
+    the smallest index, invalid entries (UINT_MAX) never win, all-invalid gives -1."""
+    rng = np.random.default_rng(seed)
+    ssd = rng.integers(0, levels, n).astype(np.uint32) * 1000       # few levels: many ties
+    ssd[rng.random(n) < invalid] = 0xFFFFFFFF
+    red = stages_cl.Reduce(runtime)
+    groups = -(-n // chunk)
+    if groups > red.MAX_GROUPS:
+        chunk = -(-n // red.MAX_GROUPS)
+        groups = -(-n // chunk)
+    red.split = lambda _n: (groups, chunk)
+    st = {"ssd": ssd, "result": np.array([3, 12345, 12345, -1], np.int32)}
+    b = to_device(runtime, st)
+    red(b, n)
+    got = read(runtime, b["result"], st["result"])
+    idx, val = reference.argmin_ssd(ssd, n)
+    assert got[1] == idx
+    if idx >= 0:
+        assert int(got[2:3].view(np.uint32)[0]) == val
