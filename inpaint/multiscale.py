@@ -614,11 +614,13 @@ class MultiscaleInpainter(StepwiseJob):
             self._coarse = (best_map, st.correction(), st.image(), lev.origin)
 
     def _collect_events(self) -> None:
+        from .runtime import event_time
+
         if not self._events:
             return
         self._rt.queue.finish()
         for step, ev in self._events:
-            self._seconds[step] += (ev.profile.end - ev.profile.start) * 1e-9
+            self._seconds[step] += event_time(ev)
         self._events.clear()
 
     # -- public ---------------------------------------------------------------------------

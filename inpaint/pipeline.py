@@ -426,10 +426,12 @@ class Inpainter(StepwiseJob):
         return direct > 16 * self.width * self.height + INTEGRAL_PROGRAM_PIXELS
 
     def _collect_events(self, finish: bool = False) -> None:
+        from .runtime import event_time
+
         if finish and self._events:
             self._rt.queue.finish()
         for stage, ev in self._events:
-            self.stats.stage_seconds[stage] += (ev.profile.end - ev.profile.start) * 1e-9
+            self.stats.stage_seconds[stage] += event_time(ev)
         self._events.clear()
 
     # -- public ---------------------------------------------------------------------------

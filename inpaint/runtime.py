@@ -330,12 +330,18 @@ def round_up(n: int, m: int) -> int:
     return ((int(n) + m - 1) // m) * m
 
 
+def event_time(ev: Any) -> float:
+    """Device execution time of one profiled event, in seconds.
+
+    ``get_profiling_info`` directly: ``ev.profile.end`` goes through pyopencl's attribute
+    lookup, about 15 times slower, which the device-resident loop (ten events an iteration)
+    noticed."""
+    return (ev.get_profiling_info(cl.profiling_info.END) - ev.get_profiling_info(cl.profiling_info.START)) * 1e-9
+
+
 def event_seconds(events: Iterable[Any]) -> float:
     """Sum of the device execution times of profiled ``events`` in seconds."""
-    total = 0
-    for ev in events:
-        total += ev.profile.end - ev.profile.start
-    return total * 1e-9
+    return sum(event_time(ev) for ev in events)
 
 
 I32 = np.int32

@@ -340,9 +340,10 @@ class OpenCLCarver:
             seam_map[...] = sm
         q.finish()
         if self.stage_seconds is not None:
+            from ..runtime import event_time
+
             for stage, ev in events:
-                self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + (
-                    ev.profile.end - ev.profile.start) * 1e-9
+                self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + event_time(ev)
         return pixels, mask, idx, removed, failed
 
     def insert(self, pixels: np.ndarray, dup: np.ndarray) -> np.ndarray:
