@@ -525,38 +525,23 @@ class Inpainter(StepwiseJob):
         """Queue a chunk of iterations on the device, then read their log and book them.
 
         Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain: the
-        chunk is never longer than that, and every queued iteration has a target.  The
-        launches' arguments are set once per chunk; each iteration only enqueues them."""
+        chunk is never longer than that, and every queued iteration has a target.  An iteration
+        is four or five launches (``kernels/loop.cl``) whose arguments are set once per chunk."""
         import pyopencl as cl
-
-        from .runtime import round_up
-        from .stages_cl import TILE
 
         t0 = time.perf_counter()
         w, h, half, box = self.width, self.height, self.half, self._box
         k = min(LOOP_CHUNK, -(-self._remaining // (self.patch * self.patch)))
         kn, b = self._kernels, self._buf.dev
         cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
-        bx0, by0, bx1, by1 = box
-        grown = 6 * half + 1                                  # the copied patch grown by 2 * half
-        small = (round_up(min(grown, bx1 - bx0), TILE[0]), round_up(min(grown, by1 - by0), TILE[1]))
-        whole = (round_up(bx1 - bx0, TILE[0]), round_up(by1 - by0, TILE[1]))
-        first = self.stats.iterations == 0
-
-        def plan(size):
-            return ([("front", kn["front"].bind(b, w, h, size)),
-                     ("confidence", kn["confidence"].bind(b, w, h, half, size))]
-                    + [("priority", x) for x in kn["priority"].bind(b, w, h, size, box)]
+        # Stages 2, 4 and 5 run as one kernel here: their time is booked under priority.
+        launches = ([("priority", kn["loop"].bind_update(b, w, h, half, box))]
                     + [("ssd", x) for x in kn["ssd"].bind(b, w, h, cen)]
                     + [("reduce", x) for x in kn["reduce"].bind(b, geometry.area(cen))]
-                    + [("copy", kn["copy"].bind(b, w, h, half, cen)),
-                       ("copy", kn["loop"].bind(b, LOOP_CHUNK, w, h, half, box))])
-
-        steady = plan(small)
-        opening = plan(whole) if first else steady            # the same arguments; a larger rectangle
+                    + [("copy", kn["loop"].bind_copy(b, LOOP_CHUNK, w, h, half, cen, box))])
         queue, ev = self._rt.queue, self._events
-        for it in range(k):
-            for stage, (knl, size, local) in (opening if it == 0 else steady):
+        for _ in range(k):
+            for stage, (knl, size, local) in launches:
                 ev.append((stage, cl.enqueue_nd_range_kernel(queue, knl, size, local)))
         self._buf.wrote(("front", "cpatch", "prio", "result", "ssd", "rgb", "grey", "unknown", "conf", "rect",
                          "log"), "device")

@@ -9,7 +9,6 @@ dataset file goes through :func:`data_dir`, so both layouts behave the same.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -43,28 +42,9 @@ def data_dir(kind: str) -> Path:
 
 
 def kernel_source(name: str) -> str:
-    """Return the OpenCL C source of ``kernels/<name>.cl``, its ``#include "x.h"`` lines
-    replaced by the text of ``kernels/x.h``.
-
-    Headers are inlined here rather than found by the OpenCL compiler (``-I``): the source
-    that is built, and that pyopencl's cache keys on, is then exactly the text compiled, with
-    no include path to quote.  Headers carry include guards, so a bundle of several files that
-    include one header compiles it once.
-    """
-    folder = data_dir("kernels")
-    path = folder / f"{name}.cl"
+    """Return the OpenCL C source of ``kernels/<name>.cl``."""
+    path = data_dir("kernels") / f"{name}.cl"
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FileNotFoundError(f"OpenCL source {path} is missing; reinstall the package") from None
-    return _INCLUDE.sub(lambda m: _header(folder / m.group(1)), text)
-
-
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([A-Za-z0-9_]+\.h)"[ \t]*$', re.MULTILINE)
-
-
-def _header(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8").rstrip("\n")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"OpenCL header {path} is missing; reinstall the package") from None

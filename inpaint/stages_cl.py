@@ -48,10 +48,8 @@ def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str, scalar
 def bundle_for(rt: Runtime, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
                prune: Any = "auto", resident: bool = False) -> Bundle:
     """The one program for ``stages`` on the device: their kernel files and the union of the
-    defines they need (findBestPatch's only when it runs on the device).  ``resident`` builds
-    the device-resident loop's variant (``RESIDENT=1`` and ``kernels/loop.cl``; every stage
-    must be on the device): stages 2, 4, 5 and 8 then take their rectangle and patches from
-    device buffers (``kernels/rect.h``)."""
+    defines they need (findBestPatch's only when it runs on the device).  ``resident`` adds the
+    device-resident loop's kernels (``kernels/loop.cl``; every stage must be on the device)."""
     from .stages import BY_NAME
 
     defines: dict[str, Any] = {"REDUCE_GROUP": reduce_group(rt)}
@@ -59,13 +57,8 @@ def bundle_for(rt: Runtime, stages: "tuple[str, ...]", patch: int, variant: str 
         defines.update(FindBestPatch.plan(rt, patch, variant, prune)[3])
     files = tuple(BY_NAME[s].kernel_file for s in stages)
     if resident:
-        defines["RESIDENT"] = 1
         files += ("loop",)
     return files, defines
-
-
-def _resident(bundle: "Bundle | None") -> bool:
-    return bundle is not None and bool(bundle[1].get("RESIDENT"))
 
 
 #: A launch with its arguments already set: ``(kernel, global size, local size)``; the
@@ -104,16 +97,11 @@ class Front:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        rect = [None] if _resident(bundle) else [I32] * 4
-        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None, I32, I32] + rect)
+        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None] + [I32] * 6)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), *args)
-
-    def bind(self, b, width, height, size) -> Launch:
-        """The device-resident loop's launch: the rectangle in ``b["rect"]``, ``size`` covering it."""
-        return _bound(self.knl, (b["unknown"], b["front"], I32(width), I32(height), b["rect"]), size, TILE)
 
 
 class Valid:
@@ -159,18 +147,12 @@ class Confidence:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        rect = [None] if _resident(bundle) else [I32] * 4
-        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 3 + rect)
+        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 7)
 
     def __call__(self, b, width, height, half, rect):
         size, args = _rect_args(rect)
         return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
                         I32(width), I32(height), I32(half), *args)
-
-    def bind(self, b, width, height, half, size) -> Launch:
-        """The device-resident loop's launch: the rectangle in ``b["rect"]``, ``size`` covering it."""
-        return _bound(self.knl, (b["conf"], b["front"], b["cpatch"], I32(width), I32(height), I32(half), b["rect"]),
-                      size, TILE)
 
 
 class Priority:
@@ -180,8 +162,7 @@ class Priority:
         self.rt = rt
         self.group = reduce_group(rt)
         defines = {"REDUCE_GROUP": self.group}
-        rect = [None] if _resident(bundle) else [I32] * 4
-        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 2 + rect, defines)
+        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 6, defines)
         self.argmax = _kernel(rt, bundle, "priority", "argmax_priority", [None, None] + [I32] * 5, defines)
 
     def __call__(self, b, width, height, rect):
@@ -194,14 +175,6 @@ class Priority:
         return self.argmax(self.rt.queue, (self.group,), (self.group,), b["prio"], b["result"],
                            I32(width), *args)
 
-    def bind(self, b, width, height, size, box) -> "list[Launch]":
-        """The device-resident loop's launches: priorities on the rectangle in ``b["rect"]``
-        (``size`` covering it), then their argmax over the object's ``box``."""
-        _, args = _rect_args(box)
-        g = (self.group,)
-        return [_bound(self.knl, (b["grey"], b["unknown"], b["front"], b["cpatch"], b["prio"], I32(width),
-                                  I32(height), b["rect"]), size, TILE),
-                _bound(self.argmax, (b["prio"], b["result"], I32(width), *args), g, g)]
 
 
 class FindBestPatch:
@@ -395,8 +368,7 @@ class Copy:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        where = [None] + [I32] * 3 if _resident(bundle) else [I32] * 4
-        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 3 + where)
+        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 7)
 
     def __call__(self, b, width, height, half, target, source):
         ty, tx = target
@@ -405,26 +377,34 @@ class Copy:
         return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
                         b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))
 
-    def bind(self, b, width, height, half, centres) -> Launch:
-        """The device-resident loop's launch: target and source from ``b["result"]``, the source
-        an index into the map of ``centres`` ``(x0, y0, x1, y1)``."""
-        side = 2 * half + 1
-        return _bound(self.knl, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], I32(width), I32(height),
-                                 I32(half), b["result"], I32(centres[0]), I32(centres[1]),
-                                 I32(centres[2] - centres[0])),
-                      (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE)
-
 
 class Loop:
-    """The device-resident loop's bookkeeping (``kernels/loop.cl``): after each copy, log the
-    iteration for the host and set the next rectangle of stages 2, 4 and 5."""
+    """The device-resident loop's two kernels (``kernels/loop.cl``): stages 2, 4 and 5 with
+    stage 5's argmax as one work-group (``update_and_pick``), and stage 8 with the loop's
+    bookkeeping (``copy_and_next``: log the iteration for the host, set the next rectangle).
+    Their launches take everything from device buffers, so the arguments are set once."""
 
     def __init__(self, rt: Runtime, bundle: Bundle):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "loop", "loop_next", [None, None, None] + [I32] * 8)
+        self.group = reduce_group(rt)
+        self.update = _kernel(rt, bundle, "loop", "update_and_pick", [None] * 8 + [I32] * 7)
+        self.copy = _kernel(rt, bundle, "loop", "copy_and_next", [None] * 8 + [I32] * 11)
 
-    def bind(self, b, slots, width, height, half, box) -> Launch:
-        """The launch; iteration ``i`` (counted in ``b["rect"][4]``) logs at slot ``i % slots``."""
+    def bind_update(self, b, width, height, half, box) -> Launch:
+        """Stages 2, 4 and 5 on the rectangle ``b["rect"]``, then the argmax over ``box``."""
         bx0, by0, bx1, by1 = box
-        return _bound(self.knl, (b["result"], b["rect"], b["log"], I32(slots), I32(width), I32(height), I32(half),
-                                 I32(bx0), I32(by0), I32(bx1), I32(by1)), (1,), (1,))
+        g = (self.group,)
+        return _bound(self.update, (b["grey"], b["unknown"], b["front"], b["conf"], b["cpatch"], b["prio"],
+                                    b["result"], b["rect"], I32(width), I32(height), I32(half), I32(bx0), I32(by0),
+                                    I32(bx1 - bx0), I32(by1 - by0)), g, g)
+
+    def bind_copy(self, b, slots, width, height, half, centres, box) -> Launch:
+        """Stage 8 from ``b["result"]`` (the source an index into the map of ``centres``), then
+        the bookkeeping; iteration ``i`` (counted in ``b["rect"][4]``) logs at slot ``i % slots``."""
+        cx0, cy0, cx1, _ = centres
+        bx0, by0, bx1, by1 = box
+        side = 2 * half + 1
+        return _bound(self.copy, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], b["result"], b["rect"],
+                                  b["log"], I32(slots), I32(width), I32(height), I32(half), I32(cx0), I32(cy0),
+                                  I32(cx1 - cx0), I32(bx0), I32(by0), I32(bx1), I32(by1)),
+                      (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE)

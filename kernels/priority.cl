@@ -10,7 +10,6 @@
  * and never contracted, so numpy reproduces them bit for bit.
  *
  * REDUCE_GROUP (define) is the work-group size of the argmax kernel, a power of two. */
-#include "rect.h"
 
 inline int known_at(__global const uchar *unknown, int x, int y, int width, int height)
 {
@@ -24,16 +23,11 @@ inline int known_clamped(__global const uchar *unknown, int x, int y, int width,
     return !unknown[y * width + x];
 }
 
-__kernel void priority(__global const uchar *grey, __global const uchar *unknown,
-                       __global const uchar *front, __global const float *cpatch,
-                       __global float *prio,
-                       const int width, const int height, RECT_PARAMS)
+inline float priority_at(__global const uchar *grey, __global const uchar *unknown, __global const uchar *front,
+                         __global const float *cpatch, const int x, const int y, const int width, const int height)
 {
-    RECT_LOAD;
-    const int gx = get_global_id(0), gy = get_global_id(1);
-    if (gx >= w || gy >= h) return;
-    const int x = x0 + gx, y = y0 + gy, i = y * width + x;
-    if (!front[i]) { prio[i] = -1.0f; return; }
+    const int i = y * width + x;
+    if (!front[i]) return -1.0f;
 
     const int kmm = known_clamped(unknown, x - 1, y - 1, width, height);
     const int k0m = known_clamped(unknown, x,     y - 1, width, height);
@@ -70,17 +64,28 @@ __kernel void priority(__global const uchar *grey, __global const uchar *unknown
         d = (float)dot / scale;
     }
     const float e = d + 0.001f;
-    prio[i] = cpatch[i] * e;
+    return cpatch[i] * e;
 }
 
-/* argmax of prio over the rectangle; ties -> smallest row-major index.  One work-group.
- * result[0] = index y * width + x of the maximum, or -1 when no pixel has priority >= 0. */
-__kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
-void argmax_priority(__global const float *prio, __global int *result,
-                     const int width, const int x0, const int y0, const int w, const int h)
+__kernel void priority(__global const uchar *grey, __global const uchar *unknown,
+                       __global const uchar *front, __global const float *cpatch,
+                       __global float *prio,
+                       const int width, const int height,
+                       const int x0, const int y0, const int w, const int h)
 {
-    __local float lv[REDUCE_GROUP];
-    __local int li[REDUCE_GROUP];
+    const int gx = get_global_id(0), gy = get_global_id(1);
+    if (gx >= w || gy >= h) return;
+    const int x = x0 + gx, y = y0 + gy;
+    prio[y * width + x] = priority_at(grey, unknown, front, cpatch, x, y, width, height);
+}
+
+/* argmax of prio over the rectangle; ties -> smallest row-major index.  One work-group, with
+ * REDUCE_GROUP floats and ints of local memory (lv, li).
+ * result[0] = index y * width + x of the maximum, or -1 when no pixel has priority >= 0. */
+inline void argmax_rect(__global const float *prio, __global int *result, const int width,
+                        const int x0, const int y0, const int w, const int h,
+                        __local float *lv, __local int *li)
+{
     const int lid = get_local_id(0);
     const int n = w * h;
     float bv = -1.0f;
@@ -104,4 +109,13 @@ void argmax_priority(__global const float *prio, __global int *result,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) result[0] = lv[0] >= 0.0f ? li[0] : -1;
+}
+
+__kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
+void argmax_priority(__global const float *prio, __global int *result,
+                     const int width, const int x0, const int y0, const int w, const int h)
+{
+    __local float lv[REDUCE_GROUP];
+    __local int li[REDUCE_GROUP];
+    argmax_rect(prio, result, width, x0, y0, w, h, lv, li);
 }

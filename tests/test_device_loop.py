@@ -2,8 +2,8 @@
 oracle, and whole fills against the host-driven loop and numpy, bit for bit.
 
 On the device-resident loop the device works out each iteration's rectangle and patches
-itself (``kernels/loop.cl``, ``kernels/rect.h``), so these tests hold the RESIDENT kernel
-variants to what the host would have passed them.
+itself (``kernels/loop.cl``); these tests hold its two kernels to what the stage kernels do
+with what the host would have passed them.
 """
 
 import numpy as np
@@ -14,14 +14,13 @@ from hypothesis import given, settings, strategies as hs
 from inpaint import reference, stages_cl
 from inpaint.errors import InputError
 from inpaint.pipeline import Inpainter, inpaint
-from inpaint.resources import kernel_source
 from test_stages import frozen_state, read, to_device
 
 STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
 
 
-def resident_bundle(runtime, patch):
-    return stages_cl.bundle_for(runtime, STAGES, patch, resident=True)
+def loop_kernels(runtime, patch):
+    return stages_cl.Loop(runtime, stages_cl.bundle_for(runtime, STAGES, patch, resident=True))
 
 
 def launch(runtime, *launches):
@@ -30,75 +29,31 @@ def launch(runtime, *launches):
         cl.enqueue_nd_range_kernel(runtime.queue, knl, size, local)
 
 
-def with_rect(st, rect):
+def as_rect_buffer(rect, done=0):
     x0, y0, x1, y1 = rect
-    return dict(st, rect=np.array([x0, y0, x1 - x0, y1 - y0], np.int32))
-
-
-def size_for(rect):
-    """A launch size larger than the rectangle, as the loop uses (the largest rectangle)."""
-    x0, y0, x1, y1 = rect
-    return (stages_cl.round_up(x1 - x0 + 9, 8), stages_cl.round_up(y1 - y0 + 9, 8))
-
-
-def test_headers_are_inlined_once_per_file():
-    text = kernel_source("front")
-    assert "#include" not in text and "#ifndef RECT_H" in text
-    assert "RECT_PARAMS" in text and "fill_front" in text
+    return np.array([x0, y0, x1 - x0, y1 - y0, done], np.int32)
 
 
 @pytest.mark.parametrize("rect", [(0, 0, 31, 24), (2, 3, 30, 22), (15, 1, 20, 6), (5, 5, 5, 9)])
-def test_rect_stages_read_their_rectangle_from_the_device(runtime, rng, rect):
-    """Stages 2, 4 and 5 with the rectangle in a buffer write exactly what the reference does on
-    that rectangle, and nothing outside it (sentinels), however large the launch."""
+@pytest.mark.parametrize("box", [(0, 0, 31, 24), (4, 2, 27, 20)])
+def test_update_and_pick_is_stages_2_4_5_and_the_argmax(runtime, rng, rect, box):
+    """One work-group runs stages 2, 4 and 5 over the rectangle in turn, then the argmax over
+    the box: exactly the reference's arrays (sentinels outside the rectangle stay) and target."""
     h, w, half = 24, 31, 2
-    st = with_rect(frozen_state(rng, h, w, half), rect)
-    bundle = resident_bundle(runtime, 2 * half + 1)
-    size = size_for(rect)
-
-    want = np.full((h, w), 9, np.uint8)
-    reference.front(st["unknown"], want, rect)
-    b = to_device(runtime, st, {"front": 9})
-    launch(runtime, stages_cl.Front(runtime, bundle).bind(b, w, h, size))
-    np.testing.assert_array_equal(read(runtime, b["front"], st["front"]), want)
-
-    want = np.full((h, w), -3, np.float32)
-    reference.confidence(st["conf"], st["front"], want, rect, half)
-    b = to_device(runtime, st, {"cpatch": -3})
-    launch(runtime, stages_cl.Confidence(runtime, bundle).bind(b, w, h, half, size))
-    assert read(runtime, b["cpatch"], st["cpatch"]).tobytes() == want.tobytes()
-
-    want = np.full((h, w), -7, np.float32)
-    reference.priority(st["grey"], st["unknown"], st["front"], st["cpatch"], want, rect)
-    b = to_device(runtime, st, {"prio": -7})
-    launch(runtime, stages_cl.Priority(runtime, bundle).bind(b, w, h, size, rect)[0])
-    assert read(runtime, b["prio"], st["prio"]).tobytes() == want.tobytes()
-
-
-@pytest.mark.parametrize("patch", [3, 7])
-def test_copy_takes_target_and_source_from_the_result(runtime, rng, patch):
-    h, w = 24, 31
-    half = patch // 2
     st = frozen_state(rng, h, w, half)
-    fy, fx = np.nonzero(st["front"])
-    target = (int(fy[0]), int(fx[0]))
-    cen = (half + 1, half + 2, w - half - 3, h - half)           # a centre map with an origin
-    vy, vx = np.nonzero(st["valid"][cen[1]:cen[3], cen[0]:cen[2]])
-    index = int(vy[-1]) * (cen[2] - cen[0]) + int(vx[-1])
-    source = (cen[1] + int(vy[-1]), cen[0] + int(vx[-1]))
-    st["result"][:3] = (target[0] * w + target[1], index, 0)
-    want = {k: st[k].copy() for k in ("rgb", "grey", "unknown", "conf")}
-    reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
-    b = to_device(runtime, st)
-    launch(runtime, stages_cl.Copy(runtime, resident_bundle(runtime, patch)).bind(b, w, h, half, cen))
-    for k in want:
-        assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
-    # No target left: nothing is written.
-    st["result"][0] = -1
-    b = to_device(runtime, st)
-    launch(runtime, stages_cl.Copy(runtime, resident_bundle(runtime, patch)).bind(b, w, h, half, cen))
-    for k in want:
-        assert read(runtime, b[k], st[k]).tobytes() == st[k].tobytes(), k
+    st["unknown"][rng.random((h, w)) < 0.1] = 1                       # a front that changed since
+    want = {"front": np.full((h, w), 9, np.uint8), "cpatch": np.full((h, w), -3, np.float32),
+            "prio": np.full((h, w), -7, np.float32)}
+    reference.front(st["unknown"], want["front"], rect)
+    reference.confidence(st["conf"], want["front"], want["cpatch"], rect, half)
+    reference.priority(st["grey"], st["unknown"], want["front"], want["cpatch"], want["prio"], rect)
+    target = reference.argmax_priority(want["prio"], box)
+    st["rect"] = as_rect_buffer(rect)
+    b = to_device(runtime, st, {"front": 9, "cpatch": -3, "prio": -7})
+    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_update(b, w, h, half, box))
+    for name, arr in want.items():
+        assert read(runtime, b[name], st[name]).tobytes() == arr.tobytes(), name
+    assert read(runtime, b["result"], st["result"])[0] == target
 
 
 def naive_next_rect(p, w, h, half, box):
@@ -111,25 +66,60 @@ def naive_next_rect(p, w, h, half, box):
     return xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1
 
 
+@pytest.mark.parametrize("patch", [3, 7])
+def test_copy_and_next_copies_logs_and_sets_the_rectangle(runtime, rng, patch):
+    h, w = 24, 31
+    half = patch // 2
+    box = (3, 2, 27, 21)
+    st = frozen_state(rng, h, w, half)
+    fy, fx = np.nonzero(st["front"])
+    target = (int(fy[0]), int(fx[0]))
+    cen = (half + 1, half + 2, w - half - 3, h - half)           # a centre map with an origin
+    vy, vx = np.nonzero(st["valid"][cen[1]:cen[3], cen[0]:cen[2]])
+    index = int(vy[-1]) * (cen[2] - cen[0]) + int(vx[-1])
+    source = (cen[1] + int(vy[-1]), cen[0] + int(vx[-1]))
+    st["result"][:3] = (target[0] * w + target[1], index, 4321)
+    st["rect"] = np.array([-9, -9, -9, -9, 7], np.int32)           # 7 iterations done before
+    st["log"] = np.full(15, -9, np.int32)
+    want = {k: st[k].copy() for k in ("rgb", "grey", "unknown", "conf")}
+    reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
+    b = to_device(runtime, st)
+    kn = loop_kernels(runtime, patch)
+    launch(runtime, kn.bind_copy(b, 5, w, h, half, cen, box))
+    for k in want:
+        assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
+    rect = read(runtime, b["rect"], st["rect"])
+    assert tuple(rect[:4]) == naive_next_rect(target[0] * w + target[1], w, h, half, box) and rect[4] == 8
+    log = read(runtime, b["log"], st["log"]).reshape(5, 3)
+    assert tuple(log[7 % 5]) == (target[0] * w + target[1], index, 4321)
+    assert (np.delete(log, 7 % 5, axis=0) == -9).all()
+    # No target left: nothing is copied, the log says so, the rectangle is empty.
+    st["result"][0] = -1
+    b = to_device(runtime, st)
+    launch(runtime, kn.bind_copy(b, 5, w, h, half, cen, box))
+    for k in want:
+        assert read(runtime, b[k], st[k]).tobytes() == st[k].tobytes(), k
+    assert tuple(read(runtime, b["rect"], st["rect"])[2:]) == (0, 0, 8)
+    assert read(runtime, b["log"], st["log"]).reshape(5, 3)[2, 0] == -1
+
+
 @settings(max_examples=60, deadline=None)
 @given(w=hs.integers(5, 60), h=hs.integers(5, 60), half=hs.integers(1, 8), data=hs.data())
-def test_loop_next_logs_and_sets_the_next_rectangle(runtime, w, h, half, data):
+def test_the_next_rectangle_on_random_geometry(runtime, w, h, half, data):
     bx0 = data.draw(hs.integers(0, w - 1))
     by0 = data.draw(hs.integers(0, h - 1))
     box = (bx0, by0, data.draw(hs.integers(bx0 + 1, w)), data.draw(hs.integers(by0 + 1, h)))
     ty = data.draw(hs.integers(box[1], box[3] - 1))
     tx = data.draw(hs.integers(box[0], box[2] - 1))
-    done = data.draw(hs.integers(0, 40))                 # iterations counted so far
-    st = {"result": np.array([ty * w + tx, 11, -5, -1], np.int32),
-          "rect": np.array([-9, -9, -9, -9, done], np.int32), "log": np.full(15, -9, np.int32)}
-    bundle = resident_bundle(runtime, 2 * half + 1)
+    n = (w - 2 * half) * (h - 2 * half)
+    st = {"rgb": np.zeros((h, w, 4), np.uint8), "grey": np.zeros((h, w), np.uint8),
+          "unknown": np.zeros((h, w), np.uint8), "conf": np.ones((h, w), np.float32),
+          "cpatch": np.zeros((h, w), np.float32), "result": np.array([ty * w + tx, 0, 0, -1], np.int32),
+          "rect": np.full(5, 0, np.int32), "log": np.full(3, -9, np.int32)}
     b = to_device(runtime, st)
-    launch(runtime, stages_cl.Loop(runtime, bundle).bind(b, 5, w, h, half, box))
-    rect = read(runtime, b["rect"], st["rect"])
-    assert tuple(rect[:4]) == naive_next_rect(ty * w + tx, w, h, half, box) and rect[4] == done + 1
-    log = read(runtime, b["log"], st["log"]).reshape(5, 3)
-    assert tuple(log[done % 5]) == (ty * w + tx, 11, -5)
-    assert (np.delete(log, done % 5, axis=0) == -9).all()
+    cen = (half, half, w - half, h - half) if n > 0 else (0, 0, 1, 1)
+    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_copy(b, 1, w, h, half, cen, box))
+    assert tuple(read(runtime, b["rect"], st["rect"])[:4]) == naive_next_rect(ty * w + tx, w, h, half, box)
 
 
 def scene(rng, h, w):

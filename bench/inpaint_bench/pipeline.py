@@ -336,6 +336,15 @@ def _criminisi() -> dict[str, Any]:
     return {"method": "criminisi"} if "method" in inspect.signature(inpaint).parameters else {}
 
 
+@functools.lru_cache(maxsize=None)
+def _criminisi_options() -> tuple[str, ...]:
+    try:
+        from inpaint.methods import OPTIONS
+    except ImportError:
+        return ()
+    return tuple(OPTIONS.get("criminisi", ()))
+
+
 # --- measuring ----------------------------------------------------------------------------------
 class Job:
     """One benchmark configuration: a case and the keyword arguments of ``inpaint``."""
@@ -372,6 +381,10 @@ class Job:
         if self.dev is not None:
             kw.update(device=self.dev.spec, variant=self.variant, profile=self.profile,
                       partition=self.partition, prune=self.prune)
+            if self.kind == "table2" and "loop" in _criminisi_options():
+                # Table 2 times each stage: the host-driven loop runs them one by one (the
+                # device-resident loop runs stages 2, 4 and 5 as one kernel).
+                kw["loop"] = "host"
         return kw
 
     def warm_key(self) -> tuple:
