@@ -135,6 +135,11 @@ def _check_arrays(image: Any, mask: Any) -> tuple[np.ndarray, np.ndarray]:
 def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) -> np.ndarray:
     """Replay the copies to find, for every filled pixel, the original pixel it copies.
 
+    A hole pixel is filled by the first patch whose window covers it (a copy fills every pixel
+    of its window still to fill), from the same place in that patch's source window.  With
+    sources ``'filled'`` that source pixel may itself have been filled by an earlier patch; it
+    then passes on its own origin.
+
     Parameters
     ----------
     mask : ndarray of bool
@@ -142,32 +147,44 @@ def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) ->
     patches : iterable of (ty, tx, sy, sx)
     half : int
         ``P // 2``.
+
+    Returns
+    -------
+    ndarray, (H, W, 2) int32
+        ``(row, col)`` of the origin of every filled pixel; -1 elsewhere.
     """
     h, w = mask.shape
     src = np.full((h, w, 2), -1, np.int32)
-    unknown = mask.copy()
-    for ty, tx, sy, sx in patches:
-        x0, y0 = max(tx - half, 0), max(ty - half, 0)
-        x1, y1 = min(tx + half + 1, w), min(ty + half + 1, h)
-        dst = (slice(y0, y1), slice(x0, x1))
-        srs = (slice(sy + y0 - ty, sy + y1 - ty), slice(sx + x0 - tx, sx + x1 - tx))
-        fill = unknown[dst]
-        # A source pixel that was filled earlier (sources 'filled') passes on its own origin;
-        # an original pixel is its own origin.
-        here = np.empty(fill.shape + (2,), np.int32)
-        here[..., 0] = np.arange(srs[0].start, srs[0].stop, dtype=np.int32)[:, None]
-        here[..., 1] = np.arange(srs[1].start, srs[1].stop, dtype=np.int32)[None, :]
-        was_filled = mask[srs]
-        here[was_filled] = src[srs][was_filled]
-        src[dst][fill] = here[fill]
-        unknown[dst] = False
+    pat = np.asarray(list(patches), np.int64).reshape(-1, 4)
+    box = geometry.bbox(mask)
+    if box is None or len(pat) == 0:
+        return src
+    bx0, by0, bx1, by1 = box
+    first = np.full((by1 - by0, bx1 - bx0), -1, np.int64)      # the first patch covering each pixel
+    for i in range(len(pat) - 1, -1, -1):
+        ty, tx = int(pat[i, 0]) - by0, int(pat[i, 1]) - bx0
+        first[max(ty - half, 0):max(ty + half + 1, 0), max(tx - half, 0):max(tx + half + 1, 0)] = i
+    hy, hx = np.nonzero(mask[by0:by1, bx0:bx1])
+    which = first[hy, hx]
+    hy, hx, which = hy[which >= 0], hx[which >= 0], which[which >= 0]     # filled so far
+    y, x = hy + by0, hx + bx0
+    sy = y + pat[which, 2] - pat[which, 0]
+    sx = x + pat[which, 3] - pat[which, 1]
+    local = np.full((by1 - by0, bx1 - bx0, 2), -1, np.int64)
+    local[hy, hx, 0], local[hy, hx, 1] = sy, sx
+    chained = mask[sy, sx]
+    while chained.any():                                       # each step goes to an earlier patch
+        sy[chained], sx[chained] = local[sy[chained] - by0, sx[chained] - bx0].T
+        chained = mask[sy, sx]
+    src[y, x, 0], src[y, x, 1] = sy, sx
     return src
 
 
 class _Buffers:
     """Arrays on the host and, for device stages, in device buffers; tracks freshness."""
 
-    def __init__(self, host: dict[str, np.ndarray], rt: Any, device_names: set[str], stats: InpaintStats):
+    def __init__(self, host: dict[str, np.ndarray], rt: Any, device_names: set[str], stats: InpaintStats,
+                 written_first: Iterable[str] = ()):
         self.host = host
         self.rt = rt
         self.stats = stats
@@ -180,8 +197,12 @@ class _Buffers:
             mf = cl.mem_flags
             for name in device_names:
                 arr = host[name]
-                self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
-                self.fresh[name] = "both"
+                if name in written_first:  # the device writes it before reading it: nothing to upload
+                    self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE, arr.nbytes)
+                    self.fresh[name] = "device"
+                else:
+                    self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
+                    self.fresh[name] = "both"
 
     def need(self, names: Iterable[str], side: str) -> None:
         for name in names:
@@ -346,7 +367,11 @@ class Inpainter(StepwiseJob):
             host["rect"] = np.array([bx0, by0, bx1 - bx0, by1 - by0, 0], np.int32)
             host["log"] = np.full(3 * LOOP_CHUNK, -1, np.int32)
             names.update(("rect", "log"))
-        self._buf = _Buffers(host, self._rt, names, self.stats)
+        # On the device-resident loop no host stage reads these, and the device writes each
+        # before reading it (grey and valid over the whole image here; front, confidence,
+        # priority and the SSD map wherever a later stage reads them).
+        self._buf = _Buffers(host, self._rt, names, self.stats,
+                             ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
         self._kernels: dict[str, Any] = {}
         self._events: list[tuple[str, Any]] = []
         self.variant, self.prune = variant, prune
@@ -526,7 +551,7 @@ class Inpainter(StepwiseJob):
 
         Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain: the
         chunk is never longer than that, and every queued iteration has a target.  An iteration
-        is four or five launches (``kernels/loop.cl``) whose arguments are set once per chunk."""
+        is four launches (``kernels/loop.cl``) whose arguments are set once per chunk."""
         import pyopencl as cl
 
         t0 = time.perf_counter()
@@ -535,10 +560,11 @@ class Inpainter(StepwiseJob):
         kn, b = self._kernels, self._buf.dev
         cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
         # Stages 2, 4 and 5 run as one kernel here: their time is booked under priority.
+        slices, groups, pairs = kn["reduce"].bind_slices(b, geometry.area(cen))
         launches = ([("priority", kn["loop"].bind_update(b, w, h, half, box))]
                     + [("ssd", x) for x in kn["ssd"].bind(b, w, h, cen)]
-                    + [("reduce", x) for x in kn["reduce"].bind(b, geometry.area(cen))]
-                    + [("copy", kn["loop"].bind_copy(b, LOOP_CHUNK, w, h, half, cen, box))])
+                    + [("reduce", slices),
+                       ("copy", kn["loop"].bind_copy(b, pairs, groups, LOOP_CHUNK, w, h, half, cen, box))])
         queue, ev = self._rt.queue, self._events
         for _ in range(k):
             for stage, (knl, size, local) in launches:

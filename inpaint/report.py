@@ -59,7 +59,8 @@ def format_stats(stats: Any) -> str:
              + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
              f"{stats.iterations} iterations, {stats.widened} widened search areas, "
              f"{stats.total_seconds:.3f} s wall" + _build_note(stats)
-             + ("; device-resident loop (stages 2, 4 and 5 run as one kernel: their time is under priority)"
+             + ("; device-resident loop (stages 2, 4 and 5 run as one kernel, booked under priority; the end "
+                "of stage 7 runs with stage 8, under copy)"
                 if getattr(stats, "loop", "host") == "device" else "")]
     where = (lambda s: "device" if s in stats.device_stages else "host")
     return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))

@@ -345,15 +345,15 @@ class Reduce:
         return [self.knl_groups(q, (groups * g,), (g,), b["ssd"], I32(n), I32(chunk), b["result"], pv, pi),
                 self.knl_pairs(q, (g,), (g,), pv, pi, I32(groups), b["result"])]
 
-    def bind(self, b, n) -> "list[Launch]":
-        """The device-resident loop's launches for an ``n``-entry map."""
-        plan, g = self.split(n), (self.group,)
-        if plan is None:
-            return [_bound(self.knl, (b["ssd"], I32(n), b["result"]), g, g)]
-        groups, chunk = plan
+    def bind_slices(self, b, n) -> "tuple[Launch, int, tuple]":
+        """The device-resident loop's first half of stage 7 for an ``n``-entry map: the
+        per-slice argmins (one slice where :meth:`split` keeps one work-group).  Returns the
+        launch, the number of pairs and their buffers (``kernels/loop.cl`` reduces them)."""
+        groups, chunk = self.split(n) or (1, max(n, 1))
         pv, pi = self._pair_buffers()
-        return [_bound(self.knl_groups, (b["ssd"], I32(n), I32(chunk), b["result"], pv, pi), (groups * g[0],), g),
-                _bound(self.knl_pairs, (pv, pi, I32(groups), b["result"]), g, g)]
+        g = (self.group,)
+        return (_bound(self.knl_groups, (b["ssd"], I32(n), I32(chunk), b["result"], pv, pi), (groups * g[0],), g),
+                groups, (pv, pi))
 
     def _pair_buffers(self):
         if self._pairs is None:
@@ -379,16 +379,17 @@ class Copy:
 
 
 class Loop:
-    """The device-resident loop's two kernels (``kernels/loop.cl``): stages 2, 4 and 5 with
-    stage 5's argmax as one work-group (``update_and_pick``), and stage 8 with the loop's
-    bookkeeping (``copy_and_next``: log the iteration for the host, set the next rectangle).
-    Their launches take everything from device buffers, so the arguments are set once."""
+    """The device-resident loop's two kernels (``kernels/loop.cl``), each one work-group:
+    stages 2, 4 and 5 with stage 5's argmax (``update_and_pick``), and the end of stage 7's
+    argmin, stage 8 and the loop's bookkeeping (``pick_copy_and_next``: log the iteration for
+    the host, set the next rectangle).  Their launches take everything from device buffers, so
+    the arguments are set once."""
 
     def __init__(self, rt: Runtime, bundle: Bundle):
         self.rt = rt
         self.group = reduce_group(rt)
         self.update = _kernel(rt, bundle, "loop", "update_and_pick", [None] * 8 + [I32] * 7)
-        self.copy = _kernel(rt, bundle, "loop", "copy_and_next", [None] * 8 + [I32] * 11)
+        self.copy = _kernel(rt, bundle, "loop", "pick_copy_and_next", [None] * 7 + [I32] + [None] * 3 + [I32] * 11)
 
     def bind_update(self, b, width, height, half, box) -> Launch:
         """Stages 2, 4 and 5 on the rectangle ``b["rect"]``, then the argmax over ``box``."""
@@ -398,13 +399,14 @@ class Loop:
                                     b["result"], b["rect"], I32(width), I32(height), I32(half), I32(bx0), I32(by0),
                                     I32(bx1 - bx0), I32(by1 - by0)), g, g)
 
-    def bind_copy(self, b, slots, width, height, half, centres, box) -> Launch:
-        """Stage 8 from ``b["result"]`` (the source an index into the map of ``centres``), then
-        the bookkeeping; iteration ``i`` (counted in ``b["rect"][4]``) logs at slot ``i % slots``."""
+    def bind_copy(self, b, pairs, groups, slots, width, height, half, centres, box) -> Launch:
+        """The argmin of stage 7's ``groups`` slice ``pairs``, stage 8 with that source (an
+        index into the map of ``centres``), then the bookkeeping; iteration ``i`` (counted in
+        ``b["rect"][4]``) logs at slot ``i % slots``."""
         cx0, cy0, cx1, _ = centres
         bx0, by0, bx1, by1 = box
-        side = 2 * half + 1
-        return _bound(self.copy, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], b["result"], b["rect"],
-                                  b["log"], I32(slots), I32(width), I32(height), I32(half), I32(cx0), I32(cy0),
-                                  I32(cx1 - cx0), I32(bx0), I32(by0), I32(bx1), I32(by1)),
-                      (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE)
+        g = (self.group,)
+        return _bound(self.copy, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], pairs[0], pairs[1],
+                                  I32(groups), b["result"], b["rect"], b["log"], I32(slots), I32(width),
+                                  I32(height), I32(half), I32(cx0), I32(cy0), I32(cx1 - cx0), I32(bx0), I32(by0),
+                                  I32(bx1), I32(by1)), g, g)

@@ -1,9 +1,9 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* The device-resident fill loop (inpaint.pipeline.Inpainter, loop 'device'): the Criminisi
- * iteration with the host out of it.  An iteration is four launches (five when stage 7 is
- * split over work-groups): update_and_pick, the SSD map (ssd.cl), its argmin (reduce.cl) and
- * copy_and_next.  Both kernels here call the stage files' per-pixel functions, so the
- * arithmetic is the stages' own.
+ * iteration with the host out of it.  An iteration is four launches: update_and_pick, the SSD
+ * map (ssd.cl), its argmin by slices (reduce.cl's argmin_ssd_groups; one slice on a CPU) and
+ * pick_copy_and_next.  The kernels here call the stage files' per-pixel and reduction
+ * functions, so the arithmetic is the stages' own.
  *
  * rect[0..3] = x0, y0, w, h: the rectangle stages 2, 4 and 5 update next (first the object's
  * box); rect[4] counts the iterations.  result[0..2] = target index, source index into the
@@ -43,34 +43,57 @@ void update_and_pick(__global const uchar *grey, __global const uchar *unknown, 
     argmax_rect(prio, result, width, bx0, by0, bw, bh, lv, li);
 }
 
-/* Stage 8 with the target and source of result (one work-item per patch pixel), then
- * work-item (0, 0) logs the iteration in slot (rect[4] % slots) of the log, 3 ints a slot, for
- * the host, which reads it every few iterations (never more than `slots` at once), and sets
- * the next rectangle: the copied patch clipped to the image, grown by 2 * radius within the
- * image, then within the box (bx0, by0)-(bx1, by1).  That is the host loop's rectangle
- * (inpaint.pipeline.Inpainter.step). */
-__kernel void copy_and_next(__global uchar4 *rgba, __global uchar *grey, __global uchar *unknown,
-                            __global float *conf, __global const float *cpatch,
-                            __global const int *result, __global int *rect, __global int *log, const int slots,
-                            const int width, const int height, const int radius,
-                            const int cx0, const int cy0, const int ncx,
-                            const int bx0, const int by0, const int bx1, const int by1)
+/* One work-group of REDUCE_GROUP work-items: the end of stage 7 (the argmin of the `groups`
+ * (value, index) pairs that argmin_ssd_groups left in pv, pi) into result[1], result[2]; stage 8
+ * with that source; then work-item 0 logs the iteration in slot (rect[4] % slots) of the log,
+ * 3 ints a slot, for the host, which reads it every few iterations (never more than `slots` at
+ * once), and sets the next rectangle: the copied patch clipped to the image, grown by
+ * 2 * radius within the image, then within the box (bx0, by0)-(bx1, by1).  That is the host
+ * loop's rectangle (inpaint.pipeline.Inpainter.step). */
+__kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
+void pick_copy_and_next(__global uchar4 *rgba, __global uchar *grey, __global uchar *unknown,
+                        __global float *conf, __global const float *cpatch,
+                        __global const uint *pv, __global const int *pi, const int groups,
+                        __global int *result, __global int *rect, __global int *log, const int slots,
+                        const int width, const int height, const int radius,
+                        const int cx0, const int cy0, const int ncx,
+                        const int bx0, const int by0, const int bx1, const int by1)
 {
-    const int px = get_global_id(0), py = get_global_id(1);
-    const int side = 2 * radius + 1;
+    __local uint lv[REDUCE_GROUP];
+    __local int li[REDUCE_GROUP];
+    const int lid = get_local_id(0);
     const int p = result[0];
     const int ty = p / width, tx = p - ty * width;
-    if (p >= 0 && px < side && py < side) {
-        const int ry = result[1] / ncx;
-        copy_at(rgba, grey, unknown, conf, cpatch, width, height, radius,
-                tx, ty, cx0 + (result[1] - ry * ncx), cy0 + ry, px, py);
+    int index = -1;
+    uint value = UINT_MAX;
+    if (p >= 0) {                                  /* the same for the whole work-group */
+        uint bv = UINT_MAX;
+        int bi = -1;
+        for (int k = lid; k < groups; k += REDUCE_GROUP) {
+            if (argmin_better(pv[k], pi[k], bv, bi)) { bv = pv[k]; bi = pi[k]; }
+        }
+        lv[lid] = bv; li[lid] = bi;
+        argmin_local(lv, li, lid);
+        index = li[0];
+        value = lv[0];
     }
-    if (px != 0 || py != 0) return;
+    if (p >= 0 && index >= 0) {
+        const int side = 2 * radius + 1;
+        const int ry = index / ncx;
+        const int sx = cx0 + (index - ry * ncx), sy = cy0 + ry;
+        for (int k = lid; k < side * side; k += REDUCE_GROUP)
+            copy_at(rgba, grey, unknown, conf, cpatch, width, height, radius, tx, ty, sx, sy, k % side, k / side);
+    }
+    if (lid != 0) return;
+    if (p >= 0) {
+        result[1] = index;
+        result[2] = (int)value;
+    }
     const int it = rect[4] % slots;
     rect[4] += 1;
     log[3 * it] = p;
-    log[3 * it + 1] = result[1];
-    log[3 * it + 2] = result[2];
+    log[3 * it + 1] = index;
+    log[3 * it + 2] = (int)value;
     if (p < 0) {
         rect[0] = bx0; rect[1] = by0; rect[2] = 0; rect[3] = 0;
         return;

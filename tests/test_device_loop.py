@@ -66,8 +66,15 @@ def naive_next_rect(p, w, h, half, box):
     return xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1
 
 
+def pair_buffers(runtime, values, indices):
+    mf = cl.mem_flags
+    return (cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.asarray(values, np.uint32)),
+            cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.asarray(indices, np.int32)))
+
+
 @pytest.mark.parametrize("patch", [3, 7])
-def test_copy_and_next_copies_logs_and_sets_the_rectangle(runtime, rng, patch):
+def test_pick_copy_and_next(runtime, rng, patch):
+    """The argmin of the slices' pairs, the copy from that source, the log and the next rectangle."""
     h, w = 24, 31
     half = patch // 2
     box = (3, 2, 27, 21)
@@ -78,16 +85,19 @@ def test_copy_and_next_copies_logs_and_sets_the_rectangle(runtime, rng, patch):
     vy, vx = np.nonzero(st["valid"][cen[1]:cen[3], cen[0]:cen[2]])
     index = int(vy[-1]) * (cen[2] - cen[0]) + int(vx[-1])
     source = (cen[1] + int(vy[-1]), cen[0] + int(vx[-1]))
-    st["result"][:3] = (target[0] * w + target[1], index, 4321)
+    st["result"][:3] = (target[0] * w + target[1], 12345, 12345)
     st["rect"] = np.array([-9, -9, -9, -9, 7], np.int32)           # 7 iterations done before
     st["log"] = np.full(15, -9, np.int32)
     want = {k: st[k].copy() for k in ("rgb", "grey", "unknown", "conf")}
+    # Slices' pairs: the best value twice (the smaller index wins), a slice with no candidate.
+    pairs = pair_buffers(runtime, [5000, 4321, 0xFFFFFFFF, 4321, 9000], [2, index, -1, index + 3, 1])
     reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
     b = to_device(runtime, st)
     kn = loop_kernels(runtime, patch)
-    launch(runtime, kn.bind_copy(b, 5, w, h, half, cen, box))
+    launch(runtime, kn.bind_copy(b, pairs, 5, 5, w, h, half, cen, box))
     for k in want:
         assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
+    assert list(read(runtime, b["result"], st["result"])[:3]) == [target[0] * w + target[1], index, 4321]
     rect = read(runtime, b["rect"], st["rect"])
     assert tuple(rect[:4]) == naive_next_rect(target[0] * w + target[1], w, h, half, box) and rect[4] == 8
     log = read(runtime, b["log"], st["log"]).reshape(5, 3)
@@ -96,7 +106,7 @@ def test_copy_and_next_copies_logs_and_sets_the_rectangle(runtime, rng, patch):
     # No target left: nothing is copied, the log says so, the rectangle is empty.
     st["result"][0] = -1
     b = to_device(runtime, st)
-    launch(runtime, kn.bind_copy(b, 5, w, h, half, cen, box))
+    launch(runtime, kn.bind_copy(b, pairs, 5, 5, w, h, half, cen, box))
     for k in want:
         assert read(runtime, b[k], st[k]).tobytes() == st[k].tobytes(), k
     assert tuple(read(runtime, b["rect"], st["rect"])[2:]) == (0, 0, 8)
@@ -118,7 +128,8 @@ def test_the_next_rectangle_on_random_geometry(runtime, w, h, half, data):
           "rect": np.full(5, 0, np.int32), "log": np.full(3, -9, np.int32)}
     b = to_device(runtime, st)
     cen = (half, half, w - half, h - half) if n > 0 else (0, 0, 1, 1)
-    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_copy(b, 1, w, h, half, cen, box))
+    pairs = pair_buffers(runtime, [0], [0])
+    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_copy(b, pairs, 1, 1, w, h, half, cen, box))
     assert tuple(read(runtime, b["rect"], st["rect"])[:4]) == naive_next_rect(ty * w + tx, w, h, half, box)
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from inpaint import geometry
 from inpaint.errors import InputError
-from inpaint.pipeline import Inpainter, inpaint
+from inpaint.pipeline import Inpainter, inpaint, source_map
 from inpaint.stages_cl import FindBestPatch
 
 
@@ -300,3 +300,32 @@ def test_filled_pixels_as_sources_on_request(runtime, rng):
     check_invariants(img, mask, a)
     with pytest.raises(InputError, match="source must be"):
         Inpainter(img, mask, source="anywhere")
+
+
+def naive_source_map(mask, patches, half):
+    """Replay the copies pixel by pixel, in order: the oracle for ``source_map``."""
+    h, w = mask.shape
+    origin = {(y, x): (y, x) for y in range(h) for x in range(w) if not mask[y, x]}
+    for ty, tx, sy, sx in patches:
+        for dy in range(-half, half + 1):
+            for dx in range(-half, half + 1):
+                y, x = ty + dy, tx + dx
+                if 0 <= y < h and 0 <= x < w and (y, x) not in origin:
+                    origin[(y, x)] = origin[(sy + dy, sx + dx)]
+    out = np.full((h, w, 2), -1, np.int32)
+    for (y, x), o in origin.items():
+        if mask[y, x]:
+            out[y, x] = o
+    return out
+
+
+@pytest.mark.parametrize("source", ["original", "filled"])
+@pytest.mark.parametrize("seed", range(3))
+def test_source_map_equals_a_naive_replay(source, seed):
+    rng = np.random.default_rng(seed)
+    img = scene(rng, 36, 44)
+    mask = blob(36, 44, 18, 22, 7 + seed, 9)
+    res = inpaint(img, mask, method="criminisi", alpha=0.0, patch=5, source=source, backend="numpy")
+    np.testing.assert_array_equal(res.source_map, naive_source_map(mask, res.stats.patches, 2))
+    part = res.stats.patches[:len(res.stats.patches) // 2]     # mid-run: only the filled pixels
+    np.testing.assert_array_equal(source_map(mask, part, 2), naive_source_map(mask, part, 2))
