@@ -28,6 +28,9 @@ INTEGRAL_PROGRAM_PIXELS = 120_000_000
 MAX_PATCH = 127
 #: Most iterations the device-resident loop queues before the host reads their log.
 LOOP_CHUNK = 64
+#: Fewest it queues: near the end a few queued past the last target cost less than a wait
+#: for the device after every one.
+LOOP_MIN_CHUNK = 16
 
 @dataclasses.dataclass
 class InpaintStats(FillStats):
@@ -355,7 +358,7 @@ class Inpainter(StepwiseJob):
             "front": np.zeros((h, w), np.uint8),
             "cpatch": np.zeros((h, w), np.float32),
             "prio": np.full((h, w), -1.0, np.float32),
-            "ssd": np.full(h * w, 0xFFFFFFFF, np.uint32),
+            "ssd": np.full(h * w, 0xFFFFFFFF, np.uint32) if not self._resident else np.empty(h * w, np.uint32),
             "result": np.full(4, -1, np.int32),
         }
         names = set()
@@ -549,14 +552,15 @@ class Inpainter(StepwiseJob):
     def _step_resident(self) -> bool:
         """Queue a chunk of iterations on the device, then read their log and book them.
 
-        Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain: the
-        chunk is never longer than that, and every queued iteration has a target.  An iteration
-        is four launches (``kernels/loop.cl``) whose arguments are set once per chunk."""
+        Each iteration fills at most P^2 pixels, so at least ceil(remaining / P^2) remain; the
+        chunk is that long, or :data:`LOOP_MIN_CHUNK` near the end: iterations queued after the
+        last target find none and change nothing (their log says -1).  An iteration is four
+        launches (``kernels/loop.cl``) whose arguments are set once per chunk."""
         import pyopencl as cl
 
         t0 = time.perf_counter()
         w, h, half, box = self.width, self.height, self.half, self._box
-        k = min(LOOP_CHUNK, -(-self._remaining // (self.patch * self.patch)))
+        k = min(LOOP_CHUNK, max(LOOP_MIN_CHUNK, -(-self._remaining // (self.patch * self.patch))))
         kn, b = self._kernels, self._buf.dev
         cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
         # Stages 2, 4 and 5 run as one kernel here: their time is booked under priority.
@@ -578,6 +582,8 @@ class Inpainter(StepwiseJob):
         done = self.stats.iterations
         for i in range(done, done + k):
             target, index, ssd = log[i % LOOP_CHUNK]
+            if target < 0 and self.done:
+                break                                          # queued past the end
             if target < 0 or index < 0:
                 raise RuntimeError("internal error: the device-resident loop found no target or no source")
             ty, tx = divmod(int(target), w)
