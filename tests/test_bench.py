@@ -43,6 +43,7 @@ def _rows(text: str, first_cell: str) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_default_benchmark_markdown_json_csv(tiny_case, tmp_path, capsys):
     js, cs = tmp_path / "b.json", tmp_path / "b.csv"
     rc = main(["bench", "--case", str(tiny_case), "--repeat", "1", "--device", "cpu",
@@ -188,6 +189,7 @@ def test_product_never_imports_the_benchmarks():
     assert not (root / "inpaint" / "bench.py").exists() and not (root / "mobile_ui" / "screenshots.py").exists()
 
 
+@pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_integral_benchmark_runs(runtime, tmp_path, capsys):
     path = tmp_path / "bench.json"
     assert main(["bench", "integral", "--device", runtime.name.split(" (")[0], "--sizes", "13x11,9x4",
@@ -200,6 +202,7 @@ def test_integral_benchmark_runs(runtime, tmp_path, capsys):
     assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}
 
 
+@pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_seam_benchmark_runs_on_its_photo(runtime, tmp_path, capsys):
     from inpaint_bench import seam
 

@@ -2,9 +2,12 @@
 
 import json
 
+import pytest
+
 from inpaint_bench import scaling, startup
 
 
+@pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_startup_reports_each_command_beside_the_floor(tmp_path, capsys, monkeypatch):
     every = startup.commands
     monkeypatch.setattr(startup, "commands", lambda out: {k: v for k, v in every(out).items()
@@ -21,6 +24,7 @@ def test_startup_reports_each_command_beside_the_floor(tmp_path, capsys, monkeyp
     assert above.endswith(" s") and above[0] in "+-"
 
 
+@pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_scaling_measures_time_and_peak_memory(tmp_path, capsys):
     js = tmp_path / "sc.json"
     assert scaling.main(["--megapixels", "0.03,0.06", "--json", str(js)]) == 0

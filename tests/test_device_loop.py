@@ -19,8 +19,10 @@ from test_stages import frozen_state, read, to_device
 STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
 
 
-def loop_kernels(runtime, patch):
-    return stages_cl.Loop(runtime, stages_cl.bundle_for(runtime, STAGES, patch, resident=True))
+def loop_kernels(runtime):
+    """The loop's kernels.  Their patch radius is an argument; the bundle's PATCH define is
+    findBestPatch's alone, so one build serves every radius here."""
+    return stages_cl.Loop(runtime, stages_cl.bundle_for(runtime, STAGES, 9, resident=True))
 
 
 def launch(runtime, *launches):
@@ -50,7 +52,7 @@ def test_update_and_pick_is_stages_2_4_5_and_the_argmax(runtime, rng, rect, box)
     target = reference.argmax_priority(want["prio"], box)
     st["rect"] = as_rect_buffer(rect)
     b = to_device(runtime, st, {"front": 9, "cpatch": -3, "prio": -7})
-    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_update(b, w, h, half, box))
+    launch(runtime, loop_kernels(runtime).bind_update(b, w, h, half, box))
     for name, arr in want.items():
         assert read(runtime, b[name], st[name]).tobytes() == arr.tobytes(), name
     assert read(runtime, b["result"], st["result"])[0] == target
@@ -93,7 +95,7 @@ def test_pick_copy_and_next(runtime, rng, patch):
     pairs = pair_buffers(runtime, [5000, 4321, 0xFFFFFFFF, 4321, 9000], [2, index, -1, index + 3, 1])
     reference.copy_patch(want["rgb"], want["grey"], want["unknown"], want["conf"], st["cpatch"], target, source, half)
     b = to_device(runtime, st)
-    kn = loop_kernels(runtime, patch)
+    kn = loop_kernels(runtime)
     launch(runtime, kn.bind_copy(b, pairs, 5, 5, w, h, half, cen, box))
     for k in want:
         assert read(runtime, b[k], st[k]).tobytes() == want[k].tobytes(), k
@@ -129,7 +131,7 @@ def test_the_next_rectangle_on_random_geometry(runtime, w, h, half, data):
     b = to_device(runtime, st)
     cen = (half, half, w - half, h - half) if n > 0 else (0, 0, 1, 1)
     pairs = pair_buffers(runtime, [0], [0])
-    launch(runtime, loop_kernels(runtime, 2 * half + 1).bind_copy(b, pairs, 1, 1, w, h, half, cen, box))
+    launch(runtime, loop_kernels(runtime).bind_copy(b, pairs, 1, 1, w, h, half, cen, box))
     assert tuple(read(runtime, b["rect"], st["rect"])[:4]) == naive_next_rect(ty * w + tx, w, h, half, box)
 
 

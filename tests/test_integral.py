@@ -110,7 +110,9 @@ def test_block_matches_numpy(runtime, rng, shape, case):
     check(out.get(), img, kind, dtype, overflow)
 
 
-@pytest.mark.parametrize("parts", [2, 3, 32])
+# Each split and type is its own program: the default selection builds one split, the slow
+# selection (CI's second step) the others.
+@pytest.mark.parametrize("parts", [pytest.param(2, marks=pytest.mark.slow), 3, pytest.param(32, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("shape", [(13, 11), (77, 2049), (1025, 1023), (33, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("case", [(np.uint8, np.int32, "sum"), (np.int32, np.int32, "sqsum"),
                                   (np.float32, np.float32, "sum")], ids=_ids)
@@ -126,8 +128,10 @@ def test_chunked_scans_match_numpy(runtime, rng, shape, parts, case):
     check(out.get(), img, kind, dtype, "wrap")
 
 
-@pytest.mark.parametrize("group,per_item,cols", [((1, 1), 1, 1), ((3, 5), 3, 7), ((64, 1), 16, 256),
-                                                  ((8, 8), 7, 1), ((32, 8), 1000, 5000)])
+@pytest.mark.parametrize("group,per_item,cols", [pytest.param((1, 1), 1, 1, marks=pytest.mark.slow), ((3, 5), 3, 7),
+                                                  ((64, 1), 16, 256),
+                                                  pytest.param((8, 8), 7, 1, marks=pytest.mark.slow),
+                                                  pytest.param((32, 8), 1000, 5000, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("shape", [(77, 2049), (13, 11), (9, 33)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_odd_work_splits(runtime, rng, shape, group, per_item, cols):
     """Work-group shapes, blocks per work-item and scan strips that do not divide the image."""

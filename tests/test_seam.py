@@ -98,6 +98,8 @@ def use_dp(monkeypatch, runtime):
     return force
 
 
+SLOW = pytest.mark.slow  # each strategy, energy and batch mode stays in the default selection once
+
 CASES = [  # (h, w, target w, target h, energy, dp, batch)
     (13, 11, 8, 13, "backward", "auto", None),
     (37, 53, 40, 37, "backward", "rows", None),
@@ -105,18 +107,18 @@ CASES = [  # (h, w, target w, target h, energy, dp, batch)
     (29, 41, 30, 29, "backward", "walk", None),
     (29, 41, 30, 29, "backward", "tiled", None),
     (31, 23, 23, 25, "forward", "auto", None),
-    (31, 23, 19, 31, "forward", "update", None),
+    pytest.param(31, 23, 19, 31, "forward", "update", None, marks=SLOW),
     (31, 23, 19, 31, "forward", "tiled", None),
     (41, 67, 45, 41, "backward", "auto", 6),
-    (41, 67, 45, 35, "forward", "auto", 4),
+    pytest.param(41, 67, 45, 35, "forward", "auto", 4, marks=SLOW),
     (19, 25, 37, 23, "backward", "auto", None),   # enlarge width, shrink height
     (37, 53, 40, 33, "backward", "update-gpu", None),  # GPU group shapes (chunked removal, parallel update)
     (37, 53, 40, 37, "forward", "walk-gpu", None),
     (41, 67, 45, 41, "backward", "tiled-gpu", 6),
-    (41, 67, 45, 41, "backward", "tiled-gpu", None),
+    pytest.param(41, 67, 45, 41, "backward", "tiled-gpu", None, marks=SLOW),
     (38, 29, 20, 38, "forward", "tiled-gpu", None),
     (38, 29, 20, 31, "forward", "tiled-odd", 3),
-    (50, 31, 22, 50, "backward", "tiled-odd", None),
+    pytest.param(50, 31, 22, 50, "backward", "tiled-odd", None, marks=SLOW),
 ]
 
 
