@@ -67,13 +67,7 @@ void pick_copy_and_next(__global uchar4 *rgba, __global uchar *grey, __global uc
     int index = -1;
     uint value = UINT_MAX;
     if (p >= 0) {                                  /* the same for the whole work-group */
-        uint bv = UINT_MAX;
-        int bi = -1;
-        for (int k = lid; k < groups; k += REDUCE_GROUP) {
-            if (argmin_better(pv[k], pi[k], bv, bi)) { bv = pv[k]; bi = pi[k]; }
-        }
-        lv[lid] = bv; li[lid] = bi;
-        argmin_local(lv, li, lid);
+        argmin_pairs(pv, pi, groups, lid, lv, li);
         index = li[0];
         value = lv[0];
     }

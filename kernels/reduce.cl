@@ -78,13 +78,10 @@ void argmin_ssd_groups(__global const uint *ssd, const int n, const int chunk, _
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
-void argmin_ssd_pairs(__global const uint *pv, __global const int *pi, const int groups, __global int *result)
+/* The best of the `groups` (value, index) pairs into lv[0], li[0] (the whole work-group). */
+inline void argmin_pairs(__global const uint *pv, __global const int *pi, const int groups, const int lid,
+                         __local uint *lv, __local int *li)
 {
-    __local uint lv[REDUCE_GROUP];
-    __local int li[REDUCE_GROUP];
-    if (result[0] < 0) return;
-    const int lid = get_local_id(0);
     uint bv = UINT_MAX;
     int bi = -1;
     for (int k = lid; k < groups; k += REDUCE_GROUP) {
@@ -92,6 +89,16 @@ void argmin_ssd_pairs(__global const uint *pv, __global const int *pi, const int
     }
     lv[lid] = bv; li[lid] = bi;
     argmin_local(lv, li, lid);
+}
+
+__kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
+void argmin_ssd_pairs(__global const uint *pv, __global const int *pi, const int groups, __global int *result)
+{
+    __local uint lv[REDUCE_GROUP];
+    __local int li[REDUCE_GROUP];
+    if (result[0] < 0) return;
+    const int lid = get_local_id(0);
+    argmin_pairs(pv, pi, groups, lid, lv, li);
     if (lid == 0) {
         result[1] = li[0];
         result[2] = (int)lv[0];
