@@ -275,21 +275,12 @@ class FindBestPatch:
 
     def __call__(self, b, width, height, centres):
         """Enqueue the map for ``centres`` ``(x0, y0, x1, y1)``; returns the launch events."""
-        cx0, cy0, cx1, cy1 = centres
-        ncx, ncy = cx1 - cx0, cy1 - cy0
-        g = self.group
-        args = (I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
-        events = []
-        if self.prune:
-            bg = self.bound_group
-            events.append(self.knl_bound(self.rt.queue, (bg,), (bg,), b["rgb"], b["unknown"], b["valid"],
-                                         b["result"], self.bound, *args))
-        events.append(self.knl(self.rt.queue, (round_up(ncx, g), round_up(ncy, g)), (g, g),
-                               b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"], self.bound, *args))
-        return events
+        return [cl.enqueue_nd_range_kernel(self.rt.queue, knl, size, local)
+                for knl, size, local in self.bind(b, width, height, centres)]
 
     def bind(self, b, width, height, centres) -> "list[Launch]":
-        """The device-resident loop's launches for ``centres`` (the bound first, when pruning)."""
+        """The launches for ``centres``, their arguments set (the bound first, when pruning); the
+        device-resident loop enqueues them again every iteration."""
         cx0, cy0, cx1, cy1 = centres
         ncx, ncy = cx1 - cx0, cy1 - cy0
         g = self.group
