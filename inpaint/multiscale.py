@@ -16,8 +16,9 @@ level the hole starts as a smooth membrane of its surroundings; at every level, 
 refine the fill, and each level's matches seed the next finer one.  This follows Wexler,
 Shechtman and Irani's completion by voting and Barnes et al.'s PatchMatch, with Pérez et al.'s
 Poisson blending.  All arithmetic is integer, so the OpenCL kernels (``patchmatch.cl``,
-``vote.cl``, ``poisson.cl``) and the numpy reference agree bit for bit; pixels outside the hole
-are never written.
+``vote.cl``, ``poisson.cl``, and ``pyramid.cl``, which builds the levels on the device and
+carries each level's fill to the next) and the numpy reference agree bit for bit; pixels
+outside the hole are never written.
 
 :class:`MultiscaleInpainter` runs it step-wise (one step per round) for the app;
 :func:`inpaint.pipeline.inpaint` with ``method="multiscale"`` runs it to the end.
@@ -53,7 +54,7 @@ PM_ITERATIONS = 3
 #: from zero), and for the smooth first fill of the coarsest hole.
 SWEEPS, SWEEPS_FIRST, SWEEPS_INIT = 30, 200, 200
 
-STEPS = ("patchmatch", "vote", "poisson")
+STEPS = ("patchmatch", "vote", "poisson", "levels")
 
 
 def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
@@ -135,8 +136,8 @@ def down2(a: np.ndarray) -> np.ndarray:
     return total.astype(np.uint8)
 
 
-def pyramid(rgb: np.ndarray, mask: np.ndarray, patch: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Levels ``[(image, mask), ...]``, finest first.
+def mask_pyramid(mask: np.ndarray, patch: int) -> list[np.ndarray]:
+    """The hole at every level, finest first.
 
     A level is added while the image stays at least ``8 * patch`` pixels on its short side,
     the hole still holds a pixel farther than ``patch // 2 + 1`` from every known pixel
@@ -144,23 +145,30 @@ def pyramid(rgb: np.ndarray, mask: np.ndarray, patch: int) -> list[tuple[np.ndar
     ``geometry.MIN_SOURCES`` source patches.
     """
     half = patch // 2
-    levels = [(rgb, mask)]
+    masks = [mask]
     while True:
-        img, m = levels[-1]
+        m = masks[-1]
         if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, geometry.bbox(m)):
             break
         m2 = down2(m)
         if int(free_centres(m2, half, geometry.bbox(m2)).sum()) < geometry.MIN_SOURCES:
             break
-        levels.append((down2(img), m2))
-    return levels
+        masks.append(m2)
+    return masks
+
+
+def image_pyramid(rgb: np.ndarray, levels: int) -> list[np.ndarray]:
+    """``rgb`` and its ``levels - 1`` successive halvings (:func:`down2`), finest first."""
+    images = [rgb]
+    while len(images) < levels:
+        images.append(down2(images[-1]))
+    return images
 
 
 @dataclasses.dataclass
 class Level:
     """Host-side description of one pyramid level (see :func:`prepare_level`)."""
 
-    image: np.ndarray       # (h, w, 3) uint8
     mask: np.ndarray        # (h, w) bool, the hole
     valid: np.ndarray       # (h, w) uint8, usable source centres
     targets: np.ndarray     # (N, 2) int32, centres whose window meets the hole
@@ -190,7 +198,7 @@ class Level:
         return x0, y0, x1 - x0, y1 - y0
 
 
-def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float | None) -> Level:
+def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
     """Everything a level needs besides the matches: sources, targets, pixel lists.
 
     Sources are windows wholly inside the image and free of the hole, centred so that the
@@ -215,7 +223,7 @@ def prepare_level(image: np.ndarray, mask: np.ndarray, half: int, alpha: float |
     parity = (hole[:, 0] + hole[:, 1]) & 1
     rows, cols = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
     radius = max(int(rows[-1] - rows[0]), int(cols[-1] - cols[0]), 1) if rows.size else 1
-    return Level(image=image, mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
+    return Level(mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
                  tidx=tidx, hole_map=mask[y0:y1, x0:x1].astype(np.uint8), hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
                  widened=widened)
@@ -266,13 +274,16 @@ def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tupl
 
 
 class _HostLevel:
-    """One level's state in numpy (the reference backend)."""
+    """One level's state in numpy (the reference backend).
 
-    def __init__(self, level: Level, k: int, half: int, seconds: dict[str, float]):
+    ``image`` is the level's picture; the estimate starts as it and is filled in place.
+    """
+
+    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         h, w = level.shape
         self.est = np.empty((h, w, 4), np.uint8)
-        self.est[..., :3] = level.image
+        self.est[..., :3] = image
         self.est[..., 3] = 0
         wh, ww = level.tidx.shape
         self.v = np.zeros((wh, ww, 4), np.int32)
@@ -288,17 +299,27 @@ class _HostLevel:
         self.seconds[step] += time.perf_counter() - t
 
     def start(self, sources: np.ndarray) -> None:
+        """Every candidate list holds its target's ``sources`` row alone."""
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
     def set_hole_x(self, values: np.ndarray) -> None:
+        """The correction: ``values`` on the hole pixels, zero elsewhere."""
         self.x[...] = 0
         hole, (oy, ox) = self.lev.hole, self.lev.origin
         self.x[hole[:, 0] - oy, hole[:, 1] - ox, :3] = values
 
-    def set_hole_est(self, values: np.ndarray) -> None:
+    def lift(self, coarse: "_HostLevel") -> None:
+        """Start from the coarser level's result: every hole pixel takes the coarse estimate
+        and correction at half its coordinates (``lift`` in ``kernels/pyramid.cl``)."""
+        t = time.perf_counter()
         hole = self.lev.hole
-        self.est[hole[:, 0], hole[:, 1], :3] = values
+        hy, hx = hole[:, 0], hole[:, 1]
+        (cy, cx), (oy, ox) = coarse.lev.origin, self.lev.origin
+        self.est[hy, hx, :3] = coarse.est[hy >> 1, hx >> 1, :3]
+        self.x[...] = 0
+        self.x[hy - oy, hx - ox, :3] = coarse.x[(hy >> 1) - cy, (hx >> 1) - cx, :3]
+        self.seconds["levels"] += time.perf_counter() - t
 
     def patchmatch(self, key: int) -> None:
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
@@ -320,80 +341,85 @@ class _HostLevel:
         self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin)
 
     def image(self) -> np.ndarray:
+        """The whole estimate, (h, w, 3) uint8."""
         return self.est[..., :3].copy()
 
-    def hole_values(self) -> np.ndarray:
-        """The filled colours of the hole pixels, ``(M, 3)`` in the order of ``lev.hole``."""
-        hole = self.lev.hole
-        return self.est[hole[:, 0], hole[:, 1], :3]
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
+        return self.est[pixels[:, 0], pixels[:, 1], :3]
 
     def best_matches(self) -> np.ndarray:
+        """Each target's best source centre, (N, 2) int32."""
         return self.best.copy()
 
-    def correction(self) -> np.ndarray:
-        return self.x.copy()
 
-    def _hole_rows(self) -> tuple[int, int]:
-        """The rows holding the hole: outside them the estimate is the picture itself."""
-        hole = self.lev.hole
-        return int(hole[:, 0].min()), int(hole[:, 0].max()) + 1
+class _DeviceLevel:
+    """One level's state in OpenCL buffers; the same operations as :class:`_HostLevel`.
 
+    ``est`` is the level's picture already on the device (:meth:`MultiscaleInpainter._device_pyramid`),
+    filled in place; the other buffers are created and cleared on the device, so only the
+    level's lists and maps cross the bus.
+    """
 
-class _DeviceLevel(_HostLevel):
-    """One level's state in OpenCL buffers; the same operations as :class:`_HostLevel`."""
-
-    def __init__(self, level: Level, k: int, half: int, seconds: dict[str, float], rt: Any,
+    def __init__(self, level: Level, est: Any, k: int, half: int, seconds: dict[str, float], rt: Any,
                  kernels: dict[str, Any], events: list):
-        super().__init__(level, k, half, seconds)
         import pyopencl as cl
 
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
         mf = cl.mem_flags
-        ctx = rt.context
+        ctx, queue = rt.context, rt.queue
 
         def buf(arr: np.ndarray) -> Any:
             return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
 
+        def cleared(nbytes: int) -> Any:
+            out = cl.Buffer(ctx, mf.READ_WRITE, nbytes)
+            cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
+            return out
+
         t = time.perf_counter()
         lev = level
+        n = len(lev.targets)
+        work = lev.tidx.size * 16  # int4 per pixel of the work area
         self.b = {
-            "est": buf(self.est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
-            "nnf": buf(self.nnf), "cost": buf(self.cost), "v": buf(self.v), "x": buf(self.x),
+            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "nnf": cl.Buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": cl.Buffer(ctx, mf.READ_WRITE, n * k * 4),
+            "v": cleared(work), "x": cleared(work),
             "hole": buf(lev.hole_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
-        self.best_bufs = [buf(self.best), buf(self.best)]
+        self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.seconds["transfers"] += time.perf_counter() - t
 
-    def _write(self, name: str, arr: np.ndarray) -> None:
-        t = time.perf_counter()
-        self.cl.enqueue_copy(self.rt.queue, self.b[name], np.ascontiguousarray(arr), is_blocking=True)
-        self.seconds["transfers"] += time.perf_counter() - t
-
-    def _read(self, arr: np.ndarray, src: Any) -> np.ndarray:
+    def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
         self.rt.queue.finish()
         t = time.perf_counter()
-        self.cl.enqueue_copy(self.rt.queue, arr, src, is_blocking=True)
+        self.cl.enqueue_copy(self.rt.queue, arr, src, src_offset=offset, is_blocking=True)
         self.seconds["transfers"] += time.perf_counter() - t
         return arr
 
     def start(self, sources: np.ndarray) -> None:
-        super().start(sources)
-        self._write("nnf", self.nnf)
-        self._write("cost", self.cost)
+        t = time.perf_counter()
+        src = self.cl.Buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+                             hostbuf=np.ascontiguousarray(sources, np.int32))
+        self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
     def set_hole_x(self, values: np.ndarray) -> None:
-        super().set_hole_x(values)
-        self._write("x", self.x)
-
-    def set_hole_est(self, values: np.ndarray) -> None:
-        super().set_hole_est(values)
-        y0, y1 = self._hole_rows()              # only the rows that changed: a phone photo's
-        t = time.perf_counter()                 # estimate is 48 MB, its hole a band of it
-        row = self.est.strides[0]
-        self.cl.enqueue_copy(self.rt.queue, self.b["est"], self.est[y0:y1], dst_offset=y0 * row, is_blocking=True)
+        x = np.zeros(self.lev.tidx.shape + (4,), np.int32)
+        hole, (oy, ox) = self.lev.hole, self.lev.origin
+        x[hole[:, 0] - oy, hole[:, 1] - ox, :3] = values
+        t = time.perf_counter()
+        self.cl.enqueue_copy(self.rt.queue, self.b["x"], x, is_blocking=True)
         self.seconds["transfers"] += time.perf_counter() - t
+
+    def lift(self, coarse: "_DeviceLevel") -> None:
+        lev = self.lev
+        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], lev.work_args,
+                                                               coarse.b, coarse.lev.shape[1],
+                                                               coarse.lev.work_args)))
 
     def patchmatch(self, key: int) -> None:
         lev = self.lev
@@ -428,23 +454,18 @@ class _DeviceLevel(_HostLevel):
         self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
 
     def image(self) -> np.ndarray:
-        return self._read(self.est, self.b["est"])[..., :3].copy()
+        h, w = self.lev.shape
+        return self._read(np.empty((h, w, 4), np.uint8), self.b["est"])[..., :3].copy()
 
-    def hole_values(self) -> np.ndarray:
-        y0, y1 = self._hole_rows()
-        self.rt.queue.finish()
-        t = time.perf_counter()
-        band = np.empty((y1 - y0,) + self.est.shape[1:], self.est.dtype)
-        self.cl.enqueue_copy(self.rt.queue, band, self.b["est"], src_offset=y0 * self.est.strides[0], is_blocking=True)
-        self.seconds["transfers"] += time.perf_counter() - t
-        hole = self.lev.hole
-        return band[hole[:, 0] - y0, hole[:, 1], :3]
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
+        y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
+        w = self.lev.shape[1]
+        band = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], y0 * w * 4)
+        return band[pixels[:, 0] - y0, pixels[:, 1], :3]
 
     def best_matches(self) -> np.ndarray:
-        return self._read(self.best, self.best_bufs[0]).copy()
-
-    def correction(self) -> np.ndarray:
-        return self._read(self.x, self.b["x"]).copy()
+        return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])
 
 
 @dataclasses.dataclass
@@ -540,7 +561,7 @@ class MultiscaleInpainter(StepwiseJob):
         self._plan: list[tuple[int, int, int]] = []  # (level, round, weight)
         self._pos = 0
         self._state: _HostLevel | None = None
-        self._coarse: tuple[np.ndarray, np.ndarray] | None = None
+        self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._result_image: np.ndarray | None = None
         if not mask.any():
             self.stats.empty_mask = True
@@ -562,52 +583,79 @@ class MultiscaleInpainter(StepwiseJob):
             from . import multiscale_cl as mcl
 
             built = self._rt.build_seconds
+            import pyopencl as cl
+
+            self._cl = cl
             self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
-                             "poisson": mcl.Poisson(self._rt, self.half, k)}
+                             "poisson": mcl.Poisson(self._rt, self.half, k),
+                             "pyramid": mcl.Pyramid(self._rt, self.half, k)}
             self.stats.backend, self.stats.device = "opencl", self._rt.name
             self.stats.build_seconds = self._rt.build_seconds - built
-        self._levels = pyramid(self.rgb, mask, self.patch)
-        self.stats.levels = [(m.shape[1], m.shape[0]) for _, m in self._levels]
-        top = len(self._levels) - 1
+        masks = mask_pyramid(mask, self.patch)
+        self._masks = masks
+        self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
+        t = time.perf_counter()
+        if self._rt is not None:
+            self._images = self._device_pyramid()
+        else:
+            self._images = image_pyramid(self.rgb, len(masks))
+            self._seconds["levels"] += time.perf_counter() - t
+        top = len(masks) - 1
         for lv in range(top, -1, -1):
             rounds = ROUNDS_COARSEST if lv == top else ROUNDS
-            weight = int(self._levels[lv][1].sum())
+            weight = int(masks[lv].sum())
             self._plan += [(lv, r, weight) for r in range(rounds)]
         self._total_weight = sum(wt for _, _, wt in self._plan)
         self._done_weight = 0
         self._elapsed = time.perf_counter() - t0
 
+    def _device_pyramid(self) -> list:
+        """Every level's picture as a device buffer of RGBA: the photo crosses the bus once, as
+        packed RGB, and is halved on the device."""
+        cl = self._cl
+        mf = cl.mem_flags
+        ctx = self._rt.context
+        kn = self._kernels["pyramid"]
+        t = time.perf_counter()
+        rgb = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=self.rgb)
+        self._seconds["transfers"] += time.perf_counter() - t
+        shapes = [m.shape for m in self._masks]
+        bufs = [cl.Buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
+        self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
+        for lv in range(1, len(shapes)):
+            self._events.append(("levels", kn.halve(bufs[lv - 1], shapes[lv - 1], bufs[lv], shapes[lv])))
+        return bufs
+
     # -- the algorithm --------------------------------------------------------------------
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
-        img, m = self._levels[lv]
-        lev = prepare_level(img, m, self.half, self.alpha)
+        lev = prepare_level(self._masks[lv], self.half, self.alpha)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
         if self._rt is not None:
-            st = _DeviceLevel(lev, self.k, self.half, self._seconds, self._rt, self._kernels, self._events)
+            st = _DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
+                              self._events)
         else:
-            st = _HostLevel(lev, self.k, self.half, self._seconds)
+            st = _HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
+        self._images[lv] = None  # the level's state holds its picture from here on
         key = self.seed * 1000 + lv
-        if self._coarse is None:
+        if lv == len(self._masks) - 1:
             st.start(random_sources(lev, key))
             # A smooth first fill: the membrane spanned by the known pixels around the hole.
-            ring = lev.pixels[len(lev.hole):]
-            known = img[ring[:, 0], ring[:, 1]].astype(np.int64)
-            mean = (known.sum(axis=0) + len(ring) // 2) // max(len(ring), 1)
+            known = st.values(lev.pixels[len(lev.hole):]).astype(np.int64)
+            mean = (known.sum(axis=0) + len(known) // 2) // max(len(known), 1)
             st.set_hole_x(np.broadcast_to(mean * ref.FIX, (len(lev.hole), 3)).astype(np.int32))
             st.sweeps(SWEEPS_INIT)
             st.compose()
             st.set_hole_x(np.zeros((len(lev.hole), 3), np.int32))
         else:
-            coarse_best, coarse_x, coarse_est, (cy, cx) = self._coarse
-            st.start(upsampled_sources(lev, coarse_best, (cy, cx), key))
-            hy, hx = lev.hole[:, 0], lev.hole[:, 1]
             # The coarse fill, scaled up, is the first estimate; the coarse matches and
             # correction, scaled up, are where the search and the correction start.
-            st.set_hole_est(coarse_est[hy >> 1, hx >> 1])
-            st.set_hole_x(coarse_x[(hy >> 1) - cy, (hx >> 1) - cx, :3])
+            coarse, coarse_best = self._coarse
+            st.start(upsampled_sources(lev, coarse_best, coarse.lev.origin, key))
+            st.lift(coarse)
+            self._coarse = None
         st.rescore()
         self._state = st
 
@@ -616,7 +664,7 @@ class MultiscaleInpainter(StepwiseJob):
 
     def _round(self, lv: int, rnd: int) -> None:
         st = self._state
-        top = len(self._levels) - 1
+        top = len(self._masks) - 1
         first = lv == top and rnd == 0
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
@@ -635,11 +683,11 @@ class MultiscaleInpainter(StepwiseJob):
         if lv == 0:
             # Outside the hole the estimate is the picture: read back and set the hole alone.
             image = self.rgb.copy()
-            image[lev.hole[:, 0], lev.hole[:, 1]] = st.hole_values()
+            image[lev.hole[:, 0], lev.hole[:, 1]] = st.values(lev.hole)
             self._result_image = image
             self._best_map = (best_map, lev.origin, lev.hole)
         else:
-            self._coarse = (best_map, st.correction(), st.image(), lev.origin)
+            self._coarse = (st, best_map)
 
     def _collect_events(self) -> None:
         from .runtime import event_time

@@ -1,9 +1,10 @@
 """Thin wrappers for the multiscale fill's kernels, one per kernel file.
 
-``kernels/patchmatch.cl`` (:class:`PatchMatch`), ``kernels/vote.cl`` (:class:`Vote`) and
-``kernels/poisson.cl`` (:class:`Poisson`).  Each fetches its kernels once per runtime and
-patch size (typed scalars, ``-D`` specialisation), launches one work-item per target or
-pixel, and returns the launch event.  :mod:`inpaint.multiscale_ref` is the numpy reference.
+``kernels/patchmatch.cl`` (:class:`PatchMatch`), ``kernels/vote.cl`` (:class:`Vote`),
+``kernels/poisson.cl`` (:class:`Poisson`) and ``kernels/pyramid.cl`` (:class:`Pyramid`).  Each
+fetches its kernels once per runtime and patch size (typed scalars, ``-D`` specialisation),
+launches one work-item per target or pixel, and returns the launch event.
+:mod:`inpaint.multiscale_ref` and :mod:`inpaint.multiscale` hold the numpy reference.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ I32 = np.int32
 U32 = np.uint32
 
 #: The kernel files of the multiscale fill, built as one program.
-BUNDLE = ("patchmatch", "vote", "poisson")
+BUNDLE = ("patchmatch", "vote", "poisson", "pyramid")
 
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
@@ -47,6 +48,7 @@ class PatchMatch:
         defines = {"HALF": half, "K": k}
         self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
         self.knl_rescore = rt.kernel(BUNDLE, "rescore", [None] * 5 + [I32, I32, I32], defines)
+        self.knl_start = rt.kernel(BUNDLE, "start_lists", [None] * 3 + [I32], defines)
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
@@ -54,6 +56,10 @@ class PatchMatch:
         return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
                         b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
                         I32(radius), U32(key), *map(I32, work))
+
+    def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
+        """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
+        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources, b["nnf"], b["cost"], I32(n))
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
@@ -118,3 +124,42 @@ class Poisson:
     def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
                                 I32(n), I32(width), *map(I32, work[:3]))
+
+
+class Pyramid:
+    """``kernels/pyramid.cl``: the image pyramid on the device, and a level's start from the
+    coarser one's result."""
+
+    #: 2-D work-group of ``halve``.
+    TILE = (16, 8)
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        self.rt = rt
+        self.group = group_size(rt)
+        defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
+        self.knl_pack = rt.kernel(BUNDLE, "pack_rgba", [None, None, I32], defines)
+        self.knl_halve = rt.kernel(BUNDLE, "halve", [None, I32, I32, None, I32, I32], defines)
+        self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, None] + [I32] * 5 + [None, None] + [I32] * 4, defines)
+        tx, ty = self.TILE
+        while tx * ty > rt.limits.max_work_group_size:
+            tx, ty = max(tx // 2, 1), max(ty // 2, 1)
+        self.tile = (tx, ty)
+
+    def pack(self, rgb: Any, est: Any, n: int) -> Any:
+        """``est`` (``n`` uchar4) from packed RGB bytes ``rgb``."""
+        return self.knl_pack(self.rt.queue, *_launch(self.group, n), rgb, est, I32(n))
+
+    def halve(self, fine: Any, fine_shape: tuple[int, int], coarse: Any, coarse_shape: tuple[int, int]) -> Any:
+        """``coarse`` = ``down2(fine)``; shapes are (height, width)."""
+        (fh, fw), (ch, cw) = fine_shape, coarse_shape
+        tx, ty = self.tile
+        return self.knl_halve(self.rt.queue, (round_up(cw, tx), round_up(ch, ty)), self.tile,
+                              fine, I32(fw), I32(fh), coarse, I32(cw), I32(ch))
+
+    def lift(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int],
+             coarse: dict[str, Any], coarse_width: int, coarse_work: tuple[int, int, int, int]) -> Any:
+        """Every hole pixel takes the coarse estimate and correction at half its coordinates;
+        ``b["x"]`` must be zero elsewhere."""
+        return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["x"], b["holepix"], I32(n),
+                             I32(width), *map(I32, work[:3]), coarse["est"], coarse["x"], I32(coarse_width),
+                             *map(I32, coarse_work[:3]))

@@ -14,6 +14,7 @@ STEP_LABELS = {
     "patchmatch": "PatchMatch: find each patch's most similar source patches",
     "vote": "voting: blend the overlapping patches",
     "poisson": "gradient-domain correction: carry the surrounding tones in",
+    "levels": "image pyramid: halve the photo, carry each level's fill to the next",
 }
 
 

@@ -187,3 +187,17 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
     store_target(nnf, cost, i, nb, nc);
     best[i] = nb[0];
 }
+
+/* Start every list with one candidate, sources[i], and K - 1 empty slots (the first slot's
+ * cost 0 marks it as used until rescore). */
+__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost, const int n)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    nnf[i * K] = sources[i];
+    cost[i * K] = 0;
+    for (int k = 1; k < K; ++k) {
+        nnf[i * K + k] = (int2)(-1);
+        cost[i * K + k] = EMPTY;
+    }
+}

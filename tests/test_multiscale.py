@@ -40,7 +40,7 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     """A mid-run level: random image, a blob hole with a random estimate, filled match lists."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     mask = blob_mask(h, w, rng)
-    lev = ms.prepare_level(img, mask, half, None)
+    lev = ms.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
     est[mask, :3] = rng.integers(0, 256, (int(mask.sum()), 3))
@@ -352,6 +352,76 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
     np.testing.assert_array_equal(read(runtime, b["x"], x)[hole, :3], x[hole, :3])
 
 
+def test_start_lists_kernel(runtime, rng):
+    lev, _, _, _, _ = level_state(rng, k=3)
+    n, k = len(lev.targets), 3
+    sources = ms.random_sources(lev, 11)
+    b = {"nnf": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 8),
+         "cost": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 4)}
+    cl.enqueue_fill_buffer(runtime.queue, b["nnf"], np.int32(SENTINEL), 0, n * k * 8)
+    cl.enqueue_fill_buffer(runtime.queue, b["cost"], np.int32(SENTINEL), 0, n * k * 4)
+    src = cl.Buffer(runtime.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=sources)
+    mcl.PatchMatch(runtime, 2, k).start(b, src, n)
+    nnf = read(runtime, b["nnf"], np.empty((n, k, 2), np.int32))
+    cost = read(runtime, b["cost"], np.empty((n, k), np.uint32))
+    np.testing.assert_array_equal(nnf[:, 0], sources)
+    assert (nnf[:, 1:] == -1).all() and (cost[:, 0] == 0).all() and (cost[:, 1:] == ref.EMPTY).all()
+
+
+@pytest.mark.parametrize("h,w", [(1, 1), (7, 5), (16, 9), (33, 64)])
+def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
+    """pack_rgba then halve, level by level, equal down2 on the host (odd sizes included)."""
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    kn = mcl.Pyramid(runtime, 2, 3)
+    mf = cl.mem_flags
+    rgb = cl.Buffer(runtime.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=img)
+    shapes = [(h, w)]
+    while shapes[-1] != (1, 1):
+        shapes.append(((shapes[-1][0] + 1) // 2, (shapes[-1][1] + 1) // 2))
+    bufs = []
+    for sh in shapes:
+        bufs.append(cl.Buffer(runtime.context, mf.READ_WRITE, sh[0] * sh[1] * 4))
+        cl.enqueue_fill_buffer(runtime.queue, bufs[-1], np.uint8(0xAB), 0, sh[0] * sh[1] * 4)
+    kn.pack(rgb, bufs[0], h * w)
+    for i in range(1, len(shapes)):
+        kn.halve(bufs[i - 1], shapes[i - 1], bufs[i], shapes[i])
+    for buf, want, sh in zip(bufs, ms.image_pyramid(img, len(shapes)), shapes):
+        got = read(runtime, buf, np.empty(sh + (4,), np.uint8))
+        np.testing.assert_array_equal(got[..., :3], want)
+        assert (got[..., 3] == 0).all()
+
+
+def test_lift_kernel_equals_host(runtime, rng):
+    """The device's start from a coarser level equals the host's, and writes only the hole."""
+    h, w = 60, 70
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    mask = blob_mask(h, w, rng, 0.3)
+    masks = [mask, ms.down2(mask)]
+    images = ms.image_pyramid(img, 2)
+    fine_lev, coarse_lev = (ms.prepare_level(m, 2, None) for m in masks)
+    coarse = ms._HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
+    coarse.est[coarse_lev.mask, :3] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 3))
+    coarse.x[...] = rng.integers(-99999, 99999, coarse.x.shape)
+    fine = ms._HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
+    fine.lift(coarse)
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    est = np.zeros((h, w, 4), np.uint8)
+    est[..., :3] = images[0]
+    est[..., 3] = 7  # the spare byte is kept
+    b = {"est": buf(est), "x": buf(np.zeros_like(fine.x)), "holepix": buf(fine_lev.hole)}
+    cb = {"est": buf(coarse.est), "x": buf(coarse.x)}
+    mcl.Pyramid(runtime, 2, 3).lift(b, len(fine_lev.hole), w, fine_lev.work_args, cb, coarse_lev.shape[1],
+                                    coarse_lev.work_args)
+    got = read(runtime, b["est"], est)
+    np.testing.assert_array_equal(got[..., :3], fine.est[..., :3])
+    assert (got[..., 3] == 7).all()
+    np.testing.assert_array_equal(read(runtime, b["x"], fine.x), fine.x)
+
+
 # -- the level set-up -------------------------------------------------------------------------
 @given(h=hs.integers(12, 40), w=hs.integers(12, 40), half=hs.integers(1, 3), seed=hs.integers(0, 999),
        alpha=hs.sampled_from([None, 0.0, 0.3, 1.0]))
@@ -360,8 +430,7 @@ def test_prepare_level_properties(h, w, half, seed, alpha):
     mask = blob_mask(h, w, rng, 0.25)
     if not mask.any() or not (window_count(mask, half, True) == 0).any():
         return
-    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-    lev = ms.prepare_level(img, mask, half, alpha)
+    lev = ms.prepare_level(mask, half, alpha)
     ys, xs = np.nonzero(lev.valid)
     for y, x in zip(ys, xs):  # a source window is inside the image and free of the hole
         assert half <= y < h - half and half <= x < w - half
@@ -389,9 +458,10 @@ def test_pyramid_rules(rng):
     img = rng.integers(0, 256, (200, 260, 3), dtype=np.uint8)
     mask = np.zeros((200, 260), bool)
     mask[60:140, 80:190] = True
-    levels = ms.pyramid(img, mask, 7)
-    assert len(levels) > 1
-    for (a, m), (b, n) in zip(levels, levels[1:]):
+    masks = ms.mask_pyramid(mask, 7)
+    images = ms.image_pyramid(img, len(masks))
+    assert len(masks) > 1 and len(images) == len(masks)
+    for a, m, b, n in zip(images, masks, images[1:], masks[1:]):
         assert b.shape[:2] == ((a.shape[0] + 1) // 2, (a.shape[1] + 1) // 2) and n.shape == b.shape[:2]
         # a coarse pixel is in the hole when any of its four fine pixels is
         ys, xs = np.nonzero(m)
@@ -400,7 +470,21 @@ def test_pyramid_rules(rng):
     # a hole thinner than a patch stays at full size
     thin = np.zeros((200, 260), bool)
     thin[100:103, :] = True
-    assert len(ms.pyramid(img, thin, 7)) == 1
+    assert len(ms.mask_pyramid(thin, 7)) == 1
+
+
+@given(h=hs.integers(1, 9), w=hs.integers(1, 9), seed=hs.integers(0, 999))
+def test_down2_matches_naive(h, w, seed):
+    """A coarse pixel is the rounded mean of its 2x2 block, the last row and column repeated."""
+    a = np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
+    got = ms.down2(a)
+    assert got.shape == ((h + 1) // 2, (w + 1) // 2, 3)
+    for y in range(got.shape[0]):
+        for x in range(got.shape[1]):
+            ys, xs = (2 * y, min(2 * y + 1, h - 1)), (2 * x, min(2 * x + 1, w - 1))
+            for c in range(3):
+                total = sum(int(a[yy, xx, c]) for yy in ys for xx in xs)
+                assert got[y, x, c] == (total + 2) // 4
 
 
 # -- end to end -------------------------------------------------------------------------------
