@@ -468,7 +468,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
     finally:
         bar.close()
-    result, fill_note = imageio.apply_fill(pic, res.image, res.source_map, mask)
+    result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
     items = [(result, out, meta)]
     if mapping is not None:
         if args.method == "criminisi":

@@ -31,7 +31,7 @@ import threading
 import warnings
 import zlib
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -550,24 +550,32 @@ def apply_source_map(picture: Picture, source_map: np.ndarray, mask: np.ndarray)
     return _as_image(picture, out)
 
 
-def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray,
+def apply_fill(picture: Picture, filled: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]",
                mask: np.ndarray) -> "tuple[Image.Image | DeepImage, str | None]":
     """The original-mode image with the hole filled; and a note if the fill had to be simplified.
 
     ``filled`` is the fill on the 8-bit RGB view; ``source_map`` gives each hole pixel's source
-    pixel.  Pixels outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
+    pixel (or is a function returning it, called only for modes other than 8-bit RGB).  Pixels outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
     its source pixel at full depth (alpha and extra channels included); 8-bit RGB and grey images
     then take the blended fill, and 16-bit and float images move the copy by the blend's change
     (so a fill that only copies is exact at full depth).  Palette, bilevel and other modes keep
     the copied source pixel, with a note when the fill had blended.
     """
-    arr = picture.full
-    rows, cols = source_map[mask, 0], source_map[mask, 1]
+    idx = np.flatnonzero(mask)  # one pass over a phone photo's mask, not one per channel
+    fill = np.asarray(filled).reshape(-1, 3)[idx]
+    if picture.wide is None and picture.mode == "RGB":  # the blended fill is the whole pixel
+        out = picture.rgb.copy()
+        out.reshape(-1, 3)[idx] = fill
+        return _as_image(picture, out), None
+    if callable(source_map):
+        source_map = source_map()
+    rows, cols = source_map.reshape(-1, 2)[idx].T
     if rows.size and (rows < 0).any():
         raise ValueError("source map does not cover every masked pixel")
+    arr = picture.full
     out = arr.copy()
     out[mask] = arr[rows, cols]
-    note = _blend(picture, out, mask, np.asarray(filled)[mask], rows, cols, "filled")
+    note = _blend(picture, out, mask, fill, rows, cols, "filled")
     return _as_image(picture, out), note
 
 
@@ -816,21 +824,59 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def write_png16(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
-                dpi: Any = None) -> None:
-    """Write a 16-bit-per-channel PNG (grey, grey+alpha, RGB or RGBA) from an (H, W[, C]) uint16 array."""
+#: zlib level of PNG outputs: level 3 writes a photo about twice as fast as Pillow's default 6,
+#: for files about 1.5 % larger.
+PNG_LEVEL = 3
+#: Bytes of filtered rows per deflate band: each band is compressed on its own thread.
+PNG_BAND = 4 << 20
+#: PNG colour types by channel count (grey, grey+alpha, RGB, RGBA).
+_PNG_COLOUR = {1: 0, 2: 4, 3: 2, 4: 6}
+#: Pillow modes the PNG writer takes (8 bits per channel; transparency chunks go through Pillow).
+_PNG_MODES = ("L", "LA", "RGB", "RGBA")
+
+
+def _deflate(data: memoryview, level: int) -> list[bytes]:
+    """One zlib stream of ``data``, its bands compressed in parallel (zlib releases the GIL).
+
+    Every band but the last ends with a sync flush, so the raw deflate streams join into one;
+    the header and the Adler-32 of the whole data frame them (as pigz does)."""
+    n = len(data)
+    bands = max(1, min(os.cpu_count() or 1, n // PNG_BAND))
+    if bands == 1:
+        comp = zlib.compressobj(level)
+        return [comp.compress(data), comp.flush()]
+    step = -(-n // bands)
+
+    def band(i: int) -> bytes:
+        comp = zlib.compressobj(level, zlib.DEFLATED, -15)
+        last = i == bands - 1
+        return comp.compress(data[i * step:(i + 1) * step]) + comp.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(bands) as pool:
+        parts = list(pool.map(band, range(bands)))
+    return [b"\x78\x5e"] + parts + [struct.pack(">I", zlib.adler32(data) & 0xFFFFFFFF)]
+
+
+def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
+              dpi: Any = None) -> None:
+    """Write a PNG from an (H, W[, C]) uint8 or uint16 array (grey, grey+alpha, RGB or RGBA).
+
+    Every row uses PNG's Up filter and the deflate runs in parallel bands: for photos the file
+    is within a few per cent of Pillow's adaptive filtering, written several times faster.
+    """
     arr = np.asarray(arr)
     if arr.ndim == 2:
         arr = arr[..., None]
     h, w, c = arr.shape
-    colour = {1: 0, 2: 4, 3: 2, 4: 6}[c]
-    data = np.ascontiguousarray(arr.astype(">u2")).view(np.uint8).reshape(h, w * c * 2)
-    up = data.copy()
-    up[1:] -= data[:-1]  # PNG filter 2 (Up), modulo 256
-    rows = np.empty((h, w * c * 2 + 1), np.uint8)
-    rows[:, 0] = 2
-    rows[:, 1:] = up
-    out = [b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, colour, 0, 0, 0))]
+    depth = 16 if arr.dtype == np.uint16 else 8
+    data = np.ascontiguousarray(arr.astype(">u2") if depth == 16 else arr).view(np.uint8).reshape(h, -1)
+    rows = np.empty((h, data.shape[1] + 1), np.uint8)
+    rows[:, 0] = 2  # filter 2 (Up): each byte minus the one above it, modulo 256
+    rows[0, 1:] = data[0]
+    np.subtract(data[1:], data[:-1], out=rows[1:, 1:])
+    out = [b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, _PNG_COLOUR[c], 0, 0, 0))]
     if icc_profile:
         out.append(_png_chunk(b"iCCP", b"ICC Profile\0\0" + zlib.compress(icc_profile)))
     if dpi:
@@ -842,27 +888,22 @@ def write_png16(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: byte
             raw = raw[6:]
         out.append(_png_chunk(b"eXIf", raw))
     fh.write(b"".join(out))
-    comp = zlib.compressobj(PNG_LEVEL)
-    step = max(1, (8 << 20) // rows.shape[1])
-    for y in range(0, h, step):
-        chunk = comp.compress(rows[y:y + step].tobytes())
-        if chunk:
-            fh.write(_png_chunk(b"IDAT", chunk))
-    fh.write(_png_chunk(b"IDAT", comp.flush()))
+    for part in _deflate(memoryview(rows).cast("B"), PNG_LEVEL):
+        if part:
+            fh.write(_png_chunk(b"IDAT", part))
     fh.write(_png_chunk(b"IEND", b""))
-
-
-#: zlib level of PNG outputs: level 3 writes a photo about twice as fast as Pillow's default 6,
-#: for files about 1.5 % larger.
-PNG_LEVEL = 3
 
 
 def _encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, exif: Any, icc_profile: bytes | None,
             quality: int) -> str | None:
     if isinstance(img, DeepImage) and fmt == "PNG":
-        write_png16(fh, img.array, exif=exif, icc_profile=icc_profile, dpi=img.info.get("dpi"))
+        write_png(fh, img.array, exif=exif, icc_profile=icc_profile, dpi=img.info.get("dpi"))
         return None
     img, note = convert_for(img, fmt)
+    if fmt == "PNG" and img.mode in _PNG_MODES and "transparency" not in img.info:
+        write_png(fh, np.asarray(img), exif=exif, icc_profile=icc_profile or img.info.get("icc_profile"),
+                  dpi=img.info.get("dpi"))
+        return note
     kwargs: dict[str, Any] = {}
     if exif is not None and len(exif) and fmt in _EXIF_FORMATS:
         kwargs["exif"] = exif.tobytes() if hasattr(exif, "tobytes") else exif

@@ -764,13 +764,18 @@ class MultiscaleInpainter(StepwiseJob):
         st.stage_seconds = {s: self._seconds[s] for s in STEPS}
         st.transfer_seconds = self._seconds["transfers"]
         st.total_seconds = self._elapsed
-        h, w = self.mask.shape
-        src = np.full((h, w, 2), -1, np.int32)
-        if self._done and not st.empty_mask:
-            best_map, (oy, ox), hole = self._best_map
-            hy, hx = hole[:, 0], hole[:, 1]
-            src[hy, hx] = best_map[hy - oy, hx - ox]
+        shape = self.mask.shape + (2,)
+        best = self._best_map if self._done and not st.empty_mask else None
+
+        def source_map() -> np.ndarray:
+            src = np.full(shape, -1, np.int32)
+            if best is not None:
+                best_map, (oy, ox), hole = best
+                hy, hx = hole[:, 0], hole[:, 1]
+                src[hy, hx] = best_map[hy - oy, hx - ox]
+            return src
+
         # The finished image is handed over without a copy (a copy of a phone photo costs tens of
         # milliseconds); ``job.image`` still returns copies.
         image = self._result_image if self._result_image is not None else self.image
-        return InpaintResult(image=image, source_map=src, stats=st)
+        return InpaintResult(image=image, source_map=source_map, stats=st)

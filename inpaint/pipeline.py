@@ -79,7 +79,6 @@ class InpaintStats(FillStats):
     loop: str = "host"
 
 
-@dataclasses.dataclass
 class InpaintResult:
     """The filled image and the run's statistics.
 
@@ -89,13 +88,21 @@ class InpaintResult:
         The result.
     source_map : ndarray, (H, W, 2) int32
         For every filled pixel, the (row, col) of the original source pixel it copies;
-        -1 for pixels that were never unknown.
+        -1 for pixels that were never unknown.  Built on first use: a phone photo's map takes
+        96 MB, and writing an 8-bit RGB result does not need it.
     stats : InpaintStats
     """
 
-    image: np.ndarray
-    source_map: np.ndarray
-    stats: InpaintStats
+    def __init__(self, image: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]", stats: Any):
+        self.image = image
+        self.stats = stats
+        self._source_map = source_map
+
+    @property
+    def source_map(self) -> np.ndarray:
+        if callable(self._source_map):
+            self._source_map = self._source_map()
+        return self._source_map
 
 
 def parse_alpha(alpha: Any) -> float | None:
@@ -596,8 +603,9 @@ class Inpainter(StepwiseJob):
         """The current image, the source map and the statistics."""
         self.stats.total_seconds = self._elapsed
         self._collect_events(finish=True)
+        patches = list(self.stats.patches)  # as of now, should the job go on
         return InpaintResult(image=self.image,
-                             source_map=source_map(self._mask_initial, self.stats.patches, self.half),
+                             source_map=lambda: source_map(self._mask_initial, patches, self.half),
                              stats=self.stats)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from inpaint import imageio
 from mobile_ui import devices, samples
 from mobile_ui.history import History, Snapshot
 from mobile_ui.masktools import load_mask
@@ -98,7 +99,7 @@ def test_save_refuses_the_original_and_bad_names(tmp_path, photo):
 def test_failed_write_leaves_no_partial_file(tmp_path, photo, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
-    monkeypatch.setattr(Image.Image, "save", boom)
+    monkeypatch.setattr(imageio, "_encode", boom)
     with pytest.raises(OSError, match="disk full"):
         save_image(photo, tmp_path / "c.png")
     assert list(tmp_path.iterdir()) == []

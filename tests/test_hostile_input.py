@@ -456,7 +456,7 @@ def test_resize_16_bit_grey_enlarge_stays_in_range(files, run):
 def test_16_bit_rgb_comes_back_at_16_bits(files, run, rng):
     wide = rng.integers(0, 65536, (H, W, 3)).astype(np.uint16)
     with open(files / "rgb16.png", "wb") as fh:
-        imageio.write_png16(fh, wide)
+        imageio.write_png(fh, wide)
     with Image.open(files / "rgb16.png") as check_pillow:
         assert check_pillow.mode == "RGB"  # Pillow alone would read 8 bits per channel
     check(files, run, ["rgb16.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png"], OK,
@@ -475,7 +475,7 @@ def test_16_bit_rgb_comes_back_at_16_bits(files, run, rng):
 
 def test_16_bit_rgb_to_jpeg_says_so(files, run, rng):
     with open(files / "rgb16.png", "wb") as fh:
-        imageio.write_png16(fh, rng.integers(0, 65536, (H, W, 3)).astype(np.uint16))
+        imageio.write_png(fh, rng.integers(0, 65536, (H, W, 3)).astype(np.uint16))
     check(files, run, ["rgb16.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.jpg"], OK,
           r"note: JPEG is written with 8 bits per channel here", creates=("o.jpg",))
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import io
 import os
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as hs
 from PIL import Image, ImageCms
 
 from inpaint import imageio
@@ -337,6 +339,32 @@ def test_apply_source_map_keeps_mode_and_values(tmp_path, rng, mode):
         assert out.info.get("transparency") == 3
 
 
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+def test_apply_fill_asks_for_the_source_map_only_when_it_needs_it(tmp_path, rng, mode):
+    """8-bit RGB takes the blended fill whole (the map is never built); RGBA copies the source's
+    alpha, so it asks for the map.  Known pixels stay exact either way."""
+    arr = rng.integers(0, 256, (H, W, len(mode)), dtype=np.uint8)
+    Image.fromarray(arr, mode).save(tmp_path / "in.png")
+    pic = imageio.read_image(tmp_path / "in.png")
+    mask = _box()
+    filled = pic.rgb.copy()
+    filled[mask] = rng.integers(0, 256, (int(mask.sum()), 3))
+    asked = []
+
+    def source_map():
+        asked.append(True)
+        return _fake_source_map(mask)
+
+    out, note = imageio.apply_fill(pic, filled, source_map, mask)
+    res = np.asarray(out)
+    assert note is None and asked == ([True] if mode == "RGBA" else [])
+    np.testing.assert_array_equal(res[~mask], arr[~mask])
+    np.testing.assert_array_equal(res[mask][:, :3], filled[mask])
+    if mode == "RGBA":
+        ys, xs = np.nonzero(mask)
+        np.testing.assert_array_equal(res[ys, xs, 3], arr[ys + 14, xs, 3])
+
+
 def test_apply_source_map_refuses_an_incomplete_map(png):
     pic = imageio.read_image(png)
     mask = _box()
@@ -447,11 +475,11 @@ def test_save_is_atomic(tmp_path, rgb, monkeypatch, existing):
         Image.new("RGB", (3, 3)).save(out)
     before = files_state(tmp_path)
 
-    def failing_save(self, fp, *args, **kwargs):
-        fp.write(b"\x89PNG\r\n\x1a\n half an image")
+    def failing_encode(img, fh, *args):
+        fh.write(b"\x89PNG\r\n\x1a\n half an image")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Image.Image, "save", failing_save)
+    monkeypatch.setattr(imageio, "_encode", failing_encode)
     with pytest.raises(OSError, match="No space left"):
         imageio.save_image(Image.fromarray(rgb), out)
     assert files_state(tmp_path) == before  # no partial output, no temp file left behind
@@ -498,7 +526,7 @@ def test_png16_round_trip(tmp_path, rng, channels):
     arr = rng.integers(0, 65536, (H, W, channels)).astype(np.uint16)
     icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
     with open(tmp_path / "d.png", "wb") as fh:
-        imageio.write_png16(fh, arr[..., 0] if channels == 1 else arr, icc_profile=icc, dpi=(300, 300))
+        imageio.write_png(fh, arr[..., 0] if channels == 1 else arr, icc_profile=icc, dpi=(300, 300))
     pic = imageio.read_image(tmp_path / "d.png")
     assert pic.icc_profile == icc
     if channels == 1:
@@ -511,12 +539,61 @@ def test_png16_round_trip(tmp_path, rng, channels):
     assert pic.scale == 257
 
 
+@settings(max_examples=40, deadline=None)
+@given(h=hs.integers(1, 70), w=hs.integers(1, 70), channels=hs.sampled_from([1, 2, 3, 4]),
+       depth=hs.sampled_from([8, 16]), band=hs.sampled_from([1, 7, 1000, 1 << 22]), seed=hs.integers(0, 999))
+def test_png_writer_round_trips_through_pillow(h, w, channels, depth, band, seed):
+    """Any shape, channel count and depth, whole or in parallel deflate bands of any size, decodes
+    (by Pillow's and zlib's own decoders) to the exact array."""
+    rng = np.random.default_rng(seed)
+    arr = rng.integers(0, 256 if depth == 8 else 65536, (h, w, channels)).astype(np.uint8 if depth == 8 else np.uint16)
+    old = imageio.PNG_BAND
+    imageio.PNG_BAND = band
+    try:
+        fh = io.BytesIO()
+        imageio.write_png(fh, arr[..., 0] if channels == 1 else arr)
+    finally:
+        imageio.PNG_BAND = old
+    raw = fh.getvalue()
+    if depth == 8:
+        img = Image.open(io.BytesIO(raw))
+        assert img.mode == {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}[channels]
+        np.testing.assert_array_equal(np.asarray(img).reshape(h, w, channels), arr)
+    # the IDAT stream is one valid zlib stream of Up-filtered rows
+    pos, idat = 8, b""
+    while pos < len(raw):
+        n = int.from_bytes(raw[pos:pos + 4], "big")
+        if raw[pos + 4:pos + 8] == b"IDAT":
+            idat += raw[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, -1)
+    assert (rows[:, 0] == 2).all()
+    data = np.cumsum(rows[:, 1:], axis=0, dtype=np.uint8)  # undo Up, modulo 256
+    want = arr.astype(">u2").view(np.uint8) if depth == 16 else arr
+    np.testing.assert_array_equal(data, want.reshape(h, -1))
+
+
+def test_png_writer_keeps_metadata_and_pillow_reads_it(tmp_path, rng):
+    """8-bit outputs written by the fast writer keep the colour profile, EXIF and resolution."""
+    arr = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    img = Image.fromarray(arr)
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    exif = Image.Exif()
+    exif[0x010F] = "maker"
+    img.info["dpi"] = (300, 300)
+    imageio.save_images([(img, tmp_path / "o.png", {"exif": exif, "icc_profile": icc})])
+    back = Image.open(tmp_path / "o.png")
+    np.testing.assert_array_equal(np.asarray(back), arr)
+    assert back.info["icc_profile"] == icc and back.getexif()[0x010F] == "maker"
+    assert tuple(round(d) for d in back.info["dpi"]) == (300, 300)
+
+
 def test_16_bit_colour_is_turned_upright(tmp_path, rng):
     arr = rng.integers(0, 65536, (H, W, 3)).astype(np.uint16)
     exif = Image.Exif()
     exif[ORIENTATION] = 6
     with open(tmp_path / "d.png", "wb") as fh:
-        imageio.write_png16(fh, arr, exif=exif)
+        imageio.write_png(fh, arr, exif=exif)
     pic = imageio.read_image(tmp_path / "d.png")
     np.testing.assert_array_equal(pic.wide, np.rot90(arr, -1))
     np.testing.assert_array_equal(pic.rgb, (np.rot90(arr, -1) >> 8).astype(np.uint8))
@@ -525,7 +602,7 @@ def test_16_bit_colour_is_turned_upright(tmp_path, rng):
 def test_fill_of_16_bit_colour_moves_the_source_by_the_blend(tmp_path, rng):
     arr = rng.integers(0, 65536, (H, W, 3)).astype(np.uint16)
     with open(tmp_path / "d.png", "wb") as fh:
-        imageio.write_png16(fh, arr)
+        imageio.write_png(fh, arr)
     pic = imageio.read_image(tmp_path / "d.png")
     mask = _box()
     sm = _fake_source_map(mask)
