@@ -13,7 +13,6 @@ test is about OpenCL); one test goes through ``python -m inpaint`` in a subproce
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import re
 import subprocess
