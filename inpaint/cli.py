@@ -324,6 +324,7 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
         options["patch"] = parse_patch(options["patch"])
     if "candidates" in options:
         options["candidates"] = parse_int(options["candidates"], "--candidates", 1, 8)
+    options["timings"] = bool(args.stats)  # device stage times only when they are printed
     return options
 
 

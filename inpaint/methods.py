@@ -21,9 +21,9 @@ LOOPS = ("auto", "device", "host")
 
 #: Options each method takes.
 OPTIONS = {
-    "multiscale": ("alpha", "patch", "candidates", "backend", "device", "profile", "seed"),
+    "multiscale": ("alpha", "patch", "candidates", "backend", "device", "profile", "seed", "timings"),
     "criminisi": ("alpha", "patch", "backend", "device", "profile", "partition", "variant", "prune", "source",
-                  "loop"),
+                  "loop", "timings"),
 }
 
 #: Defaults of the options that differ between methods (criminisi: the paper's settings).
@@ -59,6 +59,8 @@ class FillStats:
         Steps run (patches copied, or rounds).
     stage_seconds : dict
         Time per stage or step: device execution time for OpenCL, wall time for numpy.
+        Device times are measured only when the job was asked for them (``timings=True``);
+        ``timed`` says whether they were.
     transfer_seconds : float
         Host<->device copies and waits.
     total_seconds : float
@@ -79,6 +81,8 @@ class FillStats:
         Times a search area that held too few sources was widened.
     empty_mask : bool
         The mask selected nothing; the image was returned unchanged.
+    timed : bool
+        Whether the device stages' times were measured (always True for numpy).
     """
 
     method: str = ""
@@ -94,3 +98,4 @@ class FillStats:
     search_area: tuple = (0, 0, 0, 0)
     widened: int = 0
     empty_mask: bool = False
+    timed: bool = True

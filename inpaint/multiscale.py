@@ -36,6 +36,7 @@ from . import geometry
 from . import multiscale_ref as ref
 from .errors import InputError
 from .methods import DEFAULTS, FillStats, StepwiseJob
+from .pixels import to_rgb, to_rgba
 
 DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
 DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
@@ -282,9 +283,7 @@ class _HostLevel:
     def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         h, w = level.shape
-        self.est = np.empty((h, w, 4), np.uint8)
-        self.est[..., :3] = image
-        self.est[..., 3] = 0
+        self.est = to_rgba(image)
         wh, ww = level.tidx.shape
         self.v = np.zeros((wh, ww, 4), np.int32)
         self.x = np.zeros((wh, ww, 4), np.int32)
@@ -342,7 +341,7 @@ class _HostLevel:
 
     def image(self) -> np.ndarray:
         """The whole estimate, (h, w, 3) uint8."""
-        return self.est[..., :3].copy()
+        return to_rgb(self.est)
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
         """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
@@ -455,7 +454,7 @@ class _DeviceLevel:
 
     def image(self) -> np.ndarray:
         h, w = self.lev.shape
-        return self._read(np.empty((h, w, 4), np.uint8), self.b["est"])[..., :3].copy()
+        return to_rgb(self._read(np.empty((h, w, 4), np.uint8), self.b["est"]))
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
         # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
@@ -515,6 +514,8 @@ class MultiscaleInpainter(StepwiseJob):
         OpenCL device and device profile, as for :class:`inpaint.pipeline.Inpainter`.
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
+    timings : bool
+        Measure each step's device time (see :class:`inpaint.pipeline.Inpainter`).
 
     Raises
     ------
@@ -527,7 +528,7 @@ class MultiscaleInpainter(StepwiseJob):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
                  patch: int = DEFAULT_PATCH,
                  candidates: int = DEFAULT_CANDIDATES, backend: str = "auto", device: Any = None,
-                 profile: Any = None, seed: int = 0):
+                 profile: Any = None, seed: int = 0, timings: bool = True):
         from .pipeline import _check_arrays, check_patch, parse_alpha
         from .profiles import load_profile
 
@@ -578,7 +579,8 @@ class MultiscaleInpainter(StepwiseJob):
         if backend != "numpy":
             from .runtime import runtime_for
 
-            self._rt = runtime_for(backend, device, prof)
+            self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
+        self.stats.timed = self._rt is None or self._rt.profiling
         if self._rt is not None:
             from . import multiscale_cl as mcl
 
@@ -692,6 +694,8 @@ class MultiscaleInpainter(StepwiseJob):
     def _collect_events(self) -> None:
         from .runtime import event_time
 
+        if not self.stats.timed:  # launches on a queue without profiling: nothing to read
+            self._events.clear()
         if not self._events:
             return
         self._rt.queue.finish()

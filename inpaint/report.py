@@ -21,9 +21,13 @@ STEP_LABELS = {
 def _rows(stats: Any, names: Sequence[str], labels: dict, where: Any) -> list[str]:
     total = sum(stats.stage_seconds.values()) + stats.transfer_seconds
     rows = []
+    timed = getattr(stats, "timed", True)
     for s in names:
         sec = stats.stage_seconds.get(s, 0.0)
         pct = 100 * sec / total if total else 0.0
+        if where(s) == "device" and not timed:
+            rows.append(f"| {labels[s]} | device | not measured | |")
+            continue
         rows.append(f"| {labels[s]} | {where(s)} | {sec:.4f} | {pct:.2f} |")
     pct = 100 * stats.transfer_seconds / total if total else 0.0
     rows.append(f"| host<->device transfers and sync | | {stats.transfer_seconds:.4f} | {pct:.2f} |")

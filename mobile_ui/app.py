@@ -255,6 +255,7 @@ class InpaintApp(App):
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
             params["profile"] = self.profile or None
+            params["timings"] = False  # the app shows no stage times: skip the profiling queue
         return params
 
     # -- document -----------------------------------------------------------------------

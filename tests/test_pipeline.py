@@ -172,6 +172,25 @@ def test_stepwise_equals_one_shot(rng, loop):
     assert res.stats.patches == one.stats.patches and res.stats.ssd == one.stats.ssd
 
 
+@pytest.mark.parametrize("method, kw", [("criminisi", {"loop": "host"}), ("criminisi", {"loop": "device"}),
+                                         ("multiscale", {})])
+def test_untimed_runs_skip_profiling_and_give_the_same_fill(rng, method, kw):
+    """timings=False: a queue without profiling, the same image, patches and source map; the
+    device stages' times are marked as not measured, and --stats-style tables say so."""
+    from inpaint.report import format_stats
+
+    img = scene(rng, 40, 48)
+    mask = blob(40, 48, 20, 24, 7, 8)
+    timed = inpaint(img, mask, method=method, patch=5, backend="opencl", **kw)
+    plain = inpaint(img, mask, method=method, patch=5, backend="opencl", timings=False, **kw)
+    assert timed.stats.timed and not plain.stats.timed
+    np.testing.assert_array_equal(plain.image, timed.image)
+    np.testing.assert_array_equal(plain.source_map, timed.source_map)
+    assert getattr(plain.stats, "patches", None) == getattr(timed.stats, "patches", None)
+    assert sum(timed.stats.stage_seconds.values()) > 0 and sum(plain.stats.stage_seconds.values()) == 0
+    assert "not measured" in format_stats(plain.stats) and "not measured" not in format_stats(timed.stats)
+
+
 def test_empty_mask_returns_the_image():
     img = np.arange(20 * 20 * 3, dtype=np.uint8).reshape(20, 20, 3)
     res = inpaint(img, np.zeros((20, 20), bool), method="criminisi", patch=5)

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..pixels import to_rgba
+
 #: Cost of a protected pixel; any sum reaching it is clamped to it.
 INF = 0x3FFFFFFF
 #: Default bonus (subtracted) for a pixel marked for removal; see :func:`drop_bias`.
@@ -51,10 +53,7 @@ MAX_ENERGY = 4590
 
 def pack(image: np.ndarray) -> np.ndarray:
     """Pack an ``(H, W, 3|4)`` uint8 image into ``(H, W)`` uint32 RGBA (alpha 255 if absent)."""
-    h, w = image.shape[:2]
-    rgba = np.empty((h, w, 4), dtype=np.uint8)
-    rgba[..., :3] = image[..., :3]
-    rgba[..., 3] = image[..., 3] if image.shape[2] == 4 else 255
+    rgba = to_rgba(image, image[..., 3] if image.shape[2] == 4 else 255)
     return rgba.view("<u4")[..., 0].copy()
 
 
