@@ -141,7 +141,8 @@ class Pyramid:
         self.knl_halve = rt.kernel(BUNDLE, "halve", [None, I32, I32, None, I32, I32], defines)
         self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, None] + [I32] * 5 + [None, None] + [I32] * 4, defines)
         tx, ty = self.TILE
-        while tx * ty > rt.limits.max_work_group_size:
+        sizes = rt.limits.max_work_item_sizes
+        while tx * ty > rt.limits.max_work_group_size or tx > sizes[0] or ty > sizes[1]:
             tx, ty = max(tx // 2, 1), max(ty // 2, 1)
         self.tile = (tx, ty)
 

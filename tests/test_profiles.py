@@ -155,6 +155,20 @@ def test_user_profile_from_a_path(tmp_path, device, rng):
     assert stages_cl.FindBestPatch(rt, 17).label == "local 4x4"   # 8x8: 4616 > 4096; 4x4: 3912
     
 
+@pytest.mark.parametrize("name", PROFILES)
+def test_multiscale_fill_under_every_profile_equals_numpy(device, rng, name):
+    """The multiscale kernels (1-D lists and the pyramid's 2-D tiles) fit every profile's caps,
+    and the fill stays bit-identical to numpy."""
+    img = rng.integers(0, 256, (70, 90, 3), dtype=np.uint8)
+    mask = np.zeros((70, 90), bool)
+    mask[25:50, 30:65] = True
+    a = inpaint(img, mask, backend="numpy")
+    b = inpaint(img, mask, backend="opencl", profile=name, device=device)
+    assert len(b.stats.levels) > 1  # the pyramid kernels ran
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
 def test_kernels_use_no_doubles_and_switch_contraction_off():
     for cl_file in (ROOT / "kernels").glob("*.cl"):
         text = cl_file.read_text()
