@@ -314,10 +314,9 @@ class _HostLevel:
         t = time.perf_counter()
         hole = self.lev.hole
         hy, hx = hole[:, 0], hole[:, 1]
-        (cy, cx), (oy, ox) = coarse.lev.origin, self.lev.origin
+        cy, cx = coarse.lev.origin
         self.est[hy, hx, :3] = coarse.est[hy >> 1, hx >> 1, :3]
-        self.x[...] = 0
-        self.x[hy - oy, hx - ox, :3] = coarse.x[(hy >> 1) - cy, (hx >> 1) - cx, :3]
+        self.set_hole_x(coarse.x[(hy >> 1) - cy, (hx >> 1) - cx, :3])
         self.seconds["levels"] += time.perf_counter() - t
 
     def patchmatch(self, key: int) -> None:
@@ -548,6 +547,8 @@ class MultiscaleInpainter(StepwiseJob):
             raise InputError(f"backend must be 'auto', 'opencl' or 'numpy', got {backend!r}")
         if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
             raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
+        if not isinstance(timings, (bool, np.bool_)):
+            raise InputError(f"timings must be True or False, got {timings!r}")
         self.k, self.seed = k, int(seed)
         prof = load_profile(profile)  # checked whatever the backend, before any work
         self.rgb = np.ascontiguousarray(rgb)

@@ -325,6 +325,8 @@ class Inpainter(StepwiseJob):
             raise InputError(f"source must be 'original' or 'filled', got {source!r}")
         if loop not in LOOPS:
             raise InputError(f"loop must be one of {', '.join(LOOPS)}, got {loop!r}")
+        if not isinstance(timings, (bool, np.bool_)):
+            raise InputError(f"timings must be True or False, got {timings!r}")
         self.source = source
         prof = load_profile(profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)

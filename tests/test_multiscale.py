@@ -546,7 +546,8 @@ def test_empty_mask_and_errors(rng):
     mask = np.zeros((20, 20), bool)
     mask[5:15, 5:15] = True
     for kw in ({"candidates": 0}, {"candidates": 9}, {"candidates": 2.5}, {"patch": 4}, {"patch": 33},
-               {"alpha": -1}, {"seed": -1}, {"backend": "cuda"}, {"variant": "local"}, {"method": "magic"}):
+               {"alpha": -1}, {"seed": -1}, {"backend": "cuda"}, {"variant": "local"}, {"method": "magic"},
+               {"timings": "no"}):
         with pytest.raises(InputError):
             inpaint(img, mask, **{"backend": "numpy", **kw})
     with pytest.raises(InputError, match="whole image"):

@@ -220,7 +220,7 @@ def test_paper_search_area_walkingman():
 @pytest.mark.parametrize("kwargs, message", [
     ({"patch": 4}, "odd"), ({"patch": 1}, "odd"), ({"patch": 99}, "too large"),
     ({"alpha": -0.1}, "alpha"), ({"alpha": "wide"}, "alpha"), ({"backend": "cuda"}, "backend"),
-    ({"partition": ["ssd", "blur"]}, "blur"), ({"prune": "yes"}, "prune"),
+    ({"partition": ["ssd", "blur"]}, "blur"), ({"prune": "yes"}, "prune"), ({"timings": "no"}, "timings"),
 ])
 def test_bad_parameters(rng, kwargs, message):
     img = scene(rng, 30, 40)
