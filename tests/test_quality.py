@@ -96,6 +96,82 @@ def test_detail_ratio():
     assert np.array_equal(metrics.detail_region(thin), thin)
 
 
+def test_swd_of_identical_images_is_zero_and_of_a_changed_hole_is_not():
+    truth, mask = _scene(), _hole()
+    assert metrics.swd(truth, truth, mask) == 0.0
+    other = truth.copy()
+    other[~mask] = 0  # pixels far from the hole do not count ...
+    assert metrics.swd(other, truth, mask) == 0.0
+    other[mask] = 128  # ... the hole's do
+    assert metrics.swd(other, truth, mask) > 1.0
+
+
+def test_swd_matches_an_oracle_of_one_dimensional_wasserstein_distances():
+    stats = pytest.importorskip("scipy.stats")
+    ndimage = pytest.importorskip("scipy.ndimage")
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 256, (22, 26, 3)).astype(np.uint8)
+    result = rng.integers(0, 256, (22, 26, 3)).astype(np.uint8)
+    mask = np.zeros((22, 26), bool)
+    mask[1:15, 6:20] = True  # its eroded region's patches reach outside the hole, not outside the image
+    centres = ndimage.binary_erosion(mask, np.ones((7, 7), bool), border_value=0)
+    assert centres.sum() == 8 * 8
+
+    def rows(img):  # 7x7x3 patches around each centre, rows in (dy, dx, channel) order
+        return np.array([img[y - 3:y + 4, x - 3:x + 4].ravel() for y, x in zip(*np.nonzero(centres))], float)
+
+    dirs = metrics.swd_directions(7 * 7 * 3)
+    assert dirs.shape == (64, 147) and np.allclose(np.linalg.norm(dirs, axis=1), 1)
+    a, b = rows(result), rows(truth)
+    want = np.mean([stats.wasserstein_distance(a @ d, b @ d) for d in dirs])
+    assert metrics.swd(result, truth, mask) == pytest.approx(want, rel=1e-9)
+
+
+def _gravel_crop():
+    found = quality.find_quality_root()
+    if found is None:
+        pytest.skip("datasets/quality is not in this checkout")
+    case = quality.load_quality_case(found / "gravel_blob")
+    x0, y0, x1, y1 = metrics.bbox(case.mask)
+    box = np.s_[y0 - 12:y1 + 12, x0 - 12:x1 + 12]
+    return case.image[box], case.truth[box], case.mask[box]
+
+
+@pytest.mark.parametrize("texture", ["noise", "gravel"])
+def test_swd_prefers_the_shifted_truth_to_the_blurred_one_where_ssim_does_not(texture):
+    if texture == "noise":
+        truth = np.random.default_rng(8).integers(0, 256, (64, 64, 3)).astype(np.uint8)
+        mask = np.zeros((64, 64), bool)
+        mask[16:48, 14:50] = True
+        image = truth.copy()
+        image[mask] = 0
+    else:
+        image, truth, mask = _gravel_crop()
+    shifted = metrics.control_fill("shift", 4, image, truth, mask)
+    blurred = metrics.control_fill("blur", 2.0, image, truth, mask)
+    assert metrics.swd(shifted, truth, mask) < 0.5 * metrics.swd(blurred, truth, mask)
+    assert metrics.hole_ssim(shifted, truth, mask) < metrics.hole_ssim(blurred, truth, mask)  # why SWD is needed
+
+
+def test_control_fills_keep_the_known_pixels_and_change_the_hole():
+    truth, mask = _scene(), _hole()
+    image = truth.copy()
+    image[mask] = 0
+    shifted = metrics.control_fill("shift", 4, image, truth, mask)
+    assert np.array_equal(shifted[~mask], image[~mask])
+    ys, xs = np.nonzero(mask)
+    assert np.array_equal(shifted[ys, xs], truth[ys, xs - 4])  # the hole shows the truth 4 px to its left
+    blurred = metrics.control_fill("blur", 2.0, image, truth, mask)
+    assert np.array_equal(blurred[~mask], image[~mask])
+    assert np.array_equal(blurred[mask], metrics.gaussian_blur(truth, 2.0)[mask])
+    assert not np.array_equal(blurred[mask], truth[mask])
+    assert metrics.detail_ratio(blurred, truth, mask) < 0.7
+    with pytest.raises(ValueError, match="unknown control"):
+        metrics.control_fill("rotate", 1, image, truth, mask)
+    assert [m.name for m in quality.control_methods()] == list(metrics.CONTROLS)
+    assert {m.kind for m in quality.control_methods()} == {"control"}
+
+
 # --- the truth set ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def root():
@@ -186,40 +262,182 @@ def test_unknown_peer_is_an_error_and_a_missing_one_is_reported(monkeypatch):
     assert found == [] and missing == ["resynthesizer"]
 
 
+# --- wins and the acceptance rule ------------------------------------------------------------------
+def _row(ssim, psnr, swd, detail):
+    return {"ssim": ssim, "psnr_db": psnr, "swd": swd, "detail": detail}
+
+
+#: Our A (multiscale) and C (criminisi), peers P and Q, control K (best everywhere: it must never count).
+HAND = {
+    "c1": {"A": _row(0.90, 30, 1.0, 1.00), "C": _row(0.85, 28, 1.5, 0.90), "P": _row(0.88, 31, 3.0, 0.50),
+           "Q": _row(0.80, 25, 2.5, 1.30), "K": _row(0.99, 40, 0.1, 1.00)},
+    "c2": {"A": _row(0.80, 20, 4.0, 0.70), "C": _row(0.72, 21, 3.5, 0.95), "P": _row(0.75, 22, 4.0, 1.50),
+           "Q": _row(0.60, 18, 5.0, 0.60), "K": _row(0.99, 40, 0.1, 1.00)},
+    "c3": {"A": {"error": "RuntimeError: x"}, "C": _row(0.60, 21, 2.0, 1.10), "P": _row(0.90, 30, 1.0, 1.00),
+           "Q": _row(0.50, 20, 6.0, 1.00), "K": _row(0.99, 40, 0.1, 1.00)},
+}
+
+
+def test_best_peer_per_case_and_wins_on_hand_made_numbers():
+    best = quality.best_peers(HAND, ["P", "Q"])
+    assert best["c1"] == {"ssim": ("P", 0.88), "psnr_db": ("P", 31), "swd": ("Q", 2.5), "detail": ("Q", 1.30)}
+    assert best["c2"] == {"ssim": ("P", 0.75), "psnr_db": ("P", 22), "swd": ("P", 4.0), "detail": ("P", 1.50)}
+    assert best["c3"]["detail"] == ("P", 1.00)  # a tie goes to the peer listed first
+    s = quality.summarise(HAND, ["c1", "c2", "c3"], ["A", "C", "P", "Q", "K"], ["A", "C"], best)
+    a = s["A"]
+    assert (a["cases"], a["errors"], a["judged"]) == (2, 1, 2)
+    assert a["mean_ssim"] == pytest.approx(0.85) and a["mean_psnr_db"] == pytest.approx(25)
+    assert a["mean_swd"] == pytest.approx(2.5) and a["median_detail"] == pytest.approx(0.85)
+    assert a["detail_in_band"] == 1  # 1.0 in [0.8, 1.25], 0.7 not
+    # c1: SSIM .90 >= .88, PSNR 30 < 31, SWD 1.0 <= 2.5, |log 1.0| <= |log 1.3|;
+    # c2: SSIM .80 >= .75, PSNR 20 < 22, SWD 4.0 <= 4.0 (a tie wins), |log 0.7| = .36 <= |log 1.5| = .41.
+    assert a["wins"] == {"ssim": 2, "psnr_db": 0, "swd": 2, "detail": 2}
+    # C: SWD and detail win on c1 and c2, nothing on c3 (SWD 2.0 > 1.0, |log 1.1| > |log 1.0|).
+    assert s["C"]["wins"] == {"ssim": 0, "psnr_db": 0, "swd": 2, "detail": 2} and s["C"]["judged"] == 3
+    assert "wins" not in s["P"] and "wins" not in s["K"] and s["K"]["median_time_s"] is None
+    assert s["P"]["mean_ssim"] == pytest.approx((0.88 + 0.75 + 0.90) / 3)
+
+
+def test_the_acceptance_rule_on_hand_made_numbers():
+    cases = ["c1", "c2", "c3"]
+    best = quality.best_peers(HAND, ["P", "Q"])
+    s = quality.summarise(HAND, cases, ["A", "C", "P", "Q", "K"], ["A", "C"], best)
+    # Mean SWD: A 2.5, C 2.333, P 2.667, Q 4.5 (K 0.1 is a control: never a rival).  Best single peer: P (.843).
+    v = quality.verdicts(s, ["A", "C"], ["P", "Q"], rivals=["C"])
+    assert v["best_peer"] == "P" and v["best_peer_mean_ssim"] == pytest.approx(0.8433, abs=1e-4)
+    a, c = v["configs"]["A"], v["configs"]["C"]
+    assert (a["lowest_rival"], c["lowest_rival"]) == ("C", "P")  # C is A's rival, not its own
+    assert a["rules"] == {"detail_in_band": True, "lowest_mean_swd": False, "swd_wins_on_share": True,
+                          "ssim_at_least_best_peer": True} and not a["accepted"]
+    assert c["rules"] == {"detail_in_band": True, "lowest_mean_swd": True, "swd_wins_on_share": True,
+                          "ssim_at_least_best_peer": False} and not c["accepted"]
+    assert c["swd_win_share"] == pytest.approx(2 / 3)
+    # Without C among the rivals A has the lowest mean SWD (2.5 < P's 2.667) and meets all four rules.
+    alone = quality.verdicts(s, ["A"], ["P", "Q"])
+    assert alone["configs"]["A"]["lowest_rival"] == "P" and alone["configs"]["A"]["accepted"]
+    # Below half: one SWD win of three cases.
+    s["C"]["wins"]["swd"] = 1
+    assert quality.verdicts(s, ["C"], ["P", "Q"])["configs"]["C"]["rules"]["swd_wins_on_share"] is False
+    # Without peers, (c) and (d) cannot be judged, and nothing is accepted.
+    none = quality.verdicts(quality.summarise(HAND, cases, ["A", "C"], ["A", "C"], {c: {} for c in cases}),
+                            ["A", "C"], [], rivals=["C"])
+    assert none["best_peer"] is None
+    assert none["configs"]["C"]["rules"] == {"detail_in_band": True, "lowest_mean_swd": True,
+                                             "swd_wins_on_share": None, "ssim_at_least_best_peer": None}
+    assert not none["configs"]["C"]["accepted"]
+
+
+def test_swd_rivals_are_the_criminisi_configurations():
+    rivals = quality.swd_rivals(quality.load_configs())
+    assert "paper_005_9" in rivals and "paper_full_9_filled" in rivals
+    assert "default" not in rivals and "multiscale_k1" not in rivals
+    assert quality.swd_rivals({"x": {"method": "criminisi"}, "y": {}}) == ["x"]
+
+
 # --- end to end ------------------------------------------------------------------------------------
 def test_quality_run_writes_report_json_and_sheets(root, runtime, tmp_path, capsys, monkeypatch):
-    for module in ("resynthesizer", "cv2"):  # peers "not installed", whatever this machine has
-        monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setitem(sys.modules, "resynthesizer", None)  # a peer "not installed", whatever this machine has
+    telea_found, _ = peers.available_peers(["opencv_telea"])
     js, sheets = tmp_path / "q.json", tmp_path / "sheets"
     rc = main(["bench", "--quality", "--cases", "saucer_rim,fur_stroke", "--configs", "paper_005_9",
                "--backend", "opencl", "--device", runtime.name.split(" (")[0],
-               "--peers", "opencv_telea,opencv_ns,resynthesizer", "--sheets", str(sheets), "--json", str(js)])
+               "--peers", "opencv_telea,resynthesizer", "--sheets", str(sheets), "--json", str(js)])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "## SSIM per case" in out and "### Tune split (1 case)" in out and "### Holdout split (1 case)" in out
-    assert "#### texture (1 case)" in out and "#### structure (1 case)" in out
+    for title in ("## SSIM per case", "## SWD per case", "## Detail per case", "### Tune split (1 case)",
+                  "### Holdout split (1 case)", "#### texture (1 case)", "#### structure (1 case)", "## Acceptance"):
+        assert title in out
+    missing = ["opencv_telea", "resynthesizer"] if not telea_found else ["resynthesizer"]
     assert [line for line in out.splitlines() if "not installed" in line] == [
-        f"Peers not installed (skipped): opencv_telea, opencv_ns, resynthesizer ({peers.INSTALL_HINT})."]
+        f"Peers not installed (skipped): {', '.join(missing)} ({peers.INSTALL_HINT})."]
     assert "OpenCL device" in out and "ours ran on: opencl on" in out and "issue" not in out.lower()
+    summary_rows = [line for line in out.splitlines() if line.startswith("| truth_blur2 (control) | 2 |")]
+    assert len(summary_rows) == 1 and summary_rows[0].endswith("|  |  |  |")  # no wins, no time, no errors
     data = json.loads(js.read_text())
     assert [c["name"] for c in data["cases"]] == ["fur_stroke", "saucer_rim"]  # index order
     assert data["methods"][0] == {"name": "paper_005_9", "kind": "ours", "label": data["methods"][0]["label"],
                                   "kwargs": {"method": "criminisi", "alpha": 0.05, "patch": 9, "backend": "opencl",
                                              "device": runtime.name.split(" (")[0]}}
+    assert [m["name"] for m in data["methods"] if m["kind"] == "control"] == list(metrics.CONTROLS)
     for case in ("fur_stroke", "saucer_rim"):
         r = data["numbers"][case]["paper_005_9"]
         assert 0 < r["ssim"] <= 1 and 5 < r["psnr_db"] < metrics.PSNR_CAP and r["detail"] > 0 and r["time_s"] > 0
-        assert r["backend"] == "opencl"
+        assert 0 < r["swd"] < 50 and r["backend"] == "opencl"
+        for control in metrics.CONTROLS:
+            assert set(data["numbers"][case][control]) == set(quality.METRICS)  # scored, not timed
+        assert data["numbers"][case]["truth_shift4"]["swd"] < data["numbers"][case]["truth_blur2"]["swd"]
         with Image.open(sheets / f"{case}.png") as img:
-            assert img.mode == "RGB" and img.width <= 4 * 2 * 400 + 3 * 6
+            assert img.mode == "RGB" and img.width <= 4 * 2 * 400 + 3 * 8
     summary = data["summary"]["all"]["paper_005_9"]
-    assert summary["cases"] == 2 and summary["median_time_s"] > 0
-    peers_run = [m["name"] for m in data["methods"] if m["kind"] == "peer"]
+    assert summary["cases"] == 2 and summary["median_time_s"] > 0 and summary["mean_swd"] > 0
+    assert data["summary"]["all"]["truth_shift4"]["median_time_s"] is None
     verdict = data["verdicts"]["all"]
-    if peers_run:  # OpenCV is installed
-        assert "Best single peer over all cases" in out and verdict["best_peer"] in peers_run
-        assert set(verdict["configs"]["paper_005_9"]) >= {"mean_ssim_at_least_best_peer", "within_on_share"}
-        assert summary["judged"] == 2
+    rules = verdict["configs"]["paper_005_9"]["rules"]
+    assert set(rules) == set(quality.RULES) and rules["detail_in_band"] in (True, False)
+    assert rules["lowest_mean_swd"] in (True, False)
+    if telea_found:
+        assert verdict["best_peer"] == "opencv_telea" and summary["judged"] == 2
+        assert rules["swd_wins_on_share"] in (True, False) and rules["ssim_at_least_best_peer"] in (True, False)
+        assert set(data["best_peer_per_case"]["fur_stroke"]) == set(quality.METRICS)
     else:
         assert "No peer was measured" in out and verdict["best_peer"] is None
 
+
+# --- real object removals --------------------------------------------------------------------------
+def _objects(folder):
+    """Two tiny object cases: a square "object" on a textured scene, the mask over it."""
+    cases = []
+    for i, name in enumerate(("cup", "post")):
+        image = _scene(48, 56, seed=i)
+        mask = np.zeros((48, 56), bool)
+        mask[14 + i:28, 18:30 + 2 * i] = True
+        image[mask] = (200, 30, 30)
+        (folder / name).mkdir(parents=True)
+        Image.fromarray(image).save(folder / name / "image.png")
+        Image.fromarray((mask * 255).astype(np.uint8)).save(folder / name / "mask.png")
+        cases.append({"name": name, "description": f"a {name} on a textured wall"})
+    (folder / "index.json").write_text(json.dumps({"cases": cases}))
+
+
+def test_objects_write_one_sheet_per_case_and_an_index(tmp_path, capsys, monkeypatch):
+    _objects(tmp_path / "objects")
+    monkeypatch.setenv("INPAINT_OBJECTS_DATA", str(tmp_path / "objects"))  # the default folder, found like datasets/
+
+    def broken(image, mask):
+        out = image.copy()
+        out[0, 0] ^= 1
+        return out
+
+    monkeypatch.setitem(peers.PEERS, "broken", ("changes a known pixel", "numpy", lambda: broken))
+    out_dir, js = tmp_path / "sheets", tmp_path / "o.json"
+    rc = main(["bench", "--objects", "--sheets", str(out_dir), "--configs", "paper_005_9", "--backend", "numpy",
+               "--peers", "broken,biharmonic", "--json", str(js)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "# inpaint bench --objects" in out and "## Time per call" in out
+    assert "| cup | a cup on a textured wall |" in out
+    assert "broken failed on 2 case(s)" in out and "changed 1 pixels outside the hole" in out
+    index = (out_dir / "index.md").read_text()
+    assert "[cup.png](cup.png)" in index and "[post.png](post.png)" in index
+    data = json.loads(js.read_text())
+    for case in ("cup", "post"):
+        r = data["numbers"][case]["paper_005_9"]
+        assert r["time_s"] > 0 and "ssim" not in r and "swd" not in r  # no truth: only times
+        assert "error" in data["numbers"][case]["broken"]
+        with Image.open(out_dir / f"{case}.png") as img:
+            sheet = np.asarray(img.convert("RGB"))
+        assert (sheet == (255, 0, 0)).all(axis=-1).sum() > 50  # the hole's outline on the input tile
+        n_tiles = 1 + 1 + (len(data["methods"]) - 1)  # input, ours, the peers
+        assert n_tiles == 4 and sheet.shape[1] >= 4 * 2 * 56
+
+
+def test_objects_options_are_checked(tmp_path, capsys):
+    _objects(tmp_path / "objects")
+    for argv, msg in ((["--objects", str(tmp_path / "objects")], "give --sheets DIR"),
+                      (["--objects", str(tmp_path), "--sheets", str(tmp_path / "s")], "no index.json there"),
+                      (["--objects", str(tmp_path / "objects"), "--sheets", str(tmp_path / "s"), "--cases", "mug"],
+                       "cup, post"),
+                      (["--objects", str(tmp_path / "objects"), "--quality", "--sheets", str(tmp_path / "s")],
+                       "run separately")):
+        assert main(["bench", *argv]) == 2
+        assert msg in capsys.readouterr().err

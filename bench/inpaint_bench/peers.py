@@ -2,9 +2,9 @@
 
 Each peer is a function ``fill(image, mask) -> image``: ``image`` is (H, W, 3) uint8 RGB,
 ``mask`` (H, W) bool with True on the hole; the result is (H, W, 3) uint8 and keeps every
-pixel outside the hole exactly.  Peers that also change known pixels (OpenCV's FSR,
-resynthesizer, PatchMatch with its seam blending) get only their hole pixels pasted into
-the input.  A peer whose library is not importable is left out; :func:`available_peers`
+pixel outside the hole exactly.  Peers that also change known pixels (OpenCV's FSR and
+SHIFTMAP, resynthesizer, PatchMatch with its seam blending) get only their hole pixels
+pasted into the input.  A peer whose library is not importable is left out; :func:`available_peers`
 says which.  They come from the ``compare`` extra: ``pip install 'inpaint-bench[compare]'``.
 """
 
@@ -64,6 +64,22 @@ def _opencv_fsr() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return fill
 
 
+def _opencv_shiftmap() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    cv2 = _cv2()
+    xphoto = cv2.xphoto  # AttributeError without opencv-contrib
+
+    def fill(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        # He & Sun's statistics of patch offsets.  For 3 channels OpenCV expects CIELab-like
+        # input (first channel = intensity), so the fill runs in Lab.
+        lab = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_RGB2Lab)
+        known = (~mask).astype(np.uint8) * 255  # xphoto's convention: non-zero = valid pixel
+        dst = np.zeros_like(lab)
+        xphoto.inpaint(lab, known, dst, xphoto.INPAINT_SHIFTMAP)
+        return keep_known(image, mask, cv2.cvtColor(dst, cv2.COLOR_Lab2RGB))  # Lab round trip: known pixels move
+
+    return fill
+
+
 def _biharmonic() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     from skimage.restoration import inpaint_biharmonic  # type: ignore[import-not-found]
 
@@ -111,6 +127,8 @@ PEERS: dict[str, tuple[str, str, Callable[[], Callable[[np.ndarray, np.ndarray],
     "opencv_ns": ("OpenCV Navier-Stokes (cv2.inpaint, radius 3)", "opencv-contrib-python-headless",
                   lambda: _opencv("INPAINT_NS")),
     "opencv_fsr": ("OpenCV FSR fast (cv2.xphoto.inpaint)", "opencv-contrib-python-headless", _opencv_fsr),
+    "opencv_shiftmap": ("OpenCV SHIFTMAP (cv2.xphoto.inpaint; He & Sun's statistics of patch offsets, in Lab)",
+                        "opencv-contrib-python-headless", _opencv_shiftmap),
     "biharmonic": ("scikit-image inpaint_biharmonic", "scikit-image", _biharmonic),
     "resynthesizer": ("resynthesizer (GIMP's Heal Selection)", "resynthesizer", _resynthesizer),
     "patchmatch": ("PatchMatch (patchmatch_cython.inpaint_pyramid, patch 5, seed 0)", "patchmatch-cython",

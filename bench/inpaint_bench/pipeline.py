@@ -12,7 +12,8 @@ the default benchmark runs):
 * ``--table4``: local memory per work-group of the built findBestPatch kernels.
 * ``--profiles`` / ``--partitions``: time per device profile and per host/device split.
 * ``--quality``: fill quality against ground truth, ours beside classical inpainting
-  libraries (:mod:`inpaint_bench.quality`; runs alone).
+  libraries (:mod:`inpaint_bench.quality`; runs alone); ``--objects``: contact sheets of
+  real object removals without truth (the same module; runs alone).
 
 ``--prune`` picks findBestPatch's pruning (:class:`inpaint.stages_cl.FindBestPatch`); ``both``
 times pruned and unpruned side by side in the default benchmark.
@@ -965,21 +966,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plots", metavar="DIR", help="write Fig. 11/14-style plots (needs matplotlib)")
     parser.add_argument("--contact-sheet", metavar="FILE",
                         help="write original | mask | result | mapping per case (PNG or JPEG)")
+    from .peers import PEERS  # the names only: no peer library is imported
+
     q = parser.add_argument_group(
         "fill quality", "--quality compares our configurations with classical inpainting libraries on a truth "
-                        "set (runs alone; peers come from the compare extra: pip install './bench[compare]')")
+                        "set; --objects runs them on real object removals without truth and writes contact sheets "
+                        "(each runs alone; peers come from the compare extra: pip install './bench[compare]')")
     q.add_argument("--quality", action="store_true",
-                   help="fill quality: SSIM, PSNR and detail per case and method, summaries, contact sheets")
+                   help="fill quality: SSIM, PSNR, SWD and detail per case and method beside controls (the truth "
+                        "shifted and blurred), summaries, the acceptance rule per configuration, contact sheets")
+    q.add_argument("--objects", nargs="?", const=True, metavar="DIR",
+                   help="real object removals without truth: run our configurations and the peers on each case "
+                        "of DIR (default: datasets/objects of the checkout; DIR/index.json lists {name, "
+                        "description}, DIR/NAME/ holds image.png and mask.png) and write one contact sheet per "
+                        "case and index.md into --sheets; only times, no metrics")
     q.add_argument("--cases", default="all",
                    help="cases: all, tune, holdout, a category (paper, thin, texture, structure, smooth, border) "
-                        "or names, comma-separated (default all)")
+                        "or names, comma-separated (default all); with --objects: all or names")
     q.add_argument("--configs", help="our configurations from quality_configs.toml, comma-separated (default all)")
     q.add_argument("--peers", default="all",
-                   help="peers: all, none or names (opencv_telea, opencv_ns, opencv_fsr, biharmonic, "
-                        "resynthesizer, patchmatch); missing libraries are skipped with a note")
+                   help="peers: all, none or names (" + ", ".join(PEERS) + "); missing libraries are "
+                        "skipped with a note")
     q.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
                    help="backend of our configurations (default auto)")
-    q.add_argument("--sheets", metavar="DIR", help="write one contact sheet per case (PNG) into DIR")
+    q.add_argument("--sheets", metavar="DIR",
+                   help="write one contact sheet per case (PNG) into DIR (required with --objects, which also "
+                        "writes DIR/index.md)")
     q.add_argument("--quality-data", metavar="DIR",
                    help="folder of the quality truth set (with index.json; default: datasets/quality of the checkout)")
 
@@ -992,15 +1004,15 @@ def _error(msg: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run the selected benchmark modes; Markdown on stdout.  Returns the exit status."""
     any_mode = args.grid or args.table2 or args.table4 or args.profiles or args.partitions
-    if getattr(args, "quality", False):
+    if getattr(args, "quality", False) or getattr(args, "objects", None) is not None:
         if any_mode or args.contact_sheet or args.plots or args.csv:
-            return _error("--quality runs alone (not with --grid, --table2, --table4, --profiles, --partitions, "
-                          "--contact-sheet, --plots or --csv)")
+            return _error("--quality and --objects run alone (not with --grid, --table2, --table4, --profiles, "
+                          "--partitions, --contact-sheet, --plots or --csv)")
         from .quality import run_quality
 
         return run_quality(args)
     if getattr(args, "sheets", None) or getattr(args, "configs", None):
-        return _error("--sheets and --configs belong to --quality")
+        return _error("--sheets and --configs belong to --quality or --objects")
     if args.quick and (args.table2 or args.table4 or args.profiles or args.partitions) and not args.grid:
         return _error("--quick shortens the default benchmark or --grid; --table2, --table4, --profiles and "
                       "--partitions have no quick form")

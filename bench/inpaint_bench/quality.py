@@ -10,14 +10,31 @@ Methods: our configurations (``quality_configs.toml``: keyword arguments of
 :func:`inpaint.pipeline.inpaint`, with the command's ``--backend`` and ``--device`` added)
 and the peers of :mod:`inpaint_bench.peers` that are installed.  Every result must keep
 the pixels outside the hole exactly; a result that does not is reported as an error.
+Controls (:data:`inpaint_bench.metrics.CONTROLS`: the truth shifted by 4 and 8 px, and
+blurred with sigma 2 and 4) are scored like the methods and shown in every table, so that
+a reader sees what each metric rewards; they are neither peers nor ours and are not timed.
 
-Metrics (:mod:`inpaint_bench.metrics`): SSIM around the hole, PSNR over the hole, the
-detail ratio, and the wall time of one call (median of ``--repeat``; each method gets one
-untimed warm-up call on a small synthetic image first, which builds OpenCL kernels).
+Metrics (:data:`METRICS`, from :mod:`inpaint_bench.metrics`): SSIM around the hole, PSNR
+over the hole, SWD (sliced Wasserstein distance between the fill's and the truth's 7x7
+patches: texture as a distribution) and the detail ratio; and the wall time of one call
+(median of ``--repeat``; each method gets one untimed warm-up call on a small synthetic
+image first, which builds OpenCL kernels).
 
-Output: Markdown on stdout (per-case SSIM, summaries for all cases, the tune and holdout
-splits and each category, and whether each of our configurations matches the best peer),
+Acceptance rule (:data:`RULES`), per configuration and group (all cases, tune, holdout):
+(a) median detail in :data:`DETAIL_BAND`; (b) the lowest mean SWD of all methods measured
+(the peers and our configurations whose method is in :data:`SWD_RIVAL_METHODS`); (c) SWD
+at or below the per-case best peer's on at least :data:`SWD_WIN_SHARE` of the cases;
+(d) mean SSIM at least that of the best single peer (the highest mean SSIM).
+
+Output: Markdown on stdout (per-case SSIM, SWD and detail, summaries for all cases, the
+tune and holdout splits and each category, and the acceptance rule per configuration),
 ``--json FILE`` with every number, ``--sheets DIR`` with one contact sheet per case.
+
+``inpaint bench --objects [DIR] --sheets OUT`` (:func:`run_objects`): real object removals
+without truth (``datasets/objects``: ``index.json`` lists ``{name, description}``, each
+folder holds ``image.png`` and ``mask.png``).  Every method runs on each case, its known
+pixels are checked, and ``OUT`` gets one contact sheet per case and ``index.md``; with no
+truth there are only times.
 """
 
 from __future__ import annotations
@@ -46,11 +63,44 @@ CONFIGS_FILE = Path(__file__).resolve().parent / "quality_configs.toml"
 PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 PAPER_CATEGORY, PAPER_SPLIT = "paper", "tune"
 SPLITS = ("tune", "holdout")
-#: "Within WITHIN of the per-case best peer (or better)"; a configuration should be so on SHARE of the cases.
-WITHIN = 0.01
-SHARE = 0.60
+#: The metrics of a fill against its truth: keys of the JSON numbers, in table order.
+METRICS = ("ssim", "psnr_db", "swd", "detail")
+METRIC_NAMES = {"ssim": "SSIM", "psnr_db": "PSNR", "swd": "SWD", "detail": "detail"}
+
+
+def _log_distance(detail: float) -> float:
+    return abs(math.log(detail)) if 0 < detail < math.inf else math.inf
+
+
+#: Per metric, how far a value is from ideal (lower is better): the one ordering behind "best peer
+#: on a case" and "wins".  Detail: |log(detail)|, so twice the truth's detail is as far off as half.
+BADNESS: dict[str, Callable[[float], float]] = {"ssim": lambda v: -v, "psnr_db": lambda v: -v,
+                                                 "swd": lambda v: v, "detail": _log_distance}
+#: Acceptance rule (a): the median detail ratio lies in this closed band (also the summaries'
+#: "detail in band" count).
+DETAIL_BAND = (0.8, 1.25)
+#: Rule (b): a configuration's mean SWD must be the lowest of the peers and of our other
+#: configurations whose ``method`` is one of these (the paper's method is the baseline to beat;
+#: the other multiscale configurations are variants of the candidate, not rivals).
+SWD_RIVAL_METHODS = ("criminisi",)
+#: Rule (c): SWD at or below the per-case best peer's on at least this share of the cases.
+SWD_WIN_SHARE = 0.5
+#: The four rules (keys of each configuration's ``rules`` in the JSON verdicts) and their column titles.
+RULES = {
+    "detail_in_band": "(a) detail in band",
+    "lowest_mean_swd": "(b) lowest SWD",
+    "swd_wins_on_share": f"(c) SWD wins ≥ {100 * SWD_WIN_SHARE:.0f} %",
+    "ssim_at_least_best_peer": "(d) SSIM ≥ best peer",
+}
 #: Contact sheets: margin around the hole's bounding box, largest crop side, magnification, tiles per row.
 SHEET_MARGIN, SHEET_MAX_SIDE, SHEET_ZOOM, SHEET_COLUMNS = 24, 400, 2, 4
+#: Object sheets: colour of the hole's outline on the input tile.
+OUTLINE_RGB = (255, 0, 0)
+
+
+def in_band(detail: float | None) -> bool:
+    """Whether a detail ratio lies in :data:`DETAIL_BAND` (ends included)."""
+    return detail is not None and DETAIL_BAND[0] <= detail <= DETAIL_BAND[1]
 
 
 # --- configurations ------------------------------------------------------------------------------
@@ -100,6 +150,27 @@ class CaseEntry:
     folder: Path | None  # None: a paper case, loaded through inpaint.cases
 
 
+def _find_data(folder: str, env: str, explicit: str | Path | None) -> Path | None:
+    """``datasets/<folder>`` (holding ``index.json``): ``explicit``, ``$<env>``, ``./datasets``, the
+    source checkout this package sits in, then the installed ``inpaint`` package's datasets."""
+    if explicit is not None:
+        return Path(explicit) if (Path(explicit) / "index.json").is_file() else None
+    candidates = []
+    if os.environ.get(env):
+        candidates.append(Path(os.environ[env]))
+    candidates += [Path.cwd() / "datasets" / folder, Path(__file__).resolve().parents[2] / "datasets" / folder]
+    try:
+        from inpaint.resources import data_dir
+
+        candidates.append(Path(data_dir("datasets")) / folder)
+    except Exception:  # noqa: BLE001 - no installed data: the other places still count
+        pass
+    for c in candidates:
+        if (c / "index.json").is_file():
+            return c
+    return None
+
+
 def find_quality_root(explicit: str | Path | None = None) -> Path | None:
     """The folder of the quality truth set (holding ``index.json``), or None if none is found.
 
@@ -107,23 +178,16 @@ def find_quality_root(explicit: str | Path | None = None) -> Path | None:
     ``./datasets/quality``, the source checkout this package sits in, and the installed
     ``inpaint`` package's datasets.
     """
-    if explicit is not None:
-        return Path(explicit) if (Path(explicit) / "index.json").is_file() else None
-    candidates = []
-    if os.environ.get("INPAINT_QUALITY_DATA"):
-        candidates.append(Path(os.environ["INPAINT_QUALITY_DATA"]))
-    candidates += [Path.cwd() / "datasets" / "quality",
-                   Path(__file__).resolve().parents[2] / "datasets" / "quality"]
-    try:
-        from inpaint.resources import data_dir
+    return _find_data("quality", "INPAINT_QUALITY_DATA", explicit)
 
-        candidates.append(Path(data_dir("datasets")) / "quality")
-    except Exception:  # noqa: BLE001 - no installed data: the other places still count
-        pass
-    for c in candidates:
-        if (c / "index.json").is_file():
-            return c
-    return None
+
+def find_objects_root(explicit: str | Path | None = None) -> Path | None:
+    """The folder of the object removals (holding ``index.json``), or None if none is found.
+
+    Looked for like :func:`find_quality_root`: ``explicit`` (``--objects DIR``),
+    ``$INPAINT_OBJECTS_DATA``, ``./datasets/objects``, the source checkout, the installed datasets.
+    """
+    return _find_data("objects", "INPAINT_OBJECTS_DATA", explicit)
 
 
 def case_index(root: Path | None) -> list[CaseEntry]:
@@ -202,16 +266,76 @@ def load_entry(entry: CaseEntry) -> TruthCase:
     return load_quality_case(entry.folder, entry.category, entry.split)
 
 
+# --- real object removals (no truth) -------------------------------------------------------------
+@dataclass
+class ObjectCase:
+    """A real object removal: the photo with the object, the hole over it, and no truth."""
+
+    name: str
+    description: str
+    image: np.ndarray = field(repr=False)
+    mask: np.ndarray = field(repr=False)
+    truth: None = None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+    @property
+    def hole_pixels(self) -> int:
+        return int(self.mask.sum())
+
+
+def load_object_cases(root: Path, spec: str = "all") -> list[ObjectCase]:
+    """The cases of ``root/index.json`` (``{"cases": [{"name", "description"}, ...]}``) that
+    ``spec`` names (comma-separated names, or ``all``), each from ``root/<name>/image.png`` and
+    ``mask.png`` (read by the product's reader and its one mask rule).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a mask without hole pixels; :class:`inpaint.errors.InputError`
+        (a ValueError) for an unreadable image or a mask of another size.
+    """
+    from inpaint.imageio import read_image, read_mask
+
+    listed = json.loads((root / "index.json").read_text(encoding="utf-8"))["cases"]
+    names = [str(c["name"]) for c in listed]
+    words = [w.strip() for w in spec.split(",") if w.strip()]
+    bad = [w for w in words if w != "all" and w not in names]
+    if bad or not words:
+        raise ValueError(f"--cases {spec!r}: with --objects, 'all' or names of {root / 'index.json'}: "
+                         + ", ".join(names))
+    cases = []
+    for c in listed:
+        name = str(c["name"])
+        if "all" not in words and name not in words:
+            continue
+        image = read_image(root / name / "image.png").rgb
+        mask = read_mask(root / name / "mask.png", (image.shape[1], image.shape[0]))
+        if not mask.any():
+            raise ValueError(f"{root / name / 'mask.png'} marks no pixel as hole")
+        for a in (image, mask):
+            a.setflags(write=False)
+        cases.append(ObjectCase(name, str(c.get("description", "")), image, mask))
+    return cases
+
+
 # --- methods -------------------------------------------------------------------------------------
 @dataclass
 class Method:
-    """A contender: ``fill(image, mask)`` returns the (H, W, 3) uint8 result (and, for ours, stats)."""
+    """A contender: ``fill(image, mask)`` returns the (H, W, 3) uint8 result (and, for ours, stats).
+
+    A control (kind ``"control"``) has no ``fill``: its result is :func:`inpaint_bench.metrics.control_fill`
+    of ``control`` on the case's truth.
+    """
 
     name: str
-    kind: str  # "ours" or "peer"
+    kind: str  # "ours", "peer" or "control"
     label: str
-    fill: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, Any]]
+    fill: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, Any]] | None
     kwargs: dict[str, Any] = field(default_factory=dict)
+    control: tuple[str, float] | None = None
 
 
 def ours_method(name: str, kwargs: dict[str, Any], backend: str, device: str | None) -> Method:
@@ -232,8 +356,24 @@ def ours_method(name: str, kwargs: dict[str, Any], backend: str, device: str | N
 
 
 def peer_method(peer: Any) -> Method:
+    """A peer of :mod:`inpaint_bench.peers` as a contender."""
     return Method(peer.name, "peer", peer.label, lambda image, mask: (peer.fill(image, mask), None),
                   {"library": peer.library})
+
+
+def control_methods() -> list[Method]:
+    """The controls of :data:`inpaint_bench.metrics.CONTROLS`, in their order."""
+    what = {"shift": "the truth shifted right by {:g} px (sharp, misplaced)",
+            "blur": "the truth blurred with a Gaussian of sigma {:g} px (right place, smooth)"}
+    return [Method(name, "control", "control: " + what[kind].format(amount), None, control=(kind, amount))
+            for name, (kind, amount) in metrics.CONTROLS.items()]
+
+
+def swd_rivals(configs: dict[str, dict[str, Any]]) -> list[str]:
+    """Our configurations whose ``method`` (or the library's default one) is in :data:`SWD_RIVAL_METHODS`."""
+    from inpaint.pipeline import DEFAULT_METHOD
+
+    return [n for n, kw in configs.items() if kw.get("method", DEFAULT_METHOD) in SWD_RIVAL_METHODS]
 
 
 def check_result(method: str, image: np.ndarray, mask: np.ndarray, result: Any) -> np.ndarray:
@@ -256,14 +396,25 @@ def _warm_image() -> tuple[np.ndarray, np.ndarray]:
 
 
 # --- measuring -----------------------------------------------------------------------------------
-def measure(cases: Sequence[TruthCase], methods: Sequence[Method], repeat: int, notes: list[str],
+def score(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> dict[str, float]:
+    """Every metric of :data:`METRICS` of ``result`` against ``truth``."""
+    return {"ssim": metrics.hole_ssim(result, truth, mask), "psnr_db": metrics.hole_psnr(result, truth, mask),
+            "swd": metrics.swd(result, truth, mask), "detail": metrics.detail_ratio(result, truth, mask)}
+
+
+def measure(cases: Sequence[TruthCase | ObjectCase], methods: Sequence[Method], repeat: int, notes: list[str],
             log: Any = sys.stderr) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, dict[str, np.ndarray]]]:
-    """Run every method on every case; returns (numbers[case][method], images[case][method])."""
+    """Run every method on every case; returns (numbers[case][method], images[case][method]).
+
+    A case with a truth gets the metrics of :func:`score`; one without (an object removal) only
+    times.  Controls need a truth and are not timed.
+    """
     numbers: dict[str, dict[str, dict[str, Any]]] = {}
     images: dict[str, dict[str, np.ndarray]] = {}
     seen_warnings: dict[str, None] = {}
 
     def call(m: Method, image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, Any]:
+        assert m.fill is not None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             out = m.fill(np.array(image), np.array(mask))  # writable copies: a method may work in place
@@ -273,6 +424,8 @@ def measure(cases: Sequence[TruthCase], methods: Sequence[Method], repeat: int, 
 
     wimg, wmask = _warm_image()
     for m in methods:  # builds kernels, loads libraries, JIT
+        if m.fill is None:
+            continue
         try:
             call(m, wimg, wmask)
         except Exception as exc:  # noqa: BLE001 - reported again per case if it persists
@@ -284,26 +437,29 @@ def measure(cases: Sequence[TruthCase], methods: Sequence[Method], repeat: int, 
         numbers[case.name], images[case.name] = {}, {}
         for m in methods:
             n += 1
+            if m.control is not None and case.truth is None:
+                continue
             if log is not None and log.isatty():
                 log.write(f"\rquality: {n}/{total} {case.name}: {m.name}{' ' * 20}")
                 log.flush()
             entry: dict[str, Any] = {}
             try:
-                times, result, stats = [], None, None
-                for r in range(repeat):
-                    t = time.perf_counter()
-                    out, st = call(m, case.image, case.mask)
-                    times.append(time.perf_counter() - t)
-                    if r == 0:
-                        result, stats = check_result(m.name, case.image, case.mask, out), st
-                entry.update(
-                    ssim=metrics.hole_ssim(result, case.truth, case.mask),
-                    psnr_db=metrics.hole_psnr(result, case.truth, case.mask),
-                    detail=metrics.detail_ratio(result, case.truth, case.mask),
-                    time_s=statistics.median(times), times_s=times)
-                if stats is not None:
-                    entry.update(backend=stats.backend, device=stats.device,
-                                 iterations=getattr(stats, "iterations", None))
+                if m.control is not None:
+                    result = metrics.control_fill(*m.control, case.image, case.truth, case.mask)
+                else:
+                    times, result, stats = [], None, None
+                    for r in range(repeat):
+                        t = time.perf_counter()
+                        out, st = call(m, case.image, case.mask)
+                        times.append(time.perf_counter() - t)
+                        if r == 0:
+                            result, stats = check_result(m.name, case.image, case.mask, out), st
+                    entry.update(time_s=statistics.median(times), times_s=times)
+                    if stats is not None:
+                        entry.update(backend=stats.backend, device=stats.device,
+                                     iterations=getattr(stats, "iterations", None))
+                if case.truth is not None:
+                    entry.update(score(result, case.truth, case.mask))
                 images[case.name][m.name] = result
             except Exception as exc:  # noqa: BLE001 - one failing method must not stop the others
                 entry["error"] = f"{type(exc).__name__}: {exc}"
@@ -315,59 +471,108 @@ def measure(cases: Sequence[TruthCase], methods: Sequence[Method], repeat: int, 
 
 
 # --- summaries -----------------------------------------------------------------------------------
-def best_peer_per_case(numbers: dict[str, dict[str, dict[str, Any]]],
-                       peers: Sequence[str]) -> dict[str, tuple[str, float] | None]:
-    """case -> (peer, SSIM) of the peer with the highest SSIM there, or None without a peer result."""
-    out: dict[str, tuple[str, float] | None] = {}
-    for case, per in numbers.items():
-        scored = [(per[p]["ssim"], p) for p in peers if "ssim" in per.get(p, {})]
-        out[case] = (max(scored)[1], max(scored)[0]) if scored else None
-    return out
-
-
-def _finite(values: Sequence[float]) -> list[float]:
+def _finite(values: Sequence[float | None]) -> list[float]:
     return [v for v in values if v is not None and not math.isnan(v)]
 
 
-def summarise(numbers: dict[str, dict[str, dict[str, Any]]], case_names: Sequence[str], methods: Sequence[str],
-              best: dict[str, tuple[str, float] | None]) -> dict[str, dict[str, Any]]:
-    """Per method over ``case_names``: cases, mean SSIM, mean PSNR, median detail, within, median time."""
-    out = {}
-    for m in methods:
-        rows = [numbers[c][m] for c in case_names if "ssim" in numbers[c].get(m, {})]
-        within = [c for c in case_names if "ssim" in numbers[c].get(m, {}) and best.get(c) is not None
-                  and numbers[c][m]["ssim"] >= best[c][1] - WITHIN]
-        judged = [c for c in case_names if "ssim" in numbers[c].get(m, {}) and best.get(c) is not None]
-        ssims = _finite([r["ssim"] for r in rows])
-        out[m] = {
-            "cases": len(rows),
-            "errors": sum(1 for c in case_names if "error" in numbers[c].get(m, {})),
-            "mean_ssim": statistics.fmean(ssims) if ssims else None,
-            "mean_psnr_db": statistics.fmean(_finite([r["psnr_db"] for r in rows])) if rows else None,
-            "median_detail": statistics.median(_finite([r["detail"] for r in rows])) if rows else None,
-            "within_best_peer": len(within),
-            "judged": len(judged),
-            "median_time_s": statistics.median([r["time_s"] for r in rows]) if rows else None,
-        }
+def _mean(values: Sequence[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def best_peers(numbers: dict[str, dict[str, dict[str, Any]]],
+               peers: Sequence[str]) -> dict[str, dict[str, tuple[str, float]]]:
+    """case -> metric -> (peer, value) of the peer best on that metric there (by :data:`BADNESS`;
+    a tie goes to the peer listed first); a metric no peer has a value for is left out."""
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    for case, per in numbers.items():
+        out[case] = {}
+        for k in METRICS:
+            scored = [(BADNESS[k](per[p][k]), i, p) for i, p in enumerate(peers) if _finite([per.get(p, {}).get(k)])]
+            if scored:
+                p = min(scored)[2]
+                out[case][k] = (p, per[p][k])
     return out
 
 
-def verdicts(summary: dict[str, dict[str, Any]], ours: Sequence[str], peers: Sequence[str]) -> dict[str, Any]:
-    """The best single peer (highest mean SSIM) and, per config, the two yes/no answers."""
-    scored = [(summary[p]["mean_ssim"], p) for p in peers if summary[p]["mean_ssim"] is not None]
-    if not scored:
-        return {"best_peer": None, "best_peer_mean_ssim": None, "configs": {}}
-    best_mean, best = max(scored)
+def _wins(value: float, metric: str, best: dict[str, tuple[str, float]]) -> bool:
+    """Whether ``value`` is at least as good as the best peer's on ``metric``."""
+    return metric in best and BADNESS[metric](value) <= BADNESS[metric](best[metric][1])
+
+
+def summarise(numbers: dict[str, dict[str, dict[str, Any]]], case_names: Sequence[str], methods: Sequence[str],
+              ours: Sequence[str], best: dict[str, dict[str, tuple[str, float]]]) -> dict[str, dict[str, Any]]:
+    """Per method over ``case_names``: cases, errors, mean SSIM, mean PSNR, mean SWD, median detail, the
+    number of cases with detail in :data:`DETAIL_BAND`, median time; for ``ours`` also the number of
+    cases with a peer result (``judged``) and, per metric, of those where it is at least as good as
+    the best peer there (``wins``)."""
+    out = {}
+    for m in methods:
+        done = [c for c in case_names if "ssim" in numbers[c].get(m, {})]
+        col = {k: _finite([numbers[c][m].get(k) for c in done]) for k in (*METRICS, "time_s")}
+        s: dict[str, Any] = {
+            "cases": len(done),
+            "errors": sum(1 for c in case_names if "error" in numbers[c].get(m, {})),
+            "mean_ssim": _mean(col["ssim"]),
+            "mean_psnr_db": _mean(col["psnr_db"]),
+            "mean_swd": _mean(col["swd"]),
+            "median_detail": _median(col["detail"]),
+            "detail_in_band": sum(1 for d in col["detail"] if in_band(d)),
+            "median_time_s": _median(col["time_s"]),
+        }
+        if m in ours:
+            judged = [c for c in done if best.get(c)]
+            s["judged"] = len(judged)
+            s["wins"] = {k: sum(1 for c in judged if _wins(numbers[c][m][k], k, best[c])) for k in METRICS}
+        out[m] = s
+    return out
+
+
+def verdicts(summary: dict[str, dict[str, Any]], ours: Sequence[str], peers: Sequence[str],
+             rivals: Sequence[str] = ()) -> dict[str, Any]:
+    """The acceptance rule (:data:`RULES`) for each of ``ours`` over one group's ``summary``.
+
+    Parameters
+    ----------
+    summary : dict
+        :func:`summarise` of the group.
+    ours, peers : sequence of str
+        Our configurations and the peers measured.
+    rivals : sequence of str
+        Our configurations that count in rule (b) beside the peers (:func:`swd_rivals`); a
+        configuration is never its own rival.
+
+    Returns
+    -------
+    dict
+        ``best_peer`` and ``best_peer_mean_ssim`` (the peer with the highest mean SSIM; None
+        without peers), and ``configs``: per configuration its numbers, the lowest rival mean SWD,
+        ``rules`` (rule -> True / False, None where there is no peer to judge by) and
+        ``accepted`` (all four True).
+    """
+    by_ssim = [(summary[p]["mean_ssim"], p) for p in peers if summary[p]["mean_ssim"] is not None]
+    best_mean, best = max(by_ssim, key=lambda t: t[0]) if by_ssim else (None, None)
     configs = {}
     for m in ours:
         s = summary[m]
-        share = s["within_best_peer"] / s["judged"] if s["judged"] else None
-        configs[m] = {
-            "mean_ssim": s["mean_ssim"],
-            "mean_ssim_at_least_best_peer": s["mean_ssim"] is not None and s["mean_ssim"] >= best_mean,
-            "within_share": share,
-            "within_on_share": share is not None and share >= SHARE,
+        others = [(summary[r]["mean_swd"], r) for r in (*peers, *rivals)
+                  if r != m and summary[r]["mean_swd"] is not None]
+        low_swd, low = min(others, key=lambda t: t[0]) if others else (None, None)
+        share = s["wins"]["swd"] / s["judged"] if s["judged"] else None
+        rules = {
+            "detail_in_band": in_band(s["median_detail"]),
+            "lowest_mean_swd": s["mean_swd"] is not None and (low_swd is None or s["mean_swd"] <= low_swd),
+            "swd_wins_on_share": None if share is None else share >= SWD_WIN_SHARE,
+            "ssim_at_least_best_peer": (None if best_mean is None
+                                        else s["mean_ssim"] is not None and s["mean_ssim"] >= best_mean),
         }
+        configs[m] = {"median_detail": s["median_detail"], "mean_swd": s["mean_swd"], "lowest_rival": low,
+                      "lowest_rival_mean_swd": low_swd, "swd_wins": s["wins"]["swd"], "judged": s["judged"],
+                      "swd_win_share": share, "mean_ssim": s["mean_ssim"], "rules": rules,
+                      "accepted": all(v is True for v in rules.values())}
     return {"best_peer": best, "best_peer_mean_ssim": best_mean, "configs": configs}
 
 
@@ -388,71 +593,111 @@ def _t(x: float | None) -> str:
     return f"{x * 1000:.1f} ms" if x < 0.1 else f"{x:.2f} s"
 
 
+def _yes(x: bool | None) -> str:
+    return "—" if x is None else "**yes**" if x else "no"
+
+
+#: Digits of each metric in the tables.
+DIGITS = {"ssim": 3, "psnr_db": 2, "swd": 2, "detail": 2}
+
+
+def _method_title(m: Method) -> str:
+    return m.name + {"ours": " (ours)", "control": " (control)"}.get(m.kind, "")
+
+
+def _per_case_table(cases: Sequence[TruthCase], methods: Sequence[Method], numbers: dict[str, Any],
+                    best: dict[str, dict[str, tuple[str, float]]], metric: str, lead: bool) -> str:
+    rows = []
+    for c in cases:
+        per = numbers[c.name]
+        row: list[Any] = [c.name] + ([c.category, c.split, c.hole_pixels] if lead else [])
+        for meth in methods:
+            e = per.get(meth.name, {})
+            text = "error" if "error" in e else _f(e.get(metric), DIGITS[metric])
+            if best[c.name].get(metric, ("",))[0] == meth.name:
+                text = f"**{text}**"
+            row.append(text)
+        rows.append(row)
+    header = ["case"] + (["category", "split", "hole px"] if lead else []) + [m.name for m in methods]
+    return md_table(header, rows, ("lllr" if lead else "l") + "r" * len(methods))
+
+
 def _summary_table(summary: dict[str, dict[str, Any]], methods: Sequence[Method]) -> str:
     rows = []
     for m in methods:
         s = summary[m.name]
-        within = f"{s['within_best_peer']}/{s['judged']}" if s["judged"] else "—"
-        rows.append([m.name + (" (ours)" if m.kind == "ours" else ""), s["cases"], _f(s["mean_ssim"], 3),
-                     _f(s["mean_psnr_db"], 2), _f(s["median_detail"], 2), within, _t(s["median_time_s"])]
-                    + [s["errors"] or ""])
-    return md_table(["method", "cases", "mean SSIM", "mean PSNR dB", "median detail",
-                     f"within {WITHIN} of best peer", "median time", "errors"], rows, "lrrrrrrr")
+        wins = " / ".join(str(s["wins"][k]) for k in METRICS) + f" of {s['judged']}" \
+            if m.kind == "ours" and s["judged"] else ""
+        rows.append([_method_title(m), s["cases"], _f(s["mean_ssim"], 3), _f(s["mean_psnr_db"], 2),
+                     _f(s["mean_swd"], 2), _f(s["median_detail"], 2), s["detail_in_band"], wins,
+                     _t(s["median_time_s"]) if m.kind != "control" else "", s["errors"] or ""])
+    return md_table(["method", "cases", "mean SSIM", "mean PSNR dB", "mean SWD", "median detail",
+                     f"detail in [{DETAIL_BAND[0]:g}, {DETAIL_BAND[1]:g}]",
+                     "wins vs best peer: " + " / ".join(METRIC_NAMES[k] for k in METRICS), "median time", "errors"],
+                    rows, "lrrrrrrrrr")
 
 
 def _verdict_table(groups: dict[str, dict[str, Any]], n_cases: dict[str, int]) -> str:
     rows = []
     for group, v in groups.items():
-        if v["best_peer"] is None:
-            continue
         for m, c in v["configs"].items():
-            rows.append([m, f"{group} ({n_cases[group]})", _f(c["mean_ssim"], 3),
-                         f"{v['best_peer']} {v['best_peer_mean_ssim']:.3f}",
-                         "**yes**" if c["mean_ssim_at_least_best_peer"] else "no",
-                         "—" if c["within_share"] is None else f"{100 * c['within_share']:.0f} %",
-                         "**yes**" if c["within_on_share"] else "no"])
-    if not rows:
-        return "No peer was measured: nothing to compare with."
-    return md_table(["config", "cases", "mean SSIM", "best single peer (mean SSIM)", "mean ≥ best peer's",
-                     f"within {WITHIN} of the per-case best peer", f"on ≥ {100 * SHARE:.0f} % of cases"],
-                    rows, "llrllrl")
+            r = c["rules"]
+            rows.append([m, f"{group} ({n_cases[group]})",
+                         _f(c["median_detail"], 2), _yes(r["detail_in_band"]),
+                         _f(c["mean_swd"], 2),
+                         f"{c['lowest_rival']} {c['lowest_rival_mean_swd']:.2f}" if c["lowest_rival"] else "—",
+                         _yes(r["lowest_mean_swd"]),
+                         f"{c['swd_wins']}/{c['judged']}" if c["judged"] else "—", _yes(r["swd_wins_on_share"]),
+                         _f(c["mean_ssim"], 3),
+                         f"{v['best_peer']} {v['best_peer_mean_ssim']:.3f}" if v["best_peer"] else "—",
+                         _yes(r["ssim_at_least_best_peer"]), _yes(c["accepted"])])
+    return md_table(["config", "cases", "median detail", RULES["detail_in_band"], "mean SWD",
+                     "lowest other (mean SWD)", RULES["lowest_mean_swd"], "SWD wins",
+                     RULES["swd_wins_on_share"], "mean SSIM", "best single peer (mean SSIM)",
+                     RULES["ssim_at_least_best_peer"], "all four"], rows, "llrlrllrlrlll")
 
 
-def markdown(report: dict[str, Any], cases: Sequence[TruthCase], methods: Sequence[Method]) -> str:
+def _machine_lines(report: dict[str, Any]) -> list[str]:
     m = report["machine"]
-    numbers, best = report["numbers"], report["best_peer_per_case"]
-    lines = ["# inpaint bench --quality", "",
-             f"Machine: {m['cpu']}, {m['cores']} logical cores; Python {m['python']}, numpy {m['numpy']}"
+    lines = [f"Machine: {m['cpu']}, {m['cores']} logical cores; Python {m['python']}, numpy {m['numpy']}"
              + (f", pyopencl {m['pyopencl']}" if "pyopencl" in m else "") + f"; {m['os']}."]
     for d in m.get("devices", []):
         lines.append(f"- OpenCL device {d['spec']}: {'GPU' if d['gpu'] else 'CPU'} {d['name']} ({d['platform']}), "
                      f"{d['opencl']}, driver {d['driver']}, {d['compute_units']} compute units")
     if report["ours_ran_on"]:
         lines.append("- ours ran on: " + "; ".join(report["ours_ran_on"]))
-    lines += ["", f"Truth set: {_cases(len(cases))}. Methods:"]
-    for meth in methods:
-        lines.append(f"- `{meth.name}`: {meth.label}")
+    return lines
+
+
+def _method_lines(report: dict[str, Any], methods: Sequence[Method]) -> list[str]:
+    lines = [f"- `{meth.name}`: {meth.label}" for meth in methods]
     if report["peers_missing"]:
         lines.append(f"\nPeers not installed (skipped): {', '.join(report['peers_missing'])} ({INSTALL_HINT}).")
-    lines += ["", "## SSIM per case", "",
-              f"SSIM over the hole's bounding box grown by {metrics.SSIM_GROW} px; **bold**: the best peer on that "
-              "case.", ""]
-    rows = []
-    for c in cases:
-        per = numbers[c.name]
-        row: list[Any] = [c.name, c.category, c.split, c.hole_pixels]
-        for meth in methods:
-            e = per.get(meth.name, {})
-            if "error" in e:
-                row.append("error")
-            elif best.get(c.name) and best[c.name][0] == meth.name:
-                row.append(f"**{e['ssim']:.3f}**")
-            else:
-                row.append(_f(e.get("ssim"), 3))
-        rows.append(row)
-    lines.append(md_table(["case", "category", "split", "hole px"] + [meth.name for meth in methods], rows,
-                          "lllr" + "r" * len(methods)))
-    lines += ["", "## Summary", ""]
+    return lines
+
+
+def markdown(report: dict[str, Any], cases: Sequence[TruthCase], methods: Sequence[Method]) -> str:
+    """The Markdown report of :func:`run_quality`."""
+    numbers, best = report["numbers"], report["best_peer_per_case"]
+    lines = ["# inpaint bench --quality", ""] + _machine_lines(report)
+    lines += ["", f"Truth set: {_cases(len(cases))}. Methods:"] + _method_lines(report, methods)
+    lines += ["", "Controls are the truth itself, moved or blurred: not methods, but what each metric makes of a "
+              "sharp fill in the wrong place and of a smooth fill in the right one.",
+              "", "## SSIM per case", "",
+              f"SSIM over the hole's bounding box grown by {metrics.SSIM_GROW} px (higher is better); **bold**: the "
+              "best peer on that case.", "", _per_case_table(cases, methods, numbers, best, "ssim", True),
+              "", "## SWD per case", "",
+              f"Sliced Wasserstein distance between the {metrics.SWD_PATCH}x{metrics.SWD_PATCH} patches of the fill "
+              "and of the truth (lower is better); "
+              "**bold**: the best peer on that case.", "",
+              _per_case_table(cases, methods, numbers, best, "swd", False),
+              "", "## Detail per case", "",
+              "Detail ratio, fill / truth (1.0 is best); **bold**: the peer nearest 1 on that case.", "",
+              _per_case_table(cases, methods, numbers, best, "detail", False),
+              "", "## Summary", "",
+              "Wins: for each of our configurations, the cases where it is at least as good as the best peer on "
+              "that case (SSIM and PSNR at least the highest, SWD at most the lowest, |log detail| at most the "
+              "smallest).", ""]
     for group, title in (("all", "All cases"), ("tune", "Tune split"), ("holdout", "Holdout split")):
         n = report["group_sizes"].get(group, 0)
         if not n:
@@ -464,19 +709,28 @@ def markdown(report: dict[str, Any], cases: Sequence[TruthCase], methods: Sequen
         for g in cats:
             lines += [f"#### {g.split(':', 1)[1]} ({_cases(report['group_sizes'][g])})", "",
                       _summary_table(report["summary"][g], methods), ""]
-    lines += ["## Ours against the best single peer", ""]
-    v_all = report["verdicts"].get("all", {})
-    if v_all.get("best_peer"):
-        lines.append(f"Best single peer over all cases (highest mean SSIM): **{v_all['best_peer']}** "
-                     f"({v_all['best_peer_mean_ssim']:.3f}).")
-        lines.append("")
+    lines += ["## Acceptance", "",
+              "A configuration is accepted on a group of cases when it meets all four rules:",
+              f"- (a) its median detail lies in [{DETAIL_BAND[0]:g}, {DETAIL_BAND[1]:g}];",
+              "- (b) its mean SWD is the lowest of all methods measured: the peers and our other configurations "
+              f"whose method is {' or '.join(SWD_RIVAL_METHODS)} (controls do not count);",
+              f"- (c) its SWD is at or below the best peer's on at least {100 * SWD_WIN_SHARE:.0f} % of the cases "
+              "(SWD wins);",
+              "- (d) its mean SSIM is at least the best single peer's (the peer with the highest mean SSIM).", ""]
+    if not report["peers_run"]:
+        lines += ["No peer was measured: rules (c) and (d) cannot be judged.", ""]
     lines += [_verdict_table(report["verdicts"], report["group_sizes"]), "",
               "Metrics: SSIM = scikit-image's structural_similarity (Gaussian 11x11 window, σ = 1.5, population "
               "covariance, per colour channel) over the hole's bounding box grown by 8 px; PSNR over the hole's "
-              f"pixels (RGB, peak 255, capped at {metrics.PSNR_CAP:g} dB); detail = mean gradient magnitude of the "
-              "mean of RGB over the hole eroded by 2 px, fill / truth (1.0 = as much detail as the truth; "
-              "diffusion fills score about 0.3); time = wall time of one call"
-              + (f", median of {report['repeat']}" if report["repeat"] > 1 else "") + ", after a warm-up call."]
+              f"pixels (RGB, peak 255, capped at {metrics.PSNR_CAP:g} dB); SWD = sliced Wasserstein-1 distance "
+              f"(grey levels) between the {metrics.SWD_PATCH}x{metrics.SWD_PATCH} RGB patches centred in the hole "
+              f"eroded by {metrics.SWD_ERODE} px, fill against truth, over {metrics.SWD_DIRECTIONS} fixed random "
+              "directions (it compares textures as distributions, so a sharp texture in the wrong place scores "
+              "well and a blur badly); detail = mean gradient magnitude of the mean of RGB over the hole eroded "
+              f"by {metrics.DETAIL_ERODE} px, fill / truth (1.0 = as much detail as the truth; diffusion fills "
+              "score about 0.3); time "
+              "= wall time of one call" + (f", median of {report['repeat']}" if report["repeat"] > 1 else "")
+              + ", after a warm-up call."]
     if report["notes"]:
         lines += ["", "Notes:"] + [f"- {n}" for n in report["notes"]]
     if report.get("sheets"):
@@ -514,36 +768,93 @@ def _font(size: int = 14) -> Any:
         return ImageFont.load_default()
 
 
-def contact_sheet(case: TruthCase, images: dict[str, np.ndarray], numbers: dict[str, dict[str, Any]],
-                  methods: Sequence[Method], path: Path) -> Path:
-    """input | truth | each method, cropped around the hole, magnified 2x (nearest), labelled with SSIM."""
+def _zoom(img: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """``img`` cropped to ``box`` and magnified :data:`SHEET_ZOOM` times (nearest neighbour)."""
+    x0, y0, x1, y1 = box
+    return np.repeat(np.repeat(img[y0:y1, x0:x1], SHEET_ZOOM, axis=0), SHEET_ZOOM, axis=1)
+
+
+def outline_hole(rgb: np.ndarray, mask: np.ndarray, width: int = 1) -> np.ndarray:
+    """``rgb`` with a line of :data:`OUTLINE_RGB`, ``width`` px wide, just outside the hole (the
+    hole's own pixels stay visible)."""
+    grown = np.asarray(mask, bool).copy()
+    for _ in range(width):  # 4-neighbour dilation; the image border is not hole
+        g = grown.copy()
+        g[1:] |= grown[:-1]
+        g[:-1] |= grown[1:]
+        g[:, 1:] |= grown[:, :-1]
+        g[:, :-1] |= grown[:, 1:]
+        grown = g
+    out = np.array(rgb, np.uint8, copy=True)
+    out[grown & ~mask] = OUTLINE_RGB
+    return out
+
+
+def _sheet(tiles: Sequence[tuple[Sequence[str], np.ndarray]], path: Path) -> Path:
+    """Tiles (label lines, picture) in rows of :data:`SHEET_COLUMNS`, each cell as wide as its picture
+    or its longest label line, whichever is wider; written as PNG."""
     from PIL import Image, ImageDraw
 
-    x0, y0, x1, y1 = crop_box(case.mask)
-    tiles = [("input", case.image), ("truth", case.truth)]
-    for m in methods:
-        e = numbers.get(m.name, {})
-        if m.name in images:
-            tiles.append((f"{m.name}  SSIM {e['ssim']:.3f}", images[m.name]))
-        else:
-            tiles.append((f"{m.name}: error", np.full_like(case.image, 128)))
     font = _font()
-    label_h, gap = 20, 6
-    tw, th = (x1 - x0) * SHEET_ZOOM, (y1 - y0) * SHEET_ZOOM
+    measure_draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    line_h, gap = 17, 8
+    label_h = line_h * max(len(lines) for lines, _ in tiles) + 4
+    th = max(img.shape[0] for _, img in tiles)
+    cw = max(max(img.shape[1] for _, img in tiles),
+             max(int(measure_draw.textlength(t, font=font)) + 6 for lines, _ in tiles for t in lines))
     cols = min(SHEET_COLUMNS, len(tiles))
     nrows = -(-len(tiles) // cols)
-    sheet = Image.new("RGB", (cols * tw + (cols - 1) * gap, nrows * (th + label_h) + (nrows - 1) * gap),
+    sheet = Image.new("RGB", (cols * cw + (cols - 1) * gap, nrows * (th + label_h) + (nrows - 1) * gap),
                       (255, 255, 255))
     draw = ImageDraw.Draw(sheet)
-    for i, (label, img) in enumerate(tiles):
+    for i, (lines, img) in enumerate(tiles):
         r, c = divmod(i, cols)
-        x, y = c * (tw + gap), r * (th + label_h + gap)
-        crop = Image.fromarray(np.ascontiguousarray(img[y0:y1, x0:x1])).resize((tw, th), Image.NEAREST)
-        sheet.paste(crop, (x, y + label_h))
-        draw.text((x + 2, y + 2), label, fill=(0, 0, 0), font=font)
+        x, y = c * (cw + gap), r * (th + label_h + gap)
+        sheet.paste(Image.fromarray(np.ascontiguousarray(img)), (x, y + label_h))
+        for j, text in enumerate(lines):
+            draw.text((x + 2, y + 2 + j * line_h), text, fill=(0, 0, 0), font=font)
     path.parent.mkdir(parents=True, exist_ok=True)
     sheet.save(path, "PNG", optimize=True)
     return path
+
+
+def _error_tile(case: TruthCase | ObjectCase, box: tuple[int, int, int, int]) -> np.ndarray:
+    return _zoom(np.full_like(case.image, 128), box)
+
+
+def contact_sheet(case: TruthCase, images: dict[str, np.ndarray], numbers: dict[str, dict[str, Any]],
+                  methods: Sequence[Method], path: Path) -> Path:
+    """input | truth | each method (controls left out), cropped around the hole, magnified 2x
+    (nearest), labelled with SSIM, SWD and detail."""
+    box = crop_box(case.mask)
+    tiles: list[tuple[Sequence[str], np.ndarray]] = [(["input"], _zoom(case.image, box)),
+                                                     (["truth"], _zoom(case.truth, box))]
+    for m in methods:
+        if m.kind == "control":
+            continue
+        e = numbers.get(m.name, {})
+        if m.name in images:
+            tiles.append(([m.name, f"SSIM {e['ssim']:.3f}  SWD {e['swd']:.2f}  detail {e['detail']:.2f}"],
+                          _zoom(images[m.name], box)))
+        else:
+            tiles.append(([m.name, "error"], _error_tile(case, box)))
+    return _sheet(tiles, path)
+
+
+def object_sheet(case: ObjectCase, images: dict[str, np.ndarray], numbers: dict[str, dict[str, Any]],
+                 methods: Sequence[Method], path: Path) -> Path:
+    """input with the hole outlined in red | each method, cropped around the hole, magnified 2x
+    (nearest), labelled with the method's name and time."""
+    box = crop_box(case.mask)
+    tiles: list[tuple[Sequence[str], np.ndarray]] = [
+        (["input", "hole outlined in red"], _zoom(outline_hole(case.image, case.mask), box))]
+    for m in methods:
+        e = numbers.get(m.name, {})
+        if m.name in images:
+            tiles.append(([m.name, _t(e.get("time_s"))], _zoom(images[m.name], box)))
+        else:
+            tiles.append(([m.name, "error"], _error_tile(case, box)))
+    return _sheet(tiles, path)
 
 
 # --- machine -------------------------------------------------------------------------------------
@@ -567,8 +878,67 @@ def _error(msg: str) -> int:
     return 2
 
 
+def _contenders(args: argparse.Namespace) -> tuple[dict[str, dict[str, Any]], list[str], list[Any], list[str]]:
+    """(configurations, the names ``--configs`` picks, installed peers ``--peers`` picks, missing peers).
+
+    Raises
+    ------
+    ValueError
+        For an unknown configuration or peer.
+    """
+    configs = load_configs()
+    names = [c.strip() for c in (args.configs or ",".join(configs)).split(",") if c.strip()]
+    bad = [n for n in names if n not in configs]
+    if bad:
+        raise ValueError(f"unknown configuration(s) {', '.join(bad)}; defined in {CONFIGS_FILE.name}: "
+                         + ", ".join(configs))
+    peer_spec = (args.peers or "all").strip().lower()
+    peer_names = list(PEERS) if peer_spec == "all" else [] if peer_spec == "none" else \
+        [p.strip() for p in peer_spec.split(",") if p.strip()]
+    peers, missing = available_peers(peer_names)
+    return configs, names, peers, missing
+
+
+def _ran_on(numbers: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    return sorted({f"{e['backend']} on {e['device']}" for per in numbers.values() for e in per.values()
+                   if "backend" in e})
+
+
+def _failures(numbers: dict[str, dict[str, dict[str, Any]]], methods: Sequence[Method], notes: list[str]) -> None:
+    for m in methods:
+        errs = [(c, numbers[c][m.name]["error"]) for c in numbers if "error" in numbers[c].get(m.name, {})]
+        if errs:
+            notes.append(f"{m.name} failed on {len(errs)} case(s), e.g. {errs[0][0]}: {errs[0][1]}")
+
+
+def _command(mode: str) -> str:
+    return "inpaint bench " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["bench"] else f"inpaint bench {mode}"
+
+
+def _methods_json(methods: Sequence[Method]) -> list[dict[str, Any]]:
+    out = []
+    for m in methods:
+        d: dict[str, Any] = {"name": m.name, "kind": m.kind, "label": m.label}
+        if m.kind == "ours":
+            d["kwargs"] = m.kwargs
+        elif m.kind == "peer":
+            d["details"] = m.kwargs
+        else:
+            d["control"] = list(m.control or ())
+        out.append(d)
+    return out
+
+
+def _write_json(path: str | None, report: dict[str, Any]) -> None:
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+
+
 def run_quality(args: argparse.Namespace) -> int:
     """``inpaint bench --quality``: options as :func:`inpaint_bench.pipeline.add_arguments` defines them."""
+    if getattr(args, "objects", None) is not None:
+        return run_objects(args)
     repeat = args.repeat if args.repeat is not None else 1
     if repeat < 1:
         return _error("--repeat must be at least 1")
@@ -585,56 +955,43 @@ def run_quality(args: argparse.Namespace) -> int:
             entries = select_cases(args.cases, case_index(root))
         except ValueError as exc:
             raise ValueError(f"{exc}; {missing_set}" if root is None else str(exc)) from None
-        configs = load_configs()
-        names = [c.strip() for c in (args.configs or ",".join(configs)).split(",") if c.strip()]
-        bad = [n for n in names if n not in configs]
-        if bad:
-            raise ValueError(f"unknown configuration(s) {', '.join(bad)}; defined in {CONFIGS_FILE.name}: "
-                             + ", ".join(configs))
-        peer_spec = (args.peers or "all").strip().lower()
-        peer_names = list(PEERS) if peer_spec == "all" else [] if peer_spec == "none" else \
-            [p.strip() for p in peer_spec.split(",") if p.strip()]
-        peers, missing = available_peers(peer_names)
+        configs, names, peers, missing = _contenders(args)
         cases = [load_entry(e) for e in entries]
     except (ValueError, OSError) as exc:
         return _error(str(exc))
     t0 = time.perf_counter()
     methods = [ours_method(n, configs[n], args.backend, args.device) for n in names] + \
-              [peer_method(p) for p in peers]
+              [peer_method(p) for p in peers] + control_methods()
     info = machine(args.device, args.backend, notes)
     numbers, images = measure(cases, methods, repeat, notes)
     peer_names_run = [p.name for p in peers]
-    best = best_peer_per_case(numbers, peer_names_run)
+    rivals = [n for n in swd_rivals(configs) if n in names]
+    best = best_peers(numbers, peer_names_run)
     groups: dict[str, list[str]] = {"all": [c.name for c in cases]}
     for s in SPLITS:
         groups[s] = [c.name for c in cases if c.split == s]
     for cat in dict.fromkeys(c.category for c in cases):
         groups[f"category:{cat}"] = [c.name for c in cases if c.category == cat]
-    summary = {g: summarise(numbers, names_, [m.name for m in methods], best) for g, names_ in groups.items()}
-    verdict = {g: verdicts(summary[g], names, peer_names_run) for g in ("all", *SPLITS) if groups[g]}
-    ran_on = sorted({f"{e['backend']} on {e['device']}" for per in numbers.values() for e in per.values()
-                     if "backend" in e})
-    for m in methods:
-        errs = [(c, numbers[c][m.name]["error"]) for c in numbers if "error" in numbers[c].get(m.name, {})]
-        if errs:
-            notes.append(f"{m.name} failed on {len(errs)} case(s), e.g. {errs[0][0]}: {errs[0][1]}")
+    summary = {g: summarise(numbers, names_, [m.name for m in methods], names, best) for g, names_ in groups.items()}
+    verdict = {g: verdicts(summary[g], names, peer_names_run, rivals) for g in ("all", *SPLITS) if groups[g]}
+    _failures(numbers, methods, notes)
     report: dict[str, Any] = {
-        "command": ("inpaint bench " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["bench"]
-                    else "inpaint bench --quality"),
-        "machine": info, "repeat": repeat, "backend": args.backend, "device": args.device,
-        "methods": [{"name": m.name, "kind": m.kind, "label": m.label,
-                     "kwargs" if m.kind == "ours" else "details": m.kwargs} for m in methods],
-        "peers_missing": missing,
+        "command": _command("--quality"), "machine": info, "repeat": repeat, "backend": args.backend,
+        "device": args.device, "methods": _methods_json(methods), "peers_run": peer_names_run, "peers_missing": missing,
         "cases": [{"name": c.name, "category": c.category, "split": c.split, "width": c.size[0],
                    "height": c.size[1], "hole_pixels": c.hole_pixels} for c in cases],
         "numbers": numbers, "best_peer_per_case": best, "group_sizes": {g: len(v) for g, v in groups.items()},
-        "summary": summary, "verdicts": verdict, "ours_ran_on": ran_on, "notes": notes,
+        "summary": summary, "verdicts": verdict, "ours_ran_on": _ran_on(numbers), "notes": notes,
         "metrics": {"ssim": "skimage structural_similarity, gaussian 11x11, sigma 1.5, population covariance, "
                             f"colour, over the hole's bbox grown by {metrics.SSIM_GROW} px",
                     "psnr": f"over the hole's RGB values, peak 255, capped at {metrics.PSNR_CAP:g} dB",
+                    "swd": f"sliced Wasserstein-1 distance between the {metrics.SWD_PATCH}x{metrics.SWD_PATCH} RGB "
+                           f"patches centred in the hole eroded by {metrics.SWD_ERODE} px, fill vs truth, "
+                           f"{metrics.SWD_DIRECTIONS} directions (seed {metrics.SWD_SEED})",
                     "detail": "mean |grad| (central differences, mean of RGB) over the hole eroded by 2 px, "
-                              "fill / truth",
-                    "within": WITHIN, "share": SHARE},
+                              "fill / truth"},
+        "rules": {"rules": RULES, "detail_band": DETAIL_BAND, "swd_rival_methods": SWD_RIVAL_METHODS,
+                  "swd_rivals": rivals, "swd_win_share": SWD_WIN_SHARE},
     }
     if args.sheets:
         for c in cases:
@@ -642,7 +999,80 @@ def run_quality(args: argparse.Namespace) -> int:
         report["sheets"] = str(args.sheets)
     report["elapsed_s"] = time.perf_counter() - t0
     print(markdown(report, cases, methods))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+    _write_json(args.json, report)
+    return 0
+
+
+def objects_markdown(report: dict[str, Any], cases: Sequence[ObjectCase], methods: Sequence[Method],
+                     relative: bool = False) -> str:
+    """The Markdown of :func:`run_objects`; ``relative``: links to the sheets relative to their folder
+    (for its ``index.md``)."""
+    lines = ["# inpaint bench --objects", ""] + _machine_lines(report)
+    lines += ["", f"Object removals: {_cases(len(cases))} from {report['objects']} (no truth: no metrics, only "
+              "times). Methods:"] + _method_lines(report, methods)
+    lines += ["", "Each sheet: the input with the hole outlined in red, then every method's fill, cropped around the "
+              f"hole and magnified {SHEET_ZOOM}x, labelled with the wall time of one call"
+              + (f" (median of {report['repeat']})" if report["repeat"] > 1 else "") + ".", ""]
+    folder = Path(".") if relative else Path(report["sheets"])
+    lines.append(md_table(["case", "description", "size", "hole px", "sheet"],
+                          [[c.name, c.description or "—", f"{c.size[0]}x{c.size[1]}", c.hole_pixels,
+                            f"[{c.name}.png]({(folder / (c.name + '.png')).as_posix()})"] for c in cases], "lllrl"))
+    lines += ["", "## Time per call", ""]
+    rows = []
+    for c in cases:
+        per = report["numbers"][c.name]
+        rows.append([c.name] + ["error" if "error" in per.get(m.name, {}) else _t(per.get(m.name, {}).get("time_s"))
+                                for m in methods])
+    lines.append(md_table(["case"] + [_method_title(m) for m in methods], rows))
+    if report["notes"]:
+        lines += ["", "Notes:"] + [f"- {n}" for n in report["notes"]]
+    lines += ["", f"Benchmark time: {report['elapsed_s']:.1f} s"]
+    return "\n".join(lines) + "\n"
+
+
+def run_objects(args: argparse.Namespace) -> int:
+    """``inpaint bench --objects [DIR] --sheets OUT``: our configurations and the peers on real object
+    removals without truth; one contact sheet per case and ``OUT/index.md``, times on stdout."""
+    if args.quality:
+        return _error("--objects and --quality run separately")
+    if not args.sheets:
+        return _error("--objects writes contact sheets: give --sheets DIR")
+    if args.quality_data is not None:
+        return _error("--quality-data belongs to --quality; give the objects' folder as --objects DIR")
+    repeat = args.repeat if args.repeat is not None else 1
+    if repeat < 1:
+        return _error("--repeat must be at least 1")
+    explicit = None if args.objects is True else args.objects
+    root = find_objects_root(explicit)
+    if root is None:
+        return _error(f"--objects {explicit}: no index.json there" if explicit is not None else
+                      "the object removals (datasets/objects with index.json) were not found: run from a checkout, "
+                      "or pass --objects DIR")
+    try:
+        configs, names, peers, missing = _contenders(args)
+        cases = load_object_cases(root, args.cases)
+    except (ValueError, OSError) as exc:
+        return _error(str(exc))
+    notes: list[str] = []
+    t0 = time.perf_counter()
+    methods = [ours_method(n, configs[n], args.backend, args.device) for n in names] + \
+              [peer_method(p) for p in peers]
+    info = machine(args.device, args.backend, notes)
+    numbers, images = measure(cases, methods, repeat, notes)
+    _failures(numbers, methods, notes)
+    out = Path(args.sheets)
+    for c in cases:
+        object_sheet(c, images[c.name], numbers[c.name], methods, out / f"{c.name}.png")
+    report: dict[str, Any] = {
+        "command": _command("--objects"), "machine": info, "repeat": repeat, "backend": args.backend,
+        "device": args.device, "objects": str(root), "sheets": str(out), "methods": _methods_json(methods),
+        "peers_missing": missing,
+        "cases": [{"name": c.name, "description": c.description, "width": c.size[0], "height": c.size[1],
+                   "hole_pixels": c.hole_pixels} for c in cases],
+        "numbers": numbers, "ours_ran_on": _ran_on(numbers), "notes": notes,
+        "elapsed_s": time.perf_counter() - t0,
+    }
+    (out / "index.md").write_text(objects_markdown(report, cases, methods, relative=True), encoding="utf-8")
+    print(objects_markdown(report, cases, methods))
+    _write_json(args.json, report)
     return 0
