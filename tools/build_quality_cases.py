@@ -4,7 +4,11 @@ This script is a build tool, not part of the package: nothing imports it.  Every
 crop of a free-licensed photograph (``truth.png``) plus a hand-placed hole mask
 (``mask.png``, 0 = keep, 255 = hole) drawn over part of the photo's background, the way a
 user would mask an unwanted object there.  An inpainting method gets ``truth`` with the
-masked pixels destroyed and must reconstruct them; it is scored against ``truth``.
+masked pixels destroyed and must reconstruct them; it is scored against ``truth``.  The
+holes of the category ``object`` are the silhouettes of real objects (a horse, a person,
+a bird, a bottle, a dog, a tripod, ...), traced in other photos (or other parts of the
+same photo) by ``tools/build_object_cases.py`` and placed where such an object could
+stand.
 
 Inputs (not committed; fetch them like this; only Debian packages and the scikit-image
 wheel are needed, nothing is downloaded at run time)::
@@ -18,6 +22,10 @@ wheel are needed, nothing is downloaded at run time)::
     #   pip download --no-deps scikit-image==0.26.0 -d skw && (cd skw && unzip -q *.whl 'skimage/data/*')
 
     python tools/build_quality_cases.py --inputs /tmp/qsrc --out datasets/quality
+
+The object silhouettes come from ``OBJECTS`` of ``tools/build_object_cases.py`` (imported
+from this script's folder), which outlines them in their own photos (listed in its
+``INPUTS`` and in ``INPUTS`` here, with the same sha256).
 
 Each input is found by file name anywhere under ``--inputs`` (then in the installed
 ``skimage/data``) and checked against the sha256 recorded in ``INPUTS``, so the layout of
@@ -48,15 +56,30 @@ is a hole pixel):
 * ``wire``: a thin curve of constant width (2-8 px) between two end points (which may lie
   outside the image so that it spans it) sagging by ``sag`` px at the middle (a wire or
   cable).  Not perturbed.
+* ``silhouette`` (category ``object``): the outline of one or more real objects of
+  ``build_object_cases.OBJECTS`` (all from one photo, at that photo's resolution) is
+  cropped to its bounding box, mirrored if asked, reduced by area averaging (Pillow
+  ``BOX``) to ``h`` px high (width by the aspect ratio; coverage >= 1/2 is a hole pixel),
+  placed with its top-left corner at (``x``, ``y``) (``"left"``, ``"right"``, ``"top"``,
+  ``"bottom"`` align it with that image border, for objects cut by the frame of their own
+  photo) and
+  dilated by a rim of ``rim`` px (every pixel within that Euclidean distance), as a user's
+  brush would overlap the object's edge.  Not perturbed, no random numbers.
 
-Afterwards holes inside the mask are filled and specks under 40 px are dropped, and any
-known pixel near the hole that no fully known 9x9 window covers (a sliver between two
-parts of the hole or between the hole and the border) is added to the hole, so every
-known pixel next to the hole belongs to a complete 9x9 source patch.  The checks in
-``check_mask`` then bound the hole fraction and the sides it touches.
+Afterwards holes inside the mask are filled (for ``object`` cases only holes of at most
+``build_object_cases.MAX_HOLE`` px: the ground between a tripod's legs stays known) and
+specks under 40 px are dropped, and any known pixel near the hole that no fully known 9x9
+window covers (a sliver between two parts of the hole or between the hole and the border)
+is added to the hole, so every known pixel next to the hole belongs to a complete 9x9
+source patch.  The checks in ``check_mask`` then bound the hole fraction and the sides it
+touches (an ``object`` case touches exactly the sides listed in its ``touches``).
 
-The held-out split is drawn after all cases are built, with ``HOLDOUT_SEED``: one case
-per category at random, then random cases until a quarter (at least 6) are held out.
+The held-out split is drawn after all cases are built, with ``HOLDOUT_SEED`` over the
+first five categories (the 31 cases of the first release): one case per category at
+random, then random cases until a quarter (at least 6) are held out.  The ``object``
+cases were added later and drawn separately, so that the first split did not change:
+with ``OBJECT_HOLDOUT_SEED``, one case per ``content`` (what lies under the hole:
+texture, structure, smooth) at random, then random cases until a quarter (at least 3).
 """
 
 from __future__ import annotations
@@ -65,15 +88,23 @@ import argparse
 import hashlib
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
 from scipy import ndimage
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build_object_cases as objects  # noqa: E402  (the object outlines, same folder)
+
 SS = 4  #: supersampling factor for rasterising shapes
 HOLDOUT_SEED = 20250611
 CATEGORIES = ("thin", "texture", "structure", "smooth", "border")
+#: added later, with their own holdout draw (the first five keep theirs)
+OBJECT_CATEGORY = "object"
+OBJECT_HOLDOUT_SEED = 20250723
+CONTENTS = ("texture", "structure", "smooth")  #: what lies under an object case's hole
 
 # --------------------------------------------------------------------------------------
 # inputs: file name -> provenance (authors and licences verbatim from the packages'
@@ -133,6 +164,10 @@ INPUTS: dict[str, dict] = {
         pkg=L20, sha256="6572410c09f4492c74ccadde133565a14c0161617d5917d4c820c66d65a44ba7",
         author="2021, Lukas Baubkus", licence="CC-BY-SA-3.0",
         what="a nuthatch on a tree trunk, blurred street behind"),
+    "sunset_by_Aitzol_Berasategi.jpg": dict(
+        pkg=L16, sha256="474dab6a4b9f94dc76c29dfe30e9f5db4af0fd2e33fe5d695f8152b371efca18",
+        author="Aitzol Berasategi, 2018", licence="CC-BY-4.0",
+        what="a hilltop with an orientation table at sunset, mountain ranges behind"),
     "chelsea.png": dict(
         pkg=SKI, sha256="596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb",
         author="Stefan van der Walt (photographer)", licence="CC0-1.0",
@@ -157,6 +192,19 @@ INPUTS: dict[str, dict] = {
         pkg=SKI, sha256="b6b6022426b38936c43a4ac09635cd78af074e90f42ffa8227ac8b7452d39f89",
         author='DeviantArt user "linolafett" (Grass-01)', licence="CC0-1.0",
         what="grass, grey (skimage.data.grass)"),
+    # used only for object silhouettes (the hole's shape), not as truth
+    "camera.png": dict(
+        pkg=SKI, sha256="b0793d2adda0fa6ae899c03989482bff9a42d3d5690fc7e3648f2795d730c23a",
+        author="Lav Varshney (photographer)", licence="CC0-1.0",
+        what="a cameraman with a tripod on a lawn (skimage.data.camera)"),
+    "astronaut.png": dict(
+        pkg=SKI, sha256="88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5",
+        author="NASA (portrait of Eileen Collins)", licence="public domain",
+        what="astronaut Eileen Collins (skimage.data.astronaut)"),
+    "horse.png": dict(
+        pkg=SKI, sha256="c7fb60789fe394c485f842291ea3b21e50d140f39d6dcb5fb9917cc178225455",
+        author='Andreas Preuss ("marauder"), openclipart', licence="CC0-1.0",
+        what="black silhouette of a standing horse (skimage.data.horse)"),
 }
 
 
@@ -183,6 +231,12 @@ def stroke(points, width, amp=2.5, sigma=10.0):
 
 def wire(p0, p1, width, sag=0.0):
     return dict(kind="wire", p0=p0, p1=p1, width=width, sag=sag)
+
+
+def silhouette(obj, h, x, y, flip=False, rim=2):
+    """``obj``: a name of ``build_object_cases.OBJECTS`` or a tuple of names (one photo)."""
+    names = (obj,) if isinstance(obj, str) else tuple(obj)
+    return dict(kind="silhouette", objects=names, h=h, x=x, y=y, flip=flip, rim=rim)
 
 
 CASES = [
@@ -315,6 +369,77 @@ CASES = [
          crop=(16, 16, 496, 400), long=480, seed=506,
          shapes=[blob(-5, 200, 140, 150, k=4, amp=6, sigma=12)],
          under="grass (grey), touching the left edge"),
+    # ---------------------------------------------------------------- object
+    # the silhouette of a real object (build_object_cases.OBJECTS) over a region whose
+    # truth is known; ``content`` says what lies under it, ``touches`` which borders
+    dict(name="horse_meadow", category="object", content="texture",
+         input="aitzgorri_by_Aitzol_Berasategi.jpg",
+         crop=(1500, 1300, 2900, 2056), long=520, seed=601,
+         shapes=[silhouette("horse", 120, 200, 130)],
+         under="a horse standing in meadow grass with fallen leaves"),
+    dict(name="cameraman_beach", category="object", content="structure",
+         input="Bridge_by_Sander_Klootwijk.jpg",
+         crop=(0, 1450, 880, 2448), long=520, seed=602, touches=("left", "bottom"),
+         shapes=[silhouette(("cameraman", "tripod"), 200, "left", "bottom")],
+         under="a man filming with a tripod, cut by the left and bottom edges: sand flats, "
+               "the horizon line with a distant shore, white clouds and blue sky"),
+    dict(name="person_hill", category="object", content="texture",
+         input="sunset_by_Aitzol_Berasategi.jpg",
+         crop=(300, 1500, 2100, 2848), long=520, seed=603, touches=("bottom",),
+         shapes=[silhouette("astronaut", 190, 300, "bottom")],
+         under="a person's head and torso, cut by the bottom edge: a grassy hilltop in "
+               "low sun with snow patches and stones"),
+    dict(name="bird_wall", category="object", content="smooth",
+         input="free_by_Peter_Nerlich.jpg",
+         crop=(0, 1000, 1200, 2160), long=520, seed=604,
+         shapes=[silhouette("woodbird", 140, 40, 300, flip=True)],
+         under="a wooden bird with spread wings in front of a plain grey wall (soft "
+               "light gradient)"),
+    dict(name="dragonfly_cloud", category="object", content="smooth",
+         input="picosdeeuropa_by_Aitzol_Berasategi.jpg",
+         crop=(250, 0, 1400, 780), long=520, seed=605,
+         shapes=[silhouette("dragonfly", 80, 150, 175)],
+         under="a dragonfly with spread wings against blue sky and the soft edge of a "
+               "white cumulus cloud"),
+    dict(name="nuthatch_leaves", category="object", content="texture",
+         input="Dragonfly_by_Bolly.jpg",
+         crop=(2700, 0, 4224, 1000), long=520, seed=606,
+         shapes=[silhouette("nuthatch", 170, 200, 80, flip=True)],
+         under="a small bird in front of out-of-focus hazel leaves with blue sky gaps"),
+    dict(name="bottle_cork", category="object", content="texture",
+         input="Wine_by_Jakkub_Mede.jpg",
+         crop=(1650, 2300, 2560, 3750), long=560, seed=607,
+         shapes=[silhouette("bottle", 230, 200, 280)],
+         under="a wine bottle standing on a cork floor in warm light"),
+    dict(name="dog_planks", category="object", content="structure",
+         input="friends_by_Aitzol_Berasategi.jpg",
+         crop=(1300, 2050, 2056, 2950), long=560, seed=608,
+         shapes=[silhouette("dog", 200, 40, 150)],
+         under="a dog's head and leg over horizontal weatherboard planks with dark gaps "
+               "and wood grain"),
+    dict(name="tripod_stream", category="object", content="texture",
+         input="life_by_Aitzol_Berasategi.jpg",
+         crop=(800, 1150, 1800, 2056), long=520, seed=609,
+         shapes=[silhouette("tripod", 300, 170, 120)],
+         under="a tripod standing in a forest stream: small cascades, rippled water, "
+               "wet limestone rocks (the ground between its legs stays known)"),
+    dict(name="tower_ridges", category="object", content="structure",
+         input="sunset_by_Aitzol_Berasategi.jpg",
+         crop=(2600, 950, 4272, 1800), long=520, seed=610, touches=("bottom",),
+         shapes=[silhouette("tower", 230, 330, "bottom")],
+         under="a lattice mast cut by the bottom edge, crossing an evening sky, layered "
+               "mountain ridges and a dark hillside"),
+    dict(name="fig_bowlrim", category="object", content="structure",
+         input="Picture_0B_by_freespace.jpg",
+         crop=(850, 1050, 1950, 1740), long=480, seed=611,
+         shapes=[silhouette("fig", 105, 50, 150, flip=True)],
+         under="half a fig lying across the curved rim of a red bowl on grey concrete"),
+    dict(name="nuthatch_trunk", category="object", content="structure",
+         input="Kleiber_by_Lukas_Baubkus.jpg",
+         crop=(1400, 0, 3000, 1100), long=520, seed=612,
+         shapes=[silhouette("nuthatch", 150, 290, 100)],
+         under="a nuthatch on the edge of a tree trunk: furrowed bark, the trunk's "
+               "outline against a blurred blue and pale background"),
 ]
 
 # --------------------------------------------------------------------------------------
@@ -395,9 +520,51 @@ def perturb(mask: np.ndarray, amp: float, sigma: float, rng) -> np.ndarray:
     return (sd + amp * noise) > 0
 
 
+#: silhouettes at their photo's resolution, cropped to their bounding box, keyed by the
+#: tuple of object names (filled by ``load_silhouettes``)
+SILHOUETTES: dict[tuple[str, ...], np.ndarray] = {}
+
+
+def load_silhouettes(cases, roots) -> None:
+    for case in cases:
+        for shape in case["shapes"]:
+            if shape["kind"] != "silhouette" or shape["objects"] in SILHOUETTES:
+                continue
+            srcs = {objects.OBJECTS[n]["input"] for n in shape["objects"]}
+            if len(srcs) != 1:
+                raise SystemExit(f"{case['name']}: silhouette objects from several photos")
+            src = srcs.pop()
+            if "_path" not in INPUTS[src]:
+                INPUTS[src]["_path"] = find_input(src, roots)
+            m = None
+            for n in shape["objects"]:
+                om = objects.object_mask(n, INPUTS[src]["_path"])
+                m = om if m is None else (m | om)
+            ys, xs = np.nonzero(m)
+            SILHOUETTES[shape["objects"]] = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def place_silhouette(shape, w, h) -> np.ndarray:
+    src = SILHOUETTES[shape["objects"]]
+    if shape["flip"]:
+        src = src[:, ::-1]
+    sh = int(shape["h"])
+    sw = max(1, int(round(sh * src.shape[1] / src.shape[0])))
+    img = Image.fromarray(np.where(src, 255, 0).astype(np.uint8), mode="L")
+    small = np.asarray(img.resize((sw, sh), Image.Resampling.BOX)) >= 128
+    x = {"left": 0, "right": w - sw}.get(shape["x"], shape["x"])
+    y = {"top": 0, "bottom": h - sh}.get(shape["y"], shape["y"])
+    m = np.zeros((h, w), dtype=bool)
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + sw, w), min(y + sh, h)
+    m[y0:y1, x0:x1] = small[y0 - y:y1 - y, x0 - x:x1 - x]
+    return objects.dilate_disc(m, shape["rim"])
+
+
 def shape_mask(shape, w, h, rng) -> np.ndarray:
     kind = shape["kind"]
     S = SS
+    if kind == "silhouette":
+        return place_silhouette(shape, w, h)
     if kind == "blob":
         cx, cy = shape["c"]
         rx, ry = shape["r"]
@@ -452,7 +619,10 @@ def make_mask(case, w, h) -> tuple[np.ndarray, int]:
     m = np.zeros((h, w), dtype=bool)
     for shape in case["shapes"]:
         m |= shape_mask(shape, w, h, rng)
-    m = ndimage.binary_fill_holes(m)
+    if case["category"] == OBJECT_CATEGORY:
+        m = objects.fill_small_holes(m)
+    else:
+        m = ndimage.binary_fill_holes(m)
     lab, n = ndimage.label(m)
     if n:
         sizes = ndimage.sum(m, lab, index=np.arange(1, n + 1))
@@ -489,17 +659,21 @@ def check_mask(case, m: np.ndarray, sliver: int) -> None:
     frac = m.mean()
     sides = sides_touched(m)
     problems = []
-    lo, hi = (0.10, 0.25) if cat == "border" else (0.012, 0.12)
+    lo, hi = {"border": (0.10, 0.25), OBJECT_CATEGORY: (0.03, 0.12)}.get(cat, (0.012, 0.12))
     if not lo <= frac <= hi:
         problems.append(f"hole fraction {frac:.4f} outside [{lo}, {hi}]")
     if len(sides) == 4:
         problems.append("mask touches all four sides")
+    if cat == OBJECT_CATEGORY and sorted(sides) != sorted(case.get("touches", ())):
+        problems.append(f"touches {sides}, expected {list(case.get('touches', ()))}")
     if cat == "border" and not sides:
         problems.append("border case touches no side")
     if cat in ("texture", "structure", "smooth") and sides:
         problems.append(f"touches {sides}")
-    if sliver > 0.02 * m.sum():
-        problems.append(f"{sliver} sliver pixels added (> 2 % of the hole)")
+    # object silhouettes have narrow gaps (between a tripod's legs near its head)
+    sliver_max = 0.05 if cat == OBJECT_CATEGORY else 0.02
+    if sliver > sliver_max * m.sum():
+        problems.append(f"{sliver} sliver pixels added (> {sliver_max:.0%} of the hole)")
     known = ~m
     centres = ndimage.binary_erosion(known, structure=np.ones((9, 9), bool), border_value=0)
     if centres.sum() < 0.5 * w * h:
@@ -527,16 +701,24 @@ def shape_text(s) -> str:
         p = s["points"]
         return (f"brush stroke {s['width']} px wide through {len(p)} points from "
                 f"({p[0][0]}, {p[0][1]}) to ({p[-1][0]}, {p[-1][1]})")
+    if s["kind"] == "silhouette":
+        what = " + ".join(objects.OBJECTS[n]["what"] for n in s["objects"])
+        src = objects.OBJECTS[s["objects"][0]]["input"]
+        return (f"silhouette of {what} (outlined in `{src}`), {s['h']} px high"
+                f"{', mirrored' if s['flip'] else ''}, top-left at ({s['x']}, {s['y']}), "
+                f"rim {s['rim']} px")
     return (f"wire {s['width']} px wide from ({s['p0'][0]}, {s['p0'][1]}) to "
             f"({s['p1'][0]}, {s['p1'][1]}), sag {s['sag']:g} px")
 
 
-def choose_holdout(cases) -> set[str]:
-    rng = np.random.default_rng(HOLDOUT_SEED)
-    n_total = max(6, int(round(len(cases) / 4)))
+def _draw_holdout(cases, key, groups, seed, minimum) -> set[str]:
+    """One case per group at random, then random cases until a quarter (at least
+    ``minimum``) are chosen."""
+    rng = np.random.default_rng(seed)
+    n_total = max(minimum, int(round(len(cases) / 4)))
     chosen: list[str] = []
-    for cat in CATEGORIES:
-        names = [c["name"] for c in cases if c["category"] == cat]
+    for g in groups:
+        names = [c["name"] for c in cases if c[key] == g]
         chosen.append(names[int(rng.integers(len(names)))])
     rest = [c["name"] for c in cases if c["name"] not in chosen]
     extra = rng.permutation(len(rest))[: max(0, n_total - len(chosen))]
@@ -544,14 +726,43 @@ def choose_holdout(cases) -> set[str]:
     return set(chosen)
 
 
+def silhouette_records(case) -> dict:
+    """For ``object`` cases: where each silhouette was outlined (nothing for the others,
+    whose manifests keep their first form)."""
+    sils = []
+    for sh in case["shapes"]:
+        if sh["kind"] != "silhouette":
+            continue
+        src = objects.OBJECTS[sh["objects"][0]]["input"]
+        meta = INPUTS[src]
+        sils.append(dict(objects=list(sh["objects"]), file=src, package=meta["pkg"][0],
+                         version=meta["pkg"][1], path=input_path_in_package(src),
+                         sha256=meta["sha256"], author=meta["author"],
+                         licence=meta["licence"]))
+    return dict(silhouettes=sils) if sils else {}
+
+
+def choose_holdout(cases) -> set[str]:
+    """The first release's draw over its five categories (unchanged), and a separate one
+    over the ``object`` cases, per content."""
+    first = [c for c in cases if c["category"] in CATEGORIES]
+    later = [c for c in cases if c["category"] == OBJECT_CATEGORY]
+    assert len(first) + len(later) == len(cases)
+    hold = _draw_holdout(first, "category", CATEGORIES, HOLDOUT_SEED, 6)
+    if later:
+        hold |= _draw_holdout(later, "content", CONTENTS, OBJECT_HOLDOUT_SEED, 3)
+    return hold
+
+
 # --------------------------------------------------------------------------------------
 # SOURCES.md
 # --------------------------------------------------------------------------------------
 
 
-def sources_md(records, used_inputs) -> str:
+def sources_md(records, used_inputs, silhouette_inputs) -> str:
     L = []
     L.append("# Sources of the fill-quality truth set\n")
+    n_obj = sum(r["category"] == OBJECT_CATEGORY for r in records)
     L.append(
         f"{len(records)} inpainting cases with known ground truth. Each is a crop of a "
         "free-licensed photograph (`truth.png`, RGB) and a hole mask (`mask.png`, 8-bit, "
@@ -562,18 +773,29 @@ def sources_md(records, used_inputs) -> str:
         "(run it to rebuild byte-identical files from the inputs below; the inputs "
         "themselves are not committed).\n")
     L.append(
-        "Categories, by what lies under the hole: `thin` (wires and strips, 2-8 px wide), "
-        "`texture` (grass, gravel, rock, bark, bristles, fur, concrete), `structure` "
-        "(edges and lines passing through the hole), `smooth` (sky, walls, blur) and "
-        "`border` (big holes touching one or two image borders). `split` is `holdout` for "
-        "about a quarter of the cases (at least one per category), drawn at random with a "
-        "fixed seed after the cases were built; the others are `tune`. Holdout cases are "
-        "meant only for final scoring, not for tuning.\n")
+        "Categories: `thin` (wires and strips, 2-8 px wide), `texture` (grass, gravel, "
+        "rock, bark, bristles, fur, concrete under the hole), `structure` (edges and lines "
+        "passing through the hole), `smooth` (sky, walls, blur) and `border` (big holes "
+        "touching one or two image borders) have synthetic holes (blobs, brush strokes, "
+        f"wires); `object` ({n_obj} cases, added later) has holes shaped like real "
+        "objects: the silhouette of a horse, a person, a bird, a dragonfly, a bottle, a "
+        "dog, a tripod, a mast or a fig, outlined in another photo (or another part of "
+        "the same photo) and placed where such an object could stand, with a rim of "
+        "2 px as a user's brush would leave. Their `content` (in `manifest.json` and "
+        "below) says what lies under the hole: `texture`, `structure` or `smooth`; three "
+        "of them are cut by the frame like a person standing at the edge of a photo. "
+        "`split` is `holdout` for about a quarter of the cases, drawn at random with a "
+        "fixed seed after the cases were built: for the first five categories one per "
+        "category and more up to a quarter (6 of 31), for `object` separately with its "
+        "own seed, one per content (3 of 12), so that the first draw did not change; "
+        "the others are `tune`. Holdout cases are meant only for final scoring, not for "
+        "tuning.\n")
     L.append("## Inputs\n")
-    L.append("| input | where it comes from | author (copyright line) | licence |")
-    L.append("|---|---|---|---|")
+    L.append("| input | where it comes from | author (copyright line) | licence | sha256 |")
+    L.append("|---|---|---|---|---|")
     order = {L16[0]: 0, L20[0]: 1, SKI[0]: 2}
-    for name in sorted(used_inputs, key=lambda n: (order[INPUTS[n]["pkg"][0]], n.lower())):
+    names = list(dict.fromkeys(list(used_inputs) + list(silhouette_inputs)))
+    for name in sorted(names, key=lambda n: (order[INPUTS[n]["pkg"][0]], n.lower())):
         meta = INPUTS[name]
         pkg, ver = meta["pkg"]
         with Image.open(meta["_path"]) as im:
@@ -582,30 +804,42 @@ def sources_md(records, used_inputs) -> str:
             where = f"scikit-image {ver} (PyPI wheel), `{input_path_in_package(name)}`"
         else:
             where = f"Debian package `{pkg}` {ver}, `{input_path_in_package(name)}`"
-        L.append(f"| `{name}` ({wh}): {meta['what']} | {where} | {meta['author']} | "
-                 f"{meta['licence']} |")
+        use = ""
+        if name not in used_inputs:
+            use = " (object silhouettes only)"
+        elif name in silhouette_inputs:
+            use = " (also object silhouettes)"
+        L.append(f"| `{name}` ({wh}): {meta['what']}{use} | {where} | {meta['author']} | "
+                 f"{meta['licence']} | `{meta['sha256']}` |")
     L.append("")
     L.append(
         "Authors and licences of the wallpapers are those of the packages' "
         "`/usr/share/doc/<package>/copyright` (Debian machine-readable format; upstream "
         "https://gitlab.com/ubports/development/core/lomiri-wallpapers); those of the "
         "scikit-image images are from the data docstrings in `skimage/data/_fetchers.py` "
-        "(`chelsea`, `coffee`: \"No copyright restrictions. CC0 by the photographer\"; "
-        "`brick`, `gravel`: from CC0Textures, CC0; `grass`: from DeviantArt, CC0; "
-        "`rocket`: captured by SpaceX and \"released in the public domain\"). The "
-        "scikit-image textures are greyscale; their cases are stored as RGB with three "
-        "equal channels.\n")
+        "(`chelsea`, `coffee`, `camera`: \"No copyright restrictions. CC0 by the "
+        "photographer\"; `brick`, `gravel`: from CC0Textures, CC0; `grass`: from "
+        "DeviantArt, CC0; `rocket`: captured by SpaceX and \"released in the public "
+        "domain\"; `astronaut`: from the NASA Great Images database, \"No known copyright "
+        "restrictions, released into the public domain\"; `horse`: from openclipart, "
+        "\"No copyright restrictions. CC0 given by owner\"). The scikit-image textures "
+        "are greyscale; their cases are stored as RGB with three equal channels.\n")
     L.append(
         "Not used: `lomiri-wallpapers` (base), `ukui-wallpapers`, `desktop-base` and "
         "`gnome-backgrounds` hold renders, vector art and gradients, not photographs (and "
         "the files of `gnome-backgrounds` 43.1 are not listed in its copyright file); in "
         "`lomiri-wallpapers-20.04`, Fossa and Painting-Colors are renders and Infinite-Sea "
         "a composite with a graphic overlay; in `lomiri-wallpapers-16.04`, umang is a "
-        "render, analogpattern and greentock are abstract images that may not be plain "
-        "photographs, and sunset is shown almost whole by `../hill`. Photos already used "
-        "by the cases in `../` (Picos de Europa, life, Dragonfly, Bridge, Kleiber) are "
-        "reused here for other regions (Picos de Europa: `../walkingman` shows the whole "
-        "frame, reduced); at most two cases come from one photo.\n")
+        "render, and analogpattern and greentock are abstract images that may not be "
+        "plain photographs. Photos already used by the cases in `../` (Picos de Europa, "
+        "life, sunset, Dragonfly, Bridge, Kleiber) are reused here for other regions "
+        "(`../walkingman` and `../hill` show the whole Picos de Europa and sunset frames, "
+        "reduced; `tripod_stream` shows part of the stream that `../river` shows, "
+        "without its pasted bird); at most three cases come from one photo. The crops of "
+        "the `object` cases overlap those of the first 31 cases only in known pixels, "
+        "never over another case's hole: `cameraman_beach` shares sky with `sky_blob` "
+        "(18 % of its area), `bottle_cork` cork floor with `beanbag_blob` (22 %) and "
+        "`fig_bowlrim` concrete with `concrete_stroke` (5 %).\n")
     L.append("## Cases\n")
     L.append("| case | category | split | made from | what was done | hole |")
     L.append("|---|---|---|---|---|---|")
@@ -613,16 +847,45 @@ def sources_md(records, used_inputs) -> str:
         c = r["source"]["crop_box"]
         w, h = r["size"]
         shapes = "; ".join(r["mask_shapes"])
+        cat = r["category"]
+        if cat == OBJECT_CATEGORY:
+            cat = f"{cat} ({r['content']})"
         L.append(
-            f"| `{r['name']}` | {r['category']} | {r['split']} | `{r['source']['file']}` | "
+            f"| `{r['name']}` | {cat} | {r['split']} | `{r['source']['file']}` | "
             f"crop ({c[0]}, {c[1]})–({c[2]}, {c[3]}), Lanczos to {w}×{h}; mask: {shapes} | "
             f"{r['hole_fraction'] * 100:.1f} %: {r['description']} |")
     L.append("")
     L.append(
         "`*/manifest.json` hold the size, the hole's pixel count, fraction and bounding box "
         "(half-open `[x0, y0, x1, y1]`), the source, crop box, author and licence, and the "
-        "sha256 of each PNG; `index.json` lists the cases in order with their category and "
-        "split.\n")
+        "sha256 of each PNG (for `object` cases also `content`, the borders the hole "
+        "`touches` and the `silhouettes`' photo, author and licence); `index.json` lists "
+        "the cases in order with their category and split.\n")
+    L.append("## Object silhouettes\n")
+    L.append(
+        "Outlined at the source photo's resolution by "
+        "[`tools/build_object_cases.py`](../../tools/build_object_cases.py) (`OBJECTS`), "
+        "which also uses most of them for the real removals of [`../objects`](../objects); "
+        "each was checked by eye as an overlay on its photo.\n")
+    L.append("| outline | traced in | how | used by |")
+    L.append("|---|---|---|---|")
+    used_by: dict[str, list[str]] = {}
+    for r in records:
+        for sil in r.get("silhouettes", []):
+            for n in sil["objects"]:
+                used_by.setdefault(n, []).append(f"`{r['name']}`")
+    for n, cases_ in used_by.items():
+        spec = objects.OBJECTS[n]
+        if "matte" in spec:
+            how = ("difference matte against a cubic fit of the plain wall around it (plus "
+                   "a hand-placed polygon for the tail's underside)")
+        elif "polygons" in spec:
+            k = len(spec["polygons"])
+            how = f"{k} hand-placed polygons" if k > 1 else "a hand-placed polygon"
+        else:
+            how = f"red channel below {spec['dark']} (`~skimage.data.horse()`)"
+        L.append(f"| {n}: {spec['what']} | `{spec['input']}` | {how} | {', '.join(cases_)} |")
+    L.append("")
     L.append("## Licence of this folder\n")
     by_lic: dict[str, list[str]] = {}
     for r in records:
@@ -634,9 +897,16 @@ def sources_md(records, used_inputs) -> str:
     for lic in sorted(by_lic):
         L.append(f"- {lic}: {', '.join(by_lic[lic])}")
     L.append("")
+    sil_lic = sorted({(r["name"], s["file"], s["licence"]) for r in records
+                      for s in r.get("silhouettes", [])})
     L.append(
-        "The masks are plain shapes drawn by the build script. Credit the authors listed "
-        "above when redistributing. Adapted by the `inpaint` project (crop, resize, mask).")
+        "The masks of the first 31 cases are plain shapes drawn by the build script. The "
+        "masks of the `object` cases are outlines traced from the photos named in the "
+        "table above; credit those authors too, and treat a mask traced from a CC-BY-SA "
+        "photo as CC-BY-SA (" + ", ".join(
+            f"`{n}`: {f} ({lic})" for n, f, lic in sil_lic if "SA" in lic) + "). "
+        "Credit the authors listed above when redistributing. Adapted by the `inpaint` "
+        "project (crop, resize, mask).")
     return "\n".join(L) + "\n"
 
 
@@ -672,11 +942,15 @@ def main() -> None:
     per_src: dict[str, int] = {}
     for c in CASES:
         per_src[c["input"]] = per_src.get(c["input"], 0) + 1
-    assert max(per_src.values()) <= 2, per_src
+    assert max(per_src.values()) <= 3, per_src
+    for n, meta in INPUTS.items():
+        if n in objects.INPUTS:
+            assert objects.INPUTS[n]["sha256"] == meta["sha256"], n
 
     used_inputs = list(dict.fromkeys(c["input"] for c in CASES))
     for n in used_inputs:
         INPUTS[n]["_path"] = find_input(n, roots)
+    load_silhouettes(CASES, roots)
 
     a.out.mkdir(parents=True, exist_ok=True)
     records = []
@@ -694,8 +968,12 @@ def main() -> None:
             continue
         ys, xs = np.nonzero(m)
         pkg, ver = meta["pkg"]
+        extra = {}
+        if case["category"] == OBJECT_CATEGORY:
+            assert case["content"] in CONTENTS, case["name"]
+            extra = dict(content=case["content"], touches=sides_touched(m))
         records.append(dict(
-            name=case["name"], category=case["category"], split=None,
+            name=case["name"], category=case["category"], **extra, split=None,
             size=[w, h], hole_pixels=int(m.sum()),
             hole_fraction=round(float(m.mean()), 5),
             hole_bbox=[int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1],
@@ -705,6 +983,7 @@ def main() -> None:
                         crop_box=list(case["crop"]), sha256=meta["sha256"]),
             author=meta["author"], licence=meta["licence"],
             seed=case["seed"], mask_shapes=[shape_text(s) for s in case["shapes"]],
+            **silhouette_records(case),
             _truth=truth, _mask=m,
         ))
 
@@ -731,7 +1010,10 @@ def main() -> None:
     index = {"cases": [dict(name=r["name"], category=r["category"], split=r["split"])
                        for r in records]}
     (a.out / "index.json").write_text(json.dumps(index, indent=2) + "\n")
-    (a.out / "SOURCES.md").write_text(sources_md(records, used_inputs))
+    silhouette_inputs = list(dict.fromkeys(
+        objects.OBJECTS[n]["input"] for c in CASES for sh in c["shapes"]
+        if sh["kind"] == "silhouette" for n in sh["objects"]))
+    (a.out / "SOURCES.md").write_text(sources_md(records, used_inputs, silhouette_inputs))
 
 
 if __name__ == "__main__":

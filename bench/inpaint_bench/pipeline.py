@@ -981,7 +981,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "description}, DIR/NAME/ holds image.png and mask.png) and write one contact sheet per "
                         "case and index.md into --sheets; only times, no metrics")
     q.add_argument("--cases", default="all",
-                   help="cases: all, tune, holdout, a category (paper, thin, texture, structure, smooth, border) "
+                   help="cases: all, tune, holdout, a category (paper, thin, texture, structure, smooth, border, object) "
                         "or names, comma-separated (default all); with --objects: all or names")
     q.add_argument("--configs", help="our configurations from quality_configs.toml, comma-separated (default all)")
     q.add_argument("--peers", default="all",
