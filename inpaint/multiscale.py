@@ -47,15 +47,20 @@ MAX_CANDIDATES = 8
 #: Vote softness per compared value (squared grey levels): candidates whose SSD exceeds the
 #: best one's by about this much per pixel and channel get half the weight.
 SOFTNESS = 340
+#: The final vote's sharpness: a covering patch whose SSD exceeds the best one's by this much per
+#: compared value (squared grey levels) weighs exp(-1) of it.
+SHARPNESS = 32
+#: Random source candidates each pixel of the first fill (the onion peel) starts from.
+ONION_CANDIDATES = 64
 #: Rounds (PatchMatch + vote + correction) at the coarsest level and at every other level.
-ROUNDS_COARSEST, ROUNDS = 3, 2
+ROUNDS_COARSEST, ROUNDS = 5, 3
 #: PatchMatch iterations per round (twice as many in the very first round).
 PM_ITERATIONS = 3
-#: Gauss-Seidel sweeps per round, for the first correction at the coarsest level (which starts
-#: from zero), and for the smooth first fill of the coarsest hole.
-SWEEPS, SWEEPS_FIRST, SWEEPS_INIT = 30, 200, 200
+#: Gauss-Seidel sweeps per round, and for the first correction at the coarsest level (which
+#: starts from zero).
+SWEEPS, SWEEPS_FIRST = 30, 200
 
-STEPS = ("patchmatch", "vote", "poisson", "levels")
+STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 
 
 def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
@@ -232,11 +237,17 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
 
 def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> np.ndarray:
     """A source centre for each target (or for the targets ``which`` indexes): the k-th valid
-    centre in row-major order, k a hash of the target's index (found through per-row counts,
-    without listing every valid centre)."""
+    centre in row-major order, k a hash of the target's index (see :func:`random_valid`)."""
+    idx = np.arange(len(level.targets), dtype=np.uint32) if which is None else which.astype(np.uint32)
+    return random_valid(level, idx, key)
+
+
+def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
+    """For each index of ``idx`` (uint32), the k-th valid source centre in row-major order, k a
+    hash of the index and ``key``: (len(idx), 2) int32 (found through per-row counts, without
+    listing every valid centre)."""
     counts = level.valid.sum(axis=1, dtype=np.int64)
     ends = np.cumsum(counts)
-    idx = np.arange(len(level.targets), dtype=np.uint32) if which is None else which.astype(np.uint32)
     k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(ends[-1])).astype(np.int64)
     rows = np.searchsorted(ends, k, side="right")
     rank = k - (ends[rows] - counts[rows])
@@ -274,6 +285,24 @@ def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tupl
     return out
 
 
+def onion_layers(level: Level) -> list[np.ndarray]:
+    """The hole's pixels peeled from its edge inwards: layer i holds, row-major, the hole pixels at
+    Chebyshev distance i + 1 from the nearest known pixel (pixels outside the image are not known)."""
+    x0, y0 = level.work[:2]
+    left = level.hole_map != 0
+    reached = ~left  # the work area holds every 8-neighbour of a hole pixel that lies in the image
+    layers = []
+    while left.any():
+        grown = dilate(reached, 1)
+        ring = left & grown
+        if not ring.any():  # cannot happen: the mask never covers the whole image
+            ring = left
+        layers.append((np.argwhere(ring) + (y0, x0)).astype(np.int32))
+        left &= ~ring
+        reached |= ring
+    return layers
+
+
 class _HostLevel:
     """One level's state in numpy (the reference backend).
 
@@ -291,6 +320,7 @@ class _HostLevel:
         self.nnf = np.full((n, k, 2), -1, np.int32)
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
         self.best = np.zeros((n, 2), np.int32)
+        self.src = np.full((len(level.hole), 2), -1, np.int32)
 
     def _timed(self, step: str, fn: Callable, *args: Any) -> None:
         t = time.perf_counter()
@@ -302,21 +332,12 @@ class _HostLevel:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
-    def set_hole_x(self, values: np.ndarray) -> None:
-        """The correction: ``values`` on the hole pixels, zero elsewhere."""
-        self.x[...] = 0
-        hole, (oy, ox) = self.lev.hole, self.lev.origin
-        self.x[hole[:, 0] - oy, hole[:, 1] - ox, :3] = values
-
     def lift(self, coarse: "_HostLevel") -> None:
-        """Start from the coarser level's result: every hole pixel takes the coarse estimate
-        and correction at half its coordinates (``lift`` in ``kernels/pyramid.cl``)."""
+        """Every hole pixel takes the coarser level's estimate at half its coordinates (``lift``
+        in ``kernels/pyramid.cl``)."""
         t = time.perf_counter()
-        hole = self.lev.hole
-        hy, hx = hole[:, 0], hole[:, 1]
-        cy, cx = coarse.lev.origin
+        hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx, :3] = coarse.est[hy >> 1, hx >> 1, :3]
-        self.set_hole_x(coarse.x[(hy >> 1) - cy, (hx >> 1) - cx, :3])
         self.seconds["levels"] += time.perf_counter() - t
 
     def patchmatch(self, key: int) -> None:
@@ -326,6 +347,26 @@ class _HostLevel:
     def rescore(self) -> None:
         self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
         self.best[:] = self.nnf[:, 0]
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        """The first fill, layer by layer (see :func:`inpaint.multiscale_ref.onion_search`)."""
+        t = time.perf_counter()
+        lev = self.lev
+        filled = (lev.hole_map == 0).astype(np.uint8)
+        osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
+        for i, (pix, cand) in enumerate(zip(layers, cands)):
+            found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
+                                     lev.radius, (key + i) & 0xFFFFFFFF)
+            ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
+        self.seconds["onion"] += time.perf_counter() - t
+
+    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        self._timed("vote", ref.vote_sharp, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin, self.nnf,
+                    self.cost, self.half, k_use, unit, lut, self.v, self.src)
+
+    def sources(self) -> np.ndarray:
+        """The sharp vote's source of every hole pixel, (M, 2) int32."""
+        return self.src.copy()
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
@@ -389,6 +430,7 @@ class _DeviceLevel:
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
+        self.src = None  # the sharp vote's sources, made when it first runs
         self.seconds["transfers"] += time.perf_counter() - t
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
@@ -405,19 +447,10 @@ class _DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
-    def set_hole_x(self, values: np.ndarray) -> None:
-        x = np.zeros(self.lev.tidx.shape + (4,), np.int32)
-        hole, (oy, ox) = self.lev.hole, self.lev.origin
-        x[hole[:, 0] - oy, hole[:, 1] - ox, :3] = values
-        t = time.perf_counter()
-        self.cl.enqueue_copy(self.rt.queue, self.b["x"], x, is_blocking=True)
-        self.seconds["transfers"] += time.perf_counter() - t
-
     def lift(self, coarse: "_DeviceLevel") -> None:
         lev = self.lev
-        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], lev.work_args,
-                                                               coarse.b, coarse.lev.shape[1],
-                                                               coarse.lev.work_args)))
+        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
+                                                               coarse.lev.shape[1])))
 
     def patchmatch(self, key: int) -> None:
         lev = self.lev
@@ -431,6 +464,43 @@ class _DeviceLevel:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0])))
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        cl, lev = self.cl, self.lev
+        ctx, mf = self.rt.context, cl.mem_flags
+        h, w = lev.shape
+        t = time.perf_counter()
+        self.b["filled"] = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                                     hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
+        self.b["osrc"] = cl.Buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
+        cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
+        bufs = [(cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
+                 cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
+                for pix, cand in zip(layers, cands)]
+        found = cl.Buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
+        self.seconds["transfers"] += time.perf_counter() - t
+        kn = self.kn["onion"]
+        for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
+            n = len(pix)
+            self.events.append(("onion", kn.search(self.b, bp, bc, found, n, cand.shape[1], w, h, lev.radius,
+                                                   (key + i) & 0xFFFFFFFF, lev.work_args)))
+            self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
+        del self.b["filled"], self.b["osrc"]
+
+    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        cl, lev = self.cl, self.lev
+        if self.src is None:
+            t = time.perf_counter()
+            mf = cl.mem_flags
+            self.src = cl.Buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.lut = cl.Buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
+            self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("vote", self.kn["vote"].sharp(self.b, self.b["pixels"], len(lev.pixels), self.src,
+                                                          len(lev.hole), self.lut, len(lut), lev.shape[1], k_use,
+                                                          unit, lev.work_args)))
+
+    def sources(self) -> np.ndarray:
+        return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
         lev = self.lev
@@ -564,6 +634,8 @@ class MultiscaleInpainter(StepwiseJob):
         self._pos = 0
         self._state: _HostLevel | None = None
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
+        self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
+        self._lut = ref.weight_lut()
         self._result_image: np.ndarray | None = None
         if not mask.any():
             self.stats.empty_mask = True
@@ -590,6 +662,7 @@ class MultiscaleInpainter(StepwiseJob):
 
             self._cl = cl
             self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
+                             "onion": mcl.Onion(self._rt, self.half, k),
                              "poisson": mcl.Poisson(self._rt, self.half, k),
                              "pyramid": mcl.Pyramid(self._rt, self.half, k)}
             self.stats.backend, self.stats.device = "opencl", self._rt.name
@@ -644,20 +717,23 @@ class MultiscaleInpainter(StepwiseJob):
         self._images[lv] = None  # the level's state holds its picture from here on
         key = self.seed * 1000 + lv
         if lv == len(self._masks) - 1:
+            # The first fill peels the hole from its edge inwards, each pixel copying its best
+            # match on what is known or filled around it: a sharp start, not a smooth guess.
             st.start(random_sources(lev, key))
-            # A smooth first fill: the membrane spanned by the known pixels around the hole.
-            known = st.values(lev.pixels[len(lev.hole):]).astype(np.int64)
-            mean = (known.sum(axis=0) + len(known) // 2) // max(len(known), 1)
-            st.set_hole_x(np.broadcast_to(mean * ref.FIX, (len(lev.hole), 3)).astype(np.int32))
-            st.sweeps(SWEEPS_INIT)
-            st.compose()
-            st.set_hole_x(np.zeros((len(lev.hole), 3), np.int32))
+            layers = onion_layers(lev)
+            cands = [random_valid(lev, np.arange(len(pix) * ONION_CANDIDATES, dtype=np.uint32),
+                                  (key * 4096 + i) & 0xFFFFFFFF).reshape(len(pix), ONION_CANDIDATES, 2)
+                     for i, pix in enumerate(layers)]
+            st.onion(layers, cands, (key * 4096) & 0xFFFFFFFF)
         else:
-            # The coarse fill, scaled up, is the first estimate; the coarse matches and
-            # correction, scaled up, are where the search and the correction start.
+            # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it
+            # starts sharp); the coarse correction, scaled up, is where the correction starts.
             coarse, coarse_best = self._coarse
             st.start(upsampled_sources(lev, coarse_best, coarse.lev.origin, key))
             st.lift(coarse)
+            st.rescore()
+            st.vote(lev.pixels, self.k, self._softness())
+            st.compose()
             self._coarse = None
         st.rescore()
         self._state = st
@@ -665,31 +741,39 @@ class MultiscaleInpainter(StepwiseJob):
     def _softness(self) -> int:
         return SOFTNESS * 3 * self.patch * self.patch
 
-    def _round(self, lv: int, rnd: int) -> None:
+    def _unit(self) -> int:
+        """The sharp vote's cost step per table entry (:data:`SHARPNESS` per compared value)."""
+        return max(SHARPNESS * 3 * self.patch * self.patch // ref.LUT_STEPS, 1)
+
+    def _round(self, lv: int, rnd: int, last: bool) -> None:
         st = self._state
         top = len(self._masks) - 1
         first = lv == top and rnd == 0
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
-        st.vote(st.lev.pixels, self.k, self._softness())
+        if last:
+            st.vote_sharp(self.k, self._unit(), self._lut)
+        else:
+            st.vote(st.lev.pixels, self.k, self._softness())
         st.sweeps(SWEEPS_FIRST if first else SWEEPS)
         st.compose()
-        st.rescore()
+        if not last:
+            st.rescore()
 
     def _leave(self, lv: int) -> None:
         st = self._state
         lev = st.lev
-        best = st.best_matches()
-        oy, ox = lev.origin
-        best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
-        best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
         if lv == 0:
             # Outside the hole the estimate is the picture: read back and set the hole alone.
             image = self.rgb.copy()
             image[lev.hole[:, 0], lev.hole[:, 1]] = st.values(lev.hole)
             self._result_image = image
-            self._best_map = (best_map, lev.origin, lev.hole)
+            self._sources = (st.sources(), lev.hole)
         else:
+            best = st.best_matches()
+            oy, ox = lev.origin
+            best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
+            best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
             self._coarse = (st, best_map)
 
     def _collect_events(self) -> None:
@@ -745,7 +829,7 @@ class MultiscaleInpainter(StepwiseJob):
         if rnd == 0:
             self._enter(lv)
             self._level = lv
-        self._round(lv, rnd)
+        self._round(lv, rnd, self._pos == len(self._plan) - 1)
         self._pos += 1
         self._done_weight += weight
         self.stats.iterations += 1
@@ -770,14 +854,13 @@ class MultiscaleInpainter(StepwiseJob):
         st.transfer_seconds = self._seconds["transfers"]
         st.total_seconds = self._elapsed
         shape = self.mask.shape + (2,)
-        best = self._best_map if self._done and not st.empty_mask else None
+        found = self._sources if self._done and not st.empty_mask else None
 
         def source_map() -> np.ndarray:
             src = np.full(shape, -1, np.int32)
-            if best is not None:
-                best_map, (oy, ox), hole = best
-                hy, hx = hole[:, 0], hole[:, 1]
-                src[hy, hx] = best_map[hy - oy, hx - ox]
+            if found is not None:
+                sources, hole = found
+                src[hole[:, 0], hole[:, 1]] = sources
             return src
 
         # The finished image is handed over without a copy (a copy of a phone photo costs tens of

@@ -1,7 +1,8 @@
 """Thin wrappers for the multiscale fill's kernels, one per kernel file.
 
 ``kernels/patchmatch.cl`` (:class:`PatchMatch`), ``kernels/vote.cl`` (:class:`Vote`),
-``kernels/poisson.cl`` (:class:`Poisson`) and ``kernels/pyramid.cl`` (:class:`Pyramid`).  Each
+``kernels/poisson.cl`` (:class:`Poisson`), ``kernels/pyramid.cl`` (:class:`Pyramid`) and
+``kernels/onion.cl`` (:class:`Onion`), with ``kernels/hash.cl`` (their random numbers).  Each
 fetches its kernels once per runtime and patch size (typed scalars, ``-D`` specialisation),
 launches one work-item per target or pixel, and returns the launch event.
 :mod:`inpaint.multiscale_ref` and :mod:`inpaint.multiscale` hold the numpy reference.
@@ -20,7 +21,7 @@ I32 = np.int32
 U32 = np.uint32
 
 #: The kernel files of the multiscale fill, built as one program.
-BUNDLE = ("patchmatch", "vote", "poisson", "pyramid")
+BUNDLE = ("hash", "patchmatch", "vote", "poisson", "pyramid", "onion")
 
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
@@ -67,18 +68,28 @@ class PatchMatch:
 
 
 class Vote:
-    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel."""
+    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
+    sharp vote that the best-matching covering patch decides."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4,
-                             {"HALF": half, "K": k})
+        defines = {"HALF": half, "K": k}
+        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
+        self.knl_sharp = rt.kernel(BUNDLE, "vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
+                                   defines)
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
                  softness: int, work: tuple[int, int, int, int]) -> Any:
         return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"], b["cost"],
                         b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness), *map(I32, work))
+
+    def sharp(self, b: dict[str, Any], pixels: Any, n: int, src: Any, nsrc: int, lut: Any, nlut: int, width: int,
+              k_use: int, unit: int, work: tuple[int, int, int, int]) -> Any:
+        """``vote_sharp`` over ``n`` listed pixels; ``src`` receives the first ``nsrc`` pixels' sources."""
+        return self.knl_sharp(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"],
+                              b["cost"], b["v"], src, lut, I32(nlut), I32(n), I32(nsrc), I32(width), I32(k_use),
+                              U32(unit), *map(I32, work))
 
 
 class Poisson:
@@ -139,7 +150,7 @@ class Pyramid:
         defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
         self.knl_pack = rt.kernel(BUNDLE, "pack_rgba", [None, None, I32], defines)
         self.knl_halve = rt.kernel(BUNDLE, "halve", [None, I32, I32, None, I32, I32], defines)
-        self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, None] + [I32] * 5 + [None, None] + [I32] * 4, defines)
+        self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, I32, I32, None, I32], defines)
         tx, ty = self.TILE
         sizes = rt.limits.max_work_item_sizes
         while tx * ty > rt.limits.max_work_group_size or tx > sizes[0] or ty > sizes[1]:
@@ -157,10 +168,31 @@ class Pyramid:
         return self.knl_halve(self.rt.queue, (round_up(cw, tx), round_up(ch, ty)), self.tile,
                               fine, I32(fw), I32(fh), coarse, I32(cw), I32(ch))
 
-    def lift(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int],
-             coarse: dict[str, Any], coarse_width: int, coarse_work: tuple[int, int, int, int]) -> Any:
-        """Every hole pixel takes the coarse estimate and correction at half its coordinates;
-        ``b["x"]`` must be zero elsewhere."""
-        return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["x"], b["holepix"], I32(n),
-                             I32(width), *map(I32, work[:3]), coarse["est"], coarse["x"], I32(coarse_width),
-                             *map(I32, coarse_work[:3]))
+    def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
+        """Every hole pixel takes the coarse estimate at half its coordinates."""
+        return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["holepix"], I32(n), I32(width),
+                             coarse["est"], I32(coarse_width))
+
+
+class Onion:
+    """``kernels/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        self.rt = rt
+        self.group = group_size(rt)
+        defines = {"HALF": half, "K": k}  # K unused here, but it makes this the same program as the others'
+        self.knl_search = rt.kernel(BUNDLE, "onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
+                                    defines)
+        self.knl_apply = rt.kernel(BUNDLE, "onion_apply", [None] * 5 + [I32, I32] + [I32] * 3, defines)
+
+    def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
+               height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
+        """``found`` = each of the ``n`` layer pixels' best source (``r`` candidates each in ``cands``)."""
+        return self.knl_search(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"],
+                               b["valid"], pixels, cands, found, I32(n), I32(r), I32(width), I32(height),
+                               I32(radius), U32(key), *map(I32, work))
+
+    def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
+              work: tuple[int, int, int, int]) -> Any:
+        return self.knl_apply(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"], pixels,
+                              found, I32(n), I32(width), *map(I32, work[:3]))

@@ -139,7 +139,7 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
     r, step = int(radius), 0
     idx = np.arange(n, dtype=np.uint32)
     while r >= 1:
-        hy = hash32(idx * np.uint32(747796405) + np.uint32(key) * np.uint32(7919) + np.uint32(step))
+        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
         hx = hash32(hy)
         m = np.uint32(2 * r + 1)
         off = np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
@@ -230,3 +230,156 @@ def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, o
     ly, lx = py - origin[0], px - origin[1]
     corr = floor_div(x[ly, lx, :3] + FIX // 2, FIX)
     est[py, px, :3] = np.clip(v[ly, lx, :3] + corr, 0, 255).astype(np.uint8)
+
+
+# -- the first fill: onion peel ---------------------------------------------------------------
+#: The 8 neighbours a pixel of the onion takes its neighbours' sources from, in this order.
+NEIGHBOURS8 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def masked_ssd(est: np.ndarray, filled: np.ndarray, origin: tuple[int, int], pix: np.ndarray, cand: np.ndarray,
+               half: int) -> np.ndarray:
+    """SSD of each pixel's window against its candidate's window over the window's pixels that are
+    inside the image and known or already filled (``filled``, over the work area at ``origin``), as
+    int64.  Candidates must be valid source centres (their windows lie inside the image)."""
+    h, w = est.shape[:2]
+    oy, ox = origin
+    fh, fw = filled.shape
+    rgb = est[..., :3].astype(np.int32)
+    acc = np.zeros(len(pix), np.int64)
+    for dy in range(-half, half + 1):
+        ty = pix[:, 0] + dy
+        for dx in range(-half, half + 1):
+            tx = pix[:, 1] + dx
+            inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+            ly, lx = np.clip(ty - oy, 0, fh - 1), np.clip(tx - ox, 0, fw - 1)
+            use = inside & (filled[ly, lx] != 0)
+            d = rgb[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)] - rgb[cand[:, 0] + dy, cand[:, 1] + dx]
+            acc += np.where(use, np.einsum("ij,ij->i", d, d), 0)
+    return acc
+
+
+def onion_search(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, valid: np.ndarray, pixels: np.ndarray,
+                 cands: np.ndarray, origin: tuple[int, int], half: int, radius: int, key: int) -> np.ndarray:
+    """One layer of the onion peel (``onion.cl: onion_search``): for every pixel of the layer, the
+    source centre whose window best matches the pixel's window on its known and filled pixels.
+
+    Each pixel tries, in this order: its ``cands`` (R random valid centres), the sources of its
+    filled 8-neighbours (``osrc``, over the work area; -1 where none) shifted by the step to it,
+    then random candidates around its best within ``radius``, halving the radius each time (as
+    :func:`patchmatch`).  A candidate replaces the best only with a strictly smaller SSD.  Pixels of
+    one layer read only earlier layers, so they are searched independently.  Returns (n, 2) int32,
+    (-1, -1) where no candidate was usable.
+    """
+    h, w = valid.shape
+    oy, ox = origin
+    fh, fw = filled.shape
+    n = len(pixels)
+    best = np.full((n, 2), -1, np.int32)
+    bestd = np.full(n, int(EMPTY), np.int64)
+
+    def consider(cand: np.ndarray, ok: np.ndarray) -> None:
+        ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
+        ok &= valid[np.clip(cand[:, 0], 0, h - 1), np.clip(cand[:, 1], 0, w - 1)] != 0
+        if not ok.any():
+            return
+        d = np.full(n, np.iinfo(np.int64).max, np.int64)
+        d[ok] = masked_ssd(est, filled, origin, pixels[ok], cand[ok], half)
+        take = d < bestd
+        best[take] = cand[take]
+        bestd[take] = d[take]
+
+    for j in range(cands.shape[1]):
+        consider(cands[:, j].astype(np.int32), np.ones(n, bool))
+    for dy, dx in NEIGHBOURS8:
+        ly, lx = pixels[:, 0] + dy - oy, pixels[:, 1] + dx - ox
+        inside = (ly >= 0) & (ly < fh) & (lx >= 0) & (lx < fw)
+        src = osrc[np.clip(ly, 0, fh - 1), np.clip(lx, 0, fw - 1)]
+        ok = inside & (src[:, 0] >= 0)
+        consider((src - np.array([dy, dx], np.int32)).astype(np.int32), ok)
+    r, step = int(radius), 0
+    idx = np.arange(n, dtype=np.uint32)
+    while r >= 1:
+        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
+        hx = hash32(hy)
+        m = np.uint32(2 * r + 1)
+        off = np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+        consider((best + off).astype(np.int32), best[:, 0] >= 0)
+        r //= 2
+        step += 1
+    return best
+
+
+def onion_apply(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, pixels: np.ndarray, found: np.ndarray,
+                origin: tuple[int, int]) -> None:
+    """Fill one layer (``onion.cl: onion_apply``): each pixel copies the colour at its found source
+    centre and records it in ``osrc``; every pixel of the layer counts as filled from now on."""
+    py, px = pixels[:, 0], pixels[:, 1]
+    ly, lx = py - origin[0], px - origin[1]
+    ok = found[:, 0] >= 0
+    est[py[ok], px[ok], :3] = est[found[ok, 0], found[ok, 1], :3]
+    osrc[ly, lx] = found
+    filled[ly, lx] = 1
+
+
+# -- the final vote: sharp ----------------------------------------------------------------------
+#: Weights of the sharp vote: ``LUT_ONE * exp(-i / LUT_STEPS)`` for i < ``LUT_SIZE`` (0 beyond).  With
+#: ``LUT_ONE`` 256 every sum of the vote fits in 32 bits (31x31 patches, 8 candidates).
+LUT_SIZE, LUT_STEPS, LUT_ONE = 256, 16, 256
+
+
+def weight_lut() -> np.ndarray:
+    """The sharp vote's weights, uint32[LUT_SIZE]: ``round(LUT_ONE * exp(-i / LUT_STEPS))``.  Built
+    once on the host and handed to the kernel, so both sides use the same integers."""
+    return np.rint(LUT_ONE * np.exp(-np.arange(LUT_SIZE) / LUT_STEPS)).astype(np.uint32)
+
+
+def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
+               cost: np.ndarray, half: int, k_use: int, unit: int, lut: np.ndarray, out: np.ndarray,
+               src: np.ndarray) -> None:
+    """The sharp vote (``vote.cl: vote_sharp``): every listed pixel becomes the weighted mean of what
+    the patches covering it copy, each candidate weighing ``lut[(cost - cost_min) // unit]`` (0 past
+    the table), where ``cost_min`` is the smallest cost among all of them.
+
+    So the best-matching covering patch decides the pixel; patches within a few ``unit`` of it share
+    the vote (in smooth areas, where many match about equally, they blend), and worse ones drop out.
+    ``out`` (work area, 4) int32 receives the rounded means in channels 0-2; ``src`` (len(src), 2)
+    int32 receives, for the first ``len(src)`` pixels, the source pixel of that best candidate (the
+    first one in the order dy, dx, k at equal costs): the original pixel the fill copies there before
+    blending.
+    """
+    rgb = est[..., :3].astype(np.int64)
+    py, px = pixels[:, 0], pixels[:, 1]
+    n = len(pixels)
+    big = np.int64(int(EMPTY) + 1)
+    dmin = np.full(n, big, np.int64)
+    sy_best = np.full(n, -1, np.int64)
+    sx_best = np.full(n, -1, np.int64)
+    entries = []
+    for dy in range(-half, half + 1):
+        for dx in range(-half, half + 1):
+            t = _local(tidx, origin, py - dy, px - dx)
+            ok = t >= 0
+            ts = np.where(ok, t, 0)
+            for k in range(k_use):
+                ck = cost[ts, k].astype(np.int64)
+                use = ok & (ck != int(EMPTY))
+                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                take = use & (ck < dmin)
+                dmin = np.where(take, ck, dmin)
+                sy_best = np.where(take, sy, sy_best)
+                sx_best = np.where(take, sx, sx_best)
+                entries.append((use, ck, sy, sx))
+    acc = np.zeros((n, 3), np.int64)
+    wsum = np.zeros(n, np.int64)
+    lut64 = lut.astype(np.int64)
+    for use, ck, sy, sx in entries:
+        i = np.where(use, (ck - dmin) // unit, len(lut))
+        wk = np.where(i < len(lut), lut64[np.minimum(i, len(lut) - 1)], 0)
+        acc += wk[:, None] * rgb[sy, sx]
+        wsum += wk
+    out[py - origin[0], px - origin[1], :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    m = len(src)
+    src[:, 0] = sy_best[:m]
+    src[:, 1] = sx_best[:m]

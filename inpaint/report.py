@@ -11,8 +11,9 @@ __all__ = ["STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets"]
 
 #: What each step of the multiscale fill does.
 STEP_LABELS = {
+    "onion": "first fill: peel the hole from its edge inwards, each pixel copying its best match",
     "patchmatch": "PatchMatch: find each patch's most similar source patches",
-    "vote": "voting: blend the overlapping patches",
+    "vote": "voting: the best-matching patches decide each pixel",
     "poisson": "gradient-domain correction: carry the surrounding tones in",
     "levels": "image pyramid: halve the photo, carry each level's fill to the next",
 }

@@ -9,21 +9,12 @@
  * estimate est (known pixels are the original ones, so a source window reads original pixels).
  * All arithmetic is integer: inpaint/multiscale_ref.py reproduces every launch bit for bit.
  *
+ * Random numbers come from hash32 (hash.cl, bundled before this file).
+ *
  * Defines: HALF (patch side / 2), K (list length, 1..8). */
 
 #define EMPTY 0xFFFFFFFFu
 #define NJUMPS 4
-
-/* lowbias32 integer hash */
-inline uint hash32(uint x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
 
 /* SSD of the target window at (ty, tx) against the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image).  Stops after the

@@ -4,8 +4,8 @@
  * array more than once.
  *
  * Images are RGB plus a spare byte (uchar4, the spare byte 0), row-major; a pixel is (y, x).
- * All arithmetic is integer: inpaint/multiscale.py (down2, the host level's set_hole_est and
- * set_hole_x) reproduces every launch bit for bit. */
+ * All arithmetic is integer: inpaint/multiscale.py (down2, the host level's lift) reproduces
+ * every launch bit for bit. */
 
 /* est[i] = (r, g, b, 0) from packed 8-bit RGB. */
 __kernel void pack_rgba(__global const uchar *rgb, __global uchar4 *est, const int n)
@@ -30,20 +30,14 @@ __kernel void halve(__global const uchar4 *fine, const int fw, const int fh,
 }
 
 /* Start a level from the coarser one's result: every hole pixel p takes the coarse estimate's
- * colour at p / 2 (its spare byte kept), and the coarse correction there (spare channel 0).
- * x covers the fine work area (origin (rx0, ry0), width rw) and must be zero elsewhere;
- * coarse_x covers the coarse work area (origin (cx0, cy0), width crw). */
-__kernel void lift(__global uchar4 *est, __global int4 *x, __global const int2 *hole, const int n,
-                   const int width, const int rx0, const int ry0, const int rw,
-                   __global const uchar4 *coarse_est, __global const int4 *coarse_x,
-                   const int cwidth, const int cx0, const int cy0, const int crw)
+ * colour at p / 2 (its spare byte kept). */
+__kernel void lift(__global uchar4 *est, __global const int2 *hole, const int n, const int width,
+                   __global const uchar4 *coarse_est, const int cwidth)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     const int2 p = hole[i];
-    const int cy = p.x >> 1, cx = p.y >> 1;
     const int e = p.x * width + p.y;
-    const uchar4 c = coarse_est[cy * cwidth + cx];
+    const uchar4 c = coarse_est[(p.x >> 1) * cwidth + (p.y >> 1)];
     est[e] = (uchar4)(c.x, c.y, c.z, est[e].w);
-    x[(p.x - ry0) * rw + p.y - rx0] = (int4)(coarse_x[(cy - cy0) * crw + cx - cx0].xyz, 0);
 }

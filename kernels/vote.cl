@@ -49,3 +49,64 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     }
     out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
 }
+
+/* The sharp vote: like vote, but every candidate of every covering window weighs
+ * lut[(cost - cost_min) / unit] (0 past LUT_SIZE entries), where cost_min is the smallest cost
+ * among them all.  So the best-matching covering patch decides the pixel, patches within a few
+ * units of it share the vote (in smooth areas, where many match about equally, they blend), and
+ * worse ones drop out.  The first nsrc pixels also get src: the source pixel of that best
+ * candidate (the first in the order dy, dx, k at equal costs), the original pixel the fill copies
+ * there before blending.  lut (nlut entries) holds at most 256 each, so every sum fits in 32 bits. */
+__kernel void vote_sharp(__global const uchar4 *est, __global const int2 *pixels,
+                         __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
+                         __global int4 *out, __global int2 *src, __global const uint *lut,
+                         const int nlut, const int n, const int nsrc, const int width, const int k_use,
+                         const uint unit,
+                         const int rx0, const int ry0, const int rw, const int rh)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int2 p = pixels[i];
+    uint cmin = EMPTY;
+    int2 best = (int2)(-1);
+    for (int dy = -HALF; dy <= HALF; ++dy) {
+        const int ly = p.x - dy - ry0;
+        if (ly < 0 || ly >= rh) continue;
+        for (int dx = -HALF; dx <= HALF; ++dx) {
+            const int lx = p.y - dx - rx0;
+            if (lx < 0 || lx >= rw) continue;
+            const int t = tidx[ly * rw + lx];
+            if (t < 0) continue;
+            for (int k = 0; k < k_use; ++k) {
+                const uint ck = cost[t * K + k];
+                if (ck == EMPTY || ck >= cmin) continue;
+                cmin = ck;
+                best = nnf[t * K + k] + (int2)(dy, dx);
+            }
+        }
+    }
+    int3 acc = (int3)(0);
+    int wsum = 0;
+    for (int dy = -HALF; dy <= HALF; ++dy) {
+        const int ly = p.x - dy - ry0;
+        if (ly < 0 || ly >= rh) continue;
+        for (int dx = -HALF; dx <= HALF; ++dx) {
+            const int lx = p.y - dx - rx0;
+            if (lx < 0 || lx >= rw) continue;
+            const int t = tidx[ly * rw + lx];
+            if (t < 0) continue;
+            for (int k = 0; k < k_use; ++k) {
+                const uint ck = cost[t * K + k];
+                if (ck == EMPTY) continue;
+                const uint j = (ck - cmin) / unit;
+                if (j >= (uint)nlut) continue;
+                const int wk = (int)lut[j];
+                const int2 s = nnf[t * K + k];
+                acc += wk * convert_int3(est[(s.x + dy) * width + s.y + dx].xyz);
+                wsum += wk;
+            }
+        }
+    }
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
+    if (i < nsrc) src[i] = best;
+}
