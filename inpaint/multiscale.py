@@ -306,13 +306,14 @@ def onion_layers(level: Level) -> list[np.ndarray]:
 class _HostLevel:
     """One level's state in numpy (the reference backend).
 
-    ``image`` is the level's picture; the estimate starts as it and is filled in place.
+    ``image`` is the level's picture, RGB and texture feature ((h, w, 4) uint8); the estimate
+    starts as it and is filled in place.
     """
 
     def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         h, w = level.shape
-        self.est = to_rgba(image)
+        self.est = image.copy()
         wh, ww = level.tidx.shape
         self.v = np.zeros((wh, ww, 4), np.int32)
         self.x = np.zeros((wh, ww, 4), np.int32)
@@ -333,11 +334,11 @@ class _HostLevel:
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
     def lift(self, coarse: "_HostLevel") -> None:
-        """Every hole pixel takes the coarser level's estimate at half its coordinates (``lift``
-        in ``kernels/pyramid.cl``)."""
+        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
+        coordinates (``lift`` in ``kernels/pyramid.cl``)."""
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
-        self.est[hy, hx, :3] = coarse.est[hy >> 1, hx >> 1, :3]
+        self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
         self.seconds["levels"] += time.perf_counter() - t
 
     def patchmatch(self, key: int) -> None:
@@ -674,7 +675,8 @@ class MultiscaleInpainter(StepwiseJob):
         if self._rt is not None:
             self._images = self._device_pyramid()
         else:
-            self._images = image_pyramid(self.rgb, len(masks))
+            rgba = to_rgba(self.rgb, ref.texture_features(self.rgb, mask))
+            self._images = image_pyramid(rgba, len(masks))
             self._seconds["levels"] += time.perf_counter() - t
         top = len(masks) - 1
         for lv in range(top, -1, -1):
@@ -686,8 +688,8 @@ class MultiscaleInpainter(StepwiseJob):
         self._elapsed = time.perf_counter() - t0
 
     def _device_pyramid(self) -> list:
-        """Every level's picture as a device buffer of RGBA: the photo crosses the bus once, as
-        packed RGB, and is halved on the device."""
+        """Every level's picture as a device buffer of RGB and texture feature: the photo crosses
+        the bus once, as packed RGB, gets its features and is halved on the device."""
         cl = self._cl
         mf = cl.mem_flags
         ctx = self._rt.context
@@ -698,6 +700,14 @@ class MultiscaleInpainter(StepwiseJob):
         shapes = [m.shape for m in self._masks]
         bufs = [cl.Buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
         self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
+        x0, y0, x1, y1 = geometry.bbox(self.mask)
+        t = time.perf_counter()
+        hole = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                         hostbuf=np.ascontiguousarray(self.mask[y0:y1, x0:x1], np.uint8))
+        edges = cl.Buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
+        self._seconds["transfers"] += time.perf_counter() - t
+        for ev in kn.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
+            self._events.append(("levels", ev))
         for lv in range(1, len(shapes)):
             self._events.append(("levels", kn.halve(bufs[lv - 1], shapes[lv - 1], bufs[lv], shapes[lv])))
         return bufs

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import multiscale_ref as ref
 from .runtime import Runtime, round_up
 from .stages_cl import reduce_group
 
@@ -40,13 +41,19 @@ def _launch(g: int, n: int) -> tuple[tuple[int], tuple[int]]:
     return (round_up(max(int(n), 1), g),), (g,)
 
 
+def _defines(half: int, k: int) -> dict[str, int]:
+    """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
+    patch half-side, list length, and the texture feature's weight and box radius."""
+    return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS}
+
+
 class PatchMatch:
     """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        defines = {"HALF": half, "K": k}
+        defines = _defines(half, k)
         self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
         self.knl_rescore = rt.kernel(BUNDLE, "rescore", [None] * 5 + [I32, I32, I32], defines)
         self.knl_start = rt.kernel(BUNDLE, "start_lists", [None] * 3 + [I32], defines)
@@ -74,7 +81,7 @@ class Vote:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        defines = {"HALF": half, "K": k}
+        defines = _defines(half, k)
         self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
         self.knl_sharp = rt.kernel(BUNDLE, "vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
                                    defines)
@@ -106,7 +113,7 @@ class Poisson:
         self.rt = rt
         self.group = group_size(rt)
         self.fused_group = reduce_group(rt)
-        defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
+        defines = _defines(half, k)
         self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32] * 6, defines)
         self.knl_sweeps = rt.kernel(BUNDLE, "gauss_seidel_sweeps",
                                     [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32],
@@ -138,8 +145,8 @@ class Poisson:
 
 
 class Pyramid:
-    """``kernels/pyramid.cl``: the image pyramid on the device, and a level's start from the
-    coarser one's result."""
+    """``kernels/pyramid.cl``: the image pyramid on the device, its texture features, and a
+    level's start from the coarser one's result."""
 
     #: 2-D work-group of ``halve``.
     TILE = (16, 8)
@@ -147,10 +154,12 @@ class Pyramid:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        defines = {"HALF": half, "K": k}  # unused here, but they make this the same program as the others'
+        defines = _defines(half, k)
         self.knl_pack = rt.kernel(BUNDLE, "pack_rgba", [None, None, I32], defines)
         self.knl_halve = rt.kernel(BUNDLE, "halve", [None, I32, I32, None, I32, I32], defines)
         self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, I32, I32, None, I32], defines)
+        self.knl_edges = rt.kernel(BUNDLE, "edges", [None, None, None] + [I32] * 6, defines)
+        self.knl_features = rt.kernel(BUNDLE, "features", [None, None, None] + [I32] * 6, defines)
         tx, ty = self.TILE
         sizes = rt.limits.max_work_item_sizes
         while tx * ty > rt.limits.max_work_group_size or tx > sizes[0] or ty > sizes[1]:
@@ -168,6 +177,17 @@ class Pyramid:
         return self.knl_halve(self.rt.queue, (round_up(cw, tx), round_up(ch, ty)), self.tile,
                               fine, I32(fw), I32(fh), coarse, I32(cw), I32(ch))
 
+    def features(self, est: Any, edges: Any, hole: Any, box: tuple[int, int, int, int], shape: tuple[int, int]) -> list:
+        """The texture feature of every pixel into ``est``'s spare byte (``edges`` then ``features``;
+        ``edges`` is scratch of 2 bytes a pixel); ``hole`` (uchar) covers ``box`` = (x0, y0, w, h).
+        Returns the two launch events."""
+        h, w = shape
+        tx, ty = self.tile
+        grid = (round_up(w, tx), round_up(h, ty))
+        args = (hole, *map(I32, box), I32(w), I32(h))
+        return [self.knl_edges(self.rt.queue, grid, self.tile, est, edges, *args),
+                self.knl_features(self.rt.queue, grid, self.tile, est, edges, *args)]
+
     def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
         """Every hole pixel takes the coarse estimate at half its coordinates."""
         return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["holepix"], I32(n), I32(width),
@@ -180,7 +200,7 @@ class Onion:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        defines = {"HALF": half, "K": k}  # K unused here, but it makes this the same program as the others'
+        defines = _defines(half, k)
         self.knl_search = rt.kernel(BUNDLE, "onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
                                     defines)
         self.knl_apply = rt.kernel(BUNDLE, "onion_apply", [None] * 5 + [I32, I32] + [I32] * 3, defines)

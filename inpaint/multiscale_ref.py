@@ -10,8 +10,9 @@ the same result because no work-item reads what another one writes in the same l
   the iteration (``best_in``), and each target only updates its own candidate list.
 * Gauss-Seidel runs red-black: pixels of one colour have no 4-neighbour of their colour.
 
-Shapes: ``est`` is the current estimate, (H, W, 4) uint8 (RGB plus an unused byte, like the
-pipeline's ``rgba``); ``targets`` (N, 2) int32 holds the (y, x) of every patch centre whose
+Shapes: ``est`` is the current estimate, (H, W, 4) uint8: RGB plus a texture feature
+(:func:`texture_features`), which every patch distance weighs with :data:`FEATURE_WEIGHT` and
+every vote carries like a colour; ``targets`` (N, 2) int32 holds the (y, x) of every patch centre whose
 window meets the hole.  The *work area* is the hole's box grown to hold every target, at
 ``origin`` (y0, x0) of the image: ``tidx`` (h, w) int32 maps each of its pixels to a target
 index or -1, and the vote ``v``, the correction ``x`` (both (h, w, 4) int32) and the hole map
@@ -31,6 +32,12 @@ EMPTY = np.uint32(0xFFFFFFFF)
 FIX = 4096
 #: Propagation distances: each target tries its neighbours' matches at these steps.
 JUMPS = (1, 2, 4, 8)
+#: Weight of the texture feature (the spare byte) in every patch distance, against 1 for each colour.
+FEATURE_WEIGHT = 15
+#: Texture features average the grey level's variation over a (2 FEATURE_RADIUS + 1)^2 box.
+FEATURE_RADIUS = 2
+#: No edge value at a pixel (a neighbour outside the image or in the hole).
+EDGE_NONE = 0xFFFF
 
 
 def hash32(x: np.ndarray) -> np.ndarray:
@@ -49,14 +56,20 @@ def floor_div(a: np.ndarray, b: int | np.ndarray) -> np.ndarray:
     return np.floor_divide(a, b)
 
 
+def _channel_weights() -> np.ndarray:
+    return np.array([1, 1, 1, FEATURE_WEIGHT], np.int32)
+
+
 def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np.ndarray:
-    """SSD of every target window against its candidate window, as int64.
+    """SSD of every target window against its candidate window (RGB, plus :data:`FEATURE_WEIGHT`
+    times the feature's), as int64.
 
     Target pixels outside the image are skipped; candidate windows lie inside the image
     (the caller passes only valid candidates, others may hold any in-image centre).
     """
     h, w = est.shape[:2]
-    rgb = est[..., :3].astype(np.int32)
+    rgb = est.astype(np.int32)
+    wts = _channel_weights()
     acc = np.zeros(len(targets), np.int64)
     cy = np.clip(cand[:, 0], half, h - 1 - half)
     cx = np.clip(cand[:, 1], half, w - 1 - half)
@@ -68,7 +81,7 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np
             tx = targets[:, 1] + dx
             inside = iny & (tx >= 0) & (tx < w)
             d = rgb[tyc, np.clip(tx, 0, w - 1)] - rgb[cy + dy, cx + dx]
-            acc += np.where(inside, np.einsum("ij,ij->i", d, d), 0)
+            acc += np.where(inside, (d * d) @ wts, 0)
     return acc
 
 
@@ -169,11 +182,11 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
 
     Every target window that contains the pixel votes with each of its first ``k_use``
     candidates; candidate k weighs ``256 * softness // (softness + cost_k - cost_0)``.
-    ``out`` (work area, 4) int32 receives the rounded means in channels 0-2 at ``pixels``.
+    ``out`` (work area, 4) int32 receives the rounded means (colour and feature) at ``pixels``.
     """
-    rgb = est[..., :3].astype(np.int64)
+    rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
-    acc = np.zeros((len(pixels), 3), np.int64)
+    acc = np.zeros((len(pixels), 4), np.int64)
     wsum = np.zeros(len(pixels), np.int64)
     for dy in range(-half, half + 1):
         for dx in range(-half, half + 1):
@@ -189,7 +202,7 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
                 sx = np.where(use, nnf[ts, k, 1] + dx, 0)
                 acc += wk[:, None] * rgb[sy, sx]
                 wsum += wk
-    out[py - origin[0], px - origin[1], :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
 
 
 def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray,
@@ -224,12 +237,13 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
 
 
 def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int]) -> None:
-    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels (``poisson.cl: compose``);
-    ``v`` and ``x`` cover the work area at ``origin``."""
+    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels' colours, and the vote's
+    feature (``poisson.cl: compose``); ``v`` and ``x`` cover the work area at ``origin``."""
     py, px = pixels[:, 0], pixels[:, 1]
     ly, lx = py - origin[0], px - origin[1]
     corr = floor_div(x[ly, lx, :3] + FIX // 2, FIX)
     est[py, px, :3] = np.clip(v[ly, lx, :3] + corr, 0, 255).astype(np.uint8)
+    est[py, px, 3] = v[ly, lx, 3]  # the feature is not corrected
 
 
 # -- the first fill: onion peel ---------------------------------------------------------------
@@ -239,13 +253,14 @@ NEIGHBOURS8 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1,
 
 def masked_ssd(est: np.ndarray, filled: np.ndarray, origin: tuple[int, int], pix: np.ndarray, cand: np.ndarray,
                half: int) -> np.ndarray:
-    """SSD of each pixel's window against its candidate's window over the window's pixels that are
-    inside the image and known or already filled (``filled``, over the work area at ``origin``), as
+    """SSD (as :func:`ssd`) of each pixel's window against its candidate's window over the window's
+    pixels that are inside the image and known or already filled (``filled``, over the work area at ``origin``), as
     int64.  Candidates must be valid source centres (their windows lie inside the image)."""
     h, w = est.shape[:2]
     oy, ox = origin
     fh, fw = filled.shape
-    rgb = est[..., :3].astype(np.int32)
+    rgb = est.astype(np.int32)
+    wts = _channel_weights()
     acc = np.zeros(len(pix), np.int64)
     for dy in range(-half, half + 1):
         ty = pix[:, 0] + dy
@@ -255,7 +270,7 @@ def masked_ssd(est: np.ndarray, filled: np.ndarray, origin: tuple[int, int], pix
             ly, lx = np.clip(ty - oy, 0, fh - 1), np.clip(tx - ox, 0, fw - 1)
             use = inside & (filled[ly, lx] != 0)
             d = rgb[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)] - rgb[cand[:, 0] + dy, cand[:, 1] + dx]
-            acc += np.where(use, np.einsum("ij,ij->i", d, d), 0)
+            acc += np.where(use, (d * d) @ wts, 0)
     return acc
 
 
@@ -312,12 +327,13 @@ def onion_search(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, valid: n
 
 def onion_apply(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, pixels: np.ndarray, found: np.ndarray,
                 origin: tuple[int, int]) -> None:
-    """Fill one layer (``onion.cl: onion_apply``): each pixel copies the colour at its found source
-    centre and records it in ``osrc``; every pixel of the layer counts as filled from now on."""
+    """Fill one layer (``onion.cl: onion_apply``): each pixel copies the colour and feature at its
+    found source centre and records it in ``osrc``; every pixel of the layer counts as filled from
+    now on."""
     py, px = pixels[:, 0], pixels[:, 1]
     ly, lx = py - origin[0], px - origin[1]
     ok = found[:, 0] >= 0
-    est[py[ok], px[ok], :3] = est[found[ok, 0], found[ok, 1], :3]
+    est[py[ok], px[ok]] = est[found[ok, 0], found[ok, 1]]
     osrc[ly, lx] = found
     filled[ly, lx] = 1
 
@@ -343,12 +359,12 @@ def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tu
 
     So the best-matching covering patch decides the pixel; patches within a few ``unit`` of it share
     the vote (in smooth areas, where many match about equally, they blend), and worse ones drop out.
-    ``out`` (work area, 4) int32 receives the rounded means in channels 0-2; ``src`` (len(src), 2)
+    ``out`` (work area, 4) int32 receives the rounded means (colour and feature); ``src`` (len(src), 2)
     int32 receives, for the first ``len(src)`` pixels, the source pixel of that best candidate (the
     first one in the order dy, dx, k at equal costs): the original pixel the fill copies there before
     blending.
     """
-    rgb = est[..., :3].astype(np.int64)
+    rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
     n = len(pixels)
     big = np.int64(int(EMPTY) + 1)
@@ -371,7 +387,7 @@ def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tu
                 sy_best = np.where(take, sy, sy_best)
                 sx_best = np.where(take, sx, sx_best)
                 entries.append((use, ck, sy, sx))
-    acc = np.zeros((n, 3), np.int64)
+    acc = np.zeros((n, 4), np.int64)
     wsum = np.zeros(n, np.int64)
     lut64 = lut.astype(np.int64)
     for use, ck, sy, sx in entries:
@@ -379,7 +395,54 @@ def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tu
         wk = np.where(i < len(lut), lut64[np.minimum(i, len(lut) - 1)], 0)
         acc += wk[:, None] * rgb[sy, sx]
         wsum += wk
-    out[py - origin[0], px - origin[1], :3] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
     m = len(src)
     src[:, 0] = sy_best[:m]
     src[:, 1] = sx_best[:m]
+
+
+# -- texture features ---------------------------------------------------------------------------
+def edges(rgb: np.ndarray, hole: np.ndarray) -> np.ndarray:
+    """``pyramid.cl: edges``: ``|grey(y, x+1) - grey(y, x-1)| + |grey(y+1, x) - grey(y-1, x)|``
+    (grey = r + g + b) where the four neighbours lie in the image and outside ``hole``,
+    :data:`EDGE_NONE` elsewhere; (H, W) uint16."""
+    h, w = hole.shape
+    g = rgb[..., 0].astype(np.int32) + rgb[..., 1] + rgb[..., 2]
+    out = np.full((h, w), EDGE_NONE, np.uint16)
+    if h < 3 or w < 3:
+        return out
+    known = ~hole
+    ok = known[1:-1, :-2] & known[1:-1, 2:] & known[:-2, 1:-1] & known[2:, 1:-1]
+    e = np.abs(g[1:-1, 2:] - g[1:-1, :-2]) + np.abs(g[2:, 1:-1] - g[:-2, 1:-1])
+    out[1:-1, 1:-1] = np.where(ok, e, EDGE_NONE)
+    return out
+
+
+def texture_features(rgb: np.ndarray, hole: np.ndarray, radius: int = -1) -> np.ndarray:
+    """The texture feature of every pixel (``pyramid.cl: edges`` then ``features``), (H, W) uint8.
+
+    A known pixel's feature is the mean of :func:`edges` over the (2 radius + 1)^2 box around it
+    (the values that exist), divided by 6 and rounded, at most 255: about the mean absolute
+    grey-level step between neighbours, as Newson et al.'s features; 0 when the box holds none,
+    and 0 on the hole (``hole``, (H, W) bool), whose features the first fill and the votes
+    provide.  ``radius`` -1: :data:`FEATURE_RADIUS`.
+    """
+    r = FEATURE_RADIUS if radius < 0 else radius
+    e = edges(rgb, hole)
+    have = e != EDGE_NONE
+    val = np.where(have, e, 0).astype(np.int64)
+
+    def box(a: np.ndarray) -> np.ndarray:
+        """Sum over the in-image part of each (2r + 1)^2 box, by an integral image."""
+        h, w = a.shape
+        ii = np.zeros((h + 1, w + 1), np.int64)
+        ii[1:, 1:] = a.cumsum(0).cumsum(1)
+        y0 = np.clip(np.arange(h) - r, 0, h)[:, None]
+        y1 = np.clip(np.arange(h) + r + 1, 0, h)[:, None]
+        x0 = np.clip(np.arange(w) - r, 0, w)[None, :]
+        x1 = np.clip(np.arange(w) + r + 1, 0, w)[None, :]
+        return ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]
+
+    s, c = box(val), box(have.astype(np.int64))
+    f = np.where(c > 0, np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255), 0)
+    return np.where(hole, 0, f).astype(np.uint8)

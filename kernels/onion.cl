@@ -2,7 +2,7 @@
 /* Multiscale fill, the first fill of the coarsest level: an onion peel.  The hole is filled layer
  * by layer from its edge inwards.  Every pixel of a layer looks for the source centre whose window
  * best matches its own window on the pixels that are known or filled already, and copies the colour
- * at that centre; so each layer continues what lies around it, and no smooth guess is handed to
+ * and texture feature at that centre; so each layer continues what lies around it, and no smooth guess is handed to
  * the search that follows.
  *
  * One launch of onion_search per layer, then one of onion_apply: the pixels of a layer read only
@@ -14,7 +14,7 @@
  *
  * Random numbers come from hash32 (hash.cl, bundled before this file).
  *
- * Defines: HALF (patch side / 2). */
+ * Defines: HALF (patch side / 2), FW (feature weight; the SSD is patchmatch.cl's). */
 
 #define EMPTY 0xFFFFFFFFu
 
@@ -35,7 +35,7 @@ inline uint masked_ssd(__global const uchar4 *est, __global const uchar *filled,
         for (int dx = dx0; dx <= dx1; ++dx) {
             if (!frow[dx]) continue;
             const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
-            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z);
+            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
         }
         if (acc > lim) break;
     }
@@ -94,7 +94,7 @@ __kernel void onion_search(__global const uchar4 *est, __global const uchar *fil
     found[i] = best;
 }
 
-/* Fill the layer: each pixel copies the colour at its source (its spare byte kept), records the
+/* Fill the layer: each pixel copies the colour and texture feature at its source, records the
  * source, and counts as filled. */
 __kernel void onion_apply(__global uchar4 *est, __global uchar *filled, __global int2 *osrc,
                           __global const int2 *pixels, __global const int2 *found, const int n, const int width,
@@ -104,10 +104,7 @@ __kernel void onion_apply(__global uchar4 *est, __global uchar *filled, __global
     if (i >= n) return;
     const int2 p = pixels[i], s = found[i];
     const int j = (p.x - ry0) * rw + p.y - rx0, e = p.x * width + p.y;
-    if (s.x >= 0) {
-        const uchar4 c = est[s.x * width + s.y];
-        est[e] = (uchar4)(c.x, c.y, c.z, est[e].w);
-    }
+    if (s.x >= 0) est[e] = est[s.x * width + s.y];
     osrc[j] = s;
     filled[j] = 1;
 }

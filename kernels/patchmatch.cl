@@ -5,13 +5,14 @@
  * source centres sorted by SSD (nnf[i * K + k] = (y, x), cost[i * K + k]; empty slots have cost
  * EMPTY).  tidx maps a pixel of the work area (the hole's box grown to hold every target: origin
  * (rx0, ry0), size rw x rh) to its target index or -1; images are whole (width x height).  A source centre is usable when valid[] is set: its whole window is known and inside
- * the search area.  The SSD runs over the target window's in-image pixels, on RGB of the current
- * estimate est (known pixels are the original ones, so a source window reads original pixels).
+ * the search area.  The SSD runs over the target window's in-image pixels, on the current estimate
+ * est: RGB, plus FW times the squared difference of the texture feature in the spare byte (known
+ * pixels are the original ones, so a source window reads original pixels).
  * All arithmetic is integer: inpaint/multiscale_ref.py reproduces every launch bit for bit.
  *
  * Random numbers come from hash32 (hash.cl, bundled before this file).
  *
- * Defines: HALF (patch side / 2), K (list length, 1..8). */
+ * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight). */
 
 #define EMPTY 0xFFFFFFFFu
 #define NJUMPS 4
@@ -31,7 +32,7 @@ inline uint ssd(__global const uchar4 *est, const int width, const int ty, const
         __global const uchar4 *srow = est + (sy + dy) * width + sx;
         for (int dx = dx0; dx <= dx1; ++dx) {
             const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
-            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z);
+            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
         }
         if (acc > lim) break;
     }

@@ -77,5 +77,5 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
     const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
                                      floor_div(x[j].z + FIX / 2, FIX));
     const int3 k = clamp(c, 0, 255);
-    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, est[e].w);
+    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, (uchar)v[j].w);  /* the feature is not corrected */
 }

@@ -1,6 +1,6 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* Multiscale fill, reconstruction: every listed pixel becomes the weighted mean of what the
- * patches covering it copy.  Each target window containing the pixel votes with its first
+ * patches covering it copy (colour, and the texture feature in the spare byte).  Each target window containing the pixel votes with its first
  * k_use candidates (see patchmatch.cl for nnf/cost); candidate k weighs
  * 256 * softness / (softness + cost_k - cost_0), so near-equal matches share the vote and
  * clearly worse ones fade out.  Integer sums and a rounded division: the result is exact.
@@ -25,7 +25,7 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     const int i = get_global_id(0);
     if (i >= n) return;
     const int2 p = pixels[i];
-    int3 acc = (int3)(0);
+    int4 acc = (int4)(0);
     int wsum = 0;
     for (int dy = -HALF; dy <= HALF; ++dy) {
         const int ly = p.x - dy - ry0;
@@ -41,13 +41,13 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                 if (ck == EMPTY) continue;
                 const int wk = (int)((256u * softness) / (softness + ck - c0));
                 const int2 s = nnf[t * K + k];
-                const int3 v = convert_int3(est[(s.x + dy) * width + s.y + dx].xyz);
-                acc += wk * v;
+                acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
                 wsum += wk;
             }
         }
     }
-    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum),
+                                               round_div(acc.w, wsum));
 }
 
 /* The sharp vote: like vote, but every candidate of every covering window weighs
@@ -85,7 +85,7 @@ __kernel void vote_sharp(__global const uchar4 *est, __global const int2 *pixels
             }
         }
     }
-    int3 acc = (int3)(0);
+    int4 acc = (int4)(0);
     int wsum = 0;
     for (int dy = -HALF; dy <= HALF; ++dy) {
         const int ly = p.x - dy - ry0;
@@ -102,11 +102,12 @@ __kernel void vote_sharp(__global const uchar4 *est, __global const int2 *pixels
                 if (j >= (uint)nlut) continue;
                 const int wk = (int)lut[j];
                 const int2 s = nnf[t * K + k];
-                acc += wk * convert_int3(est[(s.x + dy) * width + s.y + dx].xyz);
+                acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
                 wsum += wk;
             }
         }
     }
-    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum), 0);
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum),
+                                               round_div(acc.w, wsum));
     if (i < nsrc) src[i] = best;
 }

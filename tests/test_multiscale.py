@@ -43,7 +43,8 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     lev = ms.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
-    est[mask, :3] = rng.integers(0, 256, (int(mask.sum()), 3))
+    est[..., 3] = rng.integers(0, 40, (h, w))  # texture features
+    est[mask] = rng.integers(0, 256, (int(mask.sum()), 4))
     n = len(lev.targets)
     nnf = np.full((n, k, 2), -1, np.int32)
     cost = np.full((n, k), ref.EMPTY, np.uint32)
@@ -58,6 +59,9 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
 
 
 # -- naive oracles for the reference ------------------------------------------------------------
+CHANNEL_WEIGHTS = (1, 1, 1, ref.FEATURE_WEIGHT)  # RGB, then the texture feature
+
+
 def naive_ssd(est, t, s, half):
     h, w = est.shape[:2]
     acc = 0
@@ -65,9 +69,9 @@ def naive_ssd(est, t, s, half):
         for dx in range(-half, half + 1):
             y, x = t[0] + dy, t[1] + dx
             if 0 <= y < h and 0 <= x < w:
-                for c in range(3):
+                for c in range(4):
                     d = int(est[y, x, c]) - int(est[s[0] + dy, s[1] + dx, c])
-                    acc += d * d
+                    acc += CHANNEL_WEIGHTS[c] * d * d
     return acc
 
 
@@ -122,7 +126,7 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
 def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
     out = {}
     for y, x in pixels:
-        acc, ws = [0, 0, 0], 0
+        acc, ws = [0, 0, 0, 0], 0
         for dy in range(-half, half + 1):
             for dx in range(-half, half + 1):
                 t = target_at(lev, y - dy, x - dx)
@@ -133,7 +137,7 @@ def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
                         continue
                     wk = (256 * softness) // (softness + int(cost[t, j]) - int(cost[t, 0]))
                     sy, sx = nnf[t, j]
-                    for c in range(3):
+                    for c in range(4):
                         acc[c] += wk * int(est[sy + dy, sx + dx, c])
                     ws += wk
         out[(y, x)] = [(a + ws // 2) // ws for a in acc]
@@ -168,9 +172,9 @@ def naive_masked_ssd(est, filled, origin, p, c, half):
         for dx in range(-half, half + 1):
             y, x = p[0] + dy, p[1] + dx
             if 0 <= y < h and 0 <= x < w and filled[y - origin[0], x - origin[1]]:
-                for ch in range(3):
+                for ch in range(4):
                     d = int(est[y, x, ch]) - int(est[c[0] + dy, c[1] + dx, ch])
-                    acc += d * d
+                    acc += CHANNEL_WEIGHTS[ch] * d * d
     return acc
 
 
@@ -221,11 +225,11 @@ def naive_vote_sharp(est, pixels, lev, nnf, cost, half, k_use, unit, lut):
                         entries.append((int(cost[t, j]), int(nnf[t, j, 0]) + dy, int(nnf[t, j, 1]) + dx))
         cmin = min(e[0] for e in entries)
         src[(y, x)] = next((sy, sx) for c, sy, sx in entries if c == cmin)  # the first at the smallest cost
-        acc, ws = [0, 0, 0], 0
+        acc, ws = [0, 0, 0, 0], 0
         for c, sy, sx in entries:
             i = (c - cmin) // unit
             wk = int(lut[i]) if i < len(lut) else 0
-            for ch in range(3):
+            for ch in range(4):
                 acc[ch] += wk * int(est[sy, sx, ch])
             ws += wk
         out[(y, x)] = [(a + ws // 2) // ws for a in acc]
@@ -241,7 +245,7 @@ def onion_state(rng, h=26, w=31, half=2, layer=None):
     lev = ms.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
-    est[..., 3] = 9
+    est[..., 3] = rng.integers(0, 3, (h, w)) * 8  # texture features
     layers = ms.onion_layers(lev)
     filled = (lev.hole_map == 0).astype(np.uint8)
     osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
@@ -285,8 +289,8 @@ def test_onion_fills_each_pixel_with_its_source_colour(rng):
     hy, hx = lev.hole[:, 0], lev.hole[:, 1]
     src = osrc[hy - oy, hx - ox]
     assert (src[:, 0] >= 0).all() and (filled != 0).all()
-    np.testing.assert_array_equal(est[hy, hx, :3], est[src[:, 0], src[:, 1], :3])
-    assert (~lev.mask[src[:, 0], src[:, 1]]).all() and (est[..., 3] == 9).all()
+    np.testing.assert_array_equal(est[hy, hx], est[src[:, 0], src[:, 1]])  # colour and feature
+    assert (~lev.mask[src[:, 0], src[:, 1]]).all()
 
 
 def test_vote_sharp_matches_naive(rng):
@@ -298,7 +302,7 @@ def test_vote_sharp_matches_naive(rng):
     want, want_src = naive_vote_sharp(est, lev.pixels, lev, nnf, cost, 2, 3, 700, lut)
     oy, ox = lev.origin
     for (y, x), v in want.items():
-        assert list(out[y - oy, x - ox, :3]) == v
+        assert list(out[y - oy, x - ox]) == v
     for i, (y, x) in enumerate(lev.hole):
         assert tuple(src[i]) == want_src[(y, x)]
     assert (~lev.mask[src[:, 0], src[:, 1]]).all()  # every source is an original known pixel
@@ -352,7 +356,7 @@ def test_vote_matches_naive(rng):
     want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000)
     oy, ox = lev.origin
     for (y, x), v in want.items():
-        assert list(out[y - oy, x - ox, :3]) == v
+        assert list(out[y - oy, x - ox]) == v
     listed = np.zeros(lev.tidx.shape, bool)
     listed[lev.pixels[:, 0] - oy, lev.pixels[:, 1] - ox] = True
     assert (out[~listed] == SENTINEL).all()
@@ -398,11 +402,13 @@ def test_compose(rng):
     v = rng.integers(-20, 280, lev.tidx.shape + (4,)).astype(np.int32)
     x = rng.integers(-100000, 100000, lev.tidx.shape + (4,)).astype(np.int32)
     out = est.copy()
+    v[..., 3] = rng.integers(0, 256, v.shape[:2])  # votes are 0..255 in the feature
     ref.compose(out, v, x, lev.hole, lev.origin)
     hy, hx = lev.hole[:, 0], lev.hole[:, 1]
     ly, lx = hy - lev.origin[0], hx - lev.origin[1]
     want = np.clip(v[ly, lx, :3] + np.floor(x[ly, lx, :3] / ref.FIX + 0.5).astype(np.int64), 0, 255)
     np.testing.assert_array_equal(out[hy, hx, :3], want)
+    np.testing.assert_array_equal(out[hy, hx, 3], v[ly, lx, 3])  # the feature is the vote's, uncorrected
     np.testing.assert_array_equal(out[~lev.mask], est[~lev.mask])
 
 
@@ -461,7 +467,6 @@ def test_vote_kernel(runtime, rng, k_use):
     mcl.Vote(runtime, 3, 4)(b, b["pixels"], len(lev.pixels), w, h, k_use, 7000, lev.work_args)
     want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
     ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want)
-    want[lev.pixels[:, 0] - lev.origin[0], lev.pixels[:, 1] - lev.origin[1], 3] = 0  # the spare channel is zeroed
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
 
 
@@ -546,13 +551,13 @@ def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
 def test_lift_kernel_equals_host(runtime, rng):
     """The device's start from a coarser level equals the host's, and writes only the hole."""
     h, w = 60, 70
-    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
     masks = [mask, ms.down2(mask)]
     images = ms.image_pyramid(img, 2)
     fine_lev, coarse_lev = (ms.prepare_level(m, 2, None) for m in masks)
     coarse = ms._HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
-    coarse.est[coarse_lev.mask, :3] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 3))
+    coarse.est[coarse_lev.mask] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 4))
     fine = ms._HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
     fine.lift(coarse)
     mf = cl.mem_flags
@@ -560,15 +565,11 @@ def test_lift_kernel_equals_host(runtime, rng):
     def buf(a):
         return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
 
-    est = np.zeros((h, w, 4), np.uint8)
-    est[..., :3] = images[0]
-    est[..., 3] = 7  # the spare byte is kept
-    b = {"est": buf(est), "holepix": buf(fine_lev.hole)}
+    b = {"est": buf(images[0]), "holepix": buf(fine_lev.hole)}
     mcl.Pyramid(runtime, 2, 3).lift(b, len(fine_lev.hole), w, {"est": buf(coarse.est)}, coarse_lev.shape[1])
-    got = read(runtime, b["est"], est)
-    np.testing.assert_array_equal(got[..., :3], fine.est[..., :3])
-    assert (got[..., 3] == 7).all()
-    np.testing.assert_array_equal(got[~mask, :3], img[~mask])
+    got = read(runtime, b["est"], images[0])
+    np.testing.assert_array_equal(got, fine.est)  # colour and feature
+    np.testing.assert_array_equal(got[~mask], images[0][~mask])
 
 
 @pytest.mark.parametrize("half,layer", [(1, 0), (2, 1), (3, 2)])
@@ -604,9 +605,80 @@ def test_vote_sharp_kernel(runtime, rng, half, k, k_use, unit):
     want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
     want_src = np.full((len(lev.hole), 2), SENTINEL, np.int32)
     ref.vote_sharp(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, half, k_use, unit, lut, want, want_src)
-    want[lev.pixels[:, 0] - lev.origin[0], lev.pixels[:, 1] - lev.origin[1], 3] = 0  # the spare channel is zeroed
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
     np.testing.assert_array_equal(read(runtime, src, want_src), want_src)
+
+
+def naive_features(rgb, hole, r):
+    """Straight from the description in pyramid.cl (edges, then features)."""
+    h, w = hole.shape
+    g = rgb.astype(np.int64).sum(axis=2)
+
+    def edge(y, x):
+        if not (0 < y < h - 1 and 0 < x < w - 1):
+            return None
+        if hole[y, x - 1] or hole[y, x + 1] or hole[y - 1, x] or hole[y + 1, x]:
+            return None
+        return abs(g[y, x + 1] - g[y, x - 1]) + abs(g[y + 1, x] - g[y - 1, x])
+
+    out = np.zeros((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if hole[y, x]:
+                continue
+            vals = [edge(yy, xx) for yy in range(max(y - r, 0), min(y + r, h - 1) + 1)
+                    for xx in range(max(x - r, 0), min(x + r, w - 1) + 1)]
+            vals = [v for v in vals if v is not None]
+            if vals:
+                out[y, x] = min((sum(vals) + 3 * len(vals)) // (6 * len(vals)), 255)
+    return out
+
+
+@pytest.mark.parametrize("h,w,r", [(1, 1, 2), (3, 5, 1), (17, 23, 2), (20, 9, 3)])
+def test_texture_features_match_naive(rng, h, w, r):
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    hole = blob_mask(h, w, rng, 0.3) if h > 2 else np.zeros((h, w), bool)
+    np.testing.assert_array_equal(ref.texture_features(img, hole, r), naive_features(img, hole, r))
+
+
+def test_texture_features_ignore_the_hole(rng):
+    """What the object looks like never reaches a known pixel's feature; a hole's is 0."""
+    img = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    hole = blob_mask(40, 50, rng, 0.3)
+    other = img.copy()
+    other[hole] = rng.integers(0, 256, (int(hole.sum()), 3))
+    f = ref.texture_features(img, hole)
+    np.testing.assert_array_equal(f, ref.texture_features(other, hole))
+    assert (f[hole] == 0).all() and (f[~hole] > 0).all()
+    flat = np.full_like(img, 90)
+    assert (ref.texture_features(flat, hole) == 0).all()  # a flat picture has no texture
+
+
+@pytest.mark.parametrize("h,w", [(1, 1), (7, 5), (33, 64), (61, 47)])
+def test_features_kernel_equals_host(runtime, rng, h, w):
+    """edges then features on the device equal the reference (odd sizes, a hole at a border)."""
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    mask = blob_mask(h, w, rng, 0.35)
+    mask[:, : max(w // 8, 1)] |= h > 5  # the hole may touch the border
+    if not mask.any():
+        mask[h // 2, w // 2] = True
+    x0, y0, x1, y1 = geometry.bbox(mask)
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    est = np.zeros((h, w, 4), np.uint8)
+    est[..., :3] = img
+    est[..., 3] = 0xAB  # sentinel: every pixel's feature must be written
+    b_est = buf(est)
+    edges = buf(np.full((h, w), 0x1234, np.uint16))
+    mcl.Pyramid(runtime, 2, 1).features(b_est, edges, buf(mask[y0:y1, x0:x1].astype(np.uint8)),
+                                        (x0, y0, x1 - x0, y1 - y0), (h, w))
+    got = read(runtime, b_est, est)
+    np.testing.assert_array_equal(got[..., :3], img)
+    np.testing.assert_array_equal(got[..., 3], ref.texture_features(img, mask))
+    np.testing.assert_array_equal(read(runtime, edges, np.empty((h, w), np.uint16)), ref.edges(img, mask))
 
 
 # -- the level set-up -------------------------------------------------------------------------
