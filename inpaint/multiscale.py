@@ -52,8 +52,9 @@ SOFTNESS = 340
 SHARPNESS = 32
 #: Random source candidates each pixel of the first fill (the onion peel) starts from.
 ONION_CANDIDATES = 64
-#: Rounds (PatchMatch + vote + correction) at the coarsest level and at every other level.
-ROUNDS_COARSEST, ROUNDS = 5, 3
+#: Rounds (PatchMatch + vote + correction) at the coarsest level, the finest (the photo itself,
+#: where a round costs the most) and every level between.
+ROUNDS_COARSEST, ROUNDS_FINEST, ROUNDS = 8, 3, 5
 #: PatchMatch iterations per round (twice as many in the very first round).
 PM_ITERATIONS = 3
 #: Gauss-Seidel sweeps per round, and for the first correction at the coarsest level (which
@@ -680,7 +681,7 @@ class MultiscaleInpainter(StepwiseJob):
             self._seconds["levels"] += time.perf_counter() - t
         top = len(masks) - 1
         for lv in range(top, -1, -1):
-            rounds = ROUNDS_COARSEST if lv == top else ROUNDS
+            rounds = ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS
             weight = int(masks[lv].sum())
             self._plan += [(lv, r, weight) for r in range(rounds)]
         self._total_weight = sum(wt for _, _, wt in self._plan)

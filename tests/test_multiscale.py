@@ -793,7 +793,7 @@ def test_levels_and_stats(runtime, rng):
     assert seen == sorted(seen) and job.progress == 1.0 and job.done
     st = res.stats
     assert st.method == "multiscale" and len(st.levels) > 1 and st.levels[0] == (150, 120)
-    assert st.iterations == ms.ROUNDS_COARSEST + ms.ROUNDS * (len(st.levels) - 1)
+    assert st.iterations == ms.ROUNDS_COARSEST + ms.ROUNDS_FINEST + ms.ROUNDS * (len(st.levels) - 2)
     assert st.backend == "opencl" and all(v >= 0 for v in st.stage_seconds.values())
     check_fill(img, mask, res, ms.DEFAULT_PATCH)
 
