@@ -254,17 +254,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
-                   help="'multiscale' (default): coarse-to-fine PatchMatch that blends overlapping patches and "
-                        "matches the surrounding tones; 'criminisi': the paper's greedy patch-by-patch fill")
+                   help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
+                        "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
+                        "'criminisi': the paper's greedy patch-by-patch fill")
     p.add_argument("--alpha", default=None,
                    help="search factor of Eq. 6: sources come from the object's box grown by alpha times its "
-                        "size on each side; 'full' searches the whole image (default: full for multiscale, "
+                        "size on each side; 'full' searches the whole image (default: 1 for multiscale, "
                         "0.05 for criminisi, as in the paper)")
     p.add_argument("--patch", "-p", default=None,
                    help="patch side P, odd and >= 3 (default: 7 for multiscale, 9 for criminisi)")
     p.add_argument("--candidates", default=None,
-                   help="multiscale: source patches each patch votes with, 1-8 (default 4); fewer keep more "
-                        "texture, more blend more smoothly")
+                   help="multiscale: source patches each patch votes with, 1-8 (default 1, texture as sharp as "
+                        "its source); more blend more smoothly")
     p.add_argument("--source", choices=SOURCES, default=None,
                    help="criminisi: take sources only from the original picture ('original', default, as in the "
                         "paper) or also from pixels filled earlier ('filled')")

@@ -28,7 +28,7 @@ OPTIONS = {
 
 #: Defaults of the options that differ between methods (criminisi: the paper's settings).
 DEFAULTS = {
-    "multiscale": {"alpha": 1.0, "patch": 7, "candidates": 1},
+    "multiscale": {"alpha": 1, "patch": 7, "candidates": 1},
     "criminisi": {"alpha": 0.05, "patch": 9},
 }
 

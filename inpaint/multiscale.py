@@ -1,24 +1,38 @@
-"""The multiscale fill: coarse-to-fine PatchMatch with voting and a gradient-domain correction.
+"""The multiscale fill: coarse-to-fine PatchMatch whose best-matching patches decide the fill.
 
-The image and the hole are halved until the hole is about a patch thick.  At the coarsest
-level the hole starts as a smooth membrane of its surroundings; at every level, rounds of
+The image and the hole are halved until the hole is about a patch thick.  Every pixel carries,
+besides its colour, a **texture feature** (:func:`inpaint.multiscale_ref.texture_features`: how
+strongly the grey level varies around it, from known pixels only, after Newson et al.), which
+every patch distance weighs: so the search keeps choosing sources as textured as the hole's
+surroundings, however smooth the fill is for a while.
 
-1. **PatchMatch** (:func:`inpaint.multiscale_ref.patchmatch`): every patch that meets the hole
-   looks for its ``candidates`` most similar source patches, taken only from the original known
-   pixels inside the search area of Eq. 6 (``alpha``), by propagation from its neighbours and
-   random search;
-2. **voting** (:func:`inpaint.multiscale_ref.vote`): every hole pixel becomes the weighted mean
-   of what the patches covering it copy, so overlaps blend instead of leaving seams;
-3. **gradient-domain correction** (:func:`inpaint.multiscale_ref.gauss_seidel`): the mismatch
-   between the vote and the known pixels around the hole is spread over the hole as a membrane,
-   which carries the surrounding tones in and removes tone blocks;
+1. **First fill** (:func:`inpaint.multiscale_ref.onion_search`): the coarsest hole is peeled
+   from its edge inwards; each pixel copies the centre of the source patch that best matches
+   what is known or filled around it.  The search starts from a sharp picture, not a smooth guess.
+2. **Rounds** at every level:
 
-refine the fill, and each level's matches seed the next finer one.  This follows Wexler,
-Shechtman and Irani's completion by voting and Barnes et al.'s PatchMatch, with Pérez et al.'s
-Poisson blending.  All arithmetic is integer, so the OpenCL kernels (``patchmatch.cl``,
-``vote.cl``, ``poisson.cl``, and ``pyramid.cl``, which builds the levels on the device and
-carries each level's fill to the next) and the numpy reference agree bit for bit; pixels
-outside the hole are never written.
+   - **PatchMatch** (:func:`inpaint.multiscale_ref.patchmatch`): every patch that meets the
+     hole looks for its ``candidates`` most similar source patches, taken only from the
+     original known pixels inside the search area of Eq. 6 (``alpha``), by propagation from its
+     neighbours and random search;
+   - **voting** (:func:`inpaint.multiscale_ref.vote`): every hole pixel becomes the mean of
+     what the patches covering it copy;
+   - **gradient-domain correction** (:func:`inpaint.multiscale_ref.gauss_seidel`): the
+     mismatch between the vote and the known pixels around the hole is spread into the hole,
+     which carries the surrounding tones in and hides seams.
+
+3. **Next level**: the matches, scaled up, rebuild the finer level's fill from its own pixels
+   (not from the coarse pixels, which would hand it a blurred picture).
+4. **Final vote** (:func:`inpaint.multiscale_ref.vote_sharp`): at the photo's own size the
+   best-matching patch covering a pixel decides it; only patches that match about as well
+   share the vote, so texture stays as sharp as its source, and smooth areas stay smooth.
+
+After Wexler, Shechtman and Irani (completion by voting), Barnes et al. (PatchMatch), Newson,
+Almansa, Gousseau and Pérez (texture features, best-patch reconstruction, onion-peel start)
+and Pérez et al. (Poisson blending).  All arithmetic is integer, so the OpenCL kernels
+(``patchmatch.cl``, ``vote.cl``, ``poisson.cl``, ``onion.cl``, and ``pyramid.cl``, which
+builds the levels and their features on the device and carries each level's fill to the
+next) and the numpy reference agree bit for bit; pixels outside the hole are never written.
 
 :class:`MultiscaleInpainter` runs it step-wise (one step per round) for the app;
 :func:`inpaint.pipeline.inpaint` with ``method="multiscale"`` runs it to the end.
@@ -44,8 +58,9 @@ DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
 MAX_PATCH = 31
 #: Most candidates per patch (the kernels keep them in registers).
 MAX_CANDIDATES = 8
-#: Vote softness per compared value (squared grey levels): candidates whose SSD exceeds the
-#: best one's by about this much per pixel and channel get half the weight.
+#: Vote softness per compared value (squared grey levels), with more than one candidate a patch:
+#: candidates whose SSD exceeds the patch's best by about this much per pixel and channel get
+#: half the weight.
 SOFTNESS = 340
 #: The final vote's sharpness: a covering patch whose SSD exceeds the best one's by this much per
 #: compared value (squared grey levels) weighs exp(-1) of it.
@@ -551,7 +566,7 @@ class MultiscaleStats(FillStats):
     stage_seconds : dict
         Time per step of :data:`STEPS`.
     candidates : int
-        Source patches each patch voted with.
+        Source patches each patch kept and voted with.
     search_area : tuple
         The finest level's search area.
     widened : int
@@ -574,12 +589,13 @@ class MultiscaleInpainter(StepwiseJob):
     mask : ndarray, (H, W) bool
         True on the object to remove.
     alpha : float or 'full' or None
-        Search factor of Eq. 6 at every level; None or ``'full'``: the whole image.
+        Search factor of Eq. 6 at every level (default 1: the object's box grown by its size
+        on each side); None or ``'full'``: the whole image.
     patch : int
         Odd patch side, 3 <= P <= 31.
     candidates : int
-        Source patches each patch keeps and votes with, 1..8: more blend more (smoother,
-        fewer visible copies), fewer keep more texture.
+        Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
+        (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
     backend : {'auto', 'opencl', 'numpy'}
     device, profile
         OpenCL device and device profile, as for :class:`inpaint.pipeline.Inpainter`.

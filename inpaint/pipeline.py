@@ -632,12 +632,13 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     mask : ndarray, (H, W) bool
         True on the object to remove.
     method : {'multiscale', 'criminisi'}
-        ``'multiscale'`` (default): coarse-to-fine PatchMatch with voting and a gradient-domain
-        correction, :class:`inpaint.multiscale.MultiscaleInpainter`.  ``'criminisi'``: the
+        ``'multiscale'`` (default): coarse-to-fine PatchMatch in which the best-matching patches
+        decide each pixel, with a gradient-domain correction,
+        :class:`inpaint.multiscale.MultiscaleInpainter`.  ``'criminisi'``: the
         paper's eight-stage greedy pipeline, :class:`Inpainter`.
     **options
         The chosen method's parameters.  Both take ``alpha``, ``patch``, ``backend``,
-        ``device`` and ``profile`` (defaults: alpha 'full' and patch 7 for multiscale, the
+        ``device`` and ``profile`` (defaults: alpha 1 and patch 7 for multiscale, the
         paper's alpha 0.05 and patch 9 for criminisi); multiscale also ``candidates`` and
         ``seed``; criminisi also ``partition``, ``variant``, ``prune`` and ``source``.
 
@@ -669,8 +670,8 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD
     -------
     InpaintResult
         Pixels outside the mask are unchanged.  ``source_map`` gives, for every filled pixel,
-        the original known pixel it copies (for ``'multiscale'``, the pixel its best match
-        copies there before blending).
+        the original known pixel it copies (for ``'multiscale'``, the pixel that the
+        best-matching patch covering it copies there, before blending and correction).
 
     Examples
     --------

@@ -330,7 +330,7 @@ def test_the_acceptance_rule_on_hand_made_numbers():
 def test_swd_rivals_are_the_criminisi_configurations():
     rivals = quality.swd_rivals(quality.load_configs())
     assert "paper_005_9" in rivals and "paper_full_9_filled" in rivals
-    assert "default" not in rivals and "multiscale_k1" not in rivals
+    assert "default" not in rivals and "multiscale_k4" not in rivals
     assert quality.swd_rivals({"x": {"method": "criminisi"}, "y": {}}) == ["x"]
 
 
