@@ -72,8 +72,9 @@ __kernel void onion_search(__global const uchar4 *est, __global const uchar *fil
     for (int j = 0; j < R; ++j)
         onion_consider(est, filled, valid, p, cands[i * R + j], width, height, rx0, ry0, rw, &best, &bestd);
     for (int q = 0; q < 8; ++q) {
+        /* (-1,-1) (-1,0) (-1,1) (0,-1) (0,1) (1,-1) (1,0) (1,1), as the reference's NEIGHBOURS8 */
         const int dy = q < 3 ? -1 : (q < 5 ? 0 : 1);
-        const int dx = q == 3 ? -1 : (q == 4 ? 1 : (q % 3 == 0 ? -1 : (q % 3 == 1 ? 0 : 1)));
+        const int dx = q < 3 ? q - 1 : (q == 3 ? -1 : (q == 4 ? 1 : q - 6));
         const int ly = p.x + dy - ry0, lx = p.y + dx - rx0;
         if (ly < 0 || ly >= rh || lx < 0 || lx >= rw) continue;
         const int2 s = osrc[ly * rw + lx];

@@ -236,16 +236,17 @@ def naive_vote_sharp(est, pixels, lev, nnf, cost, half, k_use, unit, lut):
     return out, src
 
 
-def onion_state(rng, h=26, w=31, half=2, layer=None):
+def onion_state(rng, h=26, w=31, half=2, layer=None, step=16):
     """The coarsest level of a fill part-way through its onion peel: layers before ``layer`` (all
-    when None) are filled, with their sources recorded."""
-    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-    img = (img // 16 * 16).astype(np.uint8)  # equal SSDs: ties must break alike
+    when None) are filled, with their sources recorded.  Colours are multiples of ``step``, so
+    SSDs tie often and ties must break alike (``step`` 256: a flat picture, where all candidates tie)."""
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.int32)
+    img = (img // step * step).astype(np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
     lev = ms.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
-    est[..., 3] = rng.integers(0, 3, (h, w)) * 8  # texture features
+    est[..., 3] = rng.integers(0, 3, (h, w)) * 8 if step < 256 else 0  # texture features
     layers = ms.onion_layers(lev)
     filled = (lev.hole_map == 0).astype(np.uint8)
     osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
@@ -273,9 +274,9 @@ def test_onion_layers_peel_the_hole_from_its_edge(rng):
         assert (got[~mask] == -1).all()
 
 
-@pytest.mark.parametrize("layer", [0, 1, 2])
-def test_onion_search_matches_naive(rng, layer):
-    lev, est, filled, osrc, layers = onion_state(rng, layer=layer)
+@pytest.mark.parametrize("layer,step", [(0, 16), (1, 16), (2, 16), (1, 255)])
+def test_onion_search_matches_naive(rng, layer, step):
+    lev, est, filled, osrc, layers = onion_state(rng, layer=layer, step=step)
     pix = layers[layer]
     cands = ms.random_valid(lev, np.arange(len(pix) * 6, dtype=np.uint32), 77).reshape(-1, 6, 2)
     got = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, 2, lev.radius, 1234)
@@ -572,19 +573,22 @@ def test_lift_kernel_equals_host(runtime, rng):
     np.testing.assert_array_equal(got[~mask], images[0][~mask])
 
 
-@pytest.mark.parametrize("half,layer", [(1, 0), (2, 1), (3, 2)])
-def test_onion_kernels(runtime, rng, half, layer):
-    """One layer's search and fill on the device equal the reference (sentinel-filled output)."""
-    lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer)
+@pytest.mark.parametrize("half,layer,step,r", [(1, 0, 16, 7), (2, 1, 16, 7), (3, 2, 16, 7), (2, 1, 128, 7),
+                                               (1, 2, 255, 7), (2, 1, 128, 0), (2, 2, 256, 0), (1, 1, 256, 0)])
+def test_onion_kernels(runtime, rng, half, layer, step, r):
+    """One layer's search and fill on the device equal the reference (sentinel-filled output),
+    also where nearly every candidate ties (few colours, or a flat picture), and with no random
+    candidates, where the neighbours' sources alone decide, in their order."""
+    lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer, step=step)
     pix = layers[layer]
-    cands = ms.random_valid(lev, np.arange(len(pix) * 7, dtype=np.uint32), 5).reshape(-1, 7, 2)
+    cands = ms.random_valid(lev, np.arange(len(pix) * max(r, 1), dtype=np.uint32), 5).reshape(-1, max(r, 1), 2)
     b, buf = device_buffers(runtime, lev, est, np.zeros((1, 1, 2), np.int32), np.zeros((1, 1), np.uint32))
     b["filled"], b["osrc"] = buf(filled), buf(osrc)
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
     h, w = lev.shape
     kn = mcl.Onion(runtime, half, 1)
-    kn.search(b, buf(pix), buf(cands), found, len(pix), 7, w, h, lev.radius, 4321, lev.work_args)
-    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, half, lev.radius, 4321)
+    kn.search(b, buf(pix), buf(cands), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
+    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands[:, :r], lev.origin, half, lev.radius, 4321)
     np.testing.assert_array_equal(read(runtime, found, want), want)
     kn.apply(b, buf(pix), found, len(pix), w, lev.work_args)
     ref.onion_apply(est, filled, osrc, pix, want, lev.origin)
