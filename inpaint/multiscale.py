@@ -74,7 +74,7 @@ ROUNDS_COARSEST, ROUNDS_FINEST, ROUNDS = 8, 3, 5
 PM_ITERATIONS = 3
 #: Gauss-Seidel sweeps per round, and for the first correction at the coarsest level (which
 #: starts from zero).
-SWEEPS, SWEEPS_FIRST = 80, 200
+SWEEPS, SWEEPS_FIRST = 30, 200
 
 STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 
