@@ -1,0 +1,106 @@
+"""The default fill's quality over several seeds, for measuring what one change buys.
+
+Usage::
+
+    python tools/quality_steps.py PEERS.json [--split tune] [--seeds 0,1,2]
+                                  [--set MODULE.NAME=VALUE ...] [--option NAME=VALUE ...]
+
+``PEERS.json`` is the JSON of ``inpaint bench --quality --json`` (its peers' numbers are read,
+so the peers are not run again).  The fill is whatever ``inpaint`` imports: run this with
+``PYTHONPATH`` pointing at a checkout of another commit (``git worktree add``) to measure that
+commit with the same cases and seeds.  ``--set inpaint.multiscale_ref.FEATURE_WEIGHT=0`` changes
+a module constant first, ``--option alpha=full`` passes an option to the fill.
+
+It prints, over the split's cases: the mean SSIM, mean PSNR, mean SWD, median detail, the
+cases with detail in [0.8, 1.25], and the cases whose SWD is at or below the best peer's, each
+averaged over the seeds (with the per-seed values), and beside them the best single peer's
+mean SSIM and the lowest mean SWD among the peers and the paper's Criminisi settings.  A single
+seed's mean SWD moves by a few tenths between seeds: compare changes over several seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from inpaint_bench import quality  # noqa: E402
+
+
+def _value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("peers", help="JSON written by inpaint bench --quality --json")
+    p.add_argument("--split", default="tune", help="tune, holdout or all (default tune)")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--backend", default="opencl")
+    args = p.parse_args()
+    for item in args.set:
+        target, value = item.split("=", 1)
+        module, name = target.rsplit(".", 1)
+        setattr(importlib.import_module(module), name, _value(value))
+    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
+    from inpaint.pipeline import inpaint
+
+    report = json.loads(Path(args.peers).read_text(encoding="utf-8"))
+    numbers = report["numbers"]
+    peers = [m["name"] for m in report["methods"] if m["kind"] == "peer"]
+    rivals = peers + [m["name"] for m in report["methods"]
+                      if m["kind"] == "ours" and m.get("kwargs", {}).get("method") == "criminisi"]
+    entries = [e for e in quality.case_index(quality.find_quality_root())
+               if (args.split == "all" or e.split == args.split) and e.name in numbers]
+    cases = [quality.load_entry(e) for e in entries]
+    names = [c.name for c in cases]
+    seeds = [int(s) for s in args.seeds.split(",")]
+    runs = []
+    for seed in seeds:
+        rows = {}
+        for c in cases:
+            res = inpaint(np.array(c.image), np.array(c.mask), backend=args.backend, seed=seed, **options)
+            rows[c.name] = quality.score(res.image, c.truth, c.mask)
+        runs.append(rows)
+
+    def summary(rows: dict) -> dict:
+        return {"ssim": statistics.fmean(rows[n]["ssim"] for n in names),
+                "psnr_db": statistics.fmean(rows[n]["psnr_db"] for n in names),
+                "swd": statistics.fmean(rows[n]["swd"] for n in names),
+                "detail": statistics.median(rows[n]["detail"] for n in names),
+                "in_band": sum(quality.in_band(rows[n]["detail"]) for n in names),
+                "swd_wins": sum(rows[n]["swd"] <= min(numbers[n][q]["swd"] for q in peers) for n in names)}
+
+    per_seed = [summary(r) for r in runs]
+    mean = {k: statistics.fmean(s[k] for s in per_seed) for k in per_seed[0]}
+    best_peer = max(peers, key=lambda q: statistics.fmean(numbers[n][q]["ssim"] for n in names))
+    low = min(rivals, key=lambda q: statistics.fmean(numbers[n][q]["swd"] for n in names))
+    print(f"{args.split}: {len(names)} cases, seeds {seeds}, set {args.set or '-'}, options {options or '-'}")
+    print(f"mean SSIM {mean['ssim']:.4f} (best peer {best_peer} "
+          f"{statistics.fmean(numbers[n][best_peer]['ssim'] for n in names):.4f}); "
+          f"mean PSNR {mean['psnr_db']:.2f} dB; mean SWD {mean['swd']:.3f} (lowest other {low} "
+          f"{statistics.fmean(numbers[n][low]['swd'] for n in names):.3f}); median detail {mean['detail']:.2f}; "
+          f"detail in band {mean['in_band']:.1f}; SWD at or below the best peer's {mean['swd_wins']:.1f}")
+    print("per seed: SSIM " + " ".join(f"{s['ssim']:.4f}" for s in per_seed)
+          + "; SWD " + " ".join(f"{s['swd']:.3f}" for s in per_seed))
+    print(json.dumps({"split": args.split, "seeds": seeds, "set": args.set, "options": options, "mean": mean,
+                      "per_seed": per_seed}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
