@@ -408,10 +408,17 @@ def test_objects_write_one_sheet_per_case_and_an_index(tmp_path, capsys, monkeyp
         out[0, 0] ^= 1
         return out
 
+    def flat(image, mask):
+        out = image.copy()
+        out[mask > 0] = image[mask == 0].mean(axis=0).astype(image.dtype)
+        return out
+
+    # Peers that need nothing installed, so the sheet's layout is tested on every machine.
     monkeypatch.setitem(peers.PEERS, "broken", ("changes a known pixel", "numpy", lambda: broken))
+    monkeypatch.setitem(peers.PEERS, "flat", ("the known pixels' mean colour", "numpy", lambda: flat))
     out_dir, js = tmp_path / "sheets", tmp_path / "o.json"
     rc = main(["bench", "--objects", "--sheets", str(out_dir), "--configs", "paper_005_9", "--backend", "numpy",
-               "--peers", "broken,biharmonic", "--json", str(js)])
+               "--peers", "broken,flat", "--json", str(js)])
     out = capsys.readouterr().out
     assert rc == 0
     assert "# inpaint bench --objects" in out and "## Time per call" in out
