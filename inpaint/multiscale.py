@@ -72,9 +72,11 @@ ONION_CANDIDATES = 64
 ROUNDS_COARSEST, ROUNDS_FINEST, ROUNDS = 8, 3, 5
 #: PatchMatch iterations per round (twice as many in the very first round).
 PM_ITERATIONS = 3
-#: Gauss-Seidel sweeps per round, and for the first correction at the coarsest level (which
-#: starts from zero).
-SWEEPS, SWEEPS_FIRST = 30, 200
+#: Gauss-Seidel sweeps per round at the coarser levels, at the photo itself, and for the first
+#: correction at the coarsest level (which starts from zero).  The coarser levels' corrections
+#: must reach across the whole hole; at the photo itself the coarser fill has already brought the
+#: tones in, and more sweeps there cost the most and bought nothing measurable.
+SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
 
 STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 
@@ -782,7 +784,7 @@ class MultiscaleInpainter(StepwiseJob):
             st.vote_sharp(self.k, self._unit(), self._lut)
         else:
             st.vote(st.lev.pixels, self.k, self._softness())
-        st.sweeps(SWEEPS_FIRST if first else SWEEPS)
+        st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
         st.compose()
         if not last:
             st.rescore()
