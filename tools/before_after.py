@@ -7,7 +7,7 @@ Usage::
 
 Tiles, left to right: the input, the default fill of the checkout in ``--before`` (run in a
 subprocess with ``PYTHONPATH`` set to it), the default fill of this checkout, and the truth.
-``docs/quality/walkingman_before_after.png`` was made with the commit before the sharp fill.
+``docs/quality/walkingman_before_after.png`` compares the version before the sharp fill (d22b926).
 """
 
 from __future__ import annotations
