@@ -69,11 +69,16 @@ def test_multiscale_removed_identically_on_pocl_and_numpy(runtime, name):
     np.testing.assert_array_equal(cl.image[~m], case.image[~m])
     rows, cols = cl.source_map[m, 0], cl.source_map[m, 1]
     assert not m[rows, cols].any()  # what each pixel copies before blending is an original known pixel
-    # the fill looks like the background, not like the object, and is no smudge
-    assert metrics.swd(cl.image, case.truth, m) < 0.75 * metrics.swd(case.image, case.truth, m)
-    assert metrics.detail_ratio(cl.image, case.truth, m) > 0.5
+    # The fill looks like the background, not like the object, and is no smudge. One seed's fill
+    # can be much better or worse than another's (River's SWD: 9 to 19 over five seeds), so the
+    # fill is judged by the mean over five seeds.
+    fills = [cl.image] + [inpaint(case.image, m, backend="opencl", device=runtime.device, seed=s).image
+                          for s in range(1, 5)]
+    assert np.mean([metrics.swd(f, case.truth, m) for f in fills]) < 0.75 * metrics.swd(case.image, case.truth, m)
+    assert np.mean([metrics.detail_ratio(f, case.truth, m) for f in fills]) > 0.5
     if name in QUALITY_CASES:
-        assert mean_colour_error(cl.image[m], case.truth[m]) < 0.75 * mean_colour_error(case.image[m], case.truth[m])
+        assert (np.mean([mean_colour_error(f[m], case.truth[m]) for f in fills])
+                < 0.75 * mean_colour_error(case.image[m], case.truth[m]))
 
 
 # Truth-set cases of every kind of hole: thin wires (a single level), a brush stroke, a big hole at
