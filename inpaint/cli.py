@@ -23,9 +23,11 @@ from . import __version__
 from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
                     run_batch)
 from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code, one_line
-from .methods import DEFAULT_METHOD, LOOPS, METHODS, OPTIONS, SOURCES
-from .options import parse_alpha, parse_grow, parse_int, parse_partition, parse_patch
-from .stages import NAMES as STAGES, PARTITIONS
+from .methods.checks import parse_alpha, parse_patch
+from .methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
+from .methods.defaults import (BACKENDS, DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES,
+                               VARIANTS)
+from .options import parse_grow, parse_int
 from .progress import STYLES
 from .report import draw_mapping, draw_offsets, format_stats  # noqa: F401 - also the public names here
 
@@ -259,17 +261,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "'criminisi': the paper's greedy patch-by-patch fill")
     p.add_argument("--alpha", default=None,
                    help="search factor of Eq. 6: sources come from the object's box grown by alpha times its "
-                        "size on each side; 'full' searches the whole image (default: 1 for multiscale, "
-                        "0.05 for criminisi, as in the paper)")
+                        f"size on each side; 'full' searches the whole image (default: {_defaults('alpha')}; "
+                        "criminisi's as in the paper)")
     p.add_argument("--patch", "-p", default=None,
-                   help="patch side P, odd and >= 3 (default: 7 for multiscale, 9 for criminisi)")
+                   help=f"patch side P, odd and >= 3 (default: {_defaults('patch')})")
     p.add_argument("--candidates", default=None,
-                   help="multiscale: source patches each patch votes with, 1-8 (default 1, texture as sharp as "
-                        "its source); more blend more smoothly")
+                   help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default "
+                        f"{DEFAULTS['multiscale']['candidates']}, texture as sharp as its source at 1); more blend "
+                        "more smoothly")
     p.add_argument("--source", choices=SOURCES, default=None,
                    help="criminisi: take sources only from the original picture ('original', default, as in the "
                         "paper) or also from pixels filled earlier ('filled')")
-    p.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
     p.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
                                     "(default: PYOPENCL_CTX, then the profile, then the best device); "
@@ -279,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: "
                                        "findBestPatch and its reduction), or comma-separated stages of "
                                        + ",".join(STAGES) + " (default all)")
-    p.add_argument("--variant", choices=("auto", "local", "global"), default=None,
+    p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
     p.add_argument("--loop", choices=LOOPS, default=None,
                    help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next patch "
@@ -306,12 +309,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _defaults(option: str) -> str:
+    """The methods' defaults of ``option`` for the help text, e.g. ``'7 for multiscale, 9 for criminisi'``."""
+    return ", ".join(f"{DEFAULTS[m][option]} for {m}" for m in METHODS if option in DEFAULTS[m])
+
+
 def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     """The chosen method's options from the command line, parsed once (unset ones take the
     method's defaults)."""
     given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
              "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": parse_partition(args.partition), "variant": args.variant, "loop": args.loop,
+             "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
     wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]
@@ -324,7 +332,7 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     if "patch" in options:
         options["patch"] = parse_patch(options["patch"])
     if "candidates" in options:
-        options["candidates"] = parse_int(options["candidates"], "--candidates", 1, 8)
+        options["candidates"] = parse_int(options["candidates"], "--candidates", 1, MAX_CANDIDATES)
     options["timings"] = bool(args.stats)  # device stage times only when they are printed
     return options
 
@@ -461,7 +469,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     _warn_if_long(mask, args)
-    from .pipeline import inpaint
+    from .api import inpaint
 
     bar = Progress("inpaint", f"filling {label}" if label else "filling",
                    "none" if args.quiet or not progress else args.progress)

@@ -9,10 +9,10 @@ with ``term(v)`` = ``v`` (``kind='sum'``), ``v * v`` (``'sqsum'``) or ``v != 0``
 ``out[r1, c1] - out[r0 - 1, c1] - out[r1, c0 - 1] + out[r0 - 1, c0 - 1]`` (terms with a
 ``-1`` index are 0).
 
-The device version is the five-kernel block algorithm of ``kernels/integral.cl``
+The device version is the five-kernel block algorithm of ``kernels/integral/block.cl``
 (4x4 block integrals with vector loads, scan of the block edges down the columns,
 vertical combine, scan of the block edges along the rows, horizontal combine);
-``method='naive'`` runs ``kernels/integral_naive.cl`` (row prefix sums, transpose, row
+``method='naive'`` runs ``kernels/integral/naive.cl`` (row prefix sums, transpose, row
 prefix sums, transpose back), kept as the benchmark's baseline.
 
 Exactness
@@ -403,11 +403,11 @@ class IntegralPlan:
         i32 = np.int32
         k = rt.kernel
         self.kernels = {
-            "block_local": k("integral", "block_local", [None, i32, i32, None, i32, i32, i32], defines),
-            "vertical_scan": k("integral", "vertical_scan", [None, i32, i32, i32], defines),
-            "vertical_combine": k("integral", "vertical_combine", [None, i32, i32, i32], defines),
-            "horizontal_scan": k("integral", "horizontal_scan", [None, i32, i32, i32], defines),
-            "horizontal_combine": k("integral", "horizontal_combine", [None, i32, i32, i32], defines),
+            "block_local": k("integral/block", "block_local", [None, i32, i32, None, i32, i32, i32], defines),
+            "vertical_scan": k("integral/block", "vertical_scan", [None, i32, i32, i32], defines),
+            "vertical_combine": k("integral/block", "vertical_combine", [None, i32, i32, i32], defines),
+            "horizontal_scan": k("integral/block", "horizontal_scan", [None, i32, i32, i32], defines),
+            "horizontal_combine": k("integral/block", "horizontal_combine", [None, i32, i32, i32], defines),
         }
         # element-wise kernels: the wanted shape, capped by the device and the built kernels
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"]
@@ -427,9 +427,9 @@ class IntegralPlan:
         i32 = np.int32
         k = rt.kernel
         self.kernels = {
-            "row_scan_source": k("integral_naive", "row_scan_source", [None, i32, i32, None, i32, i32], defines),
-            "row_scan": k("integral_naive", "row_scan", [None, i32, i32], defines),
-            "transpose": k("integral_naive", "transpose", [None, None, i32, i32], defines),
+            "row_scan_source": k("integral/naive", "row_scan_source", [None, i32, i32, None, i32, i32], defines),
+            "row_scan": k("integral/naive", "row_scan", [None, i32, i32], defines),
+            "transpose": k("integral/naive", "transpose", [None, None, i32, i32], defines),
         }
         self.tile = tile
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"] for n in ("row_scan_source", "row_scan"))
@@ -517,7 +517,7 @@ class IntegralPlan:
         rt = self.runtime
         i32 = np.int32
         defines = dict(self._defines_block, SCAN_PARTS=1, SCAN_LINES=1)
-        knl = rt.kernel("integral", "max_abs", [None, i32, i32, i32, i32, None], defines)
+        knl = rt.kernel("integral/block", "max_abs", [None, i32, i32, i32, i32, None], defines)
         lg = max(1, min(64, rt.limits.max_work_group_size, rt.work_group_info(knl)["work_group_size"]))
         n = round_up(min(h, 1024), lg)
         partial = cl_array.empty(rt.queue, (n,), np.uint32)

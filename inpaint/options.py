@@ -1,40 +1,23 @@
-"""Command-line option values, parsed once for every front end.
+"""Command-line option values the fill methods do not parse themselves, parsed once for every
+front end.
 
 Each parser takes the text the user gave and returns the value the library takes, or raises
 :class:`~inpaint.errors.InputError` with a one-line message naming the option.  The device is
-checked here too (:func:`check_device`), before any heavy work.
+checked here too (:func:`check_device`), before any heavy work.  ``--alpha`` and ``--patch``
+are parsed by the methods' own parsers (:mod:`inpaint.methods.checks`), ``--partition`` by the
+Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .errors import DeviceError, InputError
+from .methods.checks import check_choice
+from .methods.defaults import BACKENDS
 
-BACKENDS = ("auto", "opencl", "numpy")
-#: Largest search factor accepted: beyond it every search area is the whole image anyway.
-MAX_ALPHA = 10_000.0
 #: Largest grow radius accepted (pixels).
 MAX_GROW = 10_000
-
-
-def parse_alpha(text: Any) -> float | str:
-    """``--alpha``: ``'full'`` or a number from 0 to :data:`MAX_ALPHA`."""
-    if text is None:
-        return None  # type: ignore[return-value]
-    if isinstance(text, str) and text.strip().lower() == "full":
-        return "full"
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}")
-    if value > MAX_ALPHA:
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}: at most {MAX_ALPHA:g} "
-                         "(use 'full' to search the whole image)")
-    return value
 
 
 def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = None) -> int:
@@ -54,33 +37,9 @@ def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = No
     return value
 
 
-def parse_patch(text: Any) -> int:
-    """``--patch``: an odd integer >= 3 (the image size limit is checked by the method)."""
-    try:
-        p = int(str(text).strip())
-    except (TypeError, ValueError):
-        raise InputError(f"patch size must be an odd integer >= 3, got {text!r}") from None
-    if p < 3 or p % 2 == 0:
-        raise InputError(f"patch size must be an odd integer >= 3, got {p}")
-    if p > 9999:
-        raise InputError(f"patch size {p} is too large: the patch must fit in the image")
-    return p
-
-
 def parse_grow(text: Any) -> int:
     """``--grow N``: pixels to grow the mask by, 0 to :data:`MAX_GROW`."""
     return parse_int(text, "--grow", 0, MAX_GROW)
-
-
-def parse_partition(text: str | None) -> list[str] | None:
-    """``--partition``: a named partition or comma-separated stages (:func:`inpaint.stages.parse_partition`)."""
-    from .stages import parse_partition as stages_partition
-
-    if text is None:
-        return None
-    if text.strip() == "":
-        return []
-    return list(stages_partition(text))
 
 
 def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
@@ -98,8 +57,7 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     """
     from .profiles import load_profile
 
-    if backend not in BACKENDS:
-        raise InputError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    check_choice("backend", backend, BACKENDS)
     if device is not None and device.strip() == "":
         raise InputError("--device is empty; give 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of a device name")
     prof = load_profile(profile) if profile is not None else None

@@ -47,6 +47,25 @@ class Limits:
             total *= size
         return total <= self.max_work_group_size
 
+    def work_group(self, want: tuple[int, ...]) -> tuple[int, ...]:
+        """The work-group shape to launch with: ``want``, every side halved (down to 1) until
+        the group is allowed.  Every kernel wrapper sizes its groups here, so a profile's caps
+        reach them all the same way.
+
+        Parameters
+        ----------
+        want : tuple of int
+            The preferred shape (powers of two stay powers of two).
+
+        Returns
+        -------
+        tuple of int
+        """
+        shape = tuple(int(s) for s in want)
+        while not self.fits_group(shape) and max(shape) > 1:
+            shape = tuple(max(s // 2, 1) for s in shape)
+        return shape
+
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
@@ -112,7 +131,7 @@ _INT_FIELDS = ("local_mem_size", "max_work_group_size", "compute_units", "global
 _STR_FIELDS = ("description",)
 #: Fields that describe a device but cap nothing: not part of a profile (keep them as comments).
 _NOT_LIMITS = ("clock_mhz", "image_support", "double_support", "opencl_version", "opencl_profile")
-#: Stage splits are partitions, not profiles (``--partition``, :data:`inpaint.stages.PARTITIONS`).
+#: Stage splits are partitions, not profiles (``--partition``, :data:`inpaint.methods.criminisi.stages.PARTITIONS`).
 _PARTITION_NAMES = {"host": "none", "coprocess": "coprocess"}
 
 

@@ -110,7 +110,7 @@ class InpaintApp(App):
         super().__init__(**kwargs)
         self._startup = (image_path, mask_path, case)
         self._state_dir = Path(state_dir) if state_dir else None
-        self.engine = engine                  # job factory; None = inpaint.pipeline.start (default method)
+        self.engine = engine                  # job factory; None = inpaint.api.start (default method)
         self._overrides = dict(overrides or {})
         self.catch_errors = catch_errors
         self.worker: Worker | None = None

@@ -160,7 +160,7 @@ def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
         import numpy as np
         from mobile_ui import devices, samples, settings
         from mobile_ui.worker import Worker, run_inpaint
-        from inpaint.pipeline import inpaint
+        from inpaint.api import inpaint
         from inpaint.runtime import opencl_available
         assert not opencl_available()
         choices, why = devices.list_devices()

@@ -25,7 +25,7 @@ from PIL import Image, ImageOps
 
 from inpaint import cli, imageio
 from inpaint import runtime as rtmod
-from inpaint.pipeline import inpaint as run_pipeline
+from inpaint.api import inpaint as run_pipeline
 
 REPO = Path(__file__).resolve().parents[1]
 H, W = 40, 48  # image height and width

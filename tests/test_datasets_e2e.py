@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from inpaint.cases import case_names, load_case
-from inpaint.pipeline import inpaint
+from inpaint.api import inpaint
 from inpaint_bench import metrics
 
 pytestmark = pytest.mark.slow

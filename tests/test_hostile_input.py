@@ -382,14 +382,14 @@ def test_image_too_large_for_the_memory(files, run, monkeypatch):
     (cli.Terminated(signal.SIGTERM), 128 + signal.SIGTERM, r"^inpaint: stopped by SIGTERM\n$"),
 ], ids=["memory", "ctrl-c", "bug", "sigterm"])
 def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, code, pattern):
-    import inpaint.pipeline as pipeline
+    import inpaint.api as api
 
     Image.new("RGB", (3, 3), (1, 2, 3)).save(files / "o.png")  # an older output: must stay as it is
 
     def boom(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(pipeline, "inpaint", boom)
+    monkeypatch.setattr(api, "inpaint", boom)
     check(files, run, ["a.png", "--mask", "m.png", "--backend", "numpy", "-o", "o.png"], code, pattern)
 
 

@@ -1,4 +1,4 @@
-"""Independent oracles for the numpy reference (``inpaint/reference.py``, ``multiscale_ref.py``).
+"""Independent oracles for the numpy reference (``reference.py`` of ``inpaint/methods/criminisi/`` and ``inpaint/methods/multiscale/``).
 
 The reference is vectorised numpy that the OpenCL kernels are compared against; here each of
 its functions is compared with a naive per-pixel loop written from the *kernel* text
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from inpaint import multiscale_ref, reference
+from inpaint.methods.criminisi import reference
+from inpaint.methods.multiscale import reference as multiscale_ref
 
 UINT_MAX = 0xFFFFFFFF
 SENTINEL_U8 = 0xA5

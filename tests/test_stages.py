@@ -8,7 +8,7 @@ import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
 
-from inpaint import reference, stages_cl
+from inpaint.methods.criminisi import opencl as stages_cl, reference
 
 SHAPES = [(13, 11), (24, 31), (40, 77)]
 

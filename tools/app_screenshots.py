@@ -46,7 +46,7 @@ def _render(preset: str, out: Path) -> None:
         """The real Inpainter, slowed so the half-filled state can be captured."""
 
         def __init__(self, *a, **k):
-            from inpaint.pipeline import Inpainter
+            from inpaint.methods.criminisi.job import Inpainter
             self._job = Inpainter(*a, **k)
 
         def step(self):

@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw
 ROOT = Path(__file__).resolve().parents[1]
 FILL = ("import sys, numpy as np\n"
         "from inpaint.cases import load_case\n"
-        "from inpaint.pipeline import inpaint\n"
+        "from inpaint.api import inpaint\n"
         "c = load_case(sys.argv[1])\n"
         "np.save(sys.argv[2], inpaint(c.image, c.mask, backend='auto').image)\n")
 

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 from inpaint.cases import case_names, load_case
-from inpaint.pipeline import inpaint
+from inpaint.api import inpaint
 from inpaint.runtime import get_runtime
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 from inpaint.cases import load_case
 from inpaint.masks import grabcut_available, grow
 from mobile_ui.masktools import DEFAULT_TOLERANCE, refine, tap_select
-from inpaint.pipeline import inpaint
+from inpaint.api import inpaint
 
 CASES = ("walkingman", "river", "divingman", "hill")
 TOLERANCES = (16, 32, 48, 64)

@@ -15,7 +15,7 @@ the default benchmark runs):
   libraries (:mod:`inpaint_bench.quality`; runs alone); ``--objects``: contact sheets of
   real object removals without truth (the same module; runs alone).
 
-``--prune`` picks findBestPatch's pruning (:class:`inpaint.stages_cl.FindBestPatch`); ``both``
+``--prune`` picks findBestPatch's pruning (:class:`inpaint.methods.criminisi.opencl.FindBestPatch`); ``both``
 times pruned and unpruned side by side in the default benchmark.
 
 Timing: each configuration gets one untimed warm-up first (it builds the kernels; in the
@@ -23,7 +23,7 @@ grid the warm-up of a (case, device, variant, P) is one run at alpha = 0.05, whi
 the same programs), then ``--repeat`` timed runs.  All configurations of a table are
 interleaved inside the repeat loop (repeat 1: every cell, repeat 2: every cell, ...) so
 that a noisy, shared machine slows all of them alike; medians are reported.  The time is
-the wall time of one :func:`inpaint.pipeline.inpaint` call (set-up, all iterations,
+the wall time of one :func:`inpaint.api.inpaint` call (set-up, all iterations,
 final read-back), kernel compilation excluded.
 
 Runs with numpy, Pillow and pyopencl only; matplotlib is optional (``--plots``).
@@ -38,7 +38,6 @@ import inspect
 import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -48,7 +47,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .common import cpu_name, md_table
+from .common import md_table
+from .devices import Dev, find_devices, machine_info
+from .metrics import bbox as _bbox
 
 ALPHAS = ("full", "2", "1", "0.5", "0.2", "0.05")
 PATCHES = (9, 13, 17)
@@ -206,12 +207,6 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
 
 
 # --- quality ------------------------------------------------------------------------------------
-def _bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
-    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
-
-
 def psnr(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int]) -> float:
     """PSNR (dB, peak 255) over the RGB pixels of ``box`` = (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = box
@@ -258,81 +253,10 @@ def ssim(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int],
     return float(np.mean(num / den))
 
 
-# --- devices and machine -----------------------------------------------------------------------
-class Dev:
-    """An OpenCL device as a spec string for ``inpaint(device=...)`` plus its description."""
-
-    def __init__(self, spec: str, device: Any):
-        self.spec = spec
-        self.name = device.name.strip()
-        self.platform = device.platform.name.strip()
-        import pyopencl as cl
-
-        self.is_gpu = bool(device.type & cl.device_type.GPU)
-        self.version = device.version.strip()
-        self.driver = device.driver_version.strip()
-        self.compute_units = int(device.max_compute_units)
-        self.local_mem = int(device.local_mem_size)
-        self.is_pocl = "portable computing language" in self.platform.lower()
-        self.is_h200 = "h200" in self.name.lower()
-
-    @property
-    def label(self) -> str:
-        kind = "GPU" if self.is_gpu else "CPU"
-        return f"{kind} {self.name} ({self.platform})"
-
-    @property
-    def short(self) -> str:
-        if self.is_pocl:
-            return "PoCL CPU" if not self.is_gpu else "PoCL GPU"
-        return ("GPU " if self.is_gpu else "CPU ") + self.name
-
-
-def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
-    """Every OpenCL device, or the one ``spec`` selects; [] (with a note) without OpenCL."""
-    from inpaint.runtime import OpenCLUnavailable, all_devices, select_device
-
-    try:
-        found = all_devices()
-    except OpenCLUnavailable as exc:
-        notes.append(f"no OpenCL device ({exc}): only the numpy backend is measured")
-        return []
-    devs = [Dev(f"{pi}:{di}", d) for pi, di, d in found]
-    if spec:
-        chosen = select_device(spec)
-        devs = [d for d, (_, _, cd) in zip(devs, found) if cd == chosen]
-    if not any(d.is_gpu for d in devs):
-        notes.append("no OpenCL GPU device: GPU columns are skipped")
-    return devs
-
-
-def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
-    cpu = cpu_name() or platform.processor() or platform.machine()
-    try:
-        load = os.getloadavg()
-    except (OSError, AttributeError):
-        load = None
-    info: dict[str, Any] = {
-        "load_average_at_start": load,
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()}", "numpy": np.__version__,
-        "devices": [{"spec": d.spec, "name": d.name, "platform": d.platform, "gpu": d.is_gpu,
-                     "opencl": d.version, "driver": d.driver, "compute_units": d.compute_units,
-                     "local_mem_size": d.local_mem} for d in devs],
-    }
-    try:
-        import pyopencl
-
-        info["pyopencl"] = pyopencl.VERSION_TEXT
-    except Exception:  # noqa: BLE001
-        pass
-    return info
-
-
 @functools.lru_cache(maxsize=None)
 def _criminisi() -> dict[str, Any]:
     """``method='criminisi'`` where ``inpaint()`` has several methods: these tables time the paper's pipeline."""
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     return {"method": "criminisi"} if "method" in inspect.signature(inpaint).parameters else {}
 
@@ -340,7 +264,7 @@ def _criminisi() -> dict[str, Any]:
 @functools.lru_cache(maxsize=None)
 def _criminisi_options() -> tuple[str, ...]:
     try:
-        from inpaint.methods import OPTIONS
+        from inpaint.methods.defaults import OPTIONS
     except ImportError:
         return ()
     return tuple(OPTIONS.get("criminisi", ()))
@@ -393,7 +317,7 @@ class Job:
                 self.patch, self.profile, tuple(self.partition) if self.partition is not None else None)
 
     def run_once(self) -> float:
-        from inpaint.pipeline import inpaint
+        from inpaint.api import inpaint
 
         t = time.perf_counter()
         res = inpaint(self.case.image, self.case.mask, **self.kwargs())
@@ -460,7 +384,7 @@ def measure(jobs: Sequence[Job], repeat: int, warm: dict[tuple, str] | None = No
         done.add(key)
         alpha = (warm or {}).get(key, job.alpha)
         try:
-            from inpaint.pipeline import inpaint
+            from inpaint.api import inpaint
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -745,7 +669,7 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
     if not devs:
         return "\n".join(parts + ["No OpenCL device: nothing to build."])
     from inpaint.runtime import get_runtime
-    from inpaint.stages_cl import FindBestPatch
+    from inpaint.methods.criminisi.opencl import FindBestPatch
 
     rows = []
     for d in devs:
@@ -772,7 +696,7 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
 
 def _partitions() -> dict[str, Any]:
     """The named partitions of the pipeline, and findBestPatch alone on the device."""
-    from inpaint.stages import PARTITIONS
+    from inpaint.methods.criminisi.stages import PARTITIONS
 
     return {**PARTITIONS, "ssd": ("ssd",)}
 

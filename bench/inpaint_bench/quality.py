@@ -7,7 +7,7 @@ Truth set: the paper's four cases (``datasets/<name>/``: ``image.png``, ``truth.
 brighter than 127 is hole.
 
 Methods: our configurations (``quality_configs.toml``: keyword arguments of
-:func:`inpaint.pipeline.inpaint`, with the command's ``--backend`` and ``--device`` added)
+:func:`inpaint.api.inpaint`, with the command's ``--backend`` and ``--device`` added)
 and the peers of :mod:`inpaint_bench.peers` that are installed.  Every result must keep
 the pixels outside the hole exactly; a result that does not is reported as an error.
 Controls (:data:`inpaint_bench.metrics.CONTROLS`: the truth shifted by 4 and 8 px, and
@@ -346,9 +346,9 @@ def ours_method(name: str, kwargs: dict[str, Any], backend: str, device: str | N
         kw["device"] = device
 
     def fill(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, Any]:
-        import inpaint.pipeline as pipeline  # looked up per call
+        import inpaint.api as api  # looked up per call
 
-        res = pipeline.inpaint(image, mask, **kw)
+        res = api.inpaint(image, mask, **kw)
         return res.image, res.stats
 
     args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "library defaults"
@@ -371,7 +371,7 @@ def control_methods() -> list[Method]:
 
 def swd_rivals(configs: dict[str, dict[str, Any]]) -> list[str]:
     """Our configurations whose ``method`` (or the library's default one) is in :data:`SWD_RIVAL_METHODS`."""
-    from inpaint.pipeline import DEFAULT_METHOD
+    from inpaint.methods.defaults import DEFAULT_METHOD
 
     return [n for n, kw in configs.items() if kw.get("method", DEFAULT_METHOD) in SWD_RIVAL_METHODS]
 
@@ -859,7 +859,7 @@ def object_sheet(case: ObjectCase, images: dict[str, np.ndarray], numbers: dict[
 
 # --- machine -------------------------------------------------------------------------------------
 def machine(device: str | None, backend: str, notes: list[str]) -> dict[str, Any]:
-    from .pipeline import find_devices, machine_info
+    from .devices import find_devices, machine_info
 
     devs: list[Any] = []
     if backend != "numpy":

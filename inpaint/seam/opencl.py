@@ -1,4 +1,4 @@
-"""Thin OpenCL wrappers around ``kernels/seam_*.cl``: same results as :mod:`.reference`.
+"""Thin OpenCL wrappers around ``kernels/seam/*.cl``: same results as :mod:`.reference`.
 
 All state stays on the device between seams: the packed image, the energy, the
 cumulative cost, the optional mask and original-index map, with rows a fixed ``pitch``
@@ -132,13 +132,13 @@ class OpenCLCarver:
         common = {"TILE_X": self.tile, "TILE_Y": self.tile, "FORWARD": int(self.mode == "forward"),
                   "HAS_MASK": int(has_mask), "REMOVE_WG": self.remove_wg, "SHIFT_COST": int(shift_cost),
                   "TRACK": int(track)}
-        bundle = ("seam_energy", "seam_remove", "seam_cost")
+        bundle = ("seam/energy", "seam/remove", "seam/cost")
         main = {**common, **self._cost_defines(False)}
         batch = self._cost_defines(True)
 
         def fetch(name: str, scalars: list, batch_variant: bool = False) -> Callable[[], Any]:
             if batch_variant:
-                return lambda: rt.kernel("seam_cost", name, scalars, batch)
+                return lambda: rt.kernel("seam/cost", name, scalars, batch)
             return lambda: rt.kernel(bundle, name, scalars, main)
 
         makers = {
@@ -355,7 +355,7 @@ class OpenCLCarver:
         src = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
         d = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
         dst = cl.Buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
-        knl = rt.kernel("seam_insert", "insert_seams", [None] * 3 + [I32] * 4)
+        knl = rt.kernel("seam/insert", "insert_seams", [None] * 3 + [I32] * 4)
         knl(q, *self._rows_grid(h, 1), src, d, dst, w, h, w, w + k)
         out = np.empty((h, w + k), dtype=np.uint32)
         cl.enqueue_copy(q, out, dst)

@@ -1,7 +1,7 @@
 #pragma OPENCL FP_CONTRACT OFF
-/* Stage 5: priority P(p) = C(p) * (D(p) + 0.001) on front pixels, -1 elsewhere, and its argmax.
+/* Stage 5: priority P(p) = C(p) * (D(p) + DATA_EPS) on front pixels, -1 elsewhere, and its argmax.
  *
- * Data term D(p) = |isophote . n| / (|n| * 2 * 255), all integers until the last steps:
+ * Data term D(p) = |isophote . n| / (|n| * DATA_NORM), all integers until the last steps:
  *   n        Sobel gradient of the known-pixel indicator (coordinates clamped to the image);
  *   isophote (-gy, gx) of the known pixel in p's 3x3 neighbourhood with the largest gradient
  *            (first in row-major order on ties); a known pixel's gradient is the central
@@ -9,7 +9,8 @@
  * The float steps (convert, sqrt, multiply, divide, add, multiply) are each correctly rounded
  * and never contracted, so numpy reproduces them bit for bit.
  *
- * REDUCE_GROUP (define) is the work-group size of the argmax kernel, a power of two. */
+ * REDUCE_GROUP (define) is the work-group size of the argmax kernel, a power of two; DATA_NORM
+ * (2 * 255) and DATA_EPS (0.001) are defined by the reference, as float literals. */
 
 inline int known_at(__global const uchar *unknown, int x, int y, int width, int height)
 {
@@ -60,10 +61,10 @@ inline float priority_at(__global const uchar *grey, __global const uchar *unkno
     float d = 0.0f;
     if (nn != 0) {
         const float len = sqrt((float)nn);
-        const float scale = len * 510.0f;
+        const float scale = len * DATA_NORM;
         d = (float)dot / scale;
     }
-    const float e = d + 0.001f;
+    const float e = d + DATA_EPS;
     return cpatch[i] * e;
 }
 

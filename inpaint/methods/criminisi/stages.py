@@ -2,9 +2,9 @@
 
 Each :class:`Stage` says what the stage is called (and how the paper's Table 2 names it),
 which arrays it reads and writes, its kernel file, how to build its OpenCL wrapper
-(:mod:`inpaint.stages_cl`), and how to run it on either side: ``host`` calls the numpy
-reference (:mod:`inpaint.reference`), ``device`` the wrapper.  :class:`inpaint.pipeline.Inpainter`
-loops over this table; the command line, the reports and the benchmark read their names and
+(:mod:`inpaint.methods.criminisi.opencl`), and how to run it on either side: ``host`` calls
+the numpy reference (:mod:`inpaint.methods.criminisi.reference`), ``device`` the wrapper.
+:class:`inpaint.methods.criminisi.job.Inpainter` loops over this table; the command line, the reports and the benchmark read their names and
 labels from it.  Adding a stage is one entry here plus its kernel, reference and tests.
 
 A *partition* says which stages run on the OpenCL device; the rest run in numpy, and the
@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...errors import InputError
 from . import reference
-from .errors import InputError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Stage:
     reads, writes : tuple of str
         Arrays the stage reads and writes (the pipeline keeps them fresh on its side).
     kernel_file : str
-        Stem of its file under ``kernels/``.
+        Its file under ``kernels/`` (``criminisi/<name>``).
     wrapper : callable
         ``wrapper(rt, job, bundle)`` builds the stage's OpenCL wrapper for an Inpainter ``job``.
     host : callable
@@ -56,9 +56,9 @@ class Stage:
 
 
 def _sc() -> Any:
-    from . import stages_cl  # pyopencl: imported only when a device runs a stage
+    from . import opencl  # pyopencl: imported only when a device runs a stage
 
-    return stages_cl
+    return opencl
 
 
 # -- numpy side: job._buf.host holds the arrays ------------------------------------------------
@@ -112,30 +112,30 @@ def _priority_device(job: Any, k: Any, rect: Any) -> list:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("grey", "convert RGB to grey", ("rgb",), ("grey",), "grey",
+    Stage("grey", "convert RGB to grey", ("rgb",), ("grey",), "criminisi/grey",
           lambda rt, job, bundle: _sc().Grey(rt, bundle), _grey_host,
           lambda job, k, rect: k(job._buf.dev, job.width, rect)),
-    Stage("front", "update border of the area to be filled", ("unknown",), ("front",), "front",
+    Stage("front", "update border of the area to be filled", ("unknown",), ("front",), "criminisi/front",
           lambda rt, job, bundle: _sc().Front(rt, bundle), _front_host,
           lambda job, k, rect: k(job._buf.dev, job.width, job.height, rect)),
-    Stage("valid", "mark source pixels to be used", ("unknown",), ("valid",), "valid",
+    Stage("valid", "mark source pixels to be used", ("unknown",), ("valid",), "criminisi/valid",
           lambda rt, job, bundle: _sc().Valid(rt, bundle), _valid_host,
           lambda job, k, rect, use_integral=False: k(job._buf.dev, job.width, job.height, job.half, rect, job._box,
                                                      use_integral)),
-    Stage("confidence", "update pixel confidence in the filling area", ("conf", "front"), ("cpatch",), "confidence",
+    Stage("confidence", "update pixel confidence in the filling area", ("conf", "front"), ("cpatch",), "criminisi/confidence",
           lambda rt, job, bundle: _sc().Confidence(rt, bundle), _confidence_host,
           lambda job, k, rect: k(job._buf.dev, job.width, job.height, job.half, rect)),
     Stage("priority", "update pixel priorities in the filling area", ("grey", "unknown", "front", "cpatch", "result"),
-          ("prio", "result"), "priority",
+          ("prio", "result"), "criminisi/priority",
           lambda rt, job, bundle: _sc().Priority(rt, bundle), _priority_host, _priority_device),
-    Stage("ssd", "find the best matching patch", ("rgb", "unknown", "valid", "result"), ("ssd",), "ssd",
+    Stage("ssd", "find the best matching patch", ("rgb", "unknown", "valid", "result"), ("ssd",), "criminisi/ssd",
           lambda rt, job, bundle: _sc().FindBestPatch(rt, job.patch, job.variant, job.prune, bundle), _ssd_host,
           lambda job, k, centres: k(job._buf.dev, job.width, job.height, centres)),
-    Stage("reduce", "best-patch reduction", ("ssd", "result"), ("result",), "reduce",
+    Stage("reduce", "best-patch reduction", ("ssd", "result"), ("result",), "criminisi/reduce",
           lambda rt, job, bundle: _sc().Reduce(rt, bundle), _reduce_host,
           lambda job, k, n: k(job._buf.dev, n)),
     Stage("copy", "update RGB and grey image of the filling patch", ("rgb", "grey", "unknown", "conf", "cpatch"),
-          ("rgb", "grey", "unknown", "conf"), "copy",
+          ("rgb", "grey", "unknown", "conf"), "criminisi/copy",
           lambda rt, job, bundle: _sc().Copy(rt, bundle), _copy_host,
           lambda job, k, target, source: k(job._buf.dev, job.width, job.height, job.half, target, source)),
 )
@@ -178,3 +178,19 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
         raise InputError(f"unknown stage(s) in --partition: {', '.join(map(str, bad))}; stages are "
                          f"{', '.join(NAMES)}, or a named partition: {', '.join(PARTITIONS)}")
     return tuple(s for s in NAMES if s in names)
+
+
+def bundle_for(rt: Any, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
+               prune: Any = "auto", resident: bool = False) -> tuple:
+    """The one program for ``stages`` on the device: ``(kernel files, defines)``, the files of
+    the stages and the union of the defines they need (findBestPatch's only when it runs on the
+    device).  ``resident`` adds the device-resident loop's kernels (``kernels/criminisi/loop.cl``;
+    every stage must be on the device)."""
+    opencl = _sc()
+    defines: dict[str, Any] = opencl.common_defines(rt)
+    if "ssd" in stages:
+        defines.update(opencl.FindBestPatch.plan(rt, patch, variant, prune)[3])
+    files = tuple(BY_NAME[s].kernel_file for s in stages)
+    if resident:
+        files += (opencl.LOOP_FILE,)
+    return files, defines

@@ -36,7 +36,7 @@
  */
 
 #if !defined(SRC_T) || !defined(DST_T) || !defined(KIND) || !defined(SCAN_PARTS) || !defined(SCAN_LINES) || !defined(SRC_FLOAT)
-#error "integral.cl needs -DSRC_T, -DDST_T, -DKIND, -DSCAN_PARTS, -DSCAN_LINES and -DSRC_FLOAT"
+#error "integral/block.cl needs -DSRC_T, -DDST_T, -DKIND, -DSCAN_PARTS, -DSCAN_LINES and -DSRC_FLOAT"
 #endif
 
 #define CAT_(a, b) a##b

@@ -12,9 +12,29 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Largest patch side: keeps the integer SSD (3 * 255^2 * P^2) inside 32 bits.
+MAX_PATCH = 127
 UINT_MAX = np.uint32(0xFFFFFFFF)
-_F510 = np.float32(510.0)
-_EPS = np.float32(0.001)
+#: Integer BT.601 weights of stage 1 (R, G, B), in 1/256: grey = (R_w R + G_w G + B_w B + 128) >> 8.
+GREY_WEIGHTS = (77, 150, 29)
+#: Stage 5's normalisation of the data term, 2 * 255 (the isophote's and the normal's scale).
+DATA_NORM = np.float32(510.0)
+#: Stage 5's constant added to the data term, so a flat front still has a priority.
+DATA_EPS = np.float32(0.001)
+
+# The kernels take these constants as build defines (:func:`defines`), so they are stated here only.
+
+
+def _float_literal(x: np.float32) -> str:
+    """An OpenCL C literal of exactly the float32 ``x``."""
+    return f"{float(x)!r}f"
+
+
+def defines() -> dict[str, str | int]:
+    """The constants the kernels share with this reference, as ``-D`` build defines."""
+    wr, wg, wb = GREY_WEIGHTS
+    return {"GREY_R": wr, "GREY_G": wg, "GREY_B": wb, "DATA_NORM": _float_literal(DATA_NORM),
+            "DATA_EPS": _float_literal(DATA_EPS)}
 
 
 def _crop(arr: np.ndarray, x0: int, y0: int, x1: int, y1: int, fill) -> np.ndarray:
@@ -36,10 +56,11 @@ def _crop_clamped(arr: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.nda
 
 
 def grey(rgb: np.ndarray, out: np.ndarray, rect) -> None:
-    """Stage 1: ``out = (77 R + 150 G + 29 B + 128) >> 8`` on ``rect``."""
+    """Stage 1: ``out = (77 R + 150 G + 29 B + 128) >> 8`` on ``rect`` (:data:`GREY_WEIGHTS`)."""
     x0, y0, x1, y1 = rect
     p = rgb[y0:y1, x0:x1].astype(np.int32)
-    out[y0:y1, x0:x1] = (77 * p[..., 0] + 150 * p[..., 1] + 29 * p[..., 2] + 128) >> 8
+    wr, wg, wb = GREY_WEIGHTS
+    out[y0:y1, x0:x1] = (wr * p[..., 0] + wg * p[..., 1] + wb * p[..., 2] + 128) >> 8
 
 
 def front(unknown: np.ndarray, out: np.ndarray, rect) -> None:
@@ -121,9 +142,9 @@ def priority(grey_img: np.ndarray, unknown: np.ndarray, front_map: np.ndarray,
     dot = np.abs(nx * (-bgy) + ny * bgx)
     nn = nx * nx + ny * ny
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.sqrt(nn.astype(np.float32)) * _F510
+        scale = np.sqrt(nn.astype(np.float32)) * DATA_NORM
         d = np.where(nn != 0, dot.astype(np.float32) / scale, np.float32(0))
-    e = d + _EPS
+    e = d + DATA_EPS
     p = cpatch[y0:y1, x0:x1] * e
     out[y0:y1, x0:x1] = np.where(front_map[y0:y1, x0:x1] != 0, p, np.float32(-1))
 

@@ -8,14 +8,12 @@
  * the search area.  The SSD runs over the target window's in-image pixels, on the current estimate
  * est: RGB, plus FW times the squared difference of the texture feature in the spare byte (known
  * pixels are the original ones, so a source window reads original pixels).
- * All arithmetic is integer: inpaint/multiscale_ref.py reproduces every launch bit for bit.
+ * All arithmetic is integer: inpaint/methods/multiscale/reference.py reproduces every launch bit for bit.
  *
- * Random numbers come from hash32 (hash.cl, bundled before this file).
+ * Random numbers come from hash32 (common/hash.cl, bundled before this file).
  *
- * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight). */
-
-#define EMPTY 0xFFFFFFFFu
-#define NJUMPS 4
+ * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
+ * slot's cost), JUMP_MAX (the longest propagation jump); the reference states them. */
 
 /* SSD of the target window at (ty, tx) against the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image).  Stops after the
@@ -113,7 +111,7 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
 }
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
- * iteration (best_in) at distances 1, 2, 4 and 8, then random search around the current best
+ * iteration (best_in) at distances 1, 2, 4, ..., JUMP_MAX, then random search around the current best
  * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
@@ -126,7 +124,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
-    for (int j = 1; j <= 8; j *= 2) {
+    for (int j = 1; j <= JUMP_MAX; j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);

@@ -225,7 +225,7 @@ void cost_tiled(__global const uint *img, __global const int *energy, __global i
 }
 
 /* Incremental table after one seam was removed (exact mode).  Before the call the rows of
- * `cost` were shifted with the image (seam_remove.cl) and the energy updated, so entries
+ * `cost` were shifted with the image (remove.cl) and the energy updated, so entries
  * far from the seam already hold the new values.  Row r must be recomputed only in the
  * seam's window [s(r) - 3, s(r) + 2] and next to entries of row r - 1 that changed; the
  * window of changed entries is carried from row to row (it dies out where the new value

@@ -1,50 +1,56 @@
-"""Thin wrappers for the multiscale fill's kernels, one per kernel file.
+"""Thin wrappers for the multiscale fill's kernels, one per file of ``kernels/multiscale/``.
 
-``kernels/patchmatch.cl`` (:class:`PatchMatch`), ``kernels/vote.cl`` (:class:`Vote`),
-``kernels/poisson.cl`` (:class:`Poisson`), ``kernels/pyramid.cl`` (:class:`Pyramid`) and
-``kernels/onion.cl`` (:class:`Onion`), with ``kernels/hash.cl`` (their random numbers).  Each
-fetches its kernels once per runtime and patch size (typed scalars, ``-D`` specialisation),
-launches one work-item per target or pixel, and returns the launch event.
-:mod:`inpaint.multiscale_ref` and :mod:`inpaint.multiscale` hold the numpy reference.
+``patchmatch.cl`` (:class:`PatchMatch`), ``vote.cl`` (:class:`Vote`), ``poisson.cl``
+(:class:`Poisson`), ``pyramid.cl`` (:class:`Pyramid`) and ``onion.cl`` (:class:`Onion`), with
+``kernels/common/hash.cl`` (their random numbers).  Each fetches its kernels once per runtime
+and patch size (typed scalars, ``-D`` specialisation), launches one work-item per target or
+pixel, and returns the launch event.  :class:`DeviceLevel` holds a level's state in device
+buffers.  :mod:`inpaint.methods.multiscale.reference` is the numpy specification.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
 
-from . import multiscale_ref as ref
-from .runtime import Runtime, round_up
-from .stages_cl import reduce_group
+from ...pixels import to_rgb
+from ...runtime import Runtime, round_up
+from . import reference as ref
 
 I32 = np.int32
 U32 = np.uint32
 
 #: The kernel files of the multiscale fill, built as one program.
-BUNDLE = ("hash", "patchmatch", "vote", "poisson", "pyramid", "onion")
+BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
+          "multiscale/onion")
 
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
 GROUP = 64
+#: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
+FUSED_GROUP = 256
 
 
 def group_size(rt: Runtime) -> int:
     """The 1-D work-group size for ``rt``: ``GROUP`` or the largest allowed power of two below."""
-    g = GROUP
-    while g > 1 and (g > rt.limits.max_work_group_size or g > rt.limits.max_work_item_sizes[0]):
-        g //= 2
-    return g
+    return rt.limits.work_group((GROUP,))[0]
 
 
 def _launch(g: int, n: int) -> tuple[tuple[int], tuple[int]]:
     return (round_up(max(int(n), 1), g),), (g,)
 
 
-def _defines(half: int, k: int) -> dict[str, int]:
+def _defines(half: int, k: int) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
-    patch half-side, list length, and the texture feature's weight and box radius."""
-    return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS}
+    patch half-side and list length, and the constants the kernels share with the reference
+    (stated there once): the texture feature's weight and box radius, the empty slot's cost,
+    the correction's fixed-point scale, the missing edge value and the longest propagation jump."""
+    return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
+            "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
+            "JUMP_MAX": ref.JUMPS[-1]}
 
 
 class PatchMatch:
@@ -112,7 +118,7 @@ class Poisson:
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        self.fused_group = reduce_group(rt)
+        self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         defines = _defines(half, k)
         self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32] * 6, defines)
         self.knl_sweeps = rt.kernel(BUNDLE, "gauss_seidel_sweeps",
@@ -160,11 +166,7 @@ class Pyramid:
         self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, I32, I32, None, I32], defines)
         self.knl_edges = rt.kernel(BUNDLE, "edges", [None, None, None] + [I32] * 6, defines)
         self.knl_features = rt.kernel(BUNDLE, "features", [None, None, None] + [I32] * 6, defines)
-        tx, ty = self.TILE
-        sizes = rt.limits.max_work_item_sizes
-        while tx * ty > rt.limits.max_work_group_size or tx > sizes[0] or ty > sizes[1]:
-            tx, ty = max(tx // 2, 1), max(ty // 2, 1)
-        self.tile = (tx, ty)
+        self.tile = rt.limits.work_group(self.TILE)
 
     def pack(self, rgb: Any, est: Any, n: int) -> Any:
         """``est`` (``n`` uchar4) from packed RGB bytes ``rgb``."""
@@ -216,3 +218,146 @@ class Onion:
               work: tuple[int, int, int, int]) -> Any:
         return self.knl_apply(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"], pixels,
                               found, I32(n), I32(width), *map(I32, work[:3]))
+
+
+class DeviceLevel:
+    """One level's state in OpenCL buffers; the same operations as the job's numpy level state
+    (:class:`inpaint.methods.multiscale.job.HostLevel`).
+
+    ``est`` is the level's picture already on the device (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`),
+    filled in place; the other buffers are created and cleared on the device, so only the
+    level's lists and maps cross the bus.
+    """
+
+    def __init__(self, level: Any, est: Any, k: int, half: int, seconds: dict[str, float], rt: Any,
+                 kernels: dict[str, Any], events: list):
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
+        self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
+        mf = cl.mem_flags
+        ctx, queue = rt.context, rt.queue
+
+        def buf(arr: np.ndarray) -> Any:
+            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+
+        def cleared(nbytes: int) -> Any:
+            out = cl.Buffer(ctx, mf.READ_WRITE, nbytes)
+            cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
+            return out
+
+        t = time.perf_counter()
+        lev = level
+        n = len(lev.targets)
+        work = lev.tidx.size * 16  # int4 per pixel of the work area
+        self.b = {
+            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "nnf": cl.Buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": cl.Buffer(ctx, mf.READ_WRITE, n * k * 4),
+            "v": cleared(work), "x": cleared(work),
+            "hole": buf(lev.hole_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
+            "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
+        }
+        self.best_bufs = [cleared(n * 8), cleared(n * 8)]
+        self.src = None  # the sharp vote's sources, made when it first runs
+        self.seconds["transfers"] += time.perf_counter() - t
+
+    def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
+        self.rt.queue.finish()
+        t = time.perf_counter()
+        self.cl.enqueue_copy(self.rt.queue, arr, src, src_offset=offset, is_blocking=True)
+        self.seconds["transfers"] += time.perf_counter() - t
+        return arr
+
+    def start(self, sources: np.ndarray) -> None:
+        t = time.perf_counter()
+        src = self.cl.Buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+                             hostbuf=np.ascontiguousarray(sources, np.int32))
+        self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
+
+    def lift(self, coarse: "DeviceLevel") -> None:
+        lev = self.lev
+        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
+                                                               coarse.lev.shape[1])))
+
+    def patchmatch(self, key: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        b_in, b_out = self.best_bufs
+        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out,
+                                                        lev.work_args)))
+        self.best_bufs = [b_out, b_in]
+
+    def rescore(self) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0])))
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        cl, lev = self.cl, self.lev
+        ctx, mf = self.rt.context, cl.mem_flags
+        h, w = lev.shape
+        t = time.perf_counter()
+        self.b["filled"] = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                                     hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
+        self.b["osrc"] = cl.Buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
+        cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
+        bufs = [(cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
+                 cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
+                for pix, cand in zip(layers, cands)]
+        found = cl.Buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
+        self.seconds["transfers"] += time.perf_counter() - t
+        kn = self.kn["onion"]
+        for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
+            n = len(pix)
+            self.events.append(("onion", kn.search(self.b, bp, bc, found, n, cand.shape[1], w, h, lev.radius,
+                                                   (key + i) & 0xFFFFFFFF, lev.work_args)))
+            self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
+        del self.b["filled"], self.b["osrc"]
+
+    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        cl, lev = self.cl, self.lev
+        if self.src is None:
+            t = time.perf_counter()
+            mf = cl.mem_flags
+            self.src = cl.Buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.lut = cl.Buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
+            self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("vote", self.kn["vote"].sharp(self.b, self.b["pixels"], len(lev.pixels), self.src,
+                                                          len(lev.hole), self.lut, len(lut), lev.shape[1], k_use,
+                                                          unit, lev.work_args)))
+
+    def sources(self) -> np.ndarray:
+        return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness, lev.work_args)))
+
+    def sweeps(self, n: int) -> None:
+        lev = self.lev
+        h, w = lev.shape
+        # an empty colour list (a one-pixel hole) still needs a valid buffer argument
+        red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
+        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n,
+                                            lev.work_args):
+            self.events.append(("poisson", ev))
+
+    def compose(self) -> None:
+        lev = self.lev
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
+
+    def image(self) -> np.ndarray:
+        h, w = self.lev.shape
+        return to_rgb(self._read(np.empty((h, w, 4), np.uint8), self.b["est"]))
+
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
+        y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
+        w = self.lev.shape[1]
+        band = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], y0 * w * 4)
+        return band[pixels[:, 0] - y0, pixels[:, 1], :3]
+
+    def best_matches(self) -> np.ndarray:
+        return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])

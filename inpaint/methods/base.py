@@ -1,36 +1,11 @@
-"""The fill methods, their options and defaults, stated once.
-
-Imports nothing heavy, so the command line can build its parser from it.
-"""
+"""What every fill method's job shares: the step-wise run, the statistics, the result."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Callable
 
-#: ``'multiscale'``: coarse-to-fine PatchMatch with voting and a gradient-domain correction
-#: (:mod:`inpaint.multiscale`); ``'criminisi'``: the paper's eight-stage greedy pipeline
-#: (:class:`inpaint.pipeline.Inpainter`).
-METHODS = ("multiscale", "criminisi")
-DEFAULT_METHOD = "multiscale"
-
-#: Where the Criminisi fill takes source patches from (see :class:`inpaint.pipeline.Inpainter`).
-SOURCES = ("original", "filled")
-#: Who drives the Criminisi iterations: the device-resident loop or the host (same result).
-LOOPS = ("auto", "device", "host")
-
-#: Options each method takes.
-OPTIONS = {
-    "multiscale": ("alpha", "patch", "candidates", "backend", "device", "profile", "seed", "timings"),
-    "criminisi": ("alpha", "patch", "backend", "device", "profile", "partition", "variant", "prune", "source",
-                  "loop", "timings"),
-}
-
-#: Defaults of the options that differ between methods (criminisi: the paper's settings).
-DEFAULTS = {
-    "multiscale": {"alpha": 1, "patch": 7, "candidates": 1},
-    "criminisi": {"alpha": 0.05, "patch": 9},
-}
+import numpy as np
 
 
 class StepwiseJob:
@@ -99,3 +74,31 @@ class FillStats:
     widened: int = 0
     empty_mask: bool = False
     timed: bool = True
+
+
+class InpaintResult:
+    """The filled image and the run's statistics.
+
+    Attributes
+    ----------
+    image : ndarray, (H, W, 3) uint8
+        The result.
+    source_map : ndarray, (H, W, 2) int32
+        For every filled pixel, the (row, col) of the original source pixel it copies;
+        -1 for pixels that were never unknown.  Built on first use: a phone photo's map takes
+        96 MB, and writing an 8-bit RGB result does not need it.
+    stats : FillStats
+        The method's statistics (e.g. :class:`inpaint.methods.criminisi.job.InpaintStats`).
+    """
+
+    def __init__(self, image: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]", stats: Any):
+        self.image = image
+        self.stats = stats
+        self._source_map = source_map
+
+    @property
+    def source_map(self) -> np.ndarray:
+        """The source map, built on first use (see the class docstring)."""
+        if callable(self._source_map):
+            self._source_map = self._source_map()
+        return self._source_map

@@ -6,7 +6,7 @@
  * Energy is an int: the L1 norm of a 3x3 Prewitt gradient summed over R, G, B
  * (0..4590), edges replicated.  The optional mask (uchar, 1 = keep, 2 = drop) turns a
  * protected pixel into SEAM_INF and lowers a pixel to drop by `drop`.  With FORWARD=1
- * (Rubinstein forward energy) the pixel term is 0: the costs live in the DP (seam_cost.cl),
+ * (Rubinstein forward energy) the pixel term is 0: the costs live in the DP (cost.cl),
  * and only the mask bias is stored here.
  *
  * Build-time defines (from the host, sized from rt.limits):
@@ -110,7 +110,7 @@ inline int energy_at(__global const uint *img, __global const uchar *mask,
     return e;
 }
 
-/* Recompute the energy next to the seams just removed (after seam_remove.cl shifted the
+/* Recompute the energy next to the seams just removed (after remove.cl shifted the
  * rows).  seams[j * height + y] is seam j's column in row y before removal (seams sorted
  * left to right, -1 for a seam that was not removed); one work-item per row.  Only the
  * columns whose 3x3 neighbourhood straddled a removed pixel change: for the gap of seam j

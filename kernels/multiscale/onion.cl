@@ -9,14 +9,12 @@
  * earlier layers, so the order inside a launch does not matter.  filled (uchar: 1 known or filled)
  * and osrc (int2: the source a filled hole pixel copied, -1 otherwise) cover the work area (origin
  * (rx0, ry0), size rw x rh; see patchmatch.cl), which holds every window of a hole pixel.  All
- * arithmetic is integer: inpaint/multiscale_ref.py (onion_search, onion_apply) reproduces both
+ * arithmetic is integer: inpaint/methods/multiscale/reference.py (onion_search, onion_apply) reproduces both
  * kernels bit for bit.
  *
- * Random numbers come from hash32 (hash.cl, bundled before this file).
+ * Random numbers come from hash32 (common/hash.cl, bundled before this file).
  *
- * Defines: HALF (patch side / 2), FW (feature weight; the SSD is patchmatch.cl's). */
-
-#define EMPTY 0xFFFFFFFFu
+ * Defines: HALF (patch side / 2), FW (feature weight; the SSD is patchmatch.cl's), EMPTY. */
 
 /* SSD of the window at p against the source window at c over the window's known or filled
  * pixels inside the image; stops after a row whose partial sum exceeds lim (such a candidate

@@ -7,9 +7,7 @@
  *
  * tidx and out cover the work area (origin (rx0, ry0), size rw x rh; see patchmatch.cl).
  *
- * Defines: HALF (patch side / 2), K (list length). */
-
-#define EMPTY 0xFFFFFFFFu
+ * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost). */
 
 inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 0, b > 0 */
 {

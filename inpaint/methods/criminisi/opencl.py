@@ -1,10 +1,11 @@
-"""Thin wrappers, one per kernel file, for the eight Criminisi stages on OpenCL.
+"""Thin wrappers, one per kernel file of ``kernels/criminisi/``, for the eight stages on OpenCL.
 
 Each wrapper fetches its kernel once (typed scalars, ``-D`` specialisation from the
 runtime's effective limits), converts numpy-style rectangles ``(x0, y0, x1, y1)`` into
 OpenCL ``(x, y)`` launch sizes, and returns the launch event for profiling.  Given a
 ``bundle`` ``(kernel files, defines)``, a wrapper takes its kernel from that one program,
-which the pipeline builds for all the stages it runs on the device (:func:`bundle_for`).
+which the job builds for all the stages it runs on the device
+(:func:`inpaint.methods.criminisi.stages.bundle_for`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from .runtime import Runtime, round_up
+from ...runtime import Runtime, round_up
+from ..defaults import PRUNE, VARIANTS
+from . import reference
 
 I32 = np.int32
 
@@ -39,26 +42,11 @@ Bundle = tuple  # (kernel file stems, defines)
 
 def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str, scalars: list,
             defines: dict | None = None) -> Any:
-    """``rt.kernel`` from the bundle's program when there is one, else from ``source`` alone."""
+    """``rt.kernel`` from the bundle's program when there is one, else from ``source`` alone
+    (with the common defines)."""
     if bundle is None:
-        return rt.kernel(source, name, scalars, defines)
+        return rt.kernel(source, name, scalars, {**common_defines(rt), **(defines or {})})
     return rt.kernel(bundle[0], name, scalars, bundle[1])
-
-
-def bundle_for(rt: Runtime, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
-               prune: Any = "auto", resident: bool = False) -> Bundle:
-    """The one program for ``stages`` on the device: their kernel files and the union of the
-    defines they need (findBestPatch's only when it runs on the device).  ``resident`` adds the
-    device-resident loop's kernels (``kernels/loop.cl``; every stage must be on the device)."""
-    from .stages import BY_NAME
-
-    defines: dict[str, Any] = {"REDUCE_GROUP": reduce_group(rt)}
-    if "ssd" in stages:
-        defines.update(FindBestPatch.plan(rt, patch, variant, prune)[3])
-    files = tuple(BY_NAME[s].kernel_file for s in stages)
-    if resident:
-        files += ("loop",)
-    return files, defines
 
 
 #: A launch with its arguments already set: ``(kernel, global size, local size)``; the
@@ -72,20 +60,29 @@ def _bound(knl: Any, args: tuple, size: tuple, local: tuple) -> Launch:
     return knl, size, local
 
 
+#: The reductions' preferred work-group size (a power of two).
+REDUCE_GROUP = 256
+#: The device-resident loop's kernel file (the stages' files come from their table).
+LOOP_FILE = "criminisi/loop"
+
+
 def reduce_group(rt: Runtime) -> int:
-    """Largest power-of-two work-group size (<= 256) the effective limits allow."""
-    g = 256
-    while g > rt.limits.max_work_group_size or g > rt.limits.max_work_item_sizes[0]:
-        g //= 2
-    return g
+    """The reductions' work-group size: :data:`REDUCE_GROUP`, or less where the limits say so."""
+    return rt.limits.work_group((REDUCE_GROUP,))[0]
+
+
+def common_defines(rt: Runtime) -> dict[str, Any]:
+    """The defines every Criminisi program gets: the reductions' work-group size and the
+    constants the kernels share with the reference (:func:`inpaint.methods.criminisi.reference.defines`)."""
+    return {"REDUCE_GROUP": reduce_group(rt), **reference.defines()}
 
 
 class Grey:
-    """Stage 1 (``kernels/grey.cl``)."""
+    """Stage 1 (``kernels/criminisi/grey.cl``)."""
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
+        self.knl = _kernel(rt, bundle, "criminisi/grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
 
     def __call__(self, b: dict[str, Any], width: int, rect) -> Any:
         size, args = _rect_args(rect)
@@ -93,11 +90,11 @@ class Grey:
 
 
 class Front:
-    """Stage 2 (``kernels/front.cl``)."""
+    """Stage 2 (``kernels/criminisi/front.cl``)."""
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "front", "fill_front", [None, None] + [I32] * 6)
+        self.knl = _kernel(rt, bundle, "criminisi/front", "fill_front", [None, None] + [I32] * 6)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
@@ -105,7 +102,7 @@ class Front:
 
 
 class Valid:
-    """Stage 3 (``kernels/valid.cl``): valid source-patch centres.
+    """Stage 3 (``kernels/criminisi/valid.cl``): valid source-patch centres.
 
     Two ways to count the target pixels under each window: directly (``mark_valid``, which
     skips windows that miss the object's box), or in O(1) from a count-integral of the
@@ -115,8 +112,8 @@ class Valid:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "valid", "mark_valid", [None, None] + [I32] * 11)
-        self.knl_sat = _kernel(rt, bundle, "valid", "mark_valid_sat", [None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/valid", "mark_valid", [None, None] + [I32] * 11)
+        self.knl_sat = _kernel(rt, bundle, "criminisi/valid", "mark_valid_sat", [None, None] + [I32] * 7)
         self._plan = None
         self._sat = None
 
@@ -131,7 +128,7 @@ class Valid:
     def _with_integral(self, b, width, height, half, size, args):
         import pyopencl.array as cl_array
 
-        from .integral import IntegralPlan
+        from ...integral import IntegralPlan
 
         if self._plan is None or self._plan.shape != (height, width):
             self._plan = IntegralPlan((height, width), np.uint8, "count", np.int32, runtime=self.rt)
@@ -143,11 +140,11 @@ class Valid:
 
 
 class Confidence:
-    """Stage 4 (``kernels/confidence.cl``)."""
+    """Stage 4 (``kernels/criminisi/confidence.cl``)."""
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "confidence", "patch_confidence", [None, None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/confidence", "patch_confidence", [None, None, None] + [I32] * 7)
 
     def __call__(self, b, width, height, half, rect):
         size, args = _rect_args(rect)
@@ -156,14 +153,14 @@ class Confidence:
 
 
 class Priority:
-    """Stage 5 (``kernels/priority.cl``): priorities on a rectangle and their argmax."""
+    """Stage 5 (``kernels/criminisi/priority.cl``): priorities on a rectangle and their argmax."""
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        defines = {"REDUCE_GROUP": self.group}
-        self.knl = _kernel(rt, bundle, "priority", "priority", [None] * 5 + [I32] * 6, defines)
-        self.argmax = _kernel(rt, bundle, "priority", "argmax_priority", [None, None] + [I32] * 5, defines)
+        defines = common_defines(rt)
+        self.knl = _kernel(rt, bundle, "criminisi/priority", "priority", [None] * 5 + [I32] * 6, defines)
+        self.argmax = _kernel(rt, bundle, "criminisi/priority", "argmax_priority", [None, None] + [I32] * 5, defines)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
@@ -178,7 +175,7 @@ class Priority:
 
 
 class FindBestPatch:
-    """Stage 6 (``kernels/ssd.cl``): the SSD map, local- or global-memory variant.
+    """Stage 6 (``kernels/criminisi/ssd.cl``): the SSD map, local- or global-memory variant.
 
     Parameters
     ----------
@@ -224,8 +221,8 @@ class FindBestPatch:
         self.variant, self.group, self.prune, defines = self.plan(rt, patch, variant, prune)
         if self.prune:
             self.bound_group = defines["BOUND_GROUP"]
-        self.knl = _kernel(rt, bundle, "ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
-        self.knl_bound = (_kernel(rt, bundle, "ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines)
+        self.knl = _kernel(rt, bundle, "criminisi/ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
+        self.knl_bound = (_kernel(rt, bundle, "criminisi/ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines)
                           if self.prune else None)
         self.bound = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, 4)
 
@@ -239,9 +236,9 @@ class FindBestPatch:
         ValueError
             A bad ``variant``/``prune``, or ``'local'`` when its tile cannot fit.
         """
-        if variant not in ("auto", "local", "global"):
+        if variant not in VARIANTS:
             raise ValueError(f"variant must be 'local', 'global' or 'auto', got {variant!r}")
-        if prune not in ("auto", True, False):
+        if prune not in PRUNE:
             raise ValueError(f"prune must be 'auto', True or False, got {prune!r}")
         pruned = (not rt.is_gpu) if prune == "auto" else bool(prune)
         lim = rt.limits
@@ -296,7 +293,7 @@ class FindBestPatch:
 
 
 class Reduce:
-    """Stage 7 (``kernels/reduce.cl``): argmin of the SSD map on the device.
+    """Stage 7 (``kernels/criminisi/reduce.cl``): argmin of the SSD map on the device.
 
     One work-group scans a small map, or any map on a CPU.  On a GPU a map of more than
     :attr:`SPLIT` entries takes two launches: up to :attr:`MAX_GROUPS` work-groups reduce one
@@ -311,12 +308,12 @@ class Reduce:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.group = g = reduce_group(rt)
-        defines = {"REDUCE_GROUP": g}
-        self.knl = _kernel(rt, bundle, "reduce", "argmin_ssd", [None, I32, None], defines)
-        self.knl_groups = _kernel(rt, bundle, "reduce", "argmin_ssd_groups", [None, I32, I32, None, None, None],
+        self.group = reduce_group(rt)
+        defines = common_defines(rt)
+        self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd", [None, I32, None], defines)
+        self.knl_groups = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_groups", [None, I32, I32, None, None, None],
                                   defines)
-        self.knl_pairs = _kernel(rt, bundle, "reduce", "argmin_ssd_pairs", [None, None, I32, None], defines)
+        self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs", [None, None, I32, None], defines)
         self._pairs = None
 
     def split(self, n: int) -> "tuple[int, int] | None":
@@ -339,7 +336,7 @@ class Reduce:
     def bind_slices(self, b, n) -> "tuple[Launch, int, tuple]":
         """The device-resident loop's first half of stage 7 for an ``n``-entry map: the
         per-slice argmins (one slice where :meth:`split` keeps one work-group).  Returns the
-        launch, the number of pairs and their buffers (``kernels/loop.cl`` reduces them)."""
+        launch, the number of pairs and their buffers (``kernels/criminisi/loop.cl`` reduces them)."""
         groups, chunk = self.split(n) or (1, max(n, 1))
         pv, pi = self._pair_buffers()
         g = (self.group,)
@@ -355,11 +352,11 @@ class Reduce:
 
 
 class Copy:
-    """Stage 8 (``kernels/copy.cl``)."""
+    """Stage 8 (``kernels/criminisi/copy.cl``)."""
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "copy", "copy_patch", [None] * 5 + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/copy", "copy_patch", [None] * 5 + [I32] * 7)
 
     def __call__(self, b, width, height, half, target, source):
         ty, tx = target
@@ -370,7 +367,7 @@ class Copy:
 
 
 class Loop:
-    """The device-resident loop's two kernels (``kernels/loop.cl``), each one work-group:
+    """The device-resident loop's two kernels (``kernels/criminisi/loop.cl``), each one work-group:
     stages 2, 4 and 5 with stage 5's argmax (``update_and_pick``), and the end of stage 7's
     argmin, stage 8 and the loop's bookkeeping (``pick_copy_and_next``: log the iteration for
     the host, set the next rectangle).  Their launches take everything from device buffers, so
@@ -379,8 +376,8 @@ class Loop:
     def __init__(self, rt: Runtime, bundle: Bundle):
         self.rt = rt
         self.group = reduce_group(rt)
-        self.update = _kernel(rt, bundle, "loop", "update_and_pick", [None] * 8 + [I32] * 7)
-        self.copy = _kernel(rt, bundle, "loop", "pick_copy_and_next", [None] * 7 + [I32] + [None] * 3 + [I32] * 11)
+        self.update = _kernel(rt, bundle, LOOP_FILE, "update_and_pick", [None] * 8 + [I32] * 7)
+        self.copy = _kernel(rt, bundle, LOOP_FILE, "pick_copy_and_next", [None] * 7 + [I32] + [None] * 3 + [I32] * 11)
 
     def bind_update(self, b, width, height, half, box) -> Launch:
         """Stages 2, 4 and 5 on the rectangle ``b["rect"]``, then the argmax over ``box``."""

@@ -1,5 +1,5 @@
 #pragma OPENCL FP_CONTRACT OFF
-/* The device-resident fill loop (inpaint.pipeline.Inpainter, loop 'device'): the Criminisi
+/* The device-resident fill loop (inpaint.methods.criminisi.job.Inpainter, loop 'device'): the Criminisi
  * iteration with the host out of it.  An iteration is four launches: update_and_pick, the SSD
  * map (ssd.cl), its argmin by slices (reduce.cl's argmin_ssd_groups; one slice on a CPU) and
  * pick_copy_and_next.  The kernels here call the stage files' per-pixel and reduction
@@ -49,7 +49,7 @@ void update_and_pick(__global const uchar *grey, __global const uchar *unknown, 
  * 3 ints a slot, for the host, which reads it every few iterations (never more than `slots` at
  * once), and sets the next rectangle: the copied patch clipped to the image, grown by
  * 2 * radius within the image, then within the box (bx0, by0)-(bx1, by1).  That is the host
- * loop's rectangle (inpaint.pipeline.Inpainter.step). */
+ * loop's rectangle (inpaint.methods.criminisi.job.Inpainter.step). */
 __kernel __attribute__((reqd_work_group_size(REDUCE_GROUP, 1, 1)))
 void pick_copy_and_next(__global uchar4 *rgba, __global uchar *grey, __global uchar *unknown,
                         __global float *conf, __global const float *cpatch,

@@ -1,6 +1,6 @@
 #pragma OPENCL FP_CONTRACT OFF
 /* Multiscale fill, gradient-domain correction: solve Laplace(x) = 0 on the hole with the
- * boundary values (est - v) * FIX on the known 4-neighbours, in fixed point (FIX = 4096), by
+ * boundary values (est - v) * FIX on the known 4-neighbours, in fixed point (define FIX), by
  * red-black Gauss-Seidel; compose then adds round(x / FIX) to the vote v.  This carries the
  * surrounding tones into the fill (no tone blocks, no seam at the hole's edge).  Neighbours
  * outside the image are left out (zero normal derivative at the border).  Pixels of one colour
@@ -8,8 +8,6 @@
  * sequential sweep; all arithmetic is integer, so numpy reproduces it bit for bit.  hole, v and x
  * cover the work area (origin (rx0, ry0), width rw), which holds every hole pixel's
  * 4-neighbours; est is the whole image. */
-
-#define FIX 4096
 
 inline int floor_div(const int a, const int b)  /* floor(a / b) for b > 0 */
 {

@@ -4,7 +4,7 @@
  * array more than once.
  *
  * Images are RGB plus a spare byte (uchar4, the spare byte 0), row-major; a pixel is (y, x).
- * All arithmetic is integer: inpaint/multiscale.py (down2, the host level's lift) reproduces
+ * All arithmetic is integer: inpaint/methods/multiscale/levels.py (down2) and job.py (the host level's lift) reproduces
  * every launch bit for bit. */
 
 /* est[i] = (r, g, b, 0) from packed 8-bit RGB. */
@@ -45,9 +45,8 @@ __kernel void lift(__global uchar4 *est, __global const int2 *hole, const int n,
  * smooth the current fill is.  Only known pixels count: the hole's own feature comes from the
  * first fill and the votes.  Pass 1, edges: e = |grey(y, x+1) - grey(y, x-1)| + |grey(y+1, x) -
  * grey(y-1, x)| (grey = r + g + b) where the four neighbours lie in the image and are known,
- * EDGE_NONE elsewhere.  hole (uchar, 1 = hole) covers the box (hx0, hy0, hw x hh); outside it
+ * EDGE_NONE (a define) elsewhere.  hole (uchar, 1 = hole) covers the box (hx0, hy0, hw x hh); outside it
  * every pixel is known. */
-#define EDGE_NONE 0xFFFFu
 
 inline int in_hole(__global const uchar *hole, const int hx0, const int hy0, const int hw, const int hh,
                    const int y, const int x)

@@ -1,12 +1,12 @@
 #pragma OPENCL FP_CONTRACT OFF
-/* Integral image, naive device version (the benchmark's baseline for integral.cl):
+/* Integral image, naive device version (the benchmark's baseline for block.cl):
  * prefix-sum every row, transpose, prefix-sum every row (= every original column),
- * transpose back. Same -D specialisation as integral.cl (SRC_T, DST_T, KIND) plus
+ * transpose back. Same -D specialisation as block.cl (SRC_T, DST_T, KIND) plus
  * TILE, the side of the square transpose tile (local size TILE x TILE).
  */
 
 #if !defined(SRC_T) || !defined(DST_T) || !defined(KIND) || !defined(TILE)
-#error "integral_naive.cl needs -DSRC_T, -DDST_T, -DKIND and -DTILE"
+#error "integral/naive.cl needs -DSRC_T, -DDST_T, -DKIND and -DTILE"
 #endif
 
 inline DST_T term(SRC_T v)
