@@ -136,7 +136,7 @@ def best_devices(backend: str, device: str | None, jobs: int) -> list[str]:
     """For several jobs and no ``--device``: the OpenCL devices of the best kind, to take turns on."""
     if jobs == 1 or device is not None or backend == "numpy":
         return []
-    from . import runtime as rtmod
+    from .cl import runtime as rtmod
 
     try:
         found = rtmod.all_devices()

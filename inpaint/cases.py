@@ -27,15 +27,12 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from .errors import CaseDataError  # noqa: F401 - raised here; public here too
 from .resources import data_dir
 
 __all__ = ["Case", "CaseDataError", "case_names", "load_case"]
 
 _FILES = ("image.png", "mask.png", "truth.png")
-
-
-class CaseDataError(RuntimeError):
-    """A test-set file is missing, corrupt or inconsistent with its manifest."""
 
 
 @dataclass(frozen=True)

@@ -110,11 +110,8 @@ _COMPILE_NOTED = False
 def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[None]:
     """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
     compiled for the device on first use and cached by pyopencl afterwards."""
-    try:
-        from . import runtime as rtmod
-    except Exception:  # noqa: BLE001 - no OpenCL support at all: nothing will be compiled
-        yield
-        return
+    from .cl import build
+
     timers: list[threading.Timer] = []
 
     def show() -> None:
@@ -137,14 +134,14 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[N
             while timers:
                 timers.pop().cancel()
 
-    if not enabled or not hasattr(rtmod, "add_build_listener"):
+    if not enabled:
         yield
         return
-    rtmod.add_build_listener(listener)
+    build.add_build_listener(listener)
     try:
         yield
     finally:
-        rtmod.remove_build_listener(listener)
+        build.remove_build_listener(listener)
         while timers:
             timers.pop().cancel()
 
@@ -377,7 +374,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
 def _guess_backend(backend: str) -> str:
     if backend != "auto":
         return backend
-    from .runtime import opencl_available
+    from .cl.runtime import opencl_available
 
     return "opencl" if opencl_available() else "numpy"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from .errors import DeviceError
-from .profiles import ProfileError, available_profiles, load_profile
-from .runtime import OpenCLUnavailable, all_devices
+from .cl.profiles import ProfileError, available_profiles, load_profile
+from .cl.runtime import OpenCLUnavailable, all_devices
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

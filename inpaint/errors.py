@@ -14,7 +14,6 @@ exit   meaning
 
 from __future__ import annotations
 
-EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_NO_DEVICE = 3
@@ -39,6 +38,23 @@ class DeviceError(InpaintError):
     exit_code = EXIT_NO_DEVICE
 
 
+class OpenCLUnavailable(RuntimeError):
+    """No usable OpenCL installation or device was found (raised by :mod:`inpaint.cl.runtime`)."""
+
+
+class ProfileError(ValueError):
+    """A profile file is unknown, malformed, or cannot be met by the device (:mod:`inpaint.cl.profiles`)."""
+
+
+class CaseDataError(RuntimeError):
+    """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.cases`)."""
+
+
+#: The exit status of the errors that keep a standard base class (callers catch them by it).
+_EXIT_CODES = ((MemoryError, EXIT_BAD_INPUT), (ProfileError, EXIT_BAD_INPUT), (OpenCLUnavailable, EXIT_NO_DEVICE),
+               (CaseDataError, EXIT_BAD_INPUT))
+
+
 class InputWarning(UserWarning):
     """Something about an input the user should know (e.g. only the first frame of an animated
     GIF is used); the front ends print it as ``warning: ...``."""
@@ -50,16 +66,9 @@ def exit_code(exc: BaseException) -> int:
         return EXIT_INTERRUPTED
     if isinstance(exc, InpaintError):
         return exc.exit_code
-    if isinstance(exc, MemoryError):
-        return EXIT_BAD_INPUT
-    from .profiles import ProfileError  # light: no OpenCL import
-
-    if isinstance(exc, ProfileError):
-        return EXIT_BAD_INPUT
-    if type(exc).__name__ == "OpenCLUnavailable":  # inpaint.runtime's; not imported here (pyopencl is heavy)
-        return EXIT_NO_DEVICE
-    if type(exc).__name__ == "CaseDataError":  # inpaint.cases': a damaged bundled example
-        return EXIT_BAD_INPUT
+    for cls, code in _EXIT_CODES:
+        if isinstance(exc, cls):
+            return code
     return EXIT_INTERNAL
 
 

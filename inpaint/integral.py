@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .runtime import OpenCLUnavailable, get_runtime, round_up
+from .cl.runtime import OpenCLUnavailable, get_runtime, round_up
 
 try:  # pyopencl is optional: the numpy reference runs without it.
     import pyopencl as cl
@@ -306,14 +306,6 @@ def integral_reference(image: np.ndarray, kind: str = "sum", dtype: Any = np.int
 
 # --------------------------------------------------------------------------- device plan
 
-def _clamp_group(limits: Any, want: tuple[int, int], max_items: int | None = None) -> tuple[int, int]:
-    mis = limits.max_work_item_sizes
-    cap = limits.max_work_group_size if max_items is None else min(max_items, limits.max_work_group_size)
-    gx = max(1, min(want[0], mis[0], cap))
-    gy = max(1, min(want[1], mis[1], cap // gx))
-    return gx, gy
-
-
 class IntegralPlan:
     """An integral image compiled once for one shape, source dtype, kind and dtype.
 
@@ -340,7 +332,7 @@ class IntegralPlan:
     method : {'block', 'naive'}
         Five-kernel block algorithm, or the scan-transpose-scan baseline.
     runtime : Runtime, optional
-        Default :func:`inpaint.runtime.get_runtime`.
+        Default :func:`inpaint.cl.runtime.get_runtime`.
     scan_parts : int, optional
         Work-items sharing one line of the block-edge scans (default 32 on GPUs, 1 on
         CPUs); capped by the device limits.  Tests force values > 1 on CPU devices.
@@ -412,7 +404,7 @@ class IntegralPlan:
         # element-wise kernels: the wanted shape, capped by the device and the built kernels
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"]
                   for n in ("block_local", "vertical_combine", "horizontal_combine"))
-        self.group = _clamp_group(lim, tuple(group) if group else (32, 8), cap)
+        self.group = lim.work_group(tuple(group) if group else (32, 8), cap)
         for n in ("vertical_scan", "horizontal_scan"):
             if rt.work_group_info(self.kernels[n])["work_group_size"] < parts * lines:
                 raise ValueError(f"kernel {n} cannot run work-groups of {parts}x{lines} on {rt.name}")
@@ -420,7 +412,7 @@ class IntegralPlan:
     def _build_naive(self) -> None:
         rt = self.runtime
         lim = rt.limits
-        tile = 16 if _clamp_group(lim, (16, 16)) == (16, 16) else 8
+        tile = 16 if lim.work_group((16, 16)) == (16, 16) else 8
         while tile > 1 and tile * (tile + 1) * 4 > lim.local_mem_size // 2:
             tile //= 2
         defines = dict(self._defines, TILE=tile)
@@ -433,7 +425,7 @@ class IntegralPlan:
         }
         self.tile = tile
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"] for n in ("row_scan_source", "row_scan"))
-        self.row_group = max(1, min(64, lim.max_work_item_sizes[0], cap))
+        self.row_group = lim.work_group((64,), cap)[0]
 
     # -- calling
 
@@ -518,7 +510,7 @@ class IntegralPlan:
         i32 = np.int32
         defines = dict(self._defines_block, SCAN_PARTS=1, SCAN_LINES=1)
         knl = rt.kernel("integral/block", "max_abs", [None, i32, i32, i32, i32, None], defines)
-        lg = max(1, min(64, rt.limits.max_work_group_size, rt.work_group_info(knl)["work_group_size"]))
+        lg = rt.limits.work_group((64,), rt.work_group_info(knl)["work_group_size"])[0]
         n = round_up(min(h, 1024), lg)
         partial = cl_array.empty(rt.queue, (n,), np.uint32)
         knl(rt.queue, (n,), (lg,), src, src_off, pitch, w, h, partial.data)
@@ -588,7 +580,7 @@ def integral(image: Any, kind: str = "sum", dtype: Any = np.int32, runtime: Any 
     dtype : {np.int32, np.float32}
         Output dtype.  float32 images need float32 except for ``'count'``.
     runtime : Runtime, optional
-        Default :func:`inpaint.runtime.get_runtime`; for device arrays it must own the
+        Default :func:`inpaint.cl.runtime.get_runtime`; for device arrays it must own the
         array's context.  Without any OpenCL device, numpy images fall back to
         :func:`integral_reference`.
     out : pyopencl.array.Array, optional

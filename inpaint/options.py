@@ -53,9 +53,9 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
 
     Raises
     ------
-    InputError, DeviceError, inpaint.profiles.ProfileError
+    InputError, DeviceError, inpaint.cl.profiles.ProfileError
     """
-    from .profiles import load_profile
+    from .cl.profiles import load_profile
 
     check_choice("backend", backend, BACKENDS)
     if device is not None and device.strip() == "":
@@ -67,7 +67,7 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
         return prof
     if device is None and backend == "auto":
         return prof
-    from . import runtime as rtmod
+    from .cl import runtime as rtmod
 
     try:
         rtmod.select_device(device, prof if prof is not None else load_profile(None))

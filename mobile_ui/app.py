@@ -769,7 +769,7 @@ class InpaintApp(App):
                 dev = match[0].device
             else:
                 try:
-                    from inpaint.runtime import select_device
+                    from inpaint.cl.runtime import select_device
                     dev = select_device(spec)
                 except Exception:
                     dev = choices[0].device

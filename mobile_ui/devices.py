@@ -33,7 +33,7 @@ def _kib(n: int) -> str:
 def list_devices() -> tuple[list[DeviceChoice], str | None]:
     """The OpenCL devices, and why there are none (``None`` when there are some)."""
     try:
-        from inpaint.runtime import OpenCLUnavailable, all_devices
+        from inpaint.cl.runtime import OpenCLUnavailable, all_devices
     except ImportError as exc:  # pragma: no cover - the package is always importable in tests
         return [], f"OpenCL support is not installed ({exc})"
     try:
@@ -50,7 +50,7 @@ def list_devices() -> tuple[list[DeviceChoice], str | None]:
 
 def list_profiles() -> list[str]:
     try:
-        from inpaint.profiles import available_profiles
+        from inpaint.cl.profiles import available_profiles
         return available_profiles() or ["native"]
     except Exception:
         return ["native"]
@@ -67,7 +67,7 @@ def describe(device: object | None, profile: str | None) -> str:
             f"global memory {_kib(int(device.global_mem_size))}")
     lines.append(real)
     try:
-        from inpaint.profiles import load_profile
+        from inpaint.cl.profiles import load_profile
         prof = load_profile(profile or "native")
         lim = prof.effective_limits(device)
         lines.append(f"with profile '{prof.name}': {lim.compute_units} CUs, local memory "

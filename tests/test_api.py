@@ -30,13 +30,15 @@ def test_the_methods_never_import_each_other():
 @pytest.mark.parametrize("old, names", [
     ("inpaint.pipeline", ("inpaint", "start", "Inpainter", "InpaintResult", "InpaintStats", "DEFAULT_METHOD")),
     ("inpaint.multiscale", ("MultiscaleInpainter", "MultiscaleStats")),
+    ("inpaint.runtime", ("Runtime", "get_runtime", "OpenCLUnavailable")),
 ])
 def test_old_module_paths_still_work_and_warn(monkeypatch, old, names):
     monkeypatch.delitem(sys.modules, old, raising=False)
     with pytest.warns(DeprecationWarning, match=old):
         module = importlib.import_module(old)
+    new = importlib.import_module("inpaint.cl.runtime") if old == "inpaint.runtime" else api
     for name in names:
-        assert getattr(module, name) is getattr(api, name)
+        assert getattr(module, name) is getattr(new, name)
     monkeypatch.delitem(sys.modules, old)  # the next import warns again
 
 

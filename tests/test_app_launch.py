@@ -161,7 +161,7 @@ def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
         from mobile_ui import devices, samples, settings
         from mobile_ui.worker import Worker, run_inpaint
         from inpaint.api import inpaint
-        from inpaint.runtime import opencl_available
+        from inpaint.cl.runtime import opencl_available
         assert not opencl_available()
         choices, why = devices.list_devices()
         assert choices == [] and "pyopencl" in why, why

@@ -403,7 +403,7 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
 
 
 def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
 
     if not opencl_available():
         pytest.skip("no OpenCL device")
@@ -742,7 +742,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
 
 
 def test_settings_show_the_device_and_its_limits(fresh):
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
 
     app = fresh
     app.backend = "auto"

@@ -24,7 +24,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from inpaint import cli, imageio
-from inpaint import runtime as rtmod
+from inpaint.cl import build, runtime as rtmod
 from inpaint.api import inpaint as run_pipeline
 
 REPO = Path(__file__).resolve().parents[1]
@@ -842,18 +842,18 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_COMPILE_NOTED", False)
     with cli.compile_note("inpaint"):
         for _ in range(2):  # two slow builds: one note
-            for listener in list(rtmod._BUILD_LISTENERS):
+            for listener in list(build._BUILD_LISTENERS):
                 listener("start", ("k",), 0.0)
             _time.sleep(0.2)
-            for listener in list(rtmod._BUILD_LISTENERS):
+            for listener in list(build._BUILD_LISTENERS):
                 listener("end", ("k",), 0.2)
     with cli.compile_note("inpaint"):  # a fast build: no note
-        for listener in list(rtmod._BUILD_LISTENERS):
+        for listener in list(build._BUILD_LISTENERS):
             listener("start", ("k",), 0.0)
             listener("end", ("k",), 0.0)
     err = capsys.readouterr().err
     assert err == "inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse them)...\n"
-    assert not rtmod._BUILD_LISTENERS
+    assert not build._BUILD_LISTENERS
 
 
 # ---------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
 from inpaint import cli, imageio
-from inpaint import runtime as rtmod
+from inpaint.cl import runtime as rtmod
 from inpaint.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]

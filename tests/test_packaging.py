@@ -61,7 +61,7 @@ def test_every_multiscale_kernel_exists_in_its_bundle():
     from inpaint.methods.multiscale.opencl import BUNDLE
 
     text = (ROOT / "inpaint" / "methods" / "multiscale" / "opencl.py").read_text()
-    names = set(re.findall(r'rt\.kernel\(BUNDLE, "(\w+)"', text))
+    names = set(re.findall(r'self\._kernel\("(\w+)"', text))
     assert len(names) > 10
     source = "".join((ROOT / "kernels" / f"{stem}.cl").read_text() for stem in BUNDLE)
     for name in names:
@@ -72,7 +72,7 @@ def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True)
-    code = ("import inpaint.resources as r, inpaint.profiles as p; "
+    code = ("import inpaint.resources as r, inpaint.cl.profiles as p; "
             "k = r.data_dir('kernels'); assert str(k).startswith(%r), k; "
             "print(sorted(x.name for x in k.rglob('*.cl'))); print(p.available_profiles())" % str(target))
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,

@@ -74,7 +74,7 @@ def _render(preset: str, out: Path) -> None:
         img.save(out / f"{preset}-{name}.png", optimize=True)
         os.unlink(tmp)
 
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
     app = InpaintApp(state_dir=tempfile.mkdtemp(prefix="inpaint-shots-state-"), catch_errors=False,
                      case="walkingman", overrides={"backend": backend})

@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 from inpaint.api import inpaint
-from inpaint.runtime import get_runtime
+from inpaint.cl.runtime import get_runtime
 from inpaint_bench.scaling import make_case
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from inpaint.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.report import format_stats
-from inpaint.runtime import all_devices, get_runtime
+from inpaint.cl.runtime import all_devices, get_runtime
 from inpaint.methods.criminisi.opencl import FindBestPatch
 
 

@@ -22,7 +22,7 @@ from PIL import Image
 
 from inpaint.cases import case_names, load_case
 from inpaint.api import inpaint
-from inpaint.runtime import get_runtime
+from inpaint.cl.runtime import get_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 

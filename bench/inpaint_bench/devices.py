@@ -42,7 +42,7 @@ class Dev:
 
 def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
     """Every OpenCL device, or the one ``spec`` selects; [] (with a note) without OpenCL."""
-    from inpaint.runtime import OpenCLUnavailable, all_devices, select_device
+    from inpaint.cl.runtime import OpenCLUnavailable, all_devices, select_device
 
     try:
         found = all_devices()

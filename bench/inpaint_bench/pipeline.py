@@ -668,7 +668,7 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
     parts = ["## Table 4: local memory per work-group of findBestPatch (bytes)", ""]
     if not devs:
         return "\n".join(parts + ["No OpenCL device: nothing to build."])
-    from inpaint.runtime import get_runtime
+    from inpaint.cl.runtime import get_runtime
     from inpaint.methods.criminisi.opencl import FindBestPatch
 
     rows = []
@@ -704,7 +704,7 @@ def _partitions() -> dict[str, Any]:
 def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
                         out: dict[str, Any]) -> str:
     """Time per device profile and per host/device split."""
-    from inpaint.profiles import available_profiles
+    from inpaint.cl.profiles import available_profiles
 
     alpha = _alpha_label(args.alpha or "0.05")
     patch = int(args.patch or 17)
@@ -959,7 +959,7 @@ def run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not cases:
         return _error("no case could be loaded: " + "; ".join(notes))
-    from inpaint.runtime import OpenCLUnavailable
+    from inpaint.cl.runtime import OpenCLUnavailable
 
     try:
         devs = find_devices(args.device, notes)

@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.sea
     notes: list[str] = []
     rt = None
     try:
-        from inpaint.runtime import get_runtime, opencl_available
+        from inpaint.cl.runtime import get_runtime, opencl_available
 
         if opencl_available():
             rt = get_runtime(device=args.device, profile=args.profile)

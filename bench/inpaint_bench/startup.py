@@ -24,7 +24,7 @@ from typing import Sequence
 from .common import cpu_name, md_table
 
 FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
-         "from inpaint.runtime import select_device\n"
+         "from inpaint.cl.runtime import select_device\n"
          "cl.Context([select_device()])\n")
 
 

@@ -136,7 +136,7 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
 def _make_carver(backend: str, mode: str, device: Any, profile: Any) -> Any:
     if backend == "numpy":
         return ref.NumpyCarver(mode)
-    from ..runtime import get_runtime, opencl_available
+    from ..cl.runtime import get_runtime, opencl_available
     if backend == "auto" and not opencl_available():
         warnings.warn("no OpenCL device found; seam carving falls back to the (slow) numpy backend",
                       RuntimeWarning, stacklevel=3)
@@ -174,7 +174,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     backend : {'auto', 'opencl', 'numpy'}
         ``'auto'``: OpenCL when a device exists, else numpy with a warning.
     device, profile
-        Passed to :func:`inpaint.runtime.get_runtime`.
+        Passed to :func:`inpaint.cl.runtime.get_runtime`.
     progress : callable, optional
         ``progress(done, total)`` with seams done so far.
     return_seams : bool

@@ -280,7 +280,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     keep, drop = _masks(protect, remove, radius, (w0, h0))
     backend = args.backend
     if backend == "auto":
-        from ..runtime import opencl_available
+        from ..cl.runtime import opencl_available
 
         backend = "opencl" if opencl_available() else "numpy"
     need = max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL
@@ -317,7 +317,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     except ValueError as exc:  # bad sizes/masks, impossible protect mask, ProfileError
         if isinstance(exc, InputError):
             raise
-        from ..profiles import ProfileError
+        from ..cl.profiles import ProfileError
 
         if isinstance(exc, ProfileError):
             raise

@@ -19,7 +19,7 @@ import numpy as np
 from ... import geometry
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...profiles import load_profile
+from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_choice, check_flag, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, LOOPS, PRUNE, SOURCES, VARIANTS
@@ -184,7 +184,7 @@ class Inpainter(StepwiseJob):
     ------
     InputError
         Bad parameters, or a mask that leaves no valid source patch.
-    inpaint.runtime.OpenCLUnavailable
+    inpaint.cl.runtime.OpenCLUnavailable
         ``backend='opencl'`` and no device exists.
 
     Examples
@@ -232,7 +232,7 @@ class Inpainter(StepwiseJob):
             raise InputError("the mask covers the whole image: there is nothing to copy from")
 
         if backend != "numpy" and self._box is not None:
-            from ...runtime import runtime_for
+            from ...cl.runtime import runtime_for
 
             stages = parse_partition(partition if partition is not None else "all")
             if stages:
@@ -357,7 +357,7 @@ class Inpainter(StepwiseJob):
         return direct > 16 * self.width * self.height + INTEGRAL_PROGRAM_PIXELS
 
     def _collect_events(self, finish: bool = False) -> None:
-        from ...runtime import event_time
+        from ...cl.runtime import event_time
 
         if finish and self._events:
             self._rt.queue.finish()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from ...runtime import Runtime, round_up
+from ...cl.runtime import Runtime, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 
@@ -158,9 +158,8 @@ class Priority:
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        defines = common_defines(rt)
-        self.knl = _kernel(rt, bundle, "criminisi/priority", "priority", [None] * 5 + [I32] * 6, defines)
-        self.argmax = _kernel(rt, bundle, "criminisi/priority", "argmax_priority", [None, None] + [I32] * 5, defines)
+        self.knl = _kernel(rt, bundle, "criminisi/priority", "priority", [None] * 5 + [I32] * 6)
+        self.argmax = _kernel(rt, bundle, "criminisi/priority", "argmax_priority", [None, None] + [I32] * 5)
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
@@ -309,11 +308,10 @@ class Reduce:
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        defines = common_defines(rt)
-        self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd", [None, I32, None], defines)
-        self.knl_groups = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_groups", [None, I32, I32, None, None, None],
-                                  defines)
-        self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs", [None, None, I32, None], defines)
+        self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd", [None, I32, None])
+        self.knl_groups = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_groups",
+                                  [None, I32, I32, None, None, None])
+        self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs", [None, None, I32, None])
         self._pairs = None
 
     def split(self, n: int) -> "tuple[int, int] | None":

@@ -48,7 +48,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...profiles import load_profile
+from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_choice, check_flag, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
@@ -227,7 +227,7 @@ class MultiscaleInpainter(StepwiseJob):
     ------
     InputError
         Bad parameters, or no source patch anywhere in the image.
-    inpaint.runtime.OpenCLUnavailable
+    inpaint.cl.runtime.OpenCLUnavailable
         ``backend='opencl'`` and no device exists.
     """
 
@@ -282,7 +282,7 @@ class MultiscaleInpainter(StepwiseJob):
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 "the mask; use a smaller patch or a smaller mask")
         if backend != "numpy":
-            from ...runtime import runtime_for
+            from ...cl.runtime import runtime_for
 
             self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
         self.stats.timed = self._rt is None or self._rt.profiling
@@ -420,7 +420,7 @@ class MultiscaleInpainter(StepwiseJob):
             self._coarse = (st, best_map)
 
     def _collect_events(self) -> None:
-        from ...runtime import event_time
+        from ...cl.runtime import event_time
 
         if not self.stats.timed:  # launches on a queue without profiling: nothing to read
             self._events.clear()

@@ -17,7 +17,7 @@ import numpy as np
 import pyopencl as cl
 
 from ...pixels import to_rgb
-from ...runtime import Runtime, round_up
+from ...cl.runtime import Runtime, round_up
 from . import reference as ref
 
 I32 = np.int32
@@ -53,16 +53,27 @@ def _defines(half: int, k: int) -> dict[str, Any]:
             "JUMP_MAX": ref.JUMPS[-1]}
 
 
-class PatchMatch:
-    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+class _Wrapper:
+    """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         self.rt = rt
         self.group = group_size(rt)
-        defines = _defines(half, k)
-        self.knl = rt.kernel(BUNDLE, "patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
-        self.knl_rescore = rt.kernel(BUNDLE, "rescore", [None] * 5 + [I32, I32, I32], defines)
-        self.knl_start = rt.kernel(BUNDLE, "start_lists", [None] * 3 + [I32], defines)
+        self.defines = _defines(half, k)
+
+    def _kernel(self, name: str, scalars: list) -> Any:
+        """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
+        return self.rt.kernel(BUNDLE, name, scalars, self.defines)
+
+
+class PatchMatch(_Wrapper):
+    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.knl = self._kernel("patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_rescore = self._kernel("rescore", [None] * 5 + [I32, I32, I32])
+        self.knl_start = self._kernel("start_lists", [None] * 3 + [I32])
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
@@ -80,17 +91,14 @@ class PatchMatch:
                                 best, I32(n), I32(width), I32(height))
 
 
-class Vote:
+class Vote(_Wrapper):
     """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
     sharp vote that the best-matching covering patch decides."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
-        self.rt = rt
-        self.group = group_size(rt)
-        defines = _defines(half, k)
-        self.knl = rt.kernel(BUNDLE, "vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4, defines)
-        self.knl_sharp = rt.kernel(BUNDLE, "vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
-                                   defines)
+        super().__init__(rt, half, k)
+        self.knl = self._kernel("vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_sharp = self._kernel("vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
                  softness: int, work: tuple[int, int, int, int]) -> Any:
@@ -105,7 +113,7 @@ class Vote:
                               U32(unit), *map(I32, work))
 
 
-class Poisson:
+class Poisson(_Wrapper):
     """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
     Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
@@ -116,15 +124,12 @@ class Poisson:
     FUSED_PIXELS = 16384
 
     def __init__(self, rt: Runtime, half: int, k: int):
-        self.rt = rt
-        self.group = group_size(rt)
+        super().__init__(rt, half, k)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
-        defines = _defines(half, k)
-        self.knl_gs = rt.kernel(BUNDLE, "gauss_seidel", [None] * 5 + [I32] * 6, defines)
-        self.knl_sweeps = rt.kernel(BUNDLE, "gauss_seidel_sweeps",
-                                    [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32],
-                                    defines)
-        self.knl_compose = rt.kernel(BUNDLE, "compose", [None] * 4 + [I32] * 5, defines)
+        self.knl_gs = self._kernel("gauss_seidel", [None] * 5 + [I32] * 6)
+        self.knl_sweeps = self._kernel("gauss_seidel_sweeps",
+                                       [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32])
+        self.knl_compose = self._kernel("compose", [None] * 4 + [I32] * 5)
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
               work: tuple[int, int, int, int]) -> Any:
@@ -150,7 +155,7 @@ class Poisson:
                                 I32(n), I32(width), *map(I32, work[:3]))
 
 
-class Pyramid:
+class Pyramid(_Wrapper):
     """``kernels/pyramid.cl``: the image pyramid on the device, its texture features, and a
     level's start from the coarser one's result."""
 
@@ -158,14 +163,12 @@ class Pyramid:
     TILE = (16, 8)
 
     def __init__(self, rt: Runtime, half: int, k: int):
-        self.rt = rt
-        self.group = group_size(rt)
-        defines = _defines(half, k)
-        self.knl_pack = rt.kernel(BUNDLE, "pack_rgba", [None, None, I32], defines)
-        self.knl_halve = rt.kernel(BUNDLE, "halve", [None, I32, I32, None, I32, I32], defines)
-        self.knl_lift = rt.kernel(BUNDLE, "lift", [None, None, I32, I32, None, I32], defines)
-        self.knl_edges = rt.kernel(BUNDLE, "edges", [None, None, None] + [I32] * 6, defines)
-        self.knl_features = rt.kernel(BUNDLE, "features", [None, None, None] + [I32] * 6, defines)
+        super().__init__(rt, half, k)
+        self.knl_pack = self._kernel("pack_rgba", [None, None, I32])
+        self.knl_halve = self._kernel("halve", [None, I32, I32, None, I32, I32])
+        self.knl_lift = self._kernel("lift", [None, None, I32, I32, None, I32])
+        self.knl_edges = self._kernel("edges", [None, None, None] + [I32] * 6)
+        self.knl_features = self._kernel("features", [None, None, None] + [I32] * 6)
         self.tile = rt.limits.work_group(self.TILE)
 
     def pack(self, rgb: Any, est: Any, n: int) -> Any:
@@ -196,16 +199,13 @@ class Pyramid:
                              coarse["est"], I32(coarse_width))
 
 
-class Onion:
+class Onion(_Wrapper):
     """``kernels/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
-        self.rt = rt
-        self.group = group_size(rt)
-        defines = _defines(half, k)
-        self.knl_search = rt.kernel(BUNDLE, "onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4,
-                                    defines)
-        self.knl_apply = rt.kernel(BUNDLE, "onion_apply", [None] * 5 + [I32, I32] + [I32] * 3, defines)
+        super().__init__(rt, half, k)
+        self.knl_search = self._kernel("onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_apply = self._kernel("onion_apply", [None] * 5 + [I32, I32] + [I32] * 3)
 
     def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:

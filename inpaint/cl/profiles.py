@@ -19,13 +19,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from .resources import data_dir
+from ..errors import ProfileError  # noqa: F401 - raised here; public here too
+from ..resources import data_dir
 
 _DEVICE_TYPES = ("gpu", "cpu", "any")
-
-
-class ProfileError(ValueError):
-    """A profile file is unknown, malformed, or cannot be met by the device."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,22 +44,31 @@ class Limits:
             total *= size
         return total <= self.max_work_group_size
 
-    def work_group(self, want: tuple[int, ...]) -> tuple[int, ...]:
+    def work_group(self, want: tuple[int, ...], cap: int | None = None) -> tuple[int, ...]:
         """The work-group shape to launch with: ``want``, every side halved (down to 1) until
-        the group is allowed.  Every kernel wrapper sizes its groups here, so a profile's caps
-        reach them all the same way.
+        the group is allowed and holds at most ``cap`` work-items.  Every kernel wrapper sizes
+        its groups here, so a profile's caps reach them all the same way.
 
         Parameters
         ----------
         want : tuple of int
             The preferred shape (powers of two stay powers of two).
+        cap : int, optional
+            A further limit on the work-items, e.g. a built kernel's own maximum.
 
         Returns
         -------
         tuple of int
         """
         shape = tuple(int(s) for s in want)
-        while not self.fits_group(shape) and max(shape) > 1:
+
+        def fits(s: tuple[int, ...]) -> bool:
+            total = 1
+            for side in s:
+                total *= side
+            return self.fits_group(s) and (cap is None or total <= cap)
+
+        while not fits(shape) and max(shape) > 1:
             shape = tuple(max(s // 2, 1) for s in shape)
         return shape
 

@@ -1,0 +1,7 @@
+"""The OpenCL side every kernel family shares.
+
+:mod:`~inpaint.cl.runtime` chooses the device and holds one context, queue and program cache per
+device (:class:`~inpaint.cl.runtime.Runtime`); :mod:`~inpaint.cl.build` builds programs from the
+kernel files; :mod:`~inpaint.cl.profiles` reads device profiles and sizes work-groups from the
+effective limits (:meth:`~inpaint.cl.profiles.Limits.work_group`).
+"""
