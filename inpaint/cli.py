@@ -181,9 +181,9 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
 
     def cleanup_temp_files() -> None:
         hold()
-        imageio = sys.modules.get("inpaint.imageio")
-        if imageio is not None:
-            imageio.cleanup_temp_files()
+        atomic = sys.modules.get("inpaint.io.atomic")
+        if atomic is not None:  # only a run that wrote can have left a temporary file
+            atomic.cleanup_temp_files()
 
     try:
         with show_warnings(prog):
@@ -226,7 +226,7 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
-    from .imageio import MASK_RULE
+    from .io import MASK_RULE
 
     p = argparse.ArgumentParser(
         prog="inpaint", usage=USAGE,
@@ -340,7 +340,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if args.case is not None:
         if args.image or args.mask is not None or args.masks is not None:
             raise InputError("give either --case or IMAGE --mask, not both")
-        from .cases import load_case
+        from .io.cases import load_case
 
         try:
             case = load_case(args.case)
@@ -426,7 +426,7 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
                 out: Path, label: str | None = None, progress: bool = True) -> None:
     """Fill one image and write its result (and --save-mapping); raises on bad input."""
-    from . import imageio
+    from . import io as imageio
     from .masks import grow
     from .options import check_device
     from .progress import Progress

@@ -47,7 +47,7 @@ class ProfileError(ValueError):
 
 
 class CaseDataError(RuntimeError):
-    """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.cases`)."""
+    """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.io.cases`)."""
 
 
 #: The exit status of the errors that keep a standard base class (callers catch them by it).

@@ -20,16 +20,10 @@ EXIT_NO_WINDOW = 1
 EXIT_NO_KIVY = 2
 KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
 
-_MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
-              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
-
-
 def mask_rule() -> str:
-    """The mask rule, as the command states it (:data:`inpaint.imageio.MASK_RULE` where it exists)."""
-    try:
-        from inpaint.imageio import MASK_RULE
-    except ImportError:
-        return _MASK_RULE
+    """The mask rule, as the command states it (:data:`inpaint.io.mask_rule.MASK_RULE`)."""
+    from inpaint.io.mask_rule import MASK_RULE
+
     return MASK_RULE
 
 

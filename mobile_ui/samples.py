@@ -10,7 +10,7 @@ FIRST_CASE = "walkingman"
 def case_names() -> list[str]:
     """Names of the bundled dataset cases (empty when the dataset is not installed)."""
     try:
-        from inpaint.cases import case_names as names
+        from inpaint.io.cases import case_names as names
         return list(names())
     except Exception:
         pass
@@ -24,14 +24,14 @@ def case_names() -> list[str]:
 
 def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     try:
-        from inpaint.cases import load_case
+        from inpaint.io.cases import load_case
     except ImportError:
         from PIL import Image
         from inpaint.resources import data_dir
         folder = data_dir("datasets") / name
         with Image.open(folder / "image.png") as im:
             image = np.asarray(im.convert("RGB"))
-        from inpaint.imageio import mask_from_image
+        from inpaint.io import mask_from_image
         with Image.open(folder / "mask.png") as im:
             mask = mask_from_image(im)
         return image, mask

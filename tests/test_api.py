@@ -31,12 +31,14 @@ def test_the_methods_never_import_each_other():
     ("inpaint.pipeline", ("inpaint", "start", "Inpainter", "InpaintResult", "InpaintStats", "DEFAULT_METHOD")),
     ("inpaint.multiscale", ("MultiscaleInpainter", "MultiscaleStats")),
     ("inpaint.runtime", ("Runtime", "get_runtime", "OpenCLUnavailable")),
+    ("inpaint.imageio", ("read_image", "read_mask", "MASK_RULE", "apply_fill", "save_images")),
 ])
 def test_old_module_paths_still_work_and_warn(monkeypatch, old, names):
     monkeypatch.delitem(sys.modules, old, raising=False)
     with pytest.warns(DeprecationWarning, match=old):
         module = importlib.import_module(old)
-    new = importlib.import_module("inpaint.cl.runtime") if old == "inpaint.runtime" else api
+    new = {"inpaint.runtime": importlib.import_module("inpaint.cl.runtime"),
+           "inpaint.imageio": importlib.import_module("inpaint.io")}.get(old, api)
     for name in names:
         assert getattr(module, name) is getattr(new, name)
     monkeypatch.delitem(sys.modules, old)  # the next import warns again

@@ -136,7 +136,7 @@ def test_the_app_needs_no_module_without_a_recipe():
                     if f.is_file() and _shipped_default(f):
                         todo.append(f)
     assert ROOT / "mobile_ui" / "masktools.py" in seen and ROOT / "inpaint" / "masks.py" in seen
-    assert ROOT / "inpaint" / "imageio.py" in seen
+    assert ROOT / "inpaint" / "io" / "read.py" in seen
     assert not problems, problems
 
 

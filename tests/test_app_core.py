@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint import imageio
+from inpaint.io import atomic
 from mobile_ui import devices, samples
 from mobile_ui.history import History, Snapshot
 from mobile_ui.masktools import load_mask
@@ -99,7 +99,7 @@ def test_save_refuses_the_original_and_bad_names(tmp_path, photo):
 def test_failed_write_leaves_no_partial_file(tmp_path, photo, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
-    monkeypatch.setattr(imageio, "_encode", boom)
+    monkeypatch.setattr(atomic, "encode", boom)
     with pytest.raises(OSError, match="disk full"):
         save_image(photo, tmp_path / "c.png")
     assert list(tmp_path.iterdir()) == []
@@ -318,7 +318,7 @@ def test_a_session_option_is_not_saved_as_a_choice():
 
 # -- mask files ---------------------------------------------------------------------------
 def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
-    from inpaint.imageio import read_mask
+    from inpaint.io import read_mask
     from mobile_ui import masktools
 
     rng = np.random.default_rng(2)

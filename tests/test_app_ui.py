@@ -587,7 +587,7 @@ def test_invert_mask_is_undoable(fresh, scene, kv):
 def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp_path):
     from PIL import Image
 
-    from inpaint.imageio import read_mask
+    from inpaint.io import read_mask
     from mobile_ui.popups import MessagePopup
 
     app, ed = fresh, fresh.editor

@@ -23,9 +23,10 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from inpaint import cli, imageio
+from inpaint import cli, io as imageio
 from inpaint.cl import build, runtime as rtmod
 from inpaint.api import inpaint as run_pipeline
+from inpaint.io import atomic
 
 REPO = Path(__file__).resolve().parents[1]
 H, W = 40, 48  # image height and width
@@ -681,7 +682,7 @@ def test_atomic_write(scene, run, monkeypatch, existing):
         fh.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)  # half-written...
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
-    monkeypatch.setattr(imageio, "_encode", failing_encode)
+    monkeypatch.setattr(atomic, "encode", failing_encode)
     code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
     assert code == 2
     assert err.startswith("inpaint: error: cannot write the output:") and "No space left on device" in err

@@ -31,9 +31,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
-from inpaint import cli, imageio
+from inpaint import cli, io as imageio
 from inpaint.cl import runtime as rtmod
 from inpaint.errors import InputError
+from inpaint.io import atomic, memory
 
 REPO = Path(__file__).resolve().parents[1]
 _MESSAGE = re.compile(r"^inpaint( \w+)?: ((internal )?error: .|interrupted$|stopped by SIG)")
@@ -369,7 +370,7 @@ def test_backend_opencl_without_opencl_exits_3_before_reading(files, run, monkey
 
 
 def test_image_too_large_for_the_memory(files, run, monkeypatch):
-    monkeypatch.setattr(imageio, "available_memory", lambda: 1000)
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
     check(files, run, ["a.png", "--mask", "m.png", "-o", "o.png"], BAD,
           r"needs about .* of memory but only 1000 B is available")
     check(files, run, ["resize", "a.png", "--width", "20", "-o", "o.png"], BAD, r"of memory but only")
@@ -399,21 +400,21 @@ def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, 
 def test_interrupted_write_leaves_no_temp_file(files, run, monkeypatch, raised, code):
     """A signal in the middle of writing: the half-written temporary file goes, the old output stays."""
     Image.new("RGB", (3, 3), (1, 2, 3)).save(files / "o.png")
-    real = imageio._encode
+    real = atomic.encode
 
     def half(img, fh, *args, **kwargs):
         fh.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
         assert any(name.endswith(".tmp") for name in os.listdir(files.dir))
         raise raised
 
-    monkeypatch.setattr(imageio, "_encode", half)
+    monkeypatch.setattr(atomic, "encode", half)
     check(files, run, ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png",
                        "--save-mapping", "map.png"], code)
     assert real is not half
 
 
 def test_one_of_two_outputs_failing_writes_neither(files, run, monkeypatch):
-    real = imageio._encode
+    real = atomic.encode
     calls = []
 
     def second_fails(img, fh, fmt, *args, **kwargs):
@@ -422,7 +423,7 @@ def test_one_of_two_outputs_failing_writes_neither(files, run, monkeypatch):
             raise OSError(28, "No space left on device")
         return real(img, fh, fmt, *args, **kwargs)
 
-    monkeypatch.setattr(imageio, "_encode", second_fails)
+    monkeypatch.setattr(atomic, "encode", second_fails)
     check(files, run, ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png",
                        "--save-mapping", "map.png"], BAD, r"cannot write the output: .*No space left")
 
@@ -777,7 +778,7 @@ _MASK_KINDS = ["L", "1", "RGB", "RGBA-opaque", "RGBA-alpha", "LA", "I;16", "P", 
 @given(kind=hs.sampled_from(_MASK_KINDS), seed=hs.integers(0, 10 ** 6), density=hs.floats(0.0, 0.3))
 def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch, kind, seed, density):
     """The command, ``resize --remove`` and the app's mask loader read a mask file into the same
-    boolean mask as :func:`inpaint.imageio.read_mask`, and the pixel counts they report agree."""
+    boolean mask as :func:`inpaint.io.mask_rule.read_mask`, and the pixel counts they report agree."""
     rng = np.random.default_rng(seed)
     mask = np.zeros((H, W), bool)
     mask[4:16, 6:18] = rng.random((12, 12)) < max(density, 0.05)

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.cases import case_names, load_case
+from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.report import format_stats
 from inpaint.cl.runtime import all_devices, get_runtime

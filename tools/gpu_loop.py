@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.cases import case_names, load_case
+from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.cl.runtime import get_runtime
 

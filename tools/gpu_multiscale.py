@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from inpaint.cases import case_names, load_case
+from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.cl.runtime import get_runtime
 

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from inpaint.cases import case_names, load_case
+from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 
 

@@ -152,9 +152,9 @@ class Case:
 
 
 def _case_from_dir(path: Path) -> Case:
-    """A case folder read through the product's edge layer (:mod:`inpaint.imageio`): the same
+    """A case folder read through the product's edge layer (:mod:`inpaint.io`): the same
     8-bit view and the same mask rule as the ``inpaint`` command."""
-    from inpaint.imageio import read_image, read_mask
+    from inpaint.io import read_image, read_mask
 
     pic = read_image(path / "image.png")
     mask = read_mask(path / "mask.png", pic.size)
@@ -167,7 +167,7 @@ def _case_from_dir(path: Path) -> Case:
 
 def _known_cases() -> list[str]:
     try:
-        from inpaint.cases import case_names
+        from inpaint.io.cases import case_names
 
         return list(case_names())
     except Exception:  # noqa: BLE001 - cases module or index missing: fall back to the paper's names
@@ -197,7 +197,7 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
             raise ValueError(f"unknown case {item!r}; valid names: {', '.join(names)}, all "
                              "(or a folder holding image.png, mask.png and optionally truth.png)")
         try:
-            from inpaint.cases import load_case
+            from inpaint.io.cases import load_case
 
             c = load_case(key)
             out.append(Case(c.name, c.image, c.mask, c.truth))

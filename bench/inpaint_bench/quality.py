@@ -147,7 +147,7 @@ class CaseEntry:
     name: str
     category: str
     split: str
-    folder: Path | None  # None: a paper case, loaded through inpaint.cases
+    folder: Path | None  # None: a paper case, loaded through inpaint.io.cases
 
 
 def _find_data(folder: str, env: str, explicit: str | Path | None) -> Path | None:
@@ -244,7 +244,7 @@ def load_quality_case(folder: Path, category: str = "", split: str = "") -> Trut
         got = hashlib.sha256((folder / fname).read_bytes()).hexdigest()
         if got != want:
             raise ValueError(f"{folder / fname} is corrupt: sha256 {got}, manifest.json says {want}")
-    from inpaint.imageio import read_image, read_mask  # the product's reader and its one mask rule
+    from inpaint.io import read_image, read_mask  # the product's reader and its one mask rule
 
     truth = read_image(folder / "truth.png").rgb
     mask = read_mask(folder / "mask.png", (truth.shape[1], truth.shape[0]))
@@ -257,9 +257,9 @@ def load_quality_case(folder: Path, category: str = "", split: str = "") -> Trut
 
 
 def load_entry(entry: CaseEntry) -> TruthCase:
-    """Load one index entry (a paper case through :func:`inpaint.cases.load_case`)."""
+    """Load one index entry (a paper case through :func:`inpaint.io.cases.load_case`)."""
     if entry.folder is None:
-        from inpaint.cases import load_case
+        from inpaint.io.cases import load_case
 
         c = load_case(entry.name)
         return TruthCase(entry.name, entry.category, entry.split, c.image, c.truth, c.mask)
@@ -297,7 +297,7 @@ def load_object_cases(root: Path, spec: str = "all") -> list[ObjectCase]:
         For an unknown name or a mask without hole pixels; :class:`inpaint.errors.InputError`
         (a ValueError) for an unreadable image or a mask of another size.
     """
-    from inpaint.imageio import read_image, read_mask
+    from inpaint.io import read_image, read_mask
 
     listed = json.loads((root / "index.json").read_text(encoding="utf-8"))["cases"]
     names = [str(c["name"]) for c in listed]

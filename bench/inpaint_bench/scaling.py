@@ -34,7 +34,7 @@ def make_case(mp: float, hole: float, folder: Path) -> tuple[Path, Path, int]:
     """A photo of ``mp`` megapixels (4:3) with an elliptic hole of ``hole`` of its area."""
     from PIL import Image
 
-    from inpaint.cases import load_case
+    from inpaint.io.cases import load_case
 
     src = Image.open(load_case("divingman").paths["truth"]).convert("RGB")
     w = int(round((mp * 1e6 * 4 / 3) ** 0.5))

@@ -62,7 +62,7 @@ def _photo(path: str | None, h: int, w: int) -> tuple[np.ndarray, str]:
 
     src = Path(path) if path else PHOTO
     if src.exists():
-        from inpaint.imageio import read_image  # the product's reader: upright, any mode, clear errors
+        from inpaint.io import read_image  # the product's reader: upright, any mode, clear errors
 
         rgb = read_image(src).rgb
         return np.asarray(Image.fromarray(rgb).resize((w, h), Image.LANCZOS)), src.name

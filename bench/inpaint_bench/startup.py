@@ -31,7 +31,7 @@ FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
 def commands(out_dir: Path) -> dict[str, list[str]]:
     """The timed commands: the default fill, the paper's settings, and a seam-carving resize."""
     inpaint = [sys.executable, "-m", "inpaint"]
-    from inpaint.cases import load_case
+    from inpaint.io.cases import load_case
 
     photo = load_case("walkingman").paths["truth"]
     return {

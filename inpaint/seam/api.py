@@ -185,7 +185,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         Allow enlarging by more than 2x.
     return_source : bool
         Also return the source map, so that the result can be rebuilt from the input at any
-        bit depth (:func:`inpaint.imageio.apply_moves`).
+        bit depth (:func:`inpaint.io.writeback.apply_moves`).
 
     Returns
     -------

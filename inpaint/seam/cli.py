@@ -1,6 +1,6 @@
 """``inpaint resize``: content-aware resizing from the command line.
 
-Images and masks are read through :mod:`inpaint.imageio` (the one mask rule), and the result
+Images and masks are read through :mod:`inpaint.io` (the one mask rule), and the result
 is rebuilt from the input at full depth through the carver's source map: seam carving only
 moves pixels, so 16-bit, float, alpha and palette images keep their exact values.
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, InputWarning
-from ..imageio import MASK_RULE
+from ..io import MASK_RULE
 from ..progress import STYLES
 from .api import BACKENDS, ENERGIES, ORDERS
 
@@ -94,7 +94,7 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
 
 def _masks(protect: Path | None, remove: Path | None, radius: int,
            size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
-    from ..imageio import read_mask, same_file
+    from ..io import read_mask, same_file
     from ..masks import grow
 
     if protect and remove and same_file(protect, remove):
@@ -257,8 +257,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     """Resize one image and write the result (and ``--save-seams``); raises on bad input."""
     from PIL import Image
 
-    from .. import imageio
-    from ..imageio import check_output
+    from .. import io as imageio
+    from ..io import check_output
     from ..cli import compile_note
     from ..progress import Progress, format_seconds
     from . import api

@@ -8,7 +8,7 @@ a source checkout behave the same.  ``datasets/SOURCES.md`` credits the photogra
 
 Examples
 --------
->>> from inpaint.cases import case_names, load_case
+>>> from inpaint.io.cases import case_names, load_case
 >>> case_names()
 ['walkingman', 'river', 'divingman', 'hill']
 >>> case = load_case("WalkingMan")
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from .errors import CaseDataError  # noqa: F401 - raised here; public here too
-from .resources import data_dir
+from ..errors import CaseDataError  # noqa: F401 - raised here; public here too
+from ..resources import data_dir
 
 __all__ = ["Case", "CaseDataError", "case_names", "load_case"]
 
