@@ -23,7 +23,7 @@ def _signature(parser):
 def test_inpaint_app_takes_exactly_the_options_of_inpaint_app():
     import argparse
 
-    from inpaint import app_command
+    from inpaint.cli import app as app_command
 
     ours = app_main.build_parser()
     assert _signature(app_command.build_parser()) == _signature(ours)

@@ -24,6 +24,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from inpaint import cli, io as imageio
+from inpaint.cli import guard, remove
 from inpaint.cl import build, runtime as rtmod
 from inpaint.api import inpaint as run_pipeline
 from inpaint.io import atomic
@@ -664,7 +665,7 @@ def test_devices_lists_pocl(run, runtime):
 
 
 def test_devices_without_opencl(run, no_opencl, monkeypatch):
-    from inpaint import devices
+    from inpaint.cli import devices
 
     monkeypatch.setattr(devices, "all_devices", rtmod.all_devices)  # imported by name there
     code, out, err = run("devices")
@@ -735,7 +736,7 @@ def test_version_falls_back_to_the_package_version(monkeypatch):
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(importlib.metadata, "version", missing)
-    assert cli.version() == inpaint.__version__
+    assert remove.version() == inpaint.__version__
 
 
 def test_usage_lists_the_subcommands(capsys):
@@ -839,16 +840,16 @@ def test_bench_quick_alone_is_a_short_default_run(tmp_path, run):
 def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     import time as _time
 
-    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.05)
-    monkeypatch.setattr(cli, "_COMPILE_NOTED", False)
-    with cli.compile_note("inpaint"):
+    monkeypatch.setattr(guard, "COMPILE_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(guard, "_COMPILE_NOTED", False)
+    with guard.compile_note("inpaint"):
         for _ in range(2):  # two slow builds: one note
             for listener in list(build._BUILD_LISTENERS):
                 listener("start", ("k",), 0.0)
             _time.sleep(0.2)
             for listener in list(build._BUILD_LISTENERS):
                 listener("end", ("k",), 0.2)
-    with cli.compile_note("inpaint"):  # a fast build: no note
+    with guard.compile_note("inpaint"):  # a fast build: no note
         for listener in list(build._BUILD_LISTENERS):
             listener("start", ("k",), 0.0)
             listener("end", ("k",), 0.0)

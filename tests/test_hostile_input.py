@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
 from inpaint import cli, io as imageio
+from inpaint.cli import guard
 from inpaint.cl import runtime as rtmod
 from inpaint.errors import InputError
 from inpaint.io import atomic, memory
@@ -348,7 +349,7 @@ def test_output_symlinked_to_the_mask_is_refused(files, run):
 
 
 def test_devices_without_opencl_exits_3(files, run, monkeypatch):
-    from inpaint import devices
+    from inpaint.cli import devices
 
     def missing():
         raise rtmod.OpenCLUnavailable(f"no OpenCL platform found; {rtmod.INSTALL_HINT}")
@@ -380,7 +381,7 @@ def test_image_too_large_for_the_memory(files, run, monkeypatch):
     (MemoryError, BAD, r"^inpaint: error: not enough memory for this job"),
     (KeyboardInterrupt, INTERRUPTED, r"^inpaint: interrupted\n$"),
     (RuntimeError("kernel exploded"), 1, r"^inpaint: internal error: RuntimeError: kernel exploded"),
-    (cli.Terminated(signal.SIGTERM), 128 + signal.SIGTERM, r"^inpaint: stopped by SIGTERM\n$"),
+    (guard.Terminated(signal.SIGTERM), 128 + signal.SIGTERM, r"^inpaint: stopped by SIGTERM\n$"),
 ], ids=["memory", "ctrl-c", "bug", "sigterm"])
 def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, code, pattern):
     import inpaint.api as api
@@ -395,7 +396,7 @@ def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, 
 
 
 @pytest.mark.parametrize("raised, code", [(KeyboardInterrupt, INTERRUPTED),
-                                          (cli.Terminated(signal.SIGHUP), 128 + signal.SIGHUP)],
+                                          (guard.Terminated(signal.SIGHUP), 128 + signal.SIGHUP)],
                          ids=["ctrl-c", "sighup"])
 def test_interrupted_write_leaves_no_temp_file(files, run, monkeypatch, raised, code):
     """A signal in the middle of writing: the half-written temporary file goes, the old output stays."""
@@ -523,7 +524,7 @@ def test_multi_page_tiff_names_the_page_used(files, run, rng):
 # ---------------------------------------------------------------------------------------
 
 def test_plain_progress_prints_lines_with_the_time_left(files, run, monkeypatch):
-    from inpaint import progress
+    from inpaint.cli import progress
 
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
     for argv, prefix in ((["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png"],

@@ -41,7 +41,9 @@ def test_wheel_has_every_kernel_profile_and_dataset(wheel):
 
 def test_wheel_leaves_out_benchmarks_their_data_and_tools(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    assert not [n for n in names if "bench" in n.split("/")[-1] or n.startswith("inpaint_bench/")]
+    # inpaint/cli/bench.py is the 'inpaint bench' launcher, which looks inpaint-bench up at run time
+    assert not [n for n in names if ("bench" in n.split("/")[-1] and n != "inpaint/cli/bench.py")
+                or n.startswith("inpaint_bench/")]
     assert not [n for n in names if n.endswith((".jpg", "screenshots.py")) or "/quality/" in n]
     assert "inpaint/report.py" in names and "inpaint/seam/api.py" in names and "mobile_ui/app.py" in names
 

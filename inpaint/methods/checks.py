@@ -1,6 +1,6 @@
 """Checks and parsers of the options every fill method takes, each stated once.
 
-The command line uses the same parsers on its text (:mod:`inpaint.options`), so a value means
+The command line uses the same parsers on its text (:mod:`inpaint.cli.remove`), so a value means
 the same whether it comes from a flag, the app or a library call.
 """
 

@@ -4,7 +4,7 @@ Images and masks are read through :mod:`inpaint.io` (the one mask rule), and the
 is rebuilt from the input at full depth through the carver's source map: seam carving only
 moves pixels, so 16-bit, float, alpha and palette images keep their exact values.
 
-Exit status: 0 done, 2 bad input (nothing written), 3 no usable OpenCL device, 130 Ctrl-C.
+The exit status is the guard's (:mod:`inpaint.cli.guard`); nothing is written on bad input.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import InputError, InputWarning
 from ..io import MASK_RULE
-from ..progress import STYLES
-from .api import BACKENDS, ENERGIES, ORDERS
+from ..seam.api import ENERGIES, ORDERS
+from .guard import EXIT_TABLE
+from .shared import add_device_options, add_run_options, max_pixels
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -33,8 +34,7 @@ LONG_JOB_SECONDS = 60.0
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the ``inpaint resize`` options on ``parser``."""
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
-                          + MASK_RULE + " Exit status: 0 done, 2 bad input, 3 no usable OpenCL device, "
-                          "130 interrupted.")
+                          + MASK_RULE + " " + EXIT_TABLE)
     parser.add_argument("image", nargs="+",
                         help="input image; or several images or folders, for a batch (each resized to the "
                              "same --width/--height)")
@@ -58,22 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="approximate mode: up to K strip-local seams per pass (much faster)")
     parser.add_argument("--save-seams", metavar="FILE", help="also write the input with the seams drawn over it "
                                                              "(removed: red, inserted: green)")
-    parser.add_argument("--backend", choices=BACKENDS, default="auto",
-                        help="'auto' uses OpenCL when a device exists, else numpy with a warning")
-    parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name; "
-                                         "one that matches no device is an error (exit 3)")
-    parser.add_argument("--profile", help="device profile name or .toml path; see 'inpaint devices'")
     parser.add_argument("--allow-large", action="store_true", help="allow enlarging by more than 2x")
-    parser.add_argument("--force", action="store_true", help="allow an output to replace an input file")
-    parser.add_argument("--max-pixels", type=int, default=None,
-                        help="largest image accepted, in pixels (Pillow's decompression-bomb guard)")
-    parser.add_argument("--progress", choices=STYLES, default="auto",
-                        help="progress with the time left: 'bar', 'plain' (a line every few seconds), 'none'; "
-                             "'auto' (default): a bar on a terminal, elsewhere plain lines once a job runs long")
-    parser.add_argument("--jobs", "-j", metavar="N", default=None,
-                        help="batch: resize N images at once (default 1); with several OpenCL devices of the "
-                             "best kind, the jobs take turns on them")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress or summary")
+    add_device_options(parser)
+    add_run_options(parser, "resize")
 
 
 def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
@@ -184,26 +171,21 @@ def _progress_by_work(bar: Any, curve: np.ndarray) -> Any:
     return report
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``inpaint resize`` with parsed ``args``; returns the exit status.  Errors are raised
-    (:class:`~inpaint.errors.InputError`, ...) and reported by :func:`inpaint.cli.guarded`."""
-    from PIL import Image
-
-    max_pixels = Image.MAX_IMAGE_PIXELS
-    try:
-        if args.max_pixels is not None:
-            if args.max_pixels <= 0:
-                raise InputError("--max-pixels must be positive")
-            Image.MAX_IMAGE_PIXELS = args.max_pixels
+def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
+    """Run ``inpaint resize`` with the command-line arguments ``argv``; returns the exit status.
+    Errors are raised (:class:`~inpaint.errors.InputError`, ...) and reported by
+    :func:`inpaint.cli.guard.guarded`."""
+    parser = argparse.ArgumentParser(prog=prog)
+    add_arguments(parser)
+    args = parser.parse_args(list(argv))
+    with max_pixels(args.max_pixels):
         return _run(args)
-    finally:
-        Image.MAX_IMAGE_PIXELS = max_pixels
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for,
-                         paired_file, run_batch)
-    from ..options import check_device, parse_grow, parse_int
+    from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for,
+                        paired_file, run_batch)
+    from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
         raise InputError("the input image file name is empty")
@@ -259,9 +241,9 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
 
     from .. import io as imageio
     from ..io import check_output
-    from ..cli import compile_note
-    from ..progress import Progress, format_seconds
-    from . import api
+    from ..seam import api
+    from .guard import compile_note
+    from .progress import Progress, format_seconds
 
     device = device if device is not None else args.device
     name = f"{label}: " if label else ""

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .errors import DeviceError, InputError, one_line
+from ..errors import DeviceError, InputError
+from .guard import one_line
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -136,7 +137,7 @@ def best_devices(backend: str, device: str | None, jobs: int) -> list[str]:
     """For several jobs and no ``--device``: the OpenCL devices of the best kind, to take turns on."""
     if jobs == 1 or device is not None or backend == "numpy":
         return []
-    from .cl import runtime as rtmod
+    from ..cl import runtime as rtmod
 
     try:
         found = rtmod.all_devices()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import DeviceError
-from .cl.profiles import ProfileError, available_profiles, load_profile
-from .cl.runtime import OpenCLUnavailable, all_devices
+from typing import Sequence
+
+from ..cl.profiles import available_profiles, load_profile
+from ..cl.runtime import all_devices
+from ..errors import DeviceError, OpenCLUnavailable, ProfileError
+from .shared import COMMANDS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,9 +47,12 @@ def describe(profiles: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Print the listing; errors are raised for :func:`inpaint.cli.guarded` (bad profile: exit 2,
-    no OpenCL device: exit 3)."""
+def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
+    """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
+    exit 2, no OpenCL device: exit 3)."""
+    parser = argparse.ArgumentParser(prog=prog, description=COMMANDS["devices"])
+    add_arguments(parser)
+    args = parser.parse_args(list(argv))
     try:
         text = describe(args.profile)
     except OpenCLUnavailable as exc:

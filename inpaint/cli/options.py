@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import DeviceError, InputError
-from .methods.checks import check_choice
-from .methods.defaults import BACKENDS
+from ..errors import DeviceError, InputError
+from ..methods.checks import check_choice
+from ..methods.defaults import BACKENDS
 
 #: Largest grow radius accepted (pixels).
 MAX_GROW = 10_000
@@ -55,7 +55,7 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     ------
     InputError, DeviceError, inpaint.cl.profiles.ProfileError
     """
-    from .cl.profiles import load_profile
+    from ..cl.profiles import load_profile
 
     check_choice("backend", backend, BACKENDS)
     if device is not None and device.strip() == "":
@@ -67,7 +67,7 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
         return prof
     if device is None and backend == "auto":
         return prof
-    from .cl import runtime as rtmod
+    from ..cl import runtime as rtmod
 
     try:
         rtmod.select_device(device, prof if prof is not None else load_profile(None))

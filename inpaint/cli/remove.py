@@ -1,53 +1,35 @@
-"""The ``inpaint`` command: object removal, plus ``resize``, ``bench``, ``devices``, ``app``.
+"""``inpaint IMAGE --mask MASK``: object removal from the command line, one image or a batch.
 
-Every front end runs inside :func:`guarded`, which turns every error into one line on stderr
-and an exit status (:mod:`inpaint.errors`: 2 bad input, 3 no usable device, 130 Ctrl-C),
-removes the temporary files of an unfinished write on SIGINT, SIGTERM and SIGHUP, and never
-shows a traceback (set ``INPAINT_DEBUG=1`` to see one).
+The image and mask are read through :mod:`inpaint.io` (the one mask rule), the fill runs through
+:func:`inpaint.api.inpaint`, and the result is written back into the original picture at full
+depth, atomically.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
-import os
-import signal
 import sys
-import threading
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Sequence
 
-from . import __version__
+from .. import __version__
+from ..errors import InputError, InputWarning
+from ..methods.checks import parse_alpha, parse_patch
+from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
+from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
+from ..report import draw_mapping, draw_offsets, format_stats
 from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
                     run_batch)
-from .errors import EXIT_INTERRUPTED, InputError, InputWarning, exit_code, one_line
-from .methods.checks import parse_alpha, parse_patch
-from .methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
-from .methods.defaults import (BACKENDS, DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES,
-                               VARIANTS)
+from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int
-from .progress import STYLES
-from .report import draw_mapping, draw_offsets, format_stats  # noqa: F401 - also the public names here
-
-# subcommand -> module providing add_arguments(parser) and run(args) -> int
-SUBCOMMANDS = {
-    "resize": ("inpaint.seam.cli", "content-aware resize by seam carving"),
-    "bench": ("inpaint_bench.cli", "benchmarks: the pipeline beside the paper's Tables 2, 4, 5-8, fill quality "
-                                   "(--quality), 'seam', 'integral'; needs the inpaint-bench package"),
-    "devices": ("inpaint.devices", "list OpenCL devices and each profile's effective limits"),
-    "app": ("inpaint.app_command", "start the touch app (needs the app extra: Kivy)"),
-}
+from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
          "       inpaint --case NAME [-o OUT] [options]\n"
-         "       inpaint {" + ",".join(SUBCOMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
+         "       inpaint {" + ",".join(COMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
          "       inpaint --version")
-
-EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input, "
-              "3 no usable OpenCL device, 130 interrupted (Ctrl-C).")
 
 #: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
 FILL_BYTES_PER_PIXEL = 200
@@ -67,173 +49,16 @@ def version() -> str:
         return __version__
 
 
-# ---------------------------------------------------------------------------------------
-# The guard every front end runs in
-# ---------------------------------------------------------------------------------------
-
-class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM or SIGHUP (a BaseException, like KeyboardInterrupt,
-    so that no ``except Exception`` swallows it)."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    raise Terminated(signum)
-
-
-@contextlib.contextmanager
-def show_warnings(prog: str) -> Iterator[None]:
-    """Print warnings as ``PROG: warning: ...`` lines (library deprecation noise is hidden)."""
-    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-        text = one_line(message if isinstance(message, BaseException) else Exception(message))
-        if "Non-empty compiler output" in text:  # pyopencl's build log: not for users
-            return
-        print(f"{prog}: warning: {text}", file=sys.stderr)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        warnings.simplefilter("always", UserWarning)
-        warnings.simplefilter("always", RuntimeWarning)
-        warnings.showwarning = show
-        yield
-
-
-#: Seconds a kernel build may take before the command says that it is compiling.
-COMPILE_NOTE_AFTER = 0.5
-_COMPILE_NOTED = False
-
-
-@contextlib.contextmanager
-def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[None]:
-    """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
-    compiled for the device on first use and cached by pyopencl afterwards."""
-    from .cl import build
-
-    timers: list[threading.Timer] = []
-
-    def show() -> None:
-        global _COMPILE_NOTED
-        if _COMPILE_NOTED:
-            return
-        _COMPILE_NOTED = True
-        lead = "\n" if bar is not None and getattr(bar, "drawn", False) else ""
-        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device (first run only; "
-                         "later runs reuse them)...\n")
-        sys.stderr.flush()
-
-    def listener(event: str, sources: Any, seconds: float) -> None:
-        if event == "start" and not _COMPILE_NOTED:
-            timer = threading.Timer(COMPILE_NOTE_AFTER, show)
-            timer.daemon = True
-            timers.append(timer)
-            timer.start()
-        elif event == "end":
-            while timers:
-                timers.pop().cancel()
-
-    if not enabled:
-        yield
-        return
-    build.add_build_listener(listener)
-    try:
-        yield
-    finally:
-        build.remove_build_listener(listener)
-        while timers:
-            timers.pop().cancel()
-
-
-def guarded(prog: str, fn: Callable[[], int]) -> int:
-    """Run a front end: errors become one line and an exit status, signals clean up.
-
-    Ctrl-C prints one line and gives 130; SIGTERM and SIGHUP give 128 + the signal number.
-    Either way the temporary files of an unfinished write are removed, and an existing output
-    is left as it was.  ``--help`` and usage errors exit through argparse (0 and 2).
-    """
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous: dict[int, Any] = {}
-    if main_thread:
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                sig = getattr(signal, name)
-                try:
-                    if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. under nohup: keep ignoring it
-                        continue
-                    previous[sig] = signal.signal(sig, _on_signal)
-                except (ValueError, OSError):  # pragma: no cover - not the main interpreter
-                    pass
-
-    def hold() -> None:
-        """While reporting and cleaning up, a second signal must not interrupt with a traceback."""
-        if not main_thread:
-            return
-        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                sig = getattr(signal, name)
-                try:
-                    old = signal.signal(sig, signal.SIG_IGN)
-                except (ValueError, OSError):  # pragma: no cover
-                    continue
-                previous.setdefault(sig, old)
-
-    def cleanup_temp_files() -> None:
-        hold()
-        atomic = sys.modules.get("inpaint.io.atomic")
-        if atomic is not None:  # only a run that wrote can have left a temporary file
-            atomic.cleanup_temp_files()
-
-    try:
-        with show_warnings(prog):
-            return int(fn() or 0)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        cleanup_temp_files()
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Terminated as exc:
-        cleanup_temp_files()
-        name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
-        print(f"{prog}: stopped by {name}", file=sys.stderr)
-        return 128 + exc.signum
-    except Exception as exc:  # noqa: BLE001 - the one place every error is reported
-        cleanup_temp_files()
-        if os.environ.get("INPAINT_DEBUG"):
-            raise
-        code = exit_code(exc)
-        if isinstance(exc, MemoryError):
-            print(f"{prog}: error: not enough memory for this job; use a smaller image", file=sys.stderr)
-        elif code == 1:
-            print(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
-                  "run with INPAINT_DEBUG=1 for the traceback and report it)", file=sys.stderr)
-        else:
-            print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
-        return code
-    finally:
-        for sig, handler in previous.items():
-            try:
-                signal.signal(sig, handler)
-            except (ValueError, OSError, TypeError):  # pragma: no cover
-                pass
-
-
-# ---------------------------------------------------------------------------------------
-# Object removal
-# ---------------------------------------------------------------------------------------
-
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
-    from .io import MASK_RULE
+    from ..io import MASK_RULE
 
     p = argparse.ArgumentParser(
         prog="inpaint", usage=USAGE,
         description="Remove an object from a photo: the hole is filled from the rest of the picture by a "
                     "multiscale exemplar fill (default) or the paper's Criminisi pipeline, on OpenCL.",
         epilog=MASK_RULE + " Commands: " + "; ".join(
-            f"'inpaint {name}': {desc}" for name, (_, desc) in SUBCOMMANDS.items()) + ". " + EXIT_TABLE,
+            f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
     p.add_argument("--version", action="version", version=f"inpaint {version()}")
     p.add_argument("image", nargs="*", help="input image; or several images or folders, for a batch (see --masks)")
@@ -242,9 +67,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--masks", metavar="DIR",
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
-    p.add_argument("--jobs", "-j", metavar="N", default=None,
-                   help="batch: fill N images at once (default 1); with several OpenCL devices of the best "
-                        "kind, the jobs take turns on them")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case); for a batch, an existing folder "
@@ -269,12 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", choices=SOURCES, default=None,
                    help="criminisi: take sources only from the original picture ('original', default, as in the "
                         "paper) or also from pixels filled earlier ('filled')")
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
-    p.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
-                                    "(default: PYOPENCL_CTX, then the profile, then the best device); "
-                                    "one that matches no device is an error (exit 3)")
-    p.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+    add_device_options(p)
     p.add_argument("--partition", help="criminisi: the stages to run on the device (the others run in numpy): "
                                        + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: "
                                        "findBestPatch and its reduction), or comma-separated stages of "
@@ -294,15 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write a picture of where the fill came from: for criminisi, each target patch (red) "
                         "joined to its source patch (green); for multiscale, each filled pixel coloured by the "
                         "direction (hue) and distance (brightness) of its source")
-    p.add_argument("--force", action="store_true", help="allow the output to replace the input or mask file")
-    p.add_argument("--max-pixels", type=int, default=None,
-                   help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default %d)"
-                        % 89_478_485)
-    p.add_argument("--progress", choices=STYLES, default="auto",
-                   help="progress with the time left: 'bar' (redrawn in place), 'plain' (a line every few "
-                        "seconds, for logs), 'none'; 'auto' (default): a bar on a terminal, elsewhere plain "
-                        "lines once a job runs long")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress or notes (warnings and errors remain)")
+    add_run_options(p, "fill")
     return p
 
 
@@ -340,7 +149,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if args.case is not None:
         if args.image or args.mask is not None or args.masks is not None:
             raise InputError("give either --case or IMAGE --mask, not both")
-        from .io.cases import load_case
+        from ..io.cases import load_case
 
         try:
             case = load_case(args.case)
@@ -374,24 +183,25 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
 def _guess_backend(backend: str) -> str:
     if backend != "auto":
         return backend
-    from .cl.runtime import opencl_available
+    from ..cl.runtime import opencl_available
 
     return "opencl" if opencl_available() else "numpy"
 
 
-def _remove(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], prog: str = "inpaint") -> int:
+    """Run ``inpaint`` (object removal) with the command-line arguments ``argv``; errors are
+    raised and reported by :func:`inpaint.cli.guard.guarded`."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(list(argv))
     if not args.image and args.mask is None and args.case is None:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
                          "for the bundled example; 'inpaint --help' lists the options")
-    from PIL import Image
+    with max_pixels(args.max_pixels):
+        return _run(args)
 
-    if args.max_pixels is not None:
-        if args.max_pixels <= 0:
-            raise InputError("--max-pixels must be positive")
-        Image.MAX_IMAGE_PIXELS = args.max_pixels
+
+def _run(args: argparse.Namespace) -> int:
     options = _method_options(args)
     radius = parse_grow(args.grow) if args.grow is not None else 0
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
@@ -407,7 +217,7 @@ def _remove(argv: Sequence[str]) -> int:
 
 def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int,
                   work: list[tuple[Path, Path, Path]], jobs: int) -> int:
-    """Fill every image of a batch (:func:`inpaint.batch.run_batch`).  One OpenCL context and one
+    """Fill every image of a batch (:func:`inpaint.cli.batch.run_batch`).  One OpenCL context and one
     program build serve all the files a worker fills."""
     from .options import check_device
 
@@ -426,8 +236,8 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
                 out: Path, label: str | None = None, progress: bool = True) -> None:
     """Fill one image and write its result (and --save-mapping); raises on bad input."""
-    from . import io as imageio
-    from .masks import grow
+    from .. import io as imageio
+    from ..masks import grow
     from .options import check_device
     from .progress import Progress
 
@@ -466,7 +276,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     _warn_if_long(mask, args)
-    from .api import inpaint
+    from ..api import inpaint
 
     bar = Progress("inpaint", f"filling {label}" if label else "filling",
                    "none" if args.quiet or not progress else args.progress)
@@ -518,56 +328,3 @@ def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     elif seconds >= LONG_JOB_SECONDS:
         warnings.warn(InputWarning(
             f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
-
-
-# ---------------------------------------------------------------------------------------
-# Subcommands and the entry point
-# ---------------------------------------------------------------------------------------
-
-BENCH_HINT = ("'inpaint bench' needs the benchmark package inpaint-bench, which is not installed: "
-              "pip install ./bench (from a checkout of inpaint)")
-
-
-def _bench(argv: Sequence[str]) -> int:
-    """``inpaint bench ...``: delegated to the separate inpaint-bench distribution when installed."""
-    try:
-        module = importlib.import_module("inpaint_bench.cli")
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] != "inpaint_bench":
-            raise InputError(f"'inpaint bench' is unavailable: {exc}") from None
-        raise InputError(BENCH_HINT) from None
-    return int(module.main(list(argv), prog="inpaint bench") or 0)
-
-
-def _subcommand(name: str, argv: Sequence[str]) -> int:
-    module_name, desc = SUBCOMMANDS[name]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InputError(f"'inpaint {name}' is unavailable: {exc}") from None
-    if hasattr(module, "main"):  # parses its own arguments (the app: with the app's parser)
-        return int(module.main(list(argv), prog=f"inpaint {name}") or 0)
-    parser = argparse.ArgumentParser(prog=f"inpaint {name}", description=desc)
-    module.add_arguments(parser)
-    args = parser.parse_args(list(argv))
-    return int(module.run(args) or 0)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``inpaint`` command."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "bench":
-        return guarded("inpaint bench", lambda: _bench(argv[1:]))
-    if argv and argv[0] in SUBCOMMANDS:
-        return guarded(f"inpaint {argv[0]}", lambda: _subcommand(argv[0], argv[1:]))
-    from PIL import Image
-
-    max_pixels = Image.MAX_IMAGE_PIXELS
-    try:
-        return guarded("inpaint", lambda: _remove(argv))
-    finally:  # --max-pixels must not leak into the caller's process (the app, tests)
-        Image.MAX_IMAGE_PIXELS = max_pixels
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
