@@ -47,9 +47,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .common import md_table
+from .common import PAPER_CASES, md_table
 from .devices import Dev, find_devices, machine_info
-from .metrics import bbox as _bbox
+from .metrics import bbox as _bbox, box_psnr as psnr, box_ssim as ssim
 
 ALPHAS = ("full", "2", "1", "0.5", "0.2", "0.05")
 PATCHES = (9, 13, 17)
@@ -58,7 +58,7 @@ QUICK_ALPHAS = ("full", "0.05")
 QUICK_PATCHES = (9, 17)
 NUMPY_DEFAULT_ALPHAS = ("0.5", "0.05")
 
-# --- the paper's figures (Wang et al.: Tables 2, 4, 5 and 9) -----------------------------------
+# --- the paper's figures (Wang et al.: Tables 4 and 5) -----------------------------------------
 #: Table 5 (WalkingMan, seconds): alpha -> (search area, CPU-only, GPU no local, GPU local), P = 9/13/17.
 PAPER_TABLE5 = {
     "full": ("512x384", (23.26, 22.48, 23.68), (20.37, 19.66, 19.15), (12.18, 11.59, 11.12)),
@@ -68,15 +68,8 @@ PAPER_TABLE5 = {
     "0.2": ("109x176", (7.13, 5.20, 3.79), (2.95, 2.25, 1.90), (2.26, 1.59, 1.33)),
     "0.05": ("86x139", (6.02, 4.73, 3.85), (2.12, 1.65, 1.45), (2.04, 1.52, 1.25)),
 }
-#: CPU-only (OpenCL on the Krait CPU) full search, P = 9 (Table 9).
-PAPER_CPU_FULL_9 = {"walkingman": 23.26, "river": 25.94, "divingman": 64.48, "hill": 153.36}
-#: The paper's cases, in its order.
-PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 #: Table 4: local memory per work-group of the local-memory findBestPatch.
 PAPER_TABLE4 = {9: 1672, 13: 2952, 17: 4616}
-#: Table 2: one CPU core, WalkingMan, full search, 9x9 (seconds).
-PAPER_TABLE2 = {"grey": 0.08, "front": 0.60, "valid": 0.66, "priority": 0.45, "confidence": 0.36,
-                "ssd": 84.4, "copy": 0.46}
 
 PLOT_HINT = "install with pip install 'inpaint-bench[plot]' (pip install './bench[plot]' from a checkout)"
 
@@ -207,52 +200,6 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
 
 
 # --- quality ------------------------------------------------------------------------------------
-def psnr(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int]) -> float:
-    """PSNR (dB, peak 255) over the RGB pixels of ``box`` = (x0, y0, x1, y1)."""
-    x0, y0, x1, y1 = box
-    a = result[y0:y1, x0:x1].astype(np.float64)
-    b = truth[y0:y1, x0:x1].astype(np.float64)
-    mse = float(np.mean((a - b) ** 2))
-    return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
-
-
-def _luma(rgb: np.ndarray) -> np.ndarray:
-    rgb = rgb.astype(np.float64)
-    return 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]
-
-
-def _gauss_valid(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    n = len(w)
-    rows = sum(w[i] * x[i:x.shape[0] - n + 1 + i, :] for i in range(n))
-    return sum(w[i] * rows[:, i:rows.shape[1] - n + 1 + i] for i in range(n))
-
-
-def ssim(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int],
-         sigma: float = 1.5, radius: int = 5) -> float:
-    """Mean SSIM (Wang et al. 2004) on the grey (BT.601 luma) image over the pixels of ``box``.
-
-    An 11x11 Gaussian window (sigma 1.5), K1 = 0.01, K2 = 0.03, L = 255.  The SSIM map is
-    evaluated at every pixel of the box with windows reaching into the surrounding image
-    (reflected at the image border), so a box thinner than the window (Hill's 10-pixel
-    strip) is still measured.
-    """
-    x0, y0, x1, y1 = box
-    r = radius
-    a = np.pad(_luma(result), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
-    b = np.pad(_luma(truth), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
-    t = np.arange(-r, r + 1, dtype=np.float64)
-    w = np.exp(-t * t / (2 * sigma * sigma))
-    w /= w.sum()
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-    mu_a, mu_b = _gauss_valid(a, w), _gauss_valid(b, w)
-    saa = _gauss_valid(a * a, w) - mu_a * mu_a
-    sbb = _gauss_valid(b * b, w) - mu_b * mu_b
-    sab = _gauss_valid(a * b, w) - mu_a * mu_b
-    num = (2 * mu_a * mu_b + c1) * (2 * sab + c2)
-    den = (mu_a * mu_a + mu_b * mu_b + c1) * (saa + sbb + c2)
-    return float(np.mean(num / den))
-
-
 @functools.lru_cache(maxsize=None)
 def _criminisi() -> dict[str, Any]:
     """``method='criminisi'`` where ``inpaint()`` has several methods: these tables time the paper's pipeline."""

@@ -55,12 +55,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import metrics
-from .common import md_table
+from .common import PAPER_CASES, md_table
 from .peers import INSTALL_HINT, PEERS, available_peers
 
 CONFIGS_FILE = Path(__file__).resolve().parent / "quality_configs.toml"
 #: The paper's cases (in ``datasets/``), their category and split.
-PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 PAPER_CATEGORY, PAPER_SPLIT = "paper", "tune"
 SPLITS = ("tune", "holdout")
 #: The metrics of a fill against its truth: keys of the JSON numbers, in table order.
