@@ -119,8 +119,25 @@ def load_configs(path: Path = CONFIGS_FILE) -> dict[str, dict[str, Any]]:
 
 
 # --- the truth set -------------------------------------------------------------------------------
+class _Picture:
+    """What every case offers: its size and the pixels of its hole (from ``image`` and ``mask``)."""
+
+    image: np.ndarray
+    mask: np.ndarray
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height)."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+    @property
+    def hole_pixels(self) -> int:
+        """Pixels to fill."""
+        return int(self.mask.sum())
+
+
 @dataclass
-class TruthCase:
+class TruthCase(_Picture):
     """One case: the input (hole destroyed or object present), the truth and the hole."""
 
     name: str
@@ -129,14 +146,6 @@ class TruthCase:
     image: np.ndarray = field(repr=False)
     truth: np.ndarray = field(repr=False)
     mask: np.ndarray = field(repr=False)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return int(self.image.shape[1]), int(self.image.shape[0])
-
-    @property
-    def hole_pixels(self) -> int:
-        return int(self.mask.sum())
 
 
 @dataclass(frozen=True)
@@ -267,7 +276,7 @@ def load_entry(entry: CaseEntry) -> TruthCase:
 
 # --- real object removals (no truth) -------------------------------------------------------------
 @dataclass
-class ObjectCase:
+class ObjectCase(_Picture):
     """A real object removal: the photo with the object, the hole over it, and no truth."""
 
     name: str
@@ -275,14 +284,6 @@ class ObjectCase:
     image: np.ndarray = field(repr=False)
     mask: np.ndarray = field(repr=False)
     truth: None = None
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return int(self.image.shape[1]), int(self.image.shape[0])
-
-    @property
-    def hole_pixels(self) -> int:
-        return int(self.mask.sum())
 
 
 def load_object_cases(root: Path, spec: str = "all") -> list[ObjectCase]:

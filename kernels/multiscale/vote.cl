@@ -14,6 +14,29 @@ inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 
     return (a + b / 2) / b;
 }
 
+/* Store the rounded mean acc / wsum of pixel p into the work area's out. */
+inline void store_mean(__global int4 *out, const int2 p, const int4 acc, const int wsum,
+                       const int rx0, const int ry0, const int rw)
+{
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum),
+                                               round_div(acc.w, wsum));
+}
+
+/* Run the statements given for every target window covering pixel p: (dy, dx) is the pixel's
+ * place in the window, t the target's index (tidx covers the work area). */
+#define FOR_EACH_COVERING_TARGET(...) \
+    for (int dy = -HALF; dy <= HALF; ++dy) { \
+        const int ly = p.x - dy - ry0; \
+        if (ly < 0 || ly >= rh) continue; \
+        for (int dx = -HALF; dx <= HALF; ++dx) { \
+            const int lx = p.y - dx - rx0; \
+            if (lx < 0 || lx >= rw) continue; \
+            const int t = tidx[ly * rw + lx]; \
+            if (t < 0) continue; \
+            __VA_ARGS__ \
+        } \
+    }
+
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
                    __global int4 *out, const int n, const int width, const int height,
@@ -25,27 +48,18 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     const int2 p = pixels[i];
     int4 acc = (int4)(0);
     int wsum = 0;
-    for (int dy = -HALF; dy <= HALF; ++dy) {
-        const int ly = p.x - dy - ry0;
-        if (ly < 0 || ly >= rh) continue;
-        for (int dx = -HALF; dx <= HALF; ++dx) {
-            const int lx = p.y - dx - rx0;
-            if (lx < 0 || lx >= rw) continue;
-            const int t = tidx[ly * rw + lx];
-            if (t < 0) continue;
-            const uint c0 = cost[t * K];
-            for (int k = 0; k < k_use; ++k) {
-                const uint ck = cost[t * K + k];
-                if (ck == EMPTY) continue;
-                const int wk = (int)((256u * softness) / (softness + ck - c0));
-                const int2 s = nnf[t * K + k];
-                acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
-                wsum += wk;
-            }
+    FOR_EACH_COVERING_TARGET(
+        const uint c0 = cost[t * K];
+        for (int k = 0; k < k_use; ++k) {
+            const uint ck = cost[t * K + k];
+            if (ck == EMPTY) continue;
+            const int wk = (int)((256u * softness) / (softness + ck - c0));
+            const int2 s = nnf[t * K + k];
+            acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
+            wsum += wk;
         }
-    }
-    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum),
-                                               round_div(acc.w, wsum));
+    )
+    store_mean(out, p, acc, wsum, rx0, ry0, rw);
 }
 
 /* The sharp vote: like vote, but every candidate of every covering window weighs
@@ -67,45 +81,28 @@ __kernel void vote_sharp(__global const uchar4 *est, __global const int2 *pixels
     const int2 p = pixels[i];
     uint cmin = EMPTY;
     int2 best = (int2)(-1);
-    for (int dy = -HALF; dy <= HALF; ++dy) {
-        const int ly = p.x - dy - ry0;
-        if (ly < 0 || ly >= rh) continue;
-        for (int dx = -HALF; dx <= HALF; ++dx) {
-            const int lx = p.y - dx - rx0;
-            if (lx < 0 || lx >= rw) continue;
-            const int t = tidx[ly * rw + lx];
-            if (t < 0) continue;
-            for (int k = 0; k < k_use; ++k) {
-                const uint ck = cost[t * K + k];
-                if (ck == EMPTY || ck >= cmin) continue;
-                cmin = ck;
-                best = nnf[t * K + k] + (int2)(dy, dx);
-            }
+    FOR_EACH_COVERING_TARGET(
+        for (int k = 0; k < k_use; ++k) {
+            const uint ck = cost[t * K + k];
+            if (ck == EMPTY || ck >= cmin) continue;
+            cmin = ck;
+            best = nnf[t * K + k] + (int2)(dy, dx);
         }
-    }
+    )
     int4 acc = (int4)(0);
     int wsum = 0;
-    for (int dy = -HALF; dy <= HALF; ++dy) {
-        const int ly = p.x - dy - ry0;
-        if (ly < 0 || ly >= rh) continue;
-        for (int dx = -HALF; dx <= HALF; ++dx) {
-            const int lx = p.y - dx - rx0;
-            if (lx < 0 || lx >= rw) continue;
-            const int t = tidx[ly * rw + lx];
-            if (t < 0) continue;
-            for (int k = 0; k < k_use; ++k) {
-                const uint ck = cost[t * K + k];
-                if (ck == EMPTY) continue;
-                const uint j = (ck - cmin) / unit;
-                if (j >= (uint)nlut) continue;
-                const int wk = (int)lut[j];
-                const int2 s = nnf[t * K + k];
-                acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
-                wsum += wk;
-            }
+    FOR_EACH_COVERING_TARGET(
+        for (int k = 0; k < k_use; ++k) {
+            const uint ck = cost[t * K + k];
+            if (ck == EMPTY) continue;
+            const uint j = (ck - cmin) / unit;
+            if (j >= (uint)nlut) continue;
+            const int wk = (int)lut[j];
+            const int2 s = nnf[t * K + k];
+            acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
+            wsum += wk;
         }
-    }
-    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(round_div(acc.x, wsum), round_div(acc.y, wsum), round_div(acc.z, wsum),
-                                               round_div(acc.w, wsum));
+    )
+    store_mean(out, p, acc, wsum, rx0, ry0, rw);
     if (i < nsrc) src[i] = best;
 }

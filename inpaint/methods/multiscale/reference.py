@@ -24,6 +24,8 @@ whole window is known and inside the search area.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 #: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
@@ -49,6 +51,21 @@ def hash32(x: np.ndarray) -> np.ndarray:
     x *= np.uint32(0x846CA68B)
     x ^= x >> np.uint32(16)
     return x
+
+
+def random_offsets(n: int, radius: int, key: int) -> Iterator[np.ndarray]:
+    """The random search's offsets for ``n`` work-items, as the kernels draw them: one (n, 2)
+    int32 array per radius, from ``radius`` halving down to 1 (taken one at a time, so each
+    search step sees the matches the previous one found)."""
+    r, step = int(radius), 0
+    idx = np.arange(n, dtype=np.uint32)
+    while r >= 1:
+        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
+        hx = hash32(hy)
+        m = np.uint32(2 * r + 1)
+        yield np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+        r //= 2
+        step += 1
 
 
 def floor_div(a: np.ndarray, b: int | np.ndarray) -> np.ndarray:
@@ -149,16 +166,8 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
             ok = t >= 0
             cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
             _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok)
-    r, step = int(radius), 0
-    idx = np.arange(n, dtype=np.uint32)
-    while r >= 1:
-        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
-        hx = hash32(hy)
-        m = np.uint32(2 * r + 1)
-        off = np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+    for off in random_offsets(n, radius, key):
         _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool))
-        r //= 2
-        step += 1
     best_out[:] = nnf[:, 0]
 
 
@@ -312,16 +321,8 @@ def onion_search(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, valid: n
         src = osrc[np.clip(ly, 0, fh - 1), np.clip(lx, 0, fw - 1)]
         ok = inside & (src[:, 0] >= 0)
         consider((src - np.array([dy, dx], np.int32)).astype(np.int32), ok)
-    r, step = int(radius), 0
-    idx = np.arange(n, dtype=np.uint32)
-    while r >= 1:
-        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
-        hx = hash32(hy)
-        m = np.uint32(2 * r + 1)
-        off = np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+    for off in random_offsets(n, radius, key):
         consider((best + off).astype(np.int32), best[:, 0] >= 0)
-        r //= 2
-        step += 1
     return best
 
 
