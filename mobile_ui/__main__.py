@@ -44,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mask", metavar="MASK",
                         help="mask image of the photo's size to start from. " + mask_rule())
     parser.add_argument("--case", metavar="NAME", help="open a bundled dataset case, e.g. walkingman or river")
-    parser.add_argument("--backend", choices=("auto", "opencl", "numpy"),
+    from inpaint.cl import BACKENDS
+
+    parser.add_argument("--backend", choices=BACKENDS,
                         help="fill backend for this session (not saved; the Settings screen changes it for good)")
     parser.add_argument("--size", metavar="WxH", type=_window_size,
                         help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone")

@@ -246,11 +246,9 @@ class InpaintApp(App):
 
     def run_params(self) -> dict:
         """Keyword arguments for the pipeline from the current settings."""
-        alpha = devices.parse_alpha(self.alpha)
-        try:
-            patch = int(self.patch)
-        except ValueError:
-            raise ValueError(f"patch size must be an odd integer >= 3, got {self.patch!r}") from None
+        from inpaint.methods.checks import parse_alpha, parse_patch
+
+        alpha, patch = parse_alpha(self.alpha), parse_patch(self.patch)
         params = {"alpha": alpha, "patch": patch, "backend": self.backend}
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]

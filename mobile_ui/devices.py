@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 
+from inpaint.cl import BACKENDS  # noqa: F401 - the settings screen lists them
+
 AUTO = "auto"
-BACKENDS = ("auto", "opencl", "numpy")
 ALPHAS = ("0.05", "0.1", "0.2", "0.5", "1", "2", "full")
 PATCHES = ("3", "5", "7", "9", "11", "13", "15", "17")
 
@@ -83,17 +84,3 @@ def seam_available() -> bool:
         return importlib.util.find_spec("inpaint.seam") is not None
     except (ImportError, ValueError):
         return False
-
-
-def parse_alpha(text: str) -> "float | str":
-    """``'full'`` or a float >= 0 (ValueError with a readable message otherwise)."""
-    t = str(text).strip().lower()
-    if t == "full":
-        return "full"
-    try:
-        value = float(t)
-    except ValueError:
-        raise ValueError(f"search factor alpha must be a number >= 0 or 'full', got {text!r}") from None
-    if not value >= 0:
-        raise ValueError(f"search factor alpha must be >= 0 or 'full', got {text!r}")
-    return value

@@ -167,7 +167,8 @@ def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
         assert choices == [] and "pyopencl" in why, why
         img, mask = samples.demo_scene(72, 56)
         defaults = settings.defaults()
-        params = {"alpha": devices.parse_alpha(defaults["alpha"]), "patch": int(defaults["patch"]),
+        from inpaint.methods.checks import parse_alpha
+        params = {"alpha": parse_alpha(defaults["alpha"]), "patch": int(defaults["patch"]),
                   "backend": defaults["backend"], "device": None, "profile": None}
         worker, got = Worker(), []
         with warnings.catch_warnings(record=True) as caught:

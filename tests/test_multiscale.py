@@ -472,15 +472,20 @@ def test_vote_kernel(runtime, rng, k_use):
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
 
 
-def test_poisson_kernels(runtime, rng):
+def poisson_state(runtime, rng):
+    """A level with a random vote and correction, on the host and the device, and its Poisson wrapper."""
     lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
-    h, w = lev.shape
     hole = lev.hole_map != 0
     v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
     x = np.zeros(lev.tidx.shape + (4,), np.int32)
     x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime, 2, 3)
+    return lev, est, hole, v, x, b, mcl.Poisson(runtime, 2, 3)
+
+
+def test_poisson_kernels(runtime, rng):
+    lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
+    h, w = lev.shape
     for _ in range(5):
         p.sweep(b, b["red"], len(lev.colours[0]), w, h, lev.work_args)
         p.sweep(b, b["black"], len(lev.colours[1]), w, h, lev.work_args)
@@ -496,14 +501,8 @@ def test_poisson_kernels(runtime, rng):
 @pytest.mark.parametrize("fused", [True, False])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
     """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
-    lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
+    lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    hole = lev.hole_map != 0
-    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
-    x = np.zeros(lev.tidx.shape + (4,), np.int32)
-    x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
-    b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime, 2, 3)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
     events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7, lev.work_args)
     assert len(events) == (1 if fused else 14)

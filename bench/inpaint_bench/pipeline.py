@@ -47,6 +47,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from inpaint.cl import BACKENDS
+
 from .common import PAPER_CASES, md_table
 from .devices import Dev, find_devices, machine_info
 from .metrics import bbox as _bbox, box_psnr as psnr, box_ssim as ssim
@@ -858,7 +860,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     q.add_argument("--peers", default="all",
                    help="peers: all, none or names (" + ", ".join(PEERS) + "); missing libraries are "
                         "skipped with a note")
-    q.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
+    q.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="backend of our configurations (default auto)")
     q.add_argument("--sheets", metavar="DIR",
                    help="write one contact sheet per case (PNG) into DIR (required with --objects, which also "

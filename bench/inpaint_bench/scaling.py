@@ -23,6 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
+from inpaint.cl import BACKENDS
+
 from .common import cpu_name, md_table
 
 SIZES = (0.2, 0.5, 1, 2, 4, 8, 12, 24)
@@ -71,7 +73,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench scaling")
     p.add_argument("--megapixels", default=",".join(f"{s:g}" for s in SIZES),
                    help="comma-separated sizes (default %(default)s)")
     p.add_argument("--hole", type=float, default=0.03, help="hole as a fraction of the photo (default 0.03)")
-    p.add_argument("--backend", default="auto", choices=("auto", "opencl", "numpy"))
+    p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--device", help="OpenCL device (see inpaint --device)")
     p.add_argument("--json", metavar="FILE", help="write the measurements as JSON")
     p.add_argument("--plots", metavar="DIR", help="write time and memory against megapixels (needs matplotlib)")

@@ -1,17 +1,17 @@
 """The fill methods, their options and defaults, stated once.
 
-Imports nothing, so the command line can build its parser from it.
+Imports nothing heavy, so the command line can build its parser from it.
 """
 
 from __future__ import annotations
+
+from ..cl import BACKENDS  # noqa: F401 - the methods' backend choice
 
 #: ``'multiscale'``: coarse-to-fine PatchMatch with voting and a gradient-domain correction
 #: (:mod:`inpaint.methods.multiscale`); ``'criminisi'``: the paper's eight-stage greedy pipeline
 #: (:mod:`inpaint.methods.criminisi`).
 METHODS = ("multiscale", "criminisi")
 DEFAULT_METHOD = "multiscale"
-#: Where a fill runs: ``'auto'`` takes OpenCL when a device exists, else numpy with one warning.
-BACKENDS = ("auto", "opencl", "numpy")
 
 #: Where the Criminisi fill takes source patches from (see :class:`inpaint.methods.criminisi.job.Inpainter`).
 SOURCES = ("original", "filled")

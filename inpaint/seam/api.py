@@ -7,11 +7,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..cl import BACKENDS
 from . import reference as ref
 
 ENERGIES = ("backward", "forward")
 ORDERS = ("width-first", "height-first")
-BACKENDS = ("auto", "opencl", "numpy")
 #: Largest fraction of the current size inserted in one enlarging step (seams must not bunch).
 ENLARGE_STEP = 0.5
 
