@@ -136,8 +136,9 @@ INPUTS: dict[str, dict] = {
 }
 
 
-def input_path_in_package(name: str) -> str:
-    pkg = INPUTS[name]["pkg"][0]
+def input_path_in_package(name: str, inputs: dict | None = None) -> str:
+    """Where input ``name`` (of ``inputs``, default this script's ``INPUTS``) lies in its package."""
+    pkg = (INPUTS if inputs is None else inputs)[name]["pkg"][0]
     if pkg == "scikit-image":
         return f"skimage/data/{name}"
     return f"/usr/share/backgrounds/{name}"

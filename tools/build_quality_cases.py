@@ -10,16 +10,8 @@ a bird, a bottle, a dog, a tripod, ...), traced in other photos (or other parts 
 same photo) by ``tools/build_object_cases.py`` and placed where such an object could
 stand.
 
-Inputs (not committed; fetch them like this; only Debian packages and the scikit-image
-wheel are needed, nothing is downloaded at run time)::
-
-    mkdir -p /tmp/qsrc && cd /tmp/qsrc
-    apt-get download lomiri-wallpapers-16.04 lomiri-wallpapers-20.04
-    dpkg-deb -x lomiri-wallpapers-16.04_20.04.0-2_all.deb lomiri-wallpapers-16.04
-    dpkg-deb -x lomiri-wallpapers-20.04_20.04.0-2_all.deb lomiri-wallpapers-20.04
-    # scikit-image 0.26.0 images: taken from the installed package (skimage/data/);
-    # or unpack the wheel into the inputs folder:
-    #   pip download --no-deps scikit-image==0.26.0 -d skw && (cd skw && unzip -q *.whl 'skimage/data/*')
+Inputs (not committed): the folder ``tools/build_object_cases.py`` describes (its docstring
+says how to fetch it; nothing is downloaded at run time), then::
 
     python tools/build_quality_cases.py --inputs /tmp/qsrc --out datasets/quality
 
@@ -85,7 +77,6 @@ texture, structure, smooth) at random, then random cases until a quarter (at lea
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -113,7 +104,7 @@ CONTENTS = ("texture", "structure", "smooth")  #: what lies under an object case
 
 L16 = ("lomiri-wallpapers-16.04", "20.04.0-2")
 L20 = ("lomiri-wallpapers-20.04", "20.04.0-2")
-SKI = ("scikit-image", "0.26.0")
+SKI = objects.SKI
 
 INPUTS: dict[str, dict] = {
     "aitzgorri_by_Aitzol_Berasategi.jpg": dict(
@@ -206,13 +197,6 @@ INPUTS: dict[str, dict] = {
         author='Andreas Preuss ("marauder"), openclipart', licence="CC0-1.0",
         what="black silhouette of a standing horse (skimage.data.horse)"),
 }
-
-
-def input_path_in_package(name: str) -> str:
-    pkg = INPUTS[name]["pkg"][0]
-    if pkg == "scikit-image":
-        return f"skimage/data/{name}"
-    return f"/usr/share/backgrounds/{name}"
 
 
 # --------------------------------------------------------------------------------------
@@ -447,32 +431,9 @@ CASES = [
 # --------------------------------------------------------------------------------------
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def find_input(name: str, roots: list[Path]) -> Path:
-    want = INPUTS[name]["sha256"]
-    seen = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for p in sorted(root.rglob(name)):
-            if p.is_file():
-                if sha256_file(p) == want:
-                    return p
-                seen.append(p)
-    raise SystemExit(
-        f"input {name} not found (sha256 {want}); looked under {', '.join(map(str, roots))}"
-        + (f"; files with another checksum: {', '.join(map(str, seen))}" if seen else "")
-    )
-
-
-def out_size(crop, long_side):
-    cw, ch = crop[2] - crop[0], crop[3] - crop[1]
-    if cw >= ch:
-        return long_side, int(round(long_side * ch / cw))
-    return int(round(long_side * cw / ch)), long_side
+    """``name`` under ``roots``, with the sha256 of this script's ``INPUTS``."""
+    return objects.find_input(name, roots, want=INPUTS[name]["sha256"])
 
 
 def make_truth(src: Path, crop, size) -> np.ndarray:
@@ -690,7 +651,7 @@ def check_mask(case, m: np.ndarray, sliver: int) -> None:
 def save_png(arr: np.ndarray, path: Path) -> str:
     mode = "L" if arr.ndim == 2 else "RGB"
     Image.fromarray(arr, mode=mode).save(path, format="PNG", optimize=False, compress_level=9)
-    return sha256_file(path)
+    return objects.sha256_file(path)
 
 
 def shape_text(s) -> str:
@@ -736,7 +697,7 @@ def silhouette_records(case) -> dict:
         src = objects.OBJECTS[sh["objects"][0]]["input"]
         meta = INPUTS[src]
         sils.append(dict(objects=list(sh["objects"]), file=src, package=meta["pkg"][0],
-                         version=meta["pkg"][1], path=input_path_in_package(src),
+                         version=meta["pkg"][1], path=objects.input_path_in_package(src, INPUTS),
                          sha256=meta["sha256"], author=meta["author"],
                          licence=meta["licence"]))
     return dict(silhouettes=sils) if sils else {}
@@ -801,9 +762,9 @@ def sources_md(records, used_inputs, silhouette_inputs) -> str:
         with Image.open(meta["_path"]) as im:
             wh = f"{im.size[0]}×{im.size[1]}"
         if pkg == "scikit-image":
-            where = f"scikit-image {ver} (PyPI wheel), `{input_path_in_package(name)}`"
+            where = f"scikit-image {ver} (PyPI wheel), `{objects.input_path_in_package(name, INPUTS)}`"
         else:
-            where = f"Debian package `{pkg}` {ver}, `{input_path_in_package(name)}`"
+            where = f"Debian package `{pkg}` {ver}, `{objects.input_path_in_package(name, INPUTS)}`"
         use = ""
         if name not in used_inputs:
             use = " (object silhouettes only)"
@@ -957,7 +918,7 @@ def main() -> None:
     failures = []
     for case in CASES:
         meta = INPUTS[case["input"]]
-        w, h = out_size(case["crop"], case["long"])
+        w, h = objects.out_size(case["crop"], case["long"])
         assert 320 <= max(w, h) <= 640
         truth = make_truth(meta["_path"], case["crop"], (w, h))
         m, sliver = make_mask(case, w, h)
@@ -979,7 +940,7 @@ def main() -> None:
             hole_bbox=[int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1],
             description=case["under"],
             source=dict(file=case["input"], package=pkg, version=ver,
-                        path=input_path_in_package(case["input"]),
+                        path=objects.input_path_in_package(case["input"], INPUTS),
                         crop_box=list(case["crop"]), sha256=meta["sha256"]),
             author=meta["author"], licence=meta["licence"],
             seed=case["seed"], mask_shapes=[shape_text(s) for s in case["shapes"]],
