@@ -167,6 +167,7 @@ class Priority:
                         b["prio"], I32(width), I32(height), *args)
 
     def best(self, b, width, rect):
+        """The argmax of the priorities over ``rect`` into ``b["result"][0]``."""
         _, args = _rect_args(rect)
         return self.argmax(self.rt.queue, (self.group,), (self.group,), b["prio"], b["result"],
                            I32(width), *args)

@@ -121,10 +121,12 @@ class HostLevel:
         self.seconds["levels"] += time.perf_counter() - t
 
     def patchmatch(self, key: int) -> None:
+        """One PatchMatch iteration with random key ``key``."""
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
                     self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
 
     def rescore(self) -> None:
+        """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
         self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
         self.best[:] = self.nnf[:, 0]
 
@@ -141,6 +143,7 @@ class HostLevel:
         self.seconds["onion"] += time.perf_counter() - t
 
     def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        """The final vote, decided by the best-matching covering patches (``unit``: cost per table entry)."""
         self._timed("vote", ref.vote_sharp, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin, self.nnf,
                     self.cost, self.half, k_use, unit, lut, self.v, self.src)
 
@@ -149,14 +152,17 @@ class HostLevel:
         return self.src.copy()
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        """Every listed pixel becomes the weighted mean of what the covering patches copy."""
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
                     self.half, k_use, softness, self.v)
 
     def sweeps(self, n: int) -> None:
+        """``n`` red-black Gauss-Seidel sweeps of the correction."""
         self._timed("poisson", ref.gauss_seidel, self.lev.hole_map, self.est, self.v, self.x, self.lev.colours,
                     self.lev.origin, n)
 
     def compose(self) -> None:
+        """Add the correction to the vote in the hole."""
         self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin)
 
     def image(self) -> np.ndarray:

@@ -138,6 +138,7 @@ class Level:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(height, width) of the level."""
         return self.mask.shape
 
     @property

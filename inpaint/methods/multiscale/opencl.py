@@ -87,6 +87,7 @@ class PatchMatch(_Wrapper):
         return self.knl_start(self.rt.queue, *_launch(self.group, n), sources, b["nnf"], b["cost"], I32(n))
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
+        """Recompute every listed candidate's SSD; ``best`` receives each target's best."""
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
                                 best, I32(n), I32(width), I32(height))
 
@@ -133,6 +134,7 @@ class Poisson(_Wrapper):
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
               work: tuple[int, int, int, int]) -> Any:
+        """One Gauss-Seidel sweep over the ``n`` pixels of one colour."""
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
                            I32(n), I32(width), I32(height), *map(I32, work[:3]))
 
@@ -151,6 +153,7 @@ class Poisson(_Wrapper):
         return events
 
     def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
+        """Add the correction to the vote over the ``n`` hole pixels."""
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
                                 I32(n), I32(width), *map(I32, work[:3]))
 
@@ -216,6 +219,7 @@ class Onion(_Wrapper):
 
     def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
               work: tuple[int, int, int, int]) -> Any:
+        """Fill the ``n`` layer pixels from their sources ``found``."""
         return self.knl_apply(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"], pixels,
                               found, I32(n), I32(width), *map(I32, work[:3]))
 
@@ -268,6 +272,7 @@ class DeviceLevel:
         return arr
 
     def start(self, sources: np.ndarray) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.start`, on the device."""
         t = time.perf_counter()
         src = self.cl.Buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                              hostbuf=np.ascontiguousarray(sources, np.int32))
@@ -275,11 +280,13 @@ class DeviceLevel:
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
     def lift(self, coarse: "DeviceLevel") -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.lift`, on the device."""
         lev = self.lev
         self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
                                                                coarse.lev.shape[1])))
 
     def patchmatch(self, key: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.patchmatch`, on the device."""
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
@@ -288,11 +295,13 @@ class DeviceLevel:
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.rescore`, on the device."""
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0])))
 
     def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.onion`, on the device."""
         cl, lev = self.cl, self.lev
         ctx, mf = self.rt.context, cl.mem_flags
         h, w = lev.shape
@@ -315,6 +324,7 @@ class DeviceLevel:
         del self.b["filled"], self.b["osrc"]
 
     def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote_sharp`, on the device."""
         cl, lev = self.cl, self.lev
         if self.src is None:
             t = time.perf_counter()
@@ -327,15 +337,18 @@ class DeviceLevel:
                                                           unit, lev.work_args)))
 
     def sources(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sources`, on the device."""
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
         lev = self.lev
         h, w = lev.shape
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
         self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness, lev.work_args)))
 
     def sweeps(self, n: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sweeps`, on the device."""
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
@@ -345,14 +358,17 @@ class DeviceLevel:
             self.events.append(("poisson", ev))
 
     def compose(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.compose`, on the device."""
         lev = self.lev
         self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
 
     def image(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.image`, on the device."""
         h, w = self.lev.shape
         return to_rgb(self._read(np.empty((h, w, 4), np.uint8), self.b["est"]))
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.values`, on the device."""
         # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
         y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
         w = self.lev.shape[1]
@@ -360,4 +376,5 @@ class DeviceLevel:
         return band[pixels[:, 0] - y0, pixels[:, 1], :3]
 
     def best_matches(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.best_matches`, on the device."""
         return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])
