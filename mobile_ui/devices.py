@@ -33,10 +33,8 @@ def _kib(n: int) -> str:
 
 def list_devices() -> tuple[list[DeviceChoice], str | None]:
     """The OpenCL devices, and why there are none (``None`` when there are some)."""
-    try:
-        from inpaint.cl.runtime import OpenCLUnavailable, all_devices
-    except ImportError as exc:  # pragma: no cover - the package is always importable in tests
-        return [], f"OpenCL support is not installed ({exc})"
+    from inpaint.cl.runtime import OpenCLUnavailable, all_devices  # without pyopencl: OpenCLUnavailable
+
     try:
         found = all_devices()
     except OpenCLUnavailable as exc:
