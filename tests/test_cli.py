@@ -29,6 +29,9 @@ from inpaint.cl import build, runtime as rtmod
 from inpaint.api import inpaint as run_pipeline
 from inpaint.io import atomic
 
+import helpers
+from helpers import save_mask
+
 REPO = Path(__file__).resolve().parents[1]
 H, W = 40, 48  # image height and width
 P = "5"  # patch side used throughout
@@ -56,14 +59,7 @@ def files_state(folder: Path) -> dict:
 
 
 def box_mask(h: int = H, w: int = W) -> np.ndarray:
-    m = np.zeros((h, w), bool)
-    m[14:24, 18:30] = True
-    return m
-
-
-def save_mask(path: Path, mask: np.ndarray) -> Path:
-    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(path)
-    return path
+    return helpers.box_mask(h, w, slice(14, 24), slice(18, 30))
 
 
 def assert_removed(orig: np.ndarray, mask: np.ndarray, out: np.ndarray, copies: bool = False) -> None:

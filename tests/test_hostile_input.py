@@ -37,6 +37,9 @@ from inpaint.cl import runtime as rtmod
 from inpaint.errors import InputError
 from inpaint.io import atomic, memory
 
+import helpers
+from helpers import save_mask
+
 REPO = Path(__file__).resolve().parents[1]
 _MESSAGE = re.compile(r"^inpaint( \w+)?: ((internal )?error: .|interrupted$|stopped by SIG)")
 H, W = 20, 24
@@ -57,14 +60,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def box(h: int = H, w: int = W) -> np.ndarray:
-    m = np.zeros((h, w), bool)
-    m[6:12, 8:15] = True
-    return m
-
-
-def save_mask(path: Path, mask: np.ndarray) -> Path:
-    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(path)
-    return path
+    return helpers.box_mask(h, w, slice(6, 12), slice(8, 15))
 
 
 @dataclasses.dataclass
