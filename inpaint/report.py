@@ -47,7 +47,7 @@ def format_stats(stats: Any) -> str:
     alpha = "full" if stats.alpha is None else stats.alpha
     head = ["", "| stage | where | seconds | % |", "|---|---|---:|---:|"]
     if getattr(stats, "method", "criminisi") == "multiscale":
-        from .multiscale import STEPS
+        from .methods.multiscale.job import STEPS
 
         where = "device" if stats.backend == "opencl" else "host"
         levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
@@ -57,7 +57,7 @@ def format_stats(stats: Any) -> str:
                  f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
                  + _build_note(stats)]
         return "\n".join(lines + head + _rows(stats, STEPS, STEP_LABELS, lambda s: where))
-    from .stages import LABELS as STAGE_LABELS, NAMES as names
+    from .methods.criminisi.stages import LABELS as STAGE_LABELS, NAMES as names
 
     lines = [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha {alpha}, "
              f"sources {stats.source}, search area {stats.search_area}, "

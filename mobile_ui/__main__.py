@@ -20,16 +20,10 @@ EXIT_NO_WINDOW = 1
 EXIT_NO_KIVY = 2
 KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
 
-_MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
-              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
-
-
 def mask_rule() -> str:
-    """The mask rule, as the command states it (:data:`inpaint.imageio.MASK_RULE` where it exists)."""
-    try:
-        from inpaint.imageio import MASK_RULE
-    except ImportError:
-        return _MASK_RULE
+    """The mask rule, as the command states it (:data:`inpaint.io.mask_rule.MASK_RULE`)."""
+    from inpaint.io.mask_rule import MASK_RULE
+
     return MASK_RULE
 
 
@@ -50,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mask", metavar="MASK",
                         help="mask image of the photo's size to start from. " + mask_rule())
     parser.add_argument("--case", metavar="NAME", help="open a bundled dataset case, e.g. walkingman or river")
-    parser.add_argument("--backend", choices=("auto", "opencl", "numpy"),
+    from inpaint.cl import BACKENDS
+
+    parser.add_argument("--backend", choices=BACKENDS,
                         help="fill backend for this session (not saved; the Settings screen changes it for good)")
     parser.add_argument("--size", metavar="WxH", type=_window_size,
                         help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone")

@@ -110,7 +110,7 @@ class InpaintApp(App):
         super().__init__(**kwargs)
         self._startup = (image_path, mask_path, case)
         self._state_dir = Path(state_dir) if state_dir else None
-        self.engine = engine                  # job factory; None = inpaint.pipeline.start (default method)
+        self.engine = engine                  # job factory; None = inpaint.api.start (default method)
         self._overrides = dict(overrides or {})
         self.catch_errors = catch_errors
         self.worker: Worker | None = None
@@ -246,11 +246,9 @@ class InpaintApp(App):
 
     def run_params(self) -> dict:
         """Keyword arguments for the pipeline from the current settings."""
-        alpha = devices.parse_alpha(self.alpha)
-        try:
-            patch = int(self.patch)
-        except ValueError:
-            raise ValueError(f"patch size must be an odd integer >= 3, got {self.patch!r}") from None
+        from inpaint.methods.checks import parse_alpha, parse_patch
+
+        alpha, patch = parse_alpha(self.alpha), parse_patch(self.patch)
         params = {"alpha": alpha, "patch": patch, "backend": self.backend}
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
@@ -769,7 +767,7 @@ class InpaintApp(App):
                 dev = match[0].device
             else:
                 try:
-                    from inpaint.runtime import select_device
+                    from inpaint.cl.runtime import select_device
                     dev = select_device(spec)
                 except Exception:
                     dev = choices[0].device

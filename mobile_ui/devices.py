@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 
+from inpaint.cl import BACKENDS  # noqa: F401 - the settings screen lists them
+
 AUTO = "auto"
-BACKENDS = ("auto", "opencl", "numpy")
 ALPHAS = ("0.05", "0.1", "0.2", "0.5", "1", "2", "full")
 PATCHES = ("3", "5", "7", "9", "11", "13", "15", "17")
 
@@ -32,10 +33,8 @@ def _kib(n: int) -> str:
 
 def list_devices() -> tuple[list[DeviceChoice], str | None]:
     """The OpenCL devices, and why there are none (``None`` when there are some)."""
-    try:
-        from inpaint.runtime import OpenCLUnavailable, all_devices
-    except ImportError as exc:  # pragma: no cover - the package is always importable in tests
-        return [], f"OpenCL support is not installed ({exc})"
+    from inpaint.cl.runtime import OpenCLUnavailable, all_devices  # without pyopencl: OpenCLUnavailable
+
     try:
         found = all_devices()
     except OpenCLUnavailable as exc:
@@ -50,7 +49,7 @@ def list_devices() -> tuple[list[DeviceChoice], str | None]:
 
 def list_profiles() -> list[str]:
     try:
-        from inpaint.profiles import available_profiles
+        from inpaint.cl.profiles import available_profiles
         return available_profiles() or ["native"]
     except Exception:
         return ["native"]
@@ -67,7 +66,7 @@ def describe(device: object | None, profile: str | None) -> str:
             f"global memory {_kib(int(device.global_mem_size))}")
     lines.append(real)
     try:
-        from inpaint.profiles import load_profile
+        from inpaint.cl.profiles import load_profile
         prof = load_profile(profile or "native")
         lim = prof.effective_limits(device)
         lines.append(f"with profile '{prof.name}': {lim.compute_units} CUs, local memory "
@@ -83,17 +82,3 @@ def seam_available() -> bool:
         return importlib.util.find_spec("inpaint.seam") is not None
     except (ImportError, ValueError):
         return False
-
-
-def parse_alpha(text: str) -> "float | str":
-    """``'full'`` or a float >= 0 (ValueError with a readable message otherwise)."""
-    t = str(text).strip().lower()
-    if t == "full":
-        return "full"
-    try:
-        value = float(t)
-    except ValueError:
-        raise ValueError(f"search factor alpha must be a number >= 0 or 'full', got {text!r}") from None
-    if not value >= 0:
-        raise ValueError(f"search factor alpha must be >= 0 or 'full', got {text!r}")
-    return value

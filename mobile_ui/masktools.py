@@ -38,7 +38,7 @@ def refine(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.ndarray:
-    """A mask file as ``(H, W)`` bool by the command's rule (:func:`inpaint.imageio.read_mask`):
+    """A mask file as ``(H, W)`` bool by the command's rule (:func:`inpaint.io.mask_rule.read_mask`):
     pixels brighter than mid-grey (> 127) mark the object; for a mask with transparency, its
     opaque pixels do.
 
@@ -47,7 +47,7 @@ def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.nd
     ValueError
         Unreadable, or not the image's size (the message says which).
     """
-    from inpaint.imageio import read_mask
+    from inpaint.io import read_mask
 
     h, w = shape
     return np.asarray(read_mask(path, (w, h)), bool)
@@ -56,7 +56,7 @@ def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.nd
 def save_mask(mask: np.ndarray, path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
     """Write ``mask`` as an 8-bit greyscale PNG, 255 on the object (what ``--mask`` reads back).
 
-    Atomic (the shared writer of :mod:`inpaint.imageio`); refuses to replace an existing file
+    Atomic (the shared writer of :mod:`inpaint.io`); refuses to replace an existing file
     unless ``overwrite``.
 
     Raises
@@ -68,7 +68,7 @@ def save_mask(mask: np.ndarray, path: "str | os.PathLike[str]", overwrite: bool 
     """
     from PIL import Image
 
-    from inpaint.imageio import save_image
+    from inpaint.io import save_image
 
     dest = Path(path).expanduser()
     if dest.suffix.lower() != ".png":

@@ -9,32 +9,17 @@ FIRST_CASE = "walkingman"
 
 def case_names() -> list[str]:
     """Names of the bundled dataset cases (empty when the dataset is not installed)."""
+    from inpaint.io.cases import case_names as names
+
     try:
-        from inpaint.cases import case_names as names
         return list(names())
-    except Exception:
-        pass
-    try:  # the dataset folder without the cases module: image.png + mask.png per case
-        from inpaint.resources import data_dir
-        root = data_dir("datasets")
-        return sorted(p.name for p in root.iterdir() if (p / "image.png").is_file() and (p / "mask.png").is_file())
-    except Exception:
+    except Exception:  # no dataset folder, or a damaged index: the app starts on a generated scene
         return []
 
 
 def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    try:
-        from inpaint.cases import load_case
-    except ImportError:
-        from PIL import Image
-        from inpaint.resources import data_dir
-        folder = data_dir("datasets") / name
-        with Image.open(folder / "image.png") as im:
-            image = np.asarray(im.convert("RGB"))
-        from inpaint.imageio import mask_from_image
-        with Image.open(folder / "mask.png") as im:
-            mask = mask_from_image(im)
-        return image, mask
+    from inpaint.io.cases import load_case
+
     case = load_case(name)
     return np.asarray(case.image), np.asarray(case.mask)
 

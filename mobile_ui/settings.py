@@ -13,7 +13,7 @@ whether or not the user chose them: reading a version-1 file drops those two val
 
 from __future__ import annotations
 
-from inpaint.methods import DEFAULT_METHOD, DEFAULTS
+from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS
 
 from .masktools import DEFAULT_TOLERANCE, MAX_GROW, MAX_TOLERANCE
 

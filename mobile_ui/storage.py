@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
-from inpaint.imageio import same_file as _same_file
+from inpaint.io import same_file as _same_file
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -122,7 +122,7 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
             raise FileExistsError(f"{dest} already exists; choose another name or tick 'replace existing file'")
     if not dest.parent.is_dir():
         raise FileNotFoundError(f"folder {dest.parent} does not exist")
-    from inpaint.imageio import save_image
+    from inpaint.io import save_image
 
     # Shared atomic writer: temp file in the folder, fsync, then os.replace.
     save_image(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest, exif=exif or None,

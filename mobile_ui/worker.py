@@ -136,7 +136,7 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
                 interval: float = 0.1, factory: Callable[..., Any] | None = None) -> Any:
     """Run the inpainting pipeline on the calling (worker) thread.
 
-    The fill job (:func:`inpaint.pipeline.start`, the default method) is created and stepped
+    The fill job (:func:`inpaint.api.start`, the default method) is created and stepped
     here, so the OpenCL queue belongs to this thread.  ``on_progress(image, fraction, iterations)`` is called
     at most every ``interval`` seconds with the partially filled image.
 
@@ -151,7 +151,7 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
         When ``job`` is cancelled between two steps.
     """
     if factory is None:
-        from inpaint.pipeline import start as factory  # deferred import
+        from inpaint.api import start as factory  # deferred import
     start = time.perf_counter()
     inp = factory(image, mask, **params)
     last = time.perf_counter()

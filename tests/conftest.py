@@ -14,7 +14,7 @@ os.environ.setdefault("PYOPENCL_NO_CACHE", "0")
 @pytest.fixture(scope="session")
 def runtime():
     """The OpenCL runtime on PoCL's CPU device (or the machine's best device when PYOPENCL_CTX says)."""
-    from inpaint import runtime as rtmod
+    from inpaint.cl import runtime as rtmod
 
     if not rtmod.opencl_available():
         pytest.fail("no OpenCL device: install the test extras with PoCL (pip install '.[pocl,test]')")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint import imageio
+from inpaint.io import atomic
 from mobile_ui import devices, samples
 from mobile_ui.history import History, Snapshot
 from mobile_ui.masktools import load_mask
@@ -99,7 +99,7 @@ def test_save_refuses_the_original_and_bad_names(tmp_path, photo):
 def test_failed_write_leaves_no_partial_file(tmp_path, photo, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
-    monkeypatch.setattr(imageio, "_encode", boom)
+    monkeypatch.setattr(atomic, "encode", boom)
     with pytest.raises(OSError, match="disk full"):
         save_image(photo, tmp_path / "c.png")
     assert list(tmp_path.iterdir()) == []
@@ -245,11 +245,13 @@ def test_progress_reports_partial_images(photo):
 
 # -- settings helpers -------------------------------------------------------------------
 def test_alpha_parsing():
-    assert devices.parse_alpha(" Full ") == "full"
-    assert devices.parse_alpha("0.5") == 0.5
+    from inpaint.methods.checks import parse_alpha  # the settings' alpha goes through the library's parser
+
+    assert parse_alpha(" Full ") == "full"
+    assert parse_alpha("0.5") == 0.5
     for bad in ("-1", "abc", "nan"):
         with pytest.raises(ValueError, match="alpha"):
-            devices.parse_alpha(bad)
+            parse_alpha(bad)
 
 
 def test_device_listing_never_raises():
@@ -273,7 +275,7 @@ def test_demo_scene_has_an_object_inside_the_mask():
 
 # -- settings file ----------------------------------------------------------------------
 def test_settings_defaults_follow_the_default_method():
-    from inpaint.methods import DEFAULT_METHOD, DEFAULTS
+    from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS
     from mobile_ui import settings
 
     d = settings.defaults()
@@ -318,7 +320,7 @@ def test_a_session_option_is_not_saved_as_a_choice():
 
 # -- mask files ---------------------------------------------------------------------------
 def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
-    from inpaint.imageio import read_mask
+    from inpaint.io import read_mask
     from mobile_ui import masktools
 
     rng = np.random.default_rng(2)

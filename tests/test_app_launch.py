@@ -23,7 +23,7 @@ def _signature(parser):
 def test_inpaint_app_takes_exactly_the_options_of_inpaint_app():
     import argparse
 
-    from inpaint import app_command
+    from inpaint.cli import app as app_command
 
     ours = app_main.build_parser()
     assert _signature(app_command.build_parser()) == _signature(ours)
@@ -160,14 +160,15 @@ def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
         import numpy as np
         from mobile_ui import devices, samples, settings
         from mobile_ui.worker import Worker, run_inpaint
-        from inpaint.pipeline import inpaint
-        from inpaint.runtime import opencl_available
+        from inpaint.api import inpaint
+        from inpaint.cl.runtime import opencl_available
         assert not opencl_available()
         choices, why = devices.list_devices()
         assert choices == [] and "pyopencl" in why, why
         img, mask = samples.demo_scene(72, 56)
         defaults = settings.defaults()
-        params = {"alpha": devices.parse_alpha(defaults["alpha"]), "patch": int(defaults["patch"]),
+        from inpaint.methods.checks import parse_alpha
+        params = {"alpha": parse_alpha(defaults["alpha"]), "patch": int(defaults["patch"]),
                   "backend": defaults["backend"], "device": None, "profile": None}
         worker, got = Worker(), []
         with warnings.catch_warnings(record=True) as caught:

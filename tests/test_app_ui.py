@@ -286,7 +286,7 @@ def test_bracket_keys_change_the_brush(fresh, kv):
 
 # -- remove -----------------------------------------------------------------------------
 def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     app = fresh
     img, mask = scene
@@ -313,7 +313,7 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
 
 def test_second_removal_edits_the_result(fresh, scene):
     """Iterative editing: a second mask is removed from the first result."""
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     app, ed = fresh, fresh.editor
     img, mask = scene
@@ -345,7 +345,7 @@ class _Slow:
     gate = threading.Event()
 
     def __init__(self, *args, **kwargs):
-        from inpaint.pipeline import Inpainter
+        from inpaint.methods.criminisi.job import Inpainter
 
         self.threads.append(threading.get_ident())
         self._job = Inpainter(*args, **kwargs)
@@ -403,11 +403,11 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
 
 
 def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
 
     if not opencl_available():
         pytest.skip("no OpenCL device")
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     app = fresh
     img, mask = scene
@@ -467,7 +467,7 @@ def _overlay_spy(monkeypatch):
 
 def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(fresh, scene, monkeypatch):
     from inpaint.masks import grow
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
     from mobile_ui.editor import GROW_RGBA, MASK_RGBA
 
     app, ed = fresh, fresh.editor
@@ -587,7 +587,7 @@ def test_invert_mask_is_undoable(fresh, scene, kv):
 def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp_path):
     from PIL import Image
 
-    from inpaint.imageio import read_mask
+    from inpaint.io import read_mask
     from mobile_ui.popups import MessagePopup
 
     app, ed = fresh, fresh.editor
@@ -742,7 +742,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
 
 
 def test_settings_show_the_device_and_its_limits(fresh):
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
 
     app = fresh
     app.backend = "auto"

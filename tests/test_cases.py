@@ -1,4 +1,4 @@
-"""The paper's test set (Table 3) and its loader, inpaint.cases."""
+"""The paper's test set (Table 3) and its loader, inpaint.io.cases."""
 
 import hashlib
 import json
@@ -7,8 +7,8 @@ import shutil
 import numpy as np
 import pytest
 
-from inpaint import cases
-from inpaint.cases import Case, CaseDataError, case_names, load_case
+from inpaint.io import cases
+from inpaint.io.cases import Case, CaseDataError, case_names, load_case
 
 # Table 3: image size (W, H) and object size (w, h)
 TABLE3 = {

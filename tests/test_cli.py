@@ -23,9 +23,14 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from inpaint import cli, imageio
-from inpaint import runtime as rtmod
-from inpaint.pipeline import inpaint as run_pipeline
+from inpaint import cli, io as imageio
+from inpaint.cli import guard, remove
+from inpaint.cl import build, runtime as rtmod
+from inpaint.api import inpaint as run_pipeline
+from inpaint.io import atomic
+
+import helpers
+from helpers import save_mask
 
 REPO = Path(__file__).resolve().parents[1]
 H, W = 40, 48  # image height and width
@@ -54,14 +59,7 @@ def files_state(folder: Path) -> dict:
 
 
 def box_mask(h: int = H, w: int = W) -> np.ndarray:
-    m = np.zeros((h, w), bool)
-    m[14:24, 18:30] = True
-    return m
-
-
-def save_mask(path: Path, mask: np.ndarray) -> Path:
-    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(path)
-    return path
+    return helpers.box_mask(h, w, slice(14, 24), slice(18, 30))
 
 
 def assert_removed(orig: np.ndarray, mask: np.ndarray, out: np.ndarray, copies: bool = False) -> None:
@@ -663,7 +661,7 @@ def test_devices_lists_pocl(run, runtime):
 
 
 def test_devices_without_opencl(run, no_opencl, monkeypatch):
-    from inpaint import devices
+    from inpaint.cli import devices
 
     monkeypatch.setattr(devices, "all_devices", rtmod.all_devices)  # imported by name there
     code, out, err = run("devices")
@@ -681,7 +679,7 @@ def test_atomic_write(scene, run, monkeypatch, existing):
         fh.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)  # half-written...
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
-    monkeypatch.setattr(imageio, "_encode", failing_encode)
+    monkeypatch.setattr(atomic, "encode", failing_encode)
     code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
     assert code == 2
     assert err.startswith("inpaint: error: cannot write the output:") and "No space left on device" in err
@@ -734,7 +732,7 @@ def test_version_falls_back_to_the_package_version(monkeypatch):
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(importlib.metadata, "version", missing)
-    assert cli.version() == inpaint.__version__
+    assert remove.version() == inpaint.__version__
 
 
 def test_usage_lists_the_subcommands(capsys):
@@ -838,22 +836,22 @@ def test_bench_quick_alone_is_a_short_default_run(tmp_path, run):
 def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     import time as _time
 
-    monkeypatch.setattr(cli, "COMPILE_NOTE_AFTER", 0.05)
-    monkeypatch.setattr(cli, "_COMPILE_NOTED", False)
-    with cli.compile_note("inpaint"):
+    monkeypatch.setattr(guard, "COMPILE_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(guard, "_COMPILE_NOTED", False)
+    with guard.compile_note("inpaint"):
         for _ in range(2):  # two slow builds: one note
-            for listener in list(rtmod._BUILD_LISTENERS):
+            for listener in list(build._BUILD_LISTENERS):
                 listener("start", ("k",), 0.0)
             _time.sleep(0.2)
-            for listener in list(rtmod._BUILD_LISTENERS):
+            for listener in list(build._BUILD_LISTENERS):
                 listener("end", ("k",), 0.2)
-    with cli.compile_note("inpaint"):  # a fast build: no note
-        for listener in list(rtmod._BUILD_LISTENERS):
+    with guard.compile_note("inpaint"):  # a fast build: no note
+        for listener in list(build._BUILD_LISTENERS):
             listener("start", ("k",), 0.0)
             listener("end", ("k",), 0.0)
     err = capsys.readouterr().err
     assert err == "inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse them)...\n"
-    assert not rtmod._BUILD_LISTENERS
+    assert not build._BUILD_LISTENERS
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
 
-from inpaint import reference, stages_cl
+from inpaint.methods.criminisi import opencl as stages_cl, reference
+from inpaint.methods.criminisi.stages import bundle_for
 from inpaint.errors import InputError
-from inpaint.pipeline import Inpainter, inpaint
+from inpaint.api import Inpainter, inpaint
 from test_stages import frozen_state, read, to_device
 
 STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
@@ -22,7 +23,7 @@ STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "
 def loop_kernels(runtime):
     """The loop's kernels.  Their patch radius is an argument; the bundle's PATCH define is
     findBestPatch's alone, so one build serves every radius here."""
-    return stages_cl.Loop(runtime, stages_cl.bundle_for(runtime, STAGES, 9, resident=True))
+    return stages_cl.Loop(runtime, bundle_for(runtime, STAGES, 9, resident=True))
 
 
 def launch(runtime, *launches):

@@ -31,9 +31,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
-from inpaint import cli, imageio
-from inpaint import runtime as rtmod
+from inpaint import cli, io as imageio
+from inpaint.cli import guard
+from inpaint.cl import runtime as rtmod
 from inpaint.errors import InputError
+from inpaint.io import atomic, memory
+
+import helpers
+from helpers import save_mask
 
 REPO = Path(__file__).resolve().parents[1]
 _MESSAGE = re.compile(r"^inpaint( \w+)?: ((internal )?error: .|interrupted$|stopped by SIG)")
@@ -55,14 +60,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def box(h: int = H, w: int = W) -> np.ndarray:
-    m = np.zeros((h, w), bool)
-    m[6:12, 8:15] = True
-    return m
-
-
-def save_mask(path: Path, mask: np.ndarray) -> Path:
-    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(path)
-    return path
+    return helpers.box_mask(h, w, slice(6, 12), slice(8, 15))
 
 
 @dataclasses.dataclass
@@ -347,7 +345,7 @@ def test_output_symlinked_to_the_mask_is_refused(files, run):
 
 
 def test_devices_without_opencl_exits_3(files, run, monkeypatch):
-    from inpaint import devices
+    from inpaint.cli import devices
 
     def missing():
         raise rtmod.OpenCLUnavailable(f"no OpenCL platform found; {rtmod.INSTALL_HINT}")
@@ -369,7 +367,7 @@ def test_backend_opencl_without_opencl_exits_3_before_reading(files, run, monkey
 
 
 def test_image_too_large_for_the_memory(files, run, monkeypatch):
-    monkeypatch.setattr(imageio, "available_memory", lambda: 1000)
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
     check(files, run, ["a.png", "--mask", "m.png", "-o", "o.png"], BAD,
           r"needs about .* of memory but only 1000 B is available")
     check(files, run, ["resize", "a.png", "--width", "20", "-o", "o.png"], BAD, r"of memory but only")
@@ -379,41 +377,41 @@ def test_image_too_large_for_the_memory(files, run, monkeypatch):
     (MemoryError, BAD, r"^inpaint: error: not enough memory for this job"),
     (KeyboardInterrupt, INTERRUPTED, r"^inpaint: interrupted\n$"),
     (RuntimeError("kernel exploded"), 1, r"^inpaint: internal error: RuntimeError: kernel exploded"),
-    (cli.Terminated(signal.SIGTERM), 128 + signal.SIGTERM, r"^inpaint: stopped by SIGTERM\n$"),
+    (guard.Terminated(signal.SIGTERM), 128 + signal.SIGTERM, r"^inpaint: stopped by SIGTERM\n$"),
 ], ids=["memory", "ctrl-c", "bug", "sigterm"])
 def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, code, pattern):
-    import inpaint.pipeline as pipeline
+    import inpaint.api as api
 
     Image.new("RGB", (3, 3), (1, 2, 3)).save(files / "o.png")  # an older output: must stay as it is
 
     def boom(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(pipeline, "inpaint", boom)
+    monkeypatch.setattr(api, "inpaint", boom)
     check(files, run, ["a.png", "--mask", "m.png", "--backend", "numpy", "-o", "o.png"], code, pattern)
 
 
 @pytest.mark.parametrize("raised, code", [(KeyboardInterrupt, INTERRUPTED),
-                                          (cli.Terminated(signal.SIGHUP), 128 + signal.SIGHUP)],
+                                          (guard.Terminated(signal.SIGHUP), 128 + signal.SIGHUP)],
                          ids=["ctrl-c", "sighup"])
 def test_interrupted_write_leaves_no_temp_file(files, run, monkeypatch, raised, code):
     """A signal in the middle of writing: the half-written temporary file goes, the old output stays."""
     Image.new("RGB", (3, 3), (1, 2, 3)).save(files / "o.png")
-    real = imageio._encode
+    real = atomic.encode
 
     def half(img, fh, *args, **kwargs):
         fh.write(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
         assert any(name.endswith(".tmp") for name in os.listdir(files.dir))
         raise raised
 
-    monkeypatch.setattr(imageio, "_encode", half)
+    monkeypatch.setattr(atomic, "encode", half)
     check(files, run, ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png",
                        "--save-mapping", "map.png"], code)
     assert real is not half
 
 
 def test_one_of_two_outputs_failing_writes_neither(files, run, monkeypatch):
-    real = imageio._encode
+    real = atomic.encode
     calls = []
 
     def second_fails(img, fh, fmt, *args, **kwargs):
@@ -422,7 +420,7 @@ def test_one_of_two_outputs_failing_writes_neither(files, run, monkeypatch):
             raise OSError(28, "No space left on device")
         return real(img, fh, fmt, *args, **kwargs)
 
-    monkeypatch.setattr(imageio, "_encode", second_fails)
+    monkeypatch.setattr(atomic, "encode", second_fails)
     check(files, run, ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png",
                        "--save-mapping", "map.png"], BAD, r"cannot write the output: .*No space left")
 
@@ -522,7 +520,7 @@ def test_multi_page_tiff_names_the_page_used(files, run, rng):
 # ---------------------------------------------------------------------------------------
 
 def test_plain_progress_prints_lines_with_the_time_left(files, run, monkeypatch):
-    from inpaint import progress
+    from inpaint.cli import progress
 
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
     for argv, prefix in ((["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.png"],
@@ -777,7 +775,7 @@ _MASK_KINDS = ["L", "1", "RGB", "RGBA-opaque", "RGBA-alpha", "LA", "I;16", "P", 
 @given(kind=hs.sampled_from(_MASK_KINDS), seed=hs.integers(0, 10 ** 6), density=hs.floats(0.0, 0.3))
 def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch, kind, seed, density):
     """The command, ``resize --remove`` and the app's mask loader read a mask file into the same
-    boolean mask as :func:`inpaint.imageio.read_mask`, and the pixel counts they report agree."""
+    boolean mask as :func:`inpaint.io.mask_rule.read_mask`, and the pixel counts they report agree."""
     rng = np.random.default_rng(seed)
     mask = np.zeros((H, W), bool)
     mask[4:16, 6:18] = rng.random((12, 12)) < max(density, 0.05)

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings, strategies as hs
 from PIL import Image, ImageCms
 
-from inpaint import imageio
-from inpaint.errors import InputError
+from inpaint import io as imageio
+from inpaint.errors import InputError, InputWarning
+from inpaint.io import atomic, encode, memory, outputs
 
 H, W = 40, 48
 ORIENTATION, MAKE = 0x0112, 0x010F
@@ -320,7 +321,8 @@ def _fake_source_map(mask):
 
 
 @pytest.mark.parametrize("mode", ["L", "LA", "RGBA", "I;16", "I", "P", "1"])
-def test_apply_source_map_keeps_mode_and_values(tmp_path, rng, mode):
+def test_a_copying_fill_keeps_mode_and_values(tmp_path, rng, mode):
+    """A fill that only copies source pixels is written back as exact copies, in every mode."""
     img, _ = _kind(mode, rng)
     if mode == "P":
         img.info["transparency"] = 3
@@ -328,8 +330,11 @@ def test_apply_source_map_keeps_mode_and_values(tmp_path, rng, mode):
     img.save(path, **({"transparency": 3} if mode == "P" else {}))
     pic = imageio.read_image(path)
     mask = _box()
-    out = imageio.apply_source_map(pic, _fake_source_map(mask), mask)
-    assert out.mode == mode and out.size == (W, H)
+    filled = pic.rgb.copy()
+    ys, xs = np.nonzero(mask)
+    filled[ys, xs] = pic.rgb[ys + 14, xs]
+    out, note = imageio.apply_fill(pic, filled, _fake_source_map(mask), mask)
+    assert note is None and out.mode == mode and out.size == (W, H)
     orig, res = np.asarray(pic.image), np.asarray(out)
     np.testing.assert_array_equal(res[~mask], orig[~mask])
     ys, xs = np.nonzero(mask)
@@ -365,13 +370,14 @@ def test_apply_fill_asks_for_the_source_map_only_when_it_needs_it(tmp_path, rng,
         np.testing.assert_array_equal(res[ys, xs, 3], arr[ys + 14, xs, 3])
 
 
-def test_apply_source_map_refuses_an_incomplete_map(png):
-    pic = imageio.read_image(png)
+def test_apply_fill_refuses_an_incomplete_map(tmp_path, rng):
+    Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8), "L").save(tmp_path / "in.png")
+    pic = imageio.read_image(tmp_path / "in.png")  # grey: the fill goes through the map
     mask = _box()
     sm = _fake_source_map(mask)
     sm[13, 16] = -1
     with pytest.raises(ValueError, match="source map"):
-        imageio.apply_source_map(pic, sm, mask)
+        imageio.apply_fill(pic, pic.rgb, sm, mask)
 
 
 # ---------------------------------------------------------------------------------------
@@ -479,7 +485,7 @@ def test_save_is_atomic(tmp_path, rgb, monkeypatch, existing):
         fh.write(b"\x89PNG\r\n\x1a\n half an image")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(imageio, "_encode", failing_encode)
+    monkeypatch.setattr(atomic, "encode", failing_encode)
     with pytest.raises(OSError, match="No space left"):
         imageio.save_image(Image.fromarray(rgb), out)
     assert files_state(tmp_path) == before  # no partial output, no temp file left behind
@@ -501,7 +507,7 @@ def test_saved_files_get_normal_permissions(tmp_path):
 
     from PIL import Image
 
-    from inpaint.imageio import save_image
+    from inpaint.io import save_image
 
     old = os.umask(0o022)
     try:
@@ -547,13 +553,13 @@ def test_png_writer_round_trips_through_pillow(h, w, channels, depth, band, seed
     (by Pillow's and zlib's own decoders) to the exact array."""
     rng = np.random.default_rng(seed)
     arr = rng.integers(0, 256 if depth == 8 else 65536, (h, w, channels)).astype(np.uint8 if depth == 8 else np.uint16)
-    old = imageio.PNG_BAND
-    imageio.PNG_BAND = band
+    old = encode.PNG_BAND
+    encode.PNG_BAND = band
     try:
         fh = io.BytesIO()
         imageio.write_png(fh, arr[..., 0] if channels == 1 else arr)
     finally:
-        imageio.PNG_BAND = old
+        encode.PNG_BAND = old
     raw = fh.getvalue()
     if depth == 8:
         img = Image.open(io.BytesIO(raw))
@@ -647,14 +653,14 @@ def test_apply_moves_copies_pixels_at_full_depth(tmp_path, rng, mode):
 def test_animated_file_warns_and_uses_the_first_frame(tmp_path, rng):
     frames = [Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8)) for _ in range(3)]
     frames[0].save(tmp_path / "a.gif", save_all=True, append_images=frames[1:])
-    with pytest.warns(imageio.InputWarning, match=r"has 3 frames: only the first is used"):
+    with pytest.warns(InputWarning, match=r"has 3 frames: only the first is used"):
         pic = imageio.read_image(tmp_path / "a.gif")
     assert pic.frames == 3
     np.testing.assert_array_equal(pic.rgb[..., 0], np.asarray(frames[0].convert("P").convert("L")))
 
 
 def test_memory_check(monkeypatch, tmp_path, png):
-    monkeypatch.setattr(imageio, "available_memory", lambda: 10_000)
+    monkeypatch.setattr(memory, "available_memory", lambda: 10_000)
     with pytest.raises(InputError, match=r"needs about .* of memory but only"):
         imageio.read_image(png, work_bytes_per_pixel=100)
     assert imageio.check_memory(100, "x") is None
@@ -680,6 +686,6 @@ def test_check_output_refuses(tmp_path, monkeypatch, name, mode, size, message):
 @pytest.mark.parametrize("ext", ["png", "jpg", "tif", "webp", "bmp", "gif"])
 def test_check_output_accepts_every_mode_the_writer_handles(tmp_path, mode, ext):
     assert imageio.check_output(tmp_path / f"x.{ext}", mode=mode, size=(8, 8))
-    img = imageio._probe(mode)
+    img = outputs._probe(mode)
     imageio.save_image(img, tmp_path / f"x.{ext}")  # and the real write works too
     assert [p.name for p in tmp_path.iterdir()] == [f"x.{ext}"]

@@ -302,7 +302,7 @@ def test_kernels_fit_device_limits(runtime, options):
 @pytest.mark.parametrize("method", ["block", "naive"])
 def test_every_kernel_exists_in_its_source(runtime, method):
     plan = IntegralPlan((5, 5), np.uint8, "sum", np.int32, runtime=runtime, method=method)
-    src = kernel_source("integral" if method == "block" else "integral_naive")
+    src = kernel_source(f"integral/{method}")
     assert src.startswith("#pragma OPENCL FP_CONTRACT OFF")
     for name in plan.kernels:
         assert re.search(rf"\bvoid\s+{name}\s*\(", src), name

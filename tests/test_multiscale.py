@@ -7,9 +7,10 @@ import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
 
-from inpaint import geometry, multiscale as ms, multiscale_cl as mcl, multiscale_ref as ref
+from inpaint import geometry
+from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
 from inpaint.errors import InputError
-from inpaint.pipeline import inpaint, start
+from inpaint.api import inpaint, start
 
 SENTINEL = -12345
 
@@ -26,7 +27,7 @@ def window_count(mask, radius, outside):
        outside=hs.booleans())
 def test_dilate_matches_window_counts(h, w, r, seed, outside):
     m = np.random.default_rng(seed).random((h, w)) < 0.15
-    np.testing.assert_array_equal(ms.dilate(m, r, outside), window_count(m, r, outside) > 0)
+    np.testing.assert_array_equal(levels.dilate(m, r, outside), window_count(m, r, outside) > 0)
 
 
 def blob_mask(h, w, rng, frac=0.3):
@@ -40,7 +41,7 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     """A mid-run level: random image, a blob hole with a random estimate, filled match lists."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     mask = blob_mask(h, w, rng)
-    lev = ms.prepare_level(mask, half, None)
+    lev = levels.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
     est[..., 3] = rng.integers(0, 40, (h, w))  # texture features
@@ -48,7 +49,7 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     n = len(lev.targets)
     nnf = np.full((n, k, 2), -1, np.int32)
     cost = np.full((n, k), ref.EMPTY, np.uint32)
-    nnf[:, 0] = ms.random_sources(lev, 7)
+    nnf[:, 0] = levels.random_sources(lev, 7)
     cost[:, 0] = 0
     ref.rescore(est, lev.targets, nnf, cost, half)
     best = nnf[:, 0].copy()
@@ -243,15 +244,15 @@ def onion_state(rng, h=26, w=31, half=2, layer=None, step=16):
     img = rng.integers(0, 256, (h, w, 3), dtype=np.int32)
     img = (img // step * step).astype(np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
-    lev = ms.prepare_level(mask, half, None)
+    lev = levels.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
     est[..., 3] = rng.integers(0, 3, (h, w)) * 8 if step < 256 else 0  # texture features
-    layers = ms.onion_layers(lev)
+    layers = levels.onion_layers(lev)
     filled = (lev.hole_map == 0).astype(np.uint8)
     osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
     for i in range(len(layers) if layer is None else layer):
-        cands = ms.random_valid(lev, np.arange(len(layers[i]) * 5, dtype=np.uint32), 40 + i).reshape(-1, 5, 2)
+        cands = levels.random_valid(lev, np.arange(len(layers[i]) * 5, dtype=np.uint32), 40 + i).reshape(-1, 5, 2)
         found = ref.onion_search(est, filled, osrc, lev.valid, layers[i], cands, lev.origin, half, lev.radius, i)
         ref.onion_apply(est, filled, osrc, layers[i], found, lev.origin)
     return lev, est, filled, osrc, layers
@@ -262,8 +263,8 @@ def test_onion_layers_peel_the_hole_from_its_edge(rng):
     for h, w in ((30, 40), (12, 12)):
         mask = blob_mask(h, w, rng, 0.45)
         mask[:, :3] = True  # the hole touches the border: outside the image is not known
-        lev = ms.prepare_level(mask, 2, None)
-        layers = ms.onion_layers(lev)
+        lev = levels.prepare_level(mask, 2, None)
+        layers = levels.onion_layers(lev)
         got = np.full((h, w), -1)
         for i, pix in enumerate(layers):
             got[pix[:, 0], pix[:, 1]] = i
@@ -278,7 +279,7 @@ def test_onion_layers_peel_the_hole_from_its_edge(rng):
 def test_onion_search_matches_naive(rng, layer, step):
     lev, est, filled, osrc, layers = onion_state(rng, layer=layer, step=step)
     pix = layers[layer]
-    cands = ms.random_valid(lev, np.arange(len(pix) * 6, dtype=np.uint32), 77).reshape(-1, 6, 2)
+    cands = levels.random_valid(lev, np.arange(len(pix) * 6, dtype=np.uint32), 77).reshape(-1, 6, 2)
     got = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, 2, lev.radius, 1234)
     np.testing.assert_array_equal(got, naive_onion_search(est, filled, osrc, lev, pix, cands, 2, 1234))
     assert (lev.valid[got[:, 0], got[:, 1]] != 0).all()  # every pixel found a usable source centre
@@ -471,15 +472,20 @@ def test_vote_kernel(runtime, rng, k_use):
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
 
 
-def test_poisson_kernels(runtime, rng):
+def poisson_state(runtime, rng):
+    """A level with a random vote and correction, on the host and the device, and its Poisson wrapper."""
     lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
-    h, w = lev.shape
     hole = lev.hole_map != 0
     v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
     x = np.zeros(lev.tidx.shape + (4,), np.int32)
     x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
     b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime, 2, 3)
+    return lev, est, hole, v, x, b, mcl.Poisson(runtime, 2, 3)
+
+
+def test_poisson_kernels(runtime, rng):
+    lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
+    h, w = lev.shape
     for _ in range(5):
         p.sweep(b, b["red"], len(lev.colours[0]), w, h, lev.work_args)
         p.sweep(b, b["black"], len(lev.colours[1]), w, h, lev.work_args)
@@ -495,14 +501,8 @@ def test_poisson_kernels(runtime, rng):
 @pytest.mark.parametrize("fused", [True, False])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
     """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
-    lev, est, nnf, cost, _ = level_state(rng, h=30, w=26)
+    lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    hole = lev.hole_map != 0
-    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
-    x = np.zeros(lev.tidx.shape + (4,), np.int32)
-    x[hole, :3] = rng.integers(-300000, 300000, (int(hole.sum()), 3))
-    b, _ = device_buffers(runtime, lev, est, nnf, cost, v=v, x=x)
-    p = mcl.Poisson(runtime, 2, 3)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
     events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7, lev.work_args)
     assert len(events) == (1 if fused else 14)
@@ -513,7 +513,7 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
 def test_start_lists_kernel(runtime, rng):
     lev, _, _, _, _ = level_state(rng, k=3)
     n, k = len(lev.targets), 3
-    sources = ms.random_sources(lev, 11)
+    sources = levels.random_sources(lev, 11)
     b = {"nnf": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 8),
          "cost": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 4)}
     cl.enqueue_fill_buffer(runtime.queue, b["nnf"], np.int32(SENTINEL), 0, n * k * 8)
@@ -543,7 +543,7 @@ def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
     kn.pack(rgb, bufs[0], h * w)
     for i in range(1, len(shapes)):
         kn.halve(bufs[i - 1], shapes[i - 1], bufs[i], shapes[i])
-    for buf, want, sh in zip(bufs, ms.image_pyramid(img, len(shapes)), shapes):
+    for buf, want, sh in zip(bufs, levels.image_pyramid(img, len(shapes)), shapes):
         got = read(runtime, buf, np.empty(sh + (4,), np.uint8))
         np.testing.assert_array_equal(got[..., :3], want)
         assert (got[..., 3] == 0).all()
@@ -554,12 +554,12 @@ def test_lift_kernel_equals_host(runtime, rng):
     h, w = 60, 70
     img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
-    masks = [mask, ms.down2(mask)]
-    images = ms.image_pyramid(img, 2)
-    fine_lev, coarse_lev = (ms.prepare_level(m, 2, None) for m in masks)
-    coarse = ms._HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
+    masks = [mask, levels.down2(mask)]
+    images = levels.image_pyramid(img, 2)
+    fine_lev, coarse_lev = (levels.prepare_level(m, 2, None) for m in masks)
+    coarse = ms.HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
     coarse.est[coarse_lev.mask] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 4))
-    fine = ms._HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
+    fine = ms.HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
     fine.lift(coarse)
     mf = cl.mem_flags
 
@@ -581,7 +581,7 @@ def test_onion_kernels(runtime, rng, half, layer, step, r):
     candidates, where the neighbours' sources alone decide, in their order."""
     lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer, step=step)
     pix = layers[layer]
-    cands = ms.random_valid(lev, np.arange(len(pix) * max(r, 1), dtype=np.uint32), 5).reshape(-1, max(r, 1), 2)
+    cands = levels.random_valid(lev, np.arange(len(pix) * max(r, 1), dtype=np.uint32), 5).reshape(-1, max(r, 1), 2)
     b, buf = device_buffers(runtime, lev, est, np.zeros((1, 1, 2), np.int32), np.zeros((1, 1), np.uint32))
     b["filled"], b["osrc"] = buf(filled), buf(osrc)
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
@@ -693,7 +693,7 @@ def test_prepare_level_properties(h, w, half, seed, alpha):
     mask = blob_mask(h, w, rng, 0.25)
     if not mask.any() or not (window_count(mask, half, True) == 0).any():
         return
-    lev = ms.prepare_level(mask, half, alpha)
+    lev = levels.prepare_level(mask, half, alpha)
     ys, xs = np.nonzero(lev.valid)
     for y, x in zip(ys, xs):  # a source window is inside the image and free of the hole
         assert half <= y < h - half and half <= x < w - half
@@ -721,8 +721,8 @@ def test_pyramid_rules(rng):
     img = rng.integers(0, 256, (200, 260, 3), dtype=np.uint8)
     mask = np.zeros((200, 260), bool)
     mask[60:140, 80:190] = True
-    masks = ms.mask_pyramid(mask, 7)
-    images = ms.image_pyramid(img, len(masks))
+    masks = levels.mask_pyramid(mask, 7)
+    images = levels.image_pyramid(img, len(masks))
     assert len(masks) > 1 and len(images) == len(masks)
     for a, m, b, n in zip(images, masks, images[1:], masks[1:]):
         assert b.shape[:2] == ((a.shape[0] + 1) // 2, (a.shape[1] + 1) // 2) and n.shape == b.shape[:2]
@@ -733,14 +733,14 @@ def test_pyramid_rules(rng):
     # a hole thinner than a patch stays at full size
     thin = np.zeros((200, 260), bool)
     thin[100:103, :] = True
-    assert len(ms.mask_pyramid(thin, 7)) == 1
+    assert len(levels.mask_pyramid(thin, 7)) == 1
 
 
 @given(h=hs.integers(1, 9), w=hs.integers(1, 9), seed=hs.integers(0, 999))
 def test_down2_matches_naive(h, w, seed):
     """A coarse pixel is the rounded mean of its 2x2 block, the last row and column repeated."""
     a = np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
-    got = ms.down2(a)
+    got = levels.down2(a)
     assert got.shape == ((h + 1) // 2, (w + 1) // 2, 3)
     for y in range(got.shape[0]):
         for x in range(got.shape[1]):
@@ -831,7 +831,7 @@ def test_seed_changes_the_search_only(runtime, rng):
 
 def test_random_sources_pick_the_kth_valid_centre(rng):
     lev, *_ = level_state(rng, h=31, w=37)
-    got = ms.random_sources(lev, 1234)
+    got = levels.random_sources(lev, 1234)
     listed = np.argwhere(lev.valid)  # every valid centre, row-major
     k = ref.hash32(np.arange(len(lev.targets), dtype=np.uint32) * np.uint32(2654435761) + np.uint32(1234))
     np.testing.assert_array_equal(got, listed[(k % np.uint32(len(listed))).astype(np.int64)])

@@ -6,8 +6,9 @@ from hypothesis import given, strategies as st
 
 from inpaint import geometry
 from inpaint.errors import InputError
-from inpaint.pipeline import Inpainter, inpaint, source_map
-from inpaint.stages_cl import FindBestPatch
+from inpaint.api import Inpainter, inpaint
+from inpaint.methods.criminisi.job import source_map
+from inpaint.methods.criminisi.opencl import FindBestPatch
 
 
 def scene(rng, h, w):
@@ -260,7 +261,7 @@ def test_global_variant_uses_no_local_memory(runtime, prune):
 
 
 def test_stage3_counts_from_the_integral_for_big_objects(rng, monkeypatch):
-    import inpaint.pipeline as pl
+    import inpaint.methods.criminisi.job as pl
 
     monkeypatch.setattr(pl, "INTEGRAL_PROGRAM_PIXELS", 0)  # as if its program were already loaded
     img = scene(rng, 60, 70)

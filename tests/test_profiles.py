@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inpaint import runtime as rtmod
-from inpaint import stages_cl
+from inpaint.cl import runtime as rtmod
+from inpaint.methods.criminisi import opencl as stages_cl
 from inpaint.errors import InputError
-from inpaint.pipeline import inpaint
-from inpaint.profiles import ProfileError, available_profiles, load_profile
+from inpaint.api import inpaint
+from inpaint.cl.profiles import ProfileError, available_profiles, load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = available_profiles()
@@ -170,7 +170,7 @@ def test_multiscale_fill_under_every_profile_equals_numpy(device, rng, name):
 
 
 def test_kernels_use_no_doubles_and_switch_contraction_off():
-    for cl_file in (ROOT / "kernels").glob("*.cl"):
+    for cl_file in (ROOT / "kernels").rglob("*.cl"):
         text = cl_file.read_text()
         code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
         assert not re.search(r"\bdouble\d*\b", code), cl_file.name

@@ -225,9 +225,9 @@ def test_configurations_are_data_and_pass_through(monkeypatch):
         seen.update(kwargs)
         return Result()
 
-    import inpaint.pipeline
+    import inpaint.api
 
-    monkeypatch.setattr(inpaint.pipeline, "inpaint", fake)
+    monkeypatch.setattr(inpaint.api, "inpaint", fake)
     quality.ours_method("x", {"method": "criminisi", "future_option": 3}, "numpy", "cpu").fill(_scene(), _hole())
     assert seen == {"method": "criminisi", "future_option": 3, "backend": "numpy", "device": "cpu"}
 

@@ -1,4 +1,4 @@
-"""Independent oracles for the numpy reference (``inpaint/reference.py``, ``multiscale_ref.py``).
+"""Independent oracles for the numpy reference (``reference.py`` of ``inpaint/methods/criminisi/`` and ``inpaint/methods/multiscale/``).
 
 The reference is vectorised numpy that the OpenCL kernels are compared against; here each of
 its functions is compared with a naive per-pixel loop written from the *kernel* text
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from inpaint import multiscale_ref, reference
+from inpaint.methods.criminisi import reference
+from inpaint.methods.multiscale import reference as multiscale_ref
 
 UINT_MAX = 0xFFFFFFFF
 SENTINEL_U8 = 0xA5
@@ -124,6 +125,15 @@ def untouched_outside(out, before, rect):
     return np.array_equal(out[~inside], before[~inside])
 
 
+def assert_matches(out, before, rect, expected, key=int):
+    """The reference wrote ``expected`` ({(y, x): value}, compared through ``key``) inside
+    ``rect`` and nothing outside it."""
+    for (y, x), v in expected.items():
+        assert key(out[y, x]) == key(v), ((y, x), out[y, x], v)
+    whole = bits if key is bits else np.asarray
+    assert untouched_outside(whole(out), whole(before), rect)
+
+
 # -- stage 1: grey ----------------------------------------------------------------------------
 def grey_oracle(rgb, rect):
     """rgb_to_grey: (77 R + 150 G + 29 B + 128) >> 8 per pixel (int arithmetic, then uchar)."""
@@ -145,9 +155,7 @@ def test_grey_matches_kernel_loop(data):
     out = np.full((h, w), SENTINEL_U8, np.uint8)
     before = out.copy()
     reference.grey(rgb, out, rect)
-    for (y, x), v in grey_oracle(rgb, rect).items():
-        assert out[y, x] == v, (y, x)
-    assert untouched_outside(out, before, rect)
+    assert_matches(out, before, rect, grey_oracle(rgb, rect))
 
 
 def test_grey_extremes():
@@ -181,9 +189,7 @@ def test_front_matches_kernel_loop(data):
     out = np.full((h, w), SENTINEL_U8, np.uint8)
     before = out.copy()
     reference.front(unknown, out, rect)
-    for (y, x), v in front_oracle(unknown, rect).items():
-        assert int(out[y, x]) == v, (y, x)
-    assert untouched_outside(out, before, rect)
+    assert_matches(out, before, rect, front_oracle(unknown, rect))
 
 
 # -- stage 3: valid ---------------------------------------------------------------------------
@@ -214,9 +220,7 @@ def test_valid_matches_kernel_loop(data):
     out = np.full((h, w), SENTINEL_U8, np.uint8)
     before = out.copy()
     reference.valid(unknown, out, rect, half)
-    for (y, x), v in valid_oracle(unknown, rect, half).items():
-        assert int(out[y, x]) == v, (y, x)
-    assert untouched_outside(out, before, rect)
+    assert_matches(out, before, rect, valid_oracle(unknown, rect, half))
 
 
 # -- stage 4: confidence ----------------------------------------------------------------------
@@ -254,9 +258,7 @@ def test_confidence_matches_kernel_loop_bit_for_bit(data):
     out = np.full((h, w), SENTINEL_F32, np.float32)
     before = out.copy()
     reference.confidence(conf, front, out, rect, half)
-    for (y, x), v in confidence_oracle(conf, front, rect, half).items():
-        assert bits(out[y, x]) == bits(v), ((y, x), float(out[y, x]), v)
-    assert untouched_outside(bits(out), bits(before), rect)
+    assert_matches(out, before, rect, confidence_oracle(conf, front, rect, half), key=bits)
 
 
 def test_confidence_order_matters():
@@ -347,9 +349,7 @@ def test_priority_matches_kernel_loop_bit_for_bit(state):
     out = np.full((h, w), SENTINEL_F32, np.float32)
     before = out.copy()
     reference.priority(grey, unknown, front, cpatch, out, rect)
-    for (y, x), v in priority_oracle(grey, unknown, front, cpatch, rect).items():
-        assert bits(out[y, x]) == bits(v), ((y, x), float(out[y, x]), v)
-    assert untouched_outside(bits(out), bits(before), rect)
+    assert_matches(out, before, rect, priority_oracle(grey, unknown, front, cpatch, rect), key=bits)
 
 
 def test_priority_straight_front_by_hand():

@@ -8,7 +8,7 @@ import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
 
-from inpaint import reference, stages_cl
+from inpaint.methods.criminisi import opencl as stages_cl, reference
 
 SHAPES = [(13, 11), (24, 31), (40, 77)]
 
@@ -55,12 +55,16 @@ def rects(h, w):
     return [(0, 0, w, h), (2, 3, w - 1, h - 2), (w // 2, 1, w // 2 + 5, 6)]
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("rect_i", range(3))
-def test_grey(runtime, rng, shape, rect_i):
-    h, w = shape
+@pytest.fixture(params=[(shape, i) for shape in SHAPES for i in range(3)])
+def shape_rect(request):
+    """``(h, w, rect)``: a test shape and one of its three rectangles."""
+    (h, w), i = request.param
+    return h, w, rects(h, w)[i]
+
+
+def test_grey(runtime, rng, shape_rect):
+    h, w, rect = shape_rect
     st = frozen_state(rng, h, w, 1)
-    rect = rects(h, w)[rect_i]
     want = np.full((h, w), 7, np.uint8)
     reference.grey(st["rgb"], want, rect)
     b = to_device(runtime, st, {"grey": 7})
@@ -68,12 +72,9 @@ def test_grey(runtime, rng, shape, rect_i):
     np.testing.assert_array_equal(read(runtime, b["grey"], st["grey"]), want)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("rect_i", range(3))
-def test_front(runtime, rng, shape, rect_i):
-    h, w = shape
+def test_front(runtime, rng, shape_rect):
+    h, w, rect = shape_rect
     st = frozen_state(rng, h, w, 1)
-    rect = rects(h, w)[rect_i]
     want = np.full((h, w), 9, np.uint8)
     reference.front(st["unknown"], want, rect)
     b = to_device(runtime, st, {"front": 9})
@@ -129,12 +130,9 @@ def test_confidence(runtime, rng, shape, half):
     assert got.tobytes() == want.tobytes()  # bit for bit
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("rect_i", range(3))
-def test_priority_and_argmax(runtime, rng, shape, rect_i):
-    h, w = shape
+def test_priority_and_argmax(runtime, rng, shape_rect):
+    h, w, rect = shape_rect
     st = frozen_state(rng, h, w, 2)
-    rect = rects(h, w)[rect_i]
     want = np.full((h, w), 2.5, np.float32)
     reference.priority(st["grey"], st["unknown"], st["front"], st["cpatch"], want, rect)
     b = to_device(runtime, st, {"prio": 2.5})

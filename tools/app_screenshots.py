@@ -46,7 +46,7 @@ def _render(preset: str, out: Path) -> None:
         """The real Inpainter, slowed so the half-filled state can be captured."""
 
         def __init__(self, *a, **k):
-            from inpaint.pipeline import Inpainter
+            from inpaint.methods.criminisi.job import Inpainter
             self._job = Inpainter(*a, **k)
 
         def step(self):
@@ -74,7 +74,7 @@ def _render(preset: str, out: Path) -> None:
         img.save(out / f"{preset}-{name}.png", optimize=True)
         os.unlink(tmp)
 
-    from inpaint.runtime import opencl_available
+    from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
     app = InpaintApp(state_dir=tempfile.mkdtemp(prefix="inpaint-shots-state-"), catch_errors=False,
                      case="walkingman", overrides={"backend": backend})

@@ -24,8 +24,12 @@ from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[1]
 FILL = ("import sys, numpy as np\n"
-        "from inpaint.cases import load_case\n"
-        "from inpaint.pipeline import inpaint\n"
+        "try:\n"
+        "    from inpaint.io.cases import load_case\n"
+        "    from inpaint.api import inpaint\n"
+        "except ImportError:  # a checkout from before the package's method families\n"
+        "    from inpaint.cases import load_case\n"
+        "    from inpaint.pipeline import inpaint\n"
         "c = load_case(sys.argv[1])\n"
         "np.save(sys.argv[2], inpaint(c.image, c.mask, backend='auto').image)\n")
 
@@ -45,7 +49,7 @@ def main() -> int:
     p.add_argument("--margin", type=int, default=24)
     args = p.parse_args()
     sys.path.insert(0, str(ROOT))
-    from inpaint.cases import load_case
+    from inpaint.io.cases import load_case
 
     c = load_case(args.case)
     with tempfile.TemporaryDirectory() as tmp:

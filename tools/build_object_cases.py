@@ -136,8 +136,9 @@ INPUTS: dict[str, dict] = {
 }
 
 
-def input_path_in_package(name: str) -> str:
-    pkg = INPUTS[name]["pkg"][0]
+def input_path_in_package(name: str, inputs: dict | None = None) -> str:
+    """Where input ``name`` (of ``inputs``, default this script's ``INPUTS``) lies in its package."""
+    pkg = (INPUTS if inputs is None else inputs)[name]["pkg"][0]
     if pkg == "scikit-image":
         return f"skimage/data/{name}"
     return f"/usr/share/backgrounds/{name}"
@@ -597,6 +598,18 @@ def save_png(arr: np.ndarray, path: Path) -> str:
     return sha256_file(path)
 
 
+def licence_lines(records: list[dict]) -> list[str]:
+    """SOURCES.md's licence section: each licence with the cases that carry it."""
+    by_lic: dict[str, list[str]] = {}
+    for r in records:
+        by_lic.setdefault(r["licence"], []).append(f"`{r['name']}`")
+    return (["## Licence of this folder\n",
+             "The PNGs are adaptations (crop, resize, and a drawn mask) of the works above and "
+             "keep their licences; a case made from a CC-BY-SA input is CC-BY-SA (same "
+             "version):\n"]
+            + [f"- {lic}: {', '.join(by_lic[lic])}" for lic in sorted(by_lic)] + [""])
+
+
 def sides_touched(m: np.ndarray) -> list[str]:
     s = []
     if m[0].any():
@@ -680,17 +693,7 @@ def sources_md(records, used_inputs) -> str:
         "count, fraction and bounding box (half-open `[x0, y0, x1, y1]`), the sides it "
         "touches, the source, crop box, author and licence, and the sha256 of each PNG; "
         "`index.json` lists the cases in order with a description.\n")
-    L.append("## Licence of this folder\n")
-    by_lic: dict[str, list[str]] = {}
-    for r in records:
-        by_lic.setdefault(r["licence"], []).append(f"`{r['name']}`")
-    L.append(
-        "The PNGs are adaptations (crop, resize, and a drawn mask) of the works above and "
-        "keep their licences; a case made from a CC-BY-SA input is CC-BY-SA (same "
-        "version):\n")
-    for lic in sorted(by_lic):
-        L.append(f"- {lic}: {', '.join(by_lic[lic])}")
-    L.append("")
+    L += licence_lines(records)
     L.append(
         "Credit the authors listed above when redistributing. Adapted by the `inpaint` "
         "project (crop, resize, mask).")

@@ -10,16 +10,8 @@ a bird, a bottle, a dog, a tripod, ...), traced in other photos (or other parts 
 same photo) by ``tools/build_object_cases.py`` and placed where such an object could
 stand.
 
-Inputs (not committed; fetch them like this; only Debian packages and the scikit-image
-wheel are needed, nothing is downloaded at run time)::
-
-    mkdir -p /tmp/qsrc && cd /tmp/qsrc
-    apt-get download lomiri-wallpapers-16.04 lomiri-wallpapers-20.04
-    dpkg-deb -x lomiri-wallpapers-16.04_20.04.0-2_all.deb lomiri-wallpapers-16.04
-    dpkg-deb -x lomiri-wallpapers-20.04_20.04.0-2_all.deb lomiri-wallpapers-20.04
-    # scikit-image 0.26.0 images: taken from the installed package (skimage/data/);
-    # or unpack the wheel into the inputs folder:
-    #   pip download --no-deps scikit-image==0.26.0 -d skw && (cd skw && unzip -q *.whl 'skimage/data/*')
+Inputs (not committed): the folder ``tools/build_object_cases.py`` describes (its docstring
+says how to fetch it; nothing is downloaded at run time), then::
 
     python tools/build_quality_cases.py --inputs /tmp/qsrc --out datasets/quality
 
@@ -85,7 +77,6 @@ texture, structure, smooth) at random, then random cases until a quarter (at lea
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -113,37 +104,17 @@ CONTENTS = ("texture", "structure", "smooth")  #: what lies under an object case
 
 L16 = ("lomiri-wallpapers-16.04", "20.04.0-2")
 L20 = ("lomiri-wallpapers-20.04", "20.04.0-2")
-SKI = ("scikit-image", "0.26.0")
+SKI = objects.SKI
 
 INPUTS: dict[str, dict] = {
     "aitzgorri_by_Aitzol_Berasategi.jpg": dict(
         pkg=L16, sha256="66268e7b48f8854d36a28765fac6e23ec1aee251daa6da1f64715f201020ad36",
         author="Aitzol Berasategi, 2018", licence="CC-BY-4.0",
         what="Aitzgorri: autumn larches and a meadow under a limestone ridge"),
-    "friends_by_Aitzol_Berasategi.jpg": dict(
-        pkg=L16, sha256="cc40e313c74e421edffe3403def413c16878ce14661cce7ec5915baeab35538d",
-        author="Aitzol Berasategi, 2018", licence="CC-BY-4.0",
-        what="two spaniels at the window of a wooden house"),
-    "seeding_by_Clements_Engelhardt.jpg": dict(
-        pkg=L16, sha256="a5634d1ab5e41a3568e92d4a894a500c92b891f9ff734e50bd224d6e185a605f",
-        author="Clemens Engelhardt, 2018", licence="CC0-1.0",
-        what="dandelion clocks in a meadow against the low sun, shallow depth of field"),
-    "Picture_0B_by_freespace.jpg": dict(
-        pkg=L16, sha256="c8c0ab18e48d9e0419fe42881112137f3afafc27dfddc29ec3a6d54c56d225ad",
-        author='Trevor "Freespace", 2018', licence="CC-BY-4.0",
-        what="half a fig in a red bowl on weathered concrete"),
     "Picture_1A_by_freespace.jpg": dict(
         pkg=L16, sha256="89e86af38d04daaef975665dc2127e9fa76f0fd68f4eea105a2d0ae3390b010b",
         author='Trevor "Freespace", 2018', licence="CC-BY-4.0",
         what="paint brushes with coloured bristles"),
-    "Wine_by_Jakkub_Mede.jpg": dict(
-        pkg=L16, sha256="d2e96e6d4da40dd804b3d0ce295e94de04a2d7d9b6785d42cd9d92ba58bced74",
-        author="Jakub Mede, 2018", licence="CC-BY-4.0",
-        what="room with a wine bottle on a pallet table, a djembe on a beanbag"),
-    "free_by_Peter_Nerlich.jpg": dict(
-        pkg=L16, sha256="85a5453c2fed514c75973016f3d862aca62eb7ca087618822469274ac1092373",
-        author="Peter Nerlich, 2018", licence="CC-BY-SA-4.0",
-        what="a wooden bird hanging under ceiling lamps, grey wall"),
     "picosdeeuropa_by_Aitzol_Berasategi.jpg": dict(
         pkg=L16, sha256="414d0072b2f6f2c555deafeaef6e45c4fed6fa9ad26eba6560ca8803959cf97a",
         author="Aitzol Berasategi, 2018", licence="CC-BY-4.0",
@@ -156,30 +127,10 @@ INPUTS: dict[str, dict] = {
         pkg=L16, sha256="bd86b081f9975e2b83527f71e49b9271a8ab40885428395969d9f7d834d7f050",
         author="2018. Sander Klootwijk", licence="CC-BY-SA-4.0",
         what="bridge stays over an estuary, blue sky"),
-    "Dragonfly_by_Bolly.jpg": dict(
-        pkg=L16, sha256="af5af17841009732def24b09bb1e669a1b09d2b4bdeee7812c371101c30d2bb3",
-        author='"Bolly", 2018', licence="CC-BY-SA-4.0",
-        what="a darter on a hazel twig, leaves against blue sky"),
-    "Kleiber_by_Lukas_Baubkus.jpg": dict(
-        pkg=L20, sha256="6572410c09f4492c74ccadde133565a14c0161617d5917d4c820c66d65a44ba7",
-        author="2021, Lukas Baubkus", licence="CC-BY-SA-3.0",
-        what="a nuthatch on a tree trunk, blurred street behind"),
-    "sunset_by_Aitzol_Berasategi.jpg": dict(
-        pkg=L16, sha256="474dab6a4b9f94dc76c29dfe30e9f5db4af0fd2e33fe5d695f8152b371efca18",
-        author="Aitzol Berasategi, 2018", licence="CC-BY-4.0",
-        what="a hilltop with an orientation table at sunset, mountain ranges behind"),
     "chelsea.png": dict(
         pkg=SKI, sha256="596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb",
         author="Stefan van der Walt (photographer)", licence="CC0-1.0",
         what="Chelsea the cat (skimage.data.chelsea)"),
-    "coffee.png": dict(
-        pkg=SKI, sha256="cc02f8ca188b167c775a7101b5d767d1e71792cf762c33d6fa15a4599b5a8de7",
-        author="Rachel Michetti (photographer), courtesy of Pikolo Espresso Bar",
-        licence="CC0-1.0", what="espresso cup on a wooden table (skimage.data.coffee)"),
-    "rocket.jpg": dict(
-        pkg=SKI, sha256="c2dd0de7c538df8d111e479619b129464d0269d0ae5fd18ca91d33a7fdfea95c",
-        author="SpaceX", licence="public domain",
-        what="Falcon 9 with DSCOVR on the pad at dusk (skimage.data.rocket)"),
     "brick.png": dict(
         pkg=SKI, sha256="7966caf324f6ba843118d98f7a07746d22f6a343430add0233eca5f6eaaa8fcf",
         author="CC0Textures (Bricks25)", licence="CC0-1.0",
@@ -201,18 +152,22 @@ INPUTS: dict[str, dict] = {
         pkg=SKI, sha256="88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5",
         author="NASA (portrait of Eileen Collins)", licence="public domain",
         what="astronaut Eileen Collins (skimage.data.astronaut)"),
-    "horse.png": dict(
-        pkg=SKI, sha256="c7fb60789fe394c485f842291ea3b21e50d140f39d6dcb5fb9917cc178225455",
-        author='Andreas Preuss ("marauder"), openclipart', licence="CC0-1.0",
-        what="black silhouette of a standing horse (skimage.data.horse)"),
 }
-
-
-def input_path_in_package(name: str) -> str:
-    pkg = INPUTS[name]["pkg"][0]
-    if pkg == "scikit-image":
-        return f"skimage/data/{name}"
-    return f"/usr/share/backgrounds/{name}"
+#: Photos that also give objects for removal, described the same way there: their provenance
+#: is stated once, in ``build_object_cases.INPUTS``.
+INPUTS.update((n, objects.INPUTS[n]) for n in (
+    "friends_by_Aitzol_Berasategi.jpg",
+    "seeding_by_Clements_Engelhardt.jpg",
+    "Picture_0B_by_freespace.jpg",
+    "Wine_by_Jakkub_Mede.jpg",
+    "free_by_Peter_Nerlich.jpg",
+    "Dragonfly_by_Bolly.jpg",
+    "Kleiber_by_Lukas_Baubkus.jpg",
+    "sunset_by_Aitzol_Berasategi.jpg",
+    "coffee.png",
+    "rocket.jpg",
+    "horse.png",
+))
 
 
 # --------------------------------------------------------------------------------------
@@ -447,32 +402,9 @@ CASES = [
 # --------------------------------------------------------------------------------------
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def find_input(name: str, roots: list[Path]) -> Path:
-    want = INPUTS[name]["sha256"]
-    seen = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for p in sorted(root.rglob(name)):
-            if p.is_file():
-                if sha256_file(p) == want:
-                    return p
-                seen.append(p)
-    raise SystemExit(
-        f"input {name} not found (sha256 {want}); looked under {', '.join(map(str, roots))}"
-        + (f"; files with another checksum: {', '.join(map(str, seen))}" if seen else "")
-    )
-
-
-def out_size(crop, long_side):
-    cw, ch = crop[2] - crop[0], crop[3] - crop[1]
-    if cw >= ch:
-        return long_side, int(round(long_side * ch / cw))
-    return int(round(long_side * cw / ch)), long_side
+    """``name`` under ``roots``, with the sha256 of this script's ``INPUTS``."""
+    return objects.find_input(name, roots, want=INPUTS[name]["sha256"])
 
 
 def make_truth(src: Path, crop, size) -> np.ndarray:
@@ -640,24 +572,11 @@ def make_mask(case, w, h) -> tuple[np.ndarray, int]:
     return m, int(sliver.sum())
 
 
-def sides_touched(m: np.ndarray) -> list[str]:
-    s = []
-    if m[0].any():
-        s.append("top")
-    if m[-1].any():
-        s.append("bottom")
-    if m[:, 0].any():
-        s.append("left")
-    if m[:, -1].any():
-        s.append("right")
-    return s
-
-
 def check_mask(case, m: np.ndarray, sliver: int) -> None:
     name, cat = case["name"], case["category"]
     h, w = m.shape
     frac = m.mean()
-    sides = sides_touched(m)
+    sides = objects.sides_touched(m)
     problems = []
     lo, hi = {"border": (0.10, 0.25), OBJECT_CATEGORY: (0.03, 0.12)}.get(cat, (0.012, 0.12))
     if not lo <= frac <= hi:
@@ -690,7 +609,7 @@ def check_mask(case, m: np.ndarray, sliver: int) -> None:
 def save_png(arr: np.ndarray, path: Path) -> str:
     mode = "L" if arr.ndim == 2 else "RGB"
     Image.fromarray(arr, mode=mode).save(path, format="PNG", optimize=False, compress_level=9)
-    return sha256_file(path)
+    return objects.sha256_file(path)
 
 
 def shape_text(s) -> str:
@@ -736,7 +655,7 @@ def silhouette_records(case) -> dict:
         src = objects.OBJECTS[sh["objects"][0]]["input"]
         meta = INPUTS[src]
         sils.append(dict(objects=list(sh["objects"]), file=src, package=meta["pkg"][0],
-                         version=meta["pkg"][1], path=input_path_in_package(src),
+                         version=meta["pkg"][1], path=objects.input_path_in_package(src, INPUTS),
                          sha256=meta["sha256"], author=meta["author"],
                          licence=meta["licence"]))
     return dict(silhouettes=sils) if sils else {}
@@ -801,9 +720,9 @@ def sources_md(records, used_inputs, silhouette_inputs) -> str:
         with Image.open(meta["_path"]) as im:
             wh = f"{im.size[0]}×{im.size[1]}"
         if pkg == "scikit-image":
-            where = f"scikit-image {ver} (PyPI wheel), `{input_path_in_package(name)}`"
+            where = f"scikit-image {ver} (PyPI wheel), `{objects.input_path_in_package(name, INPUTS)}`"
         else:
-            where = f"Debian package `{pkg}` {ver}, `{input_path_in_package(name)}`"
+            where = f"Debian package `{pkg}` {ver}, `{objects.input_path_in_package(name, INPUTS)}`"
         use = ""
         if name not in used_inputs:
             use = " (object silhouettes only)"
@@ -886,17 +805,7 @@ def sources_md(records, used_inputs, silhouette_inputs) -> str:
             how = f"red channel below {spec['dark']} (`~skimage.data.horse()`)"
         L.append(f"| {n}: {spec['what']} | `{spec['input']}` | {how} | {', '.join(cases_)} |")
     L.append("")
-    L.append("## Licence of this folder\n")
-    by_lic: dict[str, list[str]] = {}
-    for r in records:
-        by_lic.setdefault(r["licence"], []).append(f"`{r['name']}`")
-    L.append(
-        "The PNGs are adaptations (crop, resize, and a drawn mask) of the works above and "
-        "keep their licences; a case made from a CC-BY-SA input is CC-BY-SA (same "
-        "version):\n")
-    for lic in sorted(by_lic):
-        L.append(f"- {lic}: {', '.join(by_lic[lic])}")
-    L.append("")
+    L += objects.licence_lines(records)
     sil_lic = sorted({(r["name"], s["file"], s["licence"]) for r in records
                       for s in r.get("silhouettes", [])})
     L.append(
@@ -943,7 +852,7 @@ def main() -> None:
     for c in CASES:
         per_src[c["input"]] = per_src.get(c["input"], 0) + 1
     assert max(per_src.values()) <= 3, per_src
-    for n, meta in INPUTS.items():
+    for n, meta in INPUTS.items():  # the photos both scripts describe, each in its own words
         if n in objects.INPUTS:
             assert objects.INPUTS[n]["sha256"] == meta["sha256"], n
 
@@ -957,7 +866,7 @@ def main() -> None:
     failures = []
     for case in CASES:
         meta = INPUTS[case["input"]]
-        w, h = out_size(case["crop"], case["long"])
+        w, h = objects.out_size(case["crop"], case["long"])
         assert 320 <= max(w, h) <= 640
         truth = make_truth(meta["_path"], case["crop"], (w, h))
         m, sliver = make_mask(case, w, h)
@@ -971,7 +880,7 @@ def main() -> None:
         extra = {}
         if case["category"] == OBJECT_CATEGORY:
             assert case["content"] in CONTENTS, case["name"]
-            extra = dict(content=case["content"], touches=sides_touched(m))
+            extra = dict(content=case["content"], touches=objects.sides_touched(m))
         records.append(dict(
             name=case["name"], category=case["category"], **extra, split=None,
             size=[w, h], hole_pixels=int(m.sum()),
@@ -979,7 +888,7 @@ def main() -> None:
             hole_bbox=[int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1],
             description=case["under"],
             source=dict(file=case["input"], package=pkg, version=ver,
-                        path=input_path_in_package(case["input"]),
+                        path=objects.input_path_in_package(case["input"], INPUTS),
                         crop_box=list(case["crop"]), sha256=meta["sha256"]),
             author=meta["author"], licence=meta["licence"],
             seed=case["seed"], mask_shapes=[shape_text(s) for s in case["shapes"]],

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from inpaint.pipeline import inpaint
-from inpaint.runtime import get_runtime
+from inpaint.api import inpaint
+from inpaint.cl.runtime import get_runtime
 from inpaint_bench.scaling import make_case
 
 

@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.cases import case_names, load_case
-from inpaint.pipeline import inpaint
+from inpaint.io.cases import case_names, load_case
+from inpaint.api import inpaint
 from inpaint.report import format_stats
-from inpaint.runtime import all_devices, get_runtime
-from inpaint.stages_cl import FindBestPatch
+from inpaint.cl.runtime import all_devices, get_runtime
+from inpaint.methods.criminisi.opencl import FindBestPatch
 
 
 def timed(case, reps=5, **kw):

@@ -8,7 +8,7 @@ Usage::
 ``PEERS.json`` is the JSON of ``inpaint bench --quality --json`` (its peers' numbers are read,
 so the peers are not run again).  The fill is whatever ``inpaint`` imports: run this with
 ``PYTHONPATH`` pointing at a checkout of another commit (``git worktree add``) to measure that
-commit with the same cases and seeds.  ``--set inpaint.multiscale_ref.FEATURE_WEIGHT=0`` changes
+commit with the same cases and seeds.  ``--set inpaint.methods.multiscale.reference.FEATURE_WEIGHT=0`` changes
 a module constant first, ``--option alpha=full`` passes an option to the fill.
 
 It prints, over the split's cases: the mean SSIM, mean PSNR, mean SWD, median detail, the
@@ -57,7 +57,7 @@ def main() -> int:
         module, name = target.rsplit(".", 1)
         setattr(importlib.import_module(module), name, _value(value))
     options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     report = json.loads(Path(args.peers).read_text(encoding="utf-8"))
     numbers = report["numbers"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inpaint.runtime import get_runtime
+from inpaint.cl.runtime import get_runtime
 from inpaint.seam import api, resize
 from inpaint.seam import reference as ref
 from inpaint.seam.opencl import OpenCLCarver

@@ -1,8 +1,11 @@
-"""Helpers shared by the benchmarks: the CPU's name and Markdown tables."""
+"""Helpers shared by the benchmarks: the paper's cases, the CPU's name and Markdown tables."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
+
+#: The paper's cases, in its order.
+PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 
 
 def cpu_name() -> str | None:

@@ -77,7 +77,7 @@ def bench_case(rt: Any, shape: tuple[int, int], kind: str, repeats: int, warmup:
     import pyopencl.array as cl_array
 
     from inpaint.integral import IntegralPlan, integral_reference
-    from inpaint.runtime import event_seconds
+    from inpaint.cl.runtime import event_seconds
 
     rng = np.random.default_rng(seed)
     img = rng.integers(0, 256, shape, dtype=np.uint8)
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m inpaint_bench
 
     import pyopencl as cl
 
-    from inpaint.runtime import get_runtime
+    from inpaint.cl.runtime import get_runtime
 
     rt = get_runtime(device=args.device)
     results = [bench_case(rt, shape, kind, args.repeats, args.warmup, args.seed)

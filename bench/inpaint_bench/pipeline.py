@@ -15,7 +15,7 @@ the default benchmark runs):
   libraries (:mod:`inpaint_bench.quality`; runs alone); ``--objects``: contact sheets of
   real object removals without truth (the same module; runs alone).
 
-``--prune`` picks findBestPatch's pruning (:class:`inpaint.stages_cl.FindBestPatch`); ``both``
+``--prune`` picks findBestPatch's pruning (:class:`inpaint.methods.criminisi.opencl.FindBestPatch`); ``both``
 times pruned and unpruned side by side in the default benchmark.
 
 Timing: each configuration gets one untimed warm-up first (it builds the kernels; in the
@@ -23,7 +23,7 @@ grid the warm-up of a (case, device, variant, P) is one run at alpha = 0.05, whi
 the same programs), then ``--repeat`` timed runs.  All configurations of a table are
 interleaved inside the repeat loop (repeat 1: every cell, repeat 2: every cell, ...) so
 that a noisy, shared machine slows all of them alike; medians are reported.  The time is
-the wall time of one :func:`inpaint.pipeline.inpaint` call (set-up, all iterations,
+the wall time of one :func:`inpaint.api.inpaint` call (set-up, all iterations,
 final read-back), kernel compilation excluded.
 
 Runs with numpy, Pillow and pyopencl only; matplotlib is optional (``--plots``).
@@ -38,7 +38,6 @@ import inspect
 import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -48,7 +47,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .common import cpu_name, md_table
+from inpaint.cl import BACKENDS
+
+from .common import PAPER_CASES, md_table
+from .devices import Dev, find_devices, machine_info
+from .metrics import bbox as _bbox, box_psnr as psnr, box_ssim as ssim
 
 ALPHAS = ("full", "2", "1", "0.5", "0.2", "0.05")
 PATCHES = (9, 13, 17)
@@ -57,7 +60,7 @@ QUICK_ALPHAS = ("full", "0.05")
 QUICK_PATCHES = (9, 17)
 NUMPY_DEFAULT_ALPHAS = ("0.5", "0.05")
 
-# --- the paper's figures (Wang et al.: Tables 2, 4, 5 and 9) -----------------------------------
+# --- the paper's figures (Wang et al.: Tables 4 and 5) -----------------------------------------
 #: Table 5 (WalkingMan, seconds): alpha -> (search area, CPU-only, GPU no local, GPU local), P = 9/13/17.
 PAPER_TABLE5 = {
     "full": ("512x384", (23.26, 22.48, 23.68), (20.37, 19.66, 19.15), (12.18, 11.59, 11.12)),
@@ -67,15 +70,8 @@ PAPER_TABLE5 = {
     "0.2": ("109x176", (7.13, 5.20, 3.79), (2.95, 2.25, 1.90), (2.26, 1.59, 1.33)),
     "0.05": ("86x139", (6.02, 4.73, 3.85), (2.12, 1.65, 1.45), (2.04, 1.52, 1.25)),
 }
-#: CPU-only (OpenCL on the Krait CPU) full search, P = 9 (Table 9).
-PAPER_CPU_FULL_9 = {"walkingman": 23.26, "river": 25.94, "divingman": 64.48, "hill": 153.36}
-#: The paper's cases, in its order.
-PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 #: Table 4: local memory per work-group of the local-memory findBestPatch.
 PAPER_TABLE4 = {9: 1672, 13: 2952, 17: 4616}
-#: Table 2: one CPU core, WalkingMan, full search, 9x9 (seconds).
-PAPER_TABLE2 = {"grey": 0.08, "front": 0.60, "valid": 0.66, "priority": 0.45, "confidence": 0.36,
-                "ssd": 84.4, "copy": 0.46}
 
 PLOT_HINT = "install with pip install 'inpaint-bench[plot]' (pip install './bench[plot]' from a checkout)"
 
@@ -151,9 +147,9 @@ class Case:
 
 
 def _case_from_dir(path: Path) -> Case:
-    """A case folder read through the product's edge layer (:mod:`inpaint.imageio`): the same
+    """A case folder read through the product's edge layer (:mod:`inpaint.io`): the same
     8-bit view and the same mask rule as the ``inpaint`` command."""
-    from inpaint.imageio import read_image, read_mask
+    from inpaint.io import read_image, read_mask
 
     pic = read_image(path / "image.png")
     mask = read_mask(path / "mask.png", pic.size)
@@ -166,7 +162,7 @@ def _case_from_dir(path: Path) -> Case:
 
 def _known_cases() -> list[str]:
     try:
-        from inpaint.cases import case_names
+        from inpaint.io.cases import case_names
 
         return list(case_names())
     except Exception:  # noqa: BLE001 - cases module or index missing: fall back to the paper's names
@@ -196,7 +192,7 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
             raise ValueError(f"unknown case {item!r}; valid names: {', '.join(names)}, all "
                              "(or a folder holding image.png, mask.png and optionally truth.png)")
         try:
-            from inpaint.cases import load_case
+            from inpaint.io.cases import load_case
 
             c = load_case(key)
             out.append(Case(c.name, c.image, c.mask, c.truth))
@@ -206,133 +202,10 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
 
 
 # --- quality ------------------------------------------------------------------------------------
-def _bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
-    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
-
-
-def psnr(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int]) -> float:
-    """PSNR (dB, peak 255) over the RGB pixels of ``box`` = (x0, y0, x1, y1)."""
-    x0, y0, x1, y1 = box
-    a = result[y0:y1, x0:x1].astype(np.float64)
-    b = truth[y0:y1, x0:x1].astype(np.float64)
-    mse = float(np.mean((a - b) ** 2))
-    return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
-
-
-def _luma(rgb: np.ndarray) -> np.ndarray:
-    rgb = rgb.astype(np.float64)
-    return 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]
-
-
-def _gauss_valid(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    n = len(w)
-    rows = sum(w[i] * x[i:x.shape[0] - n + 1 + i, :] for i in range(n))
-    return sum(w[i] * rows[:, i:rows.shape[1] - n + 1 + i] for i in range(n))
-
-
-def ssim(result: np.ndarray, truth: np.ndarray, box: tuple[int, int, int, int],
-         sigma: float = 1.5, radius: int = 5) -> float:
-    """Mean SSIM (Wang et al. 2004) on the grey (BT.601 luma) image over the pixels of ``box``.
-
-    An 11x11 Gaussian window (sigma 1.5), K1 = 0.01, K2 = 0.03, L = 255.  The SSIM map is
-    evaluated at every pixel of the box with windows reaching into the surrounding image
-    (reflected at the image border), so a box thinner than the window (Hill's 10-pixel
-    strip) is still measured.
-    """
-    x0, y0, x1, y1 = box
-    r = radius
-    a = np.pad(_luma(result), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
-    b = np.pad(_luma(truth), r, mode="reflect")[y0:y1 + 2 * r, x0:x1 + 2 * r]
-    t = np.arange(-r, r + 1, dtype=np.float64)
-    w = np.exp(-t * t / (2 * sigma * sigma))
-    w /= w.sum()
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-    mu_a, mu_b = _gauss_valid(a, w), _gauss_valid(b, w)
-    saa = _gauss_valid(a * a, w) - mu_a * mu_a
-    sbb = _gauss_valid(b * b, w) - mu_b * mu_b
-    sab = _gauss_valid(a * b, w) - mu_a * mu_b
-    num = (2 * mu_a * mu_b + c1) * (2 * sab + c2)
-    den = (mu_a * mu_a + mu_b * mu_b + c1) * (saa + sbb + c2)
-    return float(np.mean(num / den))
-
-
-# --- devices and machine -----------------------------------------------------------------------
-class Dev:
-    """An OpenCL device as a spec string for ``inpaint(device=...)`` plus its description."""
-
-    def __init__(self, spec: str, device: Any):
-        self.spec = spec
-        self.name = device.name.strip()
-        self.platform = device.platform.name.strip()
-        import pyopencl as cl
-
-        self.is_gpu = bool(device.type & cl.device_type.GPU)
-        self.version = device.version.strip()
-        self.driver = device.driver_version.strip()
-        self.compute_units = int(device.max_compute_units)
-        self.local_mem = int(device.local_mem_size)
-        self.is_pocl = "portable computing language" in self.platform.lower()
-        self.is_h200 = "h200" in self.name.lower()
-
-    @property
-    def label(self) -> str:
-        kind = "GPU" if self.is_gpu else "CPU"
-        return f"{kind} {self.name} ({self.platform})"
-
-    @property
-    def short(self) -> str:
-        if self.is_pocl:
-            return "PoCL CPU" if not self.is_gpu else "PoCL GPU"
-        return ("GPU " if self.is_gpu else "CPU ") + self.name
-
-
-def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
-    """Every OpenCL device, or the one ``spec`` selects; [] (with a note) without OpenCL."""
-    from inpaint.runtime import OpenCLUnavailable, all_devices, select_device
-
-    try:
-        found = all_devices()
-    except OpenCLUnavailable as exc:
-        notes.append(f"no OpenCL device ({exc}): only the numpy backend is measured")
-        return []
-    devs = [Dev(f"{pi}:{di}", d) for pi, di, d in found]
-    if spec:
-        chosen = select_device(spec)
-        devs = [d for d, (_, _, cd) in zip(devs, found) if cd == chosen]
-    if not any(d.is_gpu for d in devs):
-        notes.append("no OpenCL GPU device: GPU columns are skipped")
-    return devs
-
-
-def machine_info(devs: Sequence[Dev]) -> dict[str, Any]:
-    cpu = cpu_name() or platform.processor() or platform.machine()
-    try:
-        load = os.getloadavg()
-    except (OSError, AttributeError):
-        load = None
-    info: dict[str, Any] = {
-        "load_average_at_start": load,
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()}", "numpy": np.__version__,
-        "devices": [{"spec": d.spec, "name": d.name, "platform": d.platform, "gpu": d.is_gpu,
-                     "opencl": d.version, "driver": d.driver, "compute_units": d.compute_units,
-                     "local_mem_size": d.local_mem} for d in devs],
-    }
-    try:
-        import pyopencl
-
-        info["pyopencl"] = pyopencl.VERSION_TEXT
-    except Exception:  # noqa: BLE001
-        pass
-    return info
-
-
 @functools.lru_cache(maxsize=None)
 def _criminisi() -> dict[str, Any]:
     """``method='criminisi'`` where ``inpaint()`` has several methods: these tables time the paper's pipeline."""
-    from inpaint.pipeline import inpaint
+    from inpaint.api import inpaint
 
     return {"method": "criminisi"} if "method" in inspect.signature(inpaint).parameters else {}
 
@@ -340,7 +213,7 @@ def _criminisi() -> dict[str, Any]:
 @functools.lru_cache(maxsize=None)
 def _criminisi_options() -> tuple[str, ...]:
     try:
-        from inpaint.methods import OPTIONS
+        from inpaint.methods.defaults import OPTIONS
     except ImportError:
         return ()
     return tuple(OPTIONS.get("criminisi", ()))
@@ -393,7 +266,7 @@ class Job:
                 self.patch, self.profile, tuple(self.partition) if self.partition is not None else None)
 
     def run_once(self) -> float:
-        from inpaint.pipeline import inpaint
+        from inpaint.api import inpaint
 
         t = time.perf_counter()
         res = inpaint(self.case.image, self.case.mask, **self.kwargs())
@@ -460,7 +333,7 @@ def measure(jobs: Sequence[Job], repeat: int, warm: dict[tuple, str] | None = No
         done.add(key)
         alpha = (warm or {}).get(key, job.alpha)
         try:
-            from inpaint.pipeline import inpaint
+            from inpaint.api import inpaint
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -744,8 +617,8 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
     parts = ["## Table 4: local memory per work-group of findBestPatch (bytes)", ""]
     if not devs:
         return "\n".join(parts + ["No OpenCL device: nothing to build."])
-    from inpaint.runtime import get_runtime
-    from inpaint.stages_cl import FindBestPatch
+    from inpaint.cl.runtime import get_runtime
+    from inpaint.methods.criminisi.opencl import FindBestPatch
 
     rows = []
     for d in devs:
@@ -772,7 +645,7 @@ def table4(devs: Sequence[Dev], out: dict[str, Any]) -> str:
 
 def _partitions() -> dict[str, Any]:
     """The named partitions of the pipeline, and findBestPatch alone on the device."""
-    from inpaint.stages import PARTITIONS
+    from inpaint.methods.criminisi.stages import PARTITIONS
 
     return {**PARTITIONS, "ssd": ("ssd",)}
 
@@ -780,7 +653,7 @@ def _partitions() -> dict[str, Any]:
 def profiles_partitions(cases: Sequence[Case], devs: Sequence[Dev], args: argparse.Namespace,
                         out: dict[str, Any]) -> str:
     """Time per device profile and per host/device split."""
-    from inpaint.profiles import available_profiles
+    from inpaint.cl.profiles import available_profiles
 
     alpha = _alpha_label(args.alpha or "0.05")
     patch = int(args.patch or 17)
@@ -987,7 +860,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     q.add_argument("--peers", default="all",
                    help="peers: all, none or names (" + ", ".join(PEERS) + "); missing libraries are "
                         "skipped with a note")
-    q.add_argument("--backend", choices=("auto", "opencl", "numpy"), default="auto",
+    q.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="backend of our configurations (default auto)")
     q.add_argument("--sheets", metavar="DIR",
                    help="write one contact sheet per case (PNG) into DIR (required with --objects, which also "
@@ -1035,7 +908,7 @@ def run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not cases:
         return _error("no case could be loaded: " + "; ".join(notes))
-    from inpaint.runtime import OpenCLUnavailable
+    from inpaint.cl.runtime import OpenCLUnavailable
 
     try:
         devs = find_devices(args.device, notes)

@@ -7,7 +7,7 @@ Truth set: the paper's four cases (``datasets/<name>/``: ``image.png``, ``truth.
 brighter than 127 is hole.
 
 Methods: our configurations (``quality_configs.toml``: keyword arguments of
-:func:`inpaint.pipeline.inpaint`, with the command's ``--backend`` and ``--device`` added)
+:func:`inpaint.api.inpaint`, with the command's ``--backend`` and ``--device`` added)
 and the peers of :mod:`inpaint_bench.peers` that are installed.  Every result must keep
 the pixels outside the hole exactly; a result that does not is reported as an error.
 Controls (:data:`inpaint_bench.metrics.CONTROLS`: the truth shifted by 4 and 8 px, and
@@ -55,12 +55,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import metrics
-from .common import md_table
+from .common import PAPER_CASES, md_table
 from .peers import INSTALL_HINT, PEERS, available_peers
 
 CONFIGS_FILE = Path(__file__).resolve().parent / "quality_configs.toml"
 #: The paper's cases (in ``datasets/``), their category and split.
-PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 PAPER_CATEGORY, PAPER_SPLIT = "paper", "tune"
 SPLITS = ("tune", "holdout")
 #: The metrics of a fill against its truth: keys of the JSON numbers, in table order.
@@ -120,8 +119,25 @@ def load_configs(path: Path = CONFIGS_FILE) -> dict[str, dict[str, Any]]:
 
 
 # --- the truth set -------------------------------------------------------------------------------
+class _Picture:
+    """What every case offers: its size and the pixels of its hole (from ``image`` and ``mask``)."""
+
+    image: np.ndarray
+    mask: np.ndarray
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height)."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+    @property
+    def hole_pixels(self) -> int:
+        """Pixels to fill."""
+        return int(self.mask.sum())
+
+
 @dataclass
-class TruthCase:
+class TruthCase(_Picture):
     """One case: the input (hole destroyed or object present), the truth and the hole."""
 
     name: str
@@ -131,14 +147,6 @@ class TruthCase:
     truth: np.ndarray = field(repr=False)
     mask: np.ndarray = field(repr=False)
 
-    @property
-    def size(self) -> tuple[int, int]:
-        return int(self.image.shape[1]), int(self.image.shape[0])
-
-    @property
-    def hole_pixels(self) -> int:
-        return int(self.mask.sum())
-
 
 @dataclass(frozen=True)
 class CaseEntry:
@@ -147,7 +155,7 @@ class CaseEntry:
     name: str
     category: str
     split: str
-    folder: Path | None  # None: a paper case, loaded through inpaint.cases
+    folder: Path | None  # None: a paper case, loaded through inpaint.io.cases
 
 
 def _find_data(folder: str, env: str, explicit: str | Path | None) -> Path | None:
@@ -244,7 +252,7 @@ def load_quality_case(folder: Path, category: str = "", split: str = "") -> Trut
         got = hashlib.sha256((folder / fname).read_bytes()).hexdigest()
         if got != want:
             raise ValueError(f"{folder / fname} is corrupt: sha256 {got}, manifest.json says {want}")
-    from inpaint.imageio import read_image, read_mask  # the product's reader and its one mask rule
+    from inpaint.io import read_image, read_mask  # the product's reader and its one mask rule
 
     truth = read_image(folder / "truth.png").rgb
     mask = read_mask(folder / "mask.png", (truth.shape[1], truth.shape[0]))
@@ -257,9 +265,9 @@ def load_quality_case(folder: Path, category: str = "", split: str = "") -> Trut
 
 
 def load_entry(entry: CaseEntry) -> TruthCase:
-    """Load one index entry (a paper case through :func:`inpaint.cases.load_case`)."""
+    """Load one index entry (a paper case through :func:`inpaint.io.cases.load_case`)."""
     if entry.folder is None:
-        from inpaint.cases import load_case
+        from inpaint.io.cases import load_case
 
         c = load_case(entry.name)
         return TruthCase(entry.name, entry.category, entry.split, c.image, c.truth, c.mask)
@@ -268,7 +276,7 @@ def load_entry(entry: CaseEntry) -> TruthCase:
 
 # --- real object removals (no truth) -------------------------------------------------------------
 @dataclass
-class ObjectCase:
+class ObjectCase(_Picture):
     """A real object removal: the photo with the object, the hole over it, and no truth."""
 
     name: str
@@ -276,14 +284,6 @@ class ObjectCase:
     image: np.ndarray = field(repr=False)
     mask: np.ndarray = field(repr=False)
     truth: None = None
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return int(self.image.shape[1]), int(self.image.shape[0])
-
-    @property
-    def hole_pixels(self) -> int:
-        return int(self.mask.sum())
 
 
 def load_object_cases(root: Path, spec: str = "all") -> list[ObjectCase]:
@@ -297,7 +297,7 @@ def load_object_cases(root: Path, spec: str = "all") -> list[ObjectCase]:
         For an unknown name or a mask without hole pixels; :class:`inpaint.errors.InputError`
         (a ValueError) for an unreadable image or a mask of another size.
     """
-    from inpaint.imageio import read_image, read_mask
+    from inpaint.io import read_image, read_mask
 
     listed = json.loads((root / "index.json").read_text(encoding="utf-8"))["cases"]
     names = [str(c["name"]) for c in listed]
@@ -346,9 +346,9 @@ def ours_method(name: str, kwargs: dict[str, Any], backend: str, device: str | N
         kw["device"] = device
 
     def fill(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, Any]:
-        import inpaint.pipeline as pipeline  # looked up per call
+        import inpaint.api as api  # looked up per call
 
-        res = pipeline.inpaint(image, mask, **kw)
+        res = api.inpaint(image, mask, **kw)
         return res.image, res.stats
 
     args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "library defaults"
@@ -371,7 +371,7 @@ def control_methods() -> list[Method]:
 
 def swd_rivals(configs: dict[str, dict[str, Any]]) -> list[str]:
     """Our configurations whose ``method`` (or the library's default one) is in :data:`SWD_RIVAL_METHODS`."""
-    from inpaint.pipeline import DEFAULT_METHOD
+    from inpaint.methods.defaults import DEFAULT_METHOD
 
     return [n for n, kw in configs.items() if kw.get("method", DEFAULT_METHOD) in SWD_RIVAL_METHODS]
 
@@ -859,7 +859,7 @@ def object_sheet(case: ObjectCase, images: dict[str, np.ndarray], numbers: dict[
 
 # --- machine -------------------------------------------------------------------------------------
 def machine(device: str | None, backend: str, notes: list[str]) -> dict[str, Any]:
-    from .pipeline import find_devices, machine_info
+    from .devices import find_devices, machine_info
 
     devs: list[Any] = []
     if backend != "numpy":

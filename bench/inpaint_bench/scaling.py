@@ -23,6 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
+from inpaint.cl import BACKENDS
+
 from .common import cpu_name, md_table
 
 SIZES = (0.2, 0.5, 1, 2, 4, 8, 12, 24)
@@ -34,7 +36,7 @@ def make_case(mp: float, hole: float, folder: Path) -> tuple[Path, Path, int]:
     """A photo of ``mp`` megapixels (4:3) with an elliptic hole of ``hole`` of its area."""
     from PIL import Image
 
-    from inpaint.cases import load_case
+    from inpaint.io.cases import load_case
 
     src = Image.open(load_case("divingman").paths["truth"]).convert("RGB")
     w = int(round((mp * 1e6 * 4 / 3) ** 0.5))
@@ -71,7 +73,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench scaling")
     p.add_argument("--megapixels", default=",".join(f"{s:g}" for s in SIZES),
                    help="comma-separated sizes (default %(default)s)")
     p.add_argument("--hole", type=float, default=0.03, help="hole as a fraction of the photo (default 0.03)")
-    p.add_argument("--backend", default="auto", choices=("auto", "opencl", "numpy"))
+    p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--device", help="OpenCL device (see inpaint --device)")
     p.add_argument("--json", metavar="FILE", help="write the measurements as JSON")
     p.add_argument("--plots", metavar="DIR", help="write time and memory against megapixels (needs matplotlib)")

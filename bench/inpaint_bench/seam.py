@@ -62,7 +62,7 @@ def _photo(path: str | None, h: int, w: int) -> tuple[np.ndarray, str]:
 
     src = Path(path) if path else PHOTO
     if src.exists():
-        from inpaint.imageio import read_image  # the product's reader: upright, any mode, clear errors
+        from inpaint.io import read_image  # the product's reader: upright, any mode, clear errors
 
         rgb = read_image(src).rgb
         return np.asarray(Image.fromarray(rgb).resize((w, h), Image.LANCZOS)), src.name
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.sea
     notes: list[str] = []
     rt = None
     try:
-        from inpaint.runtime import get_runtime, opencl_available
+        from inpaint.cl.runtime import get_runtime, opencl_available
 
         if opencl_available():
             rt = get_runtime(device=args.device, profile=args.profile)

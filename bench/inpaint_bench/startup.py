@@ -24,14 +24,14 @@ from typing import Sequence
 from .common import cpu_name, md_table
 
 FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
-         "from inpaint.runtime import select_device\n"
+         "from inpaint.cl.runtime import select_device\n"
          "cl.Context([select_device()])\n")
 
 
 def commands(out_dir: Path) -> dict[str, list[str]]:
     """The timed commands: the default fill, the paper's settings, and a seam-carving resize."""
     inpaint = [sys.executable, "-m", "inpaint"]
-    from inpaint.cases import load_case
+    from inpaint.io.cases import load_case
 
     photo = load_case("walkingman").paths["truth"]
     return {

@@ -1,7 +1,7 @@
 """Content-aware resizing by seam carving (shrink, enlarge, protect, remove objects).
 
 The numpy reference (:mod:`inpaint.seam.reference`) defines every rule; the OpenCL path
-(:mod:`inpaint.seam.opencl`, ``kernels/seam_*.cl``) reproduces it bit for bit.
+(:mod:`inpaint.seam.opencl`, ``kernels/seam/*.cl``) reproduces it bit for bit.
 """
 
 from .api import BACKENDS, ENERGIES, ORDERS, resize

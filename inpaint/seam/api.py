@@ -7,11 +7,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..cl import BACKENDS
 from . import reference as ref
 
 ENERGIES = ("backward", "forward")
 ORDERS = ("width-first", "height-first")
-BACKENDS = ("auto", "opencl", "numpy")
 #: Largest fraction of the current size inserted in one enlarging step (seams must not bunch).
 ENLARGE_STEP = 0.5
 
@@ -136,7 +136,7 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
 def _make_carver(backend: str, mode: str, device: Any, profile: Any) -> Any:
     if backend == "numpy":
         return ref.NumpyCarver(mode)
-    from ..runtime import get_runtime, opencl_available
+    from ..cl.runtime import get_runtime, opencl_available
     if backend == "auto" and not opencl_available():
         warnings.warn("no OpenCL device found; seam carving falls back to the (slow) numpy backend",
                       RuntimeWarning, stacklevel=3)
@@ -174,7 +174,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     backend : {'auto', 'opencl', 'numpy'}
         ``'auto'``: OpenCL when a device exists, else numpy with a warning.
     device, profile
-        Passed to :func:`inpaint.runtime.get_runtime`.
+        Passed to :func:`inpaint.cl.runtime.get_runtime`.
     progress : callable, optional
         ``progress(done, total)`` with seams done so far.
     return_seams : bool
@@ -185,7 +185,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         Allow enlarging by more than 2x.
     return_source : bool
         Also return the source map, so that the result can be rebuilt from the input at any
-        bit depth (:func:`inpaint.imageio.apply_moves`).
+        bit depth (:func:`inpaint.io.writeback.apply_moves`).
 
     Returns
     -------

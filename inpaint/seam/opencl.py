@@ -1,4 +1,4 @@
-"""Thin OpenCL wrappers around ``kernels/seam_*.cl``: same results as :mod:`.reference`.
+"""Thin OpenCL wrappers around ``kernels/seam/*.cl``: same results as :mod:`.reference`.
 
 All state stays on the device between seams: the packed image, the energy, the
 cumulative cost, the optional mask and original-index map, with rows a fixed ``pitch``
@@ -52,13 +52,6 @@ DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
 ROWS_PER_GROUP = 16
 
 
-def _pow2_at_most(n: int) -> int:
-    p = 1
-    while p * 2 <= n:
-        p *= 2
-    return p
-
-
 class _OnFirstUse(dict):
     """A dict whose values are made by ``makers[key]()`` on first access."""
 
@@ -72,12 +65,12 @@ class _OnFirstUse(dict):
 
 
 class OpenCLCarver:
-    """Seam removal and insertion on one :class:`inpaint.runtime.Runtime`.
+    """Seam removal and insertion on one :class:`inpaint.cl.runtime.Runtime`.
 
     Parameters
     ----------
     rt : Runtime
-        From :func:`inpaint.runtime.get_runtime`.
+        From :func:`inpaint.cl.runtime.get_runtime`.
     mode : {'backward', 'forward'}
         Energy.
     dp : {'auto', 'update', 'walk', 'tiled'}
@@ -93,25 +86,24 @@ class OpenCLCarver:
         self.mode = mode
         self.dp = dp
         lim = rt.limits
-        wg = int(lim.max_work_group_size)
         cpu = not rt.is_gpu
         self.cpu = cpu
         # Energy tiles: 16x16 where allowed, else 8x8, and the halo tile must fit.
-        tile = 16 if wg >= 256 and min(lim.max_work_item_sizes[:2]) >= 16 else 8
+        tile = 16 if lim.work_group((16, 16)) == (16, 16) else 8
         while tile > 8 and (tile + 2) ** 2 * 4 > lim.local_mem_size:
             tile //= 2
         self.tile = tile
         # Row strips for "tiled": TILE_T rows per launch, TILE_W centre columns per group of
         # TILE_W + 2 * TILE_T work-items (two int rows of values and origins in local memory).
         self.tile_t, self.tile_w = (8, 16) if cpu else (64, 128)
-        while self.tile_t > 2 and (self.tile_w + 2 * self.tile_t > wg
+        while self.tile_t > 2 and (self.tile_w + 2 * self.tile_t > lim.max_work_group_size
                                    or 16 * (self.tile_w + 2 * self.tile_t) > lim.local_mem_size):
             self.tile_t //= 2
             self.tile_w //= 2
-        self.walk_wg = 4 if cpu else min(_pow2_at_most(wg), 1024)
-        self.update_wg = 1 if cpu else min(_pow2_at_most(wg), 64)
-        self.reduce_wg = min(_pow2_at_most(wg), 64 if cpu else 256)
-        self.remove_wg = 1 if cpu else min(_pow2_at_most(wg), 256)
+        self.walk_wg = 4 if cpu else lim.work_group((1024,))[0]
+        self.update_wg = 1 if cpu else lim.work_group((64,))[0]
+        self.reduce_wg = lim.work_group((64 if cpu else 256,))[0]
+        self.remove_wg = 1 if cpu else lim.work_group((256,))[0]
         self.stage_seconds: dict[str, float] | None = None
 
     # -- kernels ---------------------------------------------------------------------
@@ -132,13 +124,13 @@ class OpenCLCarver:
         common = {"TILE_X": self.tile, "TILE_Y": self.tile, "FORWARD": int(self.mode == "forward"),
                   "HAS_MASK": int(has_mask), "REMOVE_WG": self.remove_wg, "SHIFT_COST": int(shift_cost),
                   "TRACK": int(track)}
-        bundle = ("seam_energy", "seam_remove", "seam_cost")
+        bundle = ("seam/energy", "seam/remove", "seam/cost")
         main = {**common, **self._cost_defines(False)}
         batch = self._cost_defines(True)
 
         def fetch(name: str, scalars: list, batch_variant: bool = False) -> Callable[[], Any]:
             if batch_variant:
-                return lambda: rt.kernel("seam_cost", name, scalars, batch)
+                return lambda: rt.kernel("seam/cost", name, scalars, batch)
             return lambda: rt.kernel(bundle, name, scalars, main)
 
         makers = {
@@ -175,7 +167,7 @@ class OpenCLCarver:
         no local size would make every row its own (costly) work-group on PoCL.
         """
         if group == 1:
-            g = min(ROWS_PER_GROUP, int(self.rt.limits.max_work_group_size))
+            g = self.rt.limits.work_group((ROWS_PER_GROUP,))[0]
             return (-(-h // g) * g,), (g,)
         return (h * group,), (group,)
 
@@ -340,7 +332,7 @@ class OpenCLCarver:
             seam_map[...] = sm
         q.finish()
         if self.stage_seconds is not None:
-            from ..runtime import event_time
+            from ..cl.runtime import event_time
 
             for stage, ev in events:
                 self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + event_time(ev)
@@ -355,7 +347,7 @@ class OpenCLCarver:
         src = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
         d = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
         dst = cl.Buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
-        knl = rt.kernel("seam_insert", "insert_seams", [None] * 3 + [I32] * 4)
+        knl = rt.kernel("seam/insert", "insert_seams", [None] * 3 + [I32] * 4)
         knl(q, *self._rows_grid(h, 1), src, d, dst, w, h, w, w + k)
         out = np.empty((h, w + k), dtype=np.uint32)
         cl.enqueue_copy(q, out, dst)

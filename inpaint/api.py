@@ -1,0 +1,98 @@
+"""The library's entry point: fill a masked object with one of the fill methods.
+
+:func:`inpaint` runs a fill to the end; :func:`start` returns the step-wise job the app drives.
+Both dispatch on ``method`` through :data:`JOBS`; the methods' names, options and defaults are
+stated in :mod:`inpaint.methods.defaults`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from inpaint.api import inpaint
+>>> img = np.random.default_rng(0).integers(0, 255, (24, 24, 3), dtype=np.uint8)
+>>> mask = np.zeros((24, 24), bool); mask[8:14, 9:15] = True
+>>> res = inpaint(img, mask, method="criminisi", patch=5, alpha="full", backend="numpy")
+>>> bool((res.image[~mask] == img[~mask]).all()), res.stats.iterations > 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import InputError
+from .methods.base import FillStats, InpaintResult, StepwiseJob
+from .methods.criminisi.job import Inpainter, InpaintStats
+from .methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS
+from .methods.multiscale.job import MultiscaleInpainter, MultiscaleStats
+
+__all__ = ["DEFAULT_METHOD", "DEFAULTS", "JOBS", "METHODS", "OPTIONS", "FillStats", "InpaintResult", "InpaintStats",
+           "Inpainter", "MultiscaleInpainter", "MultiscaleStats", "StepwiseJob", "inpaint", "start"]
+
+#: The job class of each method of :data:`inpaint.methods.defaults.METHODS`.
+JOBS: dict[str, type] = {"multiscale": MultiscaleInpainter, "criminisi": Inpainter}
+
+
+def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, **options: Any) -> StepwiseJob:
+    """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    mask : ndarray, (H, W) bool
+        True on the object to remove.
+    method : {'multiscale', 'criminisi'}
+        ``'multiscale'`` (default): coarse-to-fine PatchMatch in which the best-matching patches
+        decide each pixel, with a gradient-domain correction
+        (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`).  ``'criminisi'``: the
+        paper's eight-stage greedy pipeline (:class:`~inpaint.methods.criminisi.job.Inpainter`).
+    **options
+        The chosen method's parameters, :data:`~inpaint.methods.defaults.OPTIONS`; those left
+        out take :data:`~inpaint.methods.defaults.DEFAULTS`.
+
+    Returns
+    -------
+    StepwiseJob
+        The method's job.
+
+    Raises
+    ------
+    InputError
+        An unknown method, an option the method does not take, or a bad value.
+    """
+    if method not in JOBS:
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    allowed = OPTIONS[method]
+    bad = sorted(k for k in options if k not in allowed)
+    if bad:
+        raise InputError(f"the {method} method does not take {', '.join(bad)}; it takes {', '.join(allowed)}")
+    return JOBS[method](image, mask, **options)
+
+
+def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD,
+            progress: Callable[[float], Any] | None = None, **options: Any) -> InpaintResult:
+    """Remove the masked object from ``image``.
+
+    Parameters
+    ----------
+    image, mask, method, **options
+        As for :func:`start`.
+    progress : callable, optional
+        ``progress(fraction)`` is called after every step.
+
+    Returns
+    -------
+    InpaintResult
+        Pixels outside the mask are unchanged.  ``source_map`` gives, for every filled pixel,
+        the original known pixel it copies (for ``'multiscale'``, the pixel that the
+        best-matching patch covering it copies there, before blending and correction).
+
+    Raises
+    ------
+    InputError
+        As for :func:`start`.
+    """
+    job = start(image, mask, method=method, **options)
+    cb = (lambda j: progress(j.progress)) if progress is not None else None
+    return job.run(cb)

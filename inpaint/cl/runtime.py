@@ -1,0 +1,299 @@
+"""OpenCL runtime: device choice, one context per device, programs built once.
+
+Everything that runs a kernel goes through a :class:`Runtime`:
+
+* **Device choice** is one chain: explicit ``device`` argument, then the
+  ``PYOPENCL_CTX`` environment variable, then the profile's ``device_type``, then the
+  best device (GPUs first, then most compute units).
+* **Programs** are built once per (context, source files, ``-D`` options)
+  (:mod:`inpaint.cl.build` builds them) and **kernels** fetched once per program with their
+  scalar argument types declared (:meth:`Runtime.kernel`), so hot loops never rebuild or
+  re-look-up anything.  A fill asks for all its kernel files as one *bundle* (one program),
+  because each program build or cache load costs tens of milliseconds at start-up.
+* **Work-groups** are sized from the effective limits, ``min(profile, device)``, by one
+  helper (:meth:`inpaint.cl.profiles.Limits.work_group`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from .build import build, build_options
+from .profiles import Limits, Profile, load_profile
+
+try:  # pyopencl is optional: the numpy backend runs without it.
+    import pyopencl as cl
+except ImportError:  # pragma: no cover - exercised on machines without pyopencl
+    cl = None
+
+INSTALL_HINT = (
+    "install an OpenCL driver, or the portable CPU driver with "
+    "\"pip install 'inpaint[pocl]'\" (pyopencl + PoCL)"
+)
+
+
+def _platforms() -> list[Any]:
+    if cl is None:
+        raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as exc:  # e.g. PLATFORM_NOT_FOUND_KHR when no ICD is registered
+        raise OpenCLUnavailable(f"no OpenCL platform found ({exc}); {INSTALL_HINT}") from None
+    if not platforms:
+        raise OpenCLUnavailable(f"no OpenCL platform found; {INSTALL_HINT}")
+    return platforms
+
+
+def all_devices() -> list[tuple[int, int, Any]]:
+    """Every OpenCL device as ``(platform index, device index, device)``.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        If pyopencl or every driver is missing.
+    """
+    found = []
+    for pi, platform in enumerate(_platforms()):
+        try:
+            devices = platform.get_devices()
+        except cl.Error:
+            continue  # a platform with no devices of any type
+        for di, device in enumerate(devices):
+            found.append((pi, di, device))
+    if not found:
+        raise OpenCLUnavailable(f"OpenCL platforms exist but none has a device; {INSTALL_HINT}")
+    return found
+
+
+def opencl_available() -> bool:
+    """Whether at least one OpenCL device can be used."""
+    try:
+        all_devices()
+    except OpenCLUnavailable:
+        return False
+    return True
+
+
+def _is_gpu(device: Any) -> bool:
+    return bool(device.type & cl.device_type.GPU)
+
+
+def _describe(devices: Iterable[tuple[int, int, Any]]) -> str:
+    return "; ".join(f"{pi}:{di} {d.name.strip()} ({d.platform.name.strip()})" for pi, di, d in devices)
+
+
+def _match(spec: str, devices: list[tuple[int, int, Any]], source: str) -> Any:
+    """Resolve a device spec: ``'P:D'``, ``'P'``, ``'gpu'``/``'cpu'`` or a name substring."""
+    spec = spec.strip()
+    parts = spec.split(":")
+    if all(p.isdigit() for p in parts) and 1 <= len(parts) <= 2:
+        pi = int(parts[0])
+        di = int(parts[1]) if len(parts) == 2 else 0
+        for p, d, dev in devices:
+            if p == pi and d == di:
+                return dev
+    elif spec.lower() in ("gpu", "cpu"):
+        want_gpu = spec.lower() == "gpu"
+        typed = [t for t in devices if _is_gpu(t[2]) == want_gpu]
+        if typed:
+            return _best(typed)
+    else:
+        named = [t for t in devices if spec.lower() in t[2].name.lower() or spec.lower() in t[2].platform.name.lower()]
+        if named:
+            return named[0][2]
+    raise OpenCLUnavailable(
+        f"{source} {spec!r} matches no OpenCL device; available: {_describe(devices)} "
+        "(give 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of a device name; `inpaint devices` lists them)")
+
+
+def _best(devices: list[tuple[int, int, Any]]) -> Any:
+    # GPUs first, then most compute units; stable on platform/device order.
+    return sorted(devices, key=lambda t: (not _is_gpu(t[2]), -int(t[2].max_compute_units), t[0], t[1]))[0][2]
+
+
+def select_device(device: "str | Any | None" = None, profile: "Profile | None" = None) -> Any:
+    """Choose an OpenCL device by the chain: explicit → ``PYOPENCL_CTX`` → profile → best.
+
+    Parameters
+    ----------
+    device : str, pyopencl.Device or None
+        ``'P:D'`` indices, ``'gpu'``, ``'cpu'``, or part of a device name.
+    profile : Profile, optional
+        Its ``device_type`` (``'gpu'``/``'cpu'``) is used when nothing more explicit is given.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        If no driver or no matching device exists (the message lists the devices).
+    """
+    if cl is not None and isinstance(device, cl.Device):
+        return device
+    devices = all_devices()
+    if device:
+        return _match(str(device), devices, "device")
+    env = os.environ.get("PYOPENCL_CTX", "").strip()
+    if env:
+        return _match(env, devices, "PYOPENCL_CTX")
+    if profile is not None and profile.device_type in ("gpu", "cpu"):
+        want_gpu = profile.device_type == "gpu"
+        typed = [t for t in devices if _is_gpu(t[2]) == want_gpu]
+        if typed:
+            return _best(typed)
+    return _best(devices)
+
+
+class Runtime:
+    """An OpenCL context and in-order queue on one device, with program/kernel caches.
+
+    Parameters
+    ----------
+    device : str or pyopencl.Device, optional
+        See :func:`select_device`.
+    profile : str, pathlib.Path or Profile, optional
+        Caps applied to the device's limits (default ``native``: no caps).
+    profiling : bool
+        Create the queue with profiling enabled so per-stage device times can be read.  Some
+        drivers take longer to queue each launch on such a queue (the NVIDIA driver 14.5 us
+        against 8.6 us), which a loop of short launches notices.
+
+    Notes
+    -----
+    A queue is not thread-safe: one thread (the app's worker) must own a runtime.
+    """
+
+    def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True):
+        self.profile: Profile = load_profile(profile)
+        self.device = select_device(device, self.profile)
+        self.limits: Limits = self.profile.effective_limits(self.device)
+        self.context = cl.Context([self.device])
+        props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+        self.queue = cl.CommandQueue(self.context, properties=props)
+        self.profiling = profiling
+        self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._kernels: dict[tuple[int, str], Any] = {}
+        self._lock = threading.Lock()
+        #: Wall time spent building or loading programs on this runtime.
+        self.build_seconds = 0.0
+
+    @property
+    def name(self) -> str:
+        """Human-readable device and platform name."""
+        return f"{self.device.name.strip()} ({self.device.platform.name.strip()})"
+
+    @property
+    def is_gpu(self) -> bool:
+        """Whether the device is a GPU."""
+        return _is_gpu(self.device)
+
+    def program(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None = None) -> Any:
+        """The built program for ``kernels/<source>.cl`` with ``defines``, built once per
+        runtime (see :func:`inpaint.cl.build.build`); a sequence of stems builds their sources as
+        one program (a bundle)."""
+        sources = (source,) if isinstance(source, str) else tuple(source)
+        key = (sources, build_options(defines))
+        with self._lock:
+            prg = self._programs.get(key)
+            if prg is None:
+                prg, seconds = build(self.context, sources, defines)
+                self.build_seconds += seconds
+                self._programs[key] = prg
+        return prg
+
+    def kernel(self, source: "str | Sequence[str]", name: str, scalars: Sequence[Any | None],
+               defines: Mapping[str, Any] | None = None) -> Any:
+        """A kernel fetched once, with scalar argument dtypes declared.
+
+        Parameters
+        ----------
+        source : str or sequence of str
+            Kernel file stem under ``kernels/``, or the stems of a bundle (see :meth:`program`).
+        name : str
+            Kernel function name.
+        scalars : sequence of numpy dtype or None
+            One entry per argument: a dtype for scalars, ``None`` for buffers/local memory.
+        defines : mapping, optional
+            ``-D`` build-time specialisation.
+        """
+        prg = self.program(source, defines)
+        key = (id(prg), name)
+        with self._lock:
+            knl = self._kernels.get(key)
+            if knl is None:
+                knl = cl.Kernel(prg, name)
+                knl.set_scalar_arg_dtypes(list(scalars))
+                self._kernels[key] = knl
+        return knl
+
+    def work_group_info(self, knl: Any) -> dict[str, int]:
+        """The built kernel's local memory use and maximum work-group size on this device."""
+        info = cl.kernel_work_group_info
+        return {
+            "local_mem_size": int(knl.get_work_group_info(info.LOCAL_MEM_SIZE, self.device)),
+            "work_group_size": int(knl.get_work_group_info(info.WORK_GROUP_SIZE, self.device)),
+        }
+
+
+_RUNTIMES: dict[tuple[Any, ...], Runtime] = {}
+_RUNTIMES_LOCK = threading.Lock()
+
+
+def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime:
+    """A cached :class:`Runtime` for ``(device, profile, profiling)`` in the calling thread.
+
+    Caching per thread keeps the rule that one thread owns a queue.
+    """
+    prof = load_profile(profile)
+    key = (threading.get_ident(), str(device) if device is not None else None,
+           str(prof.path) if prof.path else prof.name, os.environ.get("PYOPENCL_CTX", ""), bool(profiling))
+    with _RUNTIMES_LOCK:
+        rt = _RUNTIMES.get(key)
+        if rt is None:
+            rt = Runtime(device, prof, profiling=bool(profiling))
+            _RUNTIMES[key] = rt
+    return rt
+
+
+def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> "Runtime | None":
+    """The runtime a fill should use: ``None`` for ``backend='numpy'``; for ``'auto'``, also
+    ``None`` (with a RuntimeWarning) when OpenCL is unavailable; for ``'opencl'`` that raises.
+    ``profiling``: a queue that times every launch (see :class:`Runtime`).
+
+    Raises
+    ------
+    OpenCLUnavailable
+        ``backend='opencl'`` and no usable device.
+    """
+    if backend == "numpy":
+        return None
+    try:
+        return get_runtime(device, profile, profiling)
+    except OpenCLUnavailable as exc:
+        if backend == "opencl":
+            raise
+        import warnings
+
+        warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=3)
+        return None
+
+
+def round_up(n: int, m: int) -> int:
+    """Smallest multiple of ``m`` that is >= ``n``."""
+    return ((int(n) + m - 1) // m) * m
+
+
+def event_time(ev: Any) -> float:
+    """Device execution time of one profiled event, in seconds.
+
+    ``get_profiling_info`` directly: ``ev.profile.end`` goes through pyopencl's attribute
+    lookup, about 15 times slower, which the device-resident loop (ten events an iteration)
+    noticed."""
+    return (ev.get_profiling_info(cl.profiling_info.END) - ev.get_profiling_info(cl.profiling_info.START)) * 1e-9
+
+
+def event_seconds(events: Iterable[Any]) -> float:
+    """Sum of the device execution times of profiled ``events`` in seconds."""
+    return sum(event_time(ev) for ev in events)
+

@@ -1,0 +1,40 @@
+"""The ``inpaint`` command: object removal, plus ``resize``, ``bench``, ``devices`` and ``app``.
+
+One module per command (:mod:`~inpaint.cli.remove`, :mod:`~inpaint.cli.resize`,
+:mod:`~inpaint.cli.devices`, :mod:`~inpaint.cli.bench`, :mod:`~inpaint.cli.app`), each with
+``main(argv, prog)``; :func:`main` dispatches to them and runs each inside the guard
+(:func:`inpaint.cli.guard.guarded`: one line and an exit status for every error).  The options
+both ``inpaint`` and ``inpaint resize`` take are declared once (:mod:`~inpaint.cli.shared`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Sequence
+
+from .guard import guarded
+from .shared import COMMANDS
+
+
+def _command(name: str) -> Any:
+    """The module of command ``name`` (imported only when it runs)."""
+    if name == "resize":
+        from . import resize as module
+    elif name == "bench":
+        from . import bench as module
+    elif name == "devices":
+        from . import devices as module
+    elif name == "app":
+        from . import app as module
+    else:
+        from . import remove as module
+    return module
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``inpaint`` command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in COMMANDS:
+        prog = f"inpaint {argv[0]}"
+        return guarded(prog, lambda: _command(argv[0]).main(argv[1:], prog))
+    return guarded("inpaint", lambda: _command("remove").main(argv, "inpaint"))

@@ -1,0 +1,147 @@
+"""Batches for the commands: which files a batch holds, how masks pair with images, and the
+loop that runs the files, reports a bad one and carries on.
+
+``inpaint`` and ``inpaint resize`` share these rules, so a folder means the same to both:
+
+* a folder given stands for its image files (:data:`IMAGE_EXTENSIONS`), sorted by name, less
+  masks and earlier results (names ending in ``_mask``, ``_removed`` or ``_resized``);
+* the mask of ``x.jpg`` is ``x_mask.png`` beside it, or ``DIR/x.png`` from a mask folder (any
+  image extension, PNG first);
+* results go beside the inputs under a suffixed name, or into an existing ``-o`` folder under
+  the input's own name.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..errors import DeviceError, InputError
+from .guard import one_line
+
+#: Image file extensions a batch folder is scanned for.
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+#: Name endings of the files a folder scan leaves out: masks and results of earlier runs.
+SKIPPED_SUFFIXES = ("_mask", "_removed", "_resized")
+
+
+def is_batch(items: Sequence[str]) -> bool:
+    """Whether the command's inputs make a batch: several, or one folder."""
+    return len(items) > 1 or (len(items) == 1 and Path(items[0]).is_dir())
+
+
+def batch_images(items: Sequence[str]) -> list[Path]:
+    """The images of a batch: the files given, and the image files of the folders given.
+
+    Raises
+    ------
+    InputError
+        No image at all.
+    """
+    found: list[Path] = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir():
+            found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS
+                            and not f.stem.endswith(SKIPPED_SUFFIXES))
+        else:
+            found.append(path)
+    if not found:
+        raise InputError(f"no image file in {', '.join(map(str, items))} (looked for {', '.join(IMAGE_EXTENSIONS)})")
+    return found
+
+
+def paired_file(image: Path, folder: Path | None, suffix: str = "_mask") -> Path:
+    """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image (the
+    first that exists, PNG first); the PNG name when none does, so that the error names it."""
+    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
+    for ext in IMAGE_EXTENSIONS:
+        for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
+            if candidate.is_file():
+                return candidate
+    return where / f"{stem}.png"
+
+
+def output_folder(output: str | None) -> Path | None:
+    """A batch's ``-o``: ``None`` (results beside the inputs) or an existing folder."""
+    if output is None:
+        return None
+    folder = Path(output)
+    if not folder.is_dir():
+        raise InputError(f"with several images, -o must be an existing folder; {folder} is not")
+    return folder
+
+
+def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
+    """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input."""
+    if folder is not None:
+        return folder / image.name
+    return image.with_name(f"{image.stem}{suffix}{image.suffix or '.png'}")
+
+
+def check_distinct(outputs: Sequence[Path]) -> None:
+    """Refuse a batch in which two results would be written to one file."""
+    seen: set[Path] = set()
+    for out in outputs:
+        if out in seen:
+            raise InputError(f"two images of the batch would both be written to {out}")
+        seen.add(out)
+
+
+def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], None], *, jobs: int = 1,
+              devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done") -> int:
+    """Run ``one(i, label, device)`` for every image; returns the exit status (2 if any failed).
+
+    A file whose job raises :class:`InputError`, ``OSError`` or ``ValueError`` is reported in
+    one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
+    every later file would fail the same way.  With ``jobs > 1`` the files run on that many
+    threads, taking turns on ``devices`` (``None`` for each file when empty).  A summary with
+    the throughput ends the run.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    n, t0 = len(images), time.perf_counter()
+    failed: list[str] = []
+    lock = threading.Lock()
+
+    def job(i: int) -> None:
+        label = f"[{i + 1}/{n}] {images[i].name}"
+        try:
+            one(i, label, devices[i % len(devices)] if devices else None)
+        except DeviceError:
+            raise
+        except (InputError, OSError, ValueError) as exc:  # this file only: report, skip, carry on
+            with lock:
+                failed.append(images[i].name)
+                print(f"{prog}: error: {label}: {one_line(exc)}", file=sys.stderr)
+
+    if jobs == 1:
+        for i in range(n):
+            job(i)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for done in [pool.submit(job, i) for i in range(n)]:
+                done.result()
+    dt = time.perf_counter() - t0
+    if not quiet or failed:
+        listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
+        print(f"{prog}: {n} images: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
+              f"{dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def best_devices(backend: str, device: str | None, jobs: int) -> list[str]:
+    """For several jobs and no ``--device``: the OpenCL devices of the best kind, to take turns on."""
+    if jobs == 1 or device is not None or backend == "numpy":
+        return []
+    from ..cl import runtime as rtmod
+
+    try:
+        found = rtmod.all_devices()
+    except rtmod.OpenCLUnavailable:
+        return []
+    best = rtmod.select_device()
+    return [f"{pi}:{di}" for pi, di, d in found if d.type == best.type and d.platform.name == best.platform.name]

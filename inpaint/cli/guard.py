@@ -1,0 +1,207 @@
+"""The guard every front end runs in, and the exit status of every error.
+
+=====  ==================================================================================
+exit   meaning
+=====  ==================================================================================
+0      done (also for an empty mask, which writes an unchanged copy)
+1      an internal error (a bug: the message says what failed; no traceback is shown)
+2      bad input: options, images, masks, profiles, outputs that cannot be written, an
+       image too large for the memory
+3      no usable device: OpenCL missing, or ``--device`` matches no device
+130    interrupted by Ctrl-C (SIGINT); SIGTERM and SIGHUP give 143 and 129
+=====  ==================================================================================
+
+:func:`guarded` turns every error into one line on stderr and that exit status, removes the
+temporary files of an unfinished write on SIGINT, SIGTERM and SIGHUP, and never shows a
+traceback (set ``INPAINT_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import warnings
+from typing import Any, Callable, Iterator
+
+from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError
+
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+EXIT_NO_DEVICE = 3
+EXIT_INTERRUPTED = 130
+
+#: The exit status of each error class (the first that matches); anything else is a bug (1).
+EXIT_CODES = ((InputError, EXIT_BAD_INPUT), (MemoryError, EXIT_BAD_INPUT), (ProfileError, EXIT_BAD_INPUT),
+              (CaseDataError, EXIT_BAD_INPUT), (DeviceError, EXIT_NO_DEVICE), (OpenCLUnavailable, EXIT_NO_DEVICE))
+
+#: The table above, for the commands' help.
+EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input, "
+              "3 no usable OpenCL device, 130 interrupted (Ctrl-C).")
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit status a front end gives for ``exc`` (see the table above)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    for cls, code in EXIT_CODES:
+        if isinstance(exc, cls):
+            return code
+    return EXIT_INTERNAL
+
+
+def one_line(exc: BaseException) -> str:
+    """The exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM or SIGHUP (a BaseException, like KeyboardInterrupt,
+    so that no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """SIGTERM and SIGHUP: stop the main thread like Ctrl-C does."""
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def show_warnings(prog: str) -> Iterator[None]:
+    """Print warnings as ``PROG: warning: ...`` lines (library deprecation noise is hidden)."""
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        text = one_line(message if isinstance(message, BaseException) else Exception(message))
+        if "Non-empty compiler output" in text:  # pyopencl's build log: not for users
+            return
+        print(f"{prog}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("always", UserWarning)
+        warnings.simplefilter("always", RuntimeWarning)
+        warnings.showwarning = show
+        yield
+
+
+#: Seconds a kernel build may take before the command says that it is compiling.
+COMPILE_NOTE_AFTER = 0.5
+_COMPILE_NOTED = False
+
+
+@contextlib.contextmanager
+def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[None]:
+    """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
+    compiled for the device on first use and cached by pyopencl afterwards."""
+    from ..cl import build
+
+    timers: list[threading.Timer] = []
+
+    def show() -> None:
+        global _COMPILE_NOTED
+        if _COMPILE_NOTED:
+            return
+        _COMPILE_NOTED = True
+        lead = "\n" if bar is not None and getattr(bar, "drawn", False) else ""
+        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device (first run only; "
+                         "later runs reuse them)...\n")
+        sys.stderr.flush()
+
+    def listener(event: str, sources: Any, seconds: float) -> None:
+        if event == "start" and not _COMPILE_NOTED:
+            timer = threading.Timer(COMPILE_NOTE_AFTER, show)
+            timer.daemon = True
+            timers.append(timer)
+            timer.start()
+        elif event == "end":
+            while timers:
+                timers.pop().cancel()
+
+    if not enabled:
+        yield
+        return
+    build.add_build_listener(listener)
+    try:
+        yield
+    finally:
+        build.remove_build_listener(listener)
+        while timers:
+            timers.pop().cancel()
+
+
+def guarded(prog: str, fn: Callable[[], int]) -> int:
+    """Run a front end: errors become one line and an exit status, signals clean up.
+
+    Ctrl-C prints one line and gives 130; SIGTERM and SIGHUP give 128 + the signal number.
+    Either way the temporary files of an unfinished write are removed, and an existing output
+    is left as it was.  ``--help`` and usage errors exit through argparse (0 and 2).
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous: dict[int, Any] = {}
+    if main_thread:
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                sig = getattr(signal, name)
+                try:
+                    if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. under nohup: keep ignoring it
+                        continue
+                    previous[sig] = signal.signal(sig, _on_signal)
+                except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+                    pass
+
+    def hold() -> None:
+        """While reporting and cleaning up, a second signal must not interrupt with a traceback."""
+        if not main_thread:
+            return
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                sig = getattr(signal, name)
+                try:
+                    old = signal.signal(sig, signal.SIG_IGN)
+                except (ValueError, OSError):  # pragma: no cover
+                    continue
+                previous.setdefault(sig, old)
+
+    def cleanup_temp_files() -> None:
+        hold()
+        atomic = sys.modules.get("inpaint.io.atomic")
+        if atomic is not None:  # only a run that wrote can have left a temporary file
+            atomic.cleanup_temp_files()
+
+    try:
+        with show_warnings(prog):
+            return int(fn() or 0)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        cleanup_temp_files()
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated as exc:
+        cleanup_temp_files()
+        name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
+        print(f"{prog}: stopped by {name}", file=sys.stderr)
+        return 128 + exc.signum
+    except Exception as exc:  # noqa: BLE001 - the one place every error is reported
+        cleanup_temp_files()
+        if os.environ.get("INPAINT_DEBUG"):
+            raise
+        code = exit_code(exc)
+        if isinstance(exc, MemoryError):
+            print(f"{prog}: error: not enough memory for this job; use a smaller image", file=sys.stderr)
+        elif code == EXIT_INTERNAL:
+            print(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
+                  "run with INPAINT_DEBUG=1 for the traceback and report it)", file=sys.stderr)
+        else:
+            print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return code
+    finally:
+        for sig, handler in previous.items():
+            try:
+                signal.signal(sig, handler)
+            except (ValueError, OSError, TypeError):  # pragma: no cover
+                pass

@@ -1,0 +1,330 @@
+"""``inpaint IMAGE --mask MASK``: object removal from the command line, one image or a batch.
+
+The image and mask are read through :mod:`inpaint.io` (the one mask rule), the fill runs through
+:func:`inpaint.api.inpaint`, and the result is written back into the original picture at full
+depth, atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import __version__
+from ..errors import InputError, InputWarning
+from ..methods.checks import parse_alpha, parse_patch
+from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
+from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
+from ..report import draw_mapping, draw_offsets, format_stats
+from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
+                    run_batch)
+from .guard import EXIT_TABLE, compile_note
+from .options import parse_grow, parse_int
+from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
+
+USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
+         "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
+         "       inpaint --case NAME [-o OUT] [options]\n"
+         "       inpaint {" + ",".join(COMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
+         "       inpaint --version")
+
+#: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
+FILL_BYTES_PER_PIXEL = 200
+#: Rough fill speed, seconds per masked pixel (multiscale; measured on a 2-core CPU).
+_FILL_SECONDS_PER_PIXEL = {"numpy": 6e-4, "opencl": 6e-5}
+#: A job estimated to take longer than this gets a warning with the estimate.
+LONG_JOB_SECONDS = 60.0
+
+
+def version() -> str:
+    """The installed package's version (its metadata), else the package's ``__version__``."""
+    try:
+        from importlib.metadata import version as _version
+
+        return _version("inpaint")
+    except Exception:  # noqa: BLE001 - not installed (a bare checkout): PackageNotFoundError
+        return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the main (object-removal) command."""
+    from ..io import MASK_RULE
+
+    p = argparse.ArgumentParser(
+        prog="inpaint", usage=USAGE,
+        description="Remove an object from a photo: the hole is filled from the rest of the picture by a "
+                    "multiscale exemplar fill (default) or the paper's Criminisi pipeline, on OpenCL.",
+        epilog=MASK_RULE + " Commands: " + "; ".join(
+            f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
+    )
+    p.add_argument("--version", action="version", version=f"inpaint {version()}")
+    p.add_argument("image", nargs="*", help="input image; or several images or folders, for a batch (see --masks)")
+    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below); with several "
+                                        "images, the one mask for all of them")
+    p.add_argument("--masks", metavar="DIR",
+                   help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
+                        "--masks or --mask, it is IMAGE_mask.png beside the image")
+    p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
+    p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
+                                          "<case>_removed.png for --case); for a batch, an existing folder "
+                                          "that receives each result under its input's name")
+    p.add_argument("--grow", metavar="N", default=None,
+                   help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
+                        "goes too (default 0)")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
+                        "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
+                        "'criminisi': the paper's greedy patch-by-patch fill")
+    p.add_argument("--alpha", default=None,
+                   help="search factor of Eq. 6: sources come from the object's box grown by alpha times its "
+                        f"size on each side; 'full' searches the whole image (default: {_defaults('alpha')}; "
+                        "criminisi's as in the paper)")
+    p.add_argument("--patch", "-p", default=None,
+                   help=f"patch side P, odd and >= 3 (default: {_defaults('patch')})")
+    p.add_argument("--candidates", default=None,
+                   help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default "
+                        f"{DEFAULTS['multiscale']['candidates']}, texture as sharp as its source at 1); more blend "
+                        "more smoothly")
+    p.add_argument("--source", choices=SOURCES, default=None,
+                   help="criminisi: take sources only from the original picture ('original', default, as in the "
+                        "paper) or also from pixels filled earlier ('filled')")
+    add_device_options(p)
+    p.add_argument("--partition", help="criminisi: the stages to run on the device (the others run in numpy): "
+                                       + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: "
+                                       "findBestPatch and its reduction), or comma-separated stages of "
+                                       + ",".join(STAGES) + " (default all)")
+    p.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
+    p.add_argument("--loop", choices=LOOPS, default=None,
+                   help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next patch "
+                        "itself; the host reads a log every few iterations), 'host' drives it patch by patch, "
+                        "'auto' (default) takes 'device' whenever every stage runs there with the original "
+                        "sources; the result is the same")
+    p.add_argument("--prune", choices=("auto", "on", "off"), default=None,
+                   help="findBestPatch stops candidates whose partial SSD passes a sampled bound (same result; "
+                        "auto: on CPU devices, where it is faster)")
+    p.add_argument("--stats", action="store_true", help="print the per-stage timing table (like the paper's Table 2)")
+    p.add_argument("--save-mapping", metavar="FILE",
+                   help="also write a picture of where the fill came from: for criminisi, each target patch (red) "
+                        "joined to its source patch (green); for multiscale, each filled pixel coloured by the "
+                        "direction (hue) and distance (brightness) of its source")
+    add_run_options(p, "fill")
+    return p
+
+
+def _defaults(option: str) -> str:
+    """The methods' defaults of ``option`` for the help text, e.g. ``'7 for multiscale, 9 for criminisi'``."""
+    return ", ".join(f"{DEFAULTS[m][option]} for {m}" for m in METHODS if option in DEFAULTS[m])
+
+
+def _method_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chosen method's options from the command line, parsed once (unset ones take the
+    method's defaults)."""
+    given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
+             "profile": args.profile, "candidates": args.candidates, "source": args.source,
+             "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
+             "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
+    allowed = OPTIONS[args.method]
+    wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]
+    if wrong:
+        raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
+                         + ", ".join(f"--{k}" for k in allowed if k in given))
+    options = {k: v for k, v in given.items() if v is not None}
+    if "alpha" in options:
+        options["alpha"] = parse_alpha(options["alpha"])
+    if "patch" in options:
+        options["patch"] = parse_patch(options["patch"])
+    if "candidates" in options:
+        options["candidates"] = parse_int(options["candidates"], "--candidates", 1, MAX_CANDIDATES)
+    options["timings"] = bool(args.stats)  # device stage times only when they are printed
+    return options
+
+
+def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
+    """``(image, mask, output)`` for every image to fill: one for ``IMAGE --mask MASK`` and
+    ``--case NAME``, several for a batch."""
+    if args.case is not None:
+        if args.image or args.mask is not None or args.masks is not None:
+            raise InputError("give either --case or IMAGE --mask, not both")
+        from ..io.cases import load_case
+
+        try:
+            case = load_case(args.case)
+        except ValueError as exc:  # an unknown name: the message lists the cases
+            raise InputError(str(exc)) from None
+        out = Path(args.output) if args.output is not None else Path(f"{case.name}_removed.png")
+        return [(case.paths["image"], case.paths["mask"], out)]
+    if not args.image:
+        raise InputError("no input image given")
+    if any(str(item) == "" for item in args.image):
+        raise InputError("the input image file name is empty")
+    if args.mask is not None and args.masks is not None:
+        raise InputError("give either --mask (one mask for every image) or --masks DIR, not both")
+    if not is_batch(args.image):
+        image = Path(args.image[0])
+        if args.mask is None and args.masks is None:
+            raise InputError("--mask is required (the object to remove)")
+        mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
+        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, "_removed"))]
+    images = batch_images(args.image)
+    if args.save_mapping is not None:
+        raise InputError("--save-mapping takes one image, not a batch")
+    out_dir = output_folder(args.output)
+    masks = Path(args.masks) if args.masks is not None else None
+    if masks is not None and not masks.is_dir():
+        raise InputError(f"--masks {masks} is not a folder")
+    return [(image, Path(args.mask) if args.mask is not None else paired_file(image, masks),
+             output_for(image, out_dir, "_removed")) for image in images]
+
+
+def _guess_backend(backend: str) -> str:
+    if backend != "auto":
+        return backend
+    from ..cl.runtime import opencl_available
+
+    return "opencl" if opencl_available() else "numpy"
+
+
+def main(argv: Sequence[str], prog: str = "inpaint") -> int:
+    """Run ``inpaint`` (object removal) with the command-line arguments ``argv``; errors are
+    raised and reported by :func:`inpaint.cli.guard.guarded`."""
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    if not args.image and args.mask is None and args.case is None:
+        parser.print_usage(sys.stderr)
+        raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
+                         "for the bundled example; 'inpaint --help' lists the options")
+    with max_pixels(args.max_pixels):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    options = _method_options(args)
+    radius = parse_grow(args.grow) if args.grow is not None else 0
+    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
+    if args.output is not None and args.output.strip() == "":
+        raise InputError("the output file name (-o) is empty")
+    work = _jobs(args)
+    if not is_batch(args.image or []):
+        image_path, mask_path, out = work[0]
+        _remove_one(args, options, radius, image_path, mask_path, out)
+        return 0
+    return _remove_batch(args, options, radius, work, jobs)
+
+
+def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int,
+                  work: list[tuple[Path, Path, Path]], jobs: int) -> int:
+    """Fill every image of a batch (:func:`inpaint.cli.batch.run_batch`).  One OpenCL context and one
+    program build serve all the files a worker fills."""
+    from .options import check_device
+
+    check_device(args.backend, args.device, args.profile)
+    check_distinct([out for _, _, out in work])
+
+    def one(i: int, label: str, device: Any) -> None:
+        image, mask, out = work[i]
+        opts = dict(options, device=device) if device is not None else options
+        _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
+
+    return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
+                     devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
+
+
+def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
+                out: Path, label: str | None = None, progress: bool = True) -> None:
+    """Fill one image and write its result (and --save-mapping); raises on bad input."""
+    from .. import io as imageio
+    from ..masks import grow
+    from .options import check_device
+    from .progress import Progress
+
+    sources = [("input image", image_path), ("mask", mask_path)]
+    # cheap checks first: names, formats, folders, collisions (before reading anything)
+    if args.save_mapping is not None:
+        imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
+    mapping = Path(args.save_mapping) if args.save_mapping is not None else None
+    imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
+                         others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
+    if label is None:
+        check_device(args.backend, args.device, args.profile)
+    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+    w, h = pic.size
+    if min(w, h) < 3:
+        raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
+    imageio.check_output(out, mode=pic.mode, size=pic.size)
+    if mapping is not None:
+        imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
+    mask = imageio.read_mask(mask_path, pic.size)
+    drawn = int(mask.sum())
+    if radius and mask.any():
+        mask = grow(mask, radius)
+    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
+    name = f"{label}: " if label else ""
+    if not mask.any():
+        try:
+            note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
+        except OSError as exc:
+            raise InputError(f"cannot write the output: {exc}") from None
+        print(f"inpaint: {name}the mask {mask_path} selects no pixel: nothing to remove; "
+              f"wrote an unchanged copy to {out}", file=sys.stderr)
+        if note:
+            print(f"inpaint: note: {name}{note}", file=sys.stderr)
+        return
+    if mask.all():
+        raise InputError("the mask covers the whole image: there is nothing to copy from")
+    _warn_if_long(mask, args)
+    from ..api import inpaint
+
+    bar = Progress("inpaint", f"filling {label}" if label else "filling",
+                   "none" if args.quiet or not progress else args.progress)
+    try:
+        with compile_note("inpaint", not args.quiet, bar):
+            res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
+    finally:
+        bar.close()
+    result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
+    items = [(result, out, meta)]
+    if mapping is not None:
+        if args.method == "criminisi":
+            drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
+        else:
+            drawing = draw_offsets(res.image, res.source_map, mask)
+        items.append((drawing, mapping, {}))
+    try:
+        notes = imageio.save_images(items)
+    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+        raise InputError(f"cannot write the output: {exc}") from None
+    note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
+    if note and not args.quiet:
+        print(f"inpaint: note: {name}{note}", file=sys.stderr)
+    s = res.stats
+    if args.stats:
+        print((f"{label}\n" if label else "") + format_stats(s))
+    if not args.quiet:
+        extra = f", search area widened {s.widened}x" if s.widened else ""
+        grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
+        unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
+        print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+              f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
+
+
+def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
+    """A warning with an estimate for a mask covering most of the image or a long fill."""
+    from .progress import format_seconds
+
+    n, total = int(mask.sum()), int(mask.size)
+    coverage = n / total
+    if coverage < 0.5 and n < 20_000:
+        return
+    backend = _guess_backend(args.backend)
+    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * (2 if args.method == "criminisi" else 1)
+    if coverage >= 0.5:
+        warnings.warn(InputWarning(
+            f"the mask covers {coverage:.0%} of the image: little is left to copy from, and the fill of "
+            f"{n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+    elif seconds >= LONG_JOB_SECONDS:
+        warnings.warn(InputWarning(
+            f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))

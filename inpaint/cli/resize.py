@@ -1,0 +1,330 @@
+"""``inpaint resize``: content-aware resizing from the command line.
+
+Images and masks are read through :mod:`inpaint.io` (the one mask rule), and the result
+is rebuilt from the input at full depth through the carver's source map: seam carving only
+moves pixels, so 16-bit, float, alpha and palette images keep their exact values.
+
+The exit status is the guard's (:mod:`inpaint.cli.guard`); nothing is written on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InputError, InputWarning
+from ..io import MASK_RULE
+from ..seam.api import ENERGIES, ORDERS
+from .guard import EXIT_TABLE
+from .shared import add_device_options, add_run_options, max_pixels
+
+#: Memory the carver needs per pixel of the larger of the input and the output.
+CARVE_BYTES_PER_PIXEL = 64
+#: Rough carving speed: seconds per pixel visited and per seam (numpy; OpenCL on a 2-core CPU through PoCL).
+_SPEED = {"numpy": (7e-8, 5e-4), "opencl": (2e-9, 6e-5)}
+LONG_JOB_SECONDS = 60.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the ``inpaint resize`` options on ``parser``."""
+    parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
+                          + MASK_RULE + " " + EXIT_TABLE)
+    parser.add_argument("image", nargs="+",
+                        help="input image; or several images or folders, for a batch (each resized to the "
+                             "same --width/--height)")
+    parser.add_argument("--width", "-W", type=int, help="target width (default: the input's)")
+    parser.add_argument("--height", "-H", type=int, help="target height (default: the input's)")
+    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input); "
+                                               "for a batch, an existing folder that receives each result "
+                                               "under its input's name")
+    parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
+                                                          "for every image, or a folder DIR holding DIR/IMAGE.png")
+    parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
+                                                         "the size is then restored unless --no-restore; for a "
+                                                         "batch, as for --protect")
+    parser.add_argument("--grow", metavar="N", default=None,
+                        help="with --remove: grow the object's mask by N pixels first (its rim or halo goes too)")
+    parser.add_argument("--no-restore", action="store_true",
+                        help="with --remove: keep the smaller size where --width/--height are not given")
+    parser.add_argument("--energy", choices=ENERGIES, default="backward", help="energy (default backward)")
+    parser.add_argument("--order", choices=ORDERS, default="width-first", help="carving order")
+    parser.add_argument("--batch", type=int, metavar="K",
+                        help="approximate mode: up to K strip-local seams per pass (much faster)")
+    parser.add_argument("--save-seams", metavar="FILE", help="also write the input with the seams drawn over it "
+                                                             "(removed: red, inserted: green)")
+    parser.add_argument("--allow-large", action="store_true", help="allow enlarging by more than 2x")
+    add_device_options(parser)
+    add_run_options(parser, "resize")
+
+
+def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
+    pic = original[..., :3].copy() if original.ndim == 3 else np.repeat(original[..., None], 3, axis=2)
+    pic[seams > 0] = (255, 0, 0)
+    pic[seams < 0] = (0, 255, 0)
+    return pic
+
+
+def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
+    """The largest output size the run can produce (for the output and memory checks)."""
+    for name, v, cur in (("width", args.width, w0), ("height", args.height, h0)):
+        if v is not None and v > 2 * cur and not args.allow_large:
+            raise InputError(f"--{name} {v} is more than twice the input's {cur}; pass --allow-large "
+                             "to enlarge that much")
+    return (args.width or w0), (args.height or h0)
+
+
+def _masks(protect: Path | None, remove: Path | None, radius: int,
+           size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    from ..io import read_mask, same_file
+    from ..masks import grow
+
+    if protect and remove and same_file(protect, remove):
+        raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
+    keep = read_mask(protect, size) if protect else None
+    drop = read_mask(remove, size) if remove else None
+    if drop is not None and radius:
+        drop = grow(drop, radius)
+    if keep is not None and not keep.any():
+        warnings.warn(InputWarning(f"the --protect mask {protect} selects no pixel: nothing is protected"))
+        keep = None
+    if drop is not None and not drop.any():
+        warnings.warn(InputWarning(f"the --remove mask {remove} selects no pixel: nothing is removed"))
+        drop = None
+    if keep is not None and drop is not None:
+        both = keep & drop
+        if not (drop & ~keep).any():
+            raise InputError("every pixel of the --remove mask is also in the --protect mask: nothing could be "
+                             "removed (protected pixels are never carved)")
+        if both.any():
+            n = int(both.sum())
+            warnings.warn(InputWarning(f"{n} pixel{'s are' if n != 1 else ' is'} in both --protect and --remove: "
+                                       "protected pixels stay, so part of the object may remain"))
+    return keep, drop
+
+
+def _estimate(w0: int, h0: int, tw: int, th: int, drop: np.ndarray | None, backend: str,
+              order: str) -> tuple[int, float]:
+    """(seams, rough seconds) of a run: work (pixels visited) plus a cost per seam."""
+    seams = abs(tw - w0) + abs(th - h0)
+    work = float(_work_curve(w0, h0, tw, th, order)[-1])
+    if drop is not None:
+        per_row = int(drop.sum(axis=1).max())
+        per_col = int(drop.sum(axis=0).max())
+        extra = 2 * min(per_row, per_col)  # removed, then (by default) inserted back
+        seams += extra
+        work += extra * float(w0 * h0)
+    per_work, per_seam = _SPEED.get(backend, _SPEED["numpy"])
+    return seams, work * per_work + seams * per_seam
+
+
+def _user_words(message: str) -> str:
+    """The library's message in the command's words (its options, not the API's arguments)."""
+    for api_name, option in (("drop_mask: ", ""), ("drop_mask", "the --remove mask"),
+                             ("keep_mask", "the --protect mask"), ("allow_large=True (--allow-large)",
+                                                                   "--allow-large")):
+        message = message.replace(api_name, option)
+    return message
+
+
+def _work_curve(w0: int, h0: int, tw: int, th: int, order: str) -> np.ndarray:
+    """Cumulative work after each seam of a resize (no object removal), as the carver does it:
+    a removed seam costs the current area; an enlarging step of k seams (at most half the width)
+    costs k times the area it starts from.  Turns seams done into a fair fraction for the ETA."""
+    costs: list[np.ndarray] = []
+    w, h = w0, h0
+    for axis in (("width", "height") if order == "width-first" else ("height", "width")):
+        cur, other, target = (w, h, tw) if axis == "width" else (h, w, th)
+        if target < cur:
+            costs.append((cur - np.arange(cur - target, dtype=np.float64)) * other)
+        elif target > cur:
+            done, size = 0, cur
+            while done < target - cur:
+                k = min(target - cur - done, max(1, int(size * 0.5)))
+                costs.append(np.full(k, float(size) * other))
+                done += k
+                size += k
+        if axis == "width":
+            w = target
+        else:
+            h = target
+    if not costs:
+        return np.zeros(1)
+    return np.concatenate([[0.0], np.cumsum(np.concatenate(costs))])
+
+
+def _progress_by_work(bar: Any, curve: np.ndarray) -> Any:
+    """``progress(done, total)`` reporting the share of the work done (seams late in an
+    enlargement cost more than early ones)."""
+    last = len(curve) - 1
+
+    def report(done: int, total: int) -> None:
+        if total != last or curve[-1] <= 0:
+            bar.steps(done, total)
+        else:
+            bar(curve[min(max(done, 0), last)] / curve[-1])
+    return report
+
+
+def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
+    """Run ``inpaint resize`` with the command-line arguments ``argv``; returns the exit status.
+    Errors are raised (:class:`~inpaint.errors.InputError`, ...) and reported by
+    :func:`inpaint.cli.guard.guarded`."""
+    parser = argparse.ArgumentParser(prog=prog)
+    add_arguments(parser)
+    args = parser.parse_args(list(argv))
+    with max_pixels(args.max_pixels):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for,
+                        paired_file, run_batch)
+    from .options import check_device, parse_grow, parse_int
+
+    if any(str(item).strip() == "" for item in args.image):
+        raise InputError("the input image file name is empty")
+    if args.width is None and args.height is None and not args.remove:
+        raise InputError("give the target size with --width and/or --height (or --remove MASK to remove an "
+                         "object); without them there is nothing to do")
+    for name in ("width", "height"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            raise InputError(f"--{name} must be a positive integer, got {v}")
+    if args.batch is not None and args.batch < 1:
+        raise InputError(f"--batch must be a positive integer, got {args.batch}")
+    if args.output is not None and args.output.strip() == "":
+        raise InputError("the output file name (-o) is empty")
+    radius = parse_grow(args.grow) if args.grow is not None else 0
+    if radius and not args.remove:
+        raise InputError("--grow applies to the --remove mask; give --remove MASK")
+    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
+    if not is_batch(args.image):
+        src = Path(args.image[0])
+        out = Path(args.output) if args.output is not None else output_for(src, None, "_resized")
+        check_device(args.backend, args.device, args.profile)
+        protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
+        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams)
+        return 0
+    if args.save_seams is not None:
+        raise InputError("--save-seams takes one image, not a batch")
+    images = batch_images(args.image)
+    out_dir = output_folder(args.output)
+    outs = [output_for(image, out_dir, "_resized") for image in images]
+    check_distinct(outs)
+
+    def mask_of(value: str | None, image: Path) -> Path | None:
+        if not value:
+            return None
+        return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
+
+    check_device(args.backend, args.device, args.profile)
+
+    def one(i: int, label: str, device: Any) -> None:
+        _resize_one(args, images[i], outs[i], mask_of(args.protect, images[i]), mask_of(args.remove, images[i]),
+                    radius, label=label, device=device, progress=jobs == 1)
+
+    return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
+                     quiet=args.quiet, verb="resized")
+
+
+def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | None, remove: Path | None,
+                radius: int, seams_file: str | None = None, label: str | None = None, device: Any = None,
+                progress: bool = True) -> None:
+    """Resize one image and write the result (and ``--save-seams``); raises on bad input."""
+    from PIL import Image
+
+    from .. import io as imageio
+    from ..io import check_output
+    from ..seam import api
+    from .guard import compile_note
+    from .progress import Progress, format_seconds
+
+    device = device if device is not None else args.device
+    name = f"{label}: " if label else ""
+    inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", protect),
+                                                                       ("remove", remove)) if m]
+    if seams_file is not None:
+        check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
+    check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
+                 others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
+    pic = imageio.read_image(src)
+    w0, h0 = pic.size
+    tw, th = _target_size(args, w0, h0)
+    check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if remove else (tw, th))
+    if seams_file:
+        check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
+    keep, drop = _masks(protect, remove, radius, (w0, h0))
+    backend = args.backend
+    if backend == "auto":
+        from ..cl.runtime import opencl_available
+
+        backend = "opencl" if opencl_available() else "numpy"
+    need = max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL
+    note = imageio.check_memory(need, f"resizing {w0}x{h0} to {tw}x{th}")
+    if note:
+        warnings.warn(InputWarning(note))
+    seams, seconds = _estimate(w0, h0, tw, th, drop, backend, args.order)
+    if seconds >= LONG_JOB_SECONDS:
+        warnings.warn(InputWarning(f"{seams} seams through a {w0}x{h0} image ({backend}) may take roughly "
+                                   f"{format_seconds(seconds)} (a rough estimate)"))
+    if drop is None and (tw, th) == (w0, h0):
+        result = imageio.unchanged(pic)
+        if not args.quiet:
+            print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {out}",
+                  file=sys.stderr)
+        items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+        if seams_file:
+            items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
+        _save(imageio, items)
+        return
+
+    bar = Progress("inpaint resize", f"carving {label}" if label else "carving",
+                   "none" if args.quiet or not progress else args.progress)
+    t0 = time.perf_counter()
+    try:
+        with compile_note("inpaint resize", not args.quiet, bar):
+            res = api.resize(pic.rgb, args.width, args.height, energy=args.energy, order=args.order,
+                             keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
+                             device=device, profile=args.profile,
+                             progress=bar.steps if drop is not None else _progress_by_work(
+                                 bar, _work_curve(w0, h0, tw, th, args.order)),
+                             return_seams=bool(seams_file), restore=not args.no_restore,
+                             allow_large=args.allow_large, return_source=True)
+    except ValueError as exc:  # bad sizes/masks, impossible protect mask, ProfileError
+        if isinstance(exc, InputError):
+            raise
+        from ..cl.profiles import ProfileError
+
+        if isinstance(exc, ProfileError):
+            raise
+        raise InputError(_user_words(str(exc))) from None
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - t0
+    out8, seam_map, source = res if seams_file else (res[0], None, res[1])
+    result, move_note = imageio.apply_moves(pic, out8, source)
+    items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+    if seam_map is not None:
+        items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
+    notes = _save(imageio, items)
+    note = "; ".join(n for n in (move_note, notes[0]) if n)
+    if not args.quiet:
+        if note:
+            print(f"inpaint resize: note: {name}{note}", file=sys.stderr)
+        gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
+        removed = f"removed {gone} pixels, " if drop is not None else ""
+        print(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {out}",
+              file=sys.stderr)
+
+
+def _save(imageio: Any, items: list) -> list:
+    try:
+        return imageio.save_images(items)
+    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+        raise InputError(f"cannot write the output: {exc}") from None

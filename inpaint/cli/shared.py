@@ -1,0 +1,67 @@
+"""What the commands share: their names, and the options both ``inpaint`` and ``inpaint resize`` take."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from typing import Iterator
+
+from ..errors import InputError
+from ..methods.defaults import BACKENDS
+from .progress import STYLES
+
+#: The commands besides object removal, and what each does (the usage and the help list them).
+COMMANDS = {
+    "resize": "content-aware resize by seam carving",
+    "bench": "benchmarks: the pipeline beside the paper's Tables 2, 4, 5-8, fill quality (--quality), 'seam', "
+             "'integral'; needs the inpaint-bench package",
+    "devices": "list OpenCL devices and each profile's effective limits",
+    "app": "start the touch app (needs the app extra: Kivy)",
+}
+
+#: Pillow's decompression-bomb guard, the default of ``--max-pixels``.
+DEFAULT_MAX_PIXELS = 89_478_485
+
+
+def add_device_options(parser: argparse.ArgumentParser) -> None:
+    """``--backend``, ``--device`` and ``--profile``."""
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
+    parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
+                                         "(default: PYOPENCL_CTX, then the profile, then the best device); "
+                                         "one that matches no device is an error (exit 3)")
+    parser.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+
+
+def add_run_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--jobs``, ``--force``, ``--max-pixels``, ``--progress`` and ``--quiet``; ``verb`` says
+    what a job does to an image (``'fill'``, ``'resize'``)."""
+    parser.add_argument("--jobs", "-j", metavar="N", default=None,
+                        help=f"batch: {verb} N images at once (default 1); with several OpenCL devices of the best "
+                             "kind, the jobs take turns on them")
+    parser.add_argument("--force", action="store_true", help="allow an output to replace an input file")
+    parser.add_argument("--max-pixels", type=int, default=None,
+                        help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default "
+                             f"{DEFAULT_MAX_PIXELS})")
+    parser.add_argument("--progress", choices=STYLES, default="auto",
+                        help="progress with the time left: 'bar' (redrawn in place), 'plain' (a line every few "
+                             "seconds, for logs), 'none'; 'auto' (default): a bar on a terminal, elsewhere plain "
+                             "lines once a job runs long")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress, notes or summary (warnings and errors remain)")
+
+
+@contextlib.contextmanager
+def max_pixels(limit: int | None) -> Iterator[None]:
+    """Pillow's decompression-bomb limit set to ``--max-pixels`` for the run, then restored, so it
+    never leaks into the caller's process (the app, tests)."""
+    from PIL import Image
+
+    before = Image.MAX_IMAGE_PIXELS
+    try:
+        if limit is not None:
+            if limit <= 0:
+                raise InputError("--max-pixels must be positive")
+            Image.MAX_IMAGE_PIXELS = limit
+        yield
+    finally:
+        Image.MAX_IMAGE_PIXELS = before

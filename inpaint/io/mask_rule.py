@@ -1,0 +1,69 @@
+"""The one mask rule: which pixels of a mask file mark the object.
+
+:data:`MASK_RULE` states it for the help texts of the commands and the app; :func:`mask_from_image`
+and :func:`read_mask` apply it, for every front end.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PIL import Image
+
+from ..errors import InputError
+from .read import open_image, upright
+
+
+#: The mask rule, stated once (the commands' and the app's help quote it).
+MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
+             "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
+
+
+def mask_from_image(img: Image.Image) -> np.ndarray:
+    """The object mask of a mask image: the one mask rule (:data:`MASK_RULE`).
+
+    Pixels brighter than mid-grey mark the object; for a mask with transparency (an alpha
+    channel that is not fully opaque, or a palette with a transparent entry), its opaque
+    pixels (alpha > 127) do.  16-bit masks compare with 32767 (above 255) and float masks
+    with 0.5 (values up to 1).
+    """
+    if img.mode == "P" and "transparency" in img.info:
+        img = img.convert("RGBA")
+    if img.mode in ("RGBA", "LA", "PA", "La", "RGBa"):
+        alpha = np.asarray(img.getchannel("A"))
+        if alpha.min(initial=255) < 255:
+            return alpha > 127
+    if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+        arr = np.asarray(img).astype(np.int64)
+        return arr > (127 if arr.max(initial=0) <= 255 else 32767)
+    if img.mode == "F":
+        arr = np.nan_to_num(np.asarray(img), nan=0.0)
+        return arr > (0.5 if arr.max(initial=0) <= 1.0 else 127.0)
+    return np.asarray(img.convert("L")) > 127
+
+
+def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int]) -> np.ndarray:
+    """Read a mask file by the one mask rule (:func:`mask_from_image`), upright by its EXIF
+    orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.
+
+    Every front end reads masks through this function.
+
+    Raises
+    ------
+    InputError
+        Unreadable, or not of ``size``.
+    """
+    img, _ = open_image(path, "mask")
+    img.info.pop("inpaint_frames", None)
+    turned = upright(img)
+    if turned.size != tuple(size):
+        raise InputError(
+            f"mask {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
+            "they must be the same size")
+    try:
+        return mask_from_image(turned)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
+        raise InputError(f"cannot read mask {path}: pixel mode {turned.mode} ({exc})") from None

@@ -1,0 +1,130 @@
+"""Checking an output before any work: its name, format, folder, size and collisions."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from PIL import Image
+
+from ..errors import InputError
+from .atomic import drop_temp, new_temp
+from .encode import convert_for, output_format
+from .pictures import DeepImage
+from .read import check_name
+
+
+#: Formats the commands write: Pillow can store a picture in them without changing its size.
+#: (PSD, FITS, CUR... are read-only in Pillow; ICNS, PDF, EPS, WMF... are not pictures to edit.)
+OUTPUT_FORMATS = ("PNG", "JPEG", "TIFF", "WEBP", "BMP", "DIB", "GIF", "PPM", "TGA", "QOI", "JPEG2000",
+                  "AVIF", "PCX", "SGI", "IM", "ICO")
+#: Largest side each format can hold (ICO: Pillow shrinks anything larger on save).
+_MAX_SIDE = {"JPEG": 65500, "WEBP": 16383, "ICO": 256, "GIF": 65535, "TGA": 65535, "PCX": 65535,
+             "SGI": 65535, "BMP": 2 ** 31 - 1, "AVIF": 65536}
+
+
+def _probe(mode: str) -> "Image.Image | DeepImage":
+    """A tiny image of ``mode``, to try the format's writer on."""
+    if mode.endswith(";16") and mode.split(";")[0] in ("LA", "RGB", "RGBA"):
+        return DeepImage(np.zeros((4, 4, {"LA": 2, "RGB": 3, "RGBA": 4}[mode.split(";")[0]]), np.uint16))
+    if mode == "P":
+        img = Image.new("P", (4, 4))
+        img.putpalette(list(range(256)) * 3)
+        return img
+    return Image.new(mode, (4, 4))
+
+
+def same_file(a: "str | os.PathLike[str]", b: "str | os.PathLike[str]") -> bool:
+    """Whether two paths name the same file (links and ``..`` included; for paths that do
+    not exist yet, the same resolved name)."""
+    try:
+        if Path(a).exists() and Path(b).exists():
+            return os.path.samefile(a, b)
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def check_output(path: "str | os.PathLike[str] | None", *, mode: str | None, size: tuple[int, int] | None,
+                 inputs: "Sequence[tuple[str, str | os.PathLike[str]]]" = (),
+                 others: "Sequence[tuple[str, str | os.PathLike[str]]]" = (), force: bool = False,
+                 what: str = "output") -> str:
+    """Check, before any work, that an image of ``mode`` and ``size`` can be written to ``path``.
+
+    Checks that the name is not empty, the format is known and writable by Pillow in that mode
+    without changing the picture's size, the folder exists and is writable, the path is not a
+    folder, it is not one of ``inputs`` (``(label, path)`` pairs; allowed with ``force``) and
+    not one of ``others`` (other outputs of the same run; never allowed).  With ``mode`` and
+    ``size`` None only the name, format, folder and collisions are checked (before the input
+    is read); call it again with them once the image is known.
+
+    Returns
+    -------
+    str
+        The Pillow format name.
+
+    Raises
+    ------
+    InputError
+        With a message naming the problem.
+    """
+    if path is None or str(path).strip() == "":
+        raise InputError(f"the {what} file name is empty")
+    check_name(path, what)
+    path = Path(path)
+    fmt = output_format(path)
+    if fmt not in OUTPUT_FORMATS:
+        raise InputError(f"cannot write {what} {path}: {fmt} is not a format the commands write "
+                         "(use .png for a lossless result, or .jpg, .tif, .webp, .bmp)")
+    w, h = size if size is not None else (0, 0)
+    limit = _MAX_SIDE.get(fmt)
+    if limit is not None and max(w, h) > limit:
+        if fmt == "ICO":
+            raise InputError(f"cannot write {what} {path}: an ICO icon holds at most {limit}x{limit} pixels and "
+                             f"the {w}x{h} result would be shrunk; use .png")
+        raise InputError(f"cannot write {what} {path}: {fmt} holds at most {limit} pixels a side and the result "
+                         f"is {w}x{h}; use .png or .tif")
+    if path.is_dir():
+        raise InputError(f"{what} {path} is a folder; give a file name")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"output folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"output folder {folder} is not writable")
+    try:
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = 255
+    if len(os.fsencode(path.name)) + 16 > name_max:  # the temporary file's name is 16 bytes longer
+        raise InputError(f"{what} file name {path.name[:40]}... is too long")
+    if mode is not None:  # once per output: a real file in the folder proves it can be written
+        try:
+            fd, tmp = new_temp(folder, path.name)
+        except OSError as exc:
+            raise InputError(f"cannot write in the output folder {folder}: {exc.strerror or exc}") from None
+        os.close(fd)
+        drop_temp(tmp)
+    if path.exists() and not os.access(path, os.F_OK):  # pragma: no cover - defensive
+        raise InputError(f"{what} {path} cannot be replaced")
+    for label, other in others:
+        if other is not None and str(other) != "" and same_file(path, other):
+            raise InputError(f"{what} {path} and {label} are the same file; give them different names")
+    for label, src in inputs:
+        if src is not None and same_file(path, src) and not force:
+            raise InputError(f"the {what} {path} is the {label}; refusing to overwrite it (use --force)")
+    if mode is None:
+        return fmt
+    try:
+        probe, _ = convert_for(_probe(mode), fmt)
+        if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                probe.save(io.BytesIO(), format=fmt)
+    except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
+        raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "
+                         f"({exc}); use .png") from None
+    return fmt

@@ -1,0 +1,252 @@
+"""Reading images: upright, with an 8-bit RGB view and the full-depth pixels (:class:`~inpaint.io.pictures.Picture`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from ..errors import InputError, InputWarning
+from .memory import check_memory
+from .pictures import Picture
+
+
+_ORIENTATION = 0x0112
+#: Grey modes wider than 8 bits: read through an 8-bit view, written back at full depth.
+WIDE_GREY = ("I;16", "I;16B", "I;16L", "I", "F")
+
+
+def _decoded_bytes(img: Image.Image) -> int:
+    w, h = img.size
+    bands = len(img.getbands())
+    depth = 4 if img.mode in ("I", "F") else 2 if img.mode.startswith("I;16") else 1
+    return w * h * bands * depth
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------
+
+def _rawmode(tile: Any) -> str:
+    args = tile.args if hasattr(tile, "args") else tile[3]
+    raw = args if isinstance(args, str) else (args[0] if isinstance(args, tuple) and args else "")
+    return raw if isinstance(raw, str) else ""
+
+
+def _swap_rawmode(raw: str) -> str:
+    return raw[:-1] + ("L" if raw.endswith("B") else "B")
+
+
+def check_name(path: "str | os.PathLike[str]", what: str) -> None:
+    """Refuse a file name the system cannot open (a NUL character)."""
+    if "\x00" in os.fspath(path):
+        raise InputError(f"the {what} file name {os.fspath(path)!r} is not valid: it holds a NUL character")
+
+
+def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: int = 0) -> tuple[Image.Image, list]:
+    """The first frame of ``path``, loaded; and its tiles (read before loading)."""
+    p = Path(path)
+    if str(path) == "":
+        raise InputError(f"the {what} file name is empty")
+    check_name(path, what)
+    if not p.exists():
+        raise InputError(f"{what} {p} does not exist")
+    if p.is_dir():
+        raise InputError(f"{what} {p} is a folder, not an image file")
+    img = None
+    notes = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(p)
+            tiles = list(getattr(img, "tile", []) or [])
+            frames = int(getattr(img, "n_frames", 1) or 1)
+            img.info["inpaint_frames"] = frames
+            if frames > 1:
+                kind = "pages" if img.format in ("TIFF", "MPO", "PDF") else "frames"
+                notes.append(f"{what} {p} has {frames} {kind}: only the first is used (the result has one)")
+            need = _decoded_bytes(img) + img.size[0] * img.size[1] * work_bytes_per_pixel
+            note = check_memory(need, f"{what} {p} ({img.size[0]}x{img.size[1]})")
+            if note:
+                notes.append(note)
+            img.load()
+    except InputError:
+        if img is not None:
+            img.close()
+        raise
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        if img is not None:
+            img.close()
+        # Pillow's own message quotes its error threshold (twice the limit); state the limit.
+        size = re.search(r"\((\d+) pixels\)", str(exc))
+        raise InputError(
+            f"{what} {p} is too large: {size.group(1) + ' pixels, ' if size else ''}more than the limit of "
+            f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with "
+            "--max-pixels") from None
+    except UnidentifiedImageError:
+        raise InputError(f"{what} {p} is not an image Pillow can read") from None
+    except MemoryError:
+        if img is not None:
+            img.close()
+        raise InputError(f"{what} {p} is too large for the memory available") from None
+    except OSError as exc:
+        if img is not None:
+            img.close()  # a failed load left the file open (ResourceWarning)
+        raise InputError(f"cannot read {what} {p}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a hostile file can make a decoder raise anything
+        if img is not None:
+            img.close()
+        raise InputError(f"cannot read {what} {p}: it is damaged or not a supported image "
+                         f"({type(exc).__name__}: {exc})") from None
+    if frames > 1 or getattr(img, "fp", None) is not None:
+        # multi-frame files keep their file open to seek frames: keep the first frame, close the file
+        first = img.copy()
+        first.info.update(img.info)
+        img.close()
+        img = first
+    for note in notes:
+        warnings.warn(InputWarning(note), stacklevel=3)
+    return img, tiles
+
+
+def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
+    """The low bytes of a 16-bit-per-channel image Pillow decoded to 8 bits (its high bytes).
+
+    Decoding the same data again with the opposite byte order makes Pillow keep the other
+    byte.  Only for uncompressed and PNG data (``raw``/``zip`` decoders)."""
+    try:
+        with Image.open(path) as img:
+            img.tile = [t._replace(args=(_swap_rawmode(t.args) if isinstance(t.args, str)
+                                         else (_swap_rawmode(t.args[0]),) + tuple(t.args[1:])))
+                        for t in img.tile]
+            img.load()
+            return img.copy()
+    except Exception:  # noqa: BLE001 - fall back to 8 bits with a warning
+        return None
+
+
+def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None, str | None]:
+    """Full-depth pixels of a 16-bit colour image (or None), and a warning if they are lost."""
+    raws = [_rawmode(t) for t in tiles]
+    if img.mode not in ("RGB", "RGBA", "LA") or not raws or not all(";16" in r for r in raws):
+        return None, None
+    lost = (f"image {path} has 16 bits per channel, which Pillow reads as 8 bits here: "
+            "the result has 8 bits per channel")
+    codecs = {getattr(t, "codec_name", t[0]) for t in tiles}
+    if not codecs <= {"zip", "raw"} or not all(r.endswith(("16B", "16L")) for r in raws):
+        return None, lost
+    low = _low_bytes(path, tiles)
+    if low is None or low.mode != img.mode or low.size != img.size:
+        return None, lost
+    wide = (np.asarray(img).astype(np.uint16) << 8) | np.asarray(low).astype(np.uint16)
+    if wide.ndim == 2:  # pragma: no cover - LA always has two channels
+        wide = wide[..., None]
+    return wide, None
+
+
+def float_scale(arr: np.ndarray) -> float:
+    """Value units per 8-bit step of a float or 32-bit grey image: 1/255 for values in 0..1,
+    1 for 0..255, 257 for larger ranges (16-bit)."""
+    finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
+    hi = float(finite.max(initial=0))
+    if arr.dtype.kind == "f" and hi <= 1.0:
+        return 1.0 / 255.0
+    return 1.0 if hi <= 255 else 257.0
+
+
+def _view8(arr: np.ndarray, mode: str, scale: float) -> np.ndarray:
+    """The 8-bit grey view of a 16-bit, 32-bit or float grey image."""
+    if mode == "F":
+        grey = np.clip(np.rint(np.nan_to_num(arr.astype(np.float64) / scale, nan=0.0, posinf=255, neginf=0)),
+                       0, 255).astype(np.uint8)
+    else:
+        wide = arr.astype(np.int64)
+        grey = (wide.clip(0, 255) if scale == 1.0 else (np.clip(wide, 0, 65535) >> 8)).astype(np.uint8)
+    return grey
+
+
+#: EXIF orientation -> the array transform that makes stored pixels upright (as exif_transpose).
+_ORIENT = {
+    2: lambda a: a[:, ::-1],
+    3: lambda a: a[::-1, ::-1],
+    4: lambda a: a[::-1],
+    5: lambda a: a.swapaxes(0, 1),
+    6: lambda a: np.rot90(a, -1),
+    7: lambda a: a.swapaxes(0, 1)[::-1, ::-1],
+    8: lambda a: np.rot90(a, 1),
+}
+
+
+def upright(img: Image.Image) -> Image.Image:
+    """``img`` turned upright by its EXIF orientation (as stored when the EXIF block is damaged)."""
+    try:
+        up = ImageOps.exif_transpose(img)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block: keep the stored orientation
+        return img
+    return img if up is None else up
+
+
+def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0) -> Picture:
+    """Read an image, upright, with its 8-bit RGB view and its full-depth pixels.
+
+    Parameters
+    ----------
+    path : path-like
+    work_bytes_per_pixel : int
+        Memory the caller's job needs per pixel; the image is refused before it is decoded
+        when the decoded image and the job do not fit in the available memory.
+
+    Raises
+    ------
+    InputError
+        Missing, unreadable, damaged, not an image, larger than Pillow's decompression-bomb
+        limit, or too large for the memory.
+
+    Warns
+    -----
+    InputWarning
+        A multi-frame file (only the first frame is used); a 16-bit colour image that can
+        only be read with 8 bits per channel.
+    """
+    p = Path(path)
+    img, tiles = open_image(p, "image", work_bytes_per_pixel)
+    frames = int(img.info.pop("inpaint_frames", 1))
+    try:
+        exif = img.getexif()
+    except Exception:  # noqa: BLE001 - damaged EXIF: keep none
+        exif = Image.Exif()
+    icc = img.info.get("icc_profile")
+    wide, lost = _deep(p, img, tiles)
+    if lost:
+        warnings.warn(InputWarning(lost))
+    turned = upright(img)
+    if wide is not None and turned is not img:
+        wide = _ORIENT.get(exif.get(_ORIENTATION, 1), lambda a: a)(wide)
+        if wide.shape[:2] != (turned.size[1], turned.size[0]):  # pragma: no cover - defensive
+            warnings.warn(InputWarning(f"image {p}: the 16-bit pixels could not be turned upright; "
+                                       "the result has 8 bits per channel"))
+            wide = None
+    if _ORIENTATION in exif:
+        exif[_ORIENTATION] = 1
+    mode = turned.mode
+    scale = 1.0
+    if wide is not None:
+        scale = 257.0
+        rgb = (wide[..., :3] >> 8).astype(np.uint8) if wide.shape[2] >= 3 else \
+            np.repeat((wide[..., :1] >> 8).astype(np.uint8), 3, axis=2)
+    elif mode in WIDE_GREY:
+        arr = np.asarray(turned)
+        scale = float_scale(arr) if mode in ("F", "I") else 257.0
+        rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
+    else:
+        try:
+            rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
+        except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
+            raise InputError(f"image {p} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
+    return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
+                   frames=frames)

@@ -1,0 +1,104 @@
+"""What every fill method's job shares: the step-wise run, the statistics, the result."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+
+
+class StepwiseJob:
+    """What every fill method's job shares: ``run`` steps it to the end.  Subclasses provide
+    ``step()`` (True while steps remain), ``stats`` (with ``iterations``) and ``result()``."""
+
+    def run(self, callback: Callable[[Any], Any] | None = None) -> Any:
+        """Step to the end, calling ``callback(self)`` after every step; return the result."""
+        while self.step():
+            if callback is not None:
+                callback(self)
+        if callback is not None and self.stats.iterations:
+            callback(self)
+        return self.result()
+
+
+@dataclasses.dataclass
+class FillStats:
+    """What a fill did and where its time went; each method's statistics add their own fields.
+
+    Attributes
+    ----------
+    method : str
+        The fill method.
+    iterations : int
+        Steps run (patches copied, or rounds).
+    stage_seconds : dict
+        Time per stage or step: device execution time for OpenCL, wall time for numpy.
+        Device times are measured only when the job was asked for them (``timings=True``);
+        ``timed`` says whether they were.
+    transfer_seconds : float
+        Host<->device copies and waits.
+    total_seconds : float
+        Wall time of the whole run.
+    build_seconds : float
+        Time spent building (or loading from the driver's cache) the OpenCL program.
+    backend : str
+        ``'opencl'``, ``'numpy'`` or (Criminisi with a partition) ``'mixed'``.
+    device : str
+        Device name (``'host (numpy)'`` for numpy).
+    patch : int
+        Patch side.
+    alpha : float or None
+        Search factor of Eq. 6 (None: the whole image).
+    search_area : tuple
+        The area searched, ``(x0, y0, x1, y1)``.
+    widened : int
+        Times a search area that held too few sources was widened.
+    empty_mask : bool
+        The mask selected nothing; the image was returned unchanged.
+    timed : bool
+        Whether the device stages' times were measured (always True for numpy).
+    """
+
+    method: str = ""
+    iterations: int = 0
+    stage_seconds: dict = dataclasses.field(default_factory=dict)
+    transfer_seconds: float = 0.0
+    total_seconds: float = 0.0
+    build_seconds: float = 0.0
+    backend: str = "numpy"
+    device: str = "host (numpy)"
+    patch: int = 0
+    alpha: float | None = None
+    search_area: tuple = (0, 0, 0, 0)
+    widened: int = 0
+    empty_mask: bool = False
+    timed: bool = True
+
+
+class InpaintResult:
+    """The filled image and the run's statistics.
+
+    Attributes
+    ----------
+    image : ndarray, (H, W, 3) uint8
+        The result.
+    source_map : ndarray, (H, W, 2) int32
+        For every filled pixel, the (row, col) of the original source pixel it copies;
+        -1 for pixels that were never unknown.  Built on first use: a phone photo's map takes
+        96 MB, and writing an 8-bit RGB result does not need it.
+    stats : FillStats
+        The method's statistics (e.g. :class:`inpaint.methods.criminisi.job.InpaintStats`).
+    """
+
+    def __init__(self, image: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]", stats: Any):
+        self.image = image
+        self.stats = stats
+        self._source_map = source_map
+
+    @property
+    def source_map(self) -> np.ndarray:
+        """The source map, built on first use (see the class docstring)."""
+        if callable(self._source_map):
+            self._source_map = self._source_map()
+        return self._source_map

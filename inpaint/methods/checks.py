@@ -1,0 +1,113 @@
+"""Checks and parsers of the options every fill method takes, each stated once.
+
+The command line uses the same parsers on its text (:mod:`inpaint.cli.remove`), so a value means
+the same whether it comes from a flag, the app or a library call.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+#: Largest search factor accepted: beyond it every search area is the whole image anyway.
+MAX_ALPHA = 10_000.0
+#: Largest patch side accepted before the image is known (the method then checks its own limit).
+MAX_PATCH_TEXT = 9999
+
+
+def parse_alpha(text: Any) -> "float | str | None":
+    """The search factor of Eq. 6: ``'full'`` or a number from 0 to :data:`MAX_ALPHA`; None stays None.
+
+    Raises
+    ------
+    InputError
+        Anything else.
+    """
+    if text is None:
+        return None
+    if isinstance(text, str) and text.strip().lower() == "full":
+        return "full"
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}")
+    if value > MAX_ALPHA:
+        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}: at most {MAX_ALPHA:g} "
+                         "(use 'full' to search the whole image)")
+    return value
+
+
+def search_factor(alpha: Any) -> float | None:
+    """The search factor a method works with: None (the whole image) for ``'full'`` or None,
+    else the float :func:`parse_alpha` accepts."""
+    value = parse_alpha(alpha)
+    return None if value is None or value == "full" else value
+
+
+def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
+                max_patch: int = MAX_PATCH_TEXT) -> int:
+    """The patch side: an odd integer >= 3 (an integral number or its text).
+
+    Given the image size, the patch must also fit in it and be at most ``max_patch`` (the
+    method's limit); without it, at most :data:`MAX_PATCH_TEXT`.
+
+    Raises
+    ------
+    InputError
+        Not an odd integer >= 3, or too large.
+    """
+    try:
+        p = int(patch)
+    except (TypeError, ValueError):
+        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}") from None
+    if p != patch and not (isinstance(patch, str) and patch.strip().isdigit()):
+        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}")
+    if p < 3 or p % 2 == 0:
+        raise InputError(f"patch size must be an odd integer >= 3, got {p}")
+    if height is None or width is None:
+        if p > max_patch:
+            raise InputError(f"patch size {p} is too large: the patch must fit in the image")
+        return p
+    limit = min(height, width, max_patch)
+    if p > limit:
+        raise InputError(
+            f"patch size {p} is too large: at most {limit} for a {width}x{height} image "
+            f"(the patch must fit in the image, and P <= {max_patch} keeps the sums exact in 32 bits)")
+    return p
+
+
+def check_arrays(image: Any, mask: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The RGB channels of an (H, W, 3 or 4) uint8 ``image`` and ``mask`` as bool.
+
+    Raises
+    ------
+    InputError
+        A wrong shape or dtype, or a mask of another size.
+    """
+    image = np.asarray(image)
+    mask = np.asarray(mask)
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
+        raise InputError(f"image must be an (H, W, 3) uint8 RGB array, got shape {image.shape} dtype {image.dtype}")
+    if mask.shape != image.shape[:2]:
+        raise InputError(f"mask shape {mask.shape} does not match the image's {image.shape[:2]}")
+    return image[..., :3], mask.astype(bool)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
+    """``value`` when it is one of ``choices``, else an :class:`InputError` naming them."""
+    if value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` when it is True or False, else an :class:`InputError`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+    return bool(value)

@@ -1,0 +1,518 @@
+"""The multiscale fill: coarse-to-fine PatchMatch whose best-matching patches decide the fill.
+
+The image and the hole are halved until the hole is about a patch thick.  Every pixel carries,
+besides its colour, a **texture feature** (:func:`inpaint.methods.multiscale.reference.texture_features`: how
+strongly the grey level varies around it, from known pixels only, after Newson et al.), which
+every patch distance weighs: so the search keeps choosing sources as textured as the hole's
+surroundings, however smooth the fill is for a while.
+
+1. **First fill** (:func:`inpaint.methods.multiscale.reference.onion_search`): the coarsest hole is peeled
+   from its edge inwards; each pixel copies the centre of the source patch that best matches
+   what is known or filled around it.  The search starts from a sharp picture, not a smooth guess.
+2. **Rounds** at every level:
+
+   - **PatchMatch** (:func:`inpaint.methods.multiscale.reference.patchmatch`): every patch that meets the
+     hole looks for its ``candidates`` most similar source patches, taken only from the
+     original known pixels inside the search area of Eq. 6 (``alpha``), by propagation from its
+     neighbours and random search;
+   - **voting** (:func:`inpaint.methods.multiscale.reference.vote`): every hole pixel becomes the mean of
+     what the patches covering it copy;
+   - **gradient-domain correction** (:func:`inpaint.methods.multiscale.reference.gauss_seidel`): the
+     mismatch between the vote and the known pixels around the hole is spread into the hole,
+     which carries the surrounding tones in and hides seams.
+
+3. **Next level**: the matches, scaled up, rebuild the finer level's fill from its own pixels
+   (not from the coarse pixels, which would hand it a blurred picture).
+4. **Final vote** (:func:`inpaint.methods.multiscale.reference.vote_sharp`): at the photo's own size the
+   best-matching patch covering a pixel decides it; only patches that match about as well
+   share the vote, so texture stays as sharp as its source, and smooth areas stay smooth.
+
+After Wexler, Shechtman and Irani (completion by voting), Barnes et al. (PatchMatch), Newson,
+Almansa, Gousseau and Pérez (texture features, best-patch reconstruction, onion-peel start)
+and Pérez et al. (Poisson blending).  All arithmetic is integer, so the OpenCL kernels
+(``patchmatch.cl``, ``vote.cl``, ``poisson.cl``, ``onion.cl``, and ``pyramid.cl``, which
+builds the levels and their features on the device and carries each level's fill to the
+next) and the numpy reference agree bit for bit; pixels outside the hole are never written.
+
+:class:`MultiscaleInpainter` runs it step-wise (one step per round) for the app;
+:func:`inpaint.api.inpaint` with ``method="multiscale"`` runs it to the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from ...errors import InputError
+from ...pixels import to_rgb, to_rgba
+from ...cl.profiles import load_profile
+from ..base import FillStats, InpaintResult, StepwiseJob
+from ..checks import check_arrays, check_choice, check_flag, parse_patch, search_factor
+from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
+from . import reference as ref
+from .levels import (Level, free_centres, image_pyramid, mask_pyramid, onion_layers, prepare_level, random_sources,
+                     random_valid, upsampled_sources)
+from ... import geometry
+
+DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
+DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
+#: Largest patch side (keeps every vote sum inside 32 bits).
+MAX_PATCH = 31
+#: Vote softness per compared value (squared grey levels), with more than one candidate a patch:
+#: candidates whose SSD exceeds the patch's best by about this much per pixel and channel get
+#: half the weight.
+SOFTNESS = 340
+#: The final vote's sharpness: a covering patch whose SSD exceeds the best one's by this much per
+#: compared value (squared grey levels) weighs exp(-1) of it.
+SHARPNESS = 32
+#: Random source candidates each pixel of the first fill (the onion peel) starts from.
+ONION_CANDIDATES = 64
+#: Rounds (PatchMatch + vote + correction) at the coarsest level, the finest (the photo itself,
+#: where a round costs the most) and every level between.
+ROUNDS_COARSEST, ROUNDS_FINEST, ROUNDS = 8, 3, 5
+#: PatchMatch iterations per round (twice as many in the very first round).
+PM_ITERATIONS = 3
+#: Gauss-Seidel sweeps per round at the coarser levels, at the photo itself, and for the first
+#: correction at the coarsest level (which starts from zero).  The coarser levels' corrections
+#: must reach across the whole hole; at the photo itself the coarser fill has already brought the
+#: tones in, and more sweeps there cost the most and bought nothing measurable.
+SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
+
+STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
+
+
+class HostLevel:
+    """One level's state in numpy (the reference backend).
+
+    ``image`` is the level's picture, RGB and texture feature ((h, w, 4) uint8); the estimate
+    starts as it and is filled in place.
+    """
+
+    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
+        h, w = level.shape
+        self.est = image.copy()
+        wh, ww = level.tidx.shape
+        self.v = np.zeros((wh, ww, 4), np.int32)
+        self.x = np.zeros((wh, ww, 4), np.int32)
+        n = len(level.targets)
+        self.nnf = np.full((n, k, 2), -1, np.int32)
+        self.cost = np.full((n, k), ref.EMPTY, np.uint32)
+        self.best = np.zeros((n, 2), np.int32)
+        self.src = np.full((len(level.hole), 2), -1, np.int32)
+
+    def _timed(self, step: str, fn: Callable, *args: Any) -> None:
+        t = time.perf_counter()
+        fn(*args)
+        self.seconds[step] += time.perf_counter() - t
+
+    def start(self, sources: np.ndarray) -> None:
+        """Every candidate list holds its target's ``sources`` row alone."""
+        self.nnf[:, 0] = sources
+        self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
+
+    def lift(self, coarse: "HostLevel") -> None:
+        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
+        coordinates (``lift`` in ``kernels/pyramid.cl``)."""
+        t = time.perf_counter()
+        hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
+        self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
+        self.seconds["levels"] += time.perf_counter() - t
+
+    def patchmatch(self, key: int) -> None:
+        """One PatchMatch iteration with random key ``key``."""
+        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
+
+    def rescore(self) -> None:
+        """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
+        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
+        self.best[:] = self.nnf[:, 0]
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`)."""
+        t = time.perf_counter()
+        lev = self.lev
+        filled = (lev.hole_map == 0).astype(np.uint8)
+        osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
+        for i, (pix, cand) in enumerate(zip(layers, cands)):
+            found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
+                                     lev.radius, (key + i) & 0xFFFFFFFF)
+            ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
+        self.seconds["onion"] += time.perf_counter() - t
+
+    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        """The final vote, decided by the best-matching covering patches (``unit``: cost per table entry)."""
+        self._timed("vote", ref.vote_sharp, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin, self.nnf,
+                    self.cost, self.half, k_use, unit, lut, self.v, self.src)
+
+    def sources(self) -> np.ndarray:
+        """The sharp vote's source of every hole pixel, (M, 2) int32."""
+        return self.src.copy()
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        """Every listed pixel becomes the weighted mean of what the covering patches copy."""
+        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
+                    self.half, k_use, softness, self.v)
+
+    def sweeps(self, n: int) -> None:
+        """``n`` red-black Gauss-Seidel sweeps of the correction."""
+        self._timed("poisson", ref.gauss_seidel, self.lev.hole_map, self.est, self.v, self.x, self.lev.colours,
+                    self.lev.origin, n)
+
+    def compose(self) -> None:
+        """Add the correction to the vote in the hole."""
+        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin)
+
+    def image(self) -> np.ndarray:
+        """The whole estimate, (h, w, 3) uint8."""
+        return to_rgb(self.est)
+
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
+        return self.est[pixels[:, 0], pixels[:, 1], :3]
+
+    def best_matches(self) -> np.ndarray:
+        """Each target's best source centre, (N, 2) int32."""
+        return self.best.copy()
+
+
+@dataclasses.dataclass
+class MultiscaleStats(FillStats):
+    """What a multiscale run did (:class:`inpaint.methods.base.FillStats` holds the common fields).
+
+    Attributes
+    ----------
+    iterations : int
+        Rounds run (PatchMatch, vote and correction), over all levels.
+    levels : list of (int, int)
+        ``(width, height)`` of every pyramid level, finest first.
+    stage_seconds : dict
+        Time per step of :data:`STEPS`.
+    candidates : int
+        Source patches each patch kept and voted with.
+    search_area : tuple
+        The finest level's search area.
+    widened : int
+        Levels whose search area of Eq. 6 held too few sources and was widened.
+    """
+
+    method: str = "multiscale"
+    stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in STEPS})
+    patch: int = DEFAULT_PATCH
+    levels: list = dataclasses.field(default_factory=list)
+    candidates: int = DEFAULT_CANDIDATES
+
+
+class MultiscaleInpainter(StepwiseJob):
+    """Step-wise multiscale fill (see the module docstring).
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    mask : ndarray, (H, W) bool
+        True on the object to remove.
+    alpha : float or 'full' or None
+        Search factor of Eq. 6 at every level (default 1: the object's box grown by its size
+        on each side); None or ``'full'``: the whole image.
+    patch : int
+        Odd patch side, 3 <= P <= 31.
+    candidates : int
+        Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
+        (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
+    backend : {'auto', 'opencl', 'numpy'}
+    device, profile
+        OpenCL device and device profile, as for :class:`inpaint.methods.criminisi.job.Inpainter`.
+    seed : int
+        Varies the random search (the fill is deterministic for a given seed).
+    timings : bool
+        Measure each step's device time (see :class:`inpaint.methods.criminisi.job.Inpainter`).
+
+    Raises
+    ------
+    InputError
+        Bad parameters, or no source patch anywhere in the image.
+    inpaint.cl.runtime.OpenCLUnavailable
+        ``backend='opencl'`` and no device exists.
+    """
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
+                 patch: int = DEFAULT_PATCH,
+                 candidates: int = DEFAULT_CANDIDATES, backend: str = "auto", device: Any = None,
+                 profile: Any = None, seed: int = 0, timings: bool = True):
+        t0 = time.perf_counter()
+        rgb, mask = check_arrays(image, mask)
+        h, w = mask.shape
+        self.patch = parse_patch(patch, h, w, MAX_PATCH)
+        self.half = self.patch // 2
+        self.alpha = search_factor(alpha)
+        try:
+            k = int(candidates)
+        except (TypeError, ValueError):
+            k = 0
+        if k != candidates or not 1 <= k <= MAX_CANDIDATES:
+            raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
+        check_choice("backend", backend, BACKENDS)
+        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
+            raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
+        check_flag("timings", timings)
+        self.k, self.seed = k, int(seed)
+        prof = load_profile(profile)  # checked whatever the backend, before any work
+        self.rgb = np.ascontiguousarray(rgb)
+        self.mask = mask.copy()
+        self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
+        self._seconds = {s: 0.0 for s in STEPS}
+        self._seconds["transfers"] = 0.0
+        self._events: list = []
+        self._rt = None
+        self._kernels: dict[str, Any] = {}
+        self._done = False
+        self._plan: list[tuple[int, int, int]] = []  # (level, round, weight)
+        self._pos = 0
+        self._state: HostLevel | None = None
+        self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
+        self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
+        self._lut = ref.weight_lut()
+        self._result_image: np.ndarray | None = None
+        if not mask.any():
+            self.stats.empty_mask = True
+            self._done = True
+            self._result_image = self.rgb.copy()
+            self._elapsed = time.perf_counter() - t0
+            return
+        if mask.all():
+            raise InputError("the mask covers the whole image: there is nothing to copy from")
+        if not free_centres(mask, self.half, geometry.bbox(mask)).any():
+            raise InputError(
+                f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
+                "the mask; use a smaller patch or a smaller mask")
+        if backend != "numpy":
+            from ...cl.runtime import runtime_for
+
+            self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
+        self.stats.timed = self._rt is None or self._rt.profiling
+        if self._rt is not None:
+            import pyopencl as cl
+
+            from . import opencl as mcl
+
+            built = self._rt.build_seconds
+            self._cl = cl
+            self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
+                             "onion": mcl.Onion(self._rt, self.half, k),
+                             "poisson": mcl.Poisson(self._rt, self.half, k),
+                             "pyramid": mcl.Pyramid(self._rt, self.half, k)}
+            self.stats.backend, self.stats.device = "opencl", self._rt.name
+            self.stats.build_seconds = self._rt.build_seconds - built
+        masks = mask_pyramid(mask, self.patch)
+        self._masks = masks
+        self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
+        t = time.perf_counter()
+        if self._rt is not None:
+            self._images = self._device_pyramid()
+        else:
+            rgba = to_rgba(self.rgb, ref.texture_features(self.rgb, mask))
+            self._images = image_pyramid(rgba, len(masks))
+            self._seconds["levels"] += time.perf_counter() - t
+        top = len(masks) - 1
+        for lv in range(top, -1, -1):
+            rounds = ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS
+            weight = int(masks[lv].sum())
+            self._plan += [(lv, r, weight) for r in range(rounds)]
+        self._total_weight = sum(wt for _, _, wt in self._plan)
+        self._done_weight = 0
+        self._elapsed = time.perf_counter() - t0
+
+    def _device_pyramid(self) -> list:
+        """Every level's picture as a device buffer of RGB and texture feature: the photo crosses
+        the bus once, as packed RGB, gets its features and is halved on the device."""
+        cl = self._cl
+        mf = cl.mem_flags
+        ctx = self._rt.context
+        kn = self._kernels["pyramid"]
+        t = time.perf_counter()
+        rgb = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=self.rgb)
+        self._seconds["transfers"] += time.perf_counter() - t
+        shapes = [m.shape for m in self._masks]
+        bufs = [cl.Buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
+        self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
+        x0, y0, x1, y1 = geometry.bbox(self.mask)
+        t = time.perf_counter()
+        hole = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                         hostbuf=np.ascontiguousarray(self.mask[y0:y1, x0:x1], np.uint8))
+        edges = cl.Buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
+        self._seconds["transfers"] += time.perf_counter() - t
+        for ev in kn.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
+            self._events.append(("levels", ev))
+        for lv in range(1, len(shapes)):
+            self._events.append(("levels", kn.halve(bufs[lv - 1], shapes[lv - 1], bufs[lv], shapes[lv])))
+        return bufs
+
+    # -- the algorithm --------------------------------------------------------------------
+    def _enter(self, lv: int) -> None:
+        """Set up level ``lv``: sources, start matches and a first fill."""
+        lev = prepare_level(self._masks[lv], self.half, self.alpha)
+        self.stats.widened += lev.widened > 0
+        if lv == 0:
+            self.stats.search_area = lev.area
+        if self._rt is not None:
+            from .opencl import DeviceLevel
+
+            st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
+                              self._events)
+        else:
+            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
+        self._images[lv] = None  # the level's state holds its picture from here on
+        key = self.seed * 1000 + lv
+        if lv == len(self._masks) - 1:
+            # The first fill peels the hole from its edge inwards, each pixel copying its best
+            # match on what is known or filled around it: a sharp start, not a smooth guess.
+            st.start(random_sources(lev, key))
+            layers = onion_layers(lev)
+            cands = [random_valid(lev, np.arange(len(pix) * ONION_CANDIDATES, dtype=np.uint32),
+                                  (key * 4096 + i) & 0xFFFFFFFF).reshape(len(pix), ONION_CANDIDATES, 2)
+                     for i, pix in enumerate(layers)]
+            st.onion(layers, cands, (key * 4096) & 0xFFFFFFFF)
+        else:
+            # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it
+            # starts sharp); the coarse correction, scaled up, is where the correction starts.
+            coarse, coarse_best = self._coarse
+            st.start(upsampled_sources(lev, coarse_best, coarse.lev.origin, key))
+            st.lift(coarse)
+            st.rescore()
+            st.vote(lev.pixels, self.k, self._softness())
+            st.compose()
+            self._coarse = None
+        st.rescore()
+        self._state = st
+
+    def _softness(self) -> int:
+        return SOFTNESS * 3 * self.patch * self.patch
+
+    def _unit(self) -> int:
+        """The sharp vote's cost step per table entry (:data:`SHARPNESS` per compared value)."""
+        return max(SHARPNESS * 3 * self.patch * self.patch // ref.LUT_STEPS, 1)
+
+    def _round(self, lv: int, rnd: int, last: bool) -> None:
+        st = self._state
+        top = len(self._masks) - 1
+        first = lv == top and rnd == 0
+        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):
+            st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
+        if last:
+            st.vote_sharp(self.k, self._unit(), self._lut)
+        else:
+            st.vote(st.lev.pixels, self.k, self._softness())
+        st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
+        st.compose()
+        if not last:
+            st.rescore()
+
+    def _leave(self, lv: int) -> None:
+        st = self._state
+        lev = st.lev
+        if lv == 0:
+            # Outside the hole the estimate is the picture: read back and set the hole alone.
+            image = self.rgb.copy()
+            image[lev.hole[:, 0], lev.hole[:, 1]] = st.values(lev.hole)
+            self._result_image = image
+            self._sources = (st.sources(), lev.hole)
+        else:
+            best = st.best_matches()
+            oy, ox = lev.origin
+            best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
+            best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
+            self._coarse = (st, best_map)
+
+    def _collect_events(self) -> None:
+        from ...cl.runtime import event_time
+
+        if not self.stats.timed:  # launches on a queue without profiling: nothing to read
+            self._events.clear()
+        if not self._events:
+            return
+        self._rt.queue.finish()
+        for step, ev in self._events:
+            self._seconds[step] += event_time(ev)
+        self._events.clear()
+
+    # -- public ---------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True once the finest level's last round has run."""
+        return self._done
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the work done, in [0, 1]."""
+        if self._done:
+            return 1.0
+        return self._done_weight / self._total_weight if self._total_weight else 0.0
+
+    @property
+    def iterations(self) -> int:
+        """Rounds run so far."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8: during the run, the current level's fill scaled up
+        into the hole."""
+        if self._result_image is not None:
+            return self._result_image.copy()
+        out = self.rgb.copy()
+        if self._state is not None:
+            scale = 2 ** self._level
+            est = self._state.image()
+            up = np.repeat(np.repeat(est, scale, axis=0), scale, axis=1)[:out.shape[0], :out.shape[1]]
+            out[self.mask] = up[self.mask]
+        return out
+
+    def step(self) -> bool:
+        """Run one round.  Returns True while rounds remain."""
+        if self._done:
+            return False
+        t0 = time.perf_counter()
+        lv, rnd, weight = self._plan[self._pos]
+        if rnd == 0:
+            self._enter(lv)
+            self._level = lv
+        self._round(lv, rnd, self._pos == len(self._plan) - 1)
+        self._pos += 1
+        self._done_weight += weight
+        self.stats.iterations += 1
+        if self._pos == len(self._plan) or self._plan[self._pos][0] != lv:
+            self._leave(lv)
+            self._collect_events()
+        self._done = self._pos == len(self._plan)
+        self._elapsed += time.perf_counter() - t0
+        return not self._done
+
+    def result(self) -> Any:
+        """The image, the source map and the statistics (an :class:`inpaint.methods.base.InpaintResult`).
+
+        The source map gives, for every hole pixel, the original pixel its best patch copies
+        there (what the fill would be without blending); -1 elsewhere.
+        """
+        self._collect_events()
+        st = self.stats
+        st.stage_seconds = {s: self._seconds[s] for s in STEPS}
+        st.transfer_seconds = self._seconds["transfers"]
+        st.total_seconds = self._elapsed
+        shape = self.mask.shape + (2,)
+        found = self._sources if self._done and not st.empty_mask else None
+
+        def source_map() -> np.ndarray:
+            src = np.full(shape, -1, np.int32)
+            if found is not None:
+                sources, hole = found
+                src[hole[:, 0], hole[:, 1]] = sources
+            return src
+
+        # The finished image is handed over without a copy (a copy of a phone photo costs tens of
+        # milliseconds); ``job.image`` still returns copies.
+        image = self._result_image if self._result_image is not None else self.image
+        return InpaintResult(image=image, source_map=source_map, stats=st)

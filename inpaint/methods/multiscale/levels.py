@@ -1,0 +1,252 @@
+"""The multiscale fill's pyramid and levels: holes halved until a patch thick, and each level's
+targets, sources and pixel lists, computed on the host for either backend."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ... import geometry
+from . import reference as ref
+
+
+def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
+    """Chebyshev dilation: True where some pixel within ``radius`` (a (2 radius + 1)^2 window) is
+    True; pixels outside the array count as ``outside``.  Shifted ORs, one row or column at a time."""
+    out = mask.copy()
+    for axis in (0, 1):
+        src = out
+        n = src.shape[axis]
+        acc = src.copy()
+        for d in range(1, radius + 1):
+            lo = [slice(None)] * 2
+            hi = [slice(None)] * 2
+            if d < n:
+                lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
+                acc[tuple(lo)] |= src[tuple(hi)]   # the pixel d before
+                acc[tuple(hi)] |= src[tuple(lo)]   # the pixel d after
+            if outside:  # the window reaches past the edge
+                edge = [slice(None)] * 2
+                edge[axis] = slice(0, min(d, n))
+                acc[tuple(edge)] = True
+                edge[axis] = slice(max(n - d, 0), n)
+                acc[tuple(edge)] = True
+        out = acc
+    return out
+
+
+def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
+    """Pixels within ``radius`` (Chebyshev) of a True pixel of ``mask``, whose True pixels all lie
+    in ``box``: the rectangle ``box`` grown by ``radius`` (clipped) and the map over it."""
+    h, w = mask.shape
+    rect = geometry.grow(box, radius, w, h)
+    x0, y0, x1, y1 = rect
+    return rect, dilate(mask[y0:y1, x0:x1], radius)
+
+
+def interior(shape: tuple[int, int], radius: int) -> np.ndarray:
+    """Centres whose (2 radius + 1)^2 window lies inside the image."""
+    out = np.zeros(shape, bool)
+    out[radius:shape[0] - radius, radius:shape[1] - radius] = True
+    return out
+
+
+def free_centres(mask: np.ndarray, half: int, box: geometry.Rect) -> np.ndarray:
+    """Centres whose window is inside the image and free of the hole (all in ``box``)."""
+    free = interior(mask.shape, half)
+    (x0, y0, x1, y1), hit = near(mask, half, box)
+    free[y0:y1, x0:x1] &= ~hit
+    return free
+
+
+def has_core(mask: np.ndarray, radius: int, box: geometry.Rect) -> bool:
+    """Whether some pixel's (2 radius + 1)^2 window lies wholly in the hole; pixels outside the
+    image count as hole (a hole at the border is as thick as its distance from known pixels)."""
+    h, w = mask.shape
+    x0, y0, x1, y1 = box
+    crop = np.ones((y1 - y0 + 2 * radius, x1 - x0 + 2 * radius), bool)
+    cy0, cx0 = max(y0 - radius, 0), max(x0 - radius, 0)
+    cy1, cx1 = min(y1 + radius, h), min(x1 + radius, w)
+    crop[cy0 - (y0 - radius):cy1 - (y0 - radius), cx0 - (x0 - radius):cx1 - (x0 - radius)] = mask[cy0:cy1, cx0:cx1]
+    eroded = ~dilate(~crop, radius, outside=False)[radius:-radius, radius:-radius]
+    return bool(eroded.any())
+
+
+def down2(a: np.ndarray) -> np.ndarray:
+    """Halve an image (rounded 2x2 mean) or a mask (a coarse pixel is True if any of its four
+    is); odd sizes repeat the last row or column."""
+    h, w = a.shape[:2]
+    if h % 2 or w % 2:
+        a = np.pad(a, ((0, h % 2), (0, w % 2)) + ((0, 0),) * (a.ndim - 2), mode="edge")
+    if a.dtype == bool:
+        return a[0::2, 0::2] | a[1::2, 0::2] | a[0::2, 1::2] | a[1::2, 1::2]
+    total = a[0::2, 0::2].astype(np.uint16)  # four 8-bit values and the rounding fit in 16 bits
+    total += a[1::2, 0::2]
+    total += a[0::2, 1::2]
+    total += a[1::2, 1::2]
+    total += 2
+    total >>= 2
+    return total.astype(np.uint8)
+
+
+def mask_pyramid(mask: np.ndarray, patch: int) -> list[np.ndarray]:
+    """The hole at every level, finest first.
+
+    A level is added while the image stays at least ``8 * patch`` pixels on its short side,
+    the hole still holds a pixel farther than ``patch // 2 + 1`` from every known pixel
+    (pixels outside the image count as unknown), and the halved level keeps at least
+    ``geometry.MIN_SOURCES`` source patches.
+    """
+    half = patch // 2
+    masks = [mask]
+    while True:
+        m = masks[-1]
+        if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, geometry.bbox(m)):
+            break
+        m2 = down2(m)
+        if int(free_centres(m2, half, geometry.bbox(m2)).sum()) < geometry.MIN_SOURCES:
+            break
+        masks.append(m2)
+    return masks
+
+
+def image_pyramid(rgb: np.ndarray, levels: int) -> list[np.ndarray]:
+    """``rgb`` and its ``levels - 1`` successive halvings (:func:`down2`), finest first."""
+    images = [rgb]
+    while len(images) < levels:
+        images.append(down2(images[-1]))
+    return images
+
+
+@dataclasses.dataclass
+class Level:
+    """Host-side description of one pyramid level (see :func:`prepare_level`)."""
+
+    mask: np.ndarray        # (h, w) bool, the hole
+    valid: np.ndarray       # (h, w) uint8, usable source centres
+    targets: np.ndarray     # (N, 2) int32, centres whose window meets the hole
+    work: tuple             # (x0, y0, x1, y1): the work area, the hole's box grown to hold every target
+    tidx: np.ndarray        # work area, int32: target index or -1
+    hole_map: np.ndarray    # work area, uint8: 1 on the hole
+    hole: np.ndarray        # (M, 2) int32, hole pixels
+    pixels: np.ndarray      # (M + R, 2) int32, hole pixels then the known ring around them
+    colours: tuple          # hole pixels with (y + x) even, then odd
+    radius: int             # random-search radius
+    area: tuple             # search area (x0, y0, x1, y1)
+    widened: int            # times the area of Eq. 6 was widened (it held too few sources)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(height, width) of the level."""
+        return self.mask.shape
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        """(y, x) of the work area's corner."""
+        return self.work[1], self.work[0]
+
+    @property
+    def work_args(self) -> tuple[int, int, int, int]:
+        """(x0, y0, width, height) of the work area, as the kernels take it."""
+        x0, y0, x1, y1 = self.work
+        return x0, y0, x1 - x0, y1 - y0
+
+
+def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
+    """Everything a level needs besides the matches: sources, targets, pixel lists.
+
+    Sources are windows wholly inside the image and free of the hole, centred so that the
+    window lies in the search area of Eq. 6; an area with fewer than ``MIN_SOURCES`` of them
+    is widened (:func:`inpaint.geometry.source_area`) up to the whole image.
+    """
+    h, w = mask.shape
+    box = geometry.bbox(mask)
+    bx0, by0, bx1, by1 = box
+    # Everything but the sources lives near the hole: work on its box, grown as needed.
+    (x0, y0, x1, y1), hit = near(mask, half, box)
+    free = interior((h, w), half)
+    free[y0:y1, x0:x1] &= ~hit
+    area, valid, widened = geometry.source_area(free, box, alpha, half)
+    local = np.argwhere(hit)
+    targets = (local + (y0, x0)).astype(np.int32)
+    tidx = np.full(hit.shape, -1, np.int32)
+    tidx[local[:, 0], local[:, 1]] = np.arange(len(targets), dtype=np.int32)
+    hole = (np.argwhere(mask[by0:by1, bx0:bx1]) + (by0, bx0)).astype(np.int32)
+    (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
+    ring = (np.argwhere(around & ~mask[ry0:ry1, rx0:rx1]) + (ry0, rx0)).astype(np.int32)
+    parity = (hole[:, 0] + hole[:, 1]) & 1
+    rows, cols = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
+    radius = max(int(rows[-1] - rows[0]), int(cols[-1] - cols[0]), 1) if rows.size else 1
+    return Level(mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
+                 tidx=tidx, hole_map=mask[y0:y1, x0:x1].astype(np.uint8), hole=hole, pixels=np.concatenate([hole, ring]),
+                 colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
+                 widened=widened)
+
+
+def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> np.ndarray:
+    """A source centre for each target (or for the targets ``which`` indexes): the k-th valid
+    centre in row-major order, k a hash of the target's index (see :func:`random_valid`)."""
+    idx = np.arange(len(level.targets), dtype=np.uint32) if which is None else which.astype(np.uint32)
+    return random_valid(level, idx, key)
+
+
+def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
+    """For each index of ``idx`` (uint32), the k-th valid source centre in row-major order, k a
+    hash of the index and ``key``: (len(idx), 2) int32 (found through per-row counts, without
+    listing every valid centre)."""
+    counts = level.valid.sum(axis=1, dtype=np.int64)
+    ends = np.cumsum(counts)
+    k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(ends[-1])).astype(np.int64)
+    rows = np.searchsorted(ends, k, side="right")
+    rank = k - (ends[rows] - counts[rows])
+    out = np.empty((len(k), 2), np.int32)
+    out[:, 0] = rows
+    order = np.argsort(rows, kind="stable")
+    bounds = np.flatnonzero(np.diff(rows[order])) + 1
+    for group in np.split(order, bounds):
+        if len(group):
+            cols = np.flatnonzero(level.valid[rows[group[0]]])
+            out[group, 1] = cols[rank[group]]
+    return out
+
+
+def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tuple[int, int],
+                      key: int) -> np.ndarray:
+    """Each target's start: its coarse parent's match, scaled up; where that is not a valid
+    source here, the random one of :func:`random_sources` (``key``).  ``coarse_best`` is the
+    coarse level's match map over its work area, whose corner is ``coarse_origin``."""
+    h, w = level.shape
+    t = level.targets
+    par = t >> 1
+    ly, lx = par[:, 0] - coarse_origin[0], par[:, 1] - coarse_origin[1]
+    ch, cw = coarse_best.shape[:2]
+    inside = (ly >= 0) & (ly < ch) & (lx >= 0) & (lx < cw)
+    pb = np.where(inside[:, None], coarse_best[np.clip(ly, 0, ch - 1), np.clip(lx, 0, cw - 1)], -1)
+    c = t + 2 * (pb - par)
+    ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
+    cc = np.where(ok[:, None], c, 0)
+    ok &= level.valid[cc[:, 0], cc[:, 1]] != 0
+    out = cc.astype(np.int32)
+    missing = np.flatnonzero(~ok)
+    if len(missing):
+        out[missing] = random_sources(level, key, missing)
+    return out
+
+
+def onion_layers(level: Level) -> list[np.ndarray]:
+    """The hole's pixels peeled from its edge inwards: layer i holds, row-major, the hole pixels at
+    Chebyshev distance i + 1 from the nearest known pixel (pixels outside the image are not known)."""
+    x0, y0 = level.work[:2]
+    left = level.hole_map != 0
+    reached = ~left  # the work area holds every 8-neighbour of a hole pixel that lies in the image
+    layers = []
+    while left.any():
+        grown = dilate(reached, 1)
+        ring = left & grown
+        if not ring.any():  # cannot happen: the mask never covers the whole image
+            ring = left
+        layers.append((np.argwhere(ring) + (y0, x0)).astype(np.int32))
+        left &= ~ring
+        reached |= ring
+    return layers

@@ -1,0 +1,380 @@
+"""Thin wrappers for the multiscale fill's kernels, one per file of ``kernels/multiscale/``.
+
+``patchmatch.cl`` (:class:`PatchMatch`), ``vote.cl`` (:class:`Vote`), ``poisson.cl``
+(:class:`Poisson`), ``pyramid.cl`` (:class:`Pyramid`) and ``onion.cl`` (:class:`Onion`), with
+``kernels/common/hash.cl`` (their random numbers).  Each fetches its kernels once per runtime
+and patch size (typed scalars, ``-D`` specialisation), launches one work-item per target or
+pixel, and returns the launch event.  :class:`DeviceLevel` holds a level's state in device
+buffers.  :mod:`inpaint.methods.multiscale.reference` is the numpy specification.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from ...pixels import to_rgb
+from ...cl.runtime import Runtime, round_up
+from . import reference as ref
+
+I32 = np.int32
+U32 = np.uint32
+
+#: The kernel files of the multiscale fill, built as one program.
+BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
+          "multiscale/onion")
+
+#: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
+#: a power of two the device or profile allows.
+GROUP = 64
+#: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
+FUSED_GROUP = 256
+
+
+def group_size(rt: Runtime) -> int:
+    """The 1-D work-group size for ``rt``: ``GROUP`` or the largest allowed power of two below."""
+    return rt.limits.work_group((GROUP,))[0]
+
+
+def _launch(g: int, n: int) -> tuple[tuple[int], tuple[int]]:
+    return (round_up(max(int(n), 1), g),), (g,)
+
+
+def _defines(half: int, k: int) -> dict[str, Any]:
+    """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
+    patch half-side and list length, and the constants the kernels share with the reference
+    (stated there once): the texture feature's weight and box radius, the empty slot's cost,
+    the correction's fixed-point scale, the missing edge value and the longest propagation jump."""
+    return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
+            "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
+            "JUMP_MAX": ref.JUMPS[-1]}
+
+
+class _Wrapper:
+    """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        self.rt = rt
+        self.group = group_size(rt)
+        self.defines = _defines(half, k)
+
+    def _kernel(self, name: str, scalars: list) -> Any:
+        """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
+        return self.rt.kernel(BUNDLE, name, scalars, self.defines)
+
+
+class PatchMatch(_Wrapper):
+    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.knl = self._kernel("patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_rescore = self._kernel("rescore", [None] * 5 + [I32, I32, I32])
+        self.knl_start = self._kernel("start_lists", [None] * 3 + [I32])
+
+    def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
+                 best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
+        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/patchmatch.cl``)."""
+        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
+                        b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
+                        I32(radius), U32(key), *map(I32, work))
+
+    def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
+        """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
+        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources, b["nnf"], b["cost"], I32(n))
+
+    def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
+        """Recompute every listed candidate's SSD; ``best`` receives each target's best."""
+        return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
+                                best, I32(n), I32(width), I32(height))
+
+
+class Vote(_Wrapper):
+    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
+    sharp vote that the best-matching covering patch decides."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.knl = self._kernel("vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_sharp = self._kernel("vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
+
+    def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
+                 softness: int, work: tuple[int, int, int, int]) -> Any:
+        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"], b["cost"],
+                        b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness), *map(I32, work))
+
+    def sharp(self, b: dict[str, Any], pixels: Any, n: int, src: Any, nsrc: int, lut: Any, nlut: int, width: int,
+              k_use: int, unit: int, work: tuple[int, int, int, int]) -> Any:
+        """``vote_sharp`` over ``n`` listed pixels; ``src`` receives the first ``nsrc`` pixels' sources."""
+        return self.knl_sharp(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"],
+                              b["cost"], b["v"], src, lut, I32(nlut), I32(n), I32(nsrc), I32(width), I32(k_use),
+                              U32(unit), *map(I32, work))
+
+
+class Poisson(_Wrapper):
+    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
+
+    Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
+    work-group (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
+    """
+
+    #: Largest hole swept in one launch.
+    FUSED_PIXELS = 16384
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
+        self.knl_gs = self._kernel("gauss_seidel", [None] * 5 + [I32] * 6)
+        self.knl_sweeps = self._kernel("gauss_seidel_sweeps",
+                                       [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32])
+        self.knl_compose = self._kernel("compose", [None] * 4 + [I32] * 5)
+
+    def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
+              work: tuple[int, int, int, int]) -> Any:
+        """One Gauss-Seidel sweep over the ``n`` pixels of one colour."""
+        return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
+                           I32(n), I32(width), I32(height), *map(I32, work[:3]))
+
+    def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
+               sweeps: int, work: tuple[int, int, int, int]) -> list:
+        """``sweeps`` red-black sweeps; returns the launch events."""
+        if nred + nblack <= self.FUSED_PIXELS:
+            g = self.fused_group
+            return [self.knl_sweeps(self.rt.queue, (g,), (g,), b["hole"], b["est"], b["v"], b["x"], red, I32(nred),
+                                    black, I32(nblack), I32(width), I32(height), I32(sweeps), *map(I32, work[:3]))]
+        events = []
+        for _ in range(sweeps):
+            for pix, n in ((red, nred), (black, nblack)):
+                if n:
+                    events.append(self.sweep(b, pix, n, width, height, work))
+        return events
+
+    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
+        """Add the correction to the vote over the ``n`` hole pixels."""
+        return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
+                                I32(n), I32(width), *map(I32, work[:3]))
+
+
+class Pyramid(_Wrapper):
+    """``kernels/pyramid.cl``: the image pyramid on the device, its texture features, and a
+    level's start from the coarser one's result."""
+
+    #: 2-D work-group of ``halve``.
+    TILE = (16, 8)
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.knl_pack = self._kernel("pack_rgba", [None, None, I32])
+        self.knl_halve = self._kernel("halve", [None, I32, I32, None, I32, I32])
+        self.knl_lift = self._kernel("lift", [None, None, I32, I32, None, I32])
+        self.knl_edges = self._kernel("edges", [None, None, None] + [I32] * 6)
+        self.knl_features = self._kernel("features", [None, None, None] + [I32] * 6)
+        self.tile = rt.limits.work_group(self.TILE)
+
+    def pack(self, rgb: Any, est: Any, n: int) -> Any:
+        """``est`` (``n`` uchar4) from packed RGB bytes ``rgb``."""
+        return self.knl_pack(self.rt.queue, *_launch(self.group, n), rgb, est, I32(n))
+
+    def halve(self, fine: Any, fine_shape: tuple[int, int], coarse: Any, coarse_shape: tuple[int, int]) -> Any:
+        """``coarse`` = ``down2(fine)``; shapes are (height, width)."""
+        (fh, fw), (ch, cw) = fine_shape, coarse_shape
+        tx, ty = self.tile
+        return self.knl_halve(self.rt.queue, (round_up(cw, tx), round_up(ch, ty)), self.tile,
+                              fine, I32(fw), I32(fh), coarse, I32(cw), I32(ch))
+
+    def features(self, est: Any, edges: Any, hole: Any, box: tuple[int, int, int, int], shape: tuple[int, int]) -> list:
+        """The texture feature of every pixel into ``est``'s spare byte (``edges`` then ``features``;
+        ``edges`` is scratch of 2 bytes a pixel); ``hole`` (uchar) covers ``box`` = (x0, y0, w, h).
+        Returns the two launch events."""
+        h, w = shape
+        tx, ty = self.tile
+        grid = (round_up(w, tx), round_up(h, ty))
+        args = (hole, *map(I32, box), I32(w), I32(h))
+        return [self.knl_edges(self.rt.queue, grid, self.tile, est, edges, *args),
+                self.knl_features(self.rt.queue, grid, self.tile, est, edges, *args)]
+
+    def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
+        """Every hole pixel takes the coarse estimate at half its coordinates."""
+        return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["holepix"], I32(n), I32(width),
+                             coarse["est"], I32(coarse_width))
+
+
+class Onion(_Wrapper):
+    """``kernels/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.knl_search = self._kernel("onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl_apply = self._kernel("onion_apply", [None] * 5 + [I32, I32] + [I32] * 3)
+
+    def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
+               height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
+        """``found`` = each of the ``n`` layer pixels' best source (``r`` candidates each in ``cands``)."""
+        return self.knl_search(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"],
+                               b["valid"], pixels, cands, found, I32(n), I32(r), I32(width), I32(height),
+                               I32(radius), U32(key), *map(I32, work))
+
+    def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
+              work: tuple[int, int, int, int]) -> Any:
+        """Fill the ``n`` layer pixels from their sources ``found``."""
+        return self.knl_apply(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"], pixels,
+                              found, I32(n), I32(width), *map(I32, work[:3]))
+
+
+class DeviceLevel:
+    """One level's state in OpenCL buffers; the same operations as the job's numpy level state
+    (:class:`inpaint.methods.multiscale.job.HostLevel`).
+
+    ``est`` is the level's picture already on the device (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`),
+    filled in place; the other buffers are created and cleared on the device, so only the
+    level's lists and maps cross the bus.
+    """
+
+    def __init__(self, level: Any, est: Any, k: int, half: int, seconds: dict[str, float], rt: Any,
+                 kernels: dict[str, Any], events: list):
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
+        self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
+        mf = cl.mem_flags
+        ctx, queue = rt.context, rt.queue
+
+        def buf(arr: np.ndarray) -> Any:
+            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+
+        def cleared(nbytes: int) -> Any:
+            out = cl.Buffer(ctx, mf.READ_WRITE, nbytes)
+            cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
+            return out
+
+        t = time.perf_counter()
+        lev = level
+        n = len(lev.targets)
+        work = lev.tidx.size * 16  # int4 per pixel of the work area
+        self.b = {
+            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "nnf": cl.Buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": cl.Buffer(ctx, mf.READ_WRITE, n * k * 4),
+            "v": cleared(work), "x": cleared(work),
+            "hole": buf(lev.hole_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
+            "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
+        }
+        self.best_bufs = [cleared(n * 8), cleared(n * 8)]
+        self.src = None  # the sharp vote's sources, made when it first runs
+        self.seconds["transfers"] += time.perf_counter() - t
+
+    def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
+        self.rt.queue.finish()
+        t = time.perf_counter()
+        self.cl.enqueue_copy(self.rt.queue, arr, src, src_offset=offset, is_blocking=True)
+        self.seconds["transfers"] += time.perf_counter() - t
+        return arr
+
+    def start(self, sources: np.ndarray) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.start`, on the device."""
+        t = time.perf_counter()
+        src = self.cl.Buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+                             hostbuf=np.ascontiguousarray(sources, np.int32))
+        self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
+
+    def lift(self, coarse: "DeviceLevel") -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.lift`, on the device."""
+        lev = self.lev
+        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
+                                                               coarse.lev.shape[1])))
+
+    def patchmatch(self, key: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.patchmatch`, on the device."""
+        lev = self.lev
+        h, w = lev.shape
+        b_in, b_out = self.best_bufs
+        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out,
+                                                        lev.work_args)))
+        self.best_bufs = [b_out, b_in]
+
+    def rescore(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.rescore`, on the device."""
+        lev = self.lev
+        h, w = lev.shape
+        self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0])))
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.onion`, on the device."""
+        cl, lev = self.cl, self.lev
+        ctx, mf = self.rt.context, cl.mem_flags
+        h, w = lev.shape
+        t = time.perf_counter()
+        self.b["filled"] = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                                     hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
+        self.b["osrc"] = cl.Buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
+        cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
+        bufs = [(cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
+                 cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
+                for pix, cand in zip(layers, cands)]
+        found = cl.Buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
+        self.seconds["transfers"] += time.perf_counter() - t
+        kn = self.kn["onion"]
+        for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
+            n = len(pix)
+            self.events.append(("onion", kn.search(self.b, bp, bc, found, n, cand.shape[1], w, h, lev.radius,
+                                                   (key + i) & 0xFFFFFFFF, lev.work_args)))
+            self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
+        del self.b["filled"], self.b["osrc"]
+
+    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote_sharp`, on the device."""
+        cl, lev = self.cl, self.lev
+        if self.src is None:
+            t = time.perf_counter()
+            mf = cl.mem_flags
+            self.src = cl.Buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.lut = cl.Buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
+            self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("vote", self.kn["vote"].sharp(self.b, self.b["pixels"], len(lev.pixels), self.src,
+                                                          len(lev.hole), self.lut, len(lut), lev.shape[1], k_use,
+                                                          unit, lev.work_args)))
+
+    def sources(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sources`, on the device."""
+        return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
+        lev = self.lev
+        h, w = lev.shape
+        buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness, lev.work_args)))
+
+    def sweeps(self, n: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sweeps`, on the device."""
+        lev = self.lev
+        h, w = lev.shape
+        # an empty colour list (a one-pixel hole) still needs a valid buffer argument
+        red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
+        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n,
+                                            lev.work_args):
+            self.events.append(("poisson", ev))
+
+    def compose(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.compose`, on the device."""
+        lev = self.lev
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
+
+    def image(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.image`, on the device."""
+        h, w = self.lev.shape
+        return to_rgb(self._read(np.empty((h, w, 4), np.uint8), self.b["est"]))
+
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.values`, on the device."""
+        # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
+        y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
+        w = self.lev.shape[1]
+        band = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], y0 * w * 4)
+        return band[pixels[:, 0] - y0, pixels[:, 1], :3]
+
+    def best_matches(self) -> np.ndarray:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.best_matches`, on the device."""
+        return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])

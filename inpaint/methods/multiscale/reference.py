@@ -1,0 +1,449 @@
+"""numpy reference for the multiscale fill's kernels (``kernels/patchmatch.cl``,
+``kernels/vote.cl``, ``kernels/poisson.cl``).
+
+Every function mirrors one kernel and uses only integer arithmetic, so the OpenCL and numpy
+paths agree bit for bit.  The kernels work on one work-item per target (PatchMatch) or per
+pixel (vote, Poisson); here the same loops are vectorised over targets or pixels, which gives
+the same result because no work-item reads what another one writes in the same launch:
+
+* PatchMatch is Jacobi-style: propagation reads the neighbours' best match from the start of
+  the iteration (``best_in``), and each target only updates its own candidate list.
+* Gauss-Seidel runs red-black: pixels of one colour have no 4-neighbour of their colour.
+
+Shapes: ``est`` is the current estimate, (H, W, 4) uint8: RGB plus a texture feature
+(:func:`texture_features`), which every patch distance weighs with :data:`FEATURE_WEIGHT` and
+every vote carries like a colour; ``targets`` (N, 2) int32 holds the (y, x) of every patch centre whose
+window meets the hole.  The *work area* is the hole's box grown to hold every target, at
+``origin`` (y0, x0) of the image: ``tidx`` (h, w) int32 maps each of its pixels to a target
+index or -1, and the vote ``v``, the correction ``x`` (both (h, w, 4) int32) and the hole map
+cover it too, so their memory follows the hole, not the photo.  ``nnf``
+(N, K, 2) int32 and ``cost`` (N, K) uint32 hold each target's K best source centres, sorted
+by SSD (empty entries have cost ``EMPTY``); ``valid`` (H, W) uint8 marks source centres whose
+whole window is known and inside the search area.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+#: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
+EMPTY = np.uint32(0xFFFFFFFF)
+#: Fixed-point scale of the Poisson correction (12 fractional bits).
+FIX = 4096
+#: Propagation distances: each target tries its neighbours' matches at these steps.
+JUMPS = (1, 2, 4, 8)
+#: Weight of the texture feature (the spare byte) in every patch distance, against 1 for each colour.
+FEATURE_WEIGHT = 15
+#: Texture features average the grey level's variation over a (2 FEATURE_RADIUS + 1)^2 box.
+FEATURE_RADIUS = 2
+#: No edge value at a pixel (a neighbour outside the image or in the hole).
+EDGE_NONE = 0xFFFF
+
+
+def hash32(x: np.ndarray) -> np.ndarray:
+    """A 32-bit integer hash (lowbias32), elementwise on uint32: the kernels' ``hash32``."""
+    x = np.asarray(x, dtype=np.uint32).copy()
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x7FEB352D)
+    x ^= x >> np.uint32(15)
+    x *= np.uint32(0x846CA68B)
+    x ^= x >> np.uint32(16)
+    return x
+
+
+def random_offsets(n: int, radius: int, key: int) -> Iterator[np.ndarray]:
+    """The random search's offsets for ``n`` work-items, as the kernels draw them: one (n, 2)
+    int32 array per radius, from ``radius`` halving down to 1 (taken one at a time, so each
+    search step sees the matches the previous one found)."""
+    r, step = int(radius), 0
+    idx = np.arange(n, dtype=np.uint32)
+    while r >= 1:
+        hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
+        hx = hash32(hy)
+        m = np.uint32(2 * r + 1)
+        yield np.stack([(hy % m).astype(np.int32), (hx % m).astype(np.int32)], axis=1) - r
+        r //= 2
+        step += 1
+
+
+def floor_div(a: np.ndarray, b: int | np.ndarray) -> np.ndarray:
+    """``floor(a / b)`` for integer arrays and ``b > 0`` (the kernels' ``floor_div``)."""
+    return np.floor_divide(a, b)
+
+
+def _channel_weights() -> np.ndarray:
+    return np.array([1, 1, 1, FEATURE_WEIGHT], np.int32)
+
+
+def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np.ndarray:
+    """SSD of every target window against its candidate window (RGB, plus :data:`FEATURE_WEIGHT`
+    times the feature's), as int64.
+
+    Target pixels outside the image are skipped; candidate windows lie inside the image
+    (the caller passes only valid candidates, others may hold any in-image centre).
+    """
+    h, w = est.shape[:2]
+    rgb = est.astype(np.int32)
+    wts = _channel_weights()
+    acc = np.zeros(len(targets), np.int64)
+    cy = np.clip(cand[:, 0], half, h - 1 - half)
+    cx = np.clip(cand[:, 1], half, w - 1 - half)
+    for dy in range(-half, half + 1):
+        ty = targets[:, 0] + dy
+        iny = (ty >= 0) & (ty < h)
+        tyc = np.clip(ty, 0, h - 1)
+        for dx in range(-half, half + 1):
+            tx = targets[:, 1] + dx
+            inside = iny & (tx >= 0) & (tx < w)
+            d = rgb[tyc, np.clip(tx, 0, w - 1)] - rgb[cy + dy, cx + dx]
+            acc += np.where(inside, (d * d) @ wts, 0)
+    return acc
+
+
+def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, ok: np.ndarray) -> None:
+    """Insert one candidate per target into its sorted list (the kernels' ``insert``).
+
+    A candidate enters when its SSD is below the list's worst and it is not already listed;
+    it goes after every entry with an SSD <= its own, and the worst entry drops out.
+    """
+    k_count = cost.shape[1]
+    listed = (cost != EMPTY) & (nnf[..., 0] == cand[:, None, 0]) & (nnf[..., 1] == cand[:, None, 1])
+    take = ok & (d < cost[:, -1]) & ~listed.any(axis=1)
+    if not take.any():
+        return
+    rows = np.flatnonzero(take)
+    dv = d[rows].astype(np.uint32)
+    c = cost[rows]
+    n = nnf[rows]
+    pos = (c <= dv[:, None]).sum(axis=1)
+    k = np.arange(k_count)[None, :]
+    before = k < pos[:, None]
+    at = k == pos[:, None]
+    shifted_c = np.concatenate([c[:, :1], c[:, :-1]], axis=1)
+    shifted_n = np.concatenate([n[:, :1], n[:, :-1]], axis=1)
+    cost[rows] = np.where(before, c, np.where(at, dv[:, None], shifted_c))
+    nnf[rows] = np.where(before[..., None], n, np.where(at[..., None], cand[rows, None, :], shifted_n))
+
+
+def _consider(est, targets, nnf, cost, valid, half, cand, ok) -> None:
+    h, w = valid.shape
+    ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
+    cy = np.clip(cand[:, 0], 0, h - 1)
+    cx = np.clip(cand[:, 1], 0, w - 1)
+    ok &= valid[cy, cx] != 0
+    if not ok.any():
+        return
+    d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
+    d[ok] = ssd(est, targets[ok], cand[ok], half)
+    _insert(nnf, cost, cand, d, ok)
+
+
+def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Target index of absolute pixels (y, x), -1 outside the work area."""
+    ly, lx = y - origin[0], x - origin[1]
+    h, w = tidx.shape
+    inside = (ly >= 0) & (ly < h) & (lx >= 0) & (lx < w)
+    return np.where(inside, tidx[np.clip(ly, 0, h - 1), np.clip(lx, 0, w - 1)], -1)
+
+
+def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: tuple[int, int],
+               valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
+               best_out: np.ndarray, half: int, radius: int, key: int) -> None:
+    """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
+
+    Each target tries, in this order, (1) its neighbours' best matches at distances
+    ``JUMPS`` to the left, right, above and below, shifted back by that distance, then
+    (2) random candidates around its current best within ``radius``, halving the radius
+    each time.  ``best_in`` (N, 2) is every target's best match at the start of the
+    iteration; ``best_out`` receives the new best.
+    """
+    n = len(targets)
+    for j in JUMPS:
+        for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
+            t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
+            ok = t >= 0
+            cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
+            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok)
+    for off in random_offsets(n, radius, key):
+        _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool))
+    best_out[:] = nnf[:, 0]
+
+
+def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndarray, half: int) -> None:
+    """Recompute every listed candidate's SSD against ``est``, then sort each list
+    (stable: equal SSDs keep their order) (``patchmatch.cl: rescore``)."""
+    k_count = cost.shape[1]
+    for k in range(k_count):
+        full = cost[:, k] != EMPTY
+        if full.any():
+            cost[full, k] = ssd(est, targets[full], nnf[full, k], half).astype(np.uint32)
+    order = np.argsort(cost, axis=1, kind="stable")
+    cost[:] = np.take_along_axis(cost, order, axis=1)
+    nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
+
+
+def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
+         cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray) -> None:
+    """Each listed pixel becomes the weighted mean of what the patches covering it copy
+    (``vote.cl: vote``).
+
+    Every target window that contains the pixel votes with each of its first ``k_use``
+    candidates; candidate k weighs ``256 * softness // (softness + cost_k - cost_0)``.
+    ``out`` (work area, 4) int32 receives the rounded means (colour and feature) at ``pixels``.
+    """
+    rgb = est.astype(np.int64)
+    py, px = pixels[:, 0], pixels[:, 1]
+    acc = np.zeros((len(pixels), 4), np.int64)
+    wsum = np.zeros(len(pixels), np.int64)
+    for dy in range(-half, half + 1):
+        for dx in range(-half, half + 1):
+            t = _local(tidx, origin, py - dy, px - dx)
+            ok = t >= 0
+            ts = np.where(ok, t, 0)
+            c0 = cost[ts, 0].astype(np.int64)
+            for k in range(k_use):
+                ck = cost[ts, k].astype(np.int64)
+                use = ok & (ck != int(EMPTY))
+                wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
+                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                acc += wk[:, None] * rgb[sy, sx]
+                wsum += wk
+    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+
+
+def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray,
+                 lists: tuple[np.ndarray, np.ndarray], origin: tuple[int, int], sweeps: int) -> None:
+    """Red-black Gauss-Seidel sweeps of Laplace(x) = 0 on the hole (``poisson.cl: gauss_seidel``).
+
+    ``hole``, ``v`` and ``x`` cover the work area at ``origin``; ``x`` is fixed point
+    (``FIX``).  A known 4-neighbour q contributes the boundary value ``(est[q] - v[q]) * FIX``; neighbours outside the image are left out
+    (zero normal derivative at the border).  ``lists`` holds the hole pixels of each colour
+    ((y + x) even, then odd); one sweep updates the first colour, then the second.
+    """
+    H, W = est.shape[:2]
+    rh, rw = hole.shape
+    oy, ox = origin
+    known = hole == 0
+    b = (est[oy:oy + rh, ox:ox + rw, :3].astype(np.int32) - v[..., :3]) * FIX
+    for _ in range(sweeps):
+        for pix in lists:
+            if not len(pix):
+                continue
+            py, px = pix[:, 0], pix[:, 1]
+            s = np.zeros((len(pix), 3), np.int32)
+            n = np.zeros(len(pix), np.int32)
+            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                qy, qx = py + dy, px + dx
+                inside = (qy >= 0) & (qy < H) & (qx >= 0) & (qx < W)
+                ly, lx = np.clip(qy - oy, 0, rh - 1), np.clip(qx - ox, 0, rw - 1)
+                val = np.where(known[ly, lx][:, None], b[ly, lx], x[ly, lx, :3])
+                s += np.where(inside[:, None], val, 0)
+                n += inside
+            x[py - oy, px - ox, :3] = floor_div(s + (n // 2)[:, None], n[:, None])
+
+
+def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int]) -> None:
+    """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels' colours, and the vote's
+    feature (``poisson.cl: compose``); ``v`` and ``x`` cover the work area at ``origin``."""
+    py, px = pixels[:, 0], pixels[:, 1]
+    ly, lx = py - origin[0], px - origin[1]
+    corr = floor_div(x[ly, lx, :3] + FIX // 2, FIX)
+    est[py, px, :3] = np.clip(v[ly, lx, :3] + corr, 0, 255).astype(np.uint8)
+    est[py, px, 3] = v[ly, lx, 3]  # the feature is not corrected
+
+
+# -- the first fill: onion peel ---------------------------------------------------------------
+#: The 8 neighbours a pixel of the onion takes its neighbours' sources from, in this order.
+NEIGHBOURS8 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def masked_ssd(est: np.ndarray, filled: np.ndarray, origin: tuple[int, int], pix: np.ndarray, cand: np.ndarray,
+               half: int) -> np.ndarray:
+    """SSD (as :func:`ssd`) of each pixel's window against its candidate's window over the window's
+    pixels that are inside the image and known or already filled (``filled``, over the work area at ``origin``), as
+    int64.  Candidates must be valid source centres (their windows lie inside the image)."""
+    h, w = est.shape[:2]
+    oy, ox = origin
+    fh, fw = filled.shape
+    rgb = est.astype(np.int32)
+    wts = _channel_weights()
+    acc = np.zeros(len(pix), np.int64)
+    for dy in range(-half, half + 1):
+        ty = pix[:, 0] + dy
+        for dx in range(-half, half + 1):
+            tx = pix[:, 1] + dx
+            inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+            ly, lx = np.clip(ty - oy, 0, fh - 1), np.clip(tx - ox, 0, fw - 1)
+            use = inside & (filled[ly, lx] != 0)
+            d = rgb[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)] - rgb[cand[:, 0] + dy, cand[:, 1] + dx]
+            acc += np.where(use, (d * d) @ wts, 0)
+    return acc
+
+
+def onion_search(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, valid: np.ndarray, pixels: np.ndarray,
+                 cands: np.ndarray, origin: tuple[int, int], half: int, radius: int, key: int) -> np.ndarray:
+    """One layer of the onion peel (``onion.cl: onion_search``): for every pixel of the layer, the
+    source centre whose window best matches the pixel's window on its known and filled pixels.
+
+    Each pixel tries, in this order: its ``cands`` (R random valid centres), the sources of its
+    filled 8-neighbours (``osrc``, over the work area; -1 where none) shifted by the step to it,
+    then random candidates around its best within ``radius``, halving the radius each time (as
+    :func:`patchmatch`).  A candidate replaces the best only with a strictly smaller SSD.  Pixels of
+    one layer read only earlier layers, so they are searched independently.  Returns (n, 2) int32,
+    (-1, -1) where no candidate was usable.
+    """
+    h, w = valid.shape
+    oy, ox = origin
+    fh, fw = filled.shape
+    n = len(pixels)
+    best = np.full((n, 2), -1, np.int32)
+    bestd = np.full(n, int(EMPTY), np.int64)
+
+    def consider(cand: np.ndarray, ok: np.ndarray) -> None:
+        ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
+        ok &= valid[np.clip(cand[:, 0], 0, h - 1), np.clip(cand[:, 1], 0, w - 1)] != 0
+        if not ok.any():
+            return
+        d = np.full(n, np.iinfo(np.int64).max, np.int64)
+        d[ok] = masked_ssd(est, filled, origin, pixels[ok], cand[ok], half)
+        take = d < bestd
+        best[take] = cand[take]
+        bestd[take] = d[take]
+
+    for j in range(cands.shape[1]):
+        consider(cands[:, j].astype(np.int32), np.ones(n, bool))
+    for dy, dx in NEIGHBOURS8:
+        ly, lx = pixels[:, 0] + dy - oy, pixels[:, 1] + dx - ox
+        inside = (ly >= 0) & (ly < fh) & (lx >= 0) & (lx < fw)
+        src = osrc[np.clip(ly, 0, fh - 1), np.clip(lx, 0, fw - 1)]
+        ok = inside & (src[:, 0] >= 0)
+        consider((src - np.array([dy, dx], np.int32)).astype(np.int32), ok)
+    for off in random_offsets(n, radius, key):
+        consider((best + off).astype(np.int32), best[:, 0] >= 0)
+    return best
+
+
+def onion_apply(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, pixels: np.ndarray, found: np.ndarray,
+                origin: tuple[int, int]) -> None:
+    """Fill one layer (``onion.cl: onion_apply``): each pixel copies the colour and feature at its
+    found source centre and records it in ``osrc``; every pixel of the layer counts as filled from
+    now on."""
+    py, px = pixels[:, 0], pixels[:, 1]
+    ly, lx = py - origin[0], px - origin[1]
+    ok = found[:, 0] >= 0
+    est[py[ok], px[ok]] = est[found[ok, 0], found[ok, 1]]
+    osrc[ly, lx] = found
+    filled[ly, lx] = 1
+
+
+# -- the final vote: sharp ----------------------------------------------------------------------
+#: Weights of the sharp vote: ``LUT_ONE * exp(-i / LUT_STEPS)`` for i < ``LUT_SIZE`` (0 beyond).  With
+#: ``LUT_ONE`` 256 every sum of the vote fits in 32 bits (31x31 patches, 8 candidates).
+LUT_SIZE, LUT_STEPS, LUT_ONE = 256, 16, 256
+
+
+def weight_lut() -> np.ndarray:
+    """The sharp vote's weights, uint32[LUT_SIZE]: ``round(LUT_ONE * exp(-i / LUT_STEPS))``.  Built
+    once on the host and handed to the kernel, so both sides use the same integers."""
+    return np.rint(LUT_ONE * np.exp(-np.arange(LUT_SIZE) / LUT_STEPS)).astype(np.uint32)
+
+
+def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
+               cost: np.ndarray, half: int, k_use: int, unit: int, lut: np.ndarray, out: np.ndarray,
+               src: np.ndarray) -> None:
+    """The sharp vote (``vote.cl: vote_sharp``): every listed pixel becomes the weighted mean of what
+    the patches covering it copy, each candidate weighing ``lut[(cost - cost_min) // unit]`` (0 past
+    the table), where ``cost_min`` is the smallest cost among all of them.
+
+    So the best-matching covering patch decides the pixel; patches within a few ``unit`` of it share
+    the vote (in smooth areas, where many match about equally, they blend), and worse ones drop out.
+    ``out`` (work area, 4) int32 receives the rounded means (colour and feature); ``src`` (len(src), 2)
+    int32 receives, for the first ``len(src)`` pixels, the source pixel of that best candidate (the
+    first one in the order dy, dx, k at equal costs): the original pixel the fill copies there before
+    blending.
+    """
+    rgb = est.astype(np.int64)
+    py, px = pixels[:, 0], pixels[:, 1]
+    n = len(pixels)
+    big = np.int64(int(EMPTY) + 1)
+    dmin = np.full(n, big, np.int64)
+    sy_best = np.full(n, -1, np.int64)
+    sx_best = np.full(n, -1, np.int64)
+    entries = []
+    for dy in range(-half, half + 1):
+        for dx in range(-half, half + 1):
+            t = _local(tidx, origin, py - dy, px - dx)
+            ok = t >= 0
+            ts = np.where(ok, t, 0)
+            for k in range(k_use):
+                ck = cost[ts, k].astype(np.int64)
+                use = ok & (ck != int(EMPTY))
+                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                take = use & (ck < dmin)
+                dmin = np.where(take, ck, dmin)
+                sy_best = np.where(take, sy, sy_best)
+                sx_best = np.where(take, sx, sx_best)
+                entries.append((use, ck, sy, sx))
+    acc = np.zeros((n, 4), np.int64)
+    wsum = np.zeros(n, np.int64)
+    lut64 = lut.astype(np.int64)
+    for use, ck, sy, sx in entries:
+        i = np.where(use, (ck - dmin) // unit, len(lut))
+        wk = np.where(i < len(lut), lut64[np.minimum(i, len(lut) - 1)], 0)
+        acc += wk[:, None] * rgb[sy, sx]
+        wsum += wk
+    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    m = len(src)
+    src[:, 0] = sy_best[:m]
+    src[:, 1] = sx_best[:m]
+
+
+# -- texture features ---------------------------------------------------------------------------
+def edges(rgb: np.ndarray, hole: np.ndarray) -> np.ndarray:
+    """``pyramid.cl: edges``: ``|grey(y, x+1) - grey(y, x-1)| + |grey(y+1, x) - grey(y-1, x)|``
+    (grey = r + g + b) where the four neighbours lie in the image and outside ``hole``,
+    :data:`EDGE_NONE` elsewhere; (H, W) uint16."""
+    h, w = hole.shape
+    g = rgb[..., 0].astype(np.int32) + rgb[..., 1] + rgb[..., 2]
+    out = np.full((h, w), EDGE_NONE, np.uint16)
+    if h < 3 or w < 3:
+        return out
+    known = ~hole
+    ok = known[1:-1, :-2] & known[1:-1, 2:] & known[:-2, 1:-1] & known[2:, 1:-1]
+    e = np.abs(g[1:-1, 2:] - g[1:-1, :-2]) + np.abs(g[2:, 1:-1] - g[:-2, 1:-1])
+    out[1:-1, 1:-1] = np.where(ok, e, EDGE_NONE)
+    return out
+
+
+def texture_features(rgb: np.ndarray, hole: np.ndarray, radius: int = -1) -> np.ndarray:
+    """The texture feature of every pixel (``pyramid.cl: edges`` then ``features``), (H, W) uint8.
+
+    A known pixel's feature is the mean of :func:`edges` over the (2 radius + 1)^2 box around it
+    (the values that exist), divided by 6 and rounded, at most 255: about the mean absolute
+    grey-level step between neighbours, as Newson et al.'s features; 0 when the box holds none,
+    and 0 on the hole (``hole``, (H, W) bool), whose features the first fill and the votes
+    provide.  ``radius`` -1: :data:`FEATURE_RADIUS`.
+    """
+    r = FEATURE_RADIUS if radius < 0 else radius
+    e = edges(rgb, hole)
+    have = e != EDGE_NONE
+    val = np.where(have, e, 0).astype(np.int64)
+
+    def box(a: np.ndarray) -> np.ndarray:
+        """Sum over the in-image part of each (2r + 1)^2 box, by an integral image."""
+        h, w = a.shape
+        ii = np.zeros((h + 1, w + 1), np.int64)
+        ii[1:, 1:] = a.cumsum(0).cumsum(1)
+        y0 = np.clip(np.arange(h) - r, 0, h)[:, None]
+        y1 = np.clip(np.arange(h) + r + 1, 0, h)[:, None]
+        x0 = np.clip(np.arange(w) - r, 0, w)[None, :]
+        x1 = np.clip(np.arange(w) + r + 1, 0, w)[None, :]
+        return ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]
+
+    s, c = box(val), box(have.astype(np.int64))
+    f = np.where(c > 0, np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255), 0)
+    return np.where(hole, 0, f).astype(np.uint8)

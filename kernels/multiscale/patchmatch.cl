@@ -1,0 +1,193 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Multiscale fill, nearest-neighbour search: PatchMatch over a list of targets.
+ *
+ * A target is a patch centre whose (2 HALF + 1)^2 window meets the hole; each keeps its K best
+ * source centres sorted by SSD (nnf[i * K + k] = (y, x), cost[i * K + k]; empty slots have cost
+ * EMPTY).  tidx maps a pixel of the work area (the hole's box grown to hold every target: origin
+ * (rx0, ry0), size rw x rh) to its target index or -1; images are whole (width x height).  A source centre is usable when valid[] is set: its whole window is known and inside
+ * the search area.  The SSD runs over the target window's in-image pixels, on the current estimate
+ * est: RGB, plus FW times the squared difference of the texture feature in the spare byte (known
+ * pixels are the original ones, so a source window reads original pixels).
+ * All arithmetic is integer: inpaint/methods/multiscale/reference.py reproduces every launch bit for bit.
+ *
+ * Random numbers come from hash32 (common/hash.cl, bundled before this file).
+ *
+ * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
+ * slot's cost), JUMP_MAX (the longest propagation jump); the reference states them. */
+
+/* SSD of the target window at (ty, tx) against the source window at (sy, sx), over the target
+ * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image).  Stops after the
+ * first row whose partial sum exceeds lim and returns it (such a candidate never enters the
+ * list, exactly as with its full SSD). */
+#define SIDE (2 * HALF + 1)
+inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
+                const int dy0, const int dy1, const int dx0, const int dx1,
+                const int sy, const int sx, const uint lim, const uchar4 *tw)
+{
+    uint acc = 0;
+    for (int dy = dy0; dy <= dy1; ++dy) {
+        const uchar4 *trow = tw + (dy + HALF) * SIDE + HALF;
+        __global const uchar4 *srow = est + (sy + dy) * width + sx;
+        for (int dx = dx0; dx <= dx1; ++dx) {
+            const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
+            acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
+        }
+        if (acc > lim) break;
+    }
+    return acc;
+}
+
+/* The part of the target window at (ty, tx) inside the image, as offset ranges. */
+#define WINDOW_RANGE(ty, tx) \
+    const int dy0 = max(-HALF, -(ty)), dy1 = min(HALF, height - 1 - (ty)); \
+    const int dx0 = max(-HALF, -(tx)), dx1 = min(HALF, width - 1 - (tx));
+
+/* Copy target i's window (its in-image part) and its candidate list into private memory. */
+inline void load_target(__global const uchar4 *est, __global const int2 *nnf, __global const uint *cost,
+                        const int i, const int width, const int2 t,
+                        const int dy0, const int dy1, const int dx0, const int dx1,
+                        uchar4 *tw, int2 *nb, uint *nc)
+{
+    for (int dy = dy0; dy <= dy1; ++dy)
+        for (int dx = dx0; dx <= dx1; ++dx)
+            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
+    for (int k = 0; k < K; ++k) {
+        nb[k] = nnf[i * K + k];
+        nc[k] = cost[i * K + k];
+    }
+}
+
+/* Target i, its window's in-image range, and private copies of its window and list. */
+#define TARGET_STATE(i) \
+    const int2 t = targets[i]; \
+    WINDOW_RANGE(t.x, t.y) \
+    uchar4 tw[SIDE * SIDE]; \
+    int2 nb[K]; \
+    uint nc[K]; \
+    load_target(est, nnf, cost, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc);
+
+/* Store target i's candidate list. */
+inline void store_target(__global int2 *nnf, __global uint *cost, const int i, const int2 *nb, const uint *nc)
+{
+    for (int k = 0; k < K; ++k) {
+        nnf[i * K + k] = nb[k];
+        cost[i * K + k] = nc[k];
+    }
+}
+
+/* Whether the list already holds source c. */
+inline int listed(const int2 *nb, const uint *nc, const int2 c)
+{
+    for (int k = 0; k < K; ++k)
+        if (nc[k] != EMPTY && nb[k].x == c.x && nb[k].y == c.y) return 1;
+    return 0;
+}
+
+/* Insert a candidate that is not listed yet: it must beat the worst entry, and it goes after
+ * every entry with an SSD <= its own. */
+inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
+{
+    if (d >= nc[K - 1]) return;
+    int k = K - 1;
+    while (k > 0 && nc[k - 1] > d) {
+        nc[k] = nc[k - 1];
+        nb[k] = nb[k - 1];
+        --k;
+    }
+    nc[k] = d;
+    nb[k] = c;
+}
+
+/* A candidate is skipped when it is outside the image, not a usable source, or already listed
+ * (before any SSD is computed: in coherent regions most neighbours propose the same source). */
+inline void consider(__global const uchar4 *est, __global const uchar *valid,
+                     const int width, const int height, const int ty, const int tx,
+                     const int dy0, const int dy1, const int dx0, const int dx1,
+                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw)
+{
+    if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
+    if (listed(nb, nc, c)) return;
+    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw));
+}
+
+/* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
+ * iteration (best_in) at distances 1, 2, 4, ..., JUMP_MAX, then random search around the current best
+ * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
+__kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
+                         __global const int *tidx, __global const uchar *valid,
+                         __global int2 *nnf, __global uint *cost,
+                         __global const int2 *best_in, __global int2 *best_out,
+                         const int n, const int width, const int height,
+                         const int radius, const uint key,
+                         const int rx0, const int ry0, const int rw, const int rh)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    TARGET_STATE(i)
+    for (int j = 1; j <= JUMP_MAX; j *= 2) {
+        for (int q = 0; q < 4; ++q) {
+            const int dy = q == 2 ? -j : (q == 3 ? j : 0);
+            const int dx = q == 0 ? -j : (q == 1 ? j : 0);
+            const int ly = t.x + dy - ry0, lx = t.y + dx - rx0;
+            if (ly < 0 || ly >= rh || lx < 0 || lx >= rw) continue;  /* not a target */
+            const int m = tidx[ly * rw + lx];
+            if (m < 0) continue;
+            const int2 b = best_in[m];
+            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw);
+        }
+    }
+    int r = radius;
+    uint step = 0;
+    while (r >= 1) {
+        const uint hy = hash32((uint)i * 747796405u + key * 7919u + step);
+        const uint hx = hash32(hy);
+        const uint m = (uint)(2 * r + 1);
+        const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
+        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw);
+        r /= 2;
+        ++step;
+    }
+    store_target(nnf, cost, i, nb, nc);
+    best_out[i] = nb[0];
+}
+
+/* Recompute every listed candidate's SSD against the current estimate, then sort each list by
+ * insertion (stable: equal SSDs keep their order).  best receives the new best. */
+__kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
+                      __global int2 *nnf, __global uint *cost, __global int2 *best,
+                      const int n, const int width, const int height)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    TARGET_STATE(i)
+    for (int k = 0; k < K; ++k)
+        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw);
+    for (int a = 1; a < K; ++a) {
+        const int2 bv = nb[a];
+        const uint cv = nc[a];
+        int b = a;
+        while (b > 0 && nc[b - 1] > cv) {
+            nc[b] = nc[b - 1];
+            nb[b] = nb[b - 1];
+            --b;
+        }
+        nc[b] = cv;
+        nb[b] = bv;
+    }
+    store_target(nnf, cost, i, nb, nc);
+    best[i] = nb[0];
+}
+
+/* Start every list with one candidate, sources[i], and K - 1 empty slots (the first slot's
+ * cost 0 marks it as used until rescore). */
+__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost, const int n)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    nnf[i * K] = sources[i];
+    cost[i * K] = 0;
+    for (int k = 1; k < K; ++k) {
+        nnf[i * K + k] = (int2)(-1);
+        cost[i * K + k] = EMPTY;
+    }
+}

@@ -1,0 +1,79 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Multiscale fill, gradient-domain correction: solve Laplace(x) = 0 on the hole with the
+ * boundary values (est - v) * FIX on the known 4-neighbours, in fixed point (define FIX), by
+ * red-black Gauss-Seidel; compose then adds round(x / FIX) to the vote v.  This carries the
+ * surrounding tones into the fill (no tone blocks, no seam at the hole's edge).  Neighbours
+ * outside the image are left out (zero normal derivative at the border).  Pixels of one colour
+ * have no 4-neighbour of their colour, so a launch over one colour is race-free and equals a
+ * sequential sweep; all arithmetic is integer, so numpy reproduces it bit for bit.  hole, v and x
+ * cover the work area (origin (rx0, ry0), width rw), which holds every hole pixel's
+ * 4-neighbours; est is the whole image. */
+
+inline int floor_div(const int a, const int b)  /* floor(a / b) for b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* One Gauss-Seidel update of hole pixel p. */
+inline void update(__global const uchar *hole, __global const uchar4 *est, __global const int4 *v,
+                   __global int4 *x, const int2 p, const int width, const int height,
+                   const int rx0, const int ry0, const int rw)
+{
+    int3 s = (int3)(0);
+    int cnt = 0;
+    for (int q = 0; q < 4; ++q) {
+        const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+        const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+        if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+        const int j = (y - ry0) * rw + xx - rx0;
+        ++cnt;
+        if (hole[j]) s += x[j].xyz;
+        else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
+    }
+    const int hc = cnt / 2;
+    x[(p.x - ry0) * rw + p.y - rx0] = (int4)(floor_div(s.x + hc, cnt), floor_div(s.y + hc, cnt),
+                                  floor_div(s.z + hc, cnt), 0);
+}
+
+/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each. */
+__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
+                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
+                           const int n, const int width, const int height,
+                           const int rx0, const int ry0, const int rw)
+{
+    const int i = get_global_id(0);
+    if (i < n) update(hole, est, v, x, pixels[i], width, height, rx0, ry0, rw);
+}
+
+/* Whole sweeps in one launch of one work-group (for small holes, where launches would cost
+ * more than the work): the work-items share each colour's list, and a barrier separates the
+ * colours, so the order of the updates, and the result, are those of the launches above. */
+__kernel void gauss_seidel_sweeps(__global const uchar *hole, __global const uchar4 *est,
+                                  __global const int4 *v, __global int4 *x,
+                                  __global const int2 *red, const int nred,
+                                  __global const int2 *black, const int nblack,
+                                  const int width, const int height, const int sweeps,
+                                  const int rx0, const int ry0, const int rw)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    for (int s = 0; s < sweeps; ++s) {
+        for (int i = lid; i < nred; i += g) update(hole, est, v, x, red[i], width, height, rx0, ry0, rw);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        for (int i = lid; i < nblack; i += g) update(hole, est, v, x, black[i], width, height, rx0, ry0, rw);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+}
+
+__kernel void compose(__global uchar4 *est, __global const int4 *v, __global const int4 *x,
+                      __global const int2 *pixels, const int n, const int width,
+                      const int rx0, const int ry0, const int rw)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int2 p = pixels[i];
+    const int j = (p.x - ry0) * rw + p.y - rx0, e = p.x * width + p.y;
+    const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
+                                     floor_div(x[j].z + FIX / 2, FIX));
+    const int3 k = clamp(c, 0, 255);
+    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, (uchar)v[j].w);  /* the feature is not corrected */
+}

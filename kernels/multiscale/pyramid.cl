@@ -1,0 +1,99 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Multiscale fill, between levels: build the image pyramid on the device and carry a level's
+ * fill up to the next finer one, so that a phone photo never crosses the bus as a whole-image
+ * array more than once.
+ *
+ * Images are RGB plus a spare byte (uchar4, the spare byte 0), row-major; a pixel is (y, x).
+ * All arithmetic is integer: inpaint/methods/multiscale/levels.py (down2) and job.py (the host level's lift) reproduces
+ * every launch bit for bit. */
+
+/* est[i] = (r, g, b, 0) from packed 8-bit RGB. */
+__kernel void pack_rgba(__global const uchar *rgb, __global uchar4 *est, const int n)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    est[i] = (uchar4)(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2], 0);
+}
+
+/* Halve an image: each coarse pixel is the rounded mean of its 2x2 fine pixels; an odd last
+ * row or column repeats (as numpy's edge padding). */
+__kernel void halve(__global const uchar4 *fine, const int fw, const int fh,
+                    __global uchar4 *coarse, const int cw, const int ch)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= cw || y >= ch) return;
+    const int y0 = 2 * y, y1 = min(2 * y + 1, fh - 1);
+    const int x0 = 2 * x, x1 = min(2 * x + 1, fw - 1);
+    const uint4 s = convert_uint4(fine[y0 * fw + x0]) + convert_uint4(fine[y0 * fw + x1])
+                  + convert_uint4(fine[y1 * fw + x0]) + convert_uint4(fine[y1 * fw + x1]);
+    coarse[y * cw + x] = convert_uchar4((s + 2u) >> 2);
+}
+
+/* Start a level from the coarser one's result: every hole pixel p takes the coarse estimate at
+ * p / 2 (colour and texture feature). */
+__kernel void lift(__global uchar4 *est, __global const int2 *hole, const int n, const int width,
+                   __global const uchar4 *coarse_est, const int cwidth)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int2 p = hole[i];
+    est[p.x * width + p.y] = coarse_est[(p.x >> 1) * cwidth + (p.y >> 1)];
+}
+
+/* Texture features (after Newson et al.): how strongly the grey level varies around a pixel, kept
+ * in the spare byte so the search prefers sources as textured as what surrounds the hole, however
+ * smooth the current fill is.  Only known pixels count: the hole's own feature comes from the
+ * first fill and the votes.  Pass 1, edges: e = |grey(y, x+1) - grey(y, x-1)| + |grey(y+1, x) -
+ * grey(y-1, x)| (grey = r + g + b) where the four neighbours lie in the image and are known,
+ * EDGE_NONE (a define) elsewhere.  hole (uchar, 1 = hole) covers the box (hx0, hy0, hw x hh); outside it
+ * every pixel is known. */
+
+inline int in_hole(__global const uchar *hole, const int hx0, const int hy0, const int hw, const int hh,
+                   const int y, const int x)
+{
+    const int ly = y - hy0, lx = x - hx0;
+    return ly >= 0 && ly < hh && lx >= 0 && lx < hw && hole[ly * hw + lx];
+}
+
+inline int grey(const uchar4 c)
+{
+    return (int)c.x + (int)c.y + (int)c.z;
+}
+
+__kernel void edges(__global const uchar4 *est, __global ushort *e, __global const uchar *hole,
+                    const int hx0, const int hy0, const int hw, const int hh, const int width, const int height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height) return;
+    ushort v = EDGE_NONE;
+    if (x > 0 && x < width - 1 && y > 0 && y < height - 1
+        && !in_hole(hole, hx0, hy0, hw, hh, y, x - 1) && !in_hole(hole, hx0, hy0, hw, hh, y, x + 1)
+        && !in_hole(hole, hx0, hy0, hw, hh, y - 1, x) && !in_hole(hole, hx0, hy0, hw, hh, y + 1, x)) {
+        const int gx = grey(est[y * width + x + 1]) - grey(est[y * width + x - 1]);
+        const int gy = grey(est[(y + 1) * width + x]) - grey(est[(y - 1) * width + x]);
+        v = (ushort)(abs(gx) + abs(gy));
+    }
+    e[y * width + x] = v;
+}
+
+/* Pass 2, features: a known pixel's feature is the mean e over the (2 FR + 1)^2 box around it
+ * (the e that exist), divided by 6 and rounded, at most 255 (0 when the box holds none); a hole
+ * pixel's is 0.  Defines: FR (box radius). */
+__kernel void features(__global uchar4 *est, __global const ushort *e, __global const uchar *hole,
+                       const int hx0, const int hy0, const int hw, const int hh, const int width, const int height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height) return;
+    uint s = 0, c = 0;
+    if (!in_hole(hole, hx0, hy0, hw, hh, y, x)) {
+        for (int yy = max(y - FR, 0); yy <= min(y + FR, height - 1); ++yy)
+            for (int xx = max(x - FR, 0); xx <= min(x + FR, width - 1); ++xx) {
+                const uint v = e[yy * width + xx];
+                if (v != EDGE_NONE) {
+                    s += v;
+                    ++c;
+                }
+            }
+    }
+    est[y * width + x].w = c ? (uchar)min((s + 3 * c) / (6 * c), 255u) : 0;
+}
