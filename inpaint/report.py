@@ -52,7 +52,7 @@ def format_stats(stats: Any) -> str:
         where = "device" if stats.backend == "opencl" else "host"
         levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
         lines = [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
-                 f"{stats.candidates} candidates, alpha {alpha}, search area {stats.search_area}; "
+                 f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, search area {stats.search_area}; "
                  f"levels {levels}",
                  f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
                  + _build_note(stats)]
