@@ -1020,3 +1020,21 @@ def test_batch_bad_options(tmp_path, rng, run, extra, pattern):
     code, _, err = run(folder, *extra, "--backend", "numpy")
     assert code == 2 and re.search(pattern, err), err
     assert files_state(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", ["remove", "resize"])
+def test_batch_makes_a_new_output_folder_named_with_a_slash(tmp_path, rng, run, command):
+    if command == "remove":
+        folder, _, pictures = _batch(tmp_path, rng, n=2)
+        argv, want_code = [folder], 0
+    else:
+        folder, pictures = _resize_batch(tmp_path, rng)
+        argv, want_code = ["resize", folder, "-W", 30], 2  # its batch holds one bad file
+    out = tmp_path / "new" / "done"
+    code, _, err = run(*argv, "-o", f"{out}/", "--backend", "numpy", "-q")
+    assert code == want_code, err
+    assert sorted(p.name for p in out.iterdir()) == sorted(pictures)  # one result per good image
+    # without the slash a missing folder is still refused, and nothing is made
+    code, _, err = run(*argv, "-o", str(tmp_path / "other"), "--backend", "numpy", "-q")
+    assert code == 2 and "-o must be an existing folder" in err
+    assert not (tmp_path / "other").exists()

@@ -13,6 +13,8 @@ loop that runs the files, reports a bad one and carries on.
 
 from __future__ import annotations
 
+import os
+
 import sys
 import threading
 import time
@@ -66,13 +68,25 @@ def paired_file(image: Path, folder: Path | None, suffix: str = "_mask") -> Path
 
 
 def output_folder(output: str | None) -> Path | None:
-    """A batch's ``-o``: ``None`` (results beside the inputs) or an existing folder."""
+    """A batch's ``-o``: ``None`` (results beside the inputs), an existing folder, or a new one
+    named with a trailing slash (``done/``), made by :func:`make_output_folder` once the batch's
+    checks have passed."""
     if output is None:
         return None
     folder = Path(output)
-    if not folder.is_dir():
-        raise InputError(f"with several images, -o must be an existing folder; {folder} is not")
-    return folder
+    if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
+        return folder
+    raise InputError(f"with several images, -o must be an existing folder, or a new one ending in '/'; "
+                     f"{folder} is not")
+
+
+def make_output_folder(folder: Path | None) -> None:
+    """Make a batch's new output folder (and its parents); nothing when it exists or is ``None``."""
+    if folder is not None and not folder.is_dir():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"cannot make the output folder {folder}: {e.strerror or e}") from e
 
 
 def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
@@ -128,7 +142,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     dt = time.perf_counter() - t0
     if not quiet or failed:
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
-        print(f"{prog}: {n} images: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
+        print(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
               f"{dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
     return 2 if failed else 0
 

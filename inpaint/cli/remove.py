@@ -19,8 +19,8 @@ from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_stats
-from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for, paired_file,
-                    run_batch)
+from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
+                    output_for, paired_file, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int
 from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
@@ -223,6 +223,7 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
 
     check_device(args.backend, args.device, args.profile)
     check_distinct([out for _, _, out in work])
+    make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
         image, mask, out = work[i]

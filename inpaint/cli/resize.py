@@ -183,8 +183,8 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import (batch_images, best_devices, check_distinct, is_batch, output_folder, output_for,
-                        paired_file, run_batch)
+    from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
+                        output_for, paired_file, run_batch)
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
@@ -224,6 +224,7 @@ def _run(args: argparse.Namespace) -> int:
         return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
 
     check_device(args.backend, args.device, args.profile)
+    make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
         _resize_one(args, images[i], outs[i], mask_of(args.protect, images[i]), mask_of(args.remove, images[i]),
