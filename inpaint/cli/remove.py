@@ -19,8 +19,8 @@ from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_stats
-from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
-                    output_for, paired_file, run_batch)
+from .batch import (batch_images, batch_mask, best_devices, check_distinct, is_batch, make_output_folder,
+                    output_folder, output_for, paired_file, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int
 from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
+    p.add_argument("--protect", metavar="MASK",
+                   help="mask of pixels the fill must not copy from (another person, a sign, anything that "
+                        "should not reappear in the hole); same rule and size as --mask; for a batch, one mask "
+                        "for every image, or a folder DIR holding DIR/IMAGE.png")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                    help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
                         "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
@@ -242,7 +246,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     from .options import check_device
     from .progress import Progress
 
+    protect_path = batch_mask(args.protect, image_path)
     sources = [("input image", image_path), ("mask", mask_path)]
+    if protect_path is not None:
+        sources.append(("--protect mask", protect_path))
     # cheap checks first: names, formats, folders, collisions (before reading anything)
     if args.save_mapping is not None:
         imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
@@ -262,8 +269,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
-    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
     name = f"{label}: " if label else ""
+    if protect_path is not None:
+        options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
+    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
     if not mask.any():
         try:
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
@@ -310,6 +319,22 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
         print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
               f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
+
+
+def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
+    """The --protect mask (the one mask rule), with a warning when it protects nothing or
+    overlaps the object (the object is filled all the same)."""
+    from .. import io as imageio
+
+    protect = imageio.read_mask(path, size, "--protect mask")
+    if not protect.any():
+        warnings.warn(InputWarning(f"{name}the --protect mask {path} selects no pixel: nothing is protected"))
+    both = int((protect & mask).sum())
+    if both:
+        warnings.warn(InputWarning(
+            f"{name}{both} pixel{'s are' if both != 1 else ' is'} in both the mask and --protect: they are filled "
+            "all the same (--protect only keeps the fill from copying protected pixels)"))
+    return protect
 
 
 def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:

@@ -86,8 +86,8 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
 
     if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
-    keep = read_mask(protect, size) if protect else None
-    drop = read_mask(remove, size) if remove else None
+    keep = read_mask(protect, size, "--protect mask") if protect else None
+    drop = read_mask(remove, size, "--remove mask") if remove else None
     if drop is not None and radius:
         drop = grow(drop, radius)
     if keep is not None and not keep.any():
@@ -183,8 +183,8 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
-                        output_for, paired_file, run_batch)
+    from .batch import (batch_images, batch_mask, best_devices, check_distinct, is_batch, make_output_folder,
+                        output_folder, output_for, run_batch)
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
@@ -218,16 +218,11 @@ def _run(args: argparse.Namespace) -> int:
     outs = [output_for(image, out_dir, "_resized") for image in images]
     check_distinct(outs)
 
-    def mask_of(value: str | None, image: Path) -> Path | None:
-        if not value:
-            return None
-        return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
-
     check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
-        _resize_one(args, images[i], outs[i], mask_of(args.protect, images[i]), mask_of(args.remove, images[i]),
+        _resize_one(args, images[i], outs[i], batch_mask(args.protect, images[i]), batch_mask(args.remove, images[i]),
                     radius, label=label, device=device, progress=jobs == 1)
 
     return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
