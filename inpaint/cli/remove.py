@@ -22,7 +22,7 @@ from ..report import draw_mapping, draw_offsets, format_stats
 from .batch import (batch_images, batch_mask, best_devices, check_distinct, is_batch, make_output_folder,
                     output_folder, output_for, paired_file, run_batch)
 from .guard import EXIT_TABLE, compile_note
-from .options import parse_grow, parse_int
+from .options import parse_grow, parse_int, parse_quality
 from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
@@ -263,6 +263,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
     imageio.check_output(out, mode=pic.mode, size=pic.size)
+    plan = imageio.plan_output(pic, out, quality=parse_quality(args.quality))
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
     mask = imageio.read_mask(mask_path, pic.size)
@@ -272,7 +273,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     name = f"{label}: " if label else ""
     if protect_path is not None:
         options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
-    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
+    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
+        print(f"inpaint: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
+    meta = {"plan": plan, "mask": mask}
     if not mask.any():
         try:
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
@@ -280,7 +283,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             raise InputError(f"cannot write the output: {exc}") from None
         print(f"inpaint: {name}the mask {mask_path} selects no pixel: nothing to remove; "
               f"wrote an unchanged copy to {out}", file=sys.stderr)
-        if note:
+        if note and not args.quiet:
             print(f"inpaint: note: {name}{note}", file=sys.stderr)
         return
     if mask.all():

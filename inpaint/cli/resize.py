@@ -253,6 +253,11 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)
     check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if remove else (tw, th))
+    from .options import parse_quality
+
+    plan = imageio.plan_output(pic, out, size=(tw, th), quality=parse_quality(args.quality))
+    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
+        print(f"inpaint resize: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
     keep, drop = _masks(protect, remove, radius, (w0, h0))
@@ -274,7 +279,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         if not args.quiet:
             print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {out}",
                   file=sys.stderr)
-        items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+        items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         _save(imageio, items)
@@ -305,7 +310,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     elapsed = time.perf_counter() - t0
     out8, seam_map, source = res if seams_file else (res[0], None, res[1])
     result, move_note = imageio.apply_moves(pic, out8, source)
-    items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+    items = [(result, out, {"plan": plan})]
     if seam_map is not None:
         items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
     notes = _save(imageio, items)
