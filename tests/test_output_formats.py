@@ -381,6 +381,78 @@ def test_jpeg_with_an_empty_mask_is_a_coefficient_copy(tmp_path):
     a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
     assert np.array_equal(a.Y, b.Y) and np.array_equal(a.Cb, b.Cb)
     assert np.array_equal(_open(src).pixels, _open(out).pixels)
+    assert out.read_bytes() == src.read_bytes()  # nothing changed: the input itself
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("mcu", [(8, 8), (8, 16), (16, 16)])
+def test_mcu_box_is_the_box_of_the_touched_mcus(orientation, mcu):
+    rng = np.random.default_rng(orientation)
+    for h, w in ((37, 53), (64, 48), (9, 70)):
+        mask = np.zeros((h, w), bool)
+        y, x = rng.integers(0, h), rng.integers(0, w)
+        mask[y:y + rng.integers(1, 12), x:x + rng.integers(1, 15)] = True
+        mask[rng.integers(0, h), rng.integers(0, w)] = True
+        (sy0, sy1, sx0, sx1), (uy0, uy1, ux0, ux1) = jpeg_edit.mcu_box(mask, orientation, mcu)
+        turn = jpeg_edit.STORED[orientation]
+        stored = turn(mask)
+        grid = jpeg_edit.touched_mcus(stored, mcu)
+        rows, cols = np.nonzero(grid)
+        assert (sy0, sx0) == (rows.min() * mcu[0], cols.min() * mcu[1])
+        assert (sy1, sx1) == (min((rows.max() + 1) * mcu[0], stored.shape[0]),
+                              min((cols.max() + 1) * mcu[1], stored.shape[1]))
+        # the upright box holds the same pixels
+        index = np.arange(h * w).reshape(h, w)
+        assert np.array_equal(turn(index[uy0:uy1, ux0:ux1]), turn(index)[sy0:sy1, sx0:sx1])
+        # the grid from the bounding box alone is the grid of the whole mask
+        full = np.zeros((-(-stored.shape[0] // mcu[0]) * mcu[0], -(-stored.shape[1] // mcu[1]) * mcu[1]), bool)
+        full[:stored.shape[0], :stored.shape[1]] = stored
+        assert np.array_equal(grid, full.reshape(grid.shape[0], mcu[0], grid.shape[1], mcu[1]).any(axis=(1, 3)))
+    assert jpeg_edit.mcu_box(np.zeros((5, 7), bool), orientation, mcu) is None
+
+
+def _segments(path):
+    """The marker segments of a JPEG up to its first scan: (marker, bytes)."""
+    data, i, out = Path(path).read_bytes(), 2, []
+    while data[i + 1] != 0xDA:
+        n = struct.unpack(">H", data[i + 2:i + 4])[0]
+        out.append((data[i + 1], data[i:i + 2 + n]))
+        i += 2 + n
+    return out
+
+
+def test_jpeg_markers_are_the_inputs_byte_for_byte(tmp_path):
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    exif = Image.Exif()
+    exif[0x010F] = "Maker"
+    exif[0x0112] = 6
+    Image.open(PHOTO).convert("RGB").crop((0, 0, 200, 150)).save(
+        src, quality=88, subsampling=2, dpi=(300, 300), exif=exif.tobytes(), comment=b"a comment",
+        icc_profile=b"\0" * 300)
+    _, plan, notes, _ = _fill(src, out, mask=_mask(200, 150))
+    assert plan.jpeg_edit is not None and notes == []
+    app = [seg for m, seg in _segments(src) if 0xE0 <= m <= 0xEF or m == 0xFE]
+    assert [seg for m, seg in _segments(out) if 0xE0 <= m <= 0xEF or m == 0xFE] == app
+    assert _open(out).info["dpi"] == (300, 300)
+
+
+def test_jpeg_plan_written_twice_gives_the_same_file(tmp_path):
+    src = tmp_path / "p.jpg"
+    _photo_jpeg(src, 1)
+    pic = imageio.read_image(src)
+    plan = imageio.plan_output(pic, tmp_path / "o.jpg")
+    h, w = pic.rgb.shape[:2]
+    outs = []
+    for name, (y, x) in (("a.jpg", (10, 10)), ("b.jpg", (100, 200)), ("c.jpg", (10, 10))):
+        mask = np.zeros((h, w), bool)
+        mask[y:y + 30, x:x + 40] = True
+        rgb = pic.rgb.copy()
+        rgb[mask] = 0
+        imageio.save_images([(Image.fromarray(rgb), tmp_path / name, {"plan": plan, "mask": mask})])
+        outs.append(jpeglib.read_dct(str(tmp_path / name)))
+    a = jpeglib.read_dct(str(src))
+    assert np.array_equal(outs[0].Y, outs[2].Y)  # the second write left the plan's header as read
+    assert np.array_equal(outs[1].Y[:4, :4], a.Y[:4, :4])  # ...and the first one's blocks are not in it
 
 
 def test_jpeg_without_jpeglib_keeps_its_tables_with_a_note(tmp_path, monkeypatch):

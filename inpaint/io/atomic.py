@@ -118,12 +118,12 @@ def _write(img: "Image.Image | DeepImage", fh: Any, fmt: str, opts: dict) -> str
         from . import jpeg_edit
 
         mask = opts.get("mask")
-        rgb = np.asarray(img)
         if mask is None:
-            mask = np.zeros(rgb.shape[:2], bool)
+            mask = np.zeros((img.size[1], img.size[0]), bool)
         try:
-            data, _ = jpeg_edit.edit(edit["path"], rgb, mask, orientation=edit["orientation"],
-                                     qtables=edit["qtables"], subsampling=edit["subsampling"])
+            data, _ = jpeg_edit.edit(edit["path"], img, mask, orientation=edit["orientation"],
+                                     qtables=edit["qtables"], subsampling=edit["subsampling"],
+                                     header=edit.get("header"))
         except Exception as exc:  # noqa: BLE001 - jpeglib could not: encode it again instead
             note = encode(img, fh, fmt, plan.options)
             why = f"the JPEG could not be edited block by block ({type(exc).__name__}: {exc}), so it was encoded " \

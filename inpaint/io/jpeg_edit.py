@@ -7,7 +7,11 @@ encoded from the result with the input's own quantisation tables and subsampling
 luma blocks, only those holding a filled pixel); markers
 (EXIF, ICC, XMP...) are kept byte for byte, and the file keeps its stored orientation.  (The
 edges of the untouched MCUs next to new ones can decode one pixel differently where chroma is
-subsampled: decoders interpolate chroma across MCU borders.)
+subsampled: decoders interpolate chroma across MCU borders.)  A result without a changed pixel
+is the input file itself.
+
+The input is read once, before the work (:func:`read_header`, which also says whether it can be
+edited this way); only the box of whole MCUs around the changed pixels is taken from the result.
 
 DCT access is through ``jpeglib`` (optional: ``pip install inpaint[jpeg]``); without it, or for a
 JPEG it cannot edit this way, the output is encoded again (see :mod:`inpaint.io.plan`).
@@ -15,10 +19,12 @@ JPEG it cannot edit this way, the output is encoded again (see :mod:`inpaint.io.
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -41,7 +47,7 @@ STORED = {
 #: coefficients, 2-4 % larger (mozjpeg's progressive writer matches the size but takes about
 #: three times as long).
 _LIBJPEG = "6b"
-#: jpeglib's choice of libjpeg build is process-wide: one edit at a time.
+#: jpeglib's choice of libjpeg build is process-wide: one read or edit at a time.
 _LOCK = threading.Lock()
 
 #: Pillow's subsampling codes by the luma sampling factors as jpeglib gives them, (vertical,
@@ -58,51 +64,125 @@ def available() -> bool:
     return True
 
 
-def why_not(path: "str | os.PathLike[str]", qtables: dict | None, subsampling: int | None) -> str | None:
-    """Why the JPEG at ``path`` cannot be edited block by block (None when it can).
+def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
+                subsampling: int | None) -> tuple[Any, str | None]:
+    """Read the JPEG at ``path`` for :func:`edit`, before the work, or say why it cannot be edited.
 
-    Reads only the header: checked before the work."""
+    Parameters
+    ----------
+    path : path-like
+        The input JPEG.
+    qtables, subsampling
+        Its quantisation tables and subsampling as Pillow reads them.
+
+    Returns
+    -------
+    header, str or None
+        jpeglib's view of the file (its bytes, sizes and markers; the coefficients are read by
+        :func:`edit`), and None; or None and why the file cannot be edited block by block.
+    """
     if not available():
-        return "lossless editing of JPEG needs the jpeglib package: pip install 'inpaint[jpeg]'"
+        return None, "lossless editing of JPEG needs the jpeglib package: pip install 'inpaint[jpeg]'"
     import jpeglib
 
+    with _LOCK, jpeglib.version(_LIBJPEG):
+        return _read_header(jpeglib, path, qtables, subsampling)
+
+
+def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:  # noqa: ANN001
     try:
-        info = jpeglib.read_dct(str(path))
-        comps = int(info.num_components)
-        space = str(info.jpeg_color_space)
-        factors = [tuple(int(x) for x in f) for f in np.asarray(info.samp_factor)]
+        header = jpeglib.read_dct(str(path))
+        comps = int(header.num_components)
+        space = str(header.jpeg_color_space)
+        factors = [tuple(int(x) for x in f) for f in np.asarray(header.samp_factor)]
     except Exception as exc:  # noqa: BLE001 - a JPEG libjpeg cannot read this way (e.g. arithmetic-coded)
-        return f"its coding cannot be edited block by block ({type(exc).__name__})"
+        return None, f"its coding cannot be edited block by block ({type(exc).__name__})"
     if comps not in (1, 3) or ("YCbCr" not in space and "GRAYSCALE" not in space):
-        return f"its colour space ({space.split('.')[-1].replace('JCS_', '')}) cannot be edited block by block"
+        return None, f"its colour space ({space.split('.')[-1].replace('JCS_', '')}) cannot be edited block by block"
     if comps == 3 and (factors[1] != (1, 1) or factors[2] != (1, 1) or factors[0] not in _SUBSAMPLING
                        or _SUBSAMPLING[factors[0]] != subsampling):
-        return "its chroma subsampling is unusual"
+        return None, "its chroma subsampling is unusual"
     if not qtables:
-        return "its quantisation tables cannot be read"
-    return None
+        return None, "its quantisation tables cannot be read"
+    return header, None
 
 
 def touched_mcus(mask: np.ndarray, mcu: tuple[int, int]) -> np.ndarray:
-    """(rows, cols) bool grid: the MCUs of ``mcu`` = (height, width) pixels holding a pixel of ``mask``."""
+    """(rows, cols) bool grid: the MCUs of ``mcu`` = (height, width) pixels holding a pixel of ``mask``.
+
+    Only the MCUs of the mask's bounding box are looked at."""
     h, w = mask.shape
     mh, mw = mcu
-    rows, cols = -(-h // mh), -(-w // mw)
-    padded = np.zeros((rows * mh, cols * mw), bool)
-    padded[:h, :w] = mask
-    return padded.reshape(rows, mh, cols, mw).any(axis=(1, 3))
+    grid = np.zeros((-(-h // mh), -(-w // mw)), bool)
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not rows.size:
+        return grid
+    gy0, gy1 = rows[0] // mh, rows[-1] // mh + 1
+    band = mask[gy0 * mh:gy1 * mh]
+    cols = np.flatnonzero(band.any(axis=0))
+    gx0, gx1 = cols[0] // mw, cols[-1] // mw + 1
+    part = band[:, gx0 * mw:gx1 * mw]
+    tiles = np.zeros(((gy1 - gy0) * mh, (gx1 - gx0) * mw), bool)
+    tiles[:part.shape[0], :part.shape[1]] = part
+    grid[gy0:gy1, gx0:gx1] = tiles.reshape(gy1 - gy0, mh, gx1 - gx0, mw).any(axis=(1, 3))
+    return grid
 
 
-def edit(src: "str | os.PathLike[str]", rgb: np.ndarray, mask: np.ndarray, *, orientation: int,
-         qtables: dict, subsampling: int) -> tuple[bytes, int]:
-    """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``rgb``.
+def mcu_box(mask: np.ndarray, orientation: int, mcu: tuple[int, int]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The smallest box of whole MCUs of the stored frame that holds every pixel of ``mask``.
+
+    Parameters
+    ----------
+    mask : ndarray, (H, W) bool
+        Upright.
+    orientation : int
+        EXIF orientation: the stored frame is ``STORED[orientation]`` of the upright one.
+    mcu : (int, int)
+        MCU height and width in pixels.
+
+    Returns
+    -------
+    stored, upright : (y0, y1, x0, x1) each, or None for a mask without a pixel
+        The box in the stored frame (on the MCU grid, clipped to the picture) and the same pixels
+        upright.
+    """
+    h, w = mask.shape
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not rows.size:
+        return None
+    y0, y1 = int(rows[0]), int(rows[-1]) + 1
+    cols = np.flatnonzero(mask[y0:y1].any(axis=0))
+    x0, x1 = int(cols[0]), int(cols[-1]) + 1
+    turn = STORED[orientation]
+    swap = orientation >= 5  # the stored rows are upright columns
+    # the upright row and column of every stored pixel, without building either
+    ys = turn(np.broadcast_to(np.arange(h)[:, None], (h, w)))
+    xs = turn(np.broadcast_to(np.arange(w)[None, :], (h, w)))
+    srow = np.asarray((xs if swap else ys)[:, 0])  # upright index each stored row follows
+    scol = np.asarray((ys if swap else xs)[0, :])
+    rlo, rhi, clo, chi = (x0, x1, y0, y1) if swap else (y0, y1, x0, x1)
+    r = np.flatnonzero((srow >= rlo) & (srow < rhi))
+    c = np.flatnonzero((scol >= clo) & (scol < chi))
+    mh, mw = mcu
+    sy0, sy1 = int(r[0]) // mh * mh, min(-(-(int(r[-1]) + 1) // mh) * mh, srow.size)
+    sx0, sx1 = int(c[0]) // mw * mw, min(-(-(int(c[-1]) + 1) // mw) * mw, scol.size)
+    ur, uc = srow[sy0:sy1], scol[sx0:sx1]
+    if swap:
+        ur, uc = uc, ur
+    return (sy0, sy1, sx0, sx1), (int(ur.min()), int(ur.max()) + 1, int(uc.min()), int(uc.max()) + 1)
+
+
+def edit(src: "str | os.PathLike[str]", image: "np.ndarray | Image.Image", mask: np.ndarray, *, orientation: int,
+         qtables: dict, subsampling: int, header: Any = None) -> tuple[bytes, int]:
+    """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``image``.
 
     Parameters
     ----------
     src : path-like
         The input JPEG.
-    rgb : ndarray, (H, W, 3) or (H, W) uint8
-        The result, upright (as the pipeline saw the picture).
+    image : ndarray, (H, W, 3) or (H, W) uint8, or PIL.Image.Image (RGB or L)
+        The result, upright (as the pipeline saw the picture).  Only the box of MCUs around
+        ``mask`` is read from it.
     mask : ndarray, (H, W) bool
         The pixels that changed, upright.
     orientation : int
@@ -110,6 +190,8 @@ def edit(src: "str | os.PathLike[str]", rgb: np.ndarray, mask: np.ndarray, *, or
         orientation tag it keeps still applies.
     qtables, subsampling
         The input's quantisation tables and subsampling (Pillow's forms).
+    header : optional
+        :func:`read_header`'s header of ``src``, read before the work (read here when None).
 
     Returns
     -------
@@ -119,50 +201,89 @@ def edit(src: "str | os.PathLike[str]", rgb: np.ndarray, mask: np.ndarray, *, or
     Raises
     ------
     ValueError
-        When the new blocks would not share the input's quantisation tables.
+        When ``src`` cannot be edited block by block, or the new blocks would not share the
+        input's quantisation tables.
     """
     import jpeglib
 
     with _LOCK, jpeglib.version(_LIBJPEG):
-        return _edit(jpeglib, src, rgb, mask, orientation, qtables, subsampling)
+        if header is None:
+            header, why = _read_header(jpeglib, src, qtables, subsampling)
+            if why:
+                raise ValueError(why)
+        return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling)
 
 
-def _edit(jpeglib, src, rgb, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:  # noqa: ANN001
-    turn = STORED[orientation]
-    stored = np.ascontiguousarray(turn(rgb))
-    changed = np.ascontiguousarray(turn(mask))
-    dct = jpeglib.read_dct(str(src))
-    dct.load()
-    factors = np.asarray(dct.samp_factor)
-    vv, hv = (int(factors[0][0]), int(factors[0][1])) if dct.has_chrominance else (1, 1)
+def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:  # noqa: ANN001
+    colour = bool(header.has_chrominance)
+    factors = np.asarray(header.samp_factor)
+    vv, hv = (int(factors[0][0]), int(factors[0][1])) if colour else (1, 1)
     mcu = (8 * vv, 8 * hv)
+    boxes = mcu_box(mask, orientation, mcu)
+    if boxes is None:  # nothing changed: the input as it is
+        return bytes(header.content), 0
+    (sy0, sy1, sx0, sx1), (uy0, uy1, ux0, ux1) = boxes
+    turn = STORED[orientation]
+    crop = np.asarray(image.crop((ux0, uy0, ux1, uy1))) if isinstance(image, Image.Image) \
+        else np.asarray(image)[uy0:uy1, ux0:ux1]
+    crop = np.ascontiguousarray(turn(crop))
+    changed = turn(mask[uy0:uy1, ux0:ux1])
     grid = touched_mcus(changed, mcu)
-    count = int(grid.sum())
+    dct = copy.copy(header)  # the header stays unread: a plan can be written again
+    dct.load()
     with tempfile.TemporaryDirectory(prefix="inpaint-jpeg-") as tmp:
-        if count:
-            rows, cols = np.nonzero(grid)
-            y0, y1 = int(rows.min()) * mcu[0], min((int(rows.max()) + 1) * mcu[0], stored.shape[0])
-            x0, x1 = int(cols.min()) * mcu[1], min((int(cols.max()) + 1) * mcu[1], stored.shape[1])
-            crop = stored[y0:y1, x0:x1]
-            part = os.path.join(tmp, "part.jpg")
-            img = Image.fromarray(crop if dct.has_chrominance else (crop[..., 0] if crop.ndim == 3 else crop))
-            # the crop starts on the MCU grid, so its blocks are the output's blocks
-            img.save(part, "JPEG", qtables=qtables, subsampling=subsampling if dct.has_chrominance else 0)
-            new = jpeglib.read_dct(part)
-            new.load()
-            if not np.array_equal(np.asarray(new.qt), np.asarray(dct.qt)):
-                raise ValueError("the new blocks' quantisation tables differ from the input's")
-            sub = grid[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
-            by, bx = y0 // 8, x0 // 8
-            # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
-            yblocks = touched_mcus(changed, (8, 8))[by:by + new.Y.shape[0], bx:bx + new.Y.shape[1]]
-            _copy(dct.Y, new.Y, yblocks, by, bx)
-            if dct.has_chrominance:
-                for old_c, new_c in ((dct.Cb, new.Cb), (dct.Cr, new.Cr)):
-                    _copy(old_c, new_c, sub, by // vv, bx // hv)
+        part = os.path.join(tmp, "part.jpg")
+        img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
+        # the crop starts on the MCU grid, so its blocks are the output's blocks
+        img.save(part, "JPEG", qtables=qtables, subsampling=subsampling if colour else 0)
+        new = jpeglib.read_dct(part)
+        new.load()
+        if not np.array_equal(np.asarray(new.qt), np.asarray(dct.qt)):
+            raise ValueError("the new blocks' quantisation tables differ from the input's")
+        by, bx = sy0 // 8, sx0 // 8
+        # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
+        _copy(dct.Y, new.Y, touched_mcus(changed, (8, 8)), by, bx)
+        if colour:
+            for old_c, new_c in ((dct.Cb, new.Cb), (dct.Cr, new.Cr)):
+                _copy(old_c, new_c, grid, sy0 // mcu[0], sx0 // mcu[1])
+        # written from the coefficients alone (jpeglib would decode the input again to copy its
+        # parameters); the input's markers are put back as they are stored
+        dct.content, dct.markers = None, []
         out = os.path.join(tmp, "out.jpg")
         dct.write_dct(out, flags=["OPTIMIZE_CODING"])
-        return Path(out).read_bytes(), count
+        data = Path(out).read_bytes()
+    return data[:2] + b"".join(_app_segments(header.content)) + data[_after_app(data):], int(grid.sum())
+
+
+def _app_segments(data: bytes) -> list[bytes]:
+    """The APPn and COM segments of a JPEG before its first scan, as stored (marker and length too)."""
+    segments, i = [], 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            raise ValueError("damaged JPEG header")
+        kind = data[i + 1]
+        if kind == 0xFF:  # fill byte
+            i += 1
+            continue
+        if kind in (0xDA, 0xD9):  # start of scan, end of image
+            break
+        if 0xD0 <= kind <= 0xD7 or kind == 0x01:  # no length
+            i += 2
+            continue
+        end = i + 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        if 0xE0 <= kind <= 0xEF or kind == 0xFE:
+            segments.append(data[i:end])
+        i = end
+    return segments
+
+
+def _after_app(data: bytes) -> int:
+    """Where a JPEG continues after its start marker and the APPn segments right after it (the
+    JFIF header libjpeg writes of its own)."""
+    i = 2
+    while data[i] == 0xFF and 0xE0 <= data[i + 1] <= 0xEF:
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return i
 
 
 def _copy(old: np.ndarray, new: np.ndarray, where: np.ndarray, by: int, bx: int) -> None:

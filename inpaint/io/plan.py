@@ -41,7 +41,7 @@ class OutputPlan:
         ``qtables``, ``subsampling``.
     jpeg_edit : dict or None
         For a JPEG written back as JPEG block by block (:mod:`inpaint.io.jpeg_edit`): the
-        source's path, orientation, tables and subsampling.
+        source's path, orientation, tables, subsampling and header (read once, here).
     """
 
     fmt: str
@@ -165,17 +165,18 @@ def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple
                 opts["subsampling"] = src.subsampling
         elif fmt == "JPEG" and src.format == "JPEG" and src.qtables:
             same = size is None or tuple(size) == tuple(picture.size)
-            why = None
+            header, why = None, None
             if same:
                 from . import jpeg_edit
 
-                why = jpeg_edit.why_not(picture.path, src.qtables, src.subsampling) if picture.path else "no file"
+                header, why = jpeg_edit.read_header(picture.path, src.qtables, src.subsampling) if picture.path \
+                    else (None, "no file")
             opts["qtables"] = src.qtables  # also the fallback if the block-by-block write fails
             if src.subsampling in (0, 1, 2):
                 opts["subsampling"] = src.subsampling
             if same and why is None:
                 plan.jpeg_edit = {"path": picture.path, "orientation": src.orientation, "qtables": src.qtables,
-                                  "subsampling": src.subsampling}
+                                  "subsampling": src.subsampling, "header": header}
             elif same:
                 notes.append(f"the JPEG is encoded again with its own quantisation tables, so the pixels "
                              f"outside the mask change slightly: {why}")
