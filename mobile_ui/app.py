@@ -684,14 +684,11 @@ class InpaintApp(App):
     def save_to(self, path: str, overwrite: bool = False) -> Path | None:
         """Save the working image; returns the written path (a message tells the user)."""
         try:
-            orig = self.photo.path if self.photo is not None else None
-            written = storage.save_image(self.image, path, exif=self.photo.exif if self.photo else None,
-                                         icc_profile=self.photo.icc_profile if self.photo else None,
-                                         original=orig, overwrite=overwrite)
+            written, notes = storage.save_photo(self.image, path, self.photo, overwrite=overwrite)
         except (OSError, ValueError) as exc:
             self.show_message("Not saved", str(exc))
             return None
-        self.status = f"Saved {written}"
+        self.status = f"Saved {written}" + (f" ({'; '.join(notes)})" if notes else "")
         return written
 
     def _on_drop_file(self, _window, filename, *_args):

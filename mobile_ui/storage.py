@@ -5,6 +5,8 @@
 * :func:`save_image` writes PNG or JPEG atomically (temporary file in the same folder,
   then :func:`os.replace`), and refuses to replace an existing file, above all the
   original, unless ``overwrite=True``.
+* :func:`save_photo` saves an opened photo: a JPEG saved as JPEG keeps the DCT blocks of every
+  pixel unchanged since it was opened.
 """
 
 from __future__ import annotations
@@ -106,6 +108,18 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
     OSError
         The folder is not writable; no partial file is left behind.
     """
+    dest, arr = _destination(pixels, path, original, overwrite)
+    from inpaint.io import save_image
+
+    # Shared atomic writer: temp file in the folder, fsync, then os.replace.
+    save_image(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest, exif=exif or None,
+               icc_profile=icc_profile, quality=int(quality))
+    return dest
+
+
+def _destination(pixels: np.ndarray, path: "str | os.PathLike[str]", original: "str | os.PathLike[str] | None",
+                 overwrite: bool) -> tuple[Path, np.ndarray]:
+    """The checks of :func:`save_image` before anything is written: the destination and the pixels."""
     dest = Path(path).expanduser()
     fmt = SAVE_FORMATS.get(dest.suffix.lower())
     if fmt is None:
@@ -122,12 +136,70 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
             raise FileExistsError(f"{dest} already exists; choose another name or tick 'replace existing file'")
     if not dest.parent.is_dir():
         raise FileNotFoundError(f"folder {dest.parent} does not exist")
-    from inpaint.io import save_image
+    return dest, arr
 
-    # Shared atomic writer: temp file in the folder, fsync, then os.replace.
-    save_image(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest, exif=exif or None,
-               icc_profile=icc_profile, quality=int(quality))
-    return dest
+
+def save_photo(pixels: np.ndarray, path: "str | os.PathLike[str]", photo: Photo | None, *,
+               overwrite: bool = False) -> tuple[Path, list[str]]:
+    """Save the working image of ``photo`` as :func:`save_image` does, keeping what its JPEG can keep.
+
+    A photo opened from a JPEG and saved as JPEG is written as the ``inpaint`` command writes it
+    (:func:`inpaint.io.plan_output`): the blocks without a pixel that differs from the photo as
+    it was opened keep their DCT coefficients, the others are encoded again with the photo's own
+    quantisation tables and subsampling, and its markers are kept.  A resized photo is encoded
+    again with those tables, with a note.  Any other photo or format goes to :func:`save_image`
+    with the photo's EXIF block and ICC profile.
+
+    Parameters
+    ----------
+    pixels : (H, W, 3) uint8 ndarray
+        The working image.
+    path : path-like
+        Destination ending in ``.png``, ``.jpg`` or ``.jpeg``.
+    photo : Photo or None
+        The photo as opened (:func:`load_image`); replacing its file needs ``overwrite=True``.
+    overwrite : bool
+        Allow replacing an existing file.
+
+    Returns
+    -------
+    pathlib.Path, list of str
+        The written file, and what the file could not keep.
+
+    Raises
+    ------
+    ValueError, FileExistsError, OSError
+        As :func:`save_image`.
+    """
+    original = photo.path if photo is not None else None
+    dest, arr = _destination(pixels, path, original, overwrite)
+    if photo is None or original is None or photo.format != "JPEG" or SAVE_FORMATS[dest.suffix.lower()] != "JPEG":
+        save_image(arr, dest, exif=photo.exif if photo else None, icc_profile=photo.icc_profile if photo else None,
+                   original=original, overwrite=True)
+        return dest, []
+    from inpaint import io as imageio
+    from inpaint.errors import InputError
+
+    try:
+        pic = imageio.read_image(original)
+        kept = pic.rgb.shape == photo.pixels.shape and np.array_equal(pic.rgb, photo.pixels)
+    except (InputError, OSError):
+        kept = False
+    if not kept:  # its blocks are no longer those of the photo as opened
+        save_image(arr, dest, exif=photo.exif, icc_profile=photo.icc_profile, original=original, overwrite=True)
+        return dest, [f"{Path(original).name} changed since it was opened, so the JPEG was encoded again "
+                      "at quality 95"]
+    h, w = arr.shape[:2]
+    plan = imageio.plan_output(pic, dest, size=(w, h))
+    notes = list(plan.notes)
+    if arr.shape == pic.rgb.shape:
+        changed = (arr != pic.rgb).any(axis=2)
+    else:
+        changed = None
+        notes.append("the photo's size changed, so the JPEG was encoded again with its own quantisation tables")
+    note = imageio.save_images([(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest,
+                                 {"plan": plan, "mask": changed})])[0]
+    return dest, notes + ([note] if note else [])
 
 
 def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | os.PathLike[str]",

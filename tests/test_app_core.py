@@ -10,7 +10,7 @@ from inpaint.io import atomic
 from mobile_ui import devices, samples
 from mobile_ui.history import History, Snapshot
 from mobile_ui.masktools import load_mask
-from mobile_ui.storage import load_image, save_image, suggest_save_path
+from mobile_ui.storage import load_image, save_image, save_photo, suggest_save_path
 from mobile_ui.worker import Cancelled, Worker, run_inpaint
 
 
@@ -122,6 +122,61 @@ def test_jpeg_keeps_exif_and_applies_orientation(tmp_path):
         assert saved[0x010F] == "PhoneMaker"
         assert saved.get(0x0112, 1) == 1            # not rotated twice
         assert im.size == (6, 10)
+
+
+def _jpeg_photo(path, subsampling=2, orientation=None):
+    from pathlib import Path
+
+    img = Image.open(Path(__file__).resolve().parents[1] / "datasets/objects/fig_bowl/image.png").convert("RGB")
+    kw = {}
+    if orientation:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        kw["exif"] = exif.tobytes()
+    img.crop((0, 0, 200, 152)).save(path, quality=87, subsampling=subsampling, **kw)
+
+
+@pytest.mark.parametrize("subsampling,orientation", [(2, None), (1, 6), (0, 3)])
+def test_jpeg_save_keeps_the_blocks_of_unchanged_pixels(tmp_path, subsampling, orientation):
+    jpeglib = pytest.importorskip("jpeglib")
+    from inpaint.io import jpeg_edit
+
+    src, out = tmp_path / "p.jpg", tmp_path / "p_inpainted.jpg"
+    _jpeg_photo(src, subsampling, orientation)
+    photo = load_image(src)
+    work = photo.pixels.copy()
+    work[40:61, 50:83] = (10, 200, 30)          # a removal
+    work[5, 7] = 255 - work[5, 7]               # and one pixel
+    written, notes = save_photo(work, out, photo)
+    assert written == out and notes == []
+    changed = (work != photo.pixels).any(axis=2)
+    a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
+    vv, hv = (int(x) for x in np.asarray(a.samp_factor)[0])
+    grid = jpeg_edit.touched_mcus(jpeg_edit.STORED[orientation or 1](changed), (8 * vv, 8 * hv))
+    ygrid = np.kron(grid, np.ones((vv, hv), bool))[:a.Y.shape[0], :a.Y.shape[1]]
+    assert np.array_equal(a.Y[~ygrid], b.Y[~ygrid])
+    for c in ("Cb", "Cr"):
+        assert np.array_equal(getattr(a, c)[~grid], getattr(b, c)[~grid])
+    assert not np.array_equal(a.Y[ygrid], b.Y[ygrid])
+    assert np.array_equal(a.qt, b.qt)
+    back = load_image(out).pixels
+    assert np.abs(back[44:57, 54:79].mean(axis=(0, 1)) - (10, 200, 30)).max() < 25   # the change, upright
+
+
+def test_jpeg_save_resized_or_of_a_changed_file_says_it_was_encoded_again(tmp_path):
+    src = tmp_path / "p.jpg"
+    _jpeg_photo(src, 1)
+    photo = load_image(src)
+    out, notes = save_photo(photo.pixels[:, :150].copy(), tmp_path / "small.jpg", photo)
+    assert any("size changed" in n for n in notes)
+    with Image.open(out) as im, Image.open(src) as orig:
+        assert im.quantization == orig.quantization and im.size == (150, 152)
+    Image.fromarray(photo.pixels[::-1].copy()).save(src, quality=87)      # the file changed after opening
+    _, notes = save_photo(photo.pixels, tmp_path / "again.jpg", photo)
+    assert any("changed since it was opened" in n for n in notes)
+    _, notes = save_photo(photo.pixels, tmp_path / "a.png", photo)         # PNG: lossless, nothing to say
+    assert notes == []
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "a.png")), photo.pixels)
 
 
 def test_load_errors_are_readable(tmp_path):

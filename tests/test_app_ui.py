@@ -764,6 +764,33 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     np.testing.assert_array_equal(storage.load_image(orig).pixels, app.image)
 
 
+def test_save_of_a_jpeg_keeps_the_blocks_outside_the_removal(fresh, tmp_path, scene):
+    from PIL import Image
+
+    jpeglib = pytest.importorskip("jpeglib")
+    from inpaint.io import jpeg_edit
+
+    app = fresh
+    img, _ = scene
+    orig, out = tmp_path / "orig.jpg", tmp_path / "orig_inpainted.jpg"
+    Image.fromarray(img).save(orig, quality=90, subsampling=2)
+    app.open_path(str(orig))
+    opened = app.image.copy()
+    app.editor.mask[20:30, 30:40] = True
+    app.remove()
+    pump_until(lambda: not app.busy, what="removal")
+    settle(app)
+    assert app.save_to(str(out)) == out
+    assert app.status == f"Saved {out}"
+    changed = (app.image != opened).any(axis=2)
+    assert changed.any()
+    a, b = jpeglib.read_dct(str(orig)), jpeglib.read_dct(str(out))
+    grid = jpeg_edit.touched_mcus(changed, (16, 16))
+    ygrid = np.kron(grid, np.ones((2, 2), bool))[:a.Y.shape[0], :a.Y.shape[1]]
+    assert np.array_equal(a.Y[~ygrid], b.Y[~ygrid]) and np.array_equal(a.Cb[~grid], b.Cb[~grid])
+    assert np.array_equal(a.qt, b.qt)
+
+
 def test_settings_show_the_device_and_its_limits(fresh):
     from inpaint.cl.runtime import opencl_available
 
