@@ -42,11 +42,12 @@ STORED = {
     8: lambda a: np.rot90(a, -1),
 }
 
-#: The libjpeg build of jpeglib that reads and writes the coefficients.  It writes sequential files
+#: The libjpeg build of jpeglib that reads and writes the coefficients (libjpeg-turbo 2.1: the
+#: same files as libjpeg 6b, read and written about a fifth faster).  It writes sequential files
 #: with optimised Huffman tables: a progressive input comes out sequential, with the same
 #: coefficients, 2-4 % larger (mozjpeg's progressive writer matches the size but takes about
 #: three times as long).
-_LIBJPEG = "6b"
+_LIBJPEG = "turbo210"
 #: jpeglib's choice of libjpeg build is process-wide: one read or edit at a time.
 _LOCK = threading.Lock()
 
