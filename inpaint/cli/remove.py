@@ -19,8 +19,9 @@ from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_stats
-from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
-                    output_for, paired_file, run_batch)
+from ..io.naming import REMOVED_SUFFIX
+from .batch import (batch_images, best_devices, is_batch, make_output_folder, output_folder, output_for,
+                    paired_file, plan_batch, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int
 from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
@@ -155,7 +156,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
             case = load_case(args.case)
         except ValueError as exc:  # an unknown name: the message lists the cases
             raise InputError(str(exc)) from None
-        out = Path(args.output) if args.output is not None else Path(f"{case.name}_removed.png")
+        out = Path(args.output) if args.output is not None else Path(f"{case.name}{REMOVED_SUFFIX}.png")
         return [(case.paths["image"], case.paths["mask"], out)]
     if not args.image:
         raise InputError("no input image given")
@@ -168,7 +169,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
         mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, "_removed"))]
+        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX))]
     images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")
@@ -177,7 +178,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if masks is not None and not masks.is_dir():
         raise InputError(f"--masks {masks} is not a folder")
     return [(image, Path(args.mask) if args.mask is not None else paired_file(image, masks),
-             output_for(image, out_dir, "_removed")) for image in images]
+             output_for(image, out_dir, REMOVED_SUFFIX)) for image in images]
 
 
 def _guess_backend(backend: str) -> str:
@@ -221,8 +222,9 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     program build serve all the files a worker fills."""
     from .options import check_device
 
+    keep = plan_batch("inpaint", [(image, [mask], out) for image, mask, out in work], quiet=args.quiet)
+    work = [work[i] for i in keep]
     check_device(args.backend, args.device, args.profile)
-    check_distinct([out for _, _, out in work])
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
@@ -238,6 +240,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                 out: Path, label: str | None = None, progress: bool = True) -> None:
     """Fill one image and write its result (and --save-mapping); raises on bad input."""
     from .. import io as imageio
+    from ..io.naming import check_new
     from ..masks import grow
     from .options import check_device
     from .progress import Progress
@@ -249,6 +252,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
     imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
                          others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
+    for path, what in ((out, "output"), (mapping, "--save-mapping file")):
+        if path is not None and not any(imageio.same_file(path, src) for _, src in sources):
+            check_new(path, args.overwrite or args.force, what)
     if label is None:
         check_device(args.backend, args.device, args.profile)
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)

@@ -183,8 +183,9 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import (batch_images, best_devices, check_distinct, is_batch, make_output_folder, output_folder,
-                        output_for, paired_file, run_batch)
+    from ..io.naming import RESIZED_SUFFIX
+    from .batch import (batch_images, best_devices, is_batch, make_output_folder, output_folder, output_for,
+                        paired_file, plan_batch, run_batch)
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
@@ -206,7 +207,7 @@ def _run(args: argparse.Namespace) -> int:
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = Path(args.image[0])
-        out = Path(args.output) if args.output is not None else output_for(src, None, "_resized")
+        out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         check_device(args.backend, args.device, args.profile)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
         _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams)
@@ -215,13 +216,17 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("--save-seams takes one image, not a batch")
     images = batch_images(args.image)
     out_dir = output_folder(args.output)
-    outs = [output_for(image, out_dir, "_resized") for image in images]
-    check_distinct(outs)
+    outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
 
     def mask_of(value: str | None, image: Path) -> Path | None:
         if not value:
             return None
         return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
+
+    keep = plan_batch("inpaint resize", [(image, [m for m in (mask_of(args.protect, image), mask_of(args.remove, image))
+                                                  if m is not None], out) for image, out in zip(images, outs)],
+                      quiet=args.quiet)
+    images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
     check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
@@ -242,6 +247,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
 
     from .. import io as imageio
     from ..io import check_output
+    from ..io.naming import check_new
     from ..seam import api
     from .guard import compile_note
     from .progress import Progress, format_seconds
@@ -254,6 +260,9 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
     check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
                  others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
+    for path, what in ((out, "output"), (seams_file, "--save-seams file")):
+        if path is not None and not any(imageio.same_file(path, m) for _, m in inputs):
+            check_new(path, args.overwrite or args.force, what)
     pic = imageio.read_image(src)
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)

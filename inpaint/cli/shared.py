@@ -34,12 +34,16 @@ def add_device_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_options(parser: argparse.ArgumentParser, verb: str) -> None:
-    """``--jobs``, ``--force``, ``--max-pixels``, ``--progress`` and ``--quiet``; ``verb`` says
+    """``--jobs``, ``--overwrite``, ``--force``, ``--max-pixels``, ``--progress`` and ``--quiet``; ``verb`` says
     what a job does to an image (``'fill'``, ``'resize'``)."""
     parser.add_argument("--jobs", "-j", metavar="N", default=None,
                         help=f"batch: {verb} N images at once (default 1); with several OpenCL devices of the best "
                              "kind, the jobs take turns on them")
-    parser.add_argument("--force", action="store_true", help="allow an output to replace an input file")
+    parser.add_argument("--overwrite", "-y", action="store_true",
+                        help="replace output files that already exist (without it, an existing output is refused, "
+                             "and in a batch that image is skipped)")
+    parser.add_argument("--force", action="store_true",
+                        help="allow the output of a single image to replace its input file (implies --overwrite)")
     parser.add_argument("--max-pixels", type=int, default=None,
                         help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default "
                              f"{DEFAULT_MAX_PIXELS})")

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import cancel
 from ..cl import BACKENDS
 from . import reference as ref
 
@@ -57,6 +58,7 @@ def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
 def _plan(n: int, batch: int | None) -> Callable[[int, int], int]:
     """Strips per pass: 1 (exact) or up to ``batch``, never more than half the width."""
     def plan(width: int, removed: int) -> int:
+        cancel.check()  # called before every pass: a stop request ends the carving here
         left = n - removed
         if left <= 0:
             return 0
@@ -115,6 +117,7 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
 def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None) -> None:
     done = 0
     while done < n:
+        cancel.check()
         h, w = st.pixels.shape
         k = min(n - done, max(1, int(w * ENLARGE_STEP)))
         local = _State(st.pixels.copy(), None if st.mask is None else st.mask.copy(), track=True)
