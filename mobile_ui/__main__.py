@@ -14,10 +14,15 @@ import sys
 from typing import Sequence
 
 PROG = "inpaint-app"
-#: Exit status when no window can be opened (no display, or Kivy has no working window provider).
-EXIT_NO_WINDOW = 1
+#: Exit status when no window can be opened (no display, or Kivy has no working window provider):
+#: the command's "no usable device" (:data:`inpaint.cli.guard.EXIT_NO_DEVICE`).
+EXIT_NO_WINDOW = 3
 #: Exit status when Kivy is not installed (as for bad options: the installation must change).
 EXIT_NO_KIVY = 2
+#: Exit status for a photo, mask or case that cannot be opened (bad input, as for the command).
+EXIT_BAD_INPUT = 2
+#: Signals that quit the app cleanly (exit status 128 + the signal's number, as for the command).
+QUIT_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
 KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
 
 def mask_rule() -> str:
@@ -176,10 +181,73 @@ def _fail(prog: str, message: str, status: int = EXIT_NO_WINDOW, stream=None) ->
     return status
 
 
+def input_problem(args: argparse.Namespace) -> str | None:
+    """Why the photo, mask or case given cannot be opened, or ``None``: checked before the display
+    and before Kivy starts, so a bad argument is one line and exit status 2 everywhere."""
+    from inpaint.errors import InputError
+    from inpaint.io.read import check_name, check_regular
+
+    if args.case is not None and (args.image is not None or args.mask is not None):
+        return "give either --case or an image (and --mask), not both"
+    try:
+        if args.case is not None:
+            from inpaint.io.cases import load_case
+
+            try:
+                load_case(args.case)
+            except ValueError as exc:
+                return str(exc)
+        for what, path in (("image", args.image), ("mask", args.mask)):
+            if path is not None:
+                check_name(path, what)
+                check_regular(path, what)
+                from PIL import Image, UnidentifiedImageError
+
+                try:
+                    with Image.open(path):
+                        pass
+                except (UnidentifiedImageError, OSError):
+                    return f"{what} {path} is not an image Pillow can read"
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _on_quit_signals(app: object) -> "tuple[dict[int, object], list[int]]":
+    """Make SIGTERM, SIGHUP and SIGINT quit the app cleanly: the handler only records the signal
+    and asks Kivy's loop to stop at its next frame (raising inside Kivy would show as an error in
+    the app and keep it running).  Returns the previous handlers and the list the signal goes to."""
+    import signal
+
+    received: list[int] = []
+    previous: dict[int, object] = {}
+
+    def on_signal(signum: int, frame: object) -> None:
+        received.append(signum)
+        from kivy.clock import Clock
+
+        Clock.schedule_once(lambda dt: app.stop(), 0)
+
+    for name in QUIT_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. SIGHUP under nohup
+                continue
+            previous[sig] = signal.signal(sig, on_signal)
+        except (ValueError, OSError):  # not the main thread
+            pass
+    return previous, received
+
+
 def run(args: argparse.Namespace, prog: str = PROG) -> int:
     """Start the app with options parsed by :func:`build_parser`; returns the exit status."""
     if not kivy_installed():
         return _fail(prog, KIVY_HINT, EXIT_NO_KIVY)
+    bad = input_problem(args)
+    if bad:
+        return _fail(prog, bad, EXIT_BAD_INPUT)
     problem = display_problem(prog=prog)
     if problem:
         return _fail(prog, problem)
@@ -196,13 +264,23 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
     overrides = {"backend": args.backend} if args.backend else {}
     app = InpaintApp(image_path=args.image, mask_path=args.mask, case=args.case,
                      state_dir=args.state_dir, overrides=overrides)
-    app.run()
+    import signal
+
+    previous, received = _on_quit_signals(app)
+    try:
+        app.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        print(f"{prog}: stopped by {signal.Signals(received[0]).name}", file=sys.__stderr__)
+        return 128 + received[0]
     return 0
 
 
 def main(argv: "Sequence[str] | None" = None, prog: str = PROG) -> int:
-    """Run the app; returns the process exit status (0; 1 without a window; 2 for bad options, or
-    without Kivy)."""
+    """Run the app; returns the process exit status (0; 2 for bad options, a photo that cannot be
+    opened, or without Kivy; 3 without a window; 128 + N when stopped by signal N)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
     return run(args, prog)
 

@@ -680,7 +680,7 @@ def test_atomic_write(scene, run, monkeypatch, existing):
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
     monkeypatch.setattr(atomic, "encode", failing_encode)
-    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out, "--overwrite")
     assert code == 2
     assert err.startswith("inpaint: error: cannot write the output:") and "No space left on device" in err
     assert files_state(scene.dir) == before  # no output, no temp file, the old output intact
@@ -972,7 +972,7 @@ def test_resize_batch_protect_folder_and_results_beside(tmp_path, rng, run):
         keep[:, 10:15] = True
         save_mask(masks / name, keep)
     code, _, err = run("resize", *[folder / n for n in pictures], "-W", 30, "--protect", masks,
-                       "--backend", "numpy", "-q")
+                       "--backend", "numpy", "-q", "--overwrite")
     assert code == 0 and err == "", err
     for name, rgb in pictures.items():
         with Image.open(folder / name.replace(".png", "_resized.png")) as res:

@@ -241,7 +241,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     """Fill one image and write its result (and --save-mapping); raises on bad input."""
     from .. import io as imageio
     from ..io.naming import check_new
-    from ..masks import grow
+    from ..masks import covers_everything, grow
     from .options import check_device
     from .progress import Progress
 
@@ -262,6 +262,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
     imageio.check_output(out, mode=pic.mode, size=pic.size)
+    if radius and covers_everything((h, w), radius):
+        raise InputError(f"--grow {radius} would cover the whole {w}x{h} image from any one pixel of the mask: "
+                         "there would be nothing to copy from; use a smaller --grow")
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
     mask = imageio.read_mask(mask_path, pic.size)

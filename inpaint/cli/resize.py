@@ -82,8 +82,11 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
 def _masks(protect: Path | None, remove: Path | None, radius: int,
            size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..io import read_mask, same_file
-    from ..masks import grow
+    from ..masks import covers_everything, grow
 
+    if remove and radius and covers_everything((size[1], size[0]), radius):
+        raise InputError(f"--grow {radius} would cover the whole {size[0]}x{size[1]} image from any one pixel of "
+                         "the --remove mask; use a smaller --grow")
     if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
     keep = read_mask(protect, size) if protect else None

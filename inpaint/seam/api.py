@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import cancel
 from ..cl import BACKENDS
+from ..masks import mask_from_array
 from . import reference as ref
 
 ENERGIES = ("backward", "forward")
@@ -40,7 +41,7 @@ def _as_mask(name: str, mask: Any, shape: tuple[int, int]) -> np.ndarray | None:
     arr = np.asarray(mask)
     if arr.shape != shape:
         raise ValueError(f"{name} has shape {arr.shape}, the image is {shape[0]}x{shape[1]} (H x W)")
-    return arr.astype(bool)
+    return mask_from_array(arr, name)
 
 
 def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
