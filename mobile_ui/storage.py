@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 from inpaint.io import same_file as _same_file
+from inpaint.io.naming import REMOVED_SUFFIX, free_name
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -132,7 +133,8 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
 
 def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | os.PathLike[str]",
                       name: str = "photo", ext: str = ".png") -> Path:
-    """A path that does not exist yet: ``<stem>_inpainted.png``, then ``<stem>_inpainted-2.png``...
+    """A path that does not exist yet: ``<stem>_removed.png`` (the command's name for a result),
+    then ``<stem>_removed-2.png``... (:mod:`inpaint.io.naming`).
 
     The folder is the original's when it is writable, else ``folder``.
     """
@@ -144,9 +146,4 @@ def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | 
             ext = ".jpg" if orig.suffix.lower() in (".jpg", ".jpeg") else ".png"
     else:
         stem, base = name, Path(folder)
-    candidate = base / f"{stem}_inpainted{ext}"
-    n = 2
-    while candidate.exists():
-        candidate = base / f"{stem}_inpainted-{n}{ext}"
-        n += 1
-    return candidate
+    return free_name(base / f"{stem}{REMOVED_SUFFIX}{ext}")

@@ -116,7 +116,7 @@ def test_jpeg_keeps_exif_and_applies_orientation(tmp_path):
     photo = load_image(src)
     assert photo.pixels.shape == (10, 6, 3)        # upright: portrait
     assert photo.pixels[0, 0, 0] > 200 and photo.pixels[-1, 0, 0] < 60
-    out = save_image(photo.pixels, tmp_path / "p_inpainted.jpg", exif=photo.exif, original=src)
+    out = save_image(photo.pixels, tmp_path / "p_removed.jpg", exif=photo.exif, original=src)
     with Image.open(out) as im:
         saved = im.getexif()
         assert saved[0x010F] == "PhoneMaker"
@@ -149,10 +149,10 @@ def test_suggested_names_do_not_exist(tmp_path):
     orig = tmp_path / "holiday.jpg"
     orig.write_bytes(b"")
     first = suggest_save_path(orig, tmp_path)
-    assert first.name == "holiday_inpainted.jpg"
+    assert first.name == "holiday_removed.jpg"
     first.write_bytes(b"")
-    assert suggest_save_path(orig, tmp_path).name == "holiday_inpainted-2.jpg"
-    assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_inpainted.png"
+    assert suggest_save_path(orig, tmp_path).name == "holiday_removed-2.jpg"
+    assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_removed.png"
 
 
 # -- worker thread ----------------------------------------------------------------------

@@ -730,7 +730,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     popup = app.show_save()
     pump()
     suggested = popup.ids.path.text
-    assert suggested.endswith("orig_inpainted.png") and not os.path.exists(suggested)
+    assert suggested.endswith("orig_removed.png") and not os.path.exists(suggested)
     tap(popup.ids.save_confirm)
     np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
     assert app.save_to(str(orig)) is None            # refused: it is the original

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from .. import cancel
 from ..errors import DeviceError, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
-from .guard import one_line
+from .guard import EXIT_BAD_INPUT, error_message, exit_code
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -166,8 +166,9 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
               devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done") -> int:
     """Run ``one(i, label, device)`` for every image; returns the exit status (2 if any failed).
 
-    A file whose job raises :class:`InputError`, ``OSError`` or ``ValueError`` is reported in
-    one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
+    A file whose job fails for bad input or its environment (exit status 2 by
+    :func:`inpaint.cli.guard.exit_code`: unreadable, no mask, an existing output, a full disk,
+    not enough memory, threads that cannot start) is reported in one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
     every later file would fail the same way.  With ``jobs > 1`` the files run on that many
     threads, taking turns on ``devices`` (``None`` for each file when empty).  A summary with
     the throughput ends the run.
@@ -184,10 +185,12 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             one(i, label, devices[i % len(devices)] if devices else None)
         except DeviceError:
             raise
-        except (InputError, OSError, ValueError) as exc:  # this file only: report, skip, carry on
+        except Exception as exc:  # noqa: BLE001 - bad input or environment: this file only
+            if exit_code(exc) != EXIT_BAD_INPUT and not isinstance(exc, ValueError):
+                raise
             with lock:
                 failed.append(images[i].name)
-                print(f"{prog}: error: {label}: {one_line(exc)}", file=sys.stderr)
+                print(f"{prog}: error: {label}: {error_message(exc)}", file=sys.stderr)
 
     if jobs == 1:
         for i in range(n):
