@@ -451,8 +451,8 @@ def test_a_float_mask_file_with_nan_is_refused(photos, run):
 
 
 def test_sigterm_stops_an_enlargement_within_a_second(tmp_path):
-    _photo(tmp_path / "s.png", 3, (400, 300))
-    proc = _spawn(["resize", "s.png", "--width", "1600", "--progress", "plain", "-o", "e.png"], tmp_path)
+    _photo(tmp_path / "s.png", 3, (1600, 1200))
+    proc = _spawn(["resize", "s.png", "--width", "4000", "--allow-large", "--progress", "plain", "-o", "e.png"], tmp_path)
     seen = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

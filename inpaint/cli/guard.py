@@ -42,8 +42,9 @@ EXIT_CODES = ((InputError, EXIT_BAD_INPUT), (MemoryError, EXIT_BAD_INPUT), (Prof
               (CaseDataError, EXIT_BAD_INPUT), (DeviceError, EXIT_NO_DEVICE), (OpenCLUnavailable, EXIT_NO_DEVICE))
 
 #: The table above, for the commands' help.
-EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input, "
-              "3 no usable OpenCL device, 130 interrupted (Ctrl-C).")
+EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input or "
+              "environment (an existing output without --overwrite, a full disk...), 3 no usable OpenCL device, "
+              "130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")
 
 
 def _opencl_error(exc: BaseException) -> bool:
