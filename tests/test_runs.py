@@ -468,3 +468,93 @@ def test_sigterm_stops_an_enlargement_within_a_second(tmp_path):
     assert proc.returncode == 128 + signal.SIGTERM
     assert elapsed < 2.0, f"took {elapsed:.2f} s to stop"   # promised: 1 s
     assert os.listdir(tmp_path) == ["s.png"]
+
+
+# --- the app's launchers -------------------------------------------------------------------------
+
+def _app_env(tmp_path, display: bool) -> dict:
+    env = {k: v for k, v in _env().items() if display or k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env.update(HOME=str(tmp_path), KIVY_HOME=str(tmp_path / "kivy"))
+    return env
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display check is for X11/Wayland desktops")
+def test_the_app_checks_its_photo_before_the_display(tmp_path):
+    pytest.importorskip("kivy")
+    (tmp_path / "junk.png").write_bytes(b"not a picture")
+    for argv, code, pattern in ((["junk.png"], 2, r"^inpaint app: error: image junk\.png is not an image"),
+                                (["missing.png"], 2, r"^inpaint app: error: image missing\.png does not exist"),
+                                (["--case", "walkingman"], 3, r"^inpaint app: error: no display")):
+        proc = subprocess.run([sys.executable, "-m", "inpaint", "app", *argv, "--state-dir", str(tmp_path / "s")],
+                              cwd=tmp_path, env=_app_env(tmp_path, False), capture_output=True, text=True, timeout=120)
+        assert proc.returncode == code, proc.stderr
+        assert re.search(pattern, proc.stderr) and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+_STARTED = """
+import sys
+from mobile_ui.app import InpaintApp
+real = InpaintApp.on_start
+def on_start(self):
+    if real is not None:
+        real(self)
+    print("STARTED", flush=True)
+InpaintApp.on_start = on_start
+if sys.argv[1] == "inpaint app":
+    from inpaint.cli import main
+    raise SystemExit(main(["app", *sys.argv[2:]]))
+from mobile_ui.__main__ import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs a display (run under xvfb-run)")
+@pytest.mark.parametrize("launcher", ["inpaint app", "inpaint-app"])
+def test_the_app_quits_cleanly_on_sigterm(tmp_path, launcher):
+    pytest.importorskip("kivy")
+    proc = subprocess.Popen([sys.executable, "-c", _STARTED, launcher, "--case", "walkingman", "--state-dir",
+                             str(tmp_path / "s"), "--size", "640x480"], cwd=tmp_path, env=_app_env(tmp_path, True),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.strip() == "STARTED", proc.stderr.read() if proc.poll() is not None else line
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().endswith("stopped by SIGTERM") and "Traceback" not in err, err
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_broken_kernel_cache_is_rebuilt_once_into_a_fresh_folder(monkeypatch):
+    cl = pytest.importorskip("pyopencl")
+    from inpaint.cl import build
+
+    calls = []
+
+    class Program:
+        def __init__(self, context, text):
+            pass
+
+        def build(self, options, cache_dir=None):
+            calls.append(cache_dir)
+            if cache_dir is None:
+                raise cl.RuntimeError("clBuildProgram failed: BUILD_PROGRAM_FAILURE")
+            assert os.path.isdir(cache_dir) and not os.listdir(cache_dir)
+            return "program"
+
+    monkeypatch.setattr(cl, "Program", Program)
+    with pytest.warns(RuntimeWarning, match="kernel cache"):
+        prg, _ = build.build(None, ["common/hash"])
+    assert prg == "program" and calls[0] is None and calls[1] and not os.path.exists(calls[1])
+
+    def always(self, options, cache_dir=None):
+        raise cl.RuntimeError("clBuildProgram failed: a real error")
+
+    monkeypatch.setattr(Program, "build", always)
+    with pytest.raises(cl.RuntimeError, match="a real error"):
+        build.build(None, ["common/hash"])
