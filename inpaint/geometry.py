@@ -106,3 +106,34 @@ def source_area(free: np.ndarray, box: Rect, alpha: float | None, half: int) -> 
             return rect, sources, widened
         widened += 1
         alpha = None if rect == (0, 0, w, h) else widen(alpha)
+
+
+def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
+    """Chebyshev dilation: True where some pixel within ``radius`` (a (2 radius + 1)^2 window) is
+    True; pixels outside the array count as ``outside``.  Shifted ORs, one row or column at a time."""
+    out = mask.copy()
+    for axis in (0, 1):
+        src = out
+        n = src.shape[axis]
+        acc = src.copy()
+        for d in range(1, radius + 1):
+            lo = [slice(None)] * 2
+            hi = [slice(None)] * 2
+            if d < n:
+                lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
+                acc[tuple(lo)] |= src[tuple(hi)]   # the pixel d before
+                acc[tuple(hi)] |= src[tuple(lo)]   # the pixel d after
+            if outside:  # the window reaches past the edge
+                edge = [slice(None)] * 2
+                edge[axis] = slice(0, min(d, n))
+                acc[tuple(edge)] = True
+                edge[axis] = slice(max(n - d, 0), n)
+                acc[tuple(edge)] = True
+        out = acc
+    return out
+
+
+def clear_centres(blocked: np.ndarray, half: int) -> np.ndarray:
+    """Centres whose (2 half + 1)^2 window holds no ``blocked`` pixel (pixels outside the
+    image do not block): where a source patch may lie when ``blocked`` marks protected pixels."""
+    return ~dilate(np.asarray(blocked, bool), half)

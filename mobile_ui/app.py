@@ -528,6 +528,8 @@ class InpaintApp(App):
         except ValueError as exc:
             self.show_message("Check the settings", str(exc))
             return
+        if self.editor.keep.any():  # the green Protect strokes: never copied into the hole
+            params["protect"] = self.editor.keep.copy()
         mask = self.removal_mask()
         before = self.snapshot("remove")
         self._begin_job("Removing…")

@@ -31,7 +31,7 @@ from .geometry import View, overlay, rgba, stamp_segment
 
 MASK_RGBA = (255, 40, 60, 140)     # object to remove: translucent red
 GROW_RGBA = (255, 200, 40, 150)    # what Grow adds to it: translucent amber
-KEEP_RGBA = (40, 220, 90, 120)     # protected from seam carving: translucent green
+KEEP_RGBA = (40, 220, 90, 120)     # protected (never carved, never copied into a fill): translucent green
 TAP_SLOP = 12                      # dp a Select tap may move and still be a tap
 WHEEL_STEP = 1.15
 MAX_ZOOM = 32.0                   # widget pixels per image pixel

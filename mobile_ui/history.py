@@ -28,7 +28,7 @@ class Snapshot:
 
     image: np.ndarray          # (H, W, 3) uint8, read-only
     mask_bits: np.ndarray      # packed (H, W) bool: the object to remove
-    keep_bits: np.ndarray      # packed (H, W) bool: protected from seam carving
+    keep_bits: np.ndarray      # packed (H, W) bool: protected (not carved, not a fill source)
     label: str = ""
 
     @classmethod

@@ -499,6 +499,29 @@ def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(fresh, scene,
     assert ed.grown is ed.mask and not (seen[-1] == GROW_RGBA).all(axis=-1).any()
 
 
+def test_protect_strokes_are_never_copied_into_the_fill(fresh, scene):
+    from inpaint.api import inpaint
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    rows, cols = np.nonzero(mask)
+    ed.tool = "protect"
+    ed.brush_size = 2 * 3 * ed.view.scale
+    r = int(rows.mean())
+    drag([screen_of(app, r, c) for c in range(int(cols.max()) + 5, min(int(cols.max()) + 16, img.shape[1] - 1))])
+    keep = ed.keep.copy()
+    assert keep.any() and not (keep & mask).any()
+    params = app.run_params()
+    tap(app.root.ids.remove_btn)
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    src = app.last_result.source_map[mask]
+    assert not keep[src[:, 0], src[:, 1]].any(), "a filled pixel copies a protected pixel"
+    np.testing.assert_array_equal(app.image, inpaint(img, mask, protect=keep, **params).image)
+    assert not np.array_equal(app.image, inpaint(img, mask, **params).image), "the stroke changed nothing"
+    np.testing.assert_array_equal(ed.keep, keep)          # protection stays for the next edit
+
+
 def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     from mobile_ui import masktools
 

@@ -27,7 +27,7 @@ def window_count(mask, radius, outside):
        outside=hs.booleans())
 def test_dilate_matches_window_counts(h, w, r, seed, outside):
     m = np.random.default_rng(seed).random((h, w)) < 0.15
-    np.testing.assert_array_equal(levels.dilate(m, r, outside), window_count(m, r, outside) > 0)
+    np.testing.assert_array_equal(geometry.dilate(m, r, outside), window_count(m, r, outside) > 0)
 
 
 def blob_mask(h, w, rng, frac=0.3):

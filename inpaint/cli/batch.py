@@ -69,6 +69,14 @@ def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> 
     return where / f"{stem}.png"
 
 
+def batch_mask(value: str | None, image: Path) -> Path | None:
+    """A per-image mask option of a batch (``--protect``, ``--remove``): one file for every image,
+    or a folder holding ``DIR/<stem>.<ext>`` for each (:func:`paired_file`); None when not given."""
+    if not value:
+        return None
+    return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
+
+
 def output_folder(output: str | None) -> Path | None:
     """A batch's ``-o``: ``None`` (results beside the inputs), an existing folder, or a new one
     named with a trailing slash (``done/``), made by :func:`make_output_folder` once the batch's

@@ -42,6 +42,11 @@ def parse_grow(text: Any) -> int:
     return parse_int(text, "--grow", 0, MAX_GROW)
 
 
+def parse_quality(text: Any) -> int | None:
+    """``--quality Q``: a lossy output's quality, 1 to 100 (None when not given)."""
+    return None if text is None else parse_int(text, "--quality", 1, 100)
+
+
 def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     """Check, before any work, that the requested device exists; returns the loaded profile.
 

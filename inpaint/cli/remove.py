@@ -20,10 +20,10 @@ from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partit
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_stats
 from ..io.naming import REMOVED_SUFFIX
-from .batch import (batch_images, best_devices, is_batch, make_output_folder, output_folder, output_for,
-                    paired_file, plan_batch, run_batch)
+from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
+                    output_for, paired_file, plan_batch, run_batch)
 from .guard import EXIT_TABLE, compile_note
-from .options import parse_grow, parse_int
+from .options import parse_grow, parse_int, parse_quality
 from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
@@ -75,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
+    p.add_argument("--protect", metavar="MASK",
+                   help="mask of pixels the fill must not copy from (another person, a sign, anything that "
+                        "should not reappear in the hole); same rule and size as --mask; for a batch, one mask "
+                        "for every image, or a folder DIR holding DIR/IMAGE.png")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                    help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
                         "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
@@ -222,7 +226,8 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     program build serve all the files a worker fills."""
     from .options import check_device
 
-    keep = plan_batch("inpaint", [(image, [mask], out) for image, mask, out in work], quiet=args.quiet)
+    keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
+                                  for image, mask, out in work], quiet=args.quiet)
     work = [work[i] for i in keep]
     check_device(args.backend, args.device, args.profile)
     make_output_folder(Path(args.output) if args.output is not None else None)
@@ -245,7 +250,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     from .options import check_device
     from .progress import Progress
 
+    protect_path = batch_mask(args.protect, image_path)
     sources = [("input image", image_path), ("mask", mask_path)]
+    if protect_path is not None:
+        sources.append(("--protect mask", protect_path))
     # cheap checks first: names, formats, folders, collisions (before reading anything)
     if args.save_mapping is not None:
         imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
@@ -265,14 +273,19 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if radius and covers_everything((h, w), radius):
         raise InputError(f"--grow {radius} would cover the whole {w}x{h} image from any one pixel of the mask: "
                          "there would be nothing to copy from; use a smaller --grow")
+    plan = imageio.plan_output(pic, out, quality=parse_quality(args.quality))
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
     mask = imageio.read_mask(mask_path, pic.size)
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
-    meta = {"exif": pic.exif, "icc_profile": pic.icc_profile}
     name = f"{label}: " if label else ""
+    if protect_path is not None:
+        options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
+    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
+        print(f"inpaint: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
+    meta = {"plan": plan, "mask": mask}
     if not mask.any():
         try:
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
@@ -280,7 +293,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             raise InputError(f"cannot write the output: {exc}") from None
         print(f"inpaint: {name}the mask {mask_path} selects no pixel: nothing to remove; "
               f"wrote an unchanged copy to {out}", file=sys.stderr)
-        if note:
+        if note and not args.quiet:
             print(f"inpaint: note: {name}{note}", file=sys.stderr)
         return
     if mask.all():
@@ -319,6 +332,22 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
         print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
               f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
+
+
+def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
+    """The --protect mask (the one mask rule), with a warning when it protects nothing or
+    overlaps the object (the object is filled all the same)."""
+    from .. import io as imageio
+
+    protect = imageio.read_mask(path, size, "--protect mask")
+    if not protect.any():
+        warnings.warn(InputWarning(f"{name}the --protect mask {path} selects no pixel: nothing is protected"))
+    both = int((protect & mask).sum())
+    if both:
+        warnings.warn(InputWarning(
+            f"{name}{both} pixel{'s are' if both != 1 else ' is'} in both the mask and --protect: they are filled "
+            "all the same (--protect only keeps the fill from copying protected pixels)"))
+    return protect
 
 
 def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:

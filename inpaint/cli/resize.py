@@ -89,8 +89,8 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
                          "the --remove mask; use a smaller --grow")
     if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
-    keep = read_mask(protect, size) if protect else None
-    drop = read_mask(remove, size) if remove else None
+    keep = read_mask(protect, size, "--protect mask") if protect else None
+    drop = read_mask(remove, size, "--remove mask") if remove else None
     if drop is not None and radius:
         drop = grow(drop, radius)
     if keep is not None and not keep.any():
@@ -187,8 +187,8 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from ..io.naming import RESIZED_SUFFIX
-    from .batch import (batch_images, best_devices, is_batch, make_output_folder, output_folder, output_for,
-                        paired_file, plan_batch, run_batch)
+    from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
+                        output_for, plan_batch, run_batch)
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
@@ -221,21 +221,16 @@ def _run(args: argparse.Namespace) -> int:
     out_dir = output_folder(args.output)
     outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
 
-    def mask_of(value: str | None, image: Path) -> Path | None:
-        if not value:
-            return None
-        return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
-
-    keep = plan_batch("inpaint resize", [(image, [m for m in (mask_of(args.protect, image), mask_of(args.remove, image))
-                                                  if m is not None], out) for image, out in zip(images, outs)],
-                      quiet=args.quiet)
+    keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
+                                                              batch_mask(args.remove, image)) if m is not None], out)
+                                         for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
     check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
-        _resize_one(args, images[i], outs[i], mask_of(args.protect, images[i]), mask_of(args.remove, images[i]),
+        _resize_one(args, images[i], outs[i], batch_mask(args.protect, images[i]), batch_mask(args.remove, images[i]),
                     radius, label=label, device=device, progress=jobs == 1)
 
     return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
@@ -270,6 +265,11 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)
     check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if remove else (tw, th))
+    from .options import parse_quality
+
+    plan = imageio.plan_output(pic, out, size=(tw, th), quality=parse_quality(args.quality))
+    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
+        print(f"inpaint resize: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
     keep, drop = _masks(protect, remove, radius, (w0, h0))
@@ -291,7 +291,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         if not args.quiet:
             print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {out}",
                   file=sys.stderr)
-        items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+        items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         _save(imageio, items)
@@ -322,7 +322,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     elapsed = time.perf_counter() - t0
     out8, seam_map, source = res if seams_file else (res[0], None, res[1])
     result, move_note = imageio.apply_moves(pic, out8, source)
-    items = [(result, out, {"exif": pic.exif, "icc_profile": pic.icc_profile})]
+    items = [(result, out, {"plan": plan})]
     if seam_map is not None:
         items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
     notes = _save(imageio, items)

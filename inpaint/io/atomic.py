@@ -141,7 +141,10 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
     """Write several images atomically: every one goes to a temporary file first, and they
     replace their destinations only when all are complete.  Returns each one's note (or None).
 
-    Each item is ``(image, path, options)`` with options ``exif``, ``icc_profile``, ``quality``.
+    Each item is ``(image, path, options)``: options ``plan`` (an
+    :class:`~inpaint.io.plan.OutputPlan`, made before the work) and ``mask`` (the changed pixels,
+    for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile`` and
+    ``quality``.
     """
     written: list[tuple[str, Path]] = []
     notes: list[str | None] = []
@@ -155,8 +158,9 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
             fd, tmp = new_temp(folder, path.name)
             written.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
-                notes.append(encode(img, fh, fmt, opts.get("exif"), opts.get("icc_profile"),
-                                     int(opts.get("quality", 95))))
+                note = _write(img, fh, fmt, opts)
+                said = getattr(opts.get("plan"), "notes", ())  # printed before the work already
+                notes.append(None if note in said else note)
                 fh.flush()
                 os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
             os.chmod(tmp, _target_mode(path))  # mkstemp makes 0600; give the usual permissions
@@ -169,6 +173,34 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
             drop_temp(tmp)
         raise
     return notes
+
+
+def _write(img: "Image.Image | DeepImage", fh: Any, fmt: str, opts: dict) -> str | None:
+    """Encode one image by its plan: a JPEG block by block where the plan says so."""
+    plan = opts.get("plan")
+    if plan is None:
+        return encode(img, fh, fmt, {k: opts[k] for k in ("exif", "icc_profile", "quality") if k in opts})
+    edit = plan.jpeg_edit
+    if edit is not None and isinstance(img, Image.Image) and img.mode in ("RGB", "L"):
+        import numpy as np
+
+        from . import jpeg_edit
+
+        mask = opts.get("mask")
+        rgb = np.asarray(img)
+        if mask is None:
+            mask = np.zeros(rgb.shape[:2], bool)
+        try:
+            data, _ = jpeg_edit.edit(edit["path"], rgb, mask, orientation=edit["orientation"],
+                                     qtables=edit["qtables"], subsampling=edit["subsampling"])
+        except Exception as exc:  # noqa: BLE001 - jpeglib could not: encode it again instead
+            note = encode(img, fh, fmt, plan.options)
+            why = f"the JPEG could not be edited block by block ({type(exc).__name__}: {exc}), so it was encoded " \
+                  "again with its own quantisation tables: the pixels outside the mask change slightly"
+            return "; ".join(n for n in (why, note) if n)
+        fh.write(data)
+        return None
+    return encode(img, fh, fmt, plan.options)
 
 
 def save_image(img: "Image.Image | DeepImage", path: "str | os.PathLike[str]", *, exif: Any = None,

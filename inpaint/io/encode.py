@@ -12,20 +12,9 @@ import numpy as np
 from PIL import Image
 
 from ..errors import InputError
+from .formats import COLOUR_SPACES, holds
 from .pictures import DeepImage
 from .read import float_scale
-
-
-_EXIF_FORMATS = {"JPEG", "PNG", "WEBP", "TIFF"}
-_FORMAT_MODES = {  # modes each format can store as they are; others are converted first
-    "JPEG": {"L", "RGB", "CMYK"},
-    "PNG": {"1", "L", "LA", "P", "RGB", "RGBA", "I;16"},  # Pillow cannot write mode "I" as PNG
-    "WEBP": {"RGB", "RGBA"},
-    "BMP": {"1", "L", "P", "RGB"},
-    "GIF": {"L", "P"},
-    "PPM": {"1", "L", "RGB", "I;16"},
-    "ICO": {"RGB", "RGBA"},
-}
 
 
 def output_format(path: "str | os.PathLike[str]") -> str:
@@ -56,15 +45,30 @@ def _float_to(img: Image.Image, fmt: str, allowed: set[str]) -> tuple[Image.Imag
 
 
 def convert_for(img: "Image.Image | DeepImage", fmt: str) -> tuple[Image.Image, str | None]:
-    """Convert ``img`` to a mode ``fmt`` can store; return it and a note if something is lost."""
+    """Convert ``img`` to a mode ``fmt`` can store (:data:`~inpaint.io.formats.FORMATS`); return it
+    and a note if something is lost."""
+    can = holds(fmt)
     if isinstance(img, DeepImage):
+        if can is not None and can.deep:
+            return img, None
         flat, note = convert_for(img.to_8bit(), fmt)
         extra = f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced (write .png to keep 16 bits)"
         return flat, "; ".join(n for n in (extra, note) if n)
-    allowed = _FORMAT_MODES.get(fmt)
-    if allowed is None or img.mode in allowed:
+    if can is None:
         return img, None
-    has_alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
+    allowed = can.modes
+    keyed = "transparency" in img.info
+    if img.mode in allowed and not (keyed and img.mode not in can.key):
+        return img, None
+    has_alpha = img.mode in ("RGBA", "LA", "PA") or keyed
+    dropped = f"{fmt} has no alpha channel: transparency was dropped"
+    if keyed and img.mode in allowed:  # a colour key the format cannot hold: as an alpha channel
+        alpha = "LA" if img.mode in ("1", "L") and "LA" in allowed else "RGBA" if "RGBA" in allowed else None
+        if alpha is not None and img.mode in ("1", "L", "P", "RGB"):
+            return img.convert(alpha), None
+        target = img.copy()
+        target.info.pop("transparency", None)
+        return target, f"{fmt} cannot hold the transparent colour of a {img.mode} image: transparency was dropped"
     if img.mode == "F":
         return _float_to(img, fmt, allowed)
     if img.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -79,9 +83,15 @@ def convert_for(img: "Image.Image | DeepImage", fmt: str) -> tuple[Image.Image, 
         else:
             target = Image.fromarray((np.clip(wide, 0, 65535) >> 8).astype(np.uint8))
             note = f"{fmt} stores 8 bits per channel: the 16-bit image was reduced to 8 bits"
-    elif img.mode in ("L", "LA") and "L" in allowed:
+        if keyed:
+            note = "; ".join(n for n in (note, dropped) if n)
+        return target, note
+    if img.mode in COLOUR_SPACES:
+        target = img.convert("RGB")
+        return target, f"{fmt} cannot hold {COLOUR_SPACES[img.mode]} colour: converted to RGB"
+    if img.mode in ("L", "LA", "1") and "L" in allowed:
         target = img.convert("L")
-        note = f"{fmt} has no alpha channel: transparency was dropped" if has_alpha else None
+        note = dropped if has_alpha else None
     elif "RGBA" in allowed and has_alpha:
         target = img.convert("RGBA")
         note = None
@@ -92,7 +102,7 @@ def convert_for(img: "Image.Image | DeepImage", fmt: str) -> tuple[Image.Image, 
             note += "; transparency was dropped"
     else:
         target = img.convert("RGB")
-        note = f"{fmt} has no alpha channel: transparency was dropped" if has_alpha else None
+        note = dropped if has_alpha else None
     return target, note
 
 
@@ -142,11 +152,12 @@ def _deflate(data: memoryview, level: int) -> list[bytes]:
 
 
 def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
-              dpi: Any = None) -> None:
+              dpi: Any = None, transparency: Any = None, xmp: bytes | None = None) -> None:
     """Write a PNG from an (H, W[, C]) uint8 or uint16 array (grey, grey+alpha, RGB or RGBA).
 
     Every row uses PNG's Up filter and the deflate runs in parallel bands: for photos the file
     is within a few per cent of Pillow's adaptive filtering, written several times faster.
+    ``transparency`` is a grey or RGB image's colour key (tRNS), in the array's units.
     """
     arr = np.asarray(arr)
     if arr.ndim == 2:
@@ -161,6 +172,9 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
     out = [b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, _PNG_COLOUR[c], 0, 0, 0))]
     if icc_profile:
         out.append(_png_chunk(b"iCCP", b"ICC Profile\0\0" + zlib.compress(icc_profile)))
+    if transparency is not None and c in (1, 3):
+        key = transparency if isinstance(transparency, tuple) else (transparency,)
+        out.append(_png_chunk(b"tRNS", struct.pack(f">{len(key)}H", *(int(v) for v in key))))
     if dpi:
         ppm = [int(round(float(d) / 0.0254)) for d in dpi[:2]]
         out.append(_png_chunk(b"pHYs", struct.pack(">IIB", ppm[0], ppm[1], 1)))
@@ -169,6 +183,8 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
         if raw.startswith(b"Exif\x00\x00"):
             raw = raw[6:]
         out.append(_png_chunk(b"eXIf", raw))
+    if xmp:
+        out.append(_png_chunk(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + bytes(xmp)))
     fh.write(b"".join(out))
     for part in _deflate(memoryview(rows).cast("B"), PNG_LEVEL):
         if part:
@@ -176,25 +192,51 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
     fh.write(_png_chunk(b"IEND", b""))
 
 
-def encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, exif: Any, icc_profile: bytes | None,
-           quality: int) -> str | None:
-    """Write ``img`` to ``fh`` as ``fmt`` (PNG through :func:`write_png` where it can); a note when
-    the format lost something."""
+def encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, options: "dict | None" = None) -> str | None:
+    """Write ``img`` to ``fh`` as ``fmt``; a note when the format lost something.
+
+    ``options`` are the plan's (:class:`inpaint.io.plan.OutputPlan`): ``exif`` (bytes or
+    ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables`` and
+    ``subsampling`` (JPEG).  PNG goes through :func:`write_png` where it can."""
+    opts = dict(options or {})
+    exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
+    if exif is not None and not len(exif):
+        exif = None
     if isinstance(img, DeepImage) and fmt == "PNG":
-        write_png(fh, img.array, exif=exif, icc_profile=icc_profile, dpi=img.info.get("dpi"))
+        write_png(fh, img.array, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"),
+                  transparency=img.info.get("transparency"), xmp=xmp)
         return None
     img, note = convert_for(img, fmt)
-    if fmt == "PNG" and img.mode in _PNG_MODES and "transparency" not in img.info:
-        write_png(fh, np.asarray(img), exif=exif, icc_profile=icc_profile or img.info.get("icc_profile"),
-                  dpi=img.info.get("dpi"))
+    if fmt == "PNG" and img.mode in _PNG_MODES and ("transparency" not in img.info or img.mode in ("L", "RGB")):
+        write_png(fh, np.asarray(img), exif=exif, icc_profile=icc or img.info.get("icc_profile"),
+                  dpi=img.info.get("dpi"), transparency=img.info.get("transparency"), xmp=xmp)
         return note
+    can = holds(fmt)
     kwargs: dict[str, Any] = {}
-    if exif is not None and len(exif) and fmt in _EXIF_FORMATS:
+    if exif is not None and can is not None and can.exif:
         kwargs["exif"] = exif.tobytes() if hasattr(exif, "tobytes") else exif
-    if icc_profile and fmt in ("JPEG", "PNG", "WEBP", "TIFF"):
-        kwargs["icc_profile"] = icc_profile
-    if fmt in ("JPEG", "WEBP"):
-        kwargs["quality"] = quality
+    if icc and can is not None and can.icc:
+        kwargs["icc_profile"] = icc
+    if xmp and can is not None and can.xmp:
+        if fmt == "TIFF":
+            kwargs["tiffinfo"] = {700: xmp}
+        elif fmt == "PNG":
+            from PIL import PngImagePlugin
+
+            info = PngImagePlugin.PngInfo()
+            info.add_itxt("XML:com.adobe.xmp", xmp.decode("utf-8", "replace"))
+            kwargs["pnginfo"] = info
+        else:
+            kwargs["xmp"] = xmp
+    if fmt == "JPEG" and opts.get("qtables") and opts.get("quality") is None:
+        kwargs["qtables"] = opts["qtables"]
+    elif fmt in ("JPEG", "WEBP", "AVIF") and not opts.get("lossless"):
+        kwargs["quality"] = int(opts.get("quality") or 95)
+    if fmt == "JPEG" and opts.get("subsampling") is not None and img.mode == "RGB":
+        kwargs["subsampling"] = opts["subsampling"]
+    if fmt == "WEBP" and opts.get("lossless"):
+        kwargs["lossless"] = True
+        kwargs["exact"] = True  # keep the colour of fully transparent pixels too
     if fmt == "PNG":
         kwargs["compress_level"] = PNG_LEVEL
     if fmt == "ICO":

@@ -49,9 +49,10 @@ def mask_file_limit(size: tuple[int, int]) -> int:
     return int(size[0]) * int(size[1]) * 16 + (1 << 20)
 
 
-def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int]) -> np.ndarray:
+def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str = "mask") -> np.ndarray:
     """Read a mask file by the one mask rule (:func:`mask_from_image`), upright by its EXIF
-    orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.
+    orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.  ``what`` names
+    the file in errors (e.g. ``'--protect mask'``).
 
     Every front end reads masks through this function.
 
@@ -60,16 +61,16 @@ def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int]) -> np.ndarr
     InputError
         Unreadable, or not of ``size``.
     """
-    img, _ = open_image(path, "mask", max_bytes=mask_file_limit(size))
+    img, _ = open_image(path, what, max_bytes=mask_file_limit(size))
     img.info.pop("inpaint_frames", None)
     turned = upright(img)
     if turned.size != tuple(size):
         raise InputError(
-            f"mask {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
+            f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
             "they must be the same size")
     try:
         return mask_from_image(turned)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
-        raise InputError(f"cannot read mask {path}: pixel mode {turned.mode} ({exc})") from None
+        raise InputError(f"cannot read {what} {path}: pixel mode {turned.mode} ({exc})") from None

@@ -14,17 +14,9 @@ from PIL import Image
 from ..errors import InputError
 from .atomic import drop_temp, new_temp
 from .encode import convert_for, output_format
+from .formats import OUTPUT_FORMATS, holds
 from .pictures import DeepImage
 from .read import check_name
-
-
-#: Formats the commands write: Pillow can store a picture in them without changing its size.
-#: (PSD, FITS, CUR... are read-only in Pillow; ICNS, PDF, EPS, WMF... are not pictures to edit.)
-OUTPUT_FORMATS = ("PNG", "JPEG", "TIFF", "WEBP", "BMP", "DIB", "GIF", "PPM", "TGA", "QOI", "JPEG2000",
-                  "AVIF", "PCX", "SGI", "IM", "ICO")
-#: Largest side each format can hold (ICO: Pillow shrinks anything larger on save).
-_MAX_SIDE = {"JPEG": 65500, "WEBP": 16383, "ICO": 256, "GIF": 65535, "TGA": 65535, "PCX": 65535,
-             "SGI": 65535, "BMP": 2 ** 31 - 1, "AVIF": 65536}
 
 
 def _probe(mode: str) -> "Image.Image | DeepImage":
@@ -81,7 +73,7 @@ def check_output(path: "str | os.PathLike[str] | None", *, mode: str | None, siz
         raise InputError(f"cannot write {what} {path}: {fmt} is not a format the commands write "
                          "(use .png for a lossless result, or .jpg, .tif, .webp, .bmp)")
     w, h = size if size is not None else (0, 0)
-    limit = _MAX_SIDE.get(fmt)
+    limit = holds(fmt).max_side
     if limit is not None and max(w, h) > limit:
         if fmt == "ICO":
             raise InputError(f"cannot write {what} {path}: an ICO icon holds at most {limit}x{limit} pixels and "

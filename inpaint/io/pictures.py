@@ -18,7 +18,8 @@ class DeepImage:
     ----------
     array : ndarray, (H, W, C) uint16, C in {2, 3, 4}
     info : dict
-        Pillow-style ``info`` (``dpi``...).
+        Pillow-style ``info`` (``dpi``; ``transparency``: PNG's 16-bit colour key, a grey value
+        or an (r, g, b) triple).
     """
 
     array: np.ndarray
@@ -38,7 +39,41 @@ class DeepImage:
         """The image with 8 bits per channel (the high byte), as a Pillow image."""
         img = Image.fromarray((self.array >> 8).astype(np.uint8), self.mode.split(";")[0])
         img.info.update(self.info)
+        key = self.info.get("transparency")
+        if key is not None:  # a colour key of the 8-bit image: its high bytes
+            img.info["transparency"] = tuple(int(v) >> 8 for v in key) if isinstance(key, tuple) else int(key) >> 8
         return img
+
+
+@dataclasses.dataclass
+class Source:
+    """What an output needs to know of the file a picture came from, to be written as it came in.
+
+    Attributes
+    ----------
+    format : str or None
+        Pillow's format name (``'JPEG'``, ``'PNG'``...).
+    lossless : bool or None
+        For WebP: whether the file is lossless (VP8L); None for other formats.
+    xmp : bytes or None
+        The XMP packet.
+    orientation : int
+        The EXIF orientation of the stored pixels (1 when upright or absent).
+    qtables : dict or None
+        JPEG: the quantisation tables (Pillow's ``quantization``).
+    subsampling : int or None
+        JPEG: Pillow's chroma subsampling code (0 = 4:4:4, 1 = 4:2:2, 2 = 4:2:0, -1 other).
+    progressive : bool
+        JPEG: progressive.
+    """
+
+    format: str | None = None
+    lossless: bool | None = None
+    xmp: bytes | None = None
+    orientation: int = 1
+    qtables: dict | None = None
+    subsampling: int | None = None
+    progressive: bool = False
 
 
 @dataclasses.dataclass
@@ -61,6 +96,8 @@ class Picture:
         images, 257 for 16-bit, 1/255 for a float image whose values are 0..1).
     frames : int
         Frames in the file (only the first is used).
+    source : Source
+        What the file it came from held beyond its pixels (format, lossless, XMP, JPEG tables).
     """
 
     rgb: np.ndarray
@@ -71,6 +108,7 @@ class Picture:
     wide: np.ndarray | None = None
     scale: float = 1.0
     frames: int = 1
+    source: Source = dataclasses.field(default_factory=Source)
 
     @property
     def size(self) -> tuple[int, int]:

@@ -14,10 +14,18 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..errors import InputError, InputWarning
 from .memory import check_memory
-from .pictures import Picture
+from .pictures import Picture, Source
 
 
 _ORIENTATION = 0x0112
+#: TIFF tags that describe a file's layout, not the picture: a TIFF's IFD0 (which Pillow gives as
+#: its EXIF) holds them, and so do some cameras' EXIF blocks.  Written into another file they would
+#: declare the old size, strips or planes; the writer makes its own.  The ICC profile (34675) and
+#: XMP (700) are kept separately.
+LAYOUT_TAGS = frozenset({
+    254, 255, 256, 257, 258, 259, 262, 263, 264, 265, 266, 273, 277, 278, 279, 280, 281, 284, 288, 289, 290, 291,
+    292, 293, 317, 318, 319, 320, 321, 322, 323, 324, 325, 330, 332, 338, 339, 340, 341, 347, 512, 513, 514, 515,
+    517, 518, 519, 520, 521, 529, 530, 532, 700, 34675, 37724, 50838, 50839})
 #: Grey modes wider than 8 bits: read through an 8-bit view, written back at full depth.
 WIDE_GREY = ("I;16", "I;16B", "I;16L", "I", "F")
 
@@ -159,6 +167,22 @@ def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
         return None
 
 
+def _grey_alpha16(path: Path) -> np.ndarray | None:
+    """The 16-bit grey+alpha pixels of a PNG (which Pillow reads as 8-bit RGBA).
+
+    Decoded as 8-bit RGBA: both have four bytes per pixel, so PNG's filters undo the same way
+    and each pixel comes out as the bytes grey-high, grey-low, alpha-high, alpha-low."""
+    try:
+        with Image.open(path) as img:
+            img.tile = [t._replace(args=("RGBA",) + (tuple(t.args[1:]) if isinstance(t.args, tuple) else ()))
+                        for t in img.tile]
+            img.load()
+            raw = np.asarray(img).astype(np.uint16)
+    except Exception:  # noqa: BLE001 - fall back to 8 bits with a warning
+        return None
+    return np.stack([(raw[..., 0] << 8) | raw[..., 1], (raw[..., 2] << 8) | raw[..., 3]], axis=2)
+
+
 def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None, str | None]:
     """Full-depth pixels of a 16-bit colour image (or None), and a warning if they are lost."""
     raws = [_rawmode(t) for t in tiles]
@@ -169,6 +193,11 @@ def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None,
     codecs = {getattr(t, "codec_name", t[0]) for t in tiles}
     if not codecs <= {"zip", "raw"} or not all(r.endswith(("16B", "16L")) for r in raws):
         return None, lost
+    if all(r == "LA;16B" for r in raws) and codecs == {"zip"}:
+        wide = _grey_alpha16(path)
+        if wide is None or wide.shape[:2] != (img.size[1], img.size[0]):
+            return None, lost
+        return wide, None
     low = _low_bytes(path, tiles)
     if low is None or low.mode != img.mode or low.size != img.size:
         return None, lost
@@ -250,6 +279,8 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
     except Exception:  # noqa: BLE001 - damaged EXIF: keep none
         exif = Image.Exif()
     icc = img.info.get("icc_profile")
+    exif = real_exif(exif)
+    source = _source(p, img, exif)
     wide, lost = _deep(p, img, tiles)
     if lost:
         warnings.warn(InputWarning(lost))
@@ -278,4 +309,56 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
             raise InputError(f"image {p} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
     return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
-                   frames=frames)
+                   frames=frames, source=source)
+
+
+def real_exif(exif: Image.Exif) -> Image.Exif:
+    """``exif`` without the TIFF layout tags (:data:`LAYOUT_TAGS`): only the picture's own data."""
+    for tag in LAYOUT_TAGS & set(exif.keys()):
+        del exif[tag]
+    if str(exif.get(270, "")).startswith('{"shape":'):  # tifffile's description of its array layout
+        del exif[270]
+    return exif
+
+
+def _webp_lossless(path: Path) -> bool | None:
+    """Whether a WebP file holds lossless (VP8L) image data; None if it cannot be told."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if head[:4] != b"RIFF" or head[8:12] != b"WEBP":
+                return None
+            while True:
+                chunk = fh.read(8)
+                if len(chunk) < 8:
+                    return None
+                kind, size = chunk[:4], int.from_bytes(chunk[4:], "little")
+                if kind in (b"VP8L", b"VP8 "):
+                    return kind == b"VP8L"
+                fh.seek(size + (size & 1), os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
+    """What the file holds beyond its pixels (read before ``exif``'s orientation is reset)."""
+    xmp = img.info.get("xmp") or img.info.get("XML:com.adobe.xmp")
+    if xmp is None and img.format == "TIFF":
+        xmp = getattr(img, "tag_v2", {}).get(700)
+    if isinstance(xmp, str):
+        xmp = xmp.encode("utf-8")
+    try:
+        orientation = int(exif.get(_ORIENTATION, 1) or 1)
+    except (TypeError, ValueError):
+        orientation = 1
+    src = Source(format=img.format, xmp=bytes(xmp) if xmp else None,
+                 orientation=orientation if orientation in range(1, 9) else 1)
+    if img.format == "WEBP":
+        src.lossless = _webp_lossless(path)
+    elif img.format == "JPEG":
+        from PIL import JpegImagePlugin
+
+        src.qtables = getattr(img, "quantization", None) or None
+        src.subsampling = JpegImagePlugin.get_sampling(img) if img.mode != "CMYK" else -1
+        src.progressive = bool(img.info.get("progressive") or img.info.get("progression"))
+    return src

@@ -23,7 +23,7 @@ BLENDED_MODES = ("RGB", "RGBA", "RGBX", "L", "LA", "I;16", "I;16B", "I;16L", "I"
 def _as_image(picture: Picture, out: np.ndarray) -> "Image.Image | DeepImage":
     img = picture.image
     if picture.wide is not None:
-        return DeepImage(np.ascontiguousarray(out), {k: v for k, v in img.info.items() if k in ("dpi",)})
+        return DeepImage(np.ascontiguousarray(out), {k: v for k, v in img.info.items() if k in ("dpi", "transparency")})
     mode = img.mode
     if mode == "1":
         res = Image.fromarray(np.ascontiguousarray(out))

@@ -118,3 +118,23 @@ def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise InputError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_protect(protect: Any, shape: tuple[int, int]) -> "np.ndarray | None":
+    """The ``protect`` option: an (H, W) bool or integer map (non-zero: protected) of pixels no
+    source patch may cover, as bool; None when it is None or protects nothing.
+
+    Raises
+    ------
+    InputError
+        Another dtype, or a map of another size than the image.
+    """
+    if protect is None:
+        return None
+    p = np.asarray(protect)
+    if p.dtype != bool and not np.issubdtype(p.dtype, np.integer):
+        raise InputError(f"protect must be a bool or integer (H, W) array, got dtype {p.dtype}")
+    if p.shape != tuple(shape):
+        raise InputError(f"protect shape {p.shape} does not match the image's {tuple(shape)}")
+    p = p.astype(bool)
+    return p if p.any() else None

@@ -24,9 +24,9 @@ PRUNE = ("auto", True, False)
 
 #: Options each method takes.
 OPTIONS = {
-    "multiscale": ("alpha", "patch", "candidates", "backend", "device", "profile", "seed", "timings"),
-    "criminisi": ("alpha", "patch", "backend", "device", "profile", "partition", "variant", "prune", "source",
-                  "loop", "timings"),
+    "multiscale": ("alpha", "patch", "candidates", "protect", "backend", "device", "profile", "seed", "timings"),
+    "criminisi": ("alpha", "patch", "protect", "backend", "device", "profile", "partition", "variant", "prune",
+                  "source", "loop", "timings"),
 }
 
 #: Most candidates a multiscale patch keeps (its kernels keep them in registers).

@@ -3,11 +3,11 @@
  * boundary values (est - v) * FIX on the known 4-neighbours, in fixed point (define FIX), by
  * red-black Gauss-Seidel; compose then adds round(x / FIX) to the vote v.  This carries the
  * surrounding tones into the fill (no tone blocks, no seam at the hole's edge).  Neighbours
- * outside the image are left out (zero normal derivative at the border).  Pixels of one colour
- * have no 4-neighbour of their colour, so a launch over one colour is race-free and equals a
- * sequential sweep; all arithmetic is integer, so numpy reproduces it bit for bit.  hole, v and x
- * cover the work area (origin (rx0, ry0), width rw), which holds every hole pixel's
- * 4-neighbours; est is the whole image. */
+ * outside the image, and protected ones (hole == 2), are left out (zero normal derivative
+ * there).  Pixels of one colour have no 4-neighbour of their colour, so a launch over one
+ * colour is race-free and equals a sequential sweep; all arithmetic is integer, so numpy
+ * reproduces it bit for bit.  hole, v and x cover the work area (origin (rx0, ry0), width rw),
+ * which holds every hole pixel's 4-neighbours; est is the whole image. */
 
 inline int floor_div(const int a, const int b)  /* floor(a / b) for b > 0 */
 {
@@ -26,10 +26,13 @@ inline void update(__global const uchar *hole, __global const uchar4 *est, __glo
         const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
         if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
         const int j = (y - ry0) * rw + xx - rx0;
+        const uchar m = hole[j];
+        if (m == 2) continue;  /* a protected pixel: its tones are not carried into the fill */
         ++cnt;
-        if (hole[j]) s += x[j].xyz;
+        if (m) s += x[j].xyz;
         else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
     }
+    if (cnt == 0) return;  /* every neighbour left out: the pixel keeps its value */
     const int hc = cnt / 2;
     x[(p.x - ry0) * rw + p.y - rx0] = (int4)(floor_div(s.x + hc, cnt), floor_div(s.y + hc, cnt),
                                   floor_div(s.z + hc, cnt), 0);

@@ -21,7 +21,7 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, parse_patch, search_factor
+from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, LOOPS, PRUNE, SOURCES, VARIANTS
 from .buffers import Buffers
 from .reference import MAX_PATCH
@@ -144,6 +144,9 @@ class Inpainter(StepwiseJob):
         Search factor of Eq. 6 (``'full'``: search the whole image).
     patch : int
         Odd patch side P >= 3.
+    protect : ndarray, (H, W) bool, optional
+        Pixels the fill must not copy from (a sampling exclusion): no source patch covers one.
+        They stay as they are unless the mask also covers them.
     backend : {'auto', 'opencl', 'numpy'}
         ``'auto'`` uses OpenCL when a device exists, else numpy with one warning.
     device : str, optional
@@ -200,7 +203,8 @@ class Inpainter(StepwiseJob):
     """
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["criminisi"]["alpha"],
-                 patch: int = DEFAULTS["criminisi"]["patch"], backend: str = "auto", device: Any = None, profile: Any = None,
+                 patch: int = DEFAULTS["criminisi"]["patch"], protect: Any = None, backend: str = "auto",
+                 device: Any = None, profile: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
                  source: str = "original", loop: str = "auto", timings: bool = True):
         t0 = time.perf_counter()
@@ -215,6 +219,10 @@ class Inpainter(StepwiseJob):
         check_choice("source", source, SOURCES)
         check_choice("loop", loop, LOOPS)
         check_flag("timings", timings)
+        protect = check_protect(protect, (self.height, self.width))
+        # Stage 3 marks windows free of the hole; windows over a protected pixel are then
+        # cleared on the host, the one place that knows them.
+        self._clear = None if protect is None else geometry.clear_centres(protect, self.half)
         self.source = source
         prof = load_profile(profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
@@ -306,10 +314,14 @@ class Inpainter(StepwiseJob):
             self._run("grey", full)
             self._run("valid", full, self._integral_pays())
             self._buf.need(["valid"], "host")
+            self._unprotect(full)
             if not self._buf.host["valid"].any():
                 raise InputError(
                     f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
-                    "the mask; use a smaller patch or a smaller mask")
+                    + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
+                       if self._clear is not None else "the mask; use a smaller patch or a smaller mask"))
+            if self._resident:  # the device-resident loop reads the device's copy directly
+                self._buf.need(["valid"], "device")
             if source == "original":
                 area, _, widened = geometry.source_area(self._buf.host["valid"] != 0, self._box, self.alpha,
                                                         self.half)
@@ -319,6 +331,15 @@ class Inpainter(StepwiseJob):
                     self.alpha = None if area == (0, 0, w, h) else self._widened_alpha(widened)
             self._dirty_prio = self._box
         self._elapsed = time.perf_counter() - t0
+
+    def _unprotect(self, rect: geometry.Rect) -> None:
+        """Clear the valid centres over a protected pixel within ``rect`` (stage 3 just marked them)."""
+        if self._clear is None:
+            return
+        x0, y0, x1, y1 = rect
+        self._buf.need(["valid"], "host")
+        self._buf.host["valid"][y0:y1, x0:x1] &= self._clear[y0:y1, x0:x1]
+        self._buf.wrote(["valid"], "host")
 
     def _widened_alpha(self, times: int) -> float:
         alpha = 0.0 if self.alpha is None else self.alpha
@@ -398,6 +419,7 @@ class Inpainter(StepwiseJob):
         w, h = self.width, self.height
         if self._dirty_valid is not None and self.source == "filled":
             self._run("valid", self._dirty_valid)
+            self._unprotect(self._dirty_valid)
         rect = self._dirty_prio
         self._run("front", rect)
         self._run("confidence", rect)

@@ -50,11 +50,11 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, parse_patch, search_factor
+from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
 from . import reference as ref
-from .levels import (Level, free_centres, image_pyramid, mask_pyramid, onion_layers, prepare_level, random_sources,
-                     random_valid, upsampled_sources)
+from .levels import (Level, free_centres, image_pyramid, mask_pyramid, onion_layers, prepare_level, protect_pyramid,
+                     random_sources, random_valid, upsampled_sources)
 from ... import geometry
 
 DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
@@ -160,7 +160,7 @@ class HostLevel:
 
     def sweeps(self, n: int) -> None:
         """``n`` red-black Gauss-Seidel sweeps of the correction."""
-        self._timed("poisson", ref.gauss_seidel, self.lev.hole_map, self.est, self.v, self.x, self.lev.colours,
+        self._timed("poisson", ref.gauss_seidel, self.lev.solve_map, self.est, self.v, self.x, self.lev.colours,
                     self.lev.origin, n)
 
     def compose(self) -> None:
@@ -223,6 +223,10 @@ class MultiscaleInpainter(StepwiseJob):
     candidates : int
         Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
         (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
+    protect : ndarray, (H, W) bool, optional
+        Pixels the fill must not copy from (a sampling exclusion, like "sample from" in an
+        editor): no source patch, at any level, covers one.  They stay as they are unless the
+        mask also covers them.
     backend : {'auto', 'opencl', 'numpy'}
     device, profile
         OpenCL device and device profile, as for :class:`inpaint.methods.criminisi.job.Inpainter`.
@@ -241,7 +245,7 @@ class MultiscaleInpainter(StepwiseJob):
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
                  patch: int = DEFAULT_PATCH,
-                 candidates: int = DEFAULT_CANDIDATES, backend: str = "auto", device: Any = None,
+                 candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
                  profile: Any = None, seed: int = 0, timings: bool = True):
         t0 = time.perf_counter()
         rgb, mask = check_arrays(image, mask)
@@ -259,6 +263,7 @@ class MultiscaleInpainter(StepwiseJob):
         if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
             raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
         check_flag("timings", timings)
+        self.protect = check_protect(protect, (h, w))
         self.k, self.seed = k, int(seed)
         prof = load_profile(profile)  # checked whatever the backend, before any work
         self.rgb = np.ascontiguousarray(rgb)
@@ -285,10 +290,11 @@ class MultiscaleInpainter(StepwiseJob):
             return
         if mask.all():
             raise InputError("the mask covers the whole image: there is nothing to copy from")
-        if not free_centres(mask, self.half, geometry.bbox(mask)).any():
+        if not free_centres(mask, self.half, geometry.bbox(mask), self.protect).any():
             raise InputError(
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
-                "the mask; use a smaller patch or a smaller mask")
+                + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
+                   if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
         if backend != "numpy":
             from ...cl.runtime import runtime_for
 
@@ -307,8 +313,9 @@ class MultiscaleInpainter(StepwiseJob):
                              "pyramid": mcl.Pyramid(self._rt, self.half, k)}
             self.stats.backend, self.stats.device = "opencl", self._rt.name
             self.stats.build_seconds = self._rt.build_seconds - built
-        masks = mask_pyramid(mask, self.patch)
+        masks = mask_pyramid(mask, self.patch, self.protect)
         self._masks = masks
+        self._protects = protect_pyramid(self.protect, len(masks))
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
         t = time.perf_counter()
         if self._rt is not None:
@@ -354,7 +361,7 @@ class MultiscaleInpainter(StepwiseJob):
     # -- the algorithm --------------------------------------------------------------------
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
-        lev = prepare_level(self._masks[lv], self.half, self.alpha)
+        lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area

@@ -8,32 +8,8 @@ import dataclasses
 import numpy as np
 
 from ... import geometry
+from ...geometry import dilate
 from . import reference as ref
-
-
-def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
-    """Chebyshev dilation: True where some pixel within ``radius`` (a (2 radius + 1)^2 window) is
-    True; pixels outside the array count as ``outside``.  Shifted ORs, one row or column at a time."""
-    out = mask.copy()
-    for axis in (0, 1):
-        src = out
-        n = src.shape[axis]
-        acc = src.copy()
-        for d in range(1, radius + 1):
-            lo = [slice(None)] * 2
-            hi = [slice(None)] * 2
-            if d < n:
-                lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
-                acc[tuple(lo)] |= src[tuple(hi)]   # the pixel d before
-                acc[tuple(hi)] |= src[tuple(lo)]   # the pixel d after
-            if outside:  # the window reaches past the edge
-                edge = [slice(None)] * 2
-                edge[axis] = slice(0, min(d, n))
-                acc[tuple(edge)] = True
-                edge[axis] = slice(max(n - d, 0), n)
-                acc[tuple(edge)] = True
-        out = acc
-    return out
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -52,11 +28,14 @@ def interior(shape: tuple[int, int], radius: int) -> np.ndarray:
     return out
 
 
-def free_centres(mask: np.ndarray, half: int, box: geometry.Rect) -> np.ndarray:
-    """Centres whose window is inside the image and free of the hole (all in ``box``)."""
+def free_centres(mask: np.ndarray, half: int, box: geometry.Rect, protect: np.ndarray | None = None) -> np.ndarray:
+    """Centres whose window is inside the image and free of the hole (all in ``box``) and of
+    the ``protect`` pixels, if given."""
     free = interior(mask.shape, half)
     (x0, y0, x1, y1), hit = near(mask, half, box)
     free[y0:y1, x0:x1] &= ~hit
+    if protect is not None:
+        free &= geometry.clear_centres(protect, half)
     return free
 
 
@@ -90,25 +69,38 @@ def down2(a: np.ndarray) -> np.ndarray:
     return total.astype(np.uint8)
 
 
-def mask_pyramid(mask: np.ndarray, patch: int) -> list[np.ndarray]:
+def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None) -> list[np.ndarray]:
     """The hole at every level, finest first.
 
     A level is added while the image stays at least ``8 * patch`` pixels on its short side,
     the hole still holds a pixel farther than ``patch // 2 + 1`` from every known pixel
     (pixels outside the image count as unknown), and the halved level keeps at least
-    ``geometry.MIN_SOURCES`` source patches.
+    ``geometry.MIN_SOURCES`` source patches (free of the ``protect`` pixels, halved likewise).
     """
     half = patch // 2
     masks = [mask]
+    kept = protect
     while True:
         m = masks[-1]
         if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, geometry.bbox(m)):
             break
         m2 = down2(m)
-        if int(free_centres(m2, half, geometry.bbox(m2)).sum()) < geometry.MIN_SOURCES:
+        k2 = None if kept is None else down2(kept)
+        if int(free_centres(m2, half, geometry.bbox(m2), k2).sum()) < geometry.MIN_SOURCES:
             break
         masks.append(m2)
+        kept = k2
     return masks
+
+
+def protect_pyramid(protect: np.ndarray | None, levels: int) -> list:
+    """The protected pixels at every level, finest first: a coarse pixel is protected when any
+    of its four is (:func:`down2`), so no coarse source patch covers a protected pixel either.
+    None (nothing protected) at every level for None."""
+    out = [protect]
+    while len(out) < levels:
+        out.append(None if protect is None else down2(out[-1]))
+    return out
 
 
 def image_pyramid(rgb: np.ndarray, levels: int) -> list[np.ndarray]:
@@ -129,6 +121,7 @@ class Level:
     work: tuple             # (x0, y0, x1, y1): the work area, the hole's box grown to hold every target
     tidx: np.ndarray        # work area, int32: target index or -1
     hole_map: np.ndarray    # work area, uint8: 1 on the hole
+    solve_map: np.ndarray   # work area, uint8: 1 on the hole, 2 on protected pixels (not boundary values)
     hole: np.ndarray        # (M, 2) int32, hole pixels
     pixels: np.ndarray      # (M + R, 2) int32, hole pixels then the known ring around them
     colours: tuple          # hole pixels with (y + x) even, then odd
@@ -153,12 +146,13 @@ class Level:
         return x0, y0, x1 - x0, y1 - y0
 
 
-def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
+def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.ndarray | None = None) -> Level:
     """Everything a level needs besides the matches: sources, targets, pixel lists.
 
-    Sources are windows wholly inside the image and free of the hole, centred so that the
-    window lies in the search area of Eq. 6; an area with fewer than ``MIN_SOURCES`` of them
-    is widened (:func:`inpaint.geometry.source_area`) up to the whole image.
+    Sources are windows wholly inside the image and free of the hole and of the ``protect``
+    pixels, centred so that the window lies in the search area of Eq. 6; an area with fewer
+    than ``MIN_SOURCES`` of them is widened (:func:`inpaint.geometry.source_area`) up to the
+    whole image.
     """
     h, w = mask.shape
     box = geometry.bbox(mask)
@@ -167,6 +161,8 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
     (x0, y0, x1, y1), hit = near(mask, half, box)
     free = interior((h, w), half)
     free[y0:y1, x0:x1] &= ~hit
+    if protect is not None:
+        free &= geometry.clear_centres(protect, half)
     area, valid, widened = geometry.source_area(free, box, alpha, half)
     local = np.argwhere(hit)
     targets = (local + (y0, x0)).astype(np.int32)
@@ -175,11 +171,16 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None) -> Level:
     hole = (np.argwhere(mask[by0:by1, bx0:bx1]) + (by0, bx0)).astype(np.int32)
     (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
     ring = (np.argwhere(around & ~mask[ry0:ry1, rx0:rx1]) + (ry0, rx0)).astype(np.int32)
+    hole_map = mask[y0:y1, x0:x1].astype(np.uint8)
+    # The correction carries the known tones around the hole in, but not a protected object's.
+    solve_map = hole_map
+    if protect is not None:
+        solve_map = np.where(protect[y0:y1, x0:x1] & (hole_map == 0), 2, hole_map).astype(np.uint8)
     parity = (hole[:, 0] + hole[:, 1]) & 1
     rows, cols = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
     radius = max(int(rows[-1] - rows[0]), int(cols[-1] - cols[0]), 1) if rows.size else 1
     return Level(mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
-                 tidx=tidx, hole_map=mask[y0:y1, x0:x1].astype(np.uint8), hole=hole, pixels=np.concatenate([hole, ring]),
+                 tidx=tidx, hole_map=hole_map, solve_map=solve_map, hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
                  widened=widened)
 

@@ -256,7 +256,7 @@ class DeviceLevel:
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": cl.Buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": cl.Buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.hole_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }

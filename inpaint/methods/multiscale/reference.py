@@ -222,8 +222,10 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
     """Red-black Gauss-Seidel sweeps of Laplace(x) = 0 on the hole (``poisson.cl: gauss_seidel``).
 
     ``hole``, ``v`` and ``x`` cover the work area at ``origin``; ``x`` is fixed point
-    (``FIX``).  A known 4-neighbour q contributes the boundary value ``(est[q] - v[q]) * FIX``; neighbours outside the image are left out
-    (zero normal derivative at the border).  ``lists`` holds the hole pixels of each colour
+    (``FIX``).  ``hole`` is 1 on the hole, 2 on protected pixels, 0 on other known pixels.  A
+    known 4-neighbour q contributes the boundary value ``(est[q] - v[q]) * FIX``; protected
+    neighbours and neighbours outside the image are left out (zero normal derivative there), and
+    a pixel with none left keeps its value.  ``lists`` holds the hole pixels of each colour
     ((y + x) even, then odd); one sweep updates the first colour, then the second.
     """
     H, W = est.shape[:2]
@@ -243,10 +245,12 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
                 qy, qx = py + dy, px + dx
                 inside = (qy >= 0) & (qy < H) & (qx >= 0) & (qx < W)
                 ly, lx = np.clip(qy - oy, 0, rh - 1), np.clip(qx - ox, 0, rw - 1)
+                inside &= hole[ly, lx] != 2
                 val = np.where(known[ly, lx][:, None], b[ly, lx], x[ly, lx, :3])
                 s += np.where(inside[:, None], val, 0)
                 n += inside
-            x[py - oy, px - ox, :3] = floor_div(s + (n // 2)[:, None], n[:, None])
+            some = n > 0
+            x[py[some] - oy, px[some] - ox, :3] = floor_div(s[some] + (n[some] // 2)[:, None], n[some][:, None])
 
 
 def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int]) -> None:

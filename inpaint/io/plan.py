@@ -1,0 +1,187 @@
+"""How a picture will be written to an output, decided before the work: what is kept, what is not.
+
+:func:`plan_output` reads the format table (:data:`inpaint.io.formats.FORMATS`) and the picture's
+source, and returns the encoder's options and a note for everything the output cannot keep; it
+refuses an output that cannot be written.  The front ends print the notes before the work starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import ExifTags, Image
+
+from ..errors import InputError
+from .encode import convert_for, output_format
+from .formats import holds
+from .pictures import DeepImage, Picture
+
+#: Lossy sources: written to a lossy format, their pixels are encoded again either way.
+_LOSSY_SOURCES = ("JPEG", "MPO", "AVIF")
+#: JPEG quality of a lossy output from a lossless source, or from a JPEG without its tables.
+DEFAULT_QUALITY = 95
+
+
+@dataclasses.dataclass
+class OutputPlan:
+    """How one output is written.
+
+    Attributes
+    ----------
+    fmt : str
+        Pillow format name.
+    notes : list of str
+        What the output cannot keep (printed before the work).
+    options : dict
+        The encoder's options: ``exif``, ``icc_profile``, ``xmp``, ``quality``, ``lossless``,
+        ``qtables``, ``subsampling``.
+    jpeg_edit : dict or None
+        For a JPEG written back as JPEG block by block (:mod:`inpaint.io.jpeg_edit`): the
+        source's path, orientation, tables and subsampling.
+    """
+
+    fmt: str
+    notes: list = dataclasses.field(default_factory=list)
+    options: dict = dataclasses.field(default_factory=dict)
+    jpeg_edit: dict | None = None
+
+
+def _probe(picture: Picture) -> "Image.Image | DeepImage":
+    """A few pixels of ``picture`` with its mode, palette and transparency, to plan the conversion."""
+    if picture.wide is not None:
+        info = {k: v for k, v in picture.image.info.items() if k == "transparency"}
+        return DeepImage(np.ascontiguousarray(picture.wide[:2, :2]), info)
+    img = picture.image.crop((0, 0, min(2, picture.size[0]), min(2, picture.size[1])))
+    if "transparency" in picture.image.info:
+        img.info["transparency"] = picture.image.info["transparency"]
+    return img
+
+
+def _tag_name(tag: int) -> str:
+    return ExifTags.TAGS.get(tag, f"tag {tag}")
+
+
+def fit_exif(exif: Image.Exif, limit: int) -> tuple[bytes | None, str | None]:
+    """The EXIF block in at most ``limit`` bytes: its largest values dropped one by one until it
+    fits (a maker note, a comment...), or none at all; and a note naming what was dropped."""
+    raw = exif.tobytes()
+    if len(raw) <= limit:
+        return raw, None
+    size = len(raw)
+    dropped = []
+    while len(raw) > limit:
+        sizes = []
+        for ifd_id, ifd in ((None, exif),) + tuple((i, exif.get_ifd(i)) for i in (0x8769, 0x8825)):
+            for tag, value in list(ifd.items()):
+                if isinstance(value, (bytes, str, tuple)) and tag not in (0x8769, 0x8825):
+                    sizes.append((len(value), ifd_id, tag))
+        if not sizes:
+            break
+        _, ifd_id, tag = max(sizes)
+        del (exif if ifd_id is None else exif.get_ifd(ifd_id))[tag]
+        dropped.append(_tag_name(tag))
+        raw = exif.tobytes()
+    if len(raw) > limit:
+        return None, f"the EXIF block ({size} bytes) is larger than JPEG's {limit}: it was dropped"
+    return raw, (f"the EXIF block ({size} bytes) is larger than JPEG's {limit}: dropped its "
+                 + ", ".join(dropped))
+
+
+def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple[int, int] | None = None,
+                quality: int | None = None) -> OutputPlan:
+    """Decide, before the work, how ``picture`` will be written to ``path``.
+
+    Parameters
+    ----------
+    picture : Picture
+        The input, as read.
+    path : path-like
+        The output.
+    size : (int, int), optional
+        The result's size when it differs from the picture's (a resize): the JPEG's blocks
+        cannot be kept then.
+    quality : int, optional
+        ``--quality``: encode a JPEG or WebP output again at this quality (1-100).
+
+    Returns
+    -------
+    OutputPlan
+
+    Raises
+    ------
+    InputError
+        ``quality`` for a lossless format.
+    """
+    fmt = output_format(path)
+    can = holds(fmt)
+    src = picture.source
+    plan = OutputPlan(fmt)
+    notes, opts = plan.notes, plan.options
+    if quality is not None and (can is None or can.lossy == "never"):
+        raise InputError(f"--quality applies to lossy outputs (.jpg, .webp); {Path(path).name} is {fmt}, "
+                         "which is written without loss")
+    _, note = convert_for(_probe(picture), fmt)
+    if note:
+        notes.append(note)
+    # metadata, within the format's limits
+    exif = picture.exif
+    if exif is not None and len(exif):
+        if can is not None and not can.exif:
+            notes.append(f"{fmt} cannot hold EXIF data: it was dropped")
+        else:
+            raw, note = fit_exif(exif, can.exif_limit) if can is not None and can.exif_limit else (exif.tobytes(), None)
+            if note:
+                notes.append(note)
+            if raw:
+                opts["exif"] = raw
+    if picture.icc_profile:
+        if can is not None and not can.icc:
+            notes.append(f"{fmt} cannot hold the ICC colour profile: it was dropped (colours may look different)")
+        else:
+            opts["icc_profile"] = picture.icc_profile
+    if src.xmp:
+        if can is not None and not can.xmp:
+            notes.append(f"{fmt} cannot hold XMP metadata: it was dropped")
+        else:
+            opts["xmp"] = src.xmp
+    # lossless or lossy
+    lossy_source = src.format in _LOSSY_SOURCES or (src.format == "WEBP" and src.lossless is False)
+    if can is not None and can.lossy == "option":  # WebP: as the input was, unless --quality says
+        if quality is not None or lossy_source:
+            opts["quality"] = quality if quality is not None else DEFAULT_QUALITY
+            if quality is None and src.format == "WEBP":
+                notes.append("the input is lossy WebP and so is the output: the pixels outside the mask are "
+                             "encoded again and change slightly (write .png to keep the result exactly)")
+        else:
+            opts["lossless"] = True
+    elif can is not None and can.lossy == "always":
+        if quality is not None:
+            opts["quality"] = quality
+            if fmt == "JPEG" and src.format == "JPEG" and src.subsampling in (0, 1, 2):
+                opts["subsampling"] = src.subsampling
+        elif fmt == "JPEG" and src.format == "JPEG" and src.qtables:
+            same = size is None or tuple(size) == tuple(picture.size)
+            why = None
+            if same:
+                from . import jpeg_edit
+
+                why = jpeg_edit.why_not(picture.path, src.qtables, src.subsampling) if picture.path else "no file"
+            opts["qtables"] = src.qtables  # also the fallback if the block-by-block write fails
+            if src.subsampling in (0, 1, 2):
+                opts["subsampling"] = src.subsampling
+            if same and why is None:
+                plan.jpeg_edit = {"path": picture.path, "orientation": src.orientation, "qtables": src.qtables,
+                                  "subsampling": src.subsampling}
+            elif same:
+                notes.append(f"the JPEG is encoded again with its own quantisation tables, so the pixels "
+                             f"outside the mask change slightly: {why}")
+        else:
+            opts["quality"] = DEFAULT_QUALITY
+            if not lossy_source:
+                notes.append(f"{fmt} is lossy: the pixels outside the mask are not kept exactly "
+                             "(write .png, .tif or .webp to keep them)")
+    return plan

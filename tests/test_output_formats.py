@@ -1,0 +1,421 @@
+"""Outputs keep what the input had, or say what they could not, before the work.
+
+Each case writes a picture through the same path as the commands (read, plan, fill, save) and
+reads the result back with a decoder independent of Pillow where there is one (tifffile, OpenCV,
+jpeglib's DCT coefficients, a raw PNG chunk parse).
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import io as imageio
+from inpaint.io import jpeg_edit
+from inpaint.io.formats import FORMATS
+
+tifffile = pytest.importorskip("tifffile")
+cv2 = pytest.importorskip("cv2")
+jpeglib = pytest.importorskip("jpeglib")
+
+REPO = Path(__file__).resolve().parents[1]
+PHOTO = REPO / "datasets" / "objects" / "fig_bowl" / "image.png"
+H, W = 40, 56
+
+
+def _mask(h=H, w=W):
+    m = np.zeros((h, w), bool)
+    m[13:22, 19:30] = True
+    return m
+
+
+def _fill(path, out, mask=None, quality=None, size=None):
+    """Read, plan, fill the mask with a copy of pixel (0, 0) and write, as the commands do."""
+    pic = imageio.read_image(path)
+    mask = _mask(pic.size[1], pic.size[0]) if mask is None else mask
+    plan = imageio.plan_output(pic, out, quality=quality, size=size)
+    filled = pic.rgb.copy()
+    filled[mask] = pic.rgb[0, 0]
+    src = np.zeros(mask.shape + (2,), np.int32)
+    result, _ = imageio.apply_fill(pic, filled, src, mask)
+    note = imageio.save_images([(result, out, {"plan": plan, "mask": mask})])[0]
+    return pic, plan, [n for n in plan.notes + [note] if n], mask
+
+
+class _Read:
+    """What a test reads from an image file, read and closed (no open file left behind)."""
+
+    def __init__(self, path):
+        with Image.open(path) as im:
+            im.load()
+            self.mode, self.info = im.mode, dict(im.info)
+            self.quantization = getattr(im, "quantization", None)
+            self.exif = im.getexif()
+            self.pixels = np.asarray(im)
+
+    def getexif(self):
+        return self.exif
+
+
+def _open(path):
+    return _Read(path)
+
+
+def _rng_rgb(h=H, w=W, seed=0):
+    return (np.random.default_rng(seed).random((h, w, 3)) * 255).astype(np.uint8)
+
+
+def _png_chunks(path):
+    data = Path(path).read_bytes()[8:]
+    chunks = {}
+    while data:
+        n = struct.unpack(">I", data[:4])[0]
+        chunks.setdefault(data[4:8].decode(), []).append(data[8:8 + n])
+        data = data[12 + n:]
+    return chunks
+
+
+def test_one_table_names_every_output_format():
+    assert set(FORMATS) == set(imageio.OUTPUT_FORMATS)
+    assert FORMATS["PNG"].deep and not FORMATS["TIFF"].deep
+    assert FORMATS["JPEG"].exif_limit == 65533 and FORMATS["WEBP"].lossy == "option"
+
+
+# --- TIFF: no stale layout tags -------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [(56, 30), (44, 40)])
+def test_tiff_resized_declares_its_new_size(tmp_path, size):
+    src, out = tmp_path / "a.tif", tmp_path / "b.tif"
+    Image.fromarray(_rng_rgb()).save(src)
+    w, h = size
+    r = subprocess.run([sys.executable, "-m", "inpaint", "resize", str(src), "--width", str(w), "--height", str(h),
+                        "-o", str(out), "--backend", "numpy"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    arr = tifffile.imread(out)
+    assert arr.shape == (h, w, 3)
+    assert _open(out).pixels.shape == (h, w, 3)
+
+
+def test_planar_tiff_keeps_every_pixel_outside_the_mask(tmp_path):
+    rgb = _rng_rgb()
+    src, out = tmp_path / "planar.tif", tmp_path / "out.tif"
+    tifffile.imwrite(src, rgb.transpose(2, 0, 1).copy(), photometric="rgb", planarconfig="separate")
+    _, _, notes, mask = _fill(src, out)
+    back = tifffile.imread(out)
+    assert back.shape == (H, W, 3) and notes == []
+    assert np.array_equal(back[~mask], rgb[~mask])
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
+def test_exif_with_layout_tags_gives_a_readable_tiff(tmp_path, fmt):
+    rgb = _rng_rgb()
+    exif = Image.Exif()
+    exif[256], exif[257], exif[284], exif[0x010F] = 4000, 3000, 2, "camera maker"
+    src = tmp_path / ("a.jpg" if fmt == "JPEG" else "a.png")
+    Image.fromarray(rgb).save(src, fmt, exif=exif.tobytes())
+    out = tmp_path / "b.tif"
+    pic, _, _, mask = _fill(src, out)
+    back = tifffile.imread(out)
+    assert back.shape == (H, W, 3)
+    if fmt == "PNG":
+        assert np.array_equal(back[~mask], rgb[~mask])
+    with tifffile.TiffFile(out) as tif:
+        tags = tif.pages[0].tags
+        assert tags["ImageWidth"].value == W and tags["PlanarConfiguration"].value == 1
+    assert _open(out).getexif()[0x010F] == "camera maker"
+
+
+@pytest.mark.parametrize("orientation", [5, 6, 7, 8])
+def test_tiff_turned_upright_is_written_upright(tmp_path, orientation):
+    rgb = _rng_rgb()
+    src, out = tmp_path / "o.tif", tmp_path / "u.tif"
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.fromarray(rgb).save(src, exif=exif.tobytes())
+    _fill(src, out)
+    back = tifffile.imread(out)
+    assert back.shape == (W, H, 3)  # turned a quarter
+    assert _open(out).getexif().get(0x0112, 1) == 1
+
+
+def test_16bit_grey_tiff_keeps_16_bits(tmp_path):
+    grey = (np.random.default_rng(1).random((H, W)) * 65535).astype(np.uint16)
+    src, out = tmp_path / "g16.tif", tmp_path / "o.tif"
+    tifffile.imwrite(src, grey)
+    _, _, notes, mask = _fill(src, out)
+    back = tifffile.imread(out)
+    assert back.dtype == np.uint16 and notes == []
+    assert np.array_equal(back[~mask], grey[~mask])
+
+
+def test_16bit_colour_to_tiff_says_it_is_reduced(tmp_path):
+    wide = (np.random.default_rng(2).random((H, W, 3)) * 65535).astype(np.uint16)
+    src, out = tmp_path / "c16.png", tmp_path / "o.tif"
+    with open(src, "wb") as fh:
+        imageio.write_png(fh, wide)
+    _, _, notes, _ = _fill(src, out)
+    assert any("8 bits per channel" in n for n in notes)
+    assert tifffile.imread(out).dtype == np.uint8
+
+
+# --- WebP: lossless stays lossless ----------------------------------------------------------------
+
+def test_lossless_webp_stays_lossless(tmp_path):
+    rgb = _rng_rgb()
+    src, out = tmp_path / "l.webp", tmp_path / "o.webp"
+    Image.fromarray(rgb).save(src, lossless=True)
+    _, plan, notes, mask = _fill(src, out)
+    assert notes == [] and plan.options.get("lossless")
+    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert np.array_equal(back[~mask], rgb[~mask])
+    assert b"VP8L" in out.read_bytes()[:64]
+
+
+def test_lossy_webp_says_so(tmp_path):
+    src, out = tmp_path / "l.webp", tmp_path / "o.webp"
+    Image.fromarray(_rng_rgb()).save(src, quality=80)
+    _, _, notes, _ = _fill(src, out)
+    assert any("lossy WebP" in n for n in notes)
+
+
+def test_png_to_jpeg_says_it_is_lossy(tmp_path):
+    src, out = tmp_path / "a.png", tmp_path / "o.jpg"
+    Image.fromarray(_rng_rgb()).save(src)
+    _, _, notes, _ = _fill(src, out)
+    assert any("JPEG is lossy" in n for n in notes)
+
+
+# --- transparency ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("empty", [False, True])
+def test_16bit_png_keeps_its_colour_key(tmp_path, empty):
+    wide = (np.random.default_rng(3).random((H, W, 3)) * 65535).astype(np.uint16)
+    src, out = tmp_path / "t16.png", tmp_path / "o.png"
+    with open(src, "wb") as fh:
+        imageio.write_png(fh, wide, transparency=(1, 2, 3))
+    mask = np.zeros((H, W), bool) if empty else _mask()
+    _, _, notes, _ = _fill(src, out, mask=mask)
+    chunks = _png_chunks(out)
+    assert chunks["tRNS"] == [struct.pack(">3H", 1, 2, 3)] and notes == []
+    assert chunks["IHDR"][0][8:10] == bytes([16, 2])
+    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert np.array_equal(back[~mask], wide[~mask])
+
+
+@pytest.mark.parametrize("mode", ["P", "RGB", "L"])
+def test_colour_key_to_tiff_becomes_alpha(tmp_path, mode):
+    rgb = _rng_rgb()
+    img = Image.fromarray(rgb).convert(mode) if mode != "P" else Image.fromarray(rgb).quantize(64)
+    key = 5 if mode in ("P", "L") else tuple(int(v) for v in np.asarray(img)[0, 1])
+    img.info["transparency"] = key
+    src, out = tmp_path / "k.png", tmp_path / "o.tif"
+    img.save(src, transparency=key)
+    with Image.open(src) as im:
+        expect = np.asarray(im.convert("RGBA" if mode != "L" else "LA"))
+    _, _, notes, mask = _fill(src, out)
+    back = tifffile.imread(out)
+    assert back.shape[2] == expect.shape[2] and notes == []
+    assert np.array_equal(back[~mask], expect[~mask])
+
+
+@pytest.mark.parametrize("ext", ["bmp", "ppm"])
+def test_colour_key_dropped_with_a_note(tmp_path, ext):
+    img = Image.fromarray(_rng_rgb()).quantize(64)
+    src, out = tmp_path / "k.png", tmp_path / f"o.{ext}"
+    img.save(src, transparency=5)
+    _, _, notes, _ = _fill(src, out)
+    assert any("transparen" in n for n in notes)
+
+
+def test_grey_alpha_16_bits_stays_16_bits(tmp_path):
+    la = (np.random.default_rng(4).random((H, W, 2)) * 65535).astype(np.uint16)
+    src, out = tmp_path / "la16.png", tmp_path / "o.png"
+    with open(src, "wb") as fh:
+        imageio.write_png(fh, la)
+    pic, _, notes, mask = _fill(src, out)
+    assert pic.mode == "LA;16" and notes == []
+    assert _png_chunks(out)["IHDR"][0][8:10] == bytes([16, 4])
+    back = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)  # OpenCV gives grey+alpha as BGRA
+    assert back.dtype == np.uint16
+    assert np.array_equal(back[..., 0][~mask], la[..., 0][~mask])
+    assert np.array_equal(back[..., 3][~mask], la[..., 1][~mask])
+
+
+# --- colour spaces --------------------------------------------------------------------------------
+
+def test_cmyk_kept_in_tiff_and_converted_with_a_note_elsewhere(tmp_path):
+    cmyk = Image.fromarray(_rng_rgb()).convert("CMYK")
+    src = tmp_path / "c.tif"
+    cmyk.save(src)
+    _, _, notes, mask = _fill(src, tmp_path / "o.tif")
+    back = tifffile.imread(tmp_path / "o.tif")
+    assert back.shape == (H, W, 4) and notes == []
+    assert np.array_equal(back[~mask], np.asarray(cmyk)[~mask])
+    _, _, notes, _ = _fill(src, tmp_path / "o.png")
+    assert any("CMYK colour: converted to RGB" in n for n in notes)
+
+
+def test_cmyk_jpeg_reencoded_with_its_tables_and_a_note(tmp_path):
+    src, out = tmp_path / "c.jpg", tmp_path / "o.jpg"
+    Image.fromarray(_rng_rgb()).convert("CMYK").save(src, quality=80)
+    _, plan, notes, _ = _fill(src, out)
+    assert plan.jpeg_edit is None and any("CMYK" in n and "quantisation tables" in n for n in notes)
+    assert _open(out).mode == "CMYK"
+    assert _open(out).quantization == _open(src).quantization
+
+
+def test_lab_to_png_says_it_was_converted(tmp_path):
+    src = tmp_path / "lab.tif"
+    Image.fromarray(_rng_rgb()).convert("LAB").save(src)
+    _, _, notes, _ = _fill(src, tmp_path / "o.png")
+    assert any("CIELAB" in n for n in notes)
+
+
+# --- metadata -------------------------------------------------------------------------------------
+
+def test_huge_exif_to_jpeg_is_trimmed_before_the_work(tmp_path):
+    exif = Image.Exif()
+    exif[0x010F] = "maker"
+    exif[0x010E] = "x" * 70000
+    src, out = tmp_path / "big.png", tmp_path / "o.jpg"
+    Image.fromarray(_rng_rgb()).save(src, exif=exif.tobytes())
+    pic = imageio.read_image(src)
+    plan = imageio.plan_output(pic, out)
+    assert any("EXIF block" in n and "ImageDescription" in n for n in plan.notes)
+    _fill(src, out)
+    kept = _open(out).getexif()
+    assert kept[0x010F] == "maker" and 0x010E not in kept
+
+
+def test_xmp_and_icc_kept_in_png_and_jpeg(tmp_path):
+    from PIL import ImageCms
+
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
+    src = tmp_path / "m.jpg"
+    Image.fromarray(_rng_rgb()).save(src, quality=90, icc_profile=icc, xmp=xmp)
+    for ext in ("png", "jpg", "webp", "tif"):
+        out = tmp_path / f"o.{ext}"
+        _fill(src, out)
+        back = _open(out)
+        assert back.info.get("icc_profile") == icc, ext
+        got = back.info.get("xmp") or back.info.get("XML:com.adobe.xmp") or back.getexif().get(700)
+        got = got.encode() if isinstance(got, str) else bytes(got or b"")
+        assert xmp in got, ext
+
+
+def test_quality_refused_for_a_lossless_output_before_the_work(tmp_path):
+    src = tmp_path / "a.png"
+    Image.fromarray(_rng_rgb()).save(src)
+    with pytest.raises(imageio.InputError if hasattr(imageio, "InputError") else Exception, match="--quality"):
+        imageio.plan_output(imageio.read_image(src), tmp_path / "o.png", quality=80)
+
+
+# --- JPEG: the blocks outside the fill keep their coefficients ------------------------------------
+
+def _photo_jpeg(path, subsampling, quality=90, progressive=False, orientation=None, crop=None):
+    img = Image.open(PHOTO).convert("RGB")
+    if crop:
+        img = img.crop(crop)
+    kw = {}
+    if orientation:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        kw["exif"] = exif.tobytes()
+    img.save(path, quality=quality, subsampling=subsampling, progressive=progressive, **kw)
+
+
+def _grid_pixels(grid, mcu, shape):
+    return np.kron(grid, np.ones(mcu, bool))[:shape[0], :shape[1]]
+
+
+@pytest.mark.parametrize("subsampling,progressive,orientation", [
+    (0, False, None), (1, False, None), (2, False, None), (2, True, None), (2, False, 6), (1, False, 3),
+    (0, True, 8)])
+def test_jpeg_blocks_outside_the_fill_are_kept(tmp_path, subsampling, progressive, orientation):
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, subsampling, progressive=progressive, orientation=orientation, crop=(3, 5, 403, 306))
+    pic = imageio.read_image(src)
+    h, w = pic.rgb.shape[:2]
+    mask = np.zeros((h, w), bool)
+    mask[101:140, 57:120] = True
+    _, plan, notes, _ = _fill(src, out, mask=mask)
+    assert plan.jpeg_edit is not None and notes == []
+    # in the stored frame: the coefficients of every MCU without a filled pixel are the input's
+    stored_mask = jpeg_edit.STORED[orientation or 1](mask)
+    a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
+    vv, hv = (int(x) for x in np.asarray(a.samp_factor)[0])
+    mcu = (8 * vv, 8 * hv)
+    grid = jpeg_edit.touched_mcus(stored_mask, mcu)
+    ygrid = np.kron(grid, np.ones((vv, hv), bool))[:a.Y.shape[0], :a.Y.shape[1]]
+    assert np.array_equal(a.Y[~ygrid], b.Y[~ygrid])
+    assert np.array_equal(a.Cb[~grid[:a.Cb.shape[0], :a.Cb.shape[1]]], b.Cb[~grid[:b.Cb.shape[0], :b.Cb.shape[1]]])
+    assert np.array_equal(a.Cr[~grid[:a.Cr.shape[0], :a.Cr.shape[1]]], b.Cr[~grid[:b.Cr.shape[0], :b.Cr.shape[1]]])
+    assert not np.array_equal(a.Y, b.Y)  # the fill is there
+    # decoded by OpenCV (another libjpeg build): identical outside the touched MCUs, except the one
+    # pixel next to them where subsampled chroma is interpolated across the border
+    pa, pb = cv2.imread(str(src), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION), \
+        cv2.imread(str(out), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
+    near = _grid_pixels(grid, mcu, pa.shape)
+    if subsampling:
+        near = cv2.dilate(near.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    assert np.array_equal(pa[~near], pb[~near])
+    # the markers (EXIF with its orientation) are the input's, and the size stays close
+    assert _open(out).getexif().get(0x0112, 1) == (orientation or 1)
+    assert abs(out.stat().st_size / src.stat().st_size - 1) < 0.05
+
+
+def test_jpeg_with_an_empty_mask_is_a_coefficient_copy(tmp_path):
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2)
+    pic = imageio.read_image(src)
+    plan = imageio.plan_output(pic, out)
+    imageio.save_images([(imageio.unchanged(pic), out, {"plan": plan, "mask": np.zeros(pic.rgb.shape[:2], bool)})])
+    a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
+    assert np.array_equal(a.Y, b.Y) and np.array_equal(a.Cb, b.Cb)
+    assert np.array_equal(_open(src).pixels, _open(out).pixels)
+
+
+def test_jpeg_without_jpeglib_keeps_its_tables_with_a_note(tmp_path, monkeypatch):
+    monkeypatch.setattr(jpeg_edit, "available", lambda: False)
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 1, quality=83)
+    _, plan, notes, _ = _fill(src, out)
+    assert plan.jpeg_edit is None and any("jpeglib" in n for n in notes)
+    back = _open(out)
+    assert back.quantization == _open(src).quantization
+    from PIL import JpegImagePlugin
+
+    with Image.open(out) as im:
+        assert JpegImagePlugin.get_sampling(im) == 1
+
+
+def test_jpeg_quality_option_is_a_plain_reencode(tmp_path):
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, quality=92)
+    _, plan, notes, _ = _fill(src, out, quality=60)
+    assert plan.jpeg_edit is None and notes == []
+    assert _open(out).quantization != _open(src).quantization
+    assert out.stat().st_size < 0.7 * src.stat().st_size
+
+
+def test_cli_jpeg_fill_keeps_blocks_and_exits_0(tmp_path):
+    src, out, mpath = tmp_path / "p.jpg", tmp_path / "o.jpg", tmp_path / "m.png"
+    _photo_jpeg(src, 2, crop=(0, 0, 160, 128))
+    mask = np.zeros((128, 160), np.uint8)
+    mask[40:60, 50:80] = 255
+    Image.fromarray(mask).save(mpath)
+    r = subprocess.run([sys.executable, "-m", "inpaint", str(src), "-m", str(mpath), "-o", str(out),
+                        "--backend", "numpy"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "note" not in r.stderr
+    a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
+    grid = jpeg_edit.touched_mcus(mask > 0, (16, 16))
+    assert np.array_equal(a.Cb[~grid], b.Cb[~grid])
