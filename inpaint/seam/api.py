@@ -104,8 +104,9 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
         if until_clear:
             raise ValueError("drop_mask: the marked object cannot be removed completely "
                              "(keep_mask blocks every seam through it, or the image became too small)")
-        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses "
-                         f"a protected pixel after removing {removed} of {n} seams")
+        found = (f"only {removed} of the {n} seams avoid" if removed < n   # a batch pass may count the
+                 else f"not all {n} seams can avoid")                      # seam that failed as removed
+        raise ValueError(f"keep_mask makes the target {what} impossible: {found} the protected pixels")
     st.pixels, st.mask, st.idx = pixels, mask, idx
     if st.seam_map is not None and st.seam_map.size:
         st.removed_ordinal = max(st.removed_ordinal, int(st.seam_map.max()))
