@@ -107,6 +107,7 @@ class InpaintApp(App):
     has_seam = BooleanProperty(False)
     popup_open = BooleanProperty(False)
 
+    method = StringProperty(settings.defaults()["method"])
     alpha = StringProperty(settings.defaults()["alpha"])
     patch = StringProperty(settings.defaults()["patch"])
     backend = StringProperty("auto")
@@ -312,7 +313,7 @@ class InpaintApp(App):
         from inpaint.methods.checks import parse_alpha, parse_patch
 
         alpha, patch = parse_alpha(self.alpha), parse_patch(self.patch)
-        params = {"alpha": alpha, "patch": patch, "backend": self.backend}
+        params = {"method": self.method, "alpha": alpha, "patch": patch, "backend": self.backend}
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
             params["profile"] = self.profile or None
@@ -856,6 +857,12 @@ class InpaintApp(App):
         self._show(popup)
         self.update_device_info(popup)
         return popup
+
+    def set_quality(self, name: str) -> None:
+        """Apply a Quality choice (:data:`mobile_ui.settings.QUALITY`) to the fill's settings."""
+        values = settings.QUALITY.get(name)
+        if values is not None:
+            self.alpha, self.patch = values["alpha"], values["patch"]
 
     def update_device_info(self, popup=None):
         popup = popup or self._popup

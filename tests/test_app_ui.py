@@ -510,6 +510,7 @@ class _Slow:
         from inpaint.methods.criminisi.job import Inpainter
 
         self.threads.append(threading.get_ident())
+        kwargs.pop("method", None)       # always the Criminisi job: its steps are short and many
         self._job = Inpainter(*args, **kwargs)
 
     def step(self):
@@ -962,6 +963,17 @@ def test_settings_show_the_device_and_its_limits(fresh):
             assert info.startswith("numpy") and popup.ids.opencl_note.text
         popup.ids.patch.text = "7"
         assert app.run_params()["patch"] == 7
+        popup.ids.quality.text = "Fast"
+        assert (app.alpha, app.patch) == (settings.QUALITY["Fast"]["alpha"], settings.QUALITY["Fast"]["patch"])
+        popup.ids.quality.text = "Balanced"
+        assert (app.alpha, app.patch) == (settings.defaults()["alpha"], settings.defaults()["patch"])
+        assert app.run_params()["method"] == "multiscale"
+        popup.ids.patch.text = "9"                      # an advanced change: the choice says Custom
+        pump()
+        assert popup.ids.quality.text == settings.CUSTOM
+        popup.ids.method.text = "criminisi"
+        assert app.run_params()["method"] == "criminisi"
+        popup.ids.method.text = "multiscale"
         popup.ids.patch.text = "5"
         app.dismiss_popup()
         pump()
