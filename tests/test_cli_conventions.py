@@ -105,5 +105,5 @@ def test_protected_seams_message_does_not_contradict_itself():
     keep[1::2, 29] = False                                     # alternate ends: no seam gets through
     with pytest.raises(ValueError) as info:
         resize(img, 29, 20, keep_mask=keep, backend="numpy")
-    assert str(info.value) == "keep_mask makes the target width impossible: only 0 of the 1 seams avoid " \
-                              "the protected pixels"
+    assert str(info.value) == "keep_mask makes the target width impossible: every remaining seam crosses a " \
+                              "protected pixel"

@@ -37,6 +37,19 @@ FLAGS = {"alpha": "--search-area", "patch": "--patch", "candidates": "--blend", 
          "device": "--device", "profile": "--profile", "source": "--source", "partition": "--device-stages",
          "variant": "--search-memory", "loop": "--fill-loop", "prune": "--early-exit"}
 
+#: The earlier names, still accepted (and named back in messages to whoever typed them).
+OLD_FLAGS = {"alpha": "--alpha", "candidates": "--candidates", "partition": "--partition", "variant": "--variant",
+             "loop": "--loop", "prune": "--prune"}
+
+
+def _flag(key: str, argv: Sequence[str]) -> str:
+    """The option of ``key`` as the user wrote it: its earlier name if that is what they typed."""
+    old = OLD_FLAGS.get(key)
+    if old and any(t == old or t.startswith(old + "=") for t in argv):
+        return old
+    return FLAGS[key]
+
+
 #: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
 FILL_BYTES_PER_PIXEL = 200
 #: Rough fill speed, seconds per masked pixel (multiscale; measured on a 2-core CPU).
@@ -148,7 +161,8 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
              "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
-    wrong = [FLAGS[k] for k, v in given.items() if v is not None and k not in allowed]
+    argv = getattr(args, "argv", [])
+    wrong = [_flag(k, argv) for k, v in given.items() if v is not None and k not in allowed]
     if wrong:
         raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
                          + ", ".join(FLAGS[k] for k in allowed if k in given))
@@ -158,7 +172,7 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     if "patch" in options:
         options["patch"] = parse_patch(options["patch"])
     if "candidates" in options:
-        options["candidates"] = parse_int(options["candidates"], FLAGS["candidates"], 1, MAX_CANDIDATES)
+        options["candidates"] = parse_int(options["candidates"], _flag("candidates", argv), 1, MAX_CANDIDATES)
     options["timings"] = bool(args.stats)  # device stage times only when they are printed
     return options
 
@@ -213,6 +227,7 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
     raised and reported by :func:`inpaint.cli.guard.guarded`."""
     parser = build_parser()
     args = parser.parse_args(list(argv))
+    args.argv = list(argv)
     if not args.image and args.mask is None and args.case is None:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
