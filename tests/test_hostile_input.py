@@ -785,8 +785,8 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     seen: list[np.ndarray] = []
     real = imageio.read_mask
 
-    def spy(p, size):
-        out = real(p, size)
+    def spy(p, size, *what):
+        out = real(p, size, *what)
         seen.append(out.copy())
         return out
 
