@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=BACKENDS,
                         help="fill backend for this session (not saved; the Settings screen changes it for good)")
     parser.add_argument("--size", metavar="WxH", type=_window_size,
-                        help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone")
+                        help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone (default: "
+                             "most of the screen, up to 1600x1000)")
     parser.add_argument("--state-dir", metavar="DIR",
                         help="folder for the app's settings, created if missing (default: the platform's "
                              "per-user app folder, e.g. ~/.config/inpaint)")
@@ -92,6 +93,57 @@ def x11_reachable(display: str) -> "bool | None":
         return False
     xlib.XCloseDisplay(handle)
     return True
+
+
+def screen_size(display: "str | None" = None) -> "tuple[int, int] | None":
+    """The size in pixels of the X11 screen (Xlib), or of the Windows desktop; ``None`` where it
+    cannot be asked before a window opens (no Xlib, Wayland only, macOS)."""
+    import ctypes
+    import ctypes.util
+
+    if sys.platform == "win32":  # pragma: no cover - Windows
+        try:
+            metrics = ctypes.windll.user32.GetSystemMetrics
+            return int(metrics(0)), int(metrics(1))
+        except (AttributeError, OSError):
+            return None
+    display = display if display is not None else os.environ.get("DISPLAY")
+    name = ctypes.util.find_library("X11") if display else None
+    if not name:
+        return None
+    try:
+        xlib = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    handle = xlib.XOpenDisplay(display.encode())
+    if not handle:
+        return None
+    try:
+        screen = xlib.XDefaultScreen(handle)
+        return int(xlib.XDisplayWidth(handle, screen)), int(xlib.XDisplayHeight(handle, screen))
+    finally:
+        xlib.XCloseDisplay(handle)
+
+
+#: The default window: this share of the screen (room for the title bar and a task bar), at most
+#: MAX_WINDOW, and FALLBACK_WINDOW when the screen's size is unknown.
+SCREEN_SHARE = (0.9, 0.85)
+MAX_WINDOW = (1600, 1000)
+FALLBACK_WINDOW = (1280, 800)
+
+
+def default_window_size(screen: "tuple[int, int] | None") -> "tuple[int, int]":
+    """The window size when ``--size`` is not given: most of ``screen``, landscape on a desktop."""
+    if screen is None:
+        return FALLBACK_WINDOW
+    w = min(int(screen[0] * SCREEN_SHARE[0]), MAX_WINDOW[0])
+    h = min(int(screen[1] * SCREEN_SHARE[1]), MAX_WINDOW[1])
+    return max(w, 64), max(h, 64)
 
 
 def _wayland_socket(env: "dict[str, str]") -> bool:
@@ -167,6 +219,10 @@ def configure_kivy(size: "tuple[int, int] | None" = None) -> None:
     if size is not None:
         Config.set("graphics", "width", str(size[0]))
         Config.set("graphics", "height", str(size[1]))
+
+
+def _on_phone() -> bool:
+    return "ANDROID_ARGUMENT" in os.environ or "ANDROID_PRIVATE" in os.environ
 
 
 def kivy_installed() -> bool:
@@ -251,7 +307,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
     problem = display_problem(prog=prog)
     if problem:
         return _fail(prog, problem)
-    configure_kivy(args.size)
+    configure_kivy(args.size or (default_window_size(screen_size()) if not _on_phone() else None))
     from kivy.core.window import Window
 
     if Window is None:

@@ -32,7 +32,7 @@ class Photo:
     """An opened photo: upright RGB pixels plus the metadata a save keeps."""
 
     pixels: np.ndarray            # (H, W, 3) uint8
-    path: Path | None = None
+    path: Path | None = None      # absolute
     exif: bytes | None = None     # EXIF block with orientation = 1, or None
     icc_profile: bytes | None = None
     format: str | None = None
@@ -46,7 +46,7 @@ def load_image(path: "str | os.PathLike[str]") -> Photo:
     FileNotFoundError, ValueError
         Missing file, or a file Pillow cannot read (the message says which).
     """
-    p = Path(path)
+    p = Path(os.path.abspath(Path(path).expanduser()))   # absolute: the app reopens it from anywhere
     if not p.is_file():
         raise FileNotFoundError(f"no such image file: {p}")
     try:

@@ -247,9 +247,9 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     # -- resize ------------------------------------------------------------------------------
     ("resize-no-size", ["resize", "a.png", "-o", "o.png"], BAD, r"give the target size with --width", ()),
     ("resize-width-zero", ["resize", "a.png", "--width", "0", "-o", "o.png"], BAD,
-     r"--width must be a positive integer, got 0", ()),
+     r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got 0", ()),
     ("resize-height-negative", ["resize", "a.png", "--height=-4", "-o", "o.png"], BAD, r"positive integer", ()),
-    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD, r"invalid int value", ()),
+    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD, r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got wide", ()),
     ("resize-more-than-twice", ["resize", "a.png", "--width", "1000", "-o", "o.png"], BAD,
      r"more than twice the input's 24; pass --allow-large", ()),
     ("resize-folder-missing", ["resize", "a.png", "--width", "20", "-o", "/nonexistent/o.png"], BAD,
@@ -785,8 +785,8 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     seen: list[np.ndarray] = []
     real = imageio.read_mask
 
-    def spy(p, size):
-        out = real(p, size)
+    def spy(p, size, *what):
+        out = real(p, size, *what)
         seen.append(out.copy())
         return out
 

@@ -43,14 +43,14 @@ def _render(preset: str, out: Path) -> None:
     from mobile_ui.app import InpaintApp
 
     class Slow:
-        """The real Inpainter, slowed so the half-filled state can be captured."""
+        """The app's own fill job (the default method), slowed so the half-filled state can be captured."""
 
         def __init__(self, *a, **k):
-            from inpaint.methods.criminisi.job import Inpainter
-            self._job = Inpainter(*a, **k)
+            from inpaint.api import start
+            self._job = start(*a, **k)
 
         def step(self):
-            time.sleep(0.02)
+            time.sleep(0.3)          # the default method takes few, long steps
             return self._job.step()
 
         def __getattr__(self, name):
@@ -105,7 +105,7 @@ def _render(preset: str, out: Path) -> None:
     pump(2)
     app.engine = Slow
     app.remove()
-    until(lambda: app.progress > 0.45)
+    until(lambda: app.progress > 0.3 or not app.busy)
     shot("removing")
     until(lambda: not app.busy)
     pump(3)

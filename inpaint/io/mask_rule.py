@@ -65,9 +65,16 @@ def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str =
     img.info.pop("inpaint_frames", None)
     turned = upright(img)
     if turned.size != tuple(size):
+        why = ""
+        if img.size == tuple(size):
+            why = (f" after its own EXIF orientation turns it (stored {img.size[0]}x{img.size[1]}); save the mask "
+                   "without an EXIF orientation")
+        elif turned.size == tuple(size)[::-1]:
+            why = (": it looks drawn on the photo as stored, before the photo's EXIF rotation (photos and masks "
+                   "are read upright); rotate the mask the same way, or draw it on the upright photo")
         raise InputError(
             f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
-            "they must be the same size")
+            f"they must be the same size{why}")
     try:
         return mask_from_image(turned)
     except InputError:

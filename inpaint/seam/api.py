@@ -107,8 +107,10 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
         if until_clear:
             raise ValueError("drop_mask: the marked object cannot be removed completely "
                              "(keep_mask blocks every seam through it, or the image became too small)")
-        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses "
-                         f"a protected pixel after removing {removed} of {n} seams")
+        # A batch pass may count the seam that failed as removed: then no count is given.
+        done = f" (after removing {removed} of the {n} seams needed)" if 0 < removed < n else ""
+        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses a "
+                         f"protected pixel{done}")
     st.pixels, st.mask, st.idx = pixels, mask, idx
     if st.seam_map is not None and st.seam_map.size:
         st.removed_ordinal = max(st.removed_ordinal, int(st.seam_map.max()))
