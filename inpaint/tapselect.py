@@ -116,14 +116,22 @@ def select_object(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: floa
         # A reduced window's block means already average the noise out; 3x3 means on top would
         # blur a tap near an edge into the other side.
         region = _colour_region(work, seed, colour, tol, smooth=f == 1)
-        if grabcut:
-            region = refine_grabcut(np.clip(work + 0.5, 0, 255).astype(np.uint8), region)
+        # GrabCut looks at most half the region's size beyond it (refine_grabcut's margins),
+        # so the window is widened until that much room is left, then GrabCut runs once.
+        room = region
+        if grabcut and region.any():
+            rows, cols = np.flatnonzero(region.any(axis=1)), np.flatnonzero(region.any(axis=0))
+            gy, gx = (rows[-1] - rows[0] + 1) // 2 + 1, (cols[-1] - cols[0] + 1) // 2 + 1
+            room = np.zeros_like(region)
+            room[max(rows[0] - gy, 0):rows[-1] + gy + 1, max(cols[0] - gx, 0):cols[-1] + gx + 1] = True
         whole = y0 == 0 and y1 == h and x0 == 0 and x1 == w
-        reaches = ((y0 > 0 and region[0].any()) or (y1 < h and region[-1].any())
-                   or (x0 > 0 and region[:, 0].any()) or (x1 < w and region[:, -1].any()))
+        reaches = ((y0 > 0 and room[0].any()) or (y1 < h and room[-1].any())
+                   or (x0 > 0 and room[:, 0].any()) or (x1 < w and room[:, -1].any()))
         if whole or not reaches:
             break
         half *= 3
+    if grabcut:
+        region = refine_grabcut(np.clip(work + 0.5, 0, 255).astype(np.uint8), region)
     out = np.zeros((h, w), bool)
     up = np.repeat(np.repeat(region, f, axis=0), f, axis=1)
     out[y0:y1, x0:x1] = up[:y1 - y0, :x1 - x0]
