@@ -308,7 +308,10 @@ def grabcut_available() -> bool:
     """Whether :func:`refine_grabcut` can run (it needs OpenCV, an optional dependency)."""
     import importlib.util
 
-    return importlib.util.find_spec("cv2") is not None
+    try:
+        return importlib.util.find_spec("cv2") is not None
+    except ImportError:             # an import hook that refuses it
+        return False
 
 
 def refine_grabcut(image: np.ndarray, region: np.ndarray, *, margin: float = 0.25,

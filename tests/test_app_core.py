@@ -341,13 +341,13 @@ def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
     assert load_mask(tmp_path / "g.png", (1, 4)).tolist() == [[False, False, True, True]]
 
 
-def test_tap_select_fills_holes_in_the_region():
+def test_colour_tap_select_fills_holes_in_the_region():
     from mobile_ui import masktools
 
     img = np.zeros((20, 20, 3), np.uint8)
     img[4:16, 4:16] = (200, 40, 40)
     img[9:11, 9:11] = (20, 200, 20)                                      # a speck of another colour
-    got = masktools.tap_select(img, (5, 5), 30)
+    got = masktools.tap_select_colour(img, (5, 5), 30)
     want = np.zeros((20, 20), bool)
     want[5:15, 5:15] = True              # colours are 3x3 means: the square's outer ring mixes with black
     np.testing.assert_array_equal(got, want)
