@@ -427,7 +427,9 @@ class InpaintApp(App):
     def set_tool(self, tool: str):
         self.editor.tool = tool
         if tool == "select":
-            self.status = (f"Tap the object to {self.select_mode} a region of similar colour "
+            what = ("it (its colours, completed to its edges)" if masktools.grabcut_available()
+                    else "a region of similar colour")
+            self.status = (f"Tap the object to {self.select_mode} {what} "
                            f"(tolerance {int(self.tolerance)}); drag to pan.")
 
     # -- mask tools ---------------------------------------------------------------------

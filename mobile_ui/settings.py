@@ -40,7 +40,7 @@ def defaults() -> dict:
 QUALITY = {
     "Best quality": {"alpha": "full", "patch": "7"},      # sources from the whole photo
     "Balanced": {"alpha": str(DEFAULTS[DEFAULT_METHOD]["alpha"]), "patch": str(DEFAULTS[DEFAULT_METHOD]["patch"])},
-    "Fast": {"alpha": "0.5", "patch": "5"},               # smaller patches, a smaller search area
+    "Fast": {"alpha": str(DEFAULTS[DEFAULT_METHOD]["alpha"]), "patch": "5"},   # smaller patches
 }
 #: What the Quality choice shows when the advanced settings match none of :data:`QUALITY`.
 CUSTOM = "Custom (see Advanced)"
