@@ -13,6 +13,8 @@ import os
 import sys
 from typing import Sequence
 
+from inpaint import install_hint
+
 PROG = "inpaint-app"
 #: Exit status when no window can be opened (no display, or Kivy has no working window provider):
 #: the command's "no usable device" (:data:`inpaint.cli.guard.EXIT_NO_DEVICE`).
@@ -23,7 +25,7 @@ EXIT_NO_KIVY = 2
 EXIT_BAD_INPUT = 2
 #: Signals that quit the app cleanly (exit status 128 + the signal's number, as for the command).
 QUIT_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
-KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
+KIVY_HINT = f"the app needs Kivy: {install_hint('app')}"
 
 def mask_rule() -> str:
     """The mask rule, as the command states it (:data:`inpaint.io.mask_rule.MASK_RULE`)."""
@@ -66,7 +68,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="The touch app: paint over an object (or tap it with Select), tap Remove, keep editing. "
-                    "Needs a display and Kivy (pip install 'inpaint[app]').",
+                    f"Needs a display and Kivy ({install_hint('app')}).",
         epilog=mask_rule() + " The same app starts as 'inpaint-app', 'inpaint app' and 'python -m mobile_ui'.")
     add_arguments(parser)
     return parser

@@ -66,11 +66,11 @@ def test_without_kivy_one_line_and_status_2(monkeypatch, capsys):
 
     monkeypatch.setattr(app_main, "kivy_installed", lambda: False)
     assert app_main.main(["--case", "river"]) == 2
-    assert capsys.readouterr().err.strip() == "inpaint-app: error: the app needs Kivy: pip install 'inpaint[app]'"
+    assert capsys.readouterr().err.strip() == "inpaint-app: error: the app needs Kivy: pip install 'inpaint-cl[app]'"
     real = __import__("importlib.util").util.find_spec
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "kivy" else real(name, *a))
     assert main(["app", "--case", "river"]) == 2
-    assert capsys.readouterr().err.strip() == "inpaint app: error: the app needs Kivy: pip install 'inpaint[app]'"
+    assert capsys.readouterr().err.strip() == "inpaint app: error: the app needs Kivy: pip install 'inpaint-cl[app]'"
 
 
 def _no_display_env(tmp_path, **extra):

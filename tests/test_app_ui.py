@@ -6,6 +6,7 @@ window and one app (Kivy allows one window per process); each starts from a fres
 document.
 """
 
+import atexit
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.ui
 
 _KIVY_HOME = tempfile.mkdtemp(prefix="inpaint-kivy-home-")
+atexit.register(shutil.rmtree, _KIVY_HOME, ignore_errors=True)   # Kivy writes there until the process ends
 for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_NO_FILELOG", "1"),
                      ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
     os.environ[_key] = _value

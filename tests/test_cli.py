@@ -331,7 +331,7 @@ def test_backend_opencl_without_opencl_fails_with_advice(scene, run, no_opencl):
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out)
     assert code == 3
     assert err.startswith("inpaint: error: OpenCL is not available: no OpenCL platform found")
-    assert "pip install 'inpaint[pocl]'" in err and "--backend numpy" in err
+    assert "pip install 'inpaint-cl[pocl]'" in err and "--backend numpy" in err
     assert out == "" and files_state(scene.dir) == before
 
 
@@ -725,7 +725,7 @@ def test_version_comes_from_the_package_metadata(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"inpaint {version('inpaint')}"
+    assert capsys.readouterr().out.strip() == f"inpaint {version('inpaint-cl')}"
 
 
 def test_version_falls_back_to_the_package_version(monkeypatch):

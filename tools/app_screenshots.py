@@ -9,7 +9,9 @@ each in its own process because Kivy fixes the screen density at import.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +31,9 @@ def _render(preset: str, out: Path) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
-    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="inpaint-shots-"))
+    if "KIVY_HOME" not in os.environ:
+        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="inpaint-shots-")
+        atexit.register(shutil.rmtree, os.environ["KIVY_HOME"], ignore_errors=True)
     from kivy.config import Config
 
     Config.set("graphics", "width", str(width))
@@ -76,7 +80,9 @@ def _render(preset: str, out: Path) -> None:
 
     from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
-    app = InpaintApp(state_dir=tempfile.mkdtemp(prefix="inpaint-shots-state-"), catch_errors=False,
+    state = tempfile.mkdtemp(prefix="inpaint-shots-state-")
+    atexit.register(shutil.rmtree, state, ignore_errors=True)
+    app = InpaintApp(state_dir=state, catch_errors=False,
                      case="walkingman", overrides={"backend": backend})
     app._run_prepare()
     runTouchApp(embedded=True)

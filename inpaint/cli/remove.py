@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import __version__
+from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
@@ -64,7 +64,7 @@ def version() -> str:
     try:
         from importlib.metadata import version as _version
 
-        return _version("inpaint")
+        return _version(DISTRIBUTION)
     except Exception:  # noqa: BLE001 - not installed (a bare checkout): PackageNotFoundError
         return __version__
 

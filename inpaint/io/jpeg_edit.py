@@ -9,7 +9,7 @@ luma blocks, only those holding a filled pixel); markers
 edges of the untouched MCUs next to new ones can decode one pixel differently where chroma is
 subsampled: decoders interpolate chroma across MCU borders.)
 
-DCT access is through ``jpeglib`` (optional: ``pip install inpaint[jpeg]``); without it, or for a
+DCT access is through ``jpeglib`` (optional: ``pip install inpaint-cl[jpeg]``); without it, or for a
 JPEG it cannot edit this way, the output is encoded again (see :mod:`inpaint.io.plan`).
 """
 
@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
+
+from .. import install_hint
 
 #: The transform from an upright array back to the stored one, per EXIF orientation (the inverse
 #: of :data:`inpaint.io.read._ORIENT`).
@@ -63,7 +65,7 @@ def why_not(path: "str | os.PathLike[str]", qtables: dict | None, subsampling: i
 
     Reads only the header: checked before the work."""
     if not available():
-        return "lossless editing of JPEG needs the jpeglib package: pip install 'inpaint[jpeg]'"
+        return f"lossless editing of JPEG needs the jpeglib package: {install_hint('jpeg')}"
     import jpeglib
 
     try:
