@@ -49,24 +49,72 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
     cols = np.flatnonzero(mask.any(axis=0))
     y0, y1 = max(int(rows[0]) - r, 0), min(int(rows[-1]) + r + 1, h)
     x0, x1 = max(int(cols[0]) - r, 0), min(int(cols[-1]) + r + 1, w)
-    sub = mask[y0:y1, x0:x1]
-    sh, sw = sub.shape
-    # Row runs: cum[y, x] = masked pixels in row y left of column x, so a horizontal dilation by
-    # k is one subtraction per pixel; each row offset dy of the disc needs k = floor(sqrt(r^2 - dy^2)).
-    cum = np.zeros((sh, sw + 1), np.int32)
-    np.cumsum(sub, axis=1, out=cum[:, 1:])
-    xs = np.arange(sw)
-    grown = np.zeros_like(sub)
-    for dy in range(-min(r, sh - 1), min(r, sh - 1) + 1):
-        k = int(np.sqrt(r * r - dy * dy))
-        lo, hi = np.clip(xs - k, 0, sw), np.clip(xs + k + 1, 0, sw)
-        row_hit = (cum[:, hi] - cum[:, lo]) > 0
-        if dy >= 0:
-            grown[dy:] |= row_hit[:sh - dy]
-        else:
-            grown[:dy] |= row_hit[-dy:]
-    out[y0:y1, x0:x1] = grown
+    out[y0:y1, x0:x1] = _grow_box(mask[y0:y1, x0:x1], r)
     return out
+
+
+def _grow_box(sub: np.ndarray, r: int) -> np.ndarray:
+    """:func:`grow` on a box that holds the whole result, exactly, in O(box) work for any radius.
+
+    First the vertical distance ``g`` from every pixel to the nearest masked pixel of its column;
+    then a pixel (y, x) is covered when some column x' has ``(x - x')^2 + g(y, x')^2 <= r^2``,
+    i.e. when it lies in the run ``|x - x'| <= isqrt(r^2 - g(y, x')^2)`` of some column; the runs
+    are added up row by row as +1/-1 steps and a running sum.  All integer arithmetic.
+    """
+    sh, sw = sub.shape
+    big = np.int64(sh + r + 1)  # "no masked pixel in this column within reach"
+    ys = np.arange(sh, dtype=np.int64)[:, None]
+    above = np.maximum.accumulate(np.where(sub, ys, -big), axis=0)                 # last masked row <= y
+    below = np.minimum.accumulate(np.where(sub, ys, 2 * big)[::-1], axis=0)[::-1]   # first masked row >= y
+    g = np.minimum(ys - above, below - ys)
+    reach = np.int64(r) * r - g * g
+    near = reach >= 0
+    k = np.sqrt(np.where(near, reach, 0).astype(np.float64)).astype(np.int64)
+    k -= (k * k > reach) & near                 # exact integer square root (float is off by at most one)
+    k += ((k + 1) * (k + 1) <= reach) & near
+    yy, xx = np.nonzero(near)
+    kk = k[yy, xx]
+    width = sw + 1
+    starts = yy * width + np.clip(xx - kk, 0, sw)
+    ends = yy * width + np.clip(xx + kk + 1, 0, sw)
+    steps = (np.bincount(starts, minlength=sh * width) - np.bincount(ends, minlength=sh * width))
+    return np.cumsum(steps.reshape(sh, width), axis=1)[:, :sw] > 0
+
+
+def covers_everything(shape: "tuple[int, int]", radius: int) -> bool:
+    """Whether growing any non-empty mask of ``shape`` by ``radius`` covers the whole image: the
+    disc reaches every pixel from any one, ``radius^2 >= (H - 1)^2 + (W - 1)^2``.  Checked before
+    growing, so a huge ``--grow`` is refused at once."""
+    h, w = shape
+    return int(radius) ** 2 >= (h - 1) ** 2 + (w - 1) ** 2
+
+
+def mask_from_array(mask: "np.ndarray", what: str = "mask") -> np.ndarray:
+    """An (H, W) array as the object mask, by the documented rule for arrays.
+
+    * bool: as is;
+    * integers: nonzero marks the object;
+    * floats: NaN is refused; they are read on a 0..1 scale (``> 0.5`` marks the object) unless
+      most of the values above 0.5 are also above 1 (a 0..255 mask), then ``> 127``.  A few stray
+      values above 1 in a 0..1 mask do not move the threshold.
+
+    Raises
+    ------
+    InputError
+        NaN values, or a dtype that is not bool, integer or float.
+    """
+    arr = np.asarray(mask)
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype.kind in "iu":
+        return arr != 0
+    if arr.dtype.kind != "f":
+        raise InputError(f"{what} must hold booleans, integers or floats, got dtype {arr.dtype}")
+    if np.isnan(arr).any():
+        raise InputError(f"{what} holds NaN values: mark the object with 1 (or True) and the rest with 0")
+    above_half = arr > 0.5
+    wide = np.count_nonzero(arr > 1.0) * 2 > np.count_nonzero(above_half)
+    return arr > 127.0 if wide else above_half
 
 
 def select_region(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float,
@@ -260,7 +308,10 @@ def grabcut_available() -> bool:
     """Whether :func:`refine_grabcut` can run (it needs OpenCV, an optional dependency)."""
     import importlib.util
 
-    return importlib.util.find_spec("cv2") is not None
+    try:
+        return importlib.util.find_spec("cv2") is not None
+    except ImportError:             # an import hook that refuses it
+        return False
 
 
 def refine_grabcut(image: np.ndarray, region: np.ndarray, *, margin: float = 0.25,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets"]
+__all__ = ["STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
+           "seconds_left"]
 
 #: What each step of the multiscale fill does.
 STEP_LABELS = {
@@ -17,6 +18,44 @@ STEP_LABELS = {
     "poisson": "gradient-domain correction: carry the surrounding tones in",
     "levels": "image pyramid: halve the photo, carry each level's fill to the next",
 }
+
+
+def format_percent(fraction: float) -> str:
+    """``fraction`` as a percentage that never reads as all or nothing when it is not.
+
+    Whole percents, with as many decimals as it takes (up to three) for a share short of 1 not
+    to print as ``100%`` and a share above 0 not to print as ``0%``: ``0.998`` -> ``'99.8%'``,
+    ``0.8`` -> ``'80%'``, ``1.0`` -> ``'100%'``.  Values above 1 (a zoom of 250 %) print whole.
+    """
+    pct = float(fraction) * 100.0
+    for decimals in range(4):
+        text = f"{pct:.{decimals}f}"
+        if (float(text) == 100.0 and pct < 100.0) or (float(text) == 0.0 and pct > 0.0):
+            continue
+        return f"{text}%"
+    return f"{pct:.3f}%"
+
+
+def format_seconds(seconds: float) -> str:
+    """``75`` -> ``'1:15'``, ``3725`` -> ``'1:02:05'``; days for absurd values."""
+    if seconds != seconds or seconds < 0:  # NaN
+        return "?"
+    s = int(round(seconds))
+    if s >= 86400 * 2:
+        return f"{s / 86400:.0f} days"
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def seconds_left(elapsed: float, fraction: float) -> float | None:
+    """Seconds left at the pace so far, or None before there is a pace to go by.
+
+    Every progress display (the command's bar, the app's status line) estimates with this.
+    """
+    if fraction <= 0.005 or elapsed < 0.2:
+        return None
+    return max(elapsed * (1.0 - fraction) / fraction, 0.0)
 
 
 def _rows(stats: Any, names: Sequence[str], labels: dict, where: Any) -> list[str]:

@@ -13,12 +13,19 @@ import os
 import sys
 from typing import Sequence
 
+from inpaint import install_hint
+
 PROG = "inpaint-app"
-#: Exit status when no window can be opened (no display, or Kivy has no working window provider).
-EXIT_NO_WINDOW = 1
+#: Exit status when no window can be opened (no display, or Kivy has no working window provider):
+#: the command's "no usable device" (:data:`inpaint.cli.guard.EXIT_NO_DEVICE`).
+EXIT_NO_WINDOW = 3
 #: Exit status when Kivy is not installed (as for bad options: the installation must change).
 EXIT_NO_KIVY = 2
-KIVY_HINT = "the app needs Kivy: pip install 'inpaint[app]'"
+#: Exit status for a photo, mask or case that cannot be opened (bad input, as for the command).
+EXIT_BAD_INPUT = 2
+#: Signals that quit the app cleanly (exit status 128 + the signal's number, as for the command).
+QUIT_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+KIVY_HINT = f"the app needs Kivy: {install_hint('app')}"
 
 def mask_rule() -> str:
     """The mask rule, as the command states it (:data:`inpaint.io.mask_rule.MASK_RULE`)."""
@@ -49,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=BACKENDS,
                         help="fill backend for this session (not saved; the Settings screen changes it for good)")
     parser.add_argument("--size", metavar="WxH", type=_window_size,
-                        help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone")
+                        help="desktop window size, e.g. 1280x800, or 720x1280 to look like a phone (default: "
+                             "most of the screen, up to 1600x1000)")
     parser.add_argument("--state-dir", metavar="DIR",
                         help="folder for the app's settings, created if missing (default: the platform's "
                              "per-user app folder, e.g. ~/.config/inpaint)")
@@ -60,7 +68,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="The touch app: paint over an object (or tap it with Select), tap Remove, keep editing. "
-                    "Needs a display and Kivy (pip install 'inpaint[app]').",
+                    f"Needs a display and Kivy ({install_hint('app')}).",
         epilog=mask_rule() + " The same app starts as 'inpaint-app', 'inpaint app' and 'python -m mobile_ui'.")
     add_arguments(parser)
     return parser
@@ -87,6 +95,57 @@ def x11_reachable(display: str) -> "bool | None":
         return False
     xlib.XCloseDisplay(handle)
     return True
+
+
+def screen_size(display: "str | None" = None) -> "tuple[int, int] | None":
+    """The size in pixels of the X11 screen (Xlib), or of the Windows desktop; ``None`` where it
+    cannot be asked before a window opens (no Xlib, Wayland only, macOS)."""
+    import ctypes
+    import ctypes.util
+
+    if sys.platform == "win32":  # pragma: no cover - Windows
+        try:
+            metrics = ctypes.windll.user32.GetSystemMetrics
+            return int(metrics(0)), int(metrics(1))
+        except (AttributeError, OSError):
+            return None
+    display = display if display is not None else os.environ.get("DISPLAY")
+    name = ctypes.util.find_library("X11") if display else None
+    if not name:
+        return None
+    try:
+        xlib = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    handle = xlib.XOpenDisplay(display.encode())
+    if not handle:
+        return None
+    try:
+        screen = xlib.XDefaultScreen(handle)
+        return int(xlib.XDisplayWidth(handle, screen)), int(xlib.XDisplayHeight(handle, screen))
+    finally:
+        xlib.XCloseDisplay(handle)
+
+
+#: The default window: this share of the screen (room for the title bar and a task bar), at most
+#: MAX_WINDOW, and FALLBACK_WINDOW when the screen's size is unknown.
+SCREEN_SHARE = (0.9, 0.85)
+MAX_WINDOW = (1600, 1000)
+FALLBACK_WINDOW = (1280, 800)
+
+
+def default_window_size(screen: "tuple[int, int] | None") -> "tuple[int, int]":
+    """The window size when ``--size`` is not given: most of ``screen``, landscape on a desktop."""
+    if screen is None:
+        return FALLBACK_WINDOW
+    w = min(int(screen[0] * SCREEN_SHARE[0]), MAX_WINDOW[0])
+    h = min(int(screen[1] * SCREEN_SHARE[1]), MAX_WINDOW[1])
+    return max(w, 64), max(h, 64)
 
 
 def _wayland_socket(env: "dict[str, str]") -> bool:
@@ -164,6 +223,10 @@ def configure_kivy(size: "tuple[int, int] | None" = None) -> None:
         Config.set("graphics", "height", str(size[1]))
 
 
+def _on_phone() -> bool:
+    return "ANDROID_ARGUMENT" in os.environ or "ANDROID_PRIVATE" in os.environ
+
+
 def kivy_installed() -> bool:
     """Whether Kivy can be imported (looked up without importing it)."""
     import importlib.util
@@ -176,14 +239,77 @@ def _fail(prog: str, message: str, status: int = EXIT_NO_WINDOW, stream=None) ->
     return status
 
 
+def input_problem(args: argparse.Namespace) -> str | None:
+    """Why the photo, mask or case given cannot be opened, or ``None``: checked before the display
+    and before Kivy starts, so a bad argument is one line and exit status 2 everywhere."""
+    from inpaint.errors import InputError
+    from inpaint.io.read import check_name, check_regular
+
+    if args.case is not None and (args.image is not None or args.mask is not None):
+        return "give either --case or an image (and --mask), not both"
+    try:
+        if args.case is not None:
+            from inpaint.io.cases import load_case
+
+            try:
+                load_case(args.case)
+            except ValueError as exc:
+                return str(exc)
+        for what, path in (("image", args.image), ("mask", args.mask)):
+            if path is not None:
+                check_name(path, what)
+                check_regular(path, what)
+                from PIL import Image, UnidentifiedImageError
+
+                try:
+                    with Image.open(path):
+                        pass
+                except (UnidentifiedImageError, OSError):
+                    return f"{what} {path} is not an image Pillow can read"
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _on_quit_signals(app: object) -> "tuple[dict[int, object], list[int]]":
+    """Make SIGTERM, SIGHUP and SIGINT quit the app cleanly: the handler only records the signal
+    and asks Kivy's loop to stop at its next frame (raising inside Kivy would show as an error in
+    the app and keep it running).  Returns the previous handlers and the list the signal goes to."""
+    import signal
+
+    received: list[int] = []
+    previous: dict[int, object] = {}
+
+    def on_signal(signum: int, frame: object) -> None:
+        received.append(signum)
+        from kivy.clock import Clock
+
+        Clock.schedule_once(lambda dt: app.stop(), 0)
+
+    for name in QUIT_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. SIGHUP under nohup
+                continue
+            previous[sig] = signal.signal(sig, on_signal)
+        except (ValueError, OSError):  # not the main thread
+            pass
+    return previous, received
+
+
 def run(args: argparse.Namespace, prog: str = PROG) -> int:
     """Start the app with options parsed by :func:`build_parser`; returns the exit status."""
     if not kivy_installed():
         return _fail(prog, KIVY_HINT, EXIT_NO_KIVY)
+    bad = input_problem(args)
+    if bad:
+        return _fail(prog, bad, EXIT_BAD_INPUT)
     problem = display_problem(prog=prog)
     if problem:
         return _fail(prog, problem)
-    configure_kivy(args.size)
+    configure_kivy(args.size or (default_window_size(screen_size()) if not _on_phone() else None))
     from kivy.core.window import Window
 
     if Window is None:
@@ -196,13 +322,23 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
     overrides = {"backend": args.backend} if args.backend else {}
     app = InpaintApp(image_path=args.image, mask_path=args.mask, case=args.case,
                      state_dir=args.state_dir, overrides=overrides)
-    app.run()
+    import signal
+
+    previous, received = _on_quit_signals(app)
+    try:
+        app.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        print(f"{prog}: stopped by {signal.Signals(received[0]).name}", file=sys.__stderr__)
+        return 128 + received[0]
     return 0
 
 
 def main(argv: "Sequence[str] | None" = None, prog: str = PROG) -> int:
-    """Run the app; returns the process exit status (0; 1 without a window; 2 for bad options, or
-    without Kivy)."""
+    """Run the app; returns the process exit status (0; 2 for bad options, a photo that cannot be
+    opened, or without Kivy; 3 without a window; 128 + N when stopped by signal N)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
     return run(args, prog)
 

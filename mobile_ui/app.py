@@ -29,11 +29,18 @@ from kivy.uix.layout import Layout
 from kivy.utils import platform
 
 from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
+from inpaint.report import format_percent, format_seconds, seconds_left
+
 from .editor import ImageEditor
 from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint
 
 KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
+
+
+def _duration(seconds: float) -> str:
+    """``1.23`` -> ``'1.2 s'``; a minute or more as ``'1:15'``."""
+    return f"{seconds:.1f} s" if seconds < 59.95 else format_seconds(seconds)
 
 
 class Shell(Layout):
@@ -53,6 +60,10 @@ class Shell(Layout):
         super().__init__(**kwargs)
         self.bind(size=self._trigger_layout, pos=self._trigger_layout)
 
+    def on_toolbox(self, _shell, box):
+        if box is not None:
+            box.bind(minimum_height=self._trigger_layout)
+
     def do_layout(self, *_args):
         if not (self.topbar and self.editor and self.toolbox):
             return
@@ -62,7 +73,7 @@ class Shell(Layout):
         if self.portrait:
             tb.size = (w, tb.height)
             tb.pos = (x, y + h - tb.height)
-            box.size = (w, box.height)
+            box.size = (w, box.minimum_height)
             box.pos = (x, y)
             ed.pos = (x, y + box.height)
             ed.size = (w, max(h - tb.height - box.height, 1))
@@ -70,7 +81,7 @@ class Shell(Layout):
             pw = min(self.panel_width, w * 0.45)
             tb.size = (pw, tb.height)
             tb.pos = (x + w - pw, y + h - tb.height)
-            box.size = (pw, box.height)
+            box.size = (pw, max(h - tb.height, box.minimum_height))   # the panel's whole height
             box.pos = (x + w - pw, y + h - tb.height - box.height)
             ed.pos = (x, y)
             ed.size = (max(w - pw, 1), h)
@@ -81,6 +92,11 @@ class InpaintApp(App):
 
     title = "Inpaint"
     kv_file = KV_FILE
+    #: The keyboard shortcuts, listed in the side panel of a landscape (desktop) window.
+    KEYS_HELP = ("Keys: B brush · E eraser · S select · M move · [ ] brush size · I invert\n"
+                 "F or Ctrl+0 fit · 1 or Ctrl+1 100 % · wheel zoom · right-drag pan\n"
+                 "Enter remove · Esc cancel · Ctrl+Z undo · Ctrl+Y redo\n"
+                 "Ctrl+O open · Ctrl+S save · Ctrl+Q quit")
 
     busy = BooleanProperty(False)
     progress = NumericProperty(0.0)
@@ -91,6 +107,7 @@ class InpaintApp(App):
     has_seam = BooleanProperty(False)
     popup_open = BooleanProperty(False)
 
+    method = StringProperty(settings.defaults()["method"])
     alpha = StringProperty(settings.defaults()["alpha"])
     patch = StringProperty(settings.defaults()["patch"])
     backend = StringProperty("auto")
@@ -125,6 +142,9 @@ class InpaintApp(App):
         self._token = 0
         self._popup = None
         self._settings: dict = {}           # other saved state: last photo and folder
+        self._saved_image: np.ndarray | None = None   # the working image as last opened or saved
+        self._quitting = False              # the user chose to close (Discard, or Save then close)
+        self.start_dir = os.getcwd()        # where the app was started: the Open dialog's first folder
         self._saved: dict = {}              # the settings file's changed settings
         self._error_handler = None
 
@@ -169,7 +189,7 @@ class InpaintApp(App):
                          on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info,
                          on_tap=self._on_tap)
         Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
-                    on_drop_file=self._on_drop_file)
+                    on_drop_file=self._on_drop_file, on_request_close=self._on_request_close)
         return root
 
     def on_start(self):
@@ -189,6 +209,50 @@ class InpaintApp(App):
     def on_pause(self):  # Android: keep the state when switched away
         self._save_settings()
         return True
+
+    # -- closing with unsaved work ---------------------------------------------------------
+    @property
+    def unsaved(self) -> bool:
+        """Whether the working image differs from the photo as last opened or saved.
+
+        Undo back to the opened photo counts as saved again; mask strokes alone do not count
+        (the mask is not part of the photo).
+        """
+        return self.image is not None and self.image is not self._saved_image
+
+    def _on_request_close(self, *_args, **_kwargs) -> bool:
+        """The window's close button: ask first when a result is not saved (True keeps the window)."""
+        if self._quitting or not self.unsaved:
+            return False
+        self.show_close_question()
+        return True
+
+    def request_quit(self) -> None:
+        """Quit (Ctrl+Q, Android back): at once, or after asking when a result is not saved."""
+        if self._quitting or not self.unsaved:
+            self.quit_now()
+        else:
+            self.show_close_question()
+
+    def quit_now(self) -> None:
+        """Close the app without asking (unsaved changes are dropped)."""
+        self._quitting = True
+        self.dismiss_popup()
+        self.stop()
+
+    def show_close_question(self):
+        """The "save changes?" question: Save (then close), Discard (close), Cancel (keep editing)."""
+        popup = Factory.ClosePopup()
+        popup.text = (f"{self.doc_name or 'The photo'} has changes that are not saved. "
+                      "Save them before closing?")
+        return self._show(popup)
+
+    def save_and_quit(self):
+        """Save from the close question: the Save dialog, and the app closes once the photo is saved."""
+        popup = self.show_save("photo")
+        if popup is not None:
+            popup.then_quit = True
+        return popup
 
     def _install_error_handler(self):
         from kivy.base import ExceptionHandler, ExceptionManager
@@ -249,7 +313,7 @@ class InpaintApp(App):
         from inpaint.methods.checks import parse_alpha, parse_patch
 
         alpha, patch = parse_alpha(self.alpha), parse_patch(self.patch)
-        params = {"alpha": alpha, "patch": patch, "backend": self.backend}
+        params = {"method": self.method, "alpha": alpha, "patch": patch, "backend": self.backend}
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
             params["profile"] = self.profile or None
@@ -263,12 +327,13 @@ class InpaintApp(App):
             if image_path:
                 self.open_path(image_path, mask_path)
                 return
-            if not case:
-                last = self._settings.get("last_image")
-                if isinstance(last, str) and Path(last).is_file():
-                    self.open_path(last)
-                    return
+            last = None if case else self._settings.get("last_image")
+            if isinstance(last, str) and Path(last).is_absolute() and Path(last).is_file():
+                self.open_path(last)
+                return
             self.open_sample(case)
+            if isinstance(last, str):
+                self.status = f"The last photo, {last}, is no longer there: showing the example {self.doc_name}."
         except Exception as exc:
             self.show_message("Cannot open", str(exc))
             if self.image is None:
@@ -284,6 +349,7 @@ class InpaintApp(App):
         self.photo = photo or storage.Photo(image, None)
         self.image = image
         self.original = image
+        self._saved_image = image
         self.doc_name = name
         self.history.clear()
         self.last_result = None
@@ -361,7 +427,9 @@ class InpaintApp(App):
     def set_tool(self, tool: str):
         self.editor.tool = tool
         if tool == "select":
-            self.status = (f"Tap the object to {self.select_mode} a region of similar colour "
+            what = ("it (its colours, completed to its edges)" if masktools.grabcut_available()
+                    else "a region of similar colour")
+            self.status = (f"Tap the object to {self.select_mode} {what} "
                            f"(tolerance {int(self.tolerance)}); drag to pan.")
 
     # -- mask tools ---------------------------------------------------------------------
@@ -505,13 +573,16 @@ class InpaintApp(App):
         h, w = self.image.shape[:2]
         n = int(self.editor.mask.sum())
         grown = f" + grow {int(self.grow)} px" if self.grow else ""
-        self.info = f"{w}x{h} · mask {n} px{grown} · zoom {self.editor.zoom * 100:.0f}%"
+        fitted = " (fit)" if abs(self.editor.zoom - 1.0) < 1e-6 else ""
+        self.info = f"{w}x{h} · mask {n} px{grown} · zoom {format_percent(self.editor.scale)}{fitted}"
 
     # -- remove (inpainting on the worker) -----------------------------------------------
     def _begin_job(self, status: str) -> None:
         self._token += 1
         self.busy = True
         self.progress = 0.0
+        self._job_started = time.monotonic()
+        self._job_status = status.rstrip("…")
         self.editor.painting_enabled = False
         self.editor.show_original = False
         self.status = status
@@ -534,11 +605,10 @@ class InpaintApp(App):
         before = self.snapshot("remove")
         self._begin_job("Removing…")
         token = self._token
-        self.editor._overlay_color.a = 0      # let the live fill show through
         fn = partial(run_inpaint, image=self.image, mask=mask, params=params,
                      on_progress=partial(self._job_progress, token), factory=self.engine)
         self.job = self.worker.submit(
-            fn, on_done=partial(self._remove_done, token, before),
+            fn, on_done=partial(self._remove_done, token, before, int(mask.sum())),
             on_error=partial(self._job_error, token, "Remove failed"),
             on_cancel=partial(self._job_cancelled, token))
 
@@ -547,11 +617,18 @@ class InpaintApp(App):
         if token != self._token or not self.busy:
             return
         self.editor.show_pixels(image)
+        self.editor._overlay_color.a = 0      # the red mask stays until the live fill replaces it
+        self._show_progress(fraction)
+
+    def _show_progress(self, fraction: float) -> None:
+        """The progress bar and the status line: percent done and the time left."""
         self.progress = fraction
-        self.status = f"Filling… {fraction * 100:.0f}% · {iterations} iterations"
+        left = seconds_left(time.monotonic() - self._job_started, fraction)
+        eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
+        self.status = f"{self._job_status}… {fraction * 100:.0f}% · {eta}"
 
     @mainthread
-    def _remove_done(self, token, before, outcome):
+    def _remove_done(self, token, before, filled, outcome):
         if token != self._token:
             return
         result, wall = outcome
@@ -567,9 +644,8 @@ class InpaintApp(App):
         self.editor.set_document(self.image, self.editor.mask, self.editor.keep)
         self._finish_job()
         self._history_changed()
-        st = result.stats
         self.last_wall_seconds = wall
-        self.status = f"Removed in {st.total_seconds:.2f} s · {st.iterations} iterations · {st.backend}"
+        self.status = f"Removed in {_duration(wall)} ({filled:,} px filled). Undo takes it back; Save keeps it."
         self._update_info()
 
     @mainthread
@@ -645,7 +721,7 @@ class InpaintApp(App):
     @mainthread
     def _resize_progress(self, token, fraction):
         if token == self._token and self.busy:
-            self.progress = fraction
+            self._show_progress(fraction)
 
     @mainthread
     def _resize_done(self, token, before, outcome):
@@ -660,13 +736,19 @@ class InpaintApp(App):
         self.editor.set_document(self.image, np.zeros((h, w), bool), np.zeros((h, w), bool))
         self._finish_job()
         self._history_changed()
-        self.status = f"Resized to {w}x{h} in {wall:.2f} s."
+        self.status = f"Resized to {w}x{h} in {_duration(wall)}."
         self._update_info()
 
     # -- files --------------------------------------------------------------------------
     def default_folder(self) -> str:
+        """Where Open starts (and Save suggests for an example): the folder of the photo being
+        edited, else the folder the app was started from, else the last photo's folder."""
+        if self.photo is not None and self.photo.path is not None and self.photo.path.parent.is_dir():
+            return str(self.photo.path.parent)
+        if platform != "android" and Path(self.start_dir).is_dir():
+            return self.start_dir
         last = self._settings.get("last_dir")
-        if isinstance(last, str) and Path(last).is_dir():
+        if isinstance(last, str) and Path(last).is_absolute() and Path(last).is_dir():
             return last
         if platform == "android":  # pragma: no cover - Android only
             try:
@@ -689,6 +771,7 @@ class InpaintApp(App):
             self.show_message("Not saved", str(exc))
             return None
         self.status = f"Saved {written}" + (f" ({'; '.join(notes)})" if notes else "")
+        self._saved_image = self.image
         return written
 
     def _on_drop_file(self, _window, filename, *_args):
@@ -728,6 +811,26 @@ class InpaintApp(App):
         popup.ids.cases.values = samples.case_names() or ["demo"]
         return self._show(popup)
 
+    def open_typed(self, popup, text: str) -> bool:
+        """The Open dialog's path field: a folder is browsed, a file is opened.
+
+        A relative path is taken from the folder shown.  Returns whether the text named something.
+        """
+        chooser = popup.ids.chooser
+        path = Path(text.strip()).expanduser()
+        if not path.is_absolute():
+            path = Path(chooser.path) / path
+        if path.is_dir():
+            chooser.path = str(path.resolve())
+            popup.problem = ""
+            return True
+        if path.is_file():
+            popup.dismiss()
+            self.open_file(str(path))
+            return True
+        popup.problem = f"No such file or folder: {path}"
+        return False
+
     def show_save(self, what: str = "photo"):
         if self.image is None:
             return None
@@ -740,7 +843,10 @@ class InpaintApp(App):
         path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
         if popup.what == "mask":
             return self.export_mask(path, overwrite)
-        return self.save_to(path, overwrite)
+        written = self.save_to(path, overwrite)
+        if written is not None and popup.then_quit:
+            self.quit_now()
+        return written
 
     def show_settings(self):
         choices, why = devices.list_devices()
@@ -752,6 +858,12 @@ class InpaintApp(App):
         self._show(popup)
         self.update_device_info(popup)
         return popup
+
+    def set_quality(self, name: str) -> None:
+        """Apply a Quality choice (:data:`mobile_ui.settings.QUALITY`) to the fill's settings."""
+        values = settings.QUALITY.get(name)
+        if values is not None:
+            self.alpha, self.patch = values["alpha"], values["patch"]
 
     def update_device_info(self, popup=None):
         popup = popup or self._popup
@@ -795,7 +907,7 @@ class InpaintApp(App):
                 self.cancel()
                 return True
             if platform == "android":  # pragma: no cover
-                self.stop()
+                self.request_quit()
             return True
         if self.popup_open:
             return False
@@ -812,12 +924,16 @@ class InpaintApp(App):
             self.show_save()
         elif ctrl and codepoint == "o":
             self.show_open()
+        elif ctrl and codepoint == "q":
+            self.request_quit()
         elif not ctrl and codepoint in ("b", "e", "m", "s"):
             self.set_tool({"b": "brush", "e": "eraser", "m": "move", "s": "select"}[codepoint])
         elif not ctrl and codepoint == "i":
             self.invert_mask()
-        elif not ctrl and codepoint == "f":
+        elif codepoint == "f" and not ctrl or codepoint == "0" and ctrl:
             self.editor.fit()
+        elif codepoint == "1":
+            self.editor.actual_size()
         elif key == 13 and not ctrl:
             self.remove()
         else:

@@ -163,16 +163,34 @@ class ImageEditor(StencilView):
         return View.fit_scale((w, h), self.size)
 
     def zoom_by(self, factor: float, x: float | None = None, y: float | None = None) -> None:
-        """Zoom by ``factor`` about widget-local ``(x, y)`` (default: the centre)."""
+        """Zoom by ``factor`` about widget-local ``(x, y)`` (default: the centre).
+
+        The image point under ``(x, y)`` stays there; a point beside the image (the margin
+        of a fitted photo) zooms about the nearest point of the image.
+        """
         if self.view is None:
             return
         x = self.width / 2 if x is None else x
         y = self.height / 2 if y is None else y
+        x, y = self.view.nearest_on_image(x, y)
         self._set_view(self.view.zoomed(factor, x, y, *self._zoom_limits()))
+
+    def actual_size(self) -> None:
+        """Zoom to 1:1 (one image pixel on one screen pixel) about the widget's centre."""
+        if self.view is None:
+            return
+        x, y = self.view.nearest_on_image(self.width / 2, self.height / 2)
+        u, v = self.view.widget_to_image(x, y)
+        self._set_view(self.view.anchored(u, v, x, y, 1.0))
+
+    @property
+    def scale(self) -> float:
+        """Screen pixels per image pixel: 1.0 is 1:1 (what the zoom label shows)."""
+        return self.view.scale if self.view is not None else 1.0
 
     def _zoom_limits(self) -> tuple[float, float]:
         fit = self._fit_scale()
-        return fit * 0.5, max(fit, 1.0) * MAX_ZOOM
+        return min(fit * 0.5, 1.0), max(fit, 1.0) * MAX_ZOOM
 
     def pan_by(self, dx: float, dy: float) -> None:
         if self.view is not None:

@@ -114,6 +114,11 @@ class View:
         ratio = new / self.scale
         return dataclasses.replace(self, scale=new, ox=x - (x - self.ox) * ratio, oy=y - (y - self.oy) * ratio)
 
+    def nearest_on_image(self, x: float, y: float) -> tuple[float, float]:
+        """The widget point of the shown image nearest to widget point ``(x, y)``."""
+        dw, dh = self.display_size
+        return min(max(x, self.ox), self.ox + dw), min(max(y, self.oy), self.oy + dh)
+
     def anchored(self, u: float, v: float, x: float, y: float, scale: float) -> "View":
         """The view at ``scale`` that puts image point ``(u, v)`` at widget point ``(x, y)``.
 
@@ -127,17 +132,17 @@ class View:
         return dataclasses.replace(self, ox=self.ox + dx, oy=self.oy + dy)
 
     def clamped(self) -> "View":
-        """Keep the image on screen.
+        """Keep the image on screen: some of it always lies under the widget's centre.
 
-        Along each axis, an image smaller than the widget is centred; a larger one always
-        covers the widget (no empty border can be dragged in).
+        An image may be panned until an edge reaches the middle of the widget, no further.
+        The rule holds whatever the zoom, so zooming in about a point of the image never has
+        to move the image (the zoomed image contains the unzoomed one, centre included), and
+        the point stays under the pointer even at an edge of the photo.
         """
         dw, dh = self.display_size
 
         def clamp(o: float, disp: float, size: float) -> float:
-            if disp <= size:
-                return (size - disp) / 2.0
-            return min(max(o, size - disp), 0.0)
+            return min(max(o, size / 2.0 - disp), size / 2.0)
 
         return dataclasses.replace(self, ox=clamp(self.ox, dw, self.widget_w), oy=clamp(self.oy, dh, self.widget_h))
 

@@ -13,12 +13,17 @@ from pathlib import Path
 import numpy as np
 
 from inpaint.masks import fill_holes, grabcut_available, grow, refine_grabcut, select_region
+from inpaint.tapselect import select_object
 
-__all__ = ["DEFAULT_TOLERANCE", "MAX_GROW", "MAX_TOLERANCE", "grabcut_available", "grow", "load_mask",
-           "refine", "save_mask", "tap_select"]
+__all__ = ["COLOUR_TOLERANCE", "DEFAULT_TOLERANCE", "MAX_GROW", "MAX_TOLERANCE", "OBJECT_TOLERANCE",
+           "grabcut_available", "grow", "load_mask", "refine", "save_mask", "tap_select", "tap_select_colour"]
 
-#: Tolerance slider: the default (the best mean IoU on the bundled cases, docs/APP.md) and maximum.
-DEFAULT_TOLERANCE = 48
+#: Tolerance slider: the default of each selection (the best mean IoU on the tuning cases,
+#: docs/TAP_SELECT.md), the app's default (the object selection's where OpenCV is installed)
+#: and the maximum.
+OBJECT_TOLERANCE = 64
+COLOUR_TOLERANCE = 48
+DEFAULT_TOLERANCE = OBJECT_TOLERANCE if grabcut_available() else COLOUR_TOLERANCE
 MAX_TOLERANCE = 128
 #: Grow slider maximum, in image pixels.
 MAX_GROW = 40
@@ -28,7 +33,19 @@ CONNECTIVITY = 4
 
 
 def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
-    """The region a tap at ``seed_yx`` selects: similar colour, connected, holes filled."""
+    """The object a tap at ``seed_yx`` selects: :func:`inpaint.tapselect.select_object` where
+    OpenCV is installed, else the colour range (:func:`tap_select_colour`).
+
+    Without GrabCut the edge-bounded region alone measured below the colour range on real
+    photos (docs/TAP_SELECT.md), so it is not used on its own.
+    """
+    if grabcut_available():
+        return select_object(image, seed_yx, tolerance, grabcut=True)
+    return tap_select_colour(image, seed_yx, tolerance)
+
+
+def tap_select_colour(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
+    """The colour range a tap at ``seed_yx`` selects: similar colour, connected, holes filled."""
     return fill_holes(select_region(image, seed_yx, tolerance, CONNECTIVITY, smooth=SMOOTH))
 
 

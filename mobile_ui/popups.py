@@ -15,13 +15,17 @@ class MessagePopup(Popup):
 
 
 class OpenPopup(Popup):
-    """File chooser plus the bundled sample photos."""
+    """File chooser with a path field (shows the folder; type a folder or a file), plus the
+    bundled example photos."""
+
+    problem = StringProperty("")   # why the typed path was not opened
 
 
 class SavePopup(Popup):
     """What to save (the photo, or its mask as a PNG), the destination, and 'replace existing file'."""
 
     what = OptionProperty("photo", options=["photo", "mask"])
+    then_quit = BooleanProperty(False)   # opened from the close question: close the app once saved
 
     def on_what(self, *_args):
         self.refresh_path()
@@ -31,6 +35,12 @@ class SavePopup(Popup):
         app = App.get_running_app()
         if app is not None and "path" in self.ids:
             self.ids.path.text = app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path()
+
+
+class ClosePopup(Popup):
+    """Closing with a result not saved: Save, Discard or Cancel."""
+
+    text = StringProperty("")
 
 
 class SettingsPopup(Popup):

@@ -13,13 +13,13 @@ whether or not the user chose them: reading a version-1 file drops those two val
 
 from __future__ import annotations
 
-from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS
+from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS  # noqa: F401 - METHODS: the screen lists them
 
 from .masktools import DEFAULT_TOLERANCE, MAX_GROW, MAX_TOLERANCE
 
 VERSION = 2
 #: Settings shown as text (spinners), and as whole numbers with their ranges (sliders).
-TEXT = ("alpha", "patch", "backend", "device", "profile")
+TEXT = ("method", "alpha", "patch", "backend", "device", "profile")
 NUMBERS = {"grow": (0, MAX_GROW), "tolerance": (0, MAX_TOLERANCE)}
 KEYS = TEXT + tuple(NUMBERS)
 #: Other state kept in the file.
@@ -31,8 +31,27 @@ V1_DEFAULTS = {"alpha": "0.05", "patch": "9"}
 def defaults() -> dict:
     """Every setting's default value."""
     fill = DEFAULTS[DEFAULT_METHOD]
-    return {"alpha": str(fill["alpha"]), "patch": str(fill["patch"]), "backend": "auto", "device": "auto",
-            "profile": "native", "grow": 0, "tolerance": DEFAULT_TOLERANCE}
+    return {"method": DEFAULT_METHOD, "alpha": str(fill["alpha"]), "patch": str(fill["patch"]), "backend": "auto",
+            "device": "auto", "profile": "native", "grow": 0, "tolerance": DEFAULT_TOLERANCE}
+
+
+#: The Settings screen's Quality choice and the fill options each sets (docs/APP.md gives what
+#: they were measured to cost and give).  Balanced is the default method's defaults.
+QUALITY = {
+    "Best quality": {"alpha": "full", "patch": "7"},      # sources from the whole photo
+    "Balanced": {"alpha": str(DEFAULTS[DEFAULT_METHOD]["alpha"]), "patch": str(DEFAULTS[DEFAULT_METHOD]["patch"])},
+    "Fast": {"alpha": str(DEFAULTS[DEFAULT_METHOD]["alpha"]), "patch": "5"},   # smaller patches
+}
+#: What the Quality choice shows when the advanced settings match none of :data:`QUALITY`.
+CUSTOM = "Custom (see Advanced)"
+
+
+def quality_of(alpha: str, patch: str) -> str:
+    """The name of the Quality choice that sets ``alpha`` and ``patch``, else :data:`CUSTOM`."""
+    for name, values in QUALITY.items():
+        if values == {"alpha": alpha, "patch": patch}:
+            return name
+    return CUSTOM
 
 
 def read(data: object) -> "tuple[dict, dict]":

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 from inpaint.io import same_file as _same_file
+from inpaint.io.naming import REMOVED_SUFFIX, free_name
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -33,7 +34,7 @@ class Photo:
     """An opened photo: upright RGB pixels plus the metadata a save keeps."""
 
     pixels: np.ndarray            # (H, W, 3) uint8
-    path: Path | None = None
+    path: Path | None = None      # absolute
     exif: bytes | None = None     # EXIF block with orientation = 1, or None
     icc_profile: bytes | None = None
     format: str | None = None
@@ -47,7 +48,7 @@ def load_image(path: "str | os.PathLike[str]") -> Photo:
     FileNotFoundError, ValueError
         Missing file, or a file Pillow cannot read (the message says which).
     """
-    p = Path(path)
+    p = Path(os.path.abspath(Path(path).expanduser()))   # absolute: the app reopens it from anywhere
     if not p.is_file():
         raise FileNotFoundError(f"no such image file: {p}")
     try:
@@ -204,7 +205,8 @@ def save_photo(pixels: np.ndarray, path: "str | os.PathLike[str]", photo: Photo 
 
 def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | os.PathLike[str]",
                       name: str = "photo", ext: str = ".png") -> Path:
-    """A path that does not exist yet: ``<stem>_inpainted.png``, then ``<stem>_inpainted-2.png``...
+    """A path that does not exist yet: ``<stem>_removed.png`` (the command's name for a result),
+    then ``<stem>_removed-2.png``... (:mod:`inpaint.io.naming`).
 
     The folder is the original's when it is writable, else ``folder``.
     """
@@ -216,9 +218,4 @@ def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | 
             ext = ".jpg" if orig.suffix.lower() in (".jpg", ".jpeg") else ".png"
     else:
         stem, base = name, Path(folder)
-    candidate = base / f"{stem}_inpainted{ext}"
-    n = 2
-    while candidate.exists():
-        candidate = base / f"{stem}_inpainted-{n}{ext}"
-        n += 1
-    return candidate
+    return free_name(base / f"{stem}{REMOVED_SUFFIX}{ext}")

@@ -116,7 +116,7 @@ def test_jpeg_keeps_exif_and_applies_orientation(tmp_path):
     photo = load_image(src)
     assert photo.pixels.shape == (10, 6, 3)        # upright: portrait
     assert photo.pixels[0, 0, 0] > 200 and photo.pixels[-1, 0, 0] < 60
-    out = save_image(photo.pixels, tmp_path / "p_inpainted.jpg", exif=photo.exif, original=src)
+    out = save_image(photo.pixels, tmp_path / "p_removed.jpg", exif=photo.exif, original=src)
     with Image.open(out) as im:
         saved = im.getexif()
         assert saved[0x010F] == "PhoneMaker"
@@ -204,10 +204,10 @@ def test_suggested_names_do_not_exist(tmp_path):
     orig = tmp_path / "holiday.jpg"
     orig.write_bytes(b"")
     first = suggest_save_path(orig, tmp_path)
-    assert first.name == "holiday_inpainted.jpg"
+    assert first.name == "holiday_removed.jpg"
     first.write_bytes(b"")
-    assert suggest_save_path(orig, tmp_path).name == "holiday_inpainted-2.jpg"
-    assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_inpainted.png"
+    assert suggest_save_path(orig, tmp_path).name == "holiday_removed-2.jpg"
+    assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_removed.png"
 
 
 # -- worker thread ----------------------------------------------------------------------
@@ -396,13 +396,13 @@ def test_mask_files_use_the_command_rule_and_round_trip(tmp_path):
     assert load_mask(tmp_path / "g.png", (1, 4)).tolist() == [[False, False, True, True]]
 
 
-def test_tap_select_fills_holes_in_the_region():
+def test_colour_tap_select_fills_holes_in_the_region():
     from mobile_ui import masktools
 
     img = np.zeros((20, 20, 3), np.uint8)
     img[4:16, 4:16] = (200, 40, 40)
     img[9:11, 9:11] = (20, 200, 20)                                      # a speck of another colour
-    got = masktools.tap_select(img, (5, 5), 30)
+    got = masktools.tap_select_colour(img, (5, 5), 30)
     want = np.zeros((20, 20), bool)
     want[5:15, 5:15] = True              # colours are 3x3 means: the square's outer ring mixes with black
     np.testing.assert_array_equal(got, want)

@@ -65,13 +65,25 @@ def test_zoom_is_clamped():
         v.zoomed(0, 0, 0)
 
 
-def test_clamp_keeps_image_on_screen():
-    big = View(100, 100, 200, 200, 4.0, 50.0, -500.0).clamped()     # 400 x 400 in a 200 x 200 widget
-    assert (big.ox, big.oy) == (0.0, -200.0)                         # covers the widget
+def test_clamp_keeps_part_of_the_image_under_the_centre():
+    big = View(100, 100, 200, 200, 4.0, 150.0, -500.0).clamped()    # 400 x 400 in a 200 x 200 widget
+    assert (big.ox, big.oy) == (100.0, -300.0)                       # an edge may reach the centre, no further
+    kept = View(100, 100, 200, 200, 4.0, -50.0, -250.0).clamped()
+    assert (kept.ox, kept.oy) == (-50.0, -250.0)                     # within the rule: unchanged
     small = View(100, 100, 200, 200, 1.0, -30.0, 150.0).clamped()   # 100 x 100 inside 200 x 200
-    assert (small.ox, small.oy) == (50.0, 50.0)                      # centred
-    wide = View(100, 10, 200, 200, 4.0, 30.0, 7.0).clamped()        # wider than the widget, not as tall
-    assert (wide.ox, wide.oy) == (0.0, 80.0)
+    assert (small.ox, small.oy) == (0.0, 100.0)
+    fit = View.fit((100, 10), (200, 200))
+    assert fit.clamped() == fit                                       # a fitted view is never moved
+
+
+@pytest.mark.parametrize("x, y", [(0.0, 0.0), (199.0, 95.0), (3.0, 104.0), (100.0, 100.0)])
+def test_zooming_in_about_a_point_of_the_image_is_never_clamped(x, y):
+    v = View.fit((100, 10), (200, 200))                               # letterboxed: 200 x 20 in 200 x 200
+    x, y = v.nearest_on_image(x, y)
+    u = v.widget_to_image(x, y)
+    for _ in range(8):
+        v = v.zoomed(1.3, x, y).clamped()
+        assert v.widget_to_image(x, y) == pytest.approx(u, abs=1e-9)
 
 
 def test_resize_keeps_the_centre_point():

@@ -66,11 +66,11 @@ def test_without_kivy_one_line_and_status_2(monkeypatch, capsys):
 
     monkeypatch.setattr(app_main, "kivy_installed", lambda: False)
     assert app_main.main(["--case", "river"]) == 2
-    assert capsys.readouterr().err.strip() == "inpaint-app: error: the app needs Kivy: pip install 'inpaint[app]'"
+    assert capsys.readouterr().err.strip() == "inpaint-app: error: the app needs Kivy: pip install 'inpaint-cl[app]'"
     real = __import__("importlib.util").util.find_spec
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "kivy" else real(name, *a))
     assert main(["app", "--case", "river"]) == 2
-    assert capsys.readouterr().err.strip() == "inpaint app: error: the app needs Kivy: pip install 'inpaint[app]'"
+    assert capsys.readouterr().err.strip() == "inpaint app: error: the app needs Kivy: pip install 'inpaint-cl[app]'"
 
 
 def _no_display_env(tmp_path, **extra):
@@ -148,14 +148,15 @@ def test_kivy_starts_quietly_without_libmtdev_and_on_a_fresh_home(tmp_path):
 
 
 def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
-    """On a phone there is no pyopencl (python-for-android has no recipe): the app's worker fills
-    with numpy, through the same call the app makes, and the settings screen says why."""
+    """On a phone there is no pyopencl nor OpenCV (python-for-android has no recipe): the app's
+    worker fills with numpy, through the same call the app makes, the settings screen says why,
+    and a tap selects without OpenCV."""
     script = textwrap.dedent("""
         import importlib.abc, sys, warnings
         class NoOpenCL(importlib.abc.MetaPathFinder):
             def find_spec(self, name, path=None, target=None):
-                if name == "pyopencl" or name.startswith("pyopencl."):
-                    raise ImportError("No module named 'pyopencl'")
+                if name.split(".")[0] in ("pyopencl", "cv2"):       # neither has a recipe
+                    raise ImportError(f"No module named {name!r}")
         sys.meta_path.insert(0, NoOpenCL())
         import numpy as np
         from mobile_ui import devices, samples, settings

@@ -6,7 +6,9 @@ window and one app (Kivy allows one window per process); each starts from a fres
 document.
 """
 
+import atexit
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.ui
 
 _KIVY_HOME = tempfile.mkdtemp(prefix="inpaint-kivy-home-")
+atexit.register(shutil.rmtree, _KIVY_HOME, ignore_errors=True)   # Kivy writes there until the process ends
 for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_NO_FILELOG", "1"),
                      ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
     os.environ[_key] = _value
@@ -284,6 +287,166 @@ def test_bracket_keys_change_the_brush(fresh, kv):
     assert fresh.root.ids.brush_slider.value == pytest.approx(ed.brush_size)
 
 
+def test_zoom_label_is_the_displayed_scale_and_1_is_actual_size(fresh, kv):
+    from inpaint.report import format_percent
+
+    app, ed = fresh, fresh.editor
+    ed.fit()
+    pump()
+    shown = ed._img_rect.size[0] / ed.image.shape[1]        # screen pixels per image pixel, as drawn
+    assert shown == pytest.approx(ed.view.scale) and abs(shown - 1.0) > 0.01
+    assert app.info.endswith(f"zoom {format_percent(shown)} (fit)")
+    kv.dispatch("on_key_down", 49, 0, "1", [])
+    pump()
+    assert ed.view.scale == 1.0
+    assert tuple(ed._img_rect.size) == (ed.image.shape[1], ed.image.shape[0])
+    assert app.info.endswith("zoom 100%")
+    tap(app.root.ids.fit_btn)
+    assert app.info.endswith("(fit)")
+    tap(app.root.ids.actual_size_btn)
+    assert ed.view.scale == 1.0
+
+
+@pytest.mark.parametrize("target", [(0, 0), (0, 71), (55, 0), (55, 71), (28, 1)])
+def test_wheel_zoom_keeps_the_point_under_the_pointer_at_the_edges(fresh, target):
+    from kivy.tests.common import UnitTestTouch
+
+    app, ed = fresh, fresh.editor
+    ed.fit()
+    for step in range(6):                             # from fitted (letterboxed) to far zoomed in
+        x, y = screen_of(app, *target)
+        before = ed.view.widget_to_image(x - ed.x, y - ed.y)
+        wheel = UnitTestTouch(x, y)
+        wheel.profile.append("button")
+        wheel.button = "scrolldown"
+        wheel.touch_down()
+        wheel.touch_up()
+        after = ed.view.widget_to_image(x - ed.x, y - ed.y)
+        assert after == pytest.approx(before, abs=1e-6), f"step {step}: the point moved"
+    assert ed.view.pixel_at(x - ed.x, y - ed.y) == target
+    assert ed.zoom > 2.0
+
+
+def test_default_window_fits_the_screen(display):
+    from mobile_ui.__main__ import default_window_size, screen_size
+
+    screen = screen_size(display)
+    assert screen is not None and screen[0] >= 64 and screen[1] >= 64
+    w, h = default_window_size(screen)
+    assert w <= screen[0] and h <= screen[1] and w * h >= 0.5 * min(screen[0] * screen[1], 1600 * 1000)
+    assert default_window_size((1280, 800)) == (1152, 680)      # not 800x600 on a laptop screen
+
+
+# -- the Open dialog ---------------------------------------------------------------------
+def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, scene, tmp_path, monkeypatch):
+    from PIL import Image
+
+    from mobile_ui.popups import OpenPopup
+
+    app = fresh
+    img, _ = scene
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    Image.fromarray(img).save(photos / "beach.png")
+    monkeypatch.setattr(app, "start_dir", str(tmp_path))
+    monkeypatch.setitem(app._settings, "last_dir", str(photos))
+    popup = app.show_open()                                # an example is open: the start folder
+    pump(3)
+    assert isinstance(popup, OpenPopup) and popup.ids.chooser.path == str(tmp_path)
+    assert popup.ids.path_input.text == str(tmp_path), "the field shows the current folder"
+    assert "example" in popup.ids.cases.text.lower()
+    assert not app.open_typed(popup, "nowhere") and "No such file or folder" in popup.problem
+    assert app.open_typed(popup, "photos")                 # relative to the folder shown: browse it
+    pump(2)
+    assert popup.ids.chooser.path == str(photos) and popup.ids.path_input.text == str(photos)
+    assert app.open_typed(popup, "beach.png")              # a file: opened
+    pump(2)
+    assert app.doc_name == "beach.png" and app._popup is None
+    assert app.photo.path == photos / "beach.png"
+    app.show_open()                                        # now: the photo's folder
+    pump(2)
+    assert app._popup.ids.chooser.path == str(photos)
+    app.dismiss_popup()
+
+
+def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scene, tmp_path, monkeypatch):
+    import json
+
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    Image.fromarray(img).save(tmp_path / "gone.png")
+    saved_dir = app._state_dir
+    monkeypatch.chdir(tmp_path)
+    try:
+        app._state_dir = tmp_path / "state"
+        app.open_path("gone.png")                           # a relative path, as typed on a command line
+        data = json.loads((app._state_dir / "settings.json").read_text())
+        assert data["last_image"] == str(tmp_path / "gone.png")
+        (tmp_path / "gone.png").unlink()
+        app._load_settings()
+        app._open_startup()
+        assert app.photo.path is None, "the example opens instead"
+        assert app.status.startswith(f"The last photo, {tmp_path / 'gone.png'}, is no longer there")
+    finally:
+        app._state_dir = saved_dir
+        app._load_settings()
+        for key, value in app._overrides.items():
+            setattr(app, key, value)
+
+
+# -- closing ----------------------------------------------------------------------------
+def test_closing_with_an_unsaved_result_asks_first(fresh, scene, kv, monkeypatch, tmp_path):
+    from mobile_ui.popups import ClosePopup, SavePopup
+
+    app = fresh
+    img, mask = scene
+    stops = []
+    monkeypatch.setattr(app, "stop", lambda *a: stops.append(True))
+    try:
+        assert not app.unsaved and not kv.dispatch("on_request_close"), "nothing to save: close at once"
+        kv.dispatch("on_key_down", 113, 0, "q", ["ctrl"])
+        assert stops == [True]
+        stops.clear()
+        app._quitting = False
+
+        app.remove()
+        pump_until(lambda: not app.busy, what="the removal")
+        settle(app)
+        assert app.unsaved
+        assert kv.dispatch("on_request_close") is True, "the window must stay open"
+        assert isinstance(app._popup, ClosePopup) and not stops
+        pump(3)
+        tap(app._popup.ids.cancel_close)
+        assert app._popup is None and not stops and app.unsaved
+
+        kv.dispatch("on_key_down", 113, 0, "q", ["ctrl"])        # Ctrl+Q asks the same
+        assert isinstance(app._popup, ClosePopup) and not stops
+        pump(3)
+        tap(app._popup.ids.discard)
+        assert stops == [True]
+        stops.clear()
+        app._quitting = False
+
+        assert kv.dispatch("on_request_close") is True
+        pump(3)
+        tap(app._popup.ids.save_close)                         # Save: the Save dialog, then close
+        pump(3)
+        popup = app._popup
+        assert isinstance(popup, SavePopup) and popup.what == "photo" and not stops
+        out = tmp_path / "kept.png"
+        popup.ids.path.text = str(out)
+        tap(popup.ids.save_confirm)
+        assert out.is_file() and stops == [True] and not app.unsaved
+        app._quitting = False
+        app.undo()                                            # back to the photo as opened:
+        assert app.unsaved                                    # differs from what was saved
+    finally:
+        app._quitting = False
+        app.dismiss_popup()
+
+
 # -- remove -----------------------------------------------------------------------------
 def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     from inpaint.api import inpaint
@@ -300,7 +463,7 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     np.testing.assert_array_equal(app.editor.displayed, expected.image)
     assert not app.editor.mask.any(), "the mask clears when the removal is done"
     assert app.last_result.stats.iterations == expected.stats.iterations
-    assert "iterations" in app.status and "Removed" in app.status
+    assert app.status.startswith("Removed in ") and f"({int(mask.sum()):,} px filled)" in app.status
 
     tap(app.root.ids.undo_btn)
     np.testing.assert_array_equal(app.image, img)
@@ -343,16 +506,18 @@ class _Slow:
 
     threads = []
     gate = threading.Event()
+    hold_after = 3
 
     def __init__(self, *args, **kwargs):
         from inpaint.methods.criminisi.job import Inpainter
 
         self.threads.append(threading.get_ident())
+        kwargs.pop("method", None)       # always the Criminisi job: its steps are short and many
         self._job = Inpainter(*args, **kwargs)
 
     def step(self):
         time.sleep(0.06)                 # > the worker's 0.1 s progress interval within 2 steps
-        if self._job.iterations >= 3:
+        if self._job.iterations >= self.hold_after:
             self.gate.wait(TIMEOUT)
         return self._job.step()
 
@@ -383,6 +548,9 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
         assert ids.remove_btn.width == 0, "Remove makes room for the progress bar"
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
+        assert ed._overlay_color.a == 0, "the live fill replaces the red mask"
+        assert re.fullmatch(r"Removing… \d+% · (about \d+:\d\d left|estimating the time left)", app.status), \
+            app.status
         assert app.busy, "the run must still be held at the gate"
         tap(app.root.ids.cancel_btn)
     finally:
@@ -400,6 +568,46 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     assert "unchanged" in app.status
     pump()
     assert app.root.ids.remove_btn.width >= 44 and app.root.ids.cancel_btn.width == 0
+
+
+class _Held(_Slow):
+    """Held before its first step until ``gate`` opens: nothing of the fill is shown yet."""
+
+    gate = threading.Event()
+    hold_after = 0
+
+
+def test_red_mask_stays_until_the_live_fill_replaces_it(fresh, scene):
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    app.engine = _Held
+    _Held.gate.clear()
+    try:
+        app.remove()
+        pump(3)
+        assert app.busy and app.progress == 0
+        assert ed._overlay_color.a == 1, "the mask overlay must stay while nothing is filled yet"
+        np.testing.assert_array_equal(ed.displayed, img)
+    finally:
+        _Held.gate.set()
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    assert not ed.mask.any() and ed._overlay_color.a == 1   # the next mask shows again
+
+
+def test_progress_gives_the_time_left(fresh):
+    app = fresh
+    app._begin_job("Removing…")
+    try:
+        app._job_started = time.monotonic() - 10.0        # a quarter done after 10 s: 30 s to go
+        app._show_progress(0.25)
+        assert app.progress == 0.25
+        assert app.status == "Removing… 25% · about 0:30 left"
+        app._job_started = time.monotonic()
+        app._show_progress(0.0)
+        assert app.status == "Removing… 0% · estimating the time left"
+    finally:
+        app._finish_job()
 
 
 def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
@@ -753,7 +961,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     popup = app.show_save()
     pump()
     suggested = popup.ids.path.text
-    assert suggested.endswith("orig_inpainted.png") and not os.path.exists(suggested)
+    assert suggested.endswith("orig_removed.png") and not os.path.exists(suggested)
     tap(popup.ids.save_confirm)
     np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
     assert app.save_to(str(orig)) is None            # refused: it is the original
@@ -807,6 +1015,17 @@ def test_settings_show_the_device_and_its_limits(fresh):
             assert info.startswith("numpy") and popup.ids.opencl_note.text
         popup.ids.patch.text = "7"
         assert app.run_params()["patch"] == 7
+        popup.ids.quality.text = "Fast"
+        assert (app.alpha, app.patch) == (settings.QUALITY["Fast"]["alpha"], settings.QUALITY["Fast"]["patch"])
+        popup.ids.quality.text = "Balanced"
+        assert (app.alpha, app.patch) == (settings.defaults()["alpha"], settings.defaults()["patch"])
+        assert app.run_params()["method"] == "multiscale"
+        popup.ids.patch.text = "9"                      # an advanced change: the choice says Custom
+        pump()
+        assert popup.ids.quality.text == settings.CUSTOM
+        popup.ids.method.text = "criminisi"
+        assert app.run_params()["method"] == "criminisi"
+        popup.ids.method.text = "multiscale"
         popup.ids.patch.text = "5"
         app.dismiss_popup()
         pump()
@@ -830,6 +1049,15 @@ def test_layout_adapts_to_landscape(fresh, kv):
         for name in names:
             btn = shell.ids[name]
             assert btn.height >= 48 and btn.width >= 48, f"{name}: touch targets must stay large (48 dp)"
+        assert box.y == pytest.approx(shell.y) and box.top == pytest.approx(shell.topbar.y), \
+            "the side panel takes the window's whole height"
+        help_label = shell.ids.keys_help
+        assert help_label.height > 48 and "Ctrl+Q" in help_label.text, "the free height lists the keys"
+        fresh.status = "A long status line " * 12
+        pump(3)
+        label = shell.ids.status_label
+        assert label.texture_size[0] <= label.width + 1 and label.height >= label.texture_size[1] > 40, \
+            "a long status wraps, it is not cut off"
     finally:
         kv.size = WINDOW
         pump(3)

@@ -331,7 +331,7 @@ def test_backend_opencl_without_opencl_fails_with_advice(scene, run, no_opencl):
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out)
     assert code == 3
     assert err.startswith("inpaint: error: OpenCL is not available: no OpenCL platform found")
-    assert "pip install 'inpaint[pocl]'" in err and "--backend numpy" in err
+    assert "pip install 'inpaint-cl[pocl]'" in err and "--backend numpy" in err
     assert out == "" and files_state(scene.dir) == before
 
 
@@ -685,7 +685,7 @@ def test_atomic_write(scene, run, monkeypatch, existing):
         raise OSError(28, "No space left on device")  # ...then the disk fills up
 
     monkeypatch.setattr(atomic, "encode", failing_encode)
-    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out)
+    code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out, "--overwrite")
     assert code == 2
     assert err.startswith("inpaint: error: cannot write the output:") and "No space left on device" in err
     assert files_state(scene.dir) == before  # no output, no temp file, the old output intact
@@ -725,7 +725,7 @@ def test_version_comes_from_the_package_metadata(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"inpaint {version('inpaint')}"
+    assert capsys.readouterr().out.strip() == f"inpaint {version('inpaint-cl')}"
 
 
 def test_version_falls_back_to_the_package_version(monkeypatch):
@@ -977,7 +977,7 @@ def test_resize_batch_protect_folder_and_results_beside(tmp_path, rng, run):
         keep[:, 10:15] = True
         save_mask(masks / name, keep)
     code, _, err = run("resize", *[folder / n for n in pictures], "-W", 30, "--protect", masks,
-                       "--backend", "numpy", "-q")
+                       "--backend", "numpy", "-q", "--overwrite")
     assert code == 0 and err == "", err
     for name, rgb in pictures.items():
         with Image.open(folder / name.replace(".png", "_resized.png")) as res:

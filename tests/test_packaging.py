@@ -22,8 +22,24 @@ def wheel(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True,
                    env={**os.environ, "DIST_EXTRA_CONFIG": str(cfg)})
-    (whl,) = out.glob("inpaint-*.whl")
+    (whl,) = out.glob("inpaint_cl-*.whl")
     return whl
+
+
+def test_the_distribution_name_is_ours_and_every_install_hint_names_it(wheel):
+    """``inpaint`` on PyPI is another project: the wheel, the benchmarks' dependency and every
+    ``pip install`` hint in the code must name this one."""
+    from inpaint import DISTRIBUTION, install_hint
+
+    meta = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    assert f"\nName: {DISTRIBUTION}\n" in zipfile.ZipFile(wheel).read(meta).decode()
+    assert f'"{DISTRIBUTION}"' in (ROOT / "bench" / "pyproject.toml").read_text()
+    assert install_hint("app") == "pip install 'inpaint-cl[app]'"
+    stale = [str(p.relative_to(ROOT)) for folder in ("inpaint", "mobile_ui", "bench", "tools")
+             for p in (ROOT / folder).rglob("*.py") if re.search(r"install '?inpaint\[", p.read_text())]
+    docs = [p.name for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+            if re.search(r"install '?inpaint\[", p.read_text())]
+    assert not stale and not docs
 
 
 def test_wheel_has_every_kernel_profile_and_dataset(wheel):

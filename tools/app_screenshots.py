@@ -9,7 +9,9 @@ each in its own process because Kivy fixes the screen density at import.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +31,9 @@ def _render(preset: str, out: Path) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
-    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="inpaint-shots-"))
+    if "KIVY_HOME" not in os.environ:
+        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="inpaint-shots-")
+        atexit.register(shutil.rmtree, os.environ["KIVY_HOME"], ignore_errors=True)
     from kivy.config import Config
 
     Config.set("graphics", "width", str(width))
@@ -43,14 +47,14 @@ def _render(preset: str, out: Path) -> None:
     from mobile_ui.app import InpaintApp
 
     class Slow:
-        """The real Inpainter, slowed so the half-filled state can be captured."""
+        """The app's own fill job (the default method), slowed so the half-filled state can be captured."""
 
         def __init__(self, *a, **k):
-            from inpaint.methods.criminisi.job import Inpainter
-            self._job = Inpainter(*a, **k)
+            from inpaint.api import start
+            self._job = start(*a, **k)
 
         def step(self):
-            time.sleep(0.02)
+            time.sleep(0.3)          # the default method takes few, long steps
             return self._job.step()
 
         def __getattr__(self, name):
@@ -76,7 +80,9 @@ def _render(preset: str, out: Path) -> None:
 
     from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
-    app = InpaintApp(state_dir=tempfile.mkdtemp(prefix="inpaint-shots-state-"), catch_errors=False,
+    state = tempfile.mkdtemp(prefix="inpaint-shots-state-")
+    atexit.register(shutil.rmtree, state, ignore_errors=True)
+    app = InpaintApp(state_dir=state, catch_errors=False,
                      case="walkingman", overrides={"backend": backend})
     app._run_prepare()
     runTouchApp(embedded=True)
@@ -105,7 +111,7 @@ def _render(preset: str, out: Path) -> None:
     pump(2)
     app.engine = Slow
     app.remove()
-    until(lambda: app.progress > 0.45)
+    until(lambda: app.progress > 0.3 or not app.busy)
     shot("removing")
     until(lambda: not app.busy)
     pump(3)

@@ -8,7 +8,10 @@ when a build starts and ends, so a command can tell the user about a first, unca
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 from ..resources import kernel_source
@@ -45,6 +48,22 @@ def build_options(defines: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     return tuple(opts)
 
 
+def _rebuild_without_cache(cl: Any, context: Any, text: str, options: list[str], exc: Exception) -> Any:
+    """Build once more into a fresh, empty cache folder: a truncated or corrupt entry of pyopencl's
+    binary cache fails a build that is otherwise fine.  A build that fails again is a real failure,
+    and the first error is raised."""
+    fresh = tempfile.mkdtemp(prefix="inpaint-kernels-")
+    try:
+        prg = cl.Program(context, text).build(options=options, cache_dir=fresh)
+    except cl.Error:
+        raise exc from None
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    warnings.warn(RuntimeWarning("the OpenCL kernel cache gave an unusable program; the kernels were rebuilt "
+                                 f"without it ({' '.join(str(exc).split())[:120]})"))
+    return prg
+
+
 def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | None = None) -> tuple[Any, float]:
     """Build ``kernels/<stem>.cl`` of every stem of ``sources`` as one program.
 
@@ -69,7 +88,11 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
         listener("start", sources, 0.0)
     t = time.perf_counter()
     text = "\n".join(kernel_source(s) for s in sources)
-    prg = cl.Program(context, text).build(options=list(build_options(defines)))
+    options = list(build_options(defines))
+    try:
+        prg = cl.Program(context, text).build(options=options)
+    except cl.Error as exc:
+        prg = _rebuild_without_cache(cl, context, text, options, exc)
     seconds = time.perf_counter() - t
     for listener in list(_BUILD_LISTENERS):
         listener("end", sources, seconds)

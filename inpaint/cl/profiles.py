@@ -10,6 +10,8 @@ documents every field.
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Mapping
@@ -23,6 +25,8 @@ from ..errors import ProfileError  # noqa: F401 - raised here; public here too
 from ..resources import data_dir
 
 _DEVICE_TYPES = ("gpu", "cpu", "any")
+#: Largest profile file read: profiles are a few lines of TOML.
+MAX_PROFILE_BYTES = 64 * 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +158,11 @@ def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
     unknown = sorted(set(data) - known)
     if unknown:
         raise ProfileError(f"{where}: unknown field(s) {', '.join(unknown)}; see profiles/README.md")
-    kwargs: dict[str, Any] = {"name": str(data.get("name", name)), "path": path}
+    if "name" not in data:
+        raise ProfileError(f"{where}: field 'name' is required (a string, e.g. name = \"{name}\")")
+    if not isinstance(data["name"], str) or not data["name"].strip():
+        raise ProfileError(f"{where}: field 'name' must be a non-empty string, got {data['name']!r}")
+    kwargs: dict[str, Any] = {"name": data["name"], "path": path}
     for field in _INT_FIELDS:
         if field in data:
             value = data[field]
@@ -218,12 +226,22 @@ def load_profile(spec: "str | Path | Profile | None") -> Profile:
                 f"unknown profile {name!r}; shipped profiles: {', '.join(available_profiles())} "
                 "(or give a path to a .toml file)")
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            raise ProfileError(f"profile {path} is not a regular file (a named pipe or a device); give a .toml file")
+        if st.st_size > MAX_PROFILE_BYTES:
+            raise ProfileError(f"profile {path} is {st.st_size} bytes: a profile is a short .toml file "
+                               f"(at most {MAX_PROFILE_BYTES} bytes)")
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_PROFILE_BYTES + 1)
+        if len(raw) > MAX_PROFILE_BYTES:  # pragma: no cover - it grew since the check
+            raise ProfileError(f"profile {path} is larger than {MAX_PROFILE_BYTES} bytes")
     except FileNotFoundError:
         raise ProfileError(f"profile file {path} does not exist") from None
     except IsADirectoryError:
         raise ProfileError(f"profile {path} is a folder, not a .toml file") from None
+    except ProfileError:
+        raise
     except (OSError, ValueError) as exc:  # ValueError: a name with a NUL byte
         raise ProfileError(f"{path}: cannot read: {exc}") from None
     try:

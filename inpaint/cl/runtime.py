@@ -20,6 +20,7 @@ import os
 import threading
 from typing import Any, Iterable, Mapping, Sequence
 
+from .. import install_hint
 from ..errors import OpenCLUnavailable  # noqa: F401 - raised here; public here too
 from .build import build, build_options
 from .profiles import Limits, Profile, load_profile
@@ -29,10 +30,7 @@ try:  # pyopencl is optional: the numpy backend runs without it.
 except ImportError:  # pragma: no cover - exercised on machines without pyopencl
     cl = None
 
-INSTALL_HINT = (
-    "install an OpenCL driver, or the portable CPU driver with "
-    "\"pip install 'inpaint[pocl]'\" (pyopencl + PoCL)"
-)
+INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"  # noqa: E501
 
 
 def _platforms() -> list[Any]:

@@ -21,13 +21,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .. import cancel
 from ..errors import DeviceError, InputError
-from .guard import one_line
+from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
+from .guard import EXIT_BAD_INPUT, error_message, exit_code
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
 #: Name endings of the files a folder scan leaves out: masks and results of earlier runs.
-SKIPPED_SUFFIXES = ("_mask", "_removed", "_resized")
+SKIPPED_SUFFIXES = (MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX)
 
 
 def is_batch(items: Sequence[str]) -> bool:
@@ -56,7 +58,7 @@ def batch_images(items: Sequence[str]) -> list[Path]:
     return found
 
 
-def paired_file(image: Path, folder: Path | None, suffix: str = "_mask") -> Path:
+def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> Path:
     """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image (the
     first that exists, PNG first); the PNG name when none does, so that the error names it."""
     where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
@@ -101,24 +103,80 @@ def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
     """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input."""
     if folder is not None:
         return folder / image.name
-    return image.with_name(f"{image.stem}{suffix}{image.suffix or '.png'}")
+    return result_name(image, suffix)
 
 
-def check_distinct(outputs: Sequence[Path]) -> None:
-    """Refuse a batch in which two results would be written to one file."""
-    seen: set[Path] = set()
-    for out in outputs:
-        if out in seen:
-            raise InputError(f"two images of the batch would both be written to {out}")
-        seen.add(out)
+def _identities(path: Path) -> set[Any]:
+    """What names one file: its real path (links and ``..`` resolved) and, for an existing file,
+    its device and inode (hard links, bind mounts)."""
+    found: set[Any] = {os.path.realpath(path)}
+    try:
+        st = os.stat(path)
+        found.add((st.st_dev, st.st_ino))
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], quiet: bool = False) -> list[int]:
+    """Check a batch before any work; returns the indices of the jobs to run.
+
+    ``jobs`` holds ``(image, other inputs (masks), output)`` for each image.  Every path is
+    resolved to the file it names (:func:`os.path.realpath` and the device and inode), so ``x``,
+    ``./x``, ``sub/../x`` and links to ``x`` are one file:
+
+    * an image given twice is filled once (a note says so);
+    * a result that would replace any input of the batch (an image or a mask, its own or
+      another's), or that two images would share, refuses the whole batch, before anything is
+      written (an input is never replaced by a batch, even with ``--force``).
+
+    Raises
+    ------
+    InputError
+        A collision, naming both files.
+    """
+    keep: list[int] = []
+    seen: dict[Any, Path] = {}
+    for i, (image, _, _) in enumerate(jobs):
+        ids = _identities(image)
+        first = next((seen[k] for k in ids if k in seen), None)
+        if first is not None:
+            if not quiet:
+                print(f"{prog}: note: {image} is {first}, given twice: it is done once", file=sys.stderr)
+            continue
+        seen.update(dict.fromkeys(ids, image))
+        keep.append(i)
+    inputs: dict[Any, tuple[str, Path]] = {}
+    for image, others, _ in jobs:
+        for k in _identities(image):
+            inputs.setdefault(k, ("input image", image))
+        for other in others:
+            for k in _identities(other):
+                inputs.setdefault(k, ("mask", other))
+    outputs: dict[Any, Path] = {}
+    for i in keep:
+        image, _, out = jobs[i]
+        ids = _identities(out)
+        hit = next((inputs[k] for k in ids if k in inputs), None)
+        if hit is not None:
+            raise InputError(f"the result of {image} would be written to {out}, which is the {hit[0]} {hit[1]} of "
+                             "this batch; nothing was written (leave earlier results out of the batch, or "
+                             "use -o FOLDER)")
+        other = next((outputs[k] for k in ids if k in outputs), None)
+        if other is not None:
+            raise InputError(f"{other} and {image} would both be written to {out}; nothing was written "
+                             "(rename one, or run them separately)")
+        outputs.update(dict.fromkeys(ids, image))
+    return keep
 
 
 def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], None], *, jobs: int = 1,
               devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done") -> int:
     """Run ``one(i, label, device)`` for every image; returns the exit status (2 if any failed).
 
-    A file whose job raises :class:`InputError`, ``OSError`` or ``ValueError`` is reported in
-    one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
+    A file whose job fails for bad input or its environment (exit status 2 by
+    :func:`inpaint.cli.guard.exit_code`: unreadable, no mask, an existing output, a full disk,
+    not enough memory, threads that cannot start) is reported in one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
     every later file would fail the same way.  With ``jobs > 1`` the files run on that many
     threads, taking turns on ``devices`` (``None`` for each file when empty).  A summary with
     the throughput ends the run.
@@ -135,18 +193,28 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             one(i, label, devices[i % len(devices)] if devices else None)
         except DeviceError:
             raise
-        except (InputError, OSError, ValueError) as exc:  # this file only: report, skip, carry on
+        except Exception as exc:  # noqa: BLE001 - bad input or environment: this file only
+            if exit_code(exc) != EXIT_BAD_INPUT and not isinstance(exc, ValueError):
+                raise
             with lock:
                 failed.append(images[i].name)
-                print(f"{prog}: error: {label}: {one_line(exc)}", file=sys.stderr)
+                print(f"{prog}: error: {label}: {error_message(exc)}", file=sys.stderr)
 
     if jobs == 1:
         for i in range(n):
             job(i)
     else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
             for done in [pool.submit(job, i) for i in range(n)]:
                 done.result()
+        except BaseException:
+            # A signal (raised here, in the main thread) or a batch-stopping error: queued images
+            # never start, running ones stop at their next step, finished results stay.
+            cancel.request()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     dt = time.perf_counter() - t0
     if not quiet or failed:
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""

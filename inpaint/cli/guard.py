@@ -5,9 +5,11 @@ exit   meaning
 =====  ==================================================================================
 0      done (also for an empty mask, which writes an unchanged copy)
 1      an internal error (a bug: the message says what failed; no traceback is shown)
-2      bad input: options, images, masks, profiles, outputs that cannot be written, an
-       image too large for the memory
-3      no usable device: OpenCL missing, or ``--device`` matches no device
+2      bad input or environment: options, images, masks, profiles, outputs that cannot be
+       written (a full disk, a name too long, a closed standard output), an image too large
+       for the memory (the host's or the OpenCL device's), threads that cannot start
+3      no usable device: OpenCL missing, ``--device`` matches no device, an OpenCL device that
+       fails to build or run the kernels; for the app, no display to open its window on
 130    interrupted by Ctrl-C (SIGINT); SIGTERM and SIGHUP give 143 and 129
 =====  ==================================================================================
 
@@ -19,6 +21,7 @@ traceback (set ``INPAINT_DEBUG=1`` to see one).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -26,6 +29,7 @@ import threading
 import warnings
 from typing import Any, Callable, Iterator
 
+from .. import cancel
 from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError
 
 EXIT_INTERNAL = 1
@@ -38,18 +42,54 @@ EXIT_CODES = ((InputError, EXIT_BAD_INPUT), (MemoryError, EXIT_BAD_INPUT), (Prof
               (CaseDataError, EXIT_BAD_INPUT), (DeviceError, EXIT_NO_DEVICE), (OpenCLUnavailable, EXIT_NO_DEVICE))
 
 #: The table above, for the commands' help.
-EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input, "
-              "3 no usable OpenCL device, 130 interrupted (Ctrl-C).")
+EXIT_TABLE = ("Exit status: 0 done (also for an empty mask, which writes an unchanged copy), 2 bad input or "
+              "environment (an existing output without --overwrite, a full disk...), 3 no usable OpenCL device, "
+              "130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")
+
+
+def _opencl_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of pyopencl's errors (recognised without importing pyopencl)."""
+    return type(exc).__module__.split(".")[0] == "pyopencl"
+
+
+def _thread_error(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a thread could not be started (a process or memory limit)."""
+    return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
 
 
 def exit_code(exc: BaseException) -> int:
     """The exit status a front end gives for ``exc`` (see the table above)."""
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, (KeyboardInterrupt, cancel.Cancelled)):
         return EXIT_INTERRUPTED
     for cls, code in EXIT_CODES:
         if isinstance(exc, cls):
             return code
+    if isinstance(exc, OSError) or _thread_error(exc):  # the environment: disk, names, limits
+        return EXIT_BAD_INPUT
+    if _opencl_error(exc):
+        return EXIT_BAD_INPUT if type(exc).__name__ == "MemoryError" else EXIT_NO_DEVICE
     return EXIT_INTERNAL
+
+
+def error_message(exc: BaseException) -> str:
+    """The one line a front end prints for ``exc`` (after ``PROG: error: ``); see :func:`exit_code`."""
+    if isinstance(exc, MemoryError):
+        return "not enough memory for this job; use a smaller image"
+    if isinstance(exc, BrokenPipeError):
+        return "standard output was closed before everything was written"
+    if isinstance(exc, OSError) and not isinstance(exc, InputError):
+        name = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else ""
+        if len(name) > 60:
+            name = name[:28] + "..." + name[-28:]
+        return f"{exc.strerror or one_line(exc)}{': ' + name if name else ''}"
+    if _thread_error(exc):
+        return "cannot start a thread (a process or memory limit); use fewer --jobs or raise the limit"
+    if _opencl_error(exc):
+        if type(exc).__name__ == "MemoryError":
+            return ("the OpenCL device ran out of memory for this job; use a smaller image, or "
+                    f"--backend numpy ({one_line(exc)})")
+        return f"the OpenCL device failed: {one_line(exc)}; try --backend numpy or another --device"
+    return one_line(exc)
 
 
 def one_line(exc: BaseException) -> str:
@@ -67,7 +107,9 @@ class Terminated(BaseException):
 
 
 def _on_signal(signum: int, frame: Any) -> None:
-    """SIGTERM and SIGHUP: stop the main thread like Ctrl-C does."""
+    """SIGTERM and SIGHUP: ask every job to stop (the threads of a batch check the flag between
+    steps), and stop the main thread like Ctrl-C does."""
+    cancel.request()
     raise Terminated(signum)
 
 
@@ -133,6 +175,47 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[N
             timers.pop().cancel()
 
 
+_STDOUT_FAILED = threading.local()
+
+
+def flush_stdout() -> None:
+    """Flush standard output, so that a full device or a closed pipe is an error of the run (exit
+    2), not a message Python prints at exit."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, ValueError):  # already closed by the caller
+            return
+        _STDOUT_FAILED.value = True
+        raise
+
+
+def _is_stdout_error() -> bool:
+    """Whether the error being handled came from standard output: its flush failed, or flushing
+    it again fails (a print to a full device or a closed pipe raises from inside the print)."""
+    failed = getattr(_STDOUT_FAILED, "value", False)
+    _STDOUT_FAILED.value = False
+    if failed or isinstance(sys.exc_info()[1], BrokenPipeError):
+        return True
+    exc = sys.exc_info()[1]
+    # Files are written through save_images, whose errors name the file; a nameless write error
+    # comes from printing to standard output.
+    return (isinstance(exc, OSError) and exc.filename is None
+            and exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EBADF, errno.EDQUOT))
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush at exit does
+    not fail again on the closed pipe or the full device."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured in tests)
+        pass
+
+
 def guarded(prog: str, fn: Callable[[], int]) -> int:
     """Run a front end: errors become one line and an exit status, signals clean up.
 
@@ -172,12 +255,16 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
         if atomic is not None:  # only a run that wrote can have left a temporary file
             atomic.cleanup_temp_files()
 
+    cancel.clear()
     try:
         with show_warnings(prog):
-            return int(fn() or 0)
+            status = int(fn() or 0)
+            flush_stdout()
+            return status
     except SystemExit:
         raise
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, cancel.Cancelled):
+        cancel.request()  # the other threads of a batch stop too
         cleanup_temp_files()
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -188,16 +275,19 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
         return 128 + exc.signum
     except Exception as exc:  # noqa: BLE001 - the one place every error is reported
         cleanup_temp_files()
+        on_stdout = isinstance(exc, OSError) and _is_stdout_error()
+        if on_stdout:
+            _silence_stdout()
         if os.environ.get("INPAINT_DEBUG"):
             raise
         code = exit_code(exc)
-        if isinstance(exc, MemoryError):
-            print(f"{prog}: error: not enough memory for this job; use a smaller image", file=sys.stderr)
-        elif code == EXIT_INTERNAL:
+        if code == EXIT_INTERNAL:
             print(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
                   "run with INPAINT_DEBUG=1 for the traceback and report it)", file=sys.stderr)
+        elif on_stdout and not isinstance(exc, BrokenPipeError):
+            print(f"{prog}: error: cannot write to standard output: {error_message(exc)}", file=sys.stderr)
         else:
-            print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+            print(f"{prog}: error: {error_message(exc)}", file=sys.stderr)
         return code
     finally:
         for sig, handler in previous.items():

@@ -10,7 +10,7 @@ Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import DeviceError, InputError
 from ..methods.checks import check_choice
@@ -35,6 +35,67 @@ def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = No
             want = "an integer"
         raise InputError(f"{option} must be {want}, got {text!r}")
     return value
+
+
+def parse_length(text: Any, option: str) -> "tuple[float, bool]":
+    """``--width``/``--height``: ``'640'`` -> ``(640, False)``, ``'50%'`` -> ``(50.0, True)``."""
+    raw = str(text).strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1]) if percent else int(raw)
+    except ValueError:
+        value = None
+    if value is None or not value > 0 or value != value or value == float("inf"):
+        raise InputError(f"{option} must be a positive integer (pixels) or a percentage such as 50%, got {raw}")
+    return value, percent
+
+
+def length_in_pixels(value: float, percent: bool, size: int) -> int:
+    """A length from :func:`parse_length` in pixels, for a side of ``size`` pixels."""
+    return max(1, round(size * value / 100.0)) if percent else int(value)
+
+
+def parse_geometry(text: Any) -> "Callable[[int, int], tuple[int | None, int | None]]":
+    """``--size``, ImageMagick's geometry: a function from the input's size to ``(width, height)``.
+
+    ``75%`` scales both sides; ``50%x100%`` each side; ``WxH!`` is exactly that size; ``WxH`` the
+    largest size within it with the input's aspect ratio; ``W`` or ``Wx`` a width and ``xH`` a
+    height, the other side keeping the aspect ratio.
+
+    Raises
+    ------
+    InputError
+        Text that is none of these.
+    """
+    raw = str(text).strip()
+    bad = InputError(f"--size must look like 75%, 50%x100%, 640x480!, 640x480, 640 or x480, got {text!r}")
+    exact = raw.endswith("!")
+    body = raw[:-1] if exact else raw
+    if body.count("x") > 1 or not body:
+        raise bad
+    w_text, sep, h_text = body.partition("x")
+    try:
+        w = parse_length(w_text, "--size") if w_text else None
+        h = parse_length(h_text, "--size") if h_text else None
+    except InputError:
+        raise bad from None
+    if w is None and h is None:
+        raise bad
+    if not sep:            # '75%': both sides; '640': the width
+        h = w if w[1] else None
+
+    def size(w0: int, h0: int) -> "tuple[int | None, int | None]":
+        tw = length_in_pixels(*w, w0) if w is not None else None
+        th = length_in_pixels(*h, h0) if h is not None else None
+        if exact or (w is not None and w[1] and h is not None and h[1]):
+            return tw, th
+        if tw is not None and th is not None:      # within WxH, keeping the aspect ratio
+            s = min(tw / w0, th / h0)
+        else:
+            s = tw / w0 if tw is not None else th / h0
+        return max(1, round(w0 * s)), max(1, round(h0 * s))
+
+    return size
 
 
 def parse_grow(text: Any) -> int:

@@ -15,23 +15,13 @@ import sys
 import time
 from typing import TextIO
 
+from ..report import format_seconds, seconds_left
+
 STYLES = ("auto", "bar", "plain", "none")
 
 #: ``plain``: seconds between lines; ``auto`` off a terminal: seconds before the first line.
 PLAIN_EVERY = 5.0
 AUTO_AFTER = 10.0
-
-
-def format_seconds(seconds: float) -> str:
-    """``75`` -> ``'1:15'``, ``3725`` -> ``'1:02:05'``; days for absurd values."""
-    if seconds != seconds or seconds < 0:  # NaN
-        return "?"
-    s = int(round(seconds))
-    if s >= 86400 * 2:
-        return f"{s / 86400:.0f} days"
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 class Progress:
@@ -70,10 +60,7 @@ class Progress:
 
     def eta(self, fraction: float, now: float | None = None) -> float | None:
         """Seconds left at the pace so far, or None before there is a pace to go by."""
-        elapsed = (time.monotonic() if now is None else now) - self.t0
-        if fraction <= 0.005 or elapsed < 0.2:
-            return None
-        return max(elapsed * (1.0 - fraction) / fraction, 0.0)
+        return seconds_left((time.monotonic() if now is None else now) - self.t0, fraction)
 
     def text(self, fraction: float, now: float | None = None) -> str:
         """The words of one update (without the bar)."""

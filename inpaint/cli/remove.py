@@ -13,23 +13,43 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import __version__
+from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_stats
-from .batch import (batch_images, batch_mask, best_devices, check_distinct, is_batch, make_output_folder,
-                    output_folder, output_for, paired_file, run_batch)
+from ..io.naming import REMOVED_SUFFIX
+from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
+                    output_for, paired_file, plan_batch, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
-from .shared import COMMANDS, add_device_options, add_run_options, max_pixels
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
          "       inpaint --case NAME [-o OUT] [options]\n"
          "       inpaint {" + ",".join(COMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
          "       inpaint --version")
+
+#: The command-line name of each method option (earlier names stay accepted: --alpha, --candidates,
+#: --partition, --variant, --loop, --prune).
+FLAGS = {"alpha": "--search-area", "patch": "--patch", "candidates": "--blend", "backend": "--backend",
+         "device": "--device", "profile": "--profile", "source": "--source", "partition": "--device-stages",
+         "variant": "--search-memory", "loop": "--fill-loop", "prune": "--early-exit"}
+
+#: The earlier names, still accepted (and named back in messages to whoever typed them).
+OLD_FLAGS = {"alpha": "--alpha", "candidates": "--candidates", "partition": "--partition", "variant": "--variant",
+             "loop": "--loop", "prune": "--prune"}
+
+
+def _flag(key: str, argv: Sequence[str]) -> str:
+    """The option of ``key`` as the user wrote it: its earlier name if that is what they typed."""
+    old = OLD_FLAGS.get(key)
+    if old and any(t == old or t.startswith(old + "=") for t in argv):
+        return old
+    return FLAGS[key]
+
 
 #: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
 FILL_BYTES_PER_PIXEL = 200
@@ -44,7 +64,7 @@ def version() -> str:
     try:
         from importlib.metadata import version as _version
 
-        return _version("inpaint")
+        return _version(DISTRIBUTION)
     except Exception:  # noqa: BLE001 - not installed (a bare checkout): PackageNotFoundError
         return __version__
 
@@ -82,40 +102,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
                         "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
                         "'criminisi': the paper's greedy patch-by-patch fill")
-    p.add_argument("--alpha", default=None,
-                   help="search factor of Eq. 6: sources come from the object's box grown by alpha times its "
-                        f"size on each side; 'full' searches the whole image (default: {_defaults('alpha')}; "
-                        "criminisi's as in the paper)")
-    p.add_argument("--patch", "-p", default=None,
-                   help=f"patch side P, odd and >= 3 (default: {_defaults('patch')})")
-    p.add_argument("--candidates", default=None,
-                   help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default "
-                        f"{DEFAULTS['multiscale']['candidates']}, texture as sharp as its source at 1); more blend "
-                        "more smoothly")
-    p.add_argument("--source", choices=SOURCES, default=None,
-                   help="criminisi: take sources only from the original picture ('original', default, as in the "
-                        "paper) or also from pixels filled earlier ('filled')")
-    add_device_options(p)
-    p.add_argument("--partition", help="criminisi: the stages to run on the device (the others run in numpy): "
-                                       + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: "
-                                       "findBestPatch and its reduction), or comma-separated stages of "
-                                       + ",".join(STAGES) + " (default all)")
-    p.add_argument("--variant", choices=VARIANTS, default=None,
-                   help="findBestPatch kernel: local-memory tiles (paper's Alg. 2) or global memory")
-    p.add_argument("--loop", choices=LOOPS, default=None,
-                   help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next patch "
-                        "itself; the host reads a log every few iterations), 'host' drives it patch by patch, "
-                        "'auto' (default) takes 'device' whenever every stage runs there with the original "
-                        "sources; the result is the same")
-    p.add_argument("--prune", choices=("auto", "on", "off"), default=None,
-                   help="findBestPatch stops candidates whose partial SSD passes a sampled bound (same result; "
-                        "auto: on CPU devices, where it is faster)")
-    p.add_argument("--stats", action="store_true", help="print the per-stage timing table (like the paper's Table 2)")
-    p.add_argument("--save-mapping", metavar="FILE",
-                   help="also write a picture of where the fill came from: for criminisi, each target patch (red) "
-                        "joined to its source patch (green); for multiscale, each filled pixel coloured by the "
-                        "direction (hue) and distance (brightness) of its source")
-    add_run_options(p, "fill")
+    p._optionals.title = "everyday options"
+    tune = p.add_argument_group("tuning the fill")
+    advanced = advanced_group(p, "advanced: the paper's pipeline (--method criminisi), devices, limits and "
+                                 "measurements")
+    add_device_options(p, advanced)
+    add_run_options(p, "fill", advanced)
+    tune.add_argument("--search-area", dest="alpha", metavar="A", default=None,
+                      help="where source patches come from: the object's box grown by A times its size on each "
+                           f"side (the paper's alpha, Eq. 6); 'full' searches the whole image (default: "
+                           f"{_defaults('alpha')}; criminisi's as in the paper)")
+    add_alias(tune, "--alpha", "alpha")
+    tune.add_argument("--patch", "-p", default=None, metavar="P",
+                      help=f"patch side P, odd and >= 3: larger copies larger structures (default: "
+                           f"{_defaults('patch')})")
+    tune.add_argument("--blend", dest="candidates", metavar="K", default=None,
+                      help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default "
+                           f"{DEFAULTS['multiscale']['candidates']}: texture as sharp as its source); more blend "
+                           "more smoothly")
+    add_alias(tune, "--candidates", "candidates")
+    advanced.add_argument("--source", choices=SOURCES, default=None,
+                          help="criminisi: take sources only from the original picture ('original', default, as "
+                               "in the paper) or also from pixels filled earlier ('filled')")
+    advanced.add_argument("--device-stages", dest="partition", metavar="STAGES",
+                          help="criminisi: the stages to run on the device (the others run in numpy): "
+                               + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: findBestPatch "
+                               "and its reduction), or comma-separated stages of " + ",".join(STAGES)
+                               + " (default all)")
+    add_alias(advanced, "--partition", "partition")
+    advanced.add_argument("--search-memory", dest="variant", choices=VARIANTS, default=None,
+                          help="criminisi: where the patch search (findBestPatch) keeps the image: local-memory "
+                               "tiles (the paper's Alg. 2) or global memory")
+    add_alias(advanced, "--variant", "variant", choices=VARIANTS, default=None)
+    advanced.add_argument("--fill-loop", dest="loop", choices=LOOPS, default=None,
+                          help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next "
+                               "patch itself; the host reads a log every few iterations), 'host' drives it patch "
+                               "by patch, 'auto' (default) takes 'device' whenever every stage runs there with "
+                               "the original sources; the result is the same")
+    add_alias(advanced, "--loop", "loop", choices=LOOPS, default=None)
+    advanced.add_argument("--early-exit", dest="prune", choices=("auto", "on", "off"), default=None,
+                          help="criminisi: the patch search stops scoring a candidate once its partial SSD "
+                               "passes a sampled bound (same result; auto: on CPU devices, where it is faster)")
+    add_alias(advanced, "--prune", "prune", choices=("auto", "on", "off"), default=None)
+    advanced.add_argument("--stats", action="store_true",
+                          help="print the per-stage timing table (like the paper's Table 2)")
+    advanced.add_argument("--save-mapping", metavar="FILE",
+                          help="also write a picture of where the fill came from: for criminisi, each target "
+                               "patch (red) joined to its source patch (green); for multiscale, each filled pixel "
+                               "coloured by the direction (hue) and distance (brightness) of its source")
     return p
 
 
@@ -132,17 +166,18 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
              "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
-    wrong = [f"--{k}" for k, v in given.items() if v is not None and k not in allowed]
+    argv = getattr(args, "argv", [])
+    wrong = [_flag(k, argv) for k, v in given.items() if v is not None and k not in allowed]
     if wrong:
         raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
-                         + ", ".join(f"--{k}" for k in allowed if k in given))
+                         + ", ".join(FLAGS[k] for k in allowed if k in given))
     options = {k: v for k, v in given.items() if v is not None}
     if "alpha" in options:
         options["alpha"] = parse_alpha(options["alpha"])
     if "patch" in options:
         options["patch"] = parse_patch(options["patch"])
     if "candidates" in options:
-        options["candidates"] = parse_int(options["candidates"], "--candidates", 1, MAX_CANDIDATES)
+        options["candidates"] = parse_int(options["candidates"], _flag("candidates", argv), 1, MAX_CANDIDATES)
     options["timings"] = bool(args.stats)  # device stage times only when they are printed
     return options
 
@@ -159,7 +194,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
             case = load_case(args.case)
         except ValueError as exc:  # an unknown name: the message lists the cases
             raise InputError(str(exc)) from None
-        out = Path(args.output) if args.output is not None else Path(f"{case.name}_removed.png")
+        out = Path(args.output) if args.output is not None else Path(f"{case.name}{REMOVED_SUFFIX}.png")
         return [(case.paths["image"], case.paths["mask"], out)]
     if not args.image:
         raise InputError("no input image given")
@@ -172,7 +207,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
         mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, "_removed"))]
+        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX))]
     images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")
@@ -181,7 +216,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if masks is not None and not masks.is_dir():
         raise InputError(f"--masks {masks} is not a folder")
     return [(image, Path(args.mask) if args.mask is not None else paired_file(image, masks),
-             output_for(image, out_dir, "_removed")) for image in images]
+             output_for(image, out_dir, REMOVED_SUFFIX)) for image in images]
 
 
 def _guess_backend(backend: str) -> str:
@@ -197,6 +232,7 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
     raised and reported by :func:`inpaint.cli.guard.guarded`."""
     parser = build_parser()
     args = parser.parse_args(list(argv))
+    args.argv = list(argv)
     if not args.image and args.mask is None and args.case is None:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
@@ -225,8 +261,10 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     program build serve all the files a worker fills."""
     from .options import check_device
 
+    keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
+                                  for image, mask, out in work], quiet=args.quiet)
+    work = [work[i] for i in keep]
     check_device(args.backend, args.device, args.profile)
-    check_distinct([out for _, _, out in work])
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
@@ -242,7 +280,8 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                 out: Path, label: str | None = None, progress: bool = True) -> None:
     """Fill one image and write its result (and --save-mapping); raises on bad input."""
     from .. import io as imageio
-    from ..masks import grow
+    from ..io.naming import check_new
+    from ..masks import covers_everything, grow
     from .options import check_device
     from .progress import Progress
 
@@ -256,6 +295,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
     imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
                          others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
+    for path, what in ((out, "output"), (mapping, "--save-mapping file")):
+        if path is not None and not any(imageio.same_file(path, src) for _, src in sources):
+            check_new(path, args.overwrite or args.force, what)
     if label is None:
         check_device(args.backend, args.device, args.profile)
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
@@ -263,6 +305,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
     imageio.check_output(out, mode=pic.mode, size=pic.size)
+    if radius and covers_everything((h, w), radius):
+        raise InputError(f"--grow {radius} would cover the whole {w}x{h} image from any one pixel of the mask: "
+                         "there would be nothing to copy from; use a smaller --grow")
     plan = imageio.plan_output(pic, out, quality=parse_quality(args.quality))
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
@@ -317,7 +362,8 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if args.stats:
         print((f"{label}\n" if label else "") + format_stats(s))
     if not args.quiet:
-        extra = f", search area widened {s.widened}x" if s.widened else ""
+        extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
+                 "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
         print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
@@ -342,6 +388,7 @@ def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> An
 
 def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     """A warning with an estimate for a mask covering most of the image or a long fill."""
+    from ..report import format_percent
     from .progress import format_seconds
 
     n, total = int(mask.sum()), int(mask.size)
@@ -352,7 +399,7 @@ def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * (2 if args.method == "criminisi" else 1)
     if coverage >= 0.5:
         warnings.warn(InputWarning(
-            f"the mask covers {coverage:.0%} of the image: little is left to copy from, and the fill of "
+            f"the mask covers {format_percent(coverage)} of the image: little is left to copy from, and the fill of "
             f"{n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
     elif seconds >= LONG_JOB_SECONDS:
         warnings.warn(InputWarning(

@@ -14,7 +14,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -38,8 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", nargs="+",
                         help="input image; or several images or folders, for a batch (each resized to the "
                              "same --width/--height)")
-    parser.add_argument("--width", "-W", type=int, help="target width (default: the input's)")
-    parser.add_argument("--height", "-H", type=int, help="target height (default: the input's)")
+    parser.add_argument("--width", "-W", metavar="W",
+                        help="target width in pixels, or a share of the input's such as 50%% (default: the input's)")
+    parser.add_argument("--height", "-H", metavar="H",
+                        help="target height in pixels, or a share such as 75%% (default: the input's)")
+    parser.add_argument("--size", metavar="GEOMETRY",
+                        help="target size as ImageMagick writes it: 75%% (both sides), 50%%x100%%, 640x480! "
+                             "(exactly), 640x480 (the largest size within it keeping the aspect ratio), 640 or x480")
     parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input); "
                                                "for a batch, an existing folder that receives each result "
                                                "under its input's name")
@@ -70,20 +75,38 @@ def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
     return pic
 
 
+def _requested(args: argparse.Namespace) -> "Callable[[int, int], tuple[int | None, int | None]]":
+    """The target size the options ask for, as a function of the input's size (a width or height
+    left out stays ``None``: the input's, or restored after ``--remove``)."""
+    from .options import length_in_pixels, parse_geometry, parse_length
+
+    if args.size is not None:
+        if args.width is not None or args.height is not None:
+            raise InputError("give either --size or --width/--height, not both")
+        return parse_geometry(args.size)
+    w = parse_length(args.width, "--width") if args.width is not None else None
+    h = parse_length(args.height, "--height") if args.height is not None else None
+    return lambda w0, h0: (length_in_pixels(*w, w0) if w else None, length_in_pixels(*h, h0) if h else None)
+
+
 def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
     """The largest output size the run can produce (for the output and memory checks)."""
-    for name, v, cur in (("width", args.width, w0), ("height", args.height, h0)):
+    width, height = args.target(w0, h0)
+    for name, v, cur in (("width", width, w0), ("height", height, h0)):
         if v is not None and v > 2 * cur and not args.allow_large:
             raise InputError(f"--{name} {v} is more than twice the input's {cur}; pass --allow-large "
                              "to enlarge that much")
-    return (args.width or w0), (args.height or h0)
+    return (width or w0), (height or h0)
 
 
 def _masks(protect: Path | None, remove: Path | None, radius: int,
            size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..io import read_mask, same_file
-    from ..masks import grow
+    from ..masks import covers_everything, grow
 
+    if remove and radius and covers_everything((size[1], size[0]), radius):
+        raise InputError(f"--grow {radius} would cover the whole {size[0]}x{size[1]} image from any one pixel of "
+                         "the --remove mask; use a smaller --grow")
     if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
     keep = read_mask(protect, size, "--protect mask") if protect else None
@@ -183,19 +206,17 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import (batch_images, batch_mask, best_devices, check_distinct, is_batch, make_output_folder,
-                        output_folder, output_for, run_batch)
+    from ..io.naming import RESIZED_SUFFIX
+    from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
+                        output_for, plan_batch, run_batch)
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
         raise InputError("the input image file name is empty")
-    if args.width is None and args.height is None and not args.remove:
-        raise InputError("give the target size with --width and/or --height (or --remove MASK to remove an "
-                         "object); without them there is nothing to do")
-    for name in ("width", "height"):
-        v = getattr(args, name)
-        if v is not None and v <= 0:
-            raise InputError(f"--{name} must be a positive integer, got {v}")
+    if args.width is None and args.height is None and args.size is None and not args.remove:
+        raise InputError("give the target size with --width and/or --height, or --size (or --remove MASK to "
+                         "remove an object); without them there is nothing to do")
+    args.target = _requested(args)
     if args.batch is not None and args.batch < 1:
         raise InputError(f"--batch must be a positive integer, got {args.batch}")
     if args.output is not None and args.output.strip() == "":
@@ -206,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = Path(args.image[0])
-        out = Path(args.output) if args.output is not None else output_for(src, None, "_resized")
+        out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         check_device(args.backend, args.device, args.profile)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
         _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams)
@@ -215,8 +236,12 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("--save-seams takes one image, not a batch")
     images = batch_images(args.image)
     out_dir = output_folder(args.output)
-    outs = [output_for(image, out_dir, "_resized") for image in images]
-    check_distinct(outs)
+    outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
+
+    keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
+                                                              batch_mask(args.remove, image)) if m is not None], out)
+                                         for image, out in zip(images, outs)], quiet=args.quiet)
+    images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
     check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
@@ -237,6 +262,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
 
     from .. import io as imageio
     from ..io import check_output
+    from ..io.naming import check_new
     from ..seam import api
     from .guard import compile_note
     from .progress import Progress, format_seconds
@@ -249,6 +275,9 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
     check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
                  others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
+    for path, what in ((out, "output"), (seams_file, "--save-seams file")):
+        if path is not None and not any(imageio.same_file(path, m) for _, m in inputs):
+            check_new(path, args.overwrite or args.force, what)
     pic = imageio.read_image(src)
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)
@@ -290,7 +319,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     t0 = time.perf_counter()
     try:
         with compile_note("inpaint resize", not args.quiet, bar):
-            res = api.resize(pic.rgb, args.width, args.height, energy=args.energy, order=args.order,
+            res = api.resize(pic.rgb, *args.target(w0, h0), energy=args.energy, order=args.order,
                              keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
                              device=device, profile=args.profile,
                              progress=bar.steps if drop is not None else _progress_by_work(

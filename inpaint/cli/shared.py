@@ -23,24 +23,42 @@ COMMANDS = {
 DEFAULT_MAX_PIXELS = 89_478_485
 
 
-def add_device_options(parser: argparse.ArgumentParser) -> None:
-    """``--backend``, ``--device`` and ``--profile``."""
+def add_alias(group: "argparse._ActionsContainer", old: str, dest: str, **kwargs) -> None:
+    """An earlier name of an option, still accepted but left out of ``--help``."""
+    group.add_argument(old, dest=dest, help=argparse.SUPPRESS, **kwargs)
+
+
+def advanced_group(parser: argparse.ArgumentParser, title: str) -> "argparse._ArgumentGroup":
+    """The ``--help`` section of the options few runs need (internals, limits, measurements)."""
+    return parser.add_argument_group(title)
+
+
+def add_device_options(parser: "argparse._ActionsContainer",
+                       advanced: "argparse._ActionsContainer | None" = None) -> None:
+    """``--backend`` and ``--device``; ``--profile`` in ``advanced`` (default: ``parser``)."""
+    advanced = parser if advanced is None else advanced
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
     parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
                                          "(default: PYOPENCL_CTX, then the profile, then the best device); "
                                          "one that matches no device is an error (exit 3)")
-    parser.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+    advanced.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
 
 
-def add_run_options(parser: argparse.ArgumentParser, verb: str) -> None:
-    """``--jobs``, ``--force``, ``--max-pixels``, ``--progress`` and ``--quiet``; ``verb`` says
-    what a job does to an image (``'fill'``, ``'resize'``)."""
+def add_run_options(parser: "argparse._ActionsContainer", verb: str,
+                    advanced: "argparse._ActionsContainer | None" = None) -> None:
+    """``--jobs``, ``--overwrite``, ``--force``, ``--progress`` and ``--quiet``, and ``--max-pixels`` in
+    ``advanced`` (default: ``parser``); ``verb`` says what a job does to an image (``'fill'``, ``'resize'``)."""
+    advanced = parser if advanced is None else advanced
     parser.add_argument("--jobs", "-j", metavar="N", default=None,
                         help=f"batch: {verb} N images at once (default 1); with several OpenCL devices of the best "
                              "kind, the jobs take turns on them")
-    parser.add_argument("--force", action="store_true", help="allow an output to replace an input file")
-    parser.add_argument("--max-pixels", type=int, default=None,
+    parser.add_argument("--overwrite", "-y", action="store_true",
+                        help="replace output files that already exist (without it, an existing output is refused, "
+                             "and in a batch that image is skipped)")
+    parser.add_argument("--force", action="store_true",
+                        help="allow the output of a single image to replace its input file (implies --overwrite)")
+    advanced.add_argument("--max-pixels", type=int, default=None,
                         help="largest image accepted, in pixels (Pillow's decompression-bomb guard; default "
                              f"{DEFAULT_MAX_PIXELS})")
     parser.add_argument("--progress", choices=STYLES, default="auto",

@@ -1,15 +1,24 @@
 """Atomic writes: a temporary file in the destination folder, then ``os.replace``.
 
 A signal or an error never leaves a partial file: the front ends call :func:`cleanup_temp_files`
-when they stop.
+when they stop.  A process killed outright (SIGKILL, a power cut) cannot clean up, so temporary
+files carry a recognisable name, ``.<name>~inpaint.<host>.<pid>.<random>.tmp``, and a later write
+into the same folder removes the stale ones (:func:`remove_stale_temps`): those of this host
+whose process is gone, owned by this user, untouched for :data:`STALE_AFTER` seconds.  A live
+process's file is never removed: its process answers, and its file is fresh while it writes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
+import stat
 import tempfile
 import threading
+import time
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -25,13 +34,73 @@ _TEMP_LOCK = threading.Lock()
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+#: Seconds a dead process's temporary file must be left untouched before a later run removes it.
+STALE_AFTER = 10.0
+#: The part of a temporary file's name this module recognises: ``~inpaint.<host>.<pid>.``.
+_TEMP_NAME = re.compile(r"^\..*~inpaint\.([0-9a-f]{8})\.([0-9]+)\.[A-Za-z0-9_]+\.tmp$")
+#: Longest part of the output's name kept in a temporary file's name (bytes), so that the
+#: temporary name fits wherever the output's does.
+_NAME_BYTES = 160
+_CLEANED: set[str] = set()
+
+
+def _host_tag() -> str:
+    return f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
+
+
+def _short(name: str) -> str:
+    return os.fsdecode(os.fsencode(name)[:_NAME_BYTES])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # someone else's process: alive
+        return True
+    return True
+
+
+def remove_stale_temps(folder: "str | os.PathLike[str]") -> list[str]:
+    """Remove the temporary files a killed run left in ``folder`` (see the module's docstring);
+    returns their paths.  Errors are ignored: this is housekeeping."""
+    removed: list[str] = []
+    host, me, uid = _host_tag(), os.getpid(), getattr(os, "geteuid", lambda: None)()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        if m is None or m.group(1) != host or int(m.group(2)) == me:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if (not stat.S_ISREG(st.st_mode) or (uid is not None and st.st_uid != uid)
+                    or now - st.st_mtime < STALE_AFTER or _alive(int(m.group(2)))):
+                continue
+            os.unlink(entry.path)
+            removed.append(entry.path)
+        except OSError:
+            continue
+    return removed
+
+
 def new_temp(folder: Path, name: str) -> tuple[int, str]:
     """A temporary file beside the output, registered for :func:`cleanup_temp_files` before a
-    signal can interrupt (signals are held while it is created)."""
+    signal can interrupt (signals are held while it is created).  The first write into a folder
+    removes the stale temporary files of killed runs there (:func:`remove_stale_temps`)."""
+    key = os.path.realpath(folder)
+    if key not in _CLEANED:
+        _CLEANED.add(key)
+        remove_stale_temps(folder)
     block = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if block else None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{_short(name)}~inpaint.{_host_tag()}.{os.getpid()}.", suffix=".tmp",
+                                   dir=folder)
         with _TEMP_LOCK:
             _TEMP_FILES.add(tmp)
     finally:

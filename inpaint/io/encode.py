@@ -141,8 +141,13 @@ def _deflate(data: memoryview, level: int) -> list[bytes]:
 
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(bands) as pool:
-        parts = list(pool.map(band, range(bands)))
+    try:
+        with ThreadPoolExecutor(bands) as pool:
+            parts = list(pool.map(band, range(bands)))
+    except RuntimeError as exc:  # no thread can start (a process or memory limit): the same bands on this one
+        if "can't start new thread" not in str(exc):
+            raise
+        parts = [band(i) for i in range(bands)]
     return [b"\x78\x5e"] + parts + [struct.pack(">I", zlib.adler32(data) & 0xFFFFFFFF)]
 
 

@@ -13,7 +13,7 @@ is the input file itself.
 The input is read once, before the work (:func:`read_header`, which also says whether it can be
 edited this way); only the box of whole MCUs around the changed pixels is taken from the result.
 
-DCT access is through ``jpeglib`` (optional: ``pip install inpaint[jpeg]``); without it, or for a
+DCT access is through ``jpeglib`` (optional: ``pip install inpaint-cl[jpeg]``); without it, or for a
 JPEG it cannot edit this way, the output is encoded again (see :mod:`inpaint.io.plan`).
 """
 
@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
+
+from .. import install_hint
 
 #: The transform from an upright array back to the stored one, per EXIF orientation (the inverse
 #: of :data:`inpaint.io.read._ORIENT`).
@@ -83,7 +85,7 @@ def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
         :func:`edit`), and None; or None and why the file cannot be edited block by block.
     """
     if not available():
-        return None, "lossless editing of JPEG needs the jpeglib package: pip install 'inpaint[jpeg]'"
+        return None, f"lossless editing of JPEG needs the jpeglib package: {install_hint('jpeg')}"
     import jpeglib
 
     with _LOCK, jpeglib.version(_LIBJPEG):

@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image
 
 from ..errors import InputError
+from ..masks import mask_from_array
 from .read import open_image, upright
 
 
@@ -25,8 +26,8 @@ def mask_from_image(img: Image.Image) -> np.ndarray:
 
     Pixels brighter than mid-grey mark the object; for a mask with transparency (an alpha
     channel that is not fully opaque, or a palette with a transparent entry), its opaque
-    pixels (alpha > 127) do.  16-bit masks compare with 32767 (above 255) and float masks
-    with 0.5 (values up to 1).
+    pixels (alpha > 127) do.  16-bit masks compare with 32767 (above 255); float masks follow
+    :func:`inpaint.masks.mask_from_array` (NaN refused; 0.5 on a 0..1 scale, 127 on a 0..255 one).
     """
     if img.mode == "P" and "transparency" in img.info:
         img = img.convert("RGBA")
@@ -38,9 +39,14 @@ def mask_from_image(img: Image.Image) -> np.ndarray:
         arr = np.asarray(img).astype(np.int64)
         return arr > (127 if arr.max(initial=0) <= 255 else 32767)
     if img.mode == "F":
-        arr = np.nan_to_num(np.asarray(img), nan=0.0)
-        return arr > (0.5 if arr.max(initial=0) <= 1.0 else 127.0)
+        return mask_from_array(np.asarray(img))
     return np.asarray(img.convert("L")) > 127
+
+
+def mask_file_limit(size: tuple[int, int]) -> int:
+    """Largest mask file accepted for an image of ``size``: room for 16 bytes a pixel (four
+    float channels, uncompressed) and 1 MiB of headers and metadata."""
+    return int(size[0]) * int(size[1]) * 16 + (1 << 20)
 
 
 def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str = "mask") -> np.ndarray:
@@ -55,13 +61,20 @@ def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str =
     InputError
         Unreadable, or not of ``size``.
     """
-    img, _ = open_image(path, what)
+    img, _ = open_image(path, what, max_bytes=mask_file_limit(size))
     img.info.pop("inpaint_frames", None)
     turned = upright(img)
     if turned.size != tuple(size):
+        why = ""
+        if img.size == tuple(size):
+            why = (f" after its own EXIF orientation turns it (stored {img.size[0]}x{img.size[1]}); save the mask "
+                   "without an EXIF orientation")
+        elif turned.size == tuple(size)[::-1]:
+            why = (": it looks drawn on the photo as stored, before the photo's EXIF rotation (photos and masks "
+                   "are read upright); rotate the mask the same way, or draw it on the upright photo")
         raise InputError(
             f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
-            "they must be the same size")
+            f"they must be the same size{why}")
     try:
         return mask_from_image(turned)
     except InputError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import warnings
 from pathlib import Path
 from typing import Any
@@ -51,21 +52,49 @@ def _swap_rawmode(raw: str) -> str:
 
 
 def check_name(path: "str | os.PathLike[str]", what: str) -> None:
-    """Refuse a file name the system cannot open (a NUL character)."""
-    if "\x00" in os.fspath(path):
-        raise InputError(f"the {what} file name {os.fspath(path)!r} is not valid: it holds a NUL character")
+    """Refuse a file name the system cannot open (a NUL character), and ``-``: the commands read
+    and write files only, not standard input and output."""
+    name = os.fspath(path)
+    if "\x00" in name:
+        raise InputError(f"the {what} file name {name!r} is not valid: it holds a NUL character")
+    if name == "-":
+        raise InputError(f"'-' (standard input or output) is not supported for the {what}: give a file name "
+                         "(./- for a file named '-')")
 
 
-def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: int = 0) -> tuple[Image.Image, list]:
-    """The first frame of ``path``, loaded; and its tiles (read before loading)."""
+def check_regular(path: "str | os.PathLike[str]", what: str, max_bytes: int | None = None) -> None:
+    """Refuse, without opening it, anything but a regular file (a named pipe would block the read
+    forever, a device like /dev/zero never ends), and a file larger than ``max_bytes``.
+
+    Raises
+    ------
+    InputError
+        Missing, a folder, not a regular file, too large, or a name the system refuses.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{what} {path} does not exist") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} {path} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        raise InputError(f"{what} {path} is {kind}, not a regular file; give a file")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise InputError(f"{what} {path} is {st.st_size} bytes, more than the {max_bytes} bytes it may have")
+
+
+def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: int = 0,
+               max_bytes: int | None = None) -> tuple[Image.Image, list]:
+    """The first frame of ``path``, loaded; and its tiles (read before loading).  Only a regular
+    file of at most ``max_bytes`` is opened (:func:`check_regular`)."""
     p = Path(path)
     if str(path) == "":
         raise InputError(f"the {what} file name is empty")
     check_name(path, what)
-    if not p.exists():
-        raise InputError(f"{what} {p} does not exist")
-    if p.is_dir():
-        raise InputError(f"{what} {p} is a folder, not an image file")
+    check_regular(p, what, max_bytes)
     img = None
     notes = []
     try:

@@ -7,14 +7,24 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import cancel
+
 
 class StepwiseJob:
     """What every fill method's job shares: ``run`` steps it to the end.  Subclasses provide
     ``step()`` (True while steps remain), ``stats`` (with ``iterations``) and ``result()``."""
 
     def run(self, callback: Callable[[Any], Any] | None = None) -> Any:
-        """Step to the end, calling ``callback(self)`` after every step; return the result."""
+        """Step to the end, calling ``callback(self)`` after every step; return the result.
+
+        Raises
+        ------
+        inpaint.cancel.Cancelled
+            A stop was requested (:func:`inpaint.cancel.request`); checked before every step.
+        """
+        cancel.check()
         while self.step():
+            cancel.check()
             if callback is not None:
                 callback(self)
         if callback is not None and self.stats.iterations:

@@ -83,20 +83,27 @@ def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
 
 
 def check_arrays(image: Any, mask: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The RGB channels of an (H, W, 3 or 4) uint8 ``image`` and ``mask`` as bool.
+    """An (H, W, 3) uint8 RGB ``image`` and its ``mask`` as bool (:func:`inpaint.masks.mask_from_array`).
 
     Raises
     ------
     InputError
-        A wrong shape or dtype, or a mask of another size.
+        A wrong shape or dtype (an RGBA image is refused rather than losing its alpha: fill
+        ``image[..., :3]`` and keep the alpha yourself, as the command and the app do), a mask
+        of another size, or a mask with NaN values.
     """
+    from ..masks import mask_from_array
+
     image = np.asarray(image)
     mask = np.asarray(mask)
-    if image.ndim != 3 or image.shape[2] not in (3, 4) or image.dtype != np.uint8:
+    if image.ndim == 3 and image.shape[2] == 4 and image.dtype == np.uint8:
+        raise InputError("image has 4 channels (RGBA): the fill works on RGB and would drop the alpha; pass "
+                         "image[..., :3] and keep the alpha yourself")
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise InputError(f"image must be an (H, W, 3) uint8 RGB array, got shape {image.shape} dtype {image.dtype}")
     if mask.shape != image.shape[:2]:
         raise InputError(f"mask shape {mask.shape} does not match the image's {image.shape[:2]}")
-    return image[..., :3], mask.astype(bool)
+    return image, mask_from_array(mask)
 
 
 def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:

@@ -7,7 +7,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import cancel
 from ..cl import BACKENDS
+from ..masks import mask_from_array
 from . import reference as ref
 
 ENERGIES = ("backward", "forward")
@@ -39,7 +41,7 @@ def _as_mask(name: str, mask: Any, shape: tuple[int, int]) -> np.ndarray | None:
     arr = np.asarray(mask)
     if arr.shape != shape:
         raise ValueError(f"{name} has shape {arr.shape}, the image is {shape[0]}x{shape[1]} (H x W)")
-    return arr.astype(bool)
+    return mask_from_array(arr, name)
 
 
 def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
@@ -57,6 +59,7 @@ def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
 def _plan(n: int, batch: int | None) -> Callable[[int, int], int]:
     """Strips per pass: 1 (exact) or up to ``batch``, never more than half the width."""
     def plan(width: int, removed: int) -> int:
+        cancel.check()  # called before every pass: a stop request ends the carving here
         left = n - removed
         if left <= 0:
             return 0
@@ -104,8 +107,10 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
         if until_clear:
             raise ValueError("drop_mask: the marked object cannot be removed completely "
                              "(keep_mask blocks every seam through it, or the image became too small)")
-        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses "
-                         f"a protected pixel after removing {removed} of {n} seams")
+        # A batch pass may count the seam that failed as removed: then no count is given.
+        done = f" (after removing {removed} of the {n} seams needed)" if 0 < removed < n else ""
+        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses a "
+                         f"protected pixel{done}")
     st.pixels, st.mask, st.idx = pixels, mask, idx
     if st.seam_map is not None and st.seam_map.size:
         st.removed_ordinal = max(st.removed_ordinal, int(st.seam_map.max()))
@@ -115,6 +120,7 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
 def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None) -> None:
     done = 0
     while done < n:
+        cancel.check()
         h, w = st.pixels.shape
         k = min(n - done, max(1, int(w * ENLARGE_STEP)))
         local = _State(st.pixels.copy(), None if st.mask is None else st.mask.copy(), track=True)

@@ -48,6 +48,8 @@ except ImportError:  # pragma: no cover - the numpy backend runs without pyopenc
 
 I32 = np.int32
 DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
+#: Seam passes the host may queue ahead of the device (a stop request waits for at most these).
+QUEUE_AHEAD = 8
 #: Rows per work-group for the one-work-item-per-row kernels.
 ROWS_PER_GROUP = 16
 
@@ -253,6 +255,7 @@ class OpenCLCarver:
         fresh_table = True
         counts = np.zeros(1, dtype=np.int32)
         fails = np.zeros(1, dtype=np.int32)
+        in_flight: list[Any] = []
         while True:
             if until_clear:
                 cl.enqueue_copy(q, counts, counters)
@@ -281,8 +284,13 @@ class OpenCLCarver:
             else:
                 run("argmin", knl["argmin" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,),
                     img, cost, seams, failed_buf, width, h, pitch, strips)
-            run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg),
-                img, energy, cost, mbuf, ibuf, smap, seams, counters, strips, width, h, pitch, ordinal)
+            done = run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg),
+                       img, energy, cost, mbuf, ibuf, smap, seams, counters, strips, width, h, pitch, ordinal)
+            # Keep at most QUEUE_AHEAD passes queued: the host checks for a stop request before every
+            # pass, and a deep queue would run on for seconds after one.
+            in_flight.append(done)
+            if len(in_flight) > QUEUE_AHEAD:
+                in_flight.pop(0).wait()
             valid = strips
             if has_keep and (batch or until_clear):
                 cl.enqueue_copy(q, fails, failed_buf)

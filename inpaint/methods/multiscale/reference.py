@@ -28,6 +28,8 @@ from typing import Iterator
 
 import numpy as np
 
+from ... import cancel
+
 #: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
 EMPTY = np.uint32(0xFFFFFFFF)
 #: Fixed-point scale of the Poisson correction (12 fractional bits).
@@ -128,6 +130,7 @@ def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, 
 
 
 def _consider(est, targets, nnf, cost, valid, half, cand, ok) -> None:
+    cancel.check()  # a round on a large image takes seconds: a stop request ends it here
     h, w = valid.shape
     ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
     cy = np.clip(cand[:, 0], 0, h - 1)
@@ -231,6 +234,7 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
     known = hole == 0
     b = (est[oy:oy + rh, ox:ox + rw, :3].astype(np.int32) - v[..., :3]) * FIX
     for _ in range(sweeps):
+        cancel.check()
         for pix in lists:
             if not len(pix):
                 continue
@@ -307,6 +311,7 @@ def onion_search(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, valid: n
     bestd = np.full(n, int(EMPTY), np.int64)
 
     def consider(cand: np.ndarray, ok: np.ndarray) -> None:
+        cancel.check()
         ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
         ok &= valid[np.clip(cand[:, 0], 0, h - 1), np.clip(cand[:, 1], 0, w - 1)] != 0
         if not ok.any():

@@ -1,0 +1,208 @@
+"""Measure tap-to-select against true object masks (a tool of the checkout, for docs/TAP_SELECT.md).
+
+Two selections are compared: the colour range of earlier versions (``colour``:
+:func:`mobile_ui.masktools.tap_select_colour`) and the object-aware tap
+(``object``: :func:`inpaint.tapselect.select_object`, which the app's tap uses where OpenCV is
+installed).
+
+The truth
+---------
+* ``bundled``: the four bundled cases (``datasets/<case>``) were made by pasting a cut-out
+  onto a photo; the object is exactly the pixels the paste changed (``image != truth``).
+* ``objects``: the twelve real photos of ``datasets/objects``.  Their ``mask.png`` holds a
+  rim (3-4 px) and, for the fig, its shadow, so the truth here is rebuilt from the outlines
+  of ``tools/build_object_cases.py`` without the rim: the hand-placed polygons (points a few
+  source pixels outside the object's edge, i.e. within about 1-2 output pixels), reduced to
+  the case's size the same way; the fig without its shadow.  The wooden bird is a colour
+  matte that needs the source photo, so its truth is ``mask.png`` eroded by its rim (a
+  closing of the outline).  Two more objects come from the outlines of the same script on
+  the same images: the astronaut (``flag_backdrop``'s image) and the cameraman
+  (``tripod_grass``'s image).
+
+Cases are split once, by a fixed rule and before any tuning: ``tune`` (the bundled cases and
+every other object case, in ``index.json`` order) and ``held-out`` (the rest, and the two
+extra objects).  Only ``tune`` was looked at while choosing the method's constants.
+
+The simulated user
+------------------
+Each tap goes to a point deep inside the part of the object not selected yet: a random
+pixel (seeded) among those at least ``DEPTH`` of the largest distance to its outline.  A tap
+that adds more background than object is undone and tried again at half the tolerance (a
+user lowering the slider); below 4 that spot is given up.  Both selections get the same
+user, the same seeds and the default tolerance of each.
+
+``python tools/tap_select_eval.py [--set tune|held-out|all] [--out FOLDER]`` prints Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from build_object_cases import CASES as OBJECT_CASES, OBJECTS, fill_small_holes, out_size, polygons_mask, \
+    reduce_mask  # noqa: E402
+
+from inpaint.io.cases import load_case  # noqa: E402
+from inpaint.tapselect import select_object  # noqa: E402
+from mobile_ui import masktools  # noqa: E402
+
+BUNDLED = ("walkingman", "river", "divingman", "hill")
+#: Extra objects outlined on the images of these cases: (name, case, outline).
+EXTRA = (("astronaut", "flag_backdrop", "astronaut"), ("cameraman", "tripod_grass", "cameraman"))
+#: A tap lands on a pixel at least this fraction of the deepest distance inside the missing part.
+DEPTH = 0.5
+SEEDS = (0, 1, 2)
+
+
+def load_rgb(path: Path) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB"), np.uint8).copy()
+
+
+def outline_truth(case: dict, objects: "list[str]") -> np.ndarray:
+    """The union of ``objects``' polygons, reduced to the case's size, without the rim."""
+    w, h = out_size(case["crop"], case["long"])
+    x1, y1 = case["crop"][2], case["crop"][3]
+    src = np.zeros((y1, x1), bool)
+    for name in objects:
+        src |= polygons_mask((x1, y1), OBJECTS[name]["polygons"])
+    return fill_small_holes(reduce_mask(src, case["crop"], (w, h)))
+
+
+def load_sets() -> "dict[str, list[tuple[str, np.ndarray, np.ndarray]]]":
+    """``{"tune": [(name, image, truth), ...], "held-out": [...]}``."""
+    sets = {"tune": [], "held-out": []}
+    for name in BUNDLED:
+        c = load_case(name)
+        image = np.asarray(c.image)
+        sets["tune"].append((name, image, (image != np.asarray(c.truth)).any(axis=2)))
+    order = [c["name"] for c in json.loads((ROOT / "datasets/objects/index.json").read_text())["cases"]]
+    by_name = {c["name"]: c for c in OBJECT_CASES}
+    for i, name in enumerate(order):
+        case, folder = by_name[name], ROOT / "datasets/objects" / name
+        image = load_rgb(folder / "image.png")
+        objects = ["fig" if o == "fig_shadow" else o for o in case["objects"]]
+        if all("polygons" in OBJECTS[o] and "matte" not in OBJECTS[o] for o in objects):
+            truth = outline_truth(case, objects)
+        else:
+            drawn = load_rgb(folder / "mask.png")[..., 0] > 127
+            truth = ~masktools.grow(~drawn, case["rim"])
+        sets["tune" if i % 2 == 0 else "held-out"].append((name, image, truth))
+    for name, case_name, outline in EXTRA:
+        image = load_rgb(ROOT / "datasets/objects" / case_name / "image.png")
+        sets["held-out"].append((name, image, outline_truth(by_name[case_name], [outline])))
+    return sets
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    return float((a & b).sum() / max((a | b).sum(), 1))
+
+
+def tap_point(missing: np.ndarray, rng: np.random.Generator) -> "tuple[int, int] | None":
+    """A random pixel deep inside ``missing`` (at least DEPTH of its largest inner distance)."""
+    if not missing.any():
+        return None
+    dist = ndimage.distance_transform_edt(np.pad(missing, 1))[1:-1, 1:-1]
+    ys, xs = np.nonzero(dist >= DEPTH * dist.max())
+    i = int(rng.integers(len(ys)))
+    return int(ys[i]), int(xs[i])
+
+
+def simulate(select, image, obj, tolerance, taps, seed):
+    """The user above; returns the selection after each kept tap and the seconds each call took."""
+    rng = np.random.default_rng(seed)
+    sel = np.zeros(obj.shape, bool)
+    given_up = np.zeros(obj.shape, bool)
+    after, seconds = [], []
+    while len(after) < taps:
+        yx = tap_point(obj & ~sel & ~given_up, rng)
+        if yx is None:
+            break
+        t = tolerance
+        while True:
+            t0 = time.perf_counter()
+            region = select(image, yx, t)
+            seconds.append(time.perf_counter() - t0)
+            new = region & ~sel
+            if (new & ~obj).sum() <= (new & obj).sum():
+                sel = sel | region
+                after.append(sel)
+                break
+            if t <= 4:
+                y, x = yx
+                given_up[max(y - 3, 0):y + 4, max(x - 3, 0):x + 4] = True
+                break
+            t = t // 2
+    while len(after) < taps:          # nothing left to tap: the selection stays
+        after.append(sel)
+    return after, seconds
+
+
+METHODS = {
+    "colour": (masktools.tap_select_colour, masktools.COLOUR_TOLERANCE),
+    "object": (partial(select_object, grabcut=True), masktools.OBJECT_TOLERANCE),
+}
+
+
+def evaluate(cases, methods, taps=(1, 3)):
+    rows = {}
+    for name, image, obj in cases:
+        for m in methods:
+            select, tol = METHODS[m]
+            ious = {t: [] for t in taps}
+            secs = []
+            for seed in SEEDS:
+                after, seconds = simulate(select, image, obj, tol, max(taps), seed)
+                for t in taps:
+                    ious[t].append(iou(after[t - 1], obj))
+                secs += seconds
+            rows[(name, m)] = {t: float(np.mean(v)) for t, v in ious.items()} | {"s": float(np.median(secs))}
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--set", choices=("tune", "held-out", "all"), default="all")
+    p.add_argument("--methods", default="colour,object")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    sets = load_sets()
+    methods = args.methods.split(",")
+    names = ("tune", "held-out") if args.set == "all" else (args.set,)
+    report = {}
+    for s in names:
+        rows = evaluate(sets[s], methods)
+        report[s] = {f"{n}/{m}": r for (n, m), r in rows.items()}
+        print(f"\n### {s}: IoU with the object (mean of {len(SEEDS)} seeded users), median seconds per tap\n")
+        print("| case | object px | " + " | ".join(f"{m}: 1 tap | {m}: 3 taps | {m}: s/tap" for m in methods) + " |")
+        print("|---" * (2 + 3 * len(methods)) + "|")
+        for name, _, obj in sets[s]:
+            cells = []
+            for m in methods:
+                r = rows[(name, m)]
+                cells += [f"{r[1]:.3f}", f"{r[3]:.3f}", f"{r['s']:.3f}"]
+            print(f"| {name} | {int(obj.sum())} | " + " | ".join(cells) + " |")
+        cells = []
+        for m in methods:
+            rs = [rows[(n, m)] for n, _, _ in sets[s]]
+            cells += [f"**{np.mean([r[1] for r in rs]):.3f}**", f"**{np.mean([r[3] for r in rs]):.3f}**",
+                      f"{np.median([r['s'] for r in rs]):.3f}"]
+        print("| mean | | " + " | ".join(cells) + " |")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
