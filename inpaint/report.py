@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["STEP_LABELS", "format_stats", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
+__all__ = ["STEP_LABELS", "format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
            "seconds_left"]
 
 #: What each step of the multiscale fill does.
@@ -109,6 +109,24 @@ def format_stats(stats: Any) -> str:
                 if getattr(stats, "loop", "host") == "device" else "")]
     where = (lambda s: "device" if s in stats.device_stages else "host")
     return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))
+
+
+def format_phases(rows: Sequence[tuple[str, float]], wall: float, start: str, other: str) -> str:
+    """A whole command's time as a Markdown table: each phase's wall time in ``rows``
+    (``(name, seconds)``), then ``other`` (the wall minus them), then the total.
+
+    Every time is rounded to the millisecond and "other" is taken from the rounded values, so
+    the printed rows add up to the printed wall exactly."""
+    ms = [(name, int(round(sec * 1000))) for name, sec in rows]
+    total = int(round(wall * 1000))
+    ms.append((other, total - sum(m for _, m in ms)))
+    lines = ["", f"whole command: {total / 1000:.3f} s wall, from {start} until this table",
+             "| phase | seconds | % |", "|---|---:|---:|"]
+    for name, m in ms:
+        pct = 100 * m / total if total else 0.0
+        lines.append(f"| {name} | {m / 1000:.3f} | {pct:.1f} |")
+    lines.append(f"| **total** | **{total / 1000:.3f}** | 100 |")
+    return "\n".join(lines)
 
 
 def draw_mapping(rgb: Any, patches: Sequence[tuple[int, int, int, int]], patch: int) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Sequence
 
+from . import phases
 from .guard import guarded
 from .shared import COMMANDS
 
@@ -33,6 +34,7 @@ def _command(name: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
+    phases.enter()  # --stats times the start-up up to here
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"

@@ -8,7 +8,9 @@ depth, atomically.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Sequence
@@ -18,12 +20,13 @@ from ..errors import InputError, InputWarning
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
-from ..report import draw_mapping, draw_offsets, format_stats
+from ..report import draw_mapping, draw_offsets, format_phases, format_stats
 from ..io.naming import REMOVED_SUFFIX
 from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
                     output_for, paired_file, plan_batch, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
+from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
 from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
@@ -145,7 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "passes a sampled bound (same result; auto: on CPU devices, where it is faster)")
     add_alias(advanced, "--prune", "prune", choices=("auto", "on", "off"), default=None)
     advanced.add_argument("--stats", action="store_true",
-                          help="print the per-stage timing table (like the paper's Table 2)")
+                          help="print the per-stage timing table (like the paper's Table 2), then the whole "
+                               "command's time, phase by phase (start-up, reading, OpenCL set-up and build, fill, "
+                               "writing)")
     advanced.add_argument("--save-mapping", metavar="FILE",
                           help="also write a picture of where the fill came from: for criminisi, each target "
                                "patch (red) joined to its source patch (green); for multiscale, each filled pixel "
@@ -230,6 +235,7 @@ def _guess_backend(backend: str) -> str:
 def main(argv: Sequence[str], prog: str = "inpaint") -> int:
     """Run ``inpaint`` (object removal) with the command-line arguments ``argv``; errors are
     raised and reported by :func:`inpaint.cli.guard.guarded`."""
+    phases = Phases()  # --stats: the start-up ends here
     parser = build_parser()
     args = parser.parse_args(list(argv))
     args.argv = list(argv)
@@ -238,10 +244,10 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
                          "for the bundled example; 'inpaint --help' lists the options")
     with max_pixels(args.max_pixels):
-        return _run(args)
+        return _run(args, phases)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     options = _method_options(args)
     radius = parse_grow(args.grow) if args.grow is not None else 0
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
@@ -250,7 +256,7 @@ def _run(args: argparse.Namespace) -> int:
     work = _jobs(args)
     if not is_batch(args.image or []):
         image_path, mask_path, out = work[0]
-        _remove_one(args, options, radius, image_path, mask_path, out)
+        _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
     return _remove_batch(args, options, radius, work, jobs)
 
@@ -277,8 +283,9 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
 
 
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
-                out: Path, label: str | None = None, progress: bool = True) -> None:
-    """Fill one image and write its result (and --save-mapping); raises on bad input."""
+                out: Path, label: str | None = None, progress: bool = True, phases: Phases | None = None) -> None:
+    """Fill one image and write its result (and --save-mapping); raises on bad input.  With
+    ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
     from .. import io as imageio
     from ..io.naming import check_new
     from ..masks import covers_everything, grow
@@ -298,9 +305,13 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     for path, what in ((out, "output"), (mapping, "--save-mapping file")):
         if path is not None and not any(imageio.same_file(path, src) for _, src in sources):
             check_new(path, args.overwrite or args.force, what)
+    phases = phases if args.stats else None
+    timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
     if label is None:
-        check_device(args.backend, args.device, args.profile)
-    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+        with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
+            check_device(args.backend, args.device, args.profile)
+    with timing(READ):
+        pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
@@ -311,13 +322,15 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     plan = imageio.plan_output(pic, out, quality=parse_quality(args.quality))
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
-    mask = imageio.read_mask(mask_path, pic.size)
+    with timing(READ):
+        mask = imageio.read_mask(mask_path, pic.size)
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
     name = f"{label}: " if label else ""
     if protect_path is not None:
-        options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
+        with timing(READ):
+            options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
     if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
         print(f"inpaint: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
     meta = {"plan": plan, "mask": mask}
@@ -338,29 +351,39 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
 
     bar = Progress("inpaint", f"filling {label}" if label else "filling",
                    "none" if args.quiet or not progress else args.progress)
+    t_fill = time.perf_counter()
     try:
         with compile_note("inpaint", not args.quiet, bar):
             res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
     finally:
         bar.close()
-    result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
-    items = [(result, out, meta)]
-    if mapping is not None:
-        if args.method == "criminisi":
-            drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
-        else:
-            drawing = draw_offsets(res.image, res.source_map, mask)
-        items.append((drawing, mapping, {}))
-    try:
-        notes = imageio.save_images(items)
-    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
-        raise InputError(f"cannot write the output: {exc}") from None
+    if phases is not None:
+        s = res.stats
+        if s.backend != "numpy":
+            phases.add(CONTEXT, s.context_seconds)
+            phases.add(BUILD, s.build_seconds)
+        phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
+    with timing(WRITE):
+        result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
+        items = [(result, out, meta)]
+        if mapping is not None:
+            if args.method == "criminisi":
+                drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
+            else:
+                drawing = draw_offsets(res.image, res.source_map, mask)
+            items.append((drawing, mapping, {}))
+        try:
+            notes = imageio.save_images(items)
+        except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
+            raise InputError(f"cannot write the output: {exc}") from None
     note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
     if note and not args.quiet:
         print(f"inpaint: note: {name}{note}", file=sys.stderr)
     s = res.stats
     if args.stats:
         print((f"{label}\n" if label else "") + format_stats(s))
+        if phases is not None:
+            print(format_phases(*phases.table(), OTHER))
     if not args.quiet:
         extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
                  "sources") if s.widened else ""

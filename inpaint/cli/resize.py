@@ -10,6 +10,7 @@ The exit status is the guard's (:mod:`inpaint.cli.guard`); nothing is written on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 import warnings
@@ -20,8 +21,10 @@ import numpy as np
 
 from ..errors import InputError, InputWarning
 from ..io import MASK_RULE
+from ..report import format_phases
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
+from .phases import BUILD, CARVE, CONTEXT, OTHER, READ, WRITE, Phases
 from .shared import add_device_options, add_run_options, max_pixels
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
@@ -64,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-seams", metavar="FILE", help="also write the input with the seams drawn over it "
                                                              "(removed: red, inserted: green)")
     parser.add_argument("--allow-large", action="store_true", help="allow enlarging by more than 2x")
+    parser.add_argument("--stats", action="store_true",
+                        help="print the whole command's time, phase by phase (start-up, reading, OpenCL set-up, "
+                             "carving, writing); one image, not a batch")
     add_device_options(parser)
     add_run_options(parser, "resize")
 
@@ -198,14 +204,15 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
     """Run ``inpaint resize`` with the command-line arguments ``argv``; returns the exit status.
     Errors are raised (:class:`~inpaint.errors.InputError`, ...) and reported by
     :func:`inpaint.cli.guard.guarded`."""
+    phases = Phases()  # --stats: the start-up ends here
     parser = argparse.ArgumentParser(prog=prog)
     add_arguments(parser)
     args = parser.parse_args(list(argv))
     with max_pixels(args.max_pixels):
-        return _run(args)
+        return _run(args, phases)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     from ..io.naming import RESIZED_SUFFIX
     from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
                         output_for, plan_batch, run_batch)
@@ -228,12 +235,16 @@ def _run(args: argparse.Namespace) -> int:
     if not is_batch(args.image):
         src = Path(args.image[0])
         out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
-        check_device(args.backend, args.device, args.profile)
+        with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
+                contextlib.nullcontext():
+            check_device(args.backend, args.device, args.profile)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
-        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams)
+        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")
+    if args.stats:
+        raise InputError("--stats takes one image, not a batch")
     images = batch_images(args.image)
     out_dir = output_folder(args.output)
     outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
@@ -256,8 +267,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | None, remove: Path | None,
                 radius: int, seams_file: str | None = None, label: str | None = None, device: Any = None,
-                progress: bool = True) -> None:
-    """Resize one image and write the result (and ``--save-seams``); raises on bad input."""
+                progress: bool = True, phases: Phases | None = None) -> None:
+    """Resize one image and write the result (and ``--save-seams``); raises on bad input.  With
+    ``phases`` and ``--stats``, prints the whole command's time, phase by phase."""
     from PIL import Image
 
     from .. import io as imageio
@@ -278,7 +290,10 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     for path, what in ((out, "output"), (seams_file, "--save-seams file")):
         if path is not None and not any(imageio.same_file(path, m) for _, m in inputs):
             check_new(path, args.overwrite or args.force, what)
-    pic = imageio.read_image(src)
+    phases = phases if getattr(args, "stats", False) else None
+    timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
+    with timing(READ):
+        pic = imageio.read_image(src)
     w0, h0 = pic.size
     tw, th = _target_size(args, w0, h0)
     check_output(out, mode=pic.mode, size=(max(tw, w0), max(th, h0)) if remove else (tw, th))
@@ -289,12 +304,14 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         print(f"inpaint resize: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
-    keep, drop = _masks(protect, remove, radius, (w0, h0))
+    with timing(READ):
+        keep, drop = _masks(protect, remove, radius, (w0, h0))
     backend = args.backend
     if backend == "auto":
         from ..cl.runtime import opencl_available
 
-        backend = "opencl" if opencl_available() else "numpy"
+        with timing(CONTEXT):
+            backend = "opencl" if opencl_available() else "numpy"
     need = max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL
     note = imageio.check_memory(need, f"resizing {w0}x{h0} to {tw}x{th}")
     if note:
@@ -311,11 +328,21 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
-        _save(imageio, items)
+        with timing(WRITE):
+            _save(imageio, items)
+        if phases is not None:
+            print(format_phases(*phases.table(), OTHER).lstrip("\n"))
         return
 
     bar = Progress("inpaint resize", f"carving {label}" if label else "carving",
                    "none" if args.quiet or not progress else args.progress)
+    rt = None
+    if phases is not None and backend != "numpy":  # the carver takes this thread's cached runtime
+        from ..cl.runtime import get_runtime
+
+        with timing(CONTEXT):
+            rt = get_runtime(device=device, profile=args.profile)
+        built = rt.build_seconds
     t0 = time.perf_counter()
     try:
         with compile_note("inpaint resize", not args.quiet, bar):
@@ -337,12 +364,20 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
+    if phases is not None:
+        build = rt.build_seconds - built if rt is not None else 0.0
+        if rt is not None:
+            phases.add(BUILD, build)
+        phases.add(CARVE, elapsed - build)
     out8, seam_map, source = res if seams_file else (res[0], None, res[1])
-    result, move_note = imageio.apply_moves(pic, out8, source)
-    items = [(result, out, {"plan": plan})]
-    if seam_map is not None:
-        items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
-    notes = _save(imageio, items)
+    with timing(WRITE):
+        result, move_note = imageio.apply_moves(pic, out8, source)
+        items = [(result, out, {"plan": plan})]
+        if seam_map is not None:
+            items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
+        notes = _save(imageio, items)
+    if phases is not None:
+        print(format_phases(*phases.table(), OTHER).lstrip("\n"))
     note = "; ".join(n for n in (move_note, notes[0]) if n)
     if not args.quiet:
         if note:

@@ -52,6 +52,9 @@ class FillStats:
         Wall time of the whole run.
     build_seconds : float
         Time spent building (or loading from the driver's cache) the OpenCL program.
+    context_seconds : float
+        Time spent getting the OpenCL runtime: choosing the device and creating its context
+        and queue (close to 0 when an earlier fill in this thread already made it).
     backend : str
         ``'opencl'``, ``'numpy'`` or (Criminisi with a partition) ``'mixed'``.
     device : str
@@ -76,6 +79,7 @@ class FillStats:
     transfer_seconds: float = 0.0
     total_seconds: float = 0.0
     build_seconds: float = 0.0
+    context_seconds: float = 0.0
     backend: str = "numpy"
     device: str = "host (numpy)"
     patch: int = 0

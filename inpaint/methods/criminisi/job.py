@@ -244,7 +244,9 @@ class Inpainter(StepwiseJob):
 
             stages = parse_partition(partition if partition is not None else "all")
             if stages:
+                t_rt = time.perf_counter()
                 self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
+                self.stats.context_seconds = time.perf_counter() - t_rt
                 self._on_device = stages if self._rt is not None else ()
         self._timed = self._rt is None or self._rt.profiling
         self.stats.timed = self._timed

@@ -298,7 +298,9 @@ class MultiscaleInpainter(StepwiseJob):
         if backend != "numpy":
             from ...cl.runtime import runtime_for
 
+            t_rt = time.perf_counter()
             self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
+            self.stats.context_seconds = time.perf_counter() - t_rt
         self.stats.timed = self._rt is None or self._rt.profiling
         if self._rt is not None:
             import pyopencl as cl
