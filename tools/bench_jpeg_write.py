@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
         folder = Path(tmp)
         mpath = folder / "mask.png"
         Image.fromarray((mask * 255).astype(np.uint8)).save(mpath)
-        base = [sys.executable, "-m", "inpaint", str(photo), "--mask", str(mpath), "--quiet"]
+        base = [sys.executable, "-m", "inpaint", str(photo), "--mask", str(mpath), "--quiet", "-y"]
         cases = {"block by block": ["-o", str(folder / "a.jpg")],
                  "--quality 95": ["-o", str(folder / "b.jpg"), "--quality", "95"],
                  "PNG": ["-o", str(folder / "c.png")]}

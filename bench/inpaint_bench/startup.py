@@ -36,13 +36,13 @@ def commands(out_dir: Path) -> dict[str, list[str]]:
     photo = load_case("walkingman").paths["truth"]
     return {
         "floor": [sys.executable, "-c", FLOOR],
-        "inpaint --case walkingman (default fill)": inpaint + ["--case", "walkingman", "-q", "-o",
+        "inpaint --case walkingman (default fill)": inpaint + ["--case", "walkingman", "-q", "-y", "-o",
                                                                str(out_dir / "a.png")],
         "inpaint --case walkingman --method criminisi --alpha 0.05 --patch 17":
             inpaint + ["--case", "walkingman", "-q", "--method", "criminisi", "--alpha", "0.05", "--patch", "17",
-                       "-o", str(out_dir / "b.png")],
+                       "-y", "-o", str(out_dir / "b.png")],
         "inpaint resize (512x384 photo, 100 seams narrower)":
-            inpaint + ["resize", str(photo), "--width", "412", "-q", "-o", str(out_dir / "c.png")],
+            inpaint + ["resize", str(photo), "--width", "412", "-q", "-y", "-o", str(out_dir / "c.png")],
     }
 
 
