@@ -1,8 +1,10 @@
 """The whole command's time, phase by phase, for ``--stats``.
 
-The clock starts at the process's start where the system says when that was (Linux:
-``/proc/self/stat``, to 1/100 s), else at the first import of this module (which then leaves the
-interpreter's own start-up out, and the table says so).  Each phase is the wall time
+The clock starts at the first import of the command's modules (this module is the first the
+command imports), so the interpreter's own start before it (some 20 ms) is left out, and the
+table says so.  The process's start time the system keeps would include it, but it is the time
+of the fork, not of the exec: a shell that runs ``pip install ... && inpaint ...`` in one
+process would book the install as start-up.  Each phase is the wall time
 (``time.perf_counter``) around one part of the command; whatever lies between them (option
 parsing, checks, planning the output) is booked as "other", so that the rows add up to the wall.
 """
@@ -10,7 +12,6 @@ parsing, checks, planning the output) is booked as "other", so that the rows add
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from typing import Iterator
 
@@ -18,7 +19,7 @@ from typing import Iterator
 IMPORTED = time.perf_counter()
 
 #: The phases' names in the tables (both commands use them).
-STARTUP = "start-up: Python and the command's imports"
+STARTUP = "start-up: the command's imports"
 READ = "reading the image and masks"
 CONTEXT = "OpenCL set-up: loading pyopencl, finding the devices, context and queue"
 BUILD = "OpenCL program build or cache load"
@@ -32,17 +33,8 @@ _entered = False
 
 
 def process_start() -> tuple[float, str]:
-    """``(perf_counter value at the start, what the start is)``: the process's start on Linux,
-    else the first import of this module."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot
-        since = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-        now = time.perf_counter()
-        return now - since, "process start"
-    except (OSError, ValueError, IndexError, AttributeError):
-        return IMPORTED, "the first import of the command's modules (the interpreter's start not measured)"
+    """``(perf_counter value at the start, what the start is)``: the first import of this module."""
+    return IMPORTED, "the first import of the command's modules (the interpreter's own start, some 20 ms, not measured)"
 
 
 def enter() -> None:
