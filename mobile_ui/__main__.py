@@ -74,9 +74,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def x11_reachable(display: str) -> "bool | None":
-    """Whether an X server answers on ``display`` (Xlib's ``XOpenDisplay``); ``None`` when Xlib
-    is not installed, so nothing can be said."""
+def _xlib() -> object:
+    """Xlib through ctypes, with the prototypes used here; ``None`` when it is not installed."""
     import ctypes
     import ctypes.util
 
@@ -90,6 +89,17 @@ def x11_reachable(display: str) -> "bool | None":
     xlib.XOpenDisplay.restype = ctypes.c_void_p
     xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
     xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return xlib
+
+
+def x11_reachable(display: str) -> "bool | None":
+    """Whether an X server answers on ``display`` (Xlib's ``XOpenDisplay``); ``None`` when Xlib
+    is not installed, so nothing can be said."""
+    xlib = _xlib()
+    if xlib is None:
+        return None
     handle = xlib.XOpenDisplay(display.encode())
     if not handle:
         return False
@@ -100,28 +110,18 @@ def x11_reachable(display: str) -> "bool | None":
 def screen_size(display: "str | None" = None) -> "tuple[int, int] | None":
     """The size in pixels of the X11 screen (Xlib), or of the Windows desktop; ``None`` where it
     cannot be asked before a window opens (no Xlib, Wayland only, macOS)."""
-    import ctypes
-    import ctypes.util
-
     if sys.platform == "win32":  # pragma: no cover - Windows
+        import ctypes
+
         try:
             metrics = ctypes.windll.user32.GetSystemMetrics
             return int(metrics(0)), int(metrics(1))
         except (AttributeError, OSError):
             return None
     display = display if display is not None else os.environ.get("DISPLAY")
-    name = ctypes.util.find_library("X11") if display else None
-    if not name:
+    xlib = _xlib() if display else None
+    if xlib is None:
         return None
-    try:
-        xlib = ctypes.CDLL(name)
-    except OSError:
-        return None
-    xlib.XOpenDisplay.restype = ctypes.c_void_p
-    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
-    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
     handle = xlib.XOpenDisplay(display.encode())
     if not handle:
         return None
