@@ -121,6 +121,9 @@ def test_partition_none_needs_no_opencl(monkeypatch, rng):
     ('name = "x"\nlocal_memory = 8192\n', "local_memory"),
     ('name = "x"\ndouble_support = false\n', "double_support cap nothing"),
     ('name = "x\nlocal_mem_size = 1\n', "TOML"),
+    ("local_mem_size = 4096\n", "field 'name' is required"),
+    ("name = 123\n", "field 'name' must be a non-empty string"),
+    ('name = ""\n', "field 'name' must be a non-empty string"),
 ])
 def test_malformed_profile_names_the_field(tmp_path, text, field):
     path = tmp_path / "bad.toml"

@@ -409,18 +409,6 @@ def test_stale_temporary_files_of_dead_runs_are_removed_and_live_ones_kept(photo
 
 # --- contracts ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, pattern", [
-    ("local_mem_size = 4096\n", "field 'name' is required"),
-    ("name = 123\n", "field 'name' must be a non-empty string"),
-    ('name = ""\n', "field 'name' must be a non-empty string"),
-])
-def test_a_profile_needs_a_name_that_is_a_string(tmp_path, text, pattern):
-    path = tmp_path / "p.toml"
-    path.write_text(text)
-    with pytest.raises(ProfileError, match=pattern):
-        load_profile(str(path))
-
-
 def test_the_fill_api_refuses_rgba_and_nan_masks():
     img = np.zeros((20, 20, 4), np.uint8)
     mask = box_mask(20, 20, slice(5, 9), slice(5, 9))
