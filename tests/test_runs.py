@@ -535,10 +535,13 @@ def test_a_broken_kernel_cache_is_rebuilt_once_into_a_fresh_folder(monkeypatch):
             assert os.path.isdir(cache_dir) and not os.listdir(cache_dir)
             return "program"
 
+    distrusted = []
     monkeypatch.setattr(cl, "Program", Program)
+    monkeypatch.setattr(build, "distrust", lambda: distrusted.append(True))
     with pytest.warns(RuntimeWarning, match="kernel cache"):
         prg, _ = build.build(None, ["common/hash"])
     assert prg == "program" and calls[0] is None and calls[1] and not os.path.exists(calls[1])
+    assert distrusted == [True]  # the next process starts from an empty PoCL cache
 
     def always(self, options, cache_dir=None):
         raise cl.RuntimeError("clBuildProgram failed: a real error")

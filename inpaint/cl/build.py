@@ -8,6 +8,7 @@ when a build starts and ends, so a command can tell the user about a first, unca
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -15,6 +16,7 @@ import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 from ..resources import kernel_source
+from .kcache import distrust
 
 #: Build options every program gets (exact float32 divide/sqrt, OpenCL C 1.2 subset).
 BASE_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
@@ -48,23 +50,28 @@ def build_options(defines: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     return tuple(opts)
 
 
-def _rebuild_without_cache(cl: Any, context: Any, text: str, options: list[str], exc: Exception) -> Any:
-    """Build once more into a fresh, empty cache folder: a truncated or corrupt entry of pyopencl's
-    binary cache fails a build that is otherwise fine.  A build that fails again is a real failure,
-    and the first error is raised."""
+def _build_afresh(cl: Any, context: Any, text: str, options: list[str], exc: Exception) -> Any:
+    """Build once more where no cache can answer: into a fresh, empty pyopencl cache folder, from
+    a source text the driver's own cache has never seen.  A truncated or corrupt cache entry fails
+    a build, or yields a program without its kernels, that is otherwise fine.  A build that fails
+    again is a real failure, and the first error is raised."""
     fresh = tempfile.mkdtemp(prefix="inpaint-kernels-")
+    # A declaration, not a comment: PoCL keys its cache on the preprocessed source.
+    unseen = f"{text}\n__constant uint inpaint_built_afresh_{os.getpid()}_{time.time_ns()} = 0u;\n"
     try:
-        prg = cl.Program(context, text).build(options=options, cache_dir=fresh)
+        prg = cl.Program(context, unseen).build(options=options, cache_dir=fresh)
     except cl.Error:
         raise exc from None
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
+    distrust()
     warnings.warn(RuntimeWarning("the OpenCL kernel cache gave an unusable program; the kernels were rebuilt "
                                  f"without it ({' '.join(str(exc).split())[:120]})"))
     return prg
 
 
-def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | None = None) -> tuple[Any, float]:
+def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | None = None,
+          failed: Exception | None = None) -> tuple[Any, float]:
     """Build ``kernels/<stem>.cl`` of every stem of ``sources`` as one program.
 
     Parameters
@@ -74,6 +81,9 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
         Kernel file stems, e.g. ``('common/hash', 'multiscale/patchmatch')``, concatenated in order.
     defines : mapping, optional
         ``-D`` build-time specialisation.
+    failed : Exception, optional
+        The error a program built before from these sources gave (a missing kernel): build
+        afresh, past every cache, and raise ``failed`` if that fails too.
 
     Returns
     -------
@@ -89,10 +99,13 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
     t = time.perf_counter()
     text = "\n".join(kernel_source(s) for s in sources)
     options = list(build_options(defines))
-    try:
-        prg = cl.Program(context, text).build(options=options)
-    except cl.Error as exc:
-        prg = _rebuild_without_cache(cl, context, text, options, exc)
+    if failed is not None:
+        prg = _build_afresh(cl, context, text, options, failed)
+    else:
+        try:
+            prg = cl.Program(context, text).build(options=options)
+        except cl.Error as exc:
+            prg = _build_afresh(cl, context, text, options, exc)
     seconds = time.perf_counter() - t
     for listener in list(_BUILD_LISTENERS):
         listener("end", sources, seconds)

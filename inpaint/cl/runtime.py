@@ -23,12 +23,12 @@ from typing import Any, Iterable, Mapping, Sequence
 from .. import install_hint
 from ..errors import OpenCLUnavailable  # noqa: F401 - raised here; public here too
 from .build import build, build_options
+from .kcache import load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
-try:  # pyopencl is optional: the numpy backend runs without it.
-    import pyopencl as cl
-except ImportError:  # pragma: no cover - exercised on machines without pyopencl
-    cl = None
+# The one import of pyopencl at module level: the kernel caches are checked before it loads.
+# pyopencl is optional: the numpy backend runs without it (``cl`` is then ``None``).
+cl = load_pyopencl()
 
 INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"  # noqa: E501
 
@@ -165,6 +165,8 @@ class Runtime:
     def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True):
         self.profile: Profile = load_profile(profile)
         self.device = select_device(device, self.profile)
+        if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
+            raise OpenCLUnavailable(unusable_reason())
         self.limits: Limits = self.profile.effective_limits(self.device)
         self.context = cl.Context([self.device])
         props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
@@ -172,6 +174,7 @@ class Runtime:
         self.profiling = profiling
         self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
+        self._retired: list[Any] = []
         self._lock = threading.Lock()
         #: Wall time spent building or loading programs on this runtime.
         self.build_seconds = 0.0
@@ -220,10 +223,27 @@ class Runtime:
         with self._lock:
             knl = self._kernels.get(key)
             if knl is None:
-                knl = cl.Kernel(prg, name)
+                try:
+                    knl = cl.Kernel(prg, name)
+                except cl.Error as exc:  # e.g. INVALID_KERNEL_NAME from a damaged cache entry
+                    prg = self._build_afresh(source, defines, exc)
+                    knl = cl.Kernel(prg, name)
+                    key = (id(prg), name)
                 knl.set_scalar_arg_dtypes(list(scalars))
                 self._kernels[key] = knl
         return knl
+
+    def _build_afresh(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None,
+                      exc: Exception) -> Any:
+        # Called with the lock held: the program a cache gave lacks a kernel; later lookups of
+        # this program's kernels get the new one.
+        sources = (source,) if isinstance(source, str) else tuple(source)
+        prg, seconds = build(self.context, sources, defines, failed=exc)
+        self.build_seconds += seconds
+        # The kernel cache is keyed by id(): the old program must outlive it.
+        self._retired.append(self._programs[(sources, build_options(defines))])
+        self._programs[(sources, build_options(defines))] = prg
+        return prg
 
     def work_group_info(self, knl: Any) -> dict[str, int]:
         """The built kernel's local memory use and maximum work-group size on this device."""

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import OpenCLUnavailable
 from ..cl.runtime import get_runtime
 from .checks import check_dtype, check_kind, check_shape, check_source_dtype, check_overflow
-from .opencl import IntegralPlan, cl_array
+from .opencl import IntegralPlan, array_module
 from .reference import host_max_abs, integral_reference
 
 
@@ -75,6 +75,7 @@ def integral(image: Any, kind: str = "sum", dtype: Any = np.int32, runtime: Any 
     array([[1, 2, 3],
            [2, 4, 6]], dtype=int32)
     """
+    cl_array = array_module()
     on_device = cl_array is not None and isinstance(image, cl_array.Array)
     if not on_device:
         image = np.asarray(image)

@@ -7,16 +7,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..cl.runtime import get_runtime, round_up
+from ..cl.runtime import cl, get_runtime, round_up
 from .checks import (DST_TYPES, KIND_CODE, MAX_SCAN_PARTS, SRC_TYPES, METHODS, check_dtype, check_kind,
                      check_shape, check_source_dtype)
 
-try:  # pyopencl is optional: the numpy reference runs without it.
-    import pyopencl as cl
-    import pyopencl.array as cl_array
-except ImportError:  # pragma: no cover - exercised on machines without pyopencl
-    cl = None
-    cl_array = None
+
+def array_module() -> Any:
+    """:mod:`pyopencl.array`, imported once the runtime has loaded pyopencl; ``None`` without
+    pyopencl (the numpy reference runs without it)."""
+    if cl is None:
+        return None
+    import pyopencl.array
+
+    return pyopencl.array
 
 
 class IntegralPlan:
@@ -26,7 +29,7 @@ class IntegralPlan:
     each call only enqueues.  For the pipeline's valid-patch stage::
 
         plan = IntegralPlan(mask.shape, np.uint8, "count", np.int32, runtime=rt)
-        counts = cl_array.empty(rt.queue, mask.shape, np.int32)
+        counts = array_module().empty(rt.queue, mask.shape, np.int32)
         plan(mask_dev, out=counts)          # every iteration, no allocation
 
     No overflow check is made here: int32 results are exact modulo ``2**32`` (use
@@ -143,7 +146,7 @@ class IntegralPlan:
     # -- calling
 
     def _check_source(self, image: Any) -> tuple[Any, int, int]:
-        if cl_array is None or not isinstance(image, cl_array.Array):
+        if cl is None or not isinstance(image, array_module().Array):
             raise TypeError("IntegralPlan takes a pyopencl.array.Array; use integral() for numpy arrays")
         if tuple(image.shape) != self.shape or image.dtype != self.src_dtype:
             raise ValueError(f"plan for {self.shape} {self.src_dtype} images got {tuple(image.shape)} {image.dtype}")
@@ -160,8 +163,8 @@ class IntegralPlan:
 
     def _check_out(self, out: Any) -> Any:
         if out is None:
-            return cl_array.empty(self.runtime.queue, self.shape, self.dtype)
-        if not isinstance(out, cl_array.Array):
+            return array_module().empty(self.runtime.queue, self.shape, self.dtype)
+        if not isinstance(out, array_module().Array):
             raise TypeError("out must be a pyopencl.array.Array")
         if tuple(out.shape) != self.shape or out.dtype != self.dtype:
             raise ValueError(f"out must be {self.shape} {self.dtype}, got {tuple(out.shape)} {out.dtype}")
@@ -225,7 +228,7 @@ class IntegralPlan:
         knl = rt.kernel("integral/block", "max_abs", [None, i32, i32, i32, i32, None], defines)
         lg = rt.limits.work_group((64,), rt.work_group_info(knl)["work_group_size"])[0]
         n = round_up(min(h, 1024), lg)
-        partial = cl_array.empty(rt.queue, (n,), np.uint32)
+        partial = array_module().empty(rt.queue, (n,), np.uint32)
         knl(rt.queue, (n,), (lg,), src, src_off, pitch, w, h, partial.data)
         return int(partial.get().max())
 

@@ -39,12 +39,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..cl.runtime import cl  # None without pyopencl: the numpy backend runs without it
 from . import reference as ref
-
-try:
-    import pyopencl as cl
-except ImportError:  # pragma: no cover - the numpy backend runs without pyopencl
-    cl = None
 
 I32 = np.int32
 DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")

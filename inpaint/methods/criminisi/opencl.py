@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
-from ...cl.runtime import Runtime, round_up
+from ...cl.runtime import cl, Runtime, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 

@@ -14,10 +14,9 @@ import time
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from ...pixels import to_rgb
-from ...cl.runtime import Runtime, round_up
+from ...cl.runtime import cl, Runtime, round_up
 from . import reference as ref
 
 I32 = np.int32

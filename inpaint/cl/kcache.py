@@ -1,0 +1,261 @@
+"""The kernel caches on disk, checked before OpenCL loads.
+
+PoCL keeps each compiled program in a folder (``program.bc`` and one shared object per kernel and
+work-group size) and loads those files without checking them: a truncated or overwritten file
+makes it report a missing kernel, or abort the whole process where nothing can catch it.  LLVM
+also aborts when the disk fills while it writes one.  pyopencl keeps its argument setters in a
+SQLite file, and a damaged one fails its import.
+
+So, once per process and before pyopencl is imported, :func:`load_pyopencl`:
+
+* points PoCL at a folder of ours (unless ``POCL_CACHE_DIR`` is set), with a ledger of every
+  file's size and modification time, written when a process that used the folder exits.  A
+  program folder whose files differ from the ledger is removed before PoCL can load it; so is one
+  the ledger does not know (a process that wrote it did not finish), unless another process is
+  using the cache and may be writing it.  PoCL then compiles those programs afresh;
+* compiles in a fresh temporary folder when the cache's disk has too little room, and says that
+  OpenCL cannot be used when no folder has room (:func:`unusable_reason`);
+* removes a SQLite cache of pyopencl's that fails SQLite's quick check, and turns pyopencl's
+  caches off when their folder cannot be written.
+
+Within a process, a program whose kernels are missing although it built is built once more from
+a source no cache has seen (:func:`inpaint.cl.build.build`), and :func:`distrust` then makes the
+next process start from an empty cache.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from typing import Any
+
+#: Free space the cache's disk needs before a compile may write there (one program bundle
+#: takes under 1 MB, LLVM's temporary files a little more).
+MIN_FREE_BYTES = 16 << 20
+
+_LEDGER = "ledger.json"
+_LOCK = ".lock"
+# PoCL rewrites ``last_accessed`` on every use and writes through ``tempfile*`` names it renames.
+_VOLATILE = ("last_accessed",)
+
+_state: dict[str, Any] = {"root": None, "lock": None, "distrusted": False, "reason": None}
+
+
+def _user_cache_dir(app: str) -> str:
+    # The folder pytools and pyopencl use (platformdirs, with XDG_CACHE_HOME on macOS too).
+    if sys.platform == "darwin" and os.getenv("XDG_CACHE_HOME"):
+        return os.path.join(os.environ["XDG_CACHE_HOME"], app)
+    try:
+        import platformdirs
+    except ImportError:  # pyopencl's own dependency, so only in a broken install
+        return os.path.join(os.getenv("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), app)
+    return platformdirs.user_cache_dir(app, app)
+
+
+def _free_bytes(path: str) -> int:
+    try:
+        st = os.statvfs(path)
+    except (OSError, AttributeError):  # no statvfs (Windows): assume room
+        return MIN_FREE_BYTES
+    return st.f_bavail * st.f_frsize
+
+
+def _scan(root: str) -> dict[str, list[int]]:
+    """``{relative path: [size, mtime_ns]}`` of every file in the program folders under
+    ``root`` (``XX/HASH/...``), without PoCL's temporary and access-time files."""
+    found: dict[str, list[int]] = {}
+    for dirpath, _dirs, files in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir == "." or os.sep not in rel_dir:
+            continue
+        for name in files:
+            if name in _VOLATILE or name.startswith("tempfile"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            found[os.path.join(rel_dir, name)] = [st.st_size, st.st_mtime_ns]
+    return found
+
+
+def _entry(rel: str) -> str:
+    return os.path.join(*rel.split(os.sep)[:2])
+
+
+def _read_ledger(root: str) -> dict[str, list[int]]:
+    try:
+        with open(os.path.join(root, _LEDGER), encoding="utf-8") as f:
+            files = json.load(f)["files"]
+        return {str(k): [int(v[0]), int(v[1])] for k, v in files.items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return {}
+
+
+def _lock(root: str) -> bool:
+    """Hold a shared lock on ``root`` for this process's life; ``True`` when no other process
+    held it at the start (so unknown program folders are leftovers, not another run's work)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: assume others may be running
+        return False
+    try:
+        fd = os.open(os.path.join(root, _LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return False
+    _state["lock"] = fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        alone = True
+    except OSError:
+        alone = False
+    fcntl.flock(fd, fcntl.LOCK_SH)  # converts an exclusive lock; waits out another's check
+    return alone
+
+
+def check_pocl_cache(root: str, alone: bool) -> list[str]:
+    """Remove the program folders under ``root`` that PoCL must not load; return their names.
+
+    A folder goes when a file differs in size or modification time from the ledger, or, when
+    ``alone``, when the ledger does not list one of its files; then PoCL's temporary files go
+    too.
+    """
+    ledger = _read_ledger(root)
+    bad: set[str] = set()
+    for rel, stat in _scan(root).items():
+        known = ledger.get(rel)
+        if (known is not None and known != stat) or (known is None and alone):
+            bad.add(_entry(rel))
+    for entry in sorted(bad):
+        shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+    if alone:  # PoCL's half-written files of runs that did not finish
+        for dirpath, _dirs, files in os.walk(root):
+            for name in files:
+                if name.startswith("tempfile"):
+                    try:
+                        os.unlink(os.path.join(dirpath, name))
+                    except OSError:
+                        pass
+    return sorted(bad)
+
+
+def _seal() -> None:
+    root = _state["root"]
+    if root is None:
+        return
+    files = {} if _state["distrusted"] else _scan(root)
+    if files == _read_ledger(root) and not _state["distrusted"]:
+        return
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=root)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"files": files}, f)
+        os.replace(tmp, os.path.join(root, _LEDGER))
+    except OSError:  # a read-only or full disk: the next run checks against the old ledger
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def distrust() -> None:
+    """Make the next process start from an empty PoCL cache (a cached program proved unusable)."""
+    _state["distrusted"] = True
+
+
+def unusable_reason() -> str | None:
+    """Why OpenCL cannot compile kernels in this process (no folder with room), or ``None``."""
+    return _state["reason"]
+
+
+def _temporary_pocl_cache() -> None:
+    base = tempfile.gettempdir()
+    if _free_bytes(base) < MIN_FREE_BYTES:
+        _state["reason"] = (f"no room to compile the OpenCL kernels ({_free_bytes(base) >> 20} MB free in "
+                            f"{base}); free some disk space")
+        return
+    folder = tempfile.mkdtemp(prefix="inpaint-pocl-")
+    os.environ["POCL_CACHE_DIR"] = folder
+    atexit.register(shutil.rmtree, folder, True)
+
+
+def _prepare_pocl() -> None:
+    if os.environ.get("POCL_CACHE_DIR"):
+        return  # the user's folder: theirs to manage
+    root = os.path.join(_user_cache_dir("inpaint-cl"), "pocl")
+    try:
+        os.makedirs(root, exist_ok=True)
+        writable = os.access(root, os.W_OK)
+    except OSError:
+        writable = False
+    if not writable or _free_bytes(root) < MIN_FREE_BYTES:
+        _temporary_pocl_cache()
+        return
+    check_pocl_cache(root, _lock(root))
+    os.environ["POCL_CACHE_DIR"] = root
+    _state["root"] = root
+    atexit.register(_seal)
+
+
+def _prepare_pyopencl() -> None:
+    if os.environ.get("PYOPENCL_NO_CACHE"):
+        return
+    folder = _user_cache_dir("pytools")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        usable = os.access(folder, os.W_OK)
+        names = os.listdir(folder)
+    except OSError:
+        usable, names = False, []
+    for name in names:
+        if not (name.startswith("pdict-") and "pyopencl" in name and name.endswith(".sqlite")):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                ok = con.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            ok = False
+        if not ok:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                try:
+                    os.unlink(path + suffix)
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    usable = False
+    if not usable:
+        os.environ["PYOPENCL_NO_CACHE"] = "1"
+
+
+def load_pyopencl() -> Any:
+    """Check the kernel caches, then import and return :mod:`pyopencl` (``None`` if missing).
+
+    Call before anything imports pyopencl: PoCL reads its cache folder when it starts.
+    """
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("pyopencl") is None:
+            return None  # the numpy backend runs without it (and the app's APK has no pyopencl)
+    except ImportError:
+        return None
+    if "pyopencl" not in sys.modules:
+        _prepare_pocl()
+        _prepare_pyopencl()
+    try:
+        import pyopencl
+    except ImportError:
+        return None
+    return pyopencl

@@ -1,0 +1,228 @@
+"""Damaged, full or shared kernel caches: the command recovers with the same result, or says why.
+
+The end-to-end cases damage real cache files the way a crash, a full disk or a stray write does,
+then run the command in a fresh process: PoCL would otherwise abort the process or report a
+missing kernel (see :mod:`inpaint.cl.kcache`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint.cl import kcache
+
+from helpers import box_mask, save_mask
+
+REPO = Path(__file__).resolve().parent.parent
+pytest.importorskip("pyopencl")
+
+
+def _env(cache: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("POCL_CACHE_DIR", "PYOPENCL_NO_CACHE")}
+    env.update(XDG_CACHE_HOME=str(cache), PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+               **extra)
+    return env
+
+
+def _fill(work: Path, cache: Path, **extra: str) -> tuple[subprocess.CompletedProcess, bytes]:
+    out = work / "out.png"
+    proc = subprocess.run([sys.executable, "-m", "inpaint", "photo.png", "--mask", "mask.png", "-o", str(out), "-y",
+                           "--backend", "opencl"], cwd=work, env=_env(cache, **extra), capture_output=True,
+                          text=True, timeout=300)
+    return proc, (out.read_bytes() if out.exists() else b"")
+
+
+def _programs(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.glob("*/*/program.bc"))
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A photo, a cache filled by one clean run, and that run's output."""
+    work = tmp_path_factory.mktemp("kcache")
+    rgb = np.random.default_rng(3).integers(0, 256, (40, 56, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(work / "photo.png")
+    save_mask(work / "mask.png", box_mask(40, 56, slice(12, 26), slice(18, 36)))
+    cache = work / "cache"
+    proc, out = _fill(work, cache)
+    assert proc.returncode == 0, proc.stderr
+    root = cache / "inpaint-cl" / "pocl"
+    if not _programs(root):
+        pytest.skip("the OpenCL device is not PoCL: no PoCL kernel cache to damage")
+    return work, cache, out
+
+
+def _copy(warm, tmp_path) -> tuple[Path, Path]:
+    work, cache, _ = warm
+    mine = tmp_path / "cache"
+    shutil.copytree(cache, mine, copy_function=shutil.copy2)  # keeps the ledger's modification times
+    for name in ("photo.png", "mask.png"):
+        shutil.copy2(work / name, tmp_path / name)
+    return mine, mine / "inpaint-cl" / "pocl"
+
+
+def _empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _halve(path: Path) -> None:
+    os.truncate(path, path.stat().st_size // 2)
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(np.random.default_rng(0).integers(0, 256, 4000, dtype=np.uint8).tobytes())
+
+
+DAMAGE = {
+    # what happened: (which files, how) -- each made PoCL abort the process or miss a kernel
+    "program.bc emptied": ("*/*/program.bc", _empty),
+    "program.bc overwritten": ("*/*/program.bc", _garbage),
+    "kernel objects emptied": ("*/*/*/*/*.so", _empty),
+    "kernel objects cut in half": ("*/*/*/*/*.so", _halve),
+    "pyopencl's SQLite cache overwritten": ("../../pytools/*.sqlite", _garbage),
+    "pyopencl's SQLite cache cut in half": ("../../pytools/*.sqlite", _halve),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_cache_is_rebuilt_and_gives_the_same_result(warm, tmp_path, damage):
+    cache, root = _copy(warm, tmp_path)
+    pattern, how = DAMAGE[damage]
+    files = sorted(root.glob(pattern))
+    assert files
+    for path in files:
+        how(path)
+    proc, out = _fill(tmp_path, cache)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "error" not in proc.stderr
+    assert out == warm[2]
+    if ".so" in pattern or ".bc" in pattern:  # compiled again, and whole
+        assert all(p.stat().st_size > 0 for p in root.glob(pattern))
+
+
+def test_a_program_left_by_a_run_that_did_not_finish_is_compiled_again(warm, tmp_path):
+    cache, root = _copy(warm, tmp_path)
+    (root / "ledger.json").unlink()  # the run that wrote these files never recorded them
+    for path in root.glob("*/*/*/*/*.so"):
+        _halve(path)
+    (root / "tempfile_left").write_bytes(b"x")
+    proc, out = _fill(tmp_path, cache)
+    assert proc.returncode == 0 and out == warm[2], proc.stderr
+    assert not (root / "tempfile_left").exists()
+
+
+def test_a_damaged_program_in_the_users_own_pocl_folder_is_rebuilt_in_the_process(warm, tmp_path):
+    cache, root = _copy(warm, tmp_path)
+    own = tmp_path / "own"
+    shutil.copytree(root, own, copy_function=shutil.copy2)
+    for path in own.glob("*/*/program.bc"):
+        _empty(path)  # PoCL loads it and finds no kernels in it
+    proc, out = _fill(tmp_path, cache, POCL_CACHE_DIR=str(own))
+    assert proc.returncode == 0, proc.stderr
+    assert "rebuilt without it" in proc.stderr and "INVALID_KERNEL_NAME" in proc.stderr
+    assert out == warm[2]
+    assert (root / "ledger.json").read_text() == (warm[1] / "inpaint-cl" / "pocl" / "ledger.json").read_text()
+
+
+def _tree(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+
+
+def test_the_ledger_keeps_recorded_programs_and_drops_changed_or_unknown_ones(tmp_path, monkeypatch):
+    root = tmp_path / "pocl"
+    _tree(root, {"AA/KEPT/program.bc": b"bc", "AA/KEPT/k/64-1-1/k.so": b"so", "AA/KEPT/last_accessed": b"",
+                 "BB/CHANGED/program.bc": b"bc", "BB/CHANGED/k/64-1-1/k.so": b"so"})
+    monkeypatch.setitem(kcache._state, "root", str(root))
+    monkeypatch.setitem(kcache._state, "distrusted", False)
+    kcache._seal()
+    (root / "AA/KEPT/last_accessed").write_bytes(b"touched")  # PoCL rewrites it on every use
+    (root / "BB/CHANGED/k/64-1-1/k.so").write_bytes(b"s")
+    _tree(root, {"CC/UNKNOWN/program.bc": b"bc", "CC/UNKNOWN/tempfile_x": b""})
+
+    assert kcache.check_pocl_cache(str(root), alone=False) == [os.path.join("BB", "CHANGED")]
+    assert (root / "CC/UNKNOWN/tempfile_x").exists()  # another run may be writing it
+    assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("CC", "UNKNOWN")]
+    assert sorted(p.name for p in root.glob("*/*")) == ["KEPT"]
+
+    kcache.distrust()  # a cached program proved unusable: the next run starts empty
+    kcache._seal()
+    assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("AA", "KEPT")]
+
+
+def test_another_running_process_keeps_the_cache_shared(tmp_path):
+    pytest.importorskip("fcntl")
+    root = tmp_path / "pocl"
+    root.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "
+                               "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); "
+                               "sys.stdin.read()", str(root / ".lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert kcache._lock(str(root)) is False
+    finally:
+        holder.communicate("", timeout=30)
+        os.close(kcache._state.pop("lock"))
+        kcache._state["lock"] = None
+    assert kcache._lock(str(root)) is True
+    os.close(kcache._state["lock"])
+    kcache._state["lock"] = None
+
+
+def test_a_full_disk_compiles_in_a_temporary_folder_or_says_there_is_no_room(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(kcache.tempfile, "tempdir", None)
+    monkeypatch.setenv("POCL_CACHE_DIR", "unset below")
+    monkeypatch.delenv("POCL_CACHE_DIR")
+    monkeypatch.setitem(kcache._state, "reason", None)
+    monkeypatch.setitem(kcache._state, "root", None)
+    cleanups = []
+    monkeypatch.setattr(kcache.atexit, "register", lambda *a: cleanups.append(a))
+    full = {str(tmp_path / "cache" / "inpaint-cl" / "pocl")}
+    monkeypatch.setattr(kcache, "_free_bytes", lambda path: 0 if path in full else kcache.MIN_FREE_BYTES)
+
+    kcache._prepare_pocl()
+    folder = os.environ["POCL_CACHE_DIR"]
+    assert Path(folder).parent == tmp_path / "tmp" and Path(folder).is_dir()
+    assert kcache.unusable_reason() is None and kcache._state["root"] is None
+    cleanups[0][0](*cleanups[0][1:])  # removed at exit
+    assert not Path(folder).exists()
+
+    monkeypatch.delenv("POCL_CACHE_DIR")
+    full.add(str(tmp_path / "tmp"))
+    kcache._prepare_pocl()
+    assert "POCL_CACHE_DIR" not in os.environ
+    assert kcache.unusable_reason().startswith("no room to compile the OpenCL kernels (0 MB free in")
+
+
+def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
+    """PoCL reads its cache folder when it starts, so no module loads pyopencl on import:
+    :func:`inpaint.cl.kcache.load_pyopencl` checks the caches first, for the runtime, and
+    functions import it later, once a runtime exists."""
+    import ast
+
+    found = []
+    for folder in (REPO / "inpaint", REPO / "mobile_ui"):
+        for path in folder.rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in list(ast.walk(tree)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    node.body = []  # deferred imports are fine
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(n.split(".")[0] == "pyopencl" for n in names):
+                    found.append(str(path.relative_to(REPO)))
+    assert found == []
