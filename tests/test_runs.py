@@ -156,6 +156,34 @@ def test_a_thread_that_cannot_start_skips_that_file_only(photos, run, monkeypatc
     assert (photos / "y_removed.png").exists()
 
 
+@pytest.mark.parametrize("threads_that_start", [0, 1, 2])
+def test_a_jobs_batch_whose_threads_cannot_all_start_runs_every_image_once(monkeypatch, capsys, threads_that_start):
+    from inpaint.cli.batch import run_batch
+
+    real_start, started = threading.Thread.start, []
+
+    def limited(self):  # the error CPython raises when a thread's stack cannot be had
+        if self.name.startswith("ThreadPoolExecutor"):
+            if len(started) >= threads_that_start:
+                raise RuntimeError("can't start new thread")
+            started.append(self)
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", limited)
+    ran, gate = [], threading.Event()
+
+    def one(i, label, device):
+        if i == 0:
+            gate.wait(5)  # the first pool thread is still busy when the next start fails
+        ran.append(i)
+
+    images = [Path(f"p{i}.png") for i in range(6)]
+    threading.Timer(0.2, gate.set).start()
+    assert run_batch("inpaint", images, one, jobs=3) == 0
+    assert sorted(ran) == list(range(6)) and len(started) == threads_that_start
+    assert "not all 3 job threads could start" in capsys.readouterr().err
+
+
 _NAMES = ["a.png", "b.png", "a_removed.png", "sub/../a.png", "link.png", "hard.png", "sub/a.png", "m.png"]
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from .. import cancel
 from ..errors import DeviceError, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
-from .guard import EXIT_BAD_INPUT, error_message, exit_code
+from .guard import EXIT_BAD_INPUT, error_message, exit_code, thread_error
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -187,7 +187,13 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     failed: list[str] = []
     lock = threading.Lock()
 
+    claimed: set[int] = set()
+
     def job(i: int) -> None:
+        with lock:  # each image runs once, on a pool thread or, when threads ran out, here
+            if i in claimed:
+                return
+            claimed.add(i)
         label = f"[{i + 1}/{n}] {images[i].name}"
         try:
             one(i, label, devices[i % len(devices)] if devices else None)
@@ -205,9 +211,25 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             job(i)
     else:
         pool = ThreadPoolExecutor(max_workers=jobs)
+        futures: list[Any] = []
         try:
-            for done in [pool.submit(job, i) for i in range(n)]:
-                done.result()
+            for i in range(n):
+                try:
+                    futures.append(pool.submit(job, i))
+                except RuntimeError as exc:
+                    if not thread_error(exc):
+                        raise
+                    # No more threads (a process or memory limit): the images already handed to
+                    # threads that started finish there, the rest run here, one at a time.
+                    print(f"{prog}: note: not all {jobs} job threads could start (a process or memory limit); "
+                          "the other images run one at a time", file=sys.stderr)
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    break
+            for done in futures:
+                if not done.cancelled():
+                    done.result()
+            for i in range(n):  # those no thread took
+                job(i)
         except BaseException:
             # A signal (raised here, in the main thread) or a batch-stopping error: queued images
             # never start, running ones stop at their next step, finished results stay.

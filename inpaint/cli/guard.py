@@ -52,7 +52,7 @@ def _opencl_error(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] == "pyopencl"
 
 
-def _thread_error(exc: BaseException) -> bool:
+def thread_error(exc: BaseException) -> bool:
     """Whether ``exc`` says that a thread could not be started (a process or memory limit)."""
     return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
 
@@ -64,7 +64,7 @@ def exit_code(exc: BaseException) -> int:
     for cls, code in EXIT_CODES:
         if isinstance(exc, cls):
             return code
-    if isinstance(exc, OSError) or _thread_error(exc):  # the environment: disk, names, limits
+    if isinstance(exc, OSError) or thread_error(exc):  # the environment: disk, names, limits
         return EXIT_BAD_INPUT
     if _opencl_error(exc):
         return EXIT_BAD_INPUT if type(exc).__name__ == "MemoryError" else EXIT_NO_DEVICE
@@ -82,7 +82,7 @@ def error_message(exc: BaseException) -> str:
         if len(name) > 60:
             name = name[:28] + "..." + name[-28:]
         return f"{exc.strerror or one_line(exc)}{': ' + name if name else ''}"
-    if _thread_error(exc):
+    if thread_error(exc):
         return "cannot start a thread (a process or memory limit); use fewer --jobs or raise the limit"
     if _opencl_error(exc):
         if type(exc).__name__ == "MemoryError":
