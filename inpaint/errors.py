@@ -23,6 +23,25 @@ class OpenCLUnavailable(RuntimeError):
     """No usable OpenCL installation or device was found (raised by :mod:`inpaint.cl.runtime`)."""
 
 
+class BuildFailure(OpenCLUnavailable):
+    """An OpenCL device whose driver cannot compile the kernels (raised by :mod:`inpaint.cl.runtime`).
+
+    The message is one short line naming the cause and the fix; ``details`` holds the driver's
+    own build log, for a front end to show on request.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong and what to do, in one line.
+    details : str, optional
+        The driver's build log and the devices tried.
+    """
+
+    def __init__(self, message: str, details: str = ""):
+        super().__init__(message)
+        self.details = details
+
+
 class ProfileError(ValueError):
     """A profile file is unknown, malformed, or cannot be met by the device (:mod:`inpaint.cl.profiles`)."""
 

@@ -92,9 +92,7 @@ def use_dp(monkeypatch, runtime):
         return carver
 
     def force(dp):
-        monkeypatch.setattr(api, "_make_carver",
-                            lambda backend, mode, device, profile: (ref.NumpyCarver(mode) if backend == "numpy"
-                                                                    else make(mode, dp)))
+        monkeypatch.setattr(api, "_opencl_carver", lambda rt, mode: make(mode, dp))
     return force
 
 

@@ -126,19 +126,19 @@ def _columns(args: argparse.Namespace, img: np.ndarray, n: int, tmp: Path, rt: A
 
         def ours(dp: str, batch: int | None, seams: int = n, stages: dict[str, float] | None = None,
                  tiles: tuple[int, int] | None = None) -> float:
-            def make(backend: str, mode: str, device: Any, profile: Any) -> OpenCLCarver:
+            def make(_rt: Any, mode: str) -> OpenCLCarver:
                 carver = OpenCLCarver(rt, mode, dp=dp)
                 if tiles:
                     carver.tile_t, carver.tile_w = tiles
                 carver.stage_seconds = stages
                 return carver
 
-            orig = api._make_carver  # the benchmark's runtime, with a chosen cost-table strategy
-            api._make_carver = make
+            orig = api._opencl_carver  # the benchmark's runtime, with a chosen cost-table strategy
+            api._opencl_carver = make
             try:
                 return _time(lambda: resize(img, w - seams, h, batch=batch, backend="opencl"))
             finally:
-                api._make_carver = orig
+                api._opencl_carver = orig
 
         def stages(dp: str, batch: int | None, tiles: tuple[int, int] | None = None) -> dict[str, float]:
             sec: dict[str, float] = {}

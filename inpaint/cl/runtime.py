@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .. import install_hint
-from ..errors import OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from ..errors import BuildFailure, OpenCLUnavailable  # noqa: F401 - raised here; public here too
 from .build import build, build_options
+from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
 # The one import of pyopencl at module level: the kernel caches are checked before it loads.
 # pyopencl is optional: the numpy backend runs without it (``cl`` is then ``None``).
 cl = load_pyopencl()
+
+T = TypeVar("T")
 
 INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"  # noqa: E501
 
@@ -108,39 +111,117 @@ def _match(spec: str, devices: list[tuple[int, int, Any]], source: str) -> Any:
 
 
 def _best(devices: list[tuple[int, int, Any]]) -> Any:
-    # GPUs first, then most compute units; stable on platform/device order.
-    return sorted(devices, key=lambda t: (not _is_gpu(t[2]), -int(t[2].max_compute_units), t[0], t[1]))[0][2]
+    return _ordered(devices)[0][2]
+
+
+def _ordered(devices: list[tuple[int, int, Any]], prefer: str | None = None) -> list[tuple[int, int, Any]]:
+    # The profile's device type first, then GPUs, then most compute units; stable on platform/device order.
+    def key(t: tuple[int, int, Any]) -> tuple:
+        gpu = _is_gpu(t[2])
+        return (prefer is not None and gpu != (prefer == "gpu"), not gpu, -int(t[2].max_compute_units), t[0], t[1])
+    return sorted(devices, key=key)
+
+
+# Devices whose driver failed to compile the kernels in this process: cl_device_id -> (cause, fix, log).
+_CANNOT_BUILD: dict[int, tuple[str, str, str]] = {}
+_CANNOT_BUILD_LOCK = threading.Lock()
+
+#: The error codes of a driver that cannot compile (as opposed to one out of memory).
+_BUILD_ERRORS = ("BUILD_PROGRAM_FAILURE", "COMPILER_NOT_AVAILABLE", "INVALID_BUILD_OPTIONS",
+                 "LINK_PROGRAM_FAILURE", "LINKER_NOT_AVAILABLE", "INVALID_BINARY")
+
+
+def cannot_build(device: Any) -> "tuple[str, str] | None":
+    """``(cause, fix)`` when ``device`` failed to compile the kernels in this process, else None."""
+    with _CANNOT_BUILD_LOCK:
+        found = _CANNOT_BUILD.get(int(device.int_ptr))
+    return None if found is None else found[:2]
+
+
+def _failure(device: Any, more: str = "") -> BuildFailure:
+    with _CANNOT_BUILD_LOCK:
+        cause, fix, log = _CANNOT_BUILD[int(device.int_ptr)]
+    name = f"{device.name.strip()} ({device.platform.name.strip()}, {device.platform.version.strip()})"
+    return BuildFailure(reason(cause, fix, more), details=f"{name}:\n{log}")
+
+
+def is_build_error(exc: BaseException) -> bool:
+    """Whether a pyopencl error says that the driver cannot compile the program."""
+    code = getattr(exc, "code", None)
+    if cl is None or not isinstance(exc, cl.Error) or code is None:
+        return False
+    return any(code == getattr(cl.status_code, name, None) for name in _BUILD_ERRORS)
+
+
+def mark_cannot_build(device: Any, exc: BaseException) -> BuildFailure:
+    """Remember that ``device`` cannot compile (``exc``: its driver's build error), so that no later
+    choice in this process takes it; returns the error to raise."""
+    with _CANNOT_BUILD_LOCK:
+        _CANNOT_BUILD.setdefault(int(device.int_ptr), describe_failure(device, exc))
+    return _failure(device)
+
+
+def preference(profile: "Profile | None" = None) -> list[tuple[int, int, Any]]:
+    """Every device in the order a choice without ``--device`` tries them: the profile's device
+    type first, then GPUs, then most compute units (those that cannot compile included)."""
+    prefer = profile.device_type if profile is not None and profile.device_type in ("gpu", "cpu") else None
+    return _ordered(all_devices(), prefer)
+
+
+def same_hardware(a: Any, b: Any) -> bool:
+    """Whether two devices are one piece of hardware offered twice: every CPU device of two
+    platforms is the machine's CPU (two PoCL builds, or PoCL and a vendor's runtime, both offer
+    it); GPUs of two platforms match by name and memory."""
+    if a.int_ptr == b.int_ptr:
+        return True
+    if a.platform.int_ptr == b.platform.int_ptr:
+        return False
+    if not _is_gpu(a) and not _is_gpu(b):
+        return True
+    return a.name.strip() == b.name.strip() and int(a.global_mem_size) == int(b.global_mem_size)
 
 
 def select_device(device: "str | Any | None" = None, profile: "Profile | None" = None) -> Any:
     """Choose an OpenCL device by the chain: explicit → ``PYOPENCL_CTX`` → profile → best.
+
+    Without an explicit choice, a device that failed to compile the kernels in this process is
+    passed over for the next one (see :func:`open_runtime`).
 
     Parameters
     ----------
     device : str, pyopencl.Device or None
         ``'P:D'`` indices, ``'gpu'``, ``'cpu'``, or part of a device name.
     profile : Profile, optional
-        Its ``device_type`` (``'gpu'``/``'cpu'``) is used when nothing more explicit is given.
+        Its ``device_type`` (``'gpu'``/``'cpu'``) is preferred when nothing more explicit is given.
 
     Raises
     ------
     OpenCLUnavailable
         If no driver or no matching device exists (the message lists the devices).
+    BuildFailure
+        If no device is named and none can compile the kernels.
     """
     if cl is not None and isinstance(device, cl.Device):
         return device
-    devices = all_devices()
     if device:
-        return _match(str(device), devices, "device")
+        return _match(str(device), all_devices(), "device")
     env = os.environ.get("PYOPENCL_CTX", "").strip()
     if env:
-        return _match(env, devices, "PYOPENCL_CTX")
-    if profile is not None and profile.device_type in ("gpu", "cpu"):
-        want_gpu = profile.device_type == "gpu"
-        typed = [t for t in devices if _is_gpu(t[2]) == want_gpu]
-        if typed:
-            return _best(typed)
-    return _best(devices)
+        return _match(env, all_devices(), "PYOPENCL_CTX")
+    ordered = preference(profile)
+    for _, _, dev in ordered:
+        if cannot_build(dev) is None:
+            return dev
+    others = len(ordered) - 1
+    more = f" ({others} other device{'s' if others != 1 else ''} cannot either)" if others else ""
+    first = _failure(ordered[0][2], more)
+    raise BuildFailure(str(first), details="\n\n".join(_failure(d).details for _, _, d in ordered))
+
+
+def explicit_choice(device: Any = None) -> bool:
+    """Whether the user named the device (``device`` or ``PYOPENCL_CTX``): such a choice is kept,
+    never replaced by the next device."""
+    return bool(device) or bool(os.environ.get("PYOPENCL_CTX", "").strip())
 
 
 class Runtime:
@@ -165,6 +246,8 @@ class Runtime:
     def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True):
         self.profile: Profile = load_profile(profile)
         self.device = select_device(device, self.profile)
+        if cannot_build(self.device) is not None:
+            raise _failure(self.device)
         if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
             raise OpenCLUnavailable(unusable_reason())
         self.limits: Limits = self.profile.effective_limits(self.device)
@@ -198,7 +281,12 @@ class Runtime:
         with self._lock:
             prg = self._programs.get(key)
             if prg is None:
-                prg, seconds = build(self.context, sources, defines)
+                try:
+                    prg, seconds = build(self.context, sources, defines)
+                except Exception as exc:
+                    if not is_build_error(exc):
+                        raise
+                    raise mark_cannot_build(self.device, exc) from None
                 self.build_seconds += seconds
                 self._programs[key] = prg
         return prg
@@ -261,40 +349,110 @@ _RUNTIMES_LOCK = threading.Lock()
 def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime:
     """A cached :class:`Runtime` for ``(device, profile, profiling)`` in the calling thread.
 
-    Caching per thread keeps the rule that one thread owns a queue.
+    Caching per thread keeps the rule that one thread owns a queue.  A cached runtime whose
+    device has since failed to compile gives way to one on the next device.
     """
     prof = load_profile(profile)
     key = (threading.get_ident(), str(device) if device is not None else None,
            str(prof.path) if prof.path else prof.name, os.environ.get("PYOPENCL_CTX", ""), bool(profiling))
     with _RUNTIMES_LOCK:
         rt = _RUNTIMES.get(key)
+        if rt is not None and cannot_build(rt.device) is not None and not explicit_choice(device):
+            rt = None
         if rt is None:
             rt = Runtime(device, prof, profiling=bool(profiling))
             _RUNTIMES[key] = rt
     return rt
 
 
+#: How much slower the numpy backend is than PoCL on two cores (the default fill of the bundled
+#: example; docs/DEVICES.md), for the warning that names the fallback.
+NUMPY_SLOWDOWN = "about 30 times slower"
+
+_WARNED: set[str] = set()
+_WARNED_LOCK = threading.Lock()
+
+
+def warn_once(text: str) -> None:
+    """A RuntimeWarning, once per process for each text (a batch repeats the same choice)."""
+    import warnings
+
+    with _WARNED_LOCK:
+        if text in _WARNED:
+            return
+        _WARNED.add(text)
+    warnings.warn(text, RuntimeWarning, stacklevel=4)
+
+
+def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
+                 prepare: "Callable[[Runtime], T] | None" = None) -> "tuple[Runtime | None, T | None]":
+    """The runtime a job runs on, with its kernels built: ``(runtime, prepare(runtime))``.
+
+    "Can compile" is part of the choice.  ``prepare(rt)`` builds the job's own programs (no
+    extra compile); when the driver cannot compile them, the device is remembered as unusable
+    for this process and, unless the user named it, the next device in the order of
+    :func:`preference` is tried.  With none left, ``backend='auto'`` returns ``(None, None)``
+    (numpy) with one warning naming the cause and the fix, and ``'opencl'`` raises.
+
+    Parameters
+    ----------
+    backend : {'auto', 'opencl', 'numpy'}
+        ``'numpy'`` returns ``(None, None)`` at once.
+    device, profile, profiling
+        As for :func:`get_runtime`.
+    prepare : callable, optional
+        Builds what the job needs on a runtime; its result is returned.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        ``backend='opencl'`` and no usable device, or ``device`` names none.
+    BuildFailure
+        ``backend='opencl'``, or a named device, and the driver cannot compile the kernels.
+    """
+    if backend == "numpy":
+        return None, None
+    passed: list[Any] = []
+    while True:
+        try:
+            rt = get_runtime(device, profile, profiling)
+        except OpenCLUnavailable as exc:
+            if backend == "opencl" or (explicit_choice(device) and isinstance(exc, BuildFailure)):
+                raise
+            text = str(exc)
+            if isinstance(exc, BuildFailure):  # 'CAUSE; FIX' -> 'CAUSE; using numpy, ...; FIX'
+                cause, _, fix = text.partition("; ")
+                # A warning may be longer than an error line: it also says what runs instead.
+                text = reason(cause, f"using numpy, {NUMPY_SLOWDOWN}; {fix}", limit=MAX_REASON + 60)
+            else:
+                text = f"OpenCL unavailable, using the numpy backend: {text}"
+            warn_once(text)
+            return None, None
+        try:
+            made = prepare(rt) if prepare is not None else None
+        except BuildFailure:
+            if explicit_choice(device):
+                raise
+            passed.append(rt.device)
+            continue
+        for dev in passed:
+            failed = cannot_build(dev)
+            if failed is not None:
+                warn_once(f"{failed[0]}; using {rt.name} instead")
+        return rt, made
+
+
 def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> "Runtime | None":
-    """The runtime a fill should use: ``None`` for ``backend='numpy'``; for ``'auto'``, also
-    ``None`` (with a RuntimeWarning) when OpenCL is unavailable; for ``'opencl'`` that raises.
-    ``profiling``: a queue that times every launch (see :class:`Runtime`).
+    """The runtime a job should use, before any build: ``None`` for ``backend='numpy'``, or for
+    ``'auto'`` when OpenCL is unavailable (with a RuntimeWarning).  :func:`open_runtime` also
+    builds the job's kernels and passes over a device that cannot compile them.
 
     Raises
     ------
     OpenCLUnavailable
         ``backend='opencl'`` and no usable device.
     """
-    if backend == "numpy":
-        return None
-    try:
-        return get_runtime(device, profile, profiling)
-    except OpenCLUnavailable as exc:
-        if backend == "opencl":
-            raise
-        import warnings
-
-        warnings.warn(f"OpenCL unavailable, using the numpy backend: {exc}", RuntimeWarning, stacklevel=3)
-        return None
+    return open_runtime(backend, device, profile, profiling)[0]
 
 
 def round_up(n: int, m: int) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -139,16 +138,21 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
         done += k
 
 
-def _make_carver(backend: str, mode: str, device: Any, profile: Any) -> Any:
-    if backend == "numpy":
-        return ref.NumpyCarver(mode)
-    from ..cl.runtime import get_runtime, opencl_available
-    if backend == "auto" and not opencl_available():
-        warnings.warn("no OpenCL device found; seam carving falls back to the (slow) numpy backend",
-                      RuntimeWarning, stacklevel=3)
-        return ref.NumpyCarver(mode)
+def _opencl_carver(rt: Any, mode: str) -> Any:
     from .opencl import OpenCLCarver
-    return OpenCLCarver(get_runtime(device=device, profile=profile), mode)
+
+    return OpenCLCarver(rt, mode)
+
+
+def _on_carver(backend: str, mode: str, device: Any, profile: Any, run: Callable[[Any], Any]) -> Any:
+    """``run(carver)`` on the first OpenCL device that compiles the carving kernels (they are built
+    as the carving needs them), else, for ``backend='auto'``, on numpy with one warning."""
+    if backend == "numpy":
+        return run(ref.NumpyCarver(mode))
+    from ..cl.runtime import open_runtime
+
+    rt, out = open_runtime(backend, device, profile, prepare=lambda rt: run(_opencl_carver(rt, mode)))
+    return run(ref.NumpyCarver(mode)) if rt is None else out
 
 
 def resize(image: Any, width: int | None = None, height: int | None = None, *,
@@ -255,59 +259,63 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
             mask[keep] = ref.KEEP
         if not mask.any():
             mask = None
-    carver = _make_carver(backend, energy, device, profile)
-    st = _State(ref.pack(arr), mask, return_seams or return_source)
+    def run(carver: Any) -> Any:
+        """The whole resize on one carver (from the start again if a device cannot compile)."""
+        nonlocal tw, th
+        st = _State(ref.pack(arr), None if mask is None else mask.copy(), return_seams or return_source)
 
-    total = [0]
-    done = [0]
+        total = [0]
+        done = [0]
 
-    def report(k: int) -> None:
-        if progress is not None:
-            progress(min(done[0] + k, total[0]), total[0])
+        def report(k: int) -> None:
+            if progress is not None:
+                progress(min(done[0] + k, total[0]), total[0])
 
-    # 1. Object removal.
-    if mask is not None and np.any(mask == ref.REMOVE):
-        dropm = mask == ref.REMOVE
-        per_row = int(dropm.sum(axis=1).max())
-        per_col = int(dropm.sum(axis=0).max())
-        vertical = per_row <= per_col
-        if not vertical:
-            st.transpose()
-        total[0] = per_row if vertical else per_col
-        removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None, until_clear=True)
-        if not vertical:
-            st.transpose()
-        done[0] = total[0] = removed
-        if st.mask is not None and not np.any(st.mask):
-            st.mask = None
-        if not restore:
-            tw = st.pixels.shape[1] if width is None else tw
-            th = st.pixels.shape[0] if height is None else th
-    # 2. Resize, one direction at a time.
-    h1, w1 = st.pixels.shape
-    total[0] = done[0] + abs(tw - w1) + abs(th - h1)
-    axes = ("width", "height") if order == "width-first" else ("height", "width")
-    for axis in axes:
-        if axis == "height":
-            st.transpose()
-        cur = st.pixels.shape[1]
-        target = tw if axis == "width" else th
-        sub = report if progress else None
-        if target < cur:
-            _carve(carver, st, cur - target, batch, sub)
-        elif target > cur:
-            _enlarge(carver, st, target - cur, batch, sub)
-        done[0] += abs(cur - target)
-        if axis == "height":
-            st.transpose()
-    report(0)
-    out = ref.unpack(st.pixels, channels or 3)
-    if channels == 0:
-        out = out[..., 0]
-    extra = []
-    if return_seams:
-        extra.append(st.seam_map.reshape(h0, w0))
-    if return_source:
-        rows, cols = np.divmod(st.idx.astype(np.int64), w0)
-        extra.append(np.stack([rows, cols], axis=-1).astype(np.int32))
-    return (out, *extra) if extra else out
+        # 1. Object removal.
+        if mask is not None and np.any(mask == ref.REMOVE):
+            dropm = mask == ref.REMOVE
+            per_row = int(dropm.sum(axis=1).max())
+            per_col = int(dropm.sum(axis=0).max())
+            vertical = per_row <= per_col
+            if not vertical:
+                st.transpose()
+            total[0] = per_row if vertical else per_col
+            removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None, until_clear=True)
+            if not vertical:
+                st.transpose()
+            done[0] = total[0] = removed
+            if st.mask is not None and not np.any(st.mask):
+                st.mask = None
+            if not restore:
+                tw = st.pixels.shape[1] if width is None else tw
+                th = st.pixels.shape[0] if height is None else th
+        # 2. Resize, one direction at a time.
+        h1, w1 = st.pixels.shape
+        total[0] = done[0] + abs(tw - w1) + abs(th - h1)
+        axes = ("width", "height") if order == "width-first" else ("height", "width")
+        for axis in axes:
+            if axis == "height":
+                st.transpose()
+            cur = st.pixels.shape[1]
+            target = tw if axis == "width" else th
+            sub = report if progress else None
+            if target < cur:
+                _carve(carver, st, cur - target, batch, sub)
+            elif target > cur:
+                _enlarge(carver, st, target - cur, batch, sub)
+            done[0] += abs(cur - target)
+            if axis == "height":
+                st.transpose()
+        report(0)
+        out = ref.unpack(st.pixels, channels or 3)
+        if channels == 0:
+            out = out[..., 0]
+        extra = []
+        if return_seams:
+            extra.append(st.seam_map.reshape(h0, w0))
+        if return_source:
+            rows, cols = np.divmod(st.idx.astype(np.int64), w0)
+            extra.append(np.stack([rows, cols], axis=-1).astype(np.int32))
+        return (out, *extra) if extra else out
+
+    return _on_carver(backend, energy, device, profile, run)

@@ -239,15 +239,34 @@ class Inpainter(StepwiseJob):
         elif self._remaining == mask.size:
             raise InputError("the mask covers the whole image: there is nothing to copy from")
 
+        self.variant, self.prune = variant, prune
+        self._kernels: dict[str, Any] = {}
         if backend != "numpy" and self._box is not None:
-            from ...cl.runtime import runtime_for
+            from ...cl.runtime import open_runtime
 
             stages = parse_partition(partition if partition is not None else "all")
+            resident = len(stages) == len(NAMES) and source == "original" and loop != "host"
+
+            def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # one program for every stage on the device
+                from . import opencl
+
+                before = rt.build_seconds
+                try:
+                    bundle = bundle_for(rt, stages, self.patch, variant, prune, resident)
+                    made = {s: BY_NAME[s].wrapper(rt, self, bundle) for s in stages}
+                    if resident:
+                        made["loop"] = opencl.Loop(rt, bundle)
+                except ValueError as exc:
+                    raise InputError(str(exc)) from None
+                return made, rt.build_seconds - before
+
             if stages:
                 t_rt = time.perf_counter()
-                self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
-                self.stats.context_seconds = time.perf_counter() - t_rt
-                self._on_device = stages if self._rt is not None else ()
+                self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+                if self._rt is not None:
+                    self._on_device = stages
+                    self._kernels, self.stats.build_seconds = made
+                self.stats.context_seconds = time.perf_counter() - t_rt - self.stats.build_seconds
         self._timed = self._rt is None or self._rt.profiling
         self.stats.timed = self._timed
         if self._rt is not None:
@@ -287,22 +306,8 @@ class Inpainter(StepwiseJob):
         # priority and the SSD map wherever a later stage reads them).
         self._buf = Buffers(host, self._rt, names, self.stats,
                              ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
-        self._kernels: dict[str, Any] = {}
         self._events: list[tuple[str, Any]] = []
-        self.variant, self.prune = variant, prune
         if self._rt is not None:
-            from . import opencl
-
-            built = self._rt.build_seconds
-            try:  # one program for every stage on the device
-                bundle = bundle_for(self._rt, self._on_device, self.patch, variant, prune, self._resident)
-                for s in self._on_device:
-                    self._kernels[s] = BY_NAME[s].wrapper(self._rt, self, bundle)
-                if self._resident:
-                    self._kernels["loop"] = opencl.Loop(self._rt, bundle)
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-            self.stats.build_seconds = self._rt.build_seconds - built
             if "ssd" in self._kernels:
                 ssd = self._kernels["ssd"]
                 self.stats.variant, self.stats.pruned = ssd.label, ssd.prune

@@ -296,25 +296,27 @@ class MultiscaleInpainter(StepwiseJob):
                 + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
                    if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
         if backend != "numpy":
-            from ...cl.runtime import runtime_for
-
-            t_rt = time.perf_counter()
-            self._rt = runtime_for(backend, device, prof, profiling=bool(timings))
-            self.stats.context_seconds = time.perf_counter() - t_rt
-        self.stats.timed = self._rt is None or self._rt.profiling
-        if self._rt is not None:
-            import pyopencl as cl
+            from ...cl.runtime import open_runtime
 
             from . import opencl as mcl
 
-            built = self._rt.build_seconds
-            self._cl = cl
-            self._kernels = {"pm": mcl.PatchMatch(self._rt, self.half, k), "vote": mcl.Vote(self._rt, self.half, k),
-                             "onion": mcl.Onion(self._rt, self.half, k),
-                             "poisson": mcl.Poisson(self._rt, self.half, k),
-                             "pyramid": mcl.Pyramid(self._rt, self.half, k)}
-            self.stats.backend, self.stats.device = "opencl", self._rt.name
-            self.stats.build_seconds = self._rt.build_seconds - built
+            def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # the whole program, and its build time
+                before = rt.build_seconds
+                made = {"pm": mcl.PatchMatch(rt, self.half, k), "vote": mcl.Vote(rt, self.half, k),
+                        "onion": mcl.Onion(rt, self.half, k), "poisson": mcl.Poisson(rt, self.half, k),
+                        "pyramid": mcl.Pyramid(rt, self.half, k)}
+                return made, rt.build_seconds - before
+
+            t_rt = time.perf_counter()
+            self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+            if self._rt is not None:
+                import pyopencl as cl
+
+                self._cl = cl
+                self._kernels, self.stats.build_seconds = made
+                self.stats.backend, self.stats.device = "opencl", self._rt.name
+            self.stats.context_seconds = time.perf_counter() - t_rt - self.stats.build_seconds
+        self.stats.timed = self._rt is None or self._rt.profiling
         masks = mask_pyramid(mask, self.patch, self.protect)
         self._masks = masks
         self._protects = protect_pyramid(self.protect, len(masks))
