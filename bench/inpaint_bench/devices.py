@@ -16,6 +16,7 @@ class Dev:
 
     def __init__(self, spec: str, device: Any):
         self.spec = spec
+        self.device = device
         self.name = device.name.strip()
         self.platform = device.platform.name.strip()
         import pyopencl as cl
@@ -41,8 +42,10 @@ class Dev:
 
 
 def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
-    """Every OpenCL device, or the one ``spec`` selects; [] (with a note) without OpenCL."""
+    """Every OpenCL device that compiles and runs the fill, or the one ``spec`` selects; [] (with a
+    note) without OpenCL.  A device that cannot compile is left out with a note saying why."""
     from inpaint.cl.runtime import OpenCLUnavailable, all_devices, select_device
+    from inpaint.cli.devices import check_device
 
     try:
         found = all_devices()
@@ -53,6 +56,14 @@ def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
     if spec:
         chosen = select_device(spec)
         devs = [d for d, (_, _, cd) in zip(devs, found) if cd == chosen]
+    usable = []
+    for d in devs:
+        problem = check_device(d.device)
+        if problem is None:
+            usable.append(d)
+        else:
+            notes.append(f"{d.spec} {d.name} ({d.platform}) is left out: {problem}")
+    devs = usable
     if not any(d.is_gpu for d in devs):
         notes.append("no OpenCL GPU device: GPU columns are skipped")
     return devs

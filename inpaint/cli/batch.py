@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .. import cancel
-from ..errors import DeviceError, InputError
+from ..errors import BuildFailure, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
-from .guard import EXIT_BAD_INPUT, error_message, exit_code, thread_error
+from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, thread_error
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -172,19 +172,22 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
 
 def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], None], *, jobs: int = 1,
               devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done") -> int:
-    """Run ``one(i, label, device)`` for every image; returns the exit status (2 if any failed).
+    """Run ``one(i, label, device)`` for every image; returns the exit status: 0, or 3 if a file
+    failed on its device, else 2 if any failed.
 
-    A file whose job fails for bad input or its environment (exit status 2 by
+    A file whose job fails for bad input, its environment or its device (exit status 2 or 3 by
     :func:`inpaint.cli.guard.exit_code`: unreadable, no mask, an existing output, a full disk,
-    not enough memory, threads that cannot start) is reported in one line and skipped; a :class:`DeviceError` (no usable device) stops the batch, since
-    every later file would fail the same way.  With ``jobs > 1`` the files run on that many
-    threads, taking turns on ``devices`` (``None`` for each file when empty).  A summary with
-    the throughput ends the run.
+    not enough memory, threads that cannot start, no device that can run it) is reported in one
+    line and skipped; the batch goes on to its summary.  With ``jobs > 1`` the files run on that
+    many threads, taking turns on ``devices`` (``None`` for each file when empty); a turn's
+    device that cannot compile the kernels hands its files to the next device that can.  A
+    summary with the throughput ends the run.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     n, t0 = len(images), time.perf_counter()
     failed: list[str] = []
+    device_failed: list[str] = []
     lock = threading.Lock()
 
     claimed: set[int] = set()
@@ -195,15 +198,27 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                 return
             claimed.add(i)
         label = f"[{i + 1}/{n}] {images[i].name}"
+        turn = devices[i % len(devices)] if devices else None
         try:
-            one(i, label, devices[i % len(devices)] if devices else None)
-        except DeviceError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - bad input or environment: this file only
-            if exit_code(exc) != EXIT_BAD_INPUT and not isinstance(exc, ValueError):
+            try:
+                one(i, label, turn)
+            except BuildFailure as failure:
+                if turn is None:
+                    raise
+                # The device of this turn cannot compile: the image runs on the next device that can
+                # (or, for --backend auto, numpy), as it would without turns.
+                from ..cl.runtime import warn_once
+
+                warn_once(f"{str(failure).partition('; ')[0]}; its turns go to the next device")
+                one(i, label, None)
+        except Exception as exc:  # noqa: BLE001 - bad input, environment or device: this file only
+            code = exit_code(exc)
+            if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
                 raise
             with lock:
                 failed.append(images[i].name)
+                if code == EXIT_NO_DEVICE:
+                    device_failed.append(images[i].name)
                 print(f"{prog}: error: {label}: {error_message(exc)}", file=sys.stderr)
 
     if jobs == 1:
@@ -242,18 +257,28 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
         print(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
               f"{dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
-    return 2 if failed else 0
+    return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
 
 
 def best_devices(backend: str, device: str | None, jobs: int) -> list[str]:
-    """For several jobs and no ``--device``: the OpenCL devices of the best kind, to take turns on."""
+    """For several jobs and no ``--device``: the OpenCL devices of the best kind to take turns on,
+    each piece of hardware once (the CPU that two drivers both offer is one device), leaving out
+    those that failed to compile; none when only one remains."""
     if jobs == 1 or device is not None or backend == "numpy":
         return []
     from ..cl import runtime as rtmod
 
     try:
-        found = rtmod.all_devices()
+        usable = [t for t in rtmod.preference() if rtmod.cannot_build(t[2]) is None]
     except rtmod.OpenCLUnavailable:
         return []
-    best = rtmod.select_device()
-    return [f"{pi}:{di}" for pi, di, d in found if d.type == best.type and d.platform.name == best.platform.name]
+    if not usable:
+        return []
+    best = usable[0][2]
+    chosen: list[tuple[int, int, Any]] = []
+    for t in usable:
+        d = t[2]
+        if (d.type == best.type and d.platform.name == best.platform.name
+                and not any(rtmod.same_hardware(d, c[2]) for c in chosen)):
+            chosen.append(t)
+    return [f"{pi}:{di}" for pi, di, _ in chosen] if len(chosen) > 1 else []

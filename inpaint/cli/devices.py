@@ -1,14 +1,15 @@
-"""``inpaint devices``: OpenCL platforms and devices, their real limits, and each profile's
-effective limits on them (min(profile, device))."""
+"""``inpaint devices``: OpenCL platforms and devices, whether each can compile and run the fill,
+which one a run takes, their real limits, and each profile's effective limits on them
+(min(profile, device))."""
 
 from __future__ import annotations
 
 import argparse
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..cl.profiles import available_profiles, load_profile
-from ..cl.runtime import all_devices
+from ..cl.runtime import preference
 from ..errors import DeviceError, OpenCLUnavailable, ProfileError
 from .shared import COMMANDS
 
@@ -17,16 +18,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``inpaint devices``."""
     parser.add_argument("--profile", action="append",
                         help="profile name or .toml path to show (repeatable; default: every shipped profile)")
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="list the devices without compiling the fill's kernels on each (the check takes "
+                             "a second or two a device on the first run, less once the kernels are cached)")
 
 
-def describe(profiles: list[str] | None = None) -> str:
-    """The device listing as Markdown text."""
+def check_device(device: Any) -> str | None:
+    """None when ``device`` compiles and runs the default fill (a tiny one, whose program a real
+    run then loads from the cache), else why not, in one line."""
+    import warnings
+
+    import numpy as np
+
+    from ..api import inpaint
+
+    image = np.zeros((24, 24, 3), np.uint8)
+    image[::2] = 200
+    mask = np.zeros((24, 24), bool)
+    mask[10:14, 10:14] = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            inpaint(image, mask, backend="opencl", device=device, timings=False)
+    except OpenCLUnavailable as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - a driver that fails in any other way is as unusable
+        from .guard import error_message
+
+        return error_message(exc)
+    return None
+
+
+def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str, str | None]:
+    """The device listing as Markdown text, in the order a run tries them, and the device a run
+    takes (None when unchecked or none can).  With ``check``, each device compiles and runs a tiny
+    fill, and one that cannot is marked unusable with the reason."""
     names = profiles or available_profiles()
     loaded = [load_profile(n) for n in names]
     lines = []
-    for pi, di, dev in all_devices():
+    chosen = None
+    for pi, di, dev in preference():
         kind = "GPU" if dev.type & 4 else ("CPU" if dev.type & 2 else "other")
         lines.append(f"## {pi}:{di} {dev.name.strip()} ({dev.platform.name.strip()}, {kind}, {dev.version.strip()})")
+        lines.append(f"platform {dev.platform.version.strip()}")
+        if check:
+            problem = check_device(dev)
+            if problem is None and chosen is None:
+                chosen = f"{pi}:{di} {dev.name.strip()}"
+            lines.append(f"**unusable**: {problem}" if problem else
+                         "usable: compiles and runs the fill" + (" (the one a run takes)"
+                                                                 if chosen.startswith(f"{pi}:{di} ") else ""))
         lines.append(f"compute units {dev.max_compute_units}, clock {dev.max_clock_frequency} MHz, "
                      f"global memory {dev.global_mem_size // 2**20} MiB, local memory {dev.local_mem_size} B, "
                      f"max work-group {dev.max_work_group_size}, work-item sizes {list(dev.max_work_item_sizes)}, "
@@ -44,18 +85,23 @@ def describe(profiles: list[str] | None = None) -> str:
             except ProfileError as exc:
                 lines.append(f"| {prof.name} | unusable: {exc} | | | | |")
         lines.append("")
-    return "\n".join(lines)
+    if check and chosen:
+        lines.append(f"A run without --device takes {chosen}.")
+    return "\n".join(lines), chosen
 
 
 def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
-    exit 2, no OpenCL device: exit 3)."""
+    exit 2, no OpenCL device, or none that can run the fill: exit 3)."""
     parser = argparse.ArgumentParser(prog=prog, description=COMMANDS["devices"])
     add_arguments(parser)
     args = parser.parse_args(list(argv))
     try:
-        text = describe(args.profile)
+        text, chosen = describe(args.profile, args.check)
     except OpenCLUnavailable as exc:
         raise DeviceError(f"no OpenCL device: {exc}") from None
     print(text)
+    if args.check and chosen is None:
+        raise DeviceError("no OpenCL device can run the fill (each says why above); --backend auto runs it in "
+                          "numpy, much slower")
     return 0
