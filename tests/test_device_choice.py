@@ -1,0 +1,328 @@
+"""A device that cannot compile is never chosen: the fallback chain, its messages, and batches.
+
+The failure class (a driver that rejects every build, as PoCL from pip does on CPUs newer than its
+LLVM) is reproduced on any machine with a real driver error: the chosen devices get a build option
+their driver rejects (``-cl-std=CL9.9``), in-process through the build the runtime calls, and in
+a whole command through PoCL's own ``POCL_EXTRA_BUILD_FLAGS``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import cli
+from inpaint.api import inpaint
+from inpaint.cl import diagnose
+from inpaint.cl import runtime as rtmod
+from inpaint.errors import BuildFailure
+
+from helpers import box_mask, save_mask
+
+OPENCL = pytest.mark.opencl  # the tests that run kernels; the reasons' tests run anywhere
+
+REJECTED = "-cl-std=CL9.9"  # an option every driver rejects: a real build failure
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """No device marked, no runtime cached and no warning given by earlier tests."""
+    monkeypatch.setattr(rtmod, "_CANNOT_BUILD", {})
+    monkeypatch.setattr(rtmod, "_RUNTIMES", {})
+    monkeypatch.setattr(rtmod, "_WARNED", set())
+
+
+@pytest.fixture
+def failing(fresh, monkeypatch):
+    """``failing(pred)``: every build on a device for which ``pred(device)`` holds fails in its driver.
+    Returns the list of devices a build was tried on, in order."""
+    real = rtmod.build
+    tried: list = []
+
+    def install(pred):
+        def build(context, sources, defines=None, failed=None):
+            device = context.devices[0]
+            tried.append(device)
+            if pred(device):
+                defines = {**(defines or {}), "INPAINT_REJECTED": f"1 {REJECTED}"}
+            return real(context, sources, defines, failed)
+        monkeypatch.setattr(rtmod, "build", build)
+        return tried
+    return install
+
+
+def _scene(seed=3):
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 255, (40, 48, 3), dtype=np.uint8)
+    return img, box_mask(40, 48, slice(14, 22), slice(18, 27))
+
+
+def _devices():
+    return [d for _, _, d in rtmod.preference()]
+
+
+# -- the reasons ------------------------------------------------------------------------------
+
+ZEN5 = "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 68\n"
+PIP_POCL = "OpenCL 3.0 PoCL 3.0-rc2  Linux, Release, RELOC, LLVM 14.0.6, SLEEF, DISTRO, POCL_DEBUG"
+
+
+def test_cpu_family_from_cpuinfo():
+    assert diagnose.cpu_family(ZEN5) == "AMD family 26"
+    assert diagnose.cpu_family("vendor_id : GenuineIntel\ncpu family : 19\n") == "Intel family 19"
+    assert diagnose.cpu_family("processor : 0\n") == ""
+
+
+def test_pip_pocl_on_a_newer_cpu_names_the_cause_and_the_fix():
+    # What PoCL 3.0 from pip reports on AMD Zen 5: its LLVM 14 calls the CPU 'generic'.
+    cause, fix = diagnose.explain("Portable Computing Language", PIP_POCL, "pthread-AMD Ryzen 9 9950X",
+                                  "OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-generic",
+                                  "error: unknown target CPU 'generic'", cpu="AMD family 26", pip_pocl="3.0")
+    assert cause == "PoCL 3.0 from pip cannot compile for this CPU (AMD family 26, newer than its LLVM 14)"
+    assert "pocl" in fix.lower() and "install" in fix
+    assert len(f"inpaint: error: {cause}; {fix}") < 200
+    # The log alone tells it too (an older device version string without the CPU name).
+    cause2, _ = diagnose.explain("Portable Computing Language", PIP_POCL, "pthread-x", "OpenCL 3.0 PoCL",
+                                 "error: <invalid loc>: unknown target CPU 'generic'", cpu="", pip_pocl="3.0")
+    assert cause2 == "PoCL 3.0 from pip cannot compile for this CPU (newer than its LLVM 14)"
+
+
+def test_other_failures_quote_the_driver_and_stay_short():
+    log = "error: " + "x" * 500
+    cause, fix = diagnose.explain("NVIDIA CUDA", "OpenCL 3.0 CUDA 12.4", "NVIDIA H100", "OpenCL 3.0 CUDA", log)
+    assert cause.startswith("NVIDIA H100 (NVIDIA CUDA) cannot compile the kernels: error: xxx")
+    assert cause.endswith("...") and "inpaint devices" in fix
+    line = diagnose.reason(cause, fix, " (3 other devices cannot either)")
+    assert len(line) <= diagnose.MAX_REASON and line.endswith(f"; {fix} (3 other devices cannot either)")
+    # A distribution's PoCL is not told to install the distribution's PoCL.
+    cause, fix = diagnose.explain("Portable Computing Language", "OpenCL 3.0 PoCL 3.1+debian LLVM 15.0.6",
+                                  "pthread-cpu", "OpenCL 3.0 PoCL HSTR: pthread-x86_64-znver4",
+                                  "error: something else", cpu="AMD family 25", pip_pocl="3.0")
+    assert cause == "PoCL 3.1 cannot compile the kernels: error: something else"
+    assert "apt install" not in fix
+
+
+def test_build_log_is_taken_from_a_pyopencl_error():
+    text = ("clBuildProgram failed: BUILD_PROGRAM_FAILURE - clBuildProgram failed\n\nBuild on <pyopencl.Device "
+            "'pthread' on 'Portable Computing Language' at 0x1>:\n\nerror: unknown target CPU 'generic'\n\n"
+            "(options: -I /x -DHALF=3)")
+    assert diagnose.build_log(RuntimeError(text)) == "error: unknown target CPU 'generic'"
+
+
+# -- the same CPU through two drivers -----------------------------------------------------------
+
+_PTRS = itertools.count(1)
+
+
+def _fake(platform, kind, name="cpu", mem=1 << 30):
+    return SimpleNamespace(int_ptr=next(_PTRS), platform=SimpleNamespace(int_ptr=platform), type=kind, name=name,
+                           global_mem_size=mem)
+
+
+def test_same_hardware():
+    cpu, gpu = 2, 4
+    assert rtmod.same_hardware(_fake(1, cpu, "pthread-AMD EPYC"), _fake(2, cpu, "pthread-znver4-AMD EPYC"))
+    assert not rtmod.same_hardware(_fake(1, cpu), _fake(1, cpu))  # two devices one platform lists
+    assert rtmod.same_hardware(_fake(1, gpu, "H100"), _fake(2, gpu, "H100"))
+    assert not rtmod.same_hardware(_fake(1, gpu, "H100"), _fake(2, gpu, "A100"))
+    assert not rtmod.same_hardware(_fake(1, gpu, "H100"), _fake(1, gpu, "H100"))  # two cards
+
+
+@OPENCL
+def test_jobs_take_turns_on_each_piece_of_hardware_once(fresh):
+    from inpaint.cli.batch import best_devices
+
+    turns = best_devices("auto", None, 2)
+    devices = {f"{pi}:{di}": d for pi, di, d in rtmod.preference()}
+    chosen = [devices[t] for t in turns]
+    for i, a in enumerate(chosen):
+        assert not any(rtmod.same_hardware(a, b) for b in chosen[i + 1:])
+    if sum(1 for d in devices.values() if not d.type & 4) > 1:  # two drivers of this CPU (CI has both PoCLs)
+        assert sum(1 for d in chosen if not d.type & 4) <= 1
+
+
+# -- the chain ----------------------------------------------------------------------------------
+
+@OPENCL
+def test_auto_falls_back_to_numpy_with_one_warning(failing):
+    failing(lambda d: True)
+    img, mask = _scene()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = inpaint(img, mask, backend="auto")
+        again = inpaint(img, mask, backend="auto")  # a batch's second image: no second warning
+    ref = inpaint(img, mask, backend="numpy")
+    assert res.stats.backend == "numpy" and again.stats.backend == "numpy"
+    assert np.array_equal(res.image, ref.image) and np.array_equal(again.image, ref.image)
+    texts = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(texts) == 1 and "\n" not in texts[0]
+    assert "cannot compile the kernels" in texts[0] and "using numpy" in texts[0] and REJECTED in texts[0]
+
+
+@OPENCL
+def test_each_device_is_tried_once_per_process(failing):
+    tried = failing(lambda d: True)
+    img, mask = _scene()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        inpaint(img, mask, backend="auto")
+        n = len(tried)
+        inpaint(img, mask, backend="auto")
+    assert n == len(_devices()) and len(tried) == n  # remembered: nothing compiled again
+
+
+@OPENCL
+def test_opencl_backend_raises_one_short_line(failing):
+    failing(lambda d: True)
+    img, mask = _scene()
+    with pytest.raises(BuildFailure) as info:
+        inpaint(img, mask, backend="opencl")
+    text = str(info.value)
+    assert "\n" not in text and len(text) < 200 and "cannot compile" in text
+    assert REJECTED in info.value.details  # the driver's log, for whoever asks
+
+
+@OPENCL
+def test_a_named_device_is_never_replaced(failing):
+    first = _devices()[0]
+    failing(lambda d: d == first)
+    img, mask = _scene()
+    with pytest.raises(BuildFailure):
+        inpaint(img, mask, backend="auto", device="0:0" if rtmod.preference()[0][:2] == (0, 0) else first)
+
+
+@OPENCL
+def test_the_next_device_that_builds_runs_the_fill(failing):
+    devices = _devices()
+    if len(devices) < 2:
+        pytest.skip("one OpenCL device here; the next-device case needs two (CI has two PoCL builds)")
+    failing(lambda d: d == devices[0])
+    img, mask = _scene()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = inpaint(img, mask, backend="auto", method="criminisi", patch=5, alpha="full")
+    ref = inpaint(img, mask, backend="numpy", method="criminisi", patch=5, alpha="full")
+    assert res.stats.backend == "opencl" and devices[1].name.strip() in res.stats.device
+    assert np.array_equal(res.image, ref.image)
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == 1 and "instead" in texts[0]
+
+
+@OPENCL
+def test_resize_falls_back_too(failing):
+    from inpaint.seam.api import resize
+
+    failing(lambda d: True)
+    img, _ = _scene()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = resize(img, 40, 40, backend="auto")
+    assert np.array_equal(out, resize(img, 40, 40, backend="numpy"))
+    assert len(caught) == 1 and "using numpy" in str(caught[0].message)
+    with pytest.raises(BuildFailure):
+        resize(img, 40, 40, backend="opencl")
+
+
+# -- the command --------------------------------------------------------------------------------
+
+@pytest.fixture
+def run(capsys):
+    def call(*argv):
+        code = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return call
+
+
+@pytest.fixture
+def photos(tmp_path):
+    img, mask = _scene()
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for i in range(3):
+        Image.fromarray(np.roll(img, 7 * i, axis=1)).save(folder / f"p{i}.png")
+        save_mask(folder / f"p{i}_mask.png", mask)
+    return folder
+
+
+@OPENCL
+def test_batch_reports_a_device_failure_per_image_and_ends_with_its_summary(failing, run, photos, tmp_path):
+    failing(lambda d: True)
+    code, out, err = run(photos, "-o", f"{tmp_path / 'done'}/", "--jobs", "2", "--backend", "opencl")
+    lines = err.strip().splitlines()
+    assert code == 3
+    assert sum("cannot compile" in ln for ln in lines) == 3  # one line per image
+    assert lines[-1].startswith("inpaint: 3 images: 0 removed, 3 failed")
+    assert not any((tmp_path / "done").glob("p*"))
+
+
+@OPENCL
+def test_batch_with_jobs_finishes_every_image(failing, run, photos, tmp_path):
+    devices = _devices()
+    failing(lambda d: d == devices[0])  # the preferred device cannot build; any other can
+    code, out, err = run(photos, "-o", f"{tmp_path / 'done'}/", "--jobs", "2")
+    assert code == 0, err
+    for i in range(3):
+        got = np.asarray(Image.open(tmp_path / "done" / f"p{i}.png"))
+        src = np.asarray(Image.open(photos / f"p{i}.png"))
+        ref = inpaint(src, np.asarray(Image.open(photos / f"p{i}_mask.png")) > 127, backend="numpy").image
+        assert np.array_equal(got, ref)
+    assert "3 removed, 0 failed" in err
+
+
+@OPENCL
+def test_devices_marks_a_device_that_cannot_build(failing, run):
+    devices = _devices()
+    failing(lambda d: d == devices[0])
+    code, out, err = run("devices", "--profile", "native")
+    assert out.count("**unusable**: ") == 1 and REJECTED in out
+    if len(devices) > 1:
+        assert code == 0 and "A run without --device takes" in out
+    else:
+        assert code == 3 and "no OpenCL device can run the fill" in err
+
+
+# -- a whole command in a fresh process, the driver itself rejecting every build ----------------
+
+def _pocl_only():
+    return all("Portable Computing Language" in d.platform.name for d in _devices())
+
+
+@OPENCL
+@pytest.mark.skipif(sys.platform != "linux", reason="PoCL's build flags variable")
+def test_whole_command_with_no_device_that_builds(tmp_path):
+    if not _pocl_only():
+        pytest.skip("a non-PoCL device here: POCL_EXTRA_BUILD_FLAGS reaches PoCL only")
+    env = dict(os.environ, POCL_EXTRA_BUILD_FLAGS=REJECTED, POCL_CACHE_DIR=str(tmp_path / "pocl"))
+    env.pop("PYOPENCL_CTX", None)
+    cmd = [sys.executable, "-m", "inpaint.cli"]
+
+    def inpaint_cmd(*args):
+        return subprocess.run(cmd + [str(a) for a in args], env=env, capture_output=True, text=True, timeout=300)
+
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    auto = inpaint_cmd(tmp_path / "a.png", "--mask", tmp_path / "m.png", "-o", tmp_path / "auto.png")
+    assert auto.returncode == 0, auto.stderr
+    warned = [ln for ln in auto.stderr.splitlines() if "warning" in ln or "compiling" in ln]
+    assert 1 <= len(warned) <= 3 and any("using numpy" in ln for ln in warned)
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "auto.png")), inpaint(img, mask, backend="numpy").image)
+
+    strict = inpaint_cmd(tmp_path / "a.png", "--mask", tmp_path / "m.png", "-o", tmp_path / "cl.png",
+                         "--backend", "opencl")
+    assert strict.returncode == 3
+    assert len(strict.stderr.strip().splitlines()) == 1 and len(strict.stderr.strip()) < 200
+    assert not (tmp_path / "cl.png").exists()
+
+    listing = inpaint_cmd("devices", "--profile", "native")
+    assert listing.returncode == 3
+    assert listing.stdout.count("**unusable**") == len(_devices())
