@@ -147,6 +147,7 @@ class InpaintApp(App):
         self.start_dir = os.getcwd()        # where the app was started: the Open dialog's first folder
         self._saved: dict = {}              # the settings file's changed settings
         self._error_handler = None
+        self._told: set[str] = set()        # device notes already told (see _tell_notes)
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -637,6 +638,7 @@ class InpaintApp(App):
             self._finish_job()
             self.show_message("Remove failed", f"the pipeline returned {out.dtype} {out.shape}")
             return
+        notes = self._job_notes()
         self.last_result = result
         self.history.push(before)
         self.image = frozen(out)
@@ -645,7 +647,8 @@ class InpaintApp(App):
         self._finish_job()
         self._history_changed()
         self.last_wall_seconds = wall
-        self.status = f"Removed in {_duration(wall)} ({filled:,} px filled). Undo takes it back; Save keeps it."
+        self._tell_notes(notes, f"Removed in {_duration(wall)} ({filled:,} px filled). "
+                                "Undo takes it back; Save keeps it.")
         self._update_info()
 
     @mainthread
@@ -653,8 +656,31 @@ class InpaintApp(App):
         if token != self._token:
             return
         self._finish_job(restore=True)
-        self.status = f"{title}: {exc}"
-        self.show_message(title, str(exc) or type(exc).__name__)
+        message = str(exc) or type(exc).__name__
+        self.status = f"{title}: {' '.join(message.split())}"
+        details = getattr(exc, "details", None)   # BuildFailure: the driver's build log
+        self.show_message(title, message, hint=devices.error_hint(exc),
+                          details=str(details) if details else "")
+
+    def _job_notes(self) -> list[str]:
+        """The running job's device notes not yet told in this session (each is told once)."""
+        notes = [n for n in (self.job.notes if self.job is not None else []) if n not in self._told]
+        self._told.update(notes)
+        return notes
+
+    def _tell_notes(self, notes: list[str], done: str) -> None:
+        """Put ``done`` in the status line, and when the job ran on numpy or another device than
+        asked (``notes``), say so there, first (the line is shortened at its end), and in a message."""
+        if not notes:
+            self.status = done
+            return
+        if any("numpy" in n for n in notes):   # the other notes name the device used instead
+            title, hint = "Ran on numpy", ("To skip OpenCL from now on: open Settings and, under Advanced, "
+                                           "set Backend to numpy; or choose another Device.")
+        else:
+            title, hint = "Ran on another device", "Open Settings and, under Advanced, choose the Device to use."
+        self.status = f"{title}. {done} Note: {' '.join(notes)}"
+        self.show_message(title, "\n\n".join(notes), hint=hint)
 
     @mainthread
     def _job_cancelled(self, token):
@@ -728,6 +754,7 @@ class InpaintApp(App):
         if token != self._token:
             return
         out, wall = outcome
+        notes = self._job_notes()
         out = getattr(out, "image", out)
         out = np.ascontiguousarray(np.asarray(out, dtype=np.uint8)[..., :3])
         self.history.push(before)
@@ -736,7 +763,7 @@ class InpaintApp(App):
         self.editor.set_document(self.image, np.zeros((h, w), bool), np.zeros((h, w), bool))
         self._finish_job()
         self._history_changed()
-        self.status = f"Resized to {w}x{h} in {_duration(wall)}."
+        self._tell_notes(notes, f"Resized to {w}x{h} in {_duration(wall)}.")
         self._update_info()
 
     # -- files --------------------------------------------------------------------------
@@ -802,8 +829,24 @@ class InpaintApp(App):
         if self._popup is not None:
             self._popup.dismiss(animation=False)
 
-    def show_message(self, title: str, text: str):
-        return self._show(Factory.MessagePopup(title=title, text=text))
+    def show_message(self, title: str, text: str, hint: str = "", details: str = ""):
+        """A message with OK; ``hint`` says what to do in the app, and ``details`` (e.g. a driver's
+        build log) are behind a Details button.
+
+        Parameters
+        ----------
+        title, text : str
+            The popup's title and message (a long one scrolls inside the popup).
+        hint : str, optional
+            What the user can change in the app, shown under the message.
+        details : str, optional
+            A long text shown on request.
+
+        Returns
+        -------
+        MessagePopup
+        """
+        return self._show(Factory.MessagePopup(title=title, text=text, hint=hint, details=details))
 
     def show_open(self):
         popup = Factory.OpenPopup()

@@ -82,3 +82,52 @@ def seam_available() -> bool:
         return importlib.util.find_spec("inpaint.seam") is not None
     except (ImportError, ValueError):
         return False
+
+
+#: What to do in the app when the device fails: the Settings screen's own labels (Advanced part).
+DEVICE_HINT = ("To go on: open Settings and, under Advanced, set Backend to numpy (slower, always works) "
+               "or choose another Device.")
+PROFILE_HINT = "To go on: open Settings and, under Advanced, choose another Profile (native: the device's own limits)."
+
+
+def is_device_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from OpenCL: no usable device or driver, a driver that cannot compile
+    the kernels (:class:`inpaint.errors.BuildFailure`), or an error of pyopencl itself.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error a job raised.
+
+    Returns
+    -------
+    bool
+    """
+    from inpaint.errors import DeviceError, OpenCLUnavailable
+
+    if isinstance(exc, (OpenCLUnavailable, DeviceError)):
+        return True
+    # pyopencl is optional: its errors are known by their module, without importing it.
+    return any(cls.__module__.partition(".")[0] == "pyopencl" for cls in type(exc).__mro__)
+
+
+def error_hint(exc: BaseException) -> str:
+    """What the user can change in the app after ``exc`` (``''`` when nothing there helps).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error a job raised.
+
+    Returns
+    -------
+    str
+        One sentence naming the Settings screen's labels.
+    """
+    from inpaint.errors import ProfileError
+
+    if is_device_error(exc):
+        return DEVICE_HINT
+    if isinstance(exc, ProfileError):
+        return PROFILE_HINT
+    return ""

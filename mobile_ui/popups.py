@@ -5,13 +5,56 @@ from __future__ import annotations
 from kivy.app import App
 from kivy.properties import BooleanProperty, NumericProperty, OptionProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
 from kivy.uix.popup import Popup
+
+#: The most of a ``details`` text shown: a driver's build log can run to megabytes, which a text
+#: area lays out slowly; its start names the first error.
+MAX_DETAILS = 30_000
+
+
+def clip_details(text: str, limit: int = MAX_DETAILS) -> str:
+    """``text`` up to ``limit`` characters, with a last line saying how much was left out.
+
+    Parameters
+    ----------
+    text : str
+        A long text such as a driver's build log.
+    limit : int
+        The most characters kept.
+
+    Returns
+    -------
+    str
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
 
 
 class MessagePopup(Popup):
-    """A message with an OK button (errors are shown here, never as a crash)."""
+    """A message with an OK button (errors are shown here, never as a crash).
+
+    The message and the ``hint`` (what to do in the app) scroll inside the box when they are
+    too long for it; ``details`` (e.g. a driver's build log) are shown on request, by the Details
+    button, in a read-only text area that can be selected and copied.
+    """
 
     text = StringProperty("")
+    hint = StringProperty("")
+    details = StringProperty("")
+    showing_details = BooleanProperty(False)
+
+    def on_showing_details(self, *_args):
+        area = self.ids.get("details_text")
+        if area is None or not self.showing_details:
+            return
+        # Filled when shown, and from its start: the device and the first error are at the top
+        # (setting the text leaves the view at its end).
+        text = clip_details(self.details)
+        if area.text != text:
+            area.text = text
+        area.cursor = (0, 0)
 
 
 class OpenPopup(Popup):
@@ -35,6 +78,25 @@ class SavePopup(Popup):
         app = App.get_running_app()
         if app is not None and "path" in self.ids:
             self.ids.path.text = app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path()
+
+
+class StatusLabel(Label):
+    """The one-line status under the tools: a text too long for it ends in an ellipsis, and a
+    tap on it then shows the whole text."""
+
+    def on_touch_down(self, touch):
+        if self.collide_point(*touch.pos) and self.is_shortened and not self.disabled:
+            touch.ud["status_tap"] = True   # a tap begun here, not a stroke ending over the label
+            return True
+        return super().on_touch_down(touch)
+
+    def on_touch_up(self, touch):
+        if touch.ud.get("status_tap") and self.collide_point(*touch.pos):
+            app = App.get_running_app()
+            if app is not None:
+                app.show_message("Status", self.text)
+            return True
+        return super().on_touch_up(touch)
 
 
 class ClosePopup(Popup):

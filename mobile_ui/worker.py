@@ -7,14 +7,20 @@ those callbacks with :func:`kivy.clock.mainthread` so they run on the UI thread.
 
 A job is a function ``fn(job)`` run on the worker thread; it polls ``job.cancelled``
 (or calls :meth:`Job.check`) between steps and raises :class:`Cancelled` to stop early.
+
+The library tells of a job that ran on another backend or device than asked (``backend='auto'``
+falling back to numpy, or to the next device) with a RuntimeWarning, not an error.  The worker
+records those while the job runs and hands their texts to the UI as :attr:`Job.notes`.
 """
 
 from __future__ import annotations
 
 import itertools
 import queue
+import re
 import threading
 import time
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -22,6 +28,30 @@ import numpy as np
 
 class Cancelled(Exception):
     """Raised inside a job when the user cancelled it."""
+
+
+#: The library's warnings that a job ran elsewhere than asked (:func:`inpaint.cl.runtime.open_runtime`):
+#: "CAUSE; using numpy, ...; FIX", "OpenCL unavailable, using the numpy backend: ..." and
+#: "CAUSE; using DEVICE instead".  Matched from the start of the text, as :mod:`warnings` matches.
+DEVICE_NOTE = r"(?s).*(\busing (the )?numpy\b|\busing .+ instead\.?$)"
+_DEVICE_NOTE = re.compile(DEVICE_NOTE, re.I)
+
+
+def is_device_note(message: Warning | str, category: type = RuntimeWarning) -> bool:
+    """Whether a warning says that a job ran on numpy or another device than the one asked for.
+
+    Parameters
+    ----------
+    message : Warning or str
+        The warning, or its text.
+    category : type
+        Its class; only RuntimeWarnings are such notes (numpy's own, about arithmetic, never match).
+
+    Returns
+    -------
+    bool
+    """
+    return issubclass(category, RuntimeWarning) and _DEVICE_NOTE.match(str(message)) is not None
 
 
 class Job:
@@ -39,6 +69,9 @@ class Job:
         self._cancel = threading.Event()
         self.finished = threading.Event()
         self.outcome: str | None = None   # "done", "error" or "cancelled" once finished
+        #: Texts of the device notes (:func:`is_device_note`) the job raised, each once, in order;
+        #: set on the worker thread before any callback is called.
+        self.notes: list[str] = []
 
     @property
     def cancelled(self) -> bool:
@@ -112,10 +145,32 @@ class Worker:
                         self._idle.set()
 
     @staticmethod
+    def _call(job: Job) -> Any:
+        """``job.fn(job)``, with the device notes it raises recorded in ``job.notes``.
+
+        ``catch_warnings`` swaps module-wide state and is not thread-safe: only this thread uses
+        it while the UI thread runs.  Other warnings go on to the usual handler afterwards.
+        """
+        caught: list[warnings.WarningMessage] = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                # Recorded whatever the filters say ("error" would turn a note into a failed job,
+                # "ignore" or "once" would hide it from the UI).
+                warnings.filterwarnings("always", message=DEVICE_NOTE, category=RuntimeWarning)
+                return job.fn(job)
+        finally:
+            for w in caught:
+                if is_device_note(w.message, w.category):
+                    if str(w.message) not in job.notes:
+                        job.notes.append(str(w.message))
+                else:  # already passed the filters inside: show it as it would have been
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+
+    @staticmethod
     def _run(job: Job) -> None:
         try:
             job.check()
-            result = job.fn(job)
+            result = Worker._call(job)
             job.check()  # cancelled during the last step: still a cancel for the user
         except Cancelled:
             job.outcome = "cancelled"

@@ -297,6 +297,76 @@ def test_progress_reports_partial_images(photo):
     assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
     w.shutdown()
 
+def test_device_notes_reach_the_job_and_other_warnings_go_on(photo):
+    import warnings
+
+    fallback = "PoCL cannot compile for this CPU; using numpy, about 30 times slower; install PoCL"
+    instead = "the GPU driver cannot compile; using pthread-cpu instead"
+
+    def job_fn(job):
+        warnings.warn(fallback, RuntimeWarning)
+        warnings.warn(fallback, RuntimeWarning)                  # told twice: one note
+        warnings.warn(instead, RuntimeWarning)
+        warnings.warn("invalid value encountered in divide", RuntimeWarning)   # numpy's: not a note
+        warnings.warn("only the first frame is used", UserWarning)
+        return 7
+
+    w = Worker()
+    done = []
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            job = w.submit(job_fn, on_done=done.append)
+            assert job.wait(10)
+        assert job.outcome == "done" and done == [7]
+        assert job.notes == [fallback, instead]
+        assert sorted(str(x.message) for x in seen) == ["invalid value encountered in divide",
+                                                        "only the first frame is used"]
+        # pytest's filters turn warnings into errors: a note is recorded all the same, not raised.
+        job = w.submit(lambda j: warnings.warn(fallback, RuntimeWarning) or 8, on_done=done.append)
+        assert job.wait(10) and job.outcome == "done" and job.notes == [fallback] and done[-1] == 8
+        quiet = w.submit(lambda j: 9)
+        assert quiet.wait(10) and quiet.notes == []
+    finally:
+        w.shutdown()
+
+
+@pytest.mark.parametrize("text, note", [
+    ("X cannot compile; using numpy, about 30 times slower; apt install pocl-opencl-icd", True),
+    ("OpenCL unavailable, using the numpy backend: no platform", True),
+    ("X cannot compile; using NVIDIA GeForce RTX 3060 instead", True),
+    ("invalid value encountered in divide", False),
+    ("the OpenCL kernel cache gave an unusable program; the kernels were rebuilt without it (x)", False),
+])
+def test_device_notes_are_told_from_other_runtime_warnings(text, note):
+    from mobile_ui.worker import is_device_note
+
+    assert is_device_note(text) is note
+    assert not is_device_note(text, UserWarning)
+
+
+def test_device_errors_get_a_hint_naming_the_settings():
+    from pathlib import Path
+
+    from inpaint.cl import BACKENDS
+    from inpaint.errors import BuildFailure, DeviceError, InputError, OpenCLUnavailable, ProfileError
+
+    fake_cl_error = type("LogicError", (RuntimeError,), {"__module__": "pyopencl._cl"})
+    for exc in (BuildFailure("cause; fix", details="log"), OpenCLUnavailable("no platform"),
+                DeviceError("no device 3:0"), fake_cl_error("clEnqueueNDRangeKernel failed: OUT_OF_RESOURCES")):
+        assert devices.is_device_error(exc) and devices.error_hint(exc) == devices.DEVICE_HINT, exc
+    for exc in (InputError("the mask is empty"), ValueError("x"), RuntimeError("x"), MemoryError()):
+        assert not devices.is_device_error(exc) and devices.error_hint(exc) == ""
+    assert devices.error_hint(ProfileError("the device cannot meet it")) == devices.PROFILE_HINT
+    # The hints name what the Settings screen shows: its labels, and a backend it offers.
+    kv = Path(devices.__file__).with_name("inpaint.kv").read_text(encoding="utf-8")
+    settings_rule = kv[kv.index("<SettingsPopup>:"):]
+    for label in ("Advanced", "Backend", "Device", "Profile"):
+        assert f"text: '{label}'" in settings_rule and label in devices.DEVICE_HINT + devices.PROFILE_HINT
+    assert "numpy" in BACKENDS and "set Backend to numpy" in devices.DEVICE_HINT
+    assert "native" in devices.list_profiles()
+
+
 
 # -- settings helpers -------------------------------------------------------------------
 def test_alpha_parsing():

@@ -1056,9 +1056,289 @@ def test_layout_adapts_to_landscape(fresh, kv):
         fresh.status = "A long status line " * 12
         pump(3)
         label = shell.ids.status_label
-        assert label.texture_size[0] <= label.width + 1 and label.height >= label.texture_size[1] > 40, \
-            "a long status wraps, it is not cut off"
+        assert label.is_shortened and label.texture_size[0] <= label.width + 1 \
+            and label.texture_size[1] <= label.height <= 24, "a long status stays one line, ending in an ellipsis"
     finally:
         kv.size = WINDOW
         pump(3)
     assert shell.portrait
+
+
+# -- errors and device notes ------------------------------------------------------------
+_BUILD_MESSAGE = ("PoCL 3.0 from pip cannot compile for this CPU (AMD family 26, newer than its LLVM 14); install "
+                  "your distribution's PoCL: apt install pocl-opencl-icd "
+                  + "clBuildProgram failed: BUILD_PROGRAM_FAILURE - " * 14)
+_BUILD_LOG = "pthread-cpu (Portable Computing Language, OpenCL 3.0 PoCL 3.0):\n" + "".join(
+    f"<kernel>:{i}:7: error: unknown target CPU 'znver5'; candidate CPUs are: nocona, core2\n" for i in range(120))
+
+
+def _box(widget):
+    """``(left, bottom, right, top)`` of a widget in window coordinates."""
+    x0, y0 = widget.to_window(widget.x, widget.y)
+    x1, y1 = widget.to_window(widget.right, widget.top)
+    return x0, y0, x1, y1
+
+
+def _inside(inner, outer, slack=1.0):
+    a, b = _box(inner), _box(outer)
+    return a[0] >= b[0] - slack and a[1] >= b[1] - slack and a[2] <= b[2] + slack and a[3] <= b[3] + slack
+
+
+def _title_label(popup):
+    from kivy.uix.label import Label
+
+    return next(w for w in popup.walk(restrict=True) if isinstance(w, Label) and w.text == popup.title)
+
+
+def _check_message_fits(popup, kv):
+    """The popup lies in the window; its message wraps in its scroll area, under the title and
+    above the buttons, and the whole message can be scrolled to."""
+    from kivy.uix.scrollview import ScrollView
+
+    ids = popup.ids
+    view, message, hint_view, hint = ids.message_view, ids.message, ids.hint_view, ids.hint
+    assert popup.x >= 0 and popup.y >= 0 and popup.right <= kv.width and popup.top <= kv.height, \
+        (popup.pos, popup.size, kv.size)
+    for part in (view, hint_view, ids.ok_btn):
+        assert _inside(part, popup._container), part
+    assert isinstance(view, ScrollView) and not view.do_scroll_x
+    assert _box(_title_label(popup))[1] >= _box(view)[3] - 1, "the message is drawn under the title"
+    assert _box(view)[1] >= _box(hint_view)[3] - 1 and _box(hint_view)[1] >= _box(ids.ok_btn)[3] - 1
+    assert message.texture_size[0] <= view.width and message.height >= message.texture_size[1], \
+        "the message wraps inside the box"
+    if message.height > view.height:                 # too long: the rest is reached by scrolling
+        view.scroll_y = 0
+        pump(2)
+        assert abs(_box(message)[1] - _box(view)[1]) <= 1, "scrolled down, the message's end shows"
+        view.scroll_y = 1
+        pump(2)
+    assert abs(_box(message)[3] - _box(view)[3]) <= 1, "the message starts at the top of its area"
+    assert hint.texture_size[0] <= hint_view.width
+
+
+def test_a_build_failure_fits_its_popup_and_shows_the_details(fresh, scene, kv, monkeypatch):
+    from kivy.uix.textinput import TextInput
+
+    from inpaint.errors import BuildFailure
+    from mobile_ui.devices import DEVICE_HINT
+    from mobile_ui.popups import MessagePopup
+
+    app, shell = fresh, fresh.root
+    img, _ = scene
+    tools = [shell.ids[n].y for n in ("remove_btn", "brush_btn", "grow_slider")]
+    editor_height = shell.editor.height
+    assert len(_BUILD_MESSAGE) > 600 and len(_BUILD_LOG) > 5000
+
+    def failing_start(*_args, **_kwargs):           # the job start the app uses for Remove
+        raise BuildFailure(_BUILD_MESSAGE, details=_BUILD_LOG)
+
+    monkeypatch.setattr("inpaint.api.start", failing_start)
+    app.remove()
+    pump_until(lambda: not app.busy, what="the failing removal")
+    settle(app)
+    popup = app._popup
+    try:
+        assert isinstance(popup, MessagePopup) and popup.title == "Remove failed"
+        assert popup.text == _BUILD_MESSAGE and popup.hint == DEVICE_HINT
+        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        np.testing.assert_array_equal(app.image, img)
+        for size in (WINDOW, (320, 360), (1000, 700)):
+            kv.size = size
+            pump(4)
+            _check_message_fits(popup, kv)
+            if size == WINDOW:
+                assert popup.ids.hint.height <= popup.ids.hint_view.height + 1, "the hint shows whole"
+            if size == (320, 360):
+                assert popup.ids.message.height > popup.ids.message_view.height, "a small window scrolls"
+        kv.size = WINDOW
+        pump(4)
+
+        # Details: the driver's log, read-only and selectable, from its start, in place of the message.
+        details_btn = popup.ids.details_btn
+        assert details_btn.width > 40 and details_btn.opacity == 1 and details_btn.text == "Details"
+        assert popup.ids.ok_btn.width > details_btn.width, "OK stays the main button"
+        tap(details_btn)
+        pump(3)
+        area = popup.ids.details_text
+        assert isinstance(area, TextInput) and area.readonly and not area.disabled and area.opacity == 1
+        assert area.text == _BUILD_LOG and area.cursor == (0, 0) and area.scroll_y == 0
+        assert area.height > 200 and _inside(area, popup._container) and _inside(popup, shell)
+        assert popup.ids.message_view.height == 0 and popup.ids.message_view.opacity == 0
+        area.select_all()
+        assert area.selection_text == _BUILD_LOG
+        tap(details_btn)                                     # 'Message': back to the message
+        pump(3)
+        assert not popup.showing_details and popup.ids.message_view.height > 100 and area.height == 0
+        tap(popup.ids.ok_btn)
+        assert app._popup is None
+    finally:
+        kv.size = WINDOW
+        app.dismiss_popup()
+        pump(3)
+
+    # The status line: one line, shortened, the tools where they were.
+    label = shell.ids.status_label
+    assert app.status.startswith("Remove failed: PoCL 3.0 from pip cannot compile")
+    assert label.is_shortened and label.shorten_from == "right" and label.texture_size[1] <= label.height <= 24
+    assert label.texture_size[0] <= label.width + 1
+    assert [shell.ids[n].y for n in ("remove_btn", "brush_btn", "grow_slider")] == tools, "the tools moved"
+    assert shell.editor.height == editor_height
+
+
+def test_other_long_errors_fit_and_only_device_errors_point_to_settings(fresh, kv):
+    from mobile_ui.devices import DEVICE_HINT
+
+    app = fresh
+    cl_error = type("RuntimeError", (RuntimeError,), {"__module__": "pyopencl._cl"})   # as pyopencl's
+    cases = [(cl_error("clEnqueueNDRangeKernel failed: OUT_OF_RESOURCES - " + "x" * 700), DEVICE_HINT),
+             (ValueError("the mask leaves nothing to copy from: " + "y " * 400), "")]
+    for exc, hint in cases:
+        class _Raising:
+            def __init__(self, *_args, _exc=exc, **_kwargs):
+                raise _exc
+
+        app.engine = _Raising
+        app.remove()
+        pump_until(lambda: not app.busy, what="the failing removal")
+        settle(app)
+        popup = app._popup
+        try:
+            assert popup.text == str(exc) and popup.hint == hint
+            _check_message_fits(popup, kv)
+            assert popup.ids.hint_view.height == (0 if not hint else popup.ids.hint.height)
+            assert not popup.details and not popup.ids.details_btn.parent.shown, "no details: no Details button"
+            assert popup.ids.details_btn.width == 0 and popup.ids.ok_btn.x == pytest.approx(popup._container.x)
+            assert popup.ids.ok_btn.width == pytest.approx(popup._container.width), "OK takes the whole row"
+        finally:
+            app.dismiss_popup()
+            pump()
+
+
+def test_a_shortened_status_shows_whole_when_tapped(fresh):
+    from mobile_ui.popups import MessagePopup
+
+    app, label = fresh, fresh.root.ids.status_label
+    app.status = "Saved /a/very/long/folder/name/that/does/not/fit/on/one/line/of/the/phone/photo-edited.jpg " \
+                 "(the EXIF data was kept; the orientation was applied)"
+    pump(2)
+    assert label.is_shortened and label.height <= 24
+    tap(label)
+    try:
+        assert isinstance(app._popup, MessagePopup) and app._popup.text == app.status
+    finally:
+        app.dismiss_popup()
+        pump()
+    app.status = "Mask inverted."
+    pump(2)
+    assert not label.is_shortened
+    tap(label)
+    assert app._popup is None, "a status shown whole is no button"
+
+
+def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
+    import uuid
+
+    import inpaint.cl.runtime as runtime
+    from inpaint.errors import BuildFailure
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    cause = f"Fake driver {uuid.uuid4().hex[:8]} cannot compile for this CPU"   # the library warns once per text
+
+    def cannot_build(*_args, **_kwargs):
+        raise BuildFailure(f"{cause}; install another driver", details="log")
+
+    monkeypatch.setattr(runtime, "get_runtime", cannot_build)
+    app.backend = "auto"
+    try:
+        app.remove()                                   # the real library: auto falls back to numpy
+        pump_until(lambda: not app.busy, what="the removal on numpy")
+        settle(app)
+        assert not np.array_equal(app.image, img) and not ed.mask.any(), app.status
+        popup = app._popup
+        assert popup is not None and popup.title == "Ran on numpy", app.status
+        assert popup.text.startswith(f"{cause}; using numpy") and popup.text.endswith("install another driver")
+        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        assert app.status.startswith("Ran on numpy. Removed in ") and f"Note: {cause}; using numpy" in app.status
+        app.dismiss_popup()
+        pump()
+
+        # The same note again (from a job that repeats it): told once per session.
+        note = f"{cause} (GPU); using Fake CPU instead"
+
+        class _Noting:
+            def __init__(self, *args, **kwargs):
+                import warnings
+
+                from inpaint.api import start
+
+                warnings.warn(note, RuntimeWarning)
+                self._job = start(*args, **kwargs)
+
+            def __getattr__(self, name):
+                return getattr(self._job, name)
+
+        app.backend = "numpy"
+        app.engine = _Noting
+        for told in (True, False):
+            ed.mask[...] = mask
+            app.remove()
+            pump_until(lambda: not app.busy, what="the removal")
+            settle(app)
+            if told:
+                assert app._popup.title == "Ran on another device" and app._popup.text == note
+                assert "Device" in app._popup.hint and app.status.startswith("Ran on another device. Removed in ")
+                assert app.status.endswith(f"Note: {note}")
+                app.dismiss_popup()
+                pump()
+            else:
+                assert app._popup is None and "Note" not in app.status and app.status.startswith("Removed in ")
+    finally:
+        app.backend = "numpy"
+        app.engine = None
+        app.dismiss_popup()
+
+
+def test_a_resize_tells_of_its_fallback(fresh, scene, monkeypatch):
+    seam = pytest.importorskip("inpaint.seam", reason="seam carving (inpaint.seam) is not in this build")
+    import warnings
+
+    app = fresh
+    app.editor.mask[...] = False
+    note = "Fake carving driver cannot compile; using numpy, about 30 times slower; install another"
+    real = seam.resize
+
+    def noting_resize(*args, **kwargs):
+        warnings.warn(note, RuntimeWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(seam, "resize", noting_resize)
+    app.has_seam = True
+    try:
+        app.resize(64, 56)
+        pump_until(lambda: not app.busy, what="the resize")
+        settle(app)
+        assert app.image.shape == (56, 64, 3), app.status
+        assert app._popup is not None and app._popup.title == "Ran on numpy" and app._popup.text == note
+        assert app.status.startswith("Ran on numpy. Resized to 64x56") and app.status.endswith(f"Note: {note}")
+    finally:
+        app.dismiss_popup()
+        pump()
+
+
+def test_huge_details_are_clipped_with_a_note(fresh):
+    from mobile_ui.popups import MAX_DETAILS
+
+    log = "".join(f"line {i}: warning: something the driver says\n" for i in range(5000))   # ~240 KB
+    assert len(log) > MAX_DETAILS
+    popup = fresh.show_message("Remove failed", "cause; fix", details=log)
+    try:
+        popup.showing_details = True
+        pump(3)
+        text = popup.ids.details_text.text
+        assert text.startswith(log[:MAX_DETAILS]) and len(text) < MAX_DETAILS + 100
+        assert text.endswith(f"({len(log) - MAX_DETAILS:,} more characters not shown)")
+        assert popup.details == log
+    finally:
+        fresh.dismiss_popup()
+        pump()
