@@ -66,6 +66,7 @@ def test_default_benchmark_markdown_json_csv(tiny_case, tmp_path, capsys):
     assert list(table[0]) == list(bench.CSV_FIELDS) and len(table) == 6
 
 
+@pytest.mark.opencl
 def test_quick_grid_structure_and_quality(tiny_case, tmp_path, capsys):
     js = tmp_path / "g.json"
     rc = main(["bench", "--grid", "--quick", "--case", str(tiny_case), "--repeat", "1", "--device", "cpu",
@@ -102,6 +103,7 @@ def test_missing_matplotlib_gives_note_and_still_prints_tables(tiny_case, tmp_pa
     assert not (tmp_path / "plots").exists()
 
 
+@pytest.mark.opencl
 def test_table4_and_contact_sheet(tiny_case, tmp_path, capsys):
     sheet = tmp_path / "sheet.png"
     rc = main(["bench", "--table4", "--case", str(tiny_case), "--device", "cpu", "--contact-sheet", str(sheet)])

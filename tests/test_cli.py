@@ -351,6 +351,7 @@ def test_backend_auto_without_opencl_falls_back_to_numpy(scene, run, no_opencl):
 # ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["numpy", "opencl"])
+@pytest.mark.opencl
 def test_empty_mask_writes_unchanged_copy(scene, run, backend):
     save_mask(scene.dir / "empty.png", np.zeros((H, W), bool))
     code, out, err = run(scene.image, "--mask", scene.dir / "empty.png", "-o", scene.out, "--backend", backend)
@@ -822,6 +823,7 @@ def test_device_that_does_not_exist_is_exit_3_not_a_fallback(scene, run):
     assert files_state(scene.dir) == before
 
 
+@pytest.mark.opencl
 def test_bench_quick_alone_is_a_short_default_run(tmp_path, run):
     folder = tmp_path / "tiny"
     folder.mkdir()

@@ -165,6 +165,7 @@ def test_device_loop_equals_numpy(runtime, seed, patch, alpha, h, w):
     np.testing.assert_array_equal(got.source_map, want.source_map)
 
 
+@pytest.mark.opencl
 def test_auto_takes_the_device_loop_only_when_it_can(rng):
     img = scene(rng, 30, 40)
     mask = np.zeros((30, 40), bool)

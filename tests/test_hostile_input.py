@@ -345,12 +345,10 @@ def test_output_symlinked_to_the_mask_is_refused(files, run):
 
 
 def test_devices_without_opencl_exits_3(files, run, monkeypatch):
-    from inpaint.cli import devices
-
     def missing():
         raise rtmod.OpenCLUnavailable(f"no OpenCL platform found; {rtmod.INSTALL_HINT}")
 
-    monkeypatch.setattr(devices, "all_devices", missing)
+    monkeypatch.setattr(rtmod, "all_devices", missing)
     check(files, run, ["devices"], NO_DEVICE, r"no OpenCL device")
 
 

@@ -93,6 +93,7 @@ DAMAGE = {
 
 
 @pytest.mark.parametrize("damage", DAMAGE)
+@pytest.mark.opencl
 def test_a_damaged_cache_is_rebuilt_and_gives_the_same_result(warm, tmp_path, damage):
     cache, root = _copy(warm, tmp_path)
     pattern, how = DAMAGE[damage]
@@ -108,6 +109,7 @@ def test_a_damaged_cache_is_rebuilt_and_gives_the_same_result(warm, tmp_path, da
         assert all(p.stat().st_size > 0 for p in root.glob(pattern))
 
 
+@pytest.mark.opencl
 def test_a_program_left_by_a_run_that_did_not_finish_is_compiled_again(warm, tmp_path):
     cache, root = _copy(warm, tmp_path)
     (root / "ledger.json").unlink()  # the run that wrote these files never recorded them
@@ -119,6 +121,7 @@ def test_a_program_left_by_a_run_that_did_not_finish_is_compiled_again(warm, tmp
     assert not (root / "tempfile_left").exists()
 
 
+@pytest.mark.opencl
 def test_a_damaged_program_in_the_users_own_pocl_folder_is_rebuilt_in_the_process(warm, tmp_path):
     cache, root = _copy(warm, tmp_path)
     own = tmp_path / "own"

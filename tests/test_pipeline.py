@@ -40,6 +40,7 @@ def check_invariants(image, mask, res):
 
 @pytest.mark.parametrize("alpha", [0.05, 0.5, "full"])
 @pytest.mark.parametrize("patch", [3, 5, 9])
+@pytest.mark.opencl
 def test_opencl_equals_numpy(rng, alpha, patch):
     img = scene(rng, 48, 61)
     mask = blob(48, 61, 22, 30, 8, 11)
@@ -77,6 +78,7 @@ def test_auto_prunes_on_cpu_devices(runtime, rng):
 
 
 @pytest.mark.parametrize("variant", ["local", "global"])
+@pytest.mark.opencl
 def test_variants_agree(rng, variant):
     img = scene(rng, 40, 52)
     mask = blob(40, 52, 20, 26, 7, 9)
@@ -88,6 +90,7 @@ def test_variants_agree(rng, variant):
 
 @pytest.mark.parametrize("partition", [["ssd", "reduce"], ["grey", "front", "priority", "copy"],
                                        ["valid", "confidence", "ssd"], []])
+@pytest.mark.opencl
 def test_any_partition_gives_the_same_image(rng, partition):
     img = scene(rng, 36, 45)
     mask = blob(36, 45, 18, 22, 6, 8)
@@ -130,6 +133,7 @@ def _has_source_window(mask, patch):
 
 
 @given(cases())
+@pytest.mark.opencl
 def test_property_invariants_and_bit_exactness(case):
     img, mask, patch, alpha = case
     if not mask.any():
@@ -150,6 +154,7 @@ def test_property_invariants_and_bit_exactness(case):
 
 
 @pytest.mark.parametrize("loop", ["host", "device"])
+@pytest.mark.opencl
 def test_stepwise_equals_one_shot(rng, loop):
     img = scene(rng, 30, 40)
     mask = blob(30, 40, 15, 20, 6, 7)
@@ -175,6 +180,7 @@ def test_stepwise_equals_one_shot(rng, loop):
 
 @pytest.mark.parametrize("method, kw", [("criminisi", {"loop": "host"}), ("criminisi", {"loop": "device"}),
                                          ("multiscale", {})])
+@pytest.mark.opencl
 def test_untimed_runs_skip_profiling_and_give_the_same_fill(rng, method, kw):
     """timings=False: a queue without profiling, the same image, patches and source map; the
     device stages' times are marked as not measured, and --stats-style tables say so."""
@@ -199,6 +205,7 @@ def test_empty_mask_returns_the_image():
     np.testing.assert_array_equal(res.image, img)
 
 
+@pytest.mark.opencl
 def test_search_area_widens_when_it_holds_no_candidate(rng):
     img = scene(rng, 40, 60)
     mask = np.zeros((40, 60), bool)
@@ -260,6 +267,7 @@ def test_global_variant_uses_no_local_memory(runtime, prune):
         assert info["local_mem_size"] <= 4 * fb.bound_group + 64 <= runtime.limits.local_mem_size
 
 
+@pytest.mark.opencl
 def test_stage3_counts_from_the_integral_for_big_objects(rng, monkeypatch):
     import inpaint.methods.criminisi.job as pl
 
@@ -274,6 +282,7 @@ def test_stage3_counts_from_the_integral_for_big_objects(rng, monkeypatch):
     assert job.run().image.tobytes() == a.image.tobytes()
 
 
+@pytest.mark.opencl
 def test_transfer_time_excludes_kernel_time(rng):
     img = scene(rng, 64, 80)
     mask = blob(64, 80, 32, 40, 10, 12)

@@ -137,6 +137,8 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
 
     try:
         rtmod.select_device(device, prof if prof is not None else load_profile(None))
+    except rtmod.BuildFailure as exc:
+        raise DeviceError(str(exc)) from None
     except rtmod.OpenCLUnavailable as exc:
         if device is None:
             raise DeviceError(f"OpenCL is not available: {exc}; or run with --backend numpy") from None
