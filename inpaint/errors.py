@@ -50,6 +50,12 @@ class CaseDataError(RuntimeError):
     """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.io.cases`)."""
 
 
+class FallbackWarning(RuntimeWarning):
+    """A job runs elsewhere than it would have: on numpy, or on the next device, because OpenCL
+    is missing or a driver cannot compile the kernels; the message names the cause and the fix
+    (:func:`inpaint.cl.runtime.open_runtime`)."""
+
+
 class InputWarning(UserWarning):
     """Something about an input the user should know (e.g. only the first frame of an animated
     GIF is used); the front ends print it as ``warning: ...``."""

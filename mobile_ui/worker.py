@@ -9,7 +9,8 @@ A job is a function ``fn(job)`` run on the worker thread; it polls ``job.cancell
 (or calls :meth:`Job.check`) between steps and raises :class:`Cancelled` to stop early.
 
 The library tells of a job that ran on another backend or device than asked (``backend='auto'``
-falling back to numpy, or to the next device) with a RuntimeWarning, not an error.  The worker
+falling back to numpy, or to the next device) with a :class:`inpaint.errors.FallbackWarning`,
+not an error.  The worker
 records those while the job runs and hands their texts to the UI as :attr:`Job.notes`.
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import queue
-import re
 import threading
 import time
 import warnings
@@ -30,28 +30,22 @@ class Cancelled(Exception):
     """Raised inside a job when the user cancelled it."""
 
 
-#: The library's warnings that a job ran elsewhere than asked (:func:`inpaint.cl.runtime.open_runtime`):
-#: "CAUSE; using numpy, ...; FIX", "OpenCL unavailable, using the numpy backend: ..." and
-#: "CAUSE; using DEVICE instead".  Matched from the start of the text, as :mod:`warnings` matches.
-DEVICE_NOTE = r"(?s).*(\busing (the )?numpy\b|\busing .+ instead\.?$)"
-_DEVICE_NOTE = re.compile(DEVICE_NOTE, re.I)
-
-
-def is_device_note(message: Warning | str, category: type = RuntimeWarning) -> bool:
-    """Whether a warning says that a job ran on numpy or another device than the one asked for.
+def is_device_note(category: type) -> bool:
+    """Whether a warning of ``category`` says that a job ran on numpy or another device than the
+    one asked for (:class:`inpaint.errors.FallbackWarning`).
 
     Parameters
     ----------
-    message : Warning or str
-        The warning, or its text.
     category : type
-        Its class; only RuntimeWarnings are such notes (numpy's own, about arithmetic, never match).
+        The warning's class.
 
     Returns
     -------
     bool
     """
-    return issubclass(category, RuntimeWarning) and _DEVICE_NOTE.match(str(message)) is not None
+    from inpaint.errors import FallbackWarning
+
+    return issubclass(category, FallbackWarning)
 
 
 class Job:
@@ -156,11 +150,13 @@ class Worker:
             with warnings.catch_warnings(record=True) as caught:
                 # Recorded whatever the filters say ("error" would turn a note into a failed job,
                 # "ignore" or "once" would hide it from the UI).
-                warnings.filterwarnings("always", message=DEVICE_NOTE, category=RuntimeWarning)
+                from inpaint.errors import FallbackWarning
+
+                warnings.filterwarnings("always", category=FallbackWarning)
                 return job.fn(job)
         finally:
             for w in caught:
-                if is_device_note(w.message, w.category):
+                if is_device_note(w.category):
                     if str(w.message) not in job.notes:
                         job.notes.append(str(w.message))
                 else:  # already passed the filters inside: show it as it would have been

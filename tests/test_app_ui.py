@@ -1271,8 +1271,9 @@ def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
                 import warnings
 
                 from inpaint.api import start
+                from inpaint.errors import FallbackWarning
 
-                warnings.warn(note, RuntimeWarning)
+                warnings.warn(note, FallbackWarning)
                 self._job = start(*args, **kwargs)
 
             def __getattr__(self, name):
@@ -1305,11 +1306,13 @@ def test_a_resize_tells_of_its_fallback(fresh, scene, monkeypatch):
 
     app = fresh
     app.editor.mask[...] = False
-    note = "Fake carving driver cannot compile; using numpy, about 30 times slower; install another"
+    note = "Fake carving driver cannot compile; using numpy, about 15 times slower; install another"
     real = seam.resize
 
     def noting_resize(*args, **kwargs):
-        warnings.warn(note, RuntimeWarning)
+        from inpaint.errors import FallbackWarning
+
+        warnings.warn(note, FallbackWarning)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(seam, "resize", noting_resize)

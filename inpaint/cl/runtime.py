@@ -21,7 +21,7 @@ import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable  # noqa: F401 - raised here; public here too
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
@@ -365,23 +365,24 @@ def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True)
     return rt
 
 
-#: How much slower the numpy backend is than PoCL on two cores (the default fill of the bundled
-#: example; docs/DEVICES.md), for the warning that names the fallback.
-NUMPY_SLOWDOWN = "about 30 times slower"
+#: How much slower the numpy backend is than PoCL on two cores, as whole commands on the bundled
+#: examples (docs/BENCHMARKS.md, section 12), for the warning that names the fallback.
+NUMPY_SLOWDOWN = "about 15 times slower"
 
 _WARNED: set[str] = set()
 _WARNED_LOCK = threading.Lock()
 
 
 def warn_once(text: str) -> None:
-    """A RuntimeWarning, once per process for each text (a batch repeats the same choice)."""
+    """A :class:`~inpaint.errors.FallbackWarning`, once per process for each text (a batch repeats
+    the same choice)."""
     import warnings
 
     with _WARNED_LOCK:
         if text in _WARNED:
             return
         _WARNED.add(text)
-    warnings.warn(text, RuntimeWarning, stacklevel=4)
+    warnings.warn(text, FallbackWarning, stacklevel=4)
 
 
 def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
