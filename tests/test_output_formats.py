@@ -372,6 +372,48 @@ def test_jpeg_blocks_outside_the_fill_are_kept(tmp_path, subsampling, progressiv
     assert abs(out.stat().st_size / src.stat().st_size - 1) < 0.05
 
 
+def _swap_table_selectors(data: bytes) -> bytes:
+    """The JPEG with its components' quantisation-table selectors (Tq in SOF0) exchanged: luma on
+    table 1, chroma on table 0, a valid file that decodes to other colours."""
+    i = data.index(b"\xff\xc0")
+    count = data[i + 9]
+    out = bytearray(data)
+    for c in range(count):
+        tq = i + 10 + 3 * c + 2
+        out[tq] = 1 - out[tq]
+    return bytes(out)
+
+
+@pytest.mark.parametrize("subsampling", [2, 0])
+def test_jpeg_with_unusual_table_selectors_is_filled_with_the_right_tables(tmp_path, subsampling):
+    usual, src = tmp_path / "usual.jpg", tmp_path / "p.jpg"
+    _photo_jpeg(usual, subsampling, quality=85, crop=(3, 5, 243, 186))
+    src.write_bytes(_swap_table_selectors(usual.read_bytes()))
+    a = jpeglib.read_dct(str(src))
+    assert list(np.asarray(a.quant_tbl_no)) == [1, 0, 0]
+    pic = imageio.read_image(src)
+    h, w = pic.rgb.shape[:2]
+    mask = np.zeros((h, w), bool)
+    mask[61:120, 57:150] = True
+    out = tmp_path / "o.jpg"
+    plan = imageio.plan_output(pic, out)
+    filled = pic.rgb.copy()
+    filled[mask] = np.roll(pic.rgb, (37, 41), axis=(0, 1))[mask]  # texture, not a flat colour
+    result, _ = imageio.apply_fill(pic, filled, np.zeros(mask.shape + (2,), np.int32), mask)
+    assert imageio.save_images([(result, out, {"plan": plan, "mask": mask})])[0] is None
+    assert plan.jpeg_edit is not None and plan.notes == []
+    b = jpeglib.read_dct(str(out))
+    assert list(np.asarray(b.quant_tbl_no)) == [1, 0, 0]
+    # decoded by OpenCV: the filled pixels are the fill's, within JPEG's error (as for the same
+    # photo with the usual selectors); quantised with one table and stored under the other they
+    # were speckled
+    got = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB).astype(int)
+    inner = np.zeros_like(mask)
+    inner[69:112, 65:142] = True  # away from the border blocks that mix fill and photo
+    error = np.abs(got[inner] - filled[inner].astype(int)).mean()
+    assert error < 6, error
+
+
 def test_jpeg_with_an_empty_mask_is_a_coefficient_copy(tmp_path):
     src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
     _photo_jpeg(src, 2)

@@ -237,11 +237,15 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
     with tempfile.TemporaryDirectory(prefix="inpaint-jpeg-") as tmp:
         part = os.path.join(tmp, "part.jpg")
         img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
-        # the crop starts on the MCU grid, so its blocks are the output's blocks
-        img.save(part, "JPEG", qtables=qtables, subsampling=subsampling if colour else 0)
+        # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
+        # quantised with the table the input gives that component, whichever slot holds it (the
+        # encoder puts luma on its first table and chroma on the next)
+        img.save(part, "JPEG", qtables=_tables_by_component(header, qtables, colour),
+                 subsampling=subsampling if colour else 0)
         new = jpeglib.read_dct(part)
         new.load()
-        if not np.array_equal(np.asarray(new.qt), np.asarray(dct.qt)):
+        comps = 3 if colour else 1
+        if any(not np.array_equal(new.get_component_qt(c), dct.get_component_qt(c)) for c in range(comps)):
             raise ValueError("the new blocks' quantisation tables differ from the input's")
         by, bx = sy0 // 8, sx0 // 8
         # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
@@ -256,6 +260,16 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
         dct.write_dct(out, flags=["OPTIMIZE_CODING"])
         data = Path(out).read_bytes()
     return data[:2] + b"".join(_app_segments(header.content)) + data[_after_app(data):], int(grid.sum())
+
+
+def _tables_by_component(header: Any, qtables: dict, colour: bool) -> list:
+    """Pillow's tables of ``qtables`` (by slot) in the order the encoder assigns them: luma's first,
+    then chroma's (Cb's, and Cr's where it has a table of its own)."""
+    slots = [int(x) for x in np.asarray(header.quant_tbl_no)[:3 if colour else 1]]
+    order = list(dict.fromkeys(slots))
+    if any(slot not in qtables for slot in order):
+        raise ValueError("a component's quantisation table cannot be read")
+    return [qtables[slot] for slot in order]
 
 
 def _app_segments(data: bytes) -> list[bytes]:
