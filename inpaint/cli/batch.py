@@ -25,6 +25,7 @@ from .. import cancel
 from ..errors import BuildFailure, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
 from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, thread_error
+from .shared import shown
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -142,7 +143,7 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
         first = next((seen[k] for k in ids if k in seen), None)
         if first is not None:
             if not quiet:
-                print(f"{prog}: note: {image} is {first}, given twice: it is done once", file=sys.stderr)
+                print(f"{prog}: note: {shown(image)} is {shown(first)}, given twice: it is done once", file=sys.stderr)
             continue
         seen.update(dict.fromkeys(ids, image))
         keep.append(i)
@@ -197,7 +198,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             if i in claimed:
                 return
             claimed.add(i)
-        label = f"[{i + 1}/{n}] {images[i].name}"
+        label = f"[{i + 1}/{n}] {shown(images[i].name)}"
         turn = devices[i % len(devices)] if devices else None
         try:
             try:
@@ -216,9 +217,9 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
                 raise
             with lock:
-                failed.append(images[i].name)
+                failed.append(shown(images[i].name))
                 if code == EXIT_NO_DEVICE:
-                    device_failed.append(images[i].name)
+                    device_failed.append(shown(images[i].name))
                 print(f"{prog}: error: {label}: {error_message(exc)}", file=sys.stderr)
 
     if jobs == 1:

@@ -27,7 +27,7 @@ from .batch import (batch_images, batch_mask, best_devices, is_batch, make_outpu
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
 from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, shown
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -333,14 +333,15 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
     if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
         print(f"inpaint: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
-    meta = {"plan": plan, "mask": mask}
+    new = not (args.overwrite or args.force)  # checked before the work; and again as the file is put in place
+    meta = {"plan": plan, "mask": mask, "new": new}
     if not mask.any():
         try:
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
         except OSError as exc:
             raise InputError(f"cannot write the output: {exc}") from None
-        print(f"inpaint: {name}the mask {mask_path} selects no pixel: nothing to remove; "
-              f"wrote an unchanged copy to {out}", file=sys.stderr)
+        print(f"inpaint: {name}the mask {shown(mask_path)} selects no pixel: nothing to remove; "
+              f"wrote an unchanged copy to {shown(out)}", file=sys.stderr)
         if note and not args.quiet:
             print(f"inpaint: note: {name}{note}", file=sys.stderr)
         return
@@ -371,7 +372,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                 drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
             else:
                 drawing = draw_offsets(res.image, res.source_map, mask)
-            items.append((drawing, mapping, {}))
+            items.append((drawing, mapping, {"new": new}))
         try:
             notes = imageio.save_images(items)
         except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
@@ -390,7 +391,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
         print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-              f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {out}", file=sys.stderr)
+              f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}", file=sys.stderr)
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:

@@ -25,7 +25,7 @@ from ..report import format_phases
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .phases import BUILD, CARVE, CONTEXT, OTHER, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels
+from .shared import add_device_options, add_run_options, max_pixels, shown
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -323,13 +323,13 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     if drop is None and (tw, th) == (w0, h0):
         result = imageio.unchanged(pic)
         if not args.quiet:
-            print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {out}",
+            print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}",
                   file=sys.stderr)
         items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         with timing(WRITE):
-            _save(imageio, items)
+            _save(imageio, items, not (args.overwrite or args.force))
         if phases is not None:
             print(format_phases(*phases.table(), OTHER).lstrip("\n"))
         return
@@ -375,7 +375,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         items = [(result, out, {"plan": plan})]
         if seam_map is not None:
             items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
-        notes = _save(imageio, items)
+        notes = _save(imageio, items, not (args.overwrite or args.force))
     if phases is not None:
         print(format_phases(*phases.table(), OTHER).lstrip("\n"))
     note = "; ".join(n for n in (move_note, notes[0]) if n)
@@ -384,12 +384,13 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             print(f"inpaint resize: note: {name}{note}", file=sys.stderr)
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        print(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {out}",
+        print(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}",
               file=sys.stderr)
 
 
-def _save(imageio: Any, items: list) -> list:
+def _save(imageio: Any, items: list, new: bool) -> list:
+    """Write the items atomically; with ``new``, none replaces a file that appeared meanwhile."""
     try:
-        return imageio.save_images(items)
+        return imageio.save_images([(img, path, dict(opts, new=new)) for img, path, opts in items])
     except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
         raise InputError(f"cannot write the output: {exc}") from None

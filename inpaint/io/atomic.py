@@ -10,6 +10,7 @@ process's file is never removed: its process answers, and its file is fresh whil
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ from PIL import Image
 
 from ..errors import InputError
 from .encode import encode, output_format
+from .naming import shown
 from .pictures import DeepImage
 
 
@@ -144,12 +146,16 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
     Each item is ``(image, path, options)``: options ``plan`` (an
     :class:`~inpaint.io.plan.OutputPlan`, made before the work) and ``mask`` (the changed pixels,
     for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile`` and
-    ``quality``.
+    ``quality``.  With option ``new`` true the destination must still not exist when the file is
+    put in place: a file that appeared meanwhile (another run writing the same name) is kept,
+    and :class:`~inpaint.errors.InputError` says so.
     """
     written: list[tuple[str, Path]] = []
     notes: list[str | None] = []
+    items_seen: list[tuple[Any, Any, dict]] = []
     try:
         for img, path, opts in items:
+            items_seen.append((img, path, opts))
             path = Path(path)
             fmt = output_format(path)
             folder = path.parent if str(path.parent) else Path(".")
@@ -164,8 +170,8 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
                 fh.flush()
                 os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
             os.chmod(tmp, _target_mode(path))  # mkstemp makes 0600; give the usual permissions
-        for tmp, path in written:
-            os.replace(tmp, path)
+        for (tmp, path), (_, _, opts) in zip(written, items_seen):
+            _publish(tmp, path, bool(opts.get("new")))
             with _TEMP_LOCK:
                 _TEMP_FILES.discard(tmp)
     except BaseException:
@@ -173,6 +179,36 @@ def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLik
             drop_temp(tmp)
         raise
     return notes
+
+
+def _publish(tmp: str, path: Path, new: bool) -> None:
+    """Put the complete temporary file in place: replacing ``path``, or, when ``new``, only if no
+    file of that name exists at that moment (a hard link fails on an existing name, atomically;
+    where a file system has no hard links, the name is reserved first)."""
+    if not new:
+        os.replace(tmp, path)
+        return
+    appeared = InputError(f"the output {shown(path)} appeared while this run worked (another run writing it?): it "
+                          "was kept and this result not written; use --overwrite to replace it")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise appeared from None
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+        try:  # no hard links here (FAT, some network shares): reserve the name, then fill it
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise appeared from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+#: The errors of a file system without hard links.
+_NO_LINKS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTSUPP,
+             getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
 def _write(img: "Image.Image | DeepImage", fh: Any, fmt: str, opts: dict) -> str | None:

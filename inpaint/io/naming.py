@@ -15,6 +15,13 @@ from pathlib import Path
 
 from ..errors import InputError
 
+def shown(path: "str | os.PathLike[str]") -> str:
+    """A file name as a message line shows it: control characters (a newline in a name, an
+    escape sequence) written as escapes, so that one message stays one line and says which file."""
+    text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 #: Name ending of object-removal results (``photo_removed.jpg``).
 REMOVED_SUFFIX = "_removed"
 #: Name ending of ``inpaint resize`` results.

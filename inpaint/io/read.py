@@ -14,6 +14,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..errors import InputError, InputWarning
 from .memory import check_memory
+from .naming import shown
 from .pictures import Picture, Source
 
 
@@ -74,16 +75,16 @@ def check_regular(path: "str | os.PathLike[str]", what: str, max_bytes: int | No
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(f"{what} {path} does not exist") from None
+        raise InputError(f"{what} {shown(path)} does not exist") from None
     except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot read {what} {shown(path)}: {getattr(exc, 'strerror', None) or exc}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(f"{what} {path} is a folder, not a file")
+        raise InputError(f"{what} {shown(path)} is a folder, not a file")
     if not stat.S_ISREG(st.st_mode):
         kind = "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
-        raise InputError(f"{what} {path} is {kind}, not a regular file; give a file")
+        raise InputError(f"{what} {shown(path)} is {kind}, not a regular file; give a file")
     if max_bytes is not None and st.st_size > max_bytes:
-        raise InputError(f"{what} {path} is {st.st_size} bytes, more than the {max_bytes} bytes it may have")
+        raise InputError(f"{what} {shown(path)} is {st.st_size} bytes, more than the {max_bytes} bytes it may have")
 
 
 def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: int = 0,
@@ -106,9 +107,9 @@ def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: 
             img.info["inpaint_frames"] = frames
             if frames > 1:
                 kind = "pages" if img.format in ("TIFF", "MPO", "PDF") else "frames"
-                notes.append(f"{what} {p} has {frames} {kind}: only the first is used (the result has one)")
+                notes.append(f"{what} {shown(p)} has {frames} {kind}: only the first is used (the result has one)")
             need = _decoded_bytes(img) + img.size[0] * img.size[1] * work_bytes_per_pixel
-            note = check_memory(need, f"{what} {p} ({img.size[0]}x{img.size[1]})")
+            note = check_memory(need, f"{what} {shown(p)} ({img.size[0]}x{img.size[1]})")
             if note:
                 notes.append(note)
             img.load()
@@ -122,23 +123,23 @@ def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: 
         # Pillow's own message quotes its error threshold (twice the limit); state the limit.
         size = re.search(r"\((\d+) pixels\)", str(exc))
         raise InputError(
-            f"{what} {p} is too large: {size.group(1) + ' pixels, ' if size else ''}more than the limit of "
+            f"{what} {shown(p)} is too large: {size.group(1) + ' pixels, ' if size else ''}more than the limit of "
             f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with "
             "--max-pixels") from None
     except UnidentifiedImageError:
-        raise InputError(f"{what} {p} is not an image Pillow can read") from None
+        raise InputError(f"{what} {shown(p)} is not an image Pillow can read") from None
     except MemoryError:
         if img is not None:
             img.close()
-        raise InputError(f"{what} {p} is too large for the memory available") from None
+        raise InputError(f"{what} {shown(p)} is too large for the memory available") from None
     except OSError as exc:
         if img is not None:
             img.close()  # a failed load left the file open (ResourceWarning)
-        raise InputError(f"cannot read {what} {p}: {exc}") from None
+        raise InputError(f"cannot read {what} {shown(p)}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - a hostile file can make a decoder raise anything
         if img is not None:
             img.close()
-        raise InputError(f"cannot read {what} {p}: it is damaged or not a supported image "
+        raise InputError(f"cannot read {what} {shown(p)}: it is damaged or not a supported image "
                          f"({type(exc).__name__}: {exc})") from None
     if frames > 1 or getattr(img, "fp", None) is not None:
         # multi-frame files keep their file open to seek frames: keep the first frame, close the file
@@ -188,7 +189,7 @@ def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None,
     raws = [_rawmode(t) for t in tiles]
     if img.mode not in ("RGB", "RGBA", "LA") or not raws or not all(";16" in r for r in raws):
         return None, None
-    lost = (f"image {path} has 16 bits per channel, which Pillow reads as 8 bits here: "
+    lost = (f"image {shown(path)} has 16 bits per channel, which Pillow reads as 8 bits here: "
             "the result has 8 bits per channel")
     codecs = {getattr(t, "codec_name", t[0]) for t in tiles}
     if not codecs <= {"zip", "raw"} or not all(r.endswith(("16B", "16L")) for r in raws):
@@ -288,7 +289,7 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
     if wide is not None and turned is not img:
         wide = _ORIENT.get(exif.get(_ORIENTATION, 1), lambda a: a)(wide)
         if wide.shape[:2] != (turned.size[1], turned.size[0]):  # pragma: no cover - defensive
-            warnings.warn(InputWarning(f"image {p}: the 16-bit pixels could not be turned upright; "
+            warnings.warn(InputWarning(f"image {shown(p)}: the 16-bit pixels could not be turned upright; "
                                        "the result has 8 bits per channel"))
             wide = None
     if _ORIENTATION in exif:
@@ -307,7 +308,7 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
         try:
             rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
-            raise InputError(f"image {p} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
+            raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
     return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
                    frames=frames, source=source)
 

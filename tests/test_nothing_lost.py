@@ -1,0 +1,127 @@
+"""Nothing lost: a result never replaces a file that appeared meanwhile, and a message naming a
+file stays one line, whatever the name holds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import cli
+from inpaint.io import atomic
+from inpaint.io.naming import shown
+
+from helpers import box_mask, save_mask
+
+
+@pytest.fixture
+def run(capsys):
+    def call(*argv):
+        code = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return call
+
+
+@pytest.fixture
+def photo(tmp_path):
+    rng = np.random.default_rng(5)
+    Image.fromarray(rng.integers(0, 255, (36, 44, 3), dtype=np.uint8)).save(tmp_path / "a.png")
+    save_mask(tmp_path / "a_mask.png", box_mask(36, 44, slice(12, 20), slice(15, 24)))
+    return tmp_path
+
+
+# -- a file that appears while the run works is kept -----------------------------------------
+
+@pytest.mark.parametrize("command", [["--mask", "{m}"], ["resize", "--width", "40"]], ids=["remove", "resize"])
+def test_an_output_that_appears_during_the_work_is_kept(photo, run, monkeypatch, command):
+    out = photo / "o.png"
+    real = atomic._write
+
+    def another_run_finishes_first(img, fh, fmt, opts):
+        out.write_bytes(b"the other run's result")
+        return real(img, fh, fmt, opts)
+
+    monkeypatch.setattr(atomic, "_write", another_run_finishes_first)
+    args = [a.replace("{m}", str(photo / "a_mask.png")) for a in command]
+    argv = args[:1] + [photo / "a.png"] + args[1:] if args[0] == "resize" else [photo / "a.png"] + args
+    code, _, err = run(*argv, "-o", out, "--backend", "numpy")
+    assert code == 2 and "appeared while this run worked" in err and len(err.strip().splitlines()) == 1
+    assert out.read_bytes() == b"the other run's result"
+    assert not [p for p in os.listdir(photo) if p.endswith(".tmp")]
+
+
+def test_overwrite_replaces_an_output_that_appears(photo, run, monkeypatch):
+    out = photo / "o.png"
+    real = atomic._write
+
+    def another_run_finishes_first(img, fh, fmt, opts):
+        out.write_bytes(b"the other run's result")
+        return real(img, fh, fmt, opts)
+
+    monkeypatch.setattr(atomic, "_write", another_run_finishes_first)
+    code, _, err = run(photo / "a.png", "--mask", photo / "a_mask.png", "-o", out, "--backend", "numpy", "--overwrite")
+    assert code == 0, err
+    with Image.open(out) as im:
+        assert im.size == (44, 36)
+
+
+def test_without_hard_links_the_name_is_still_taken_only_once(photo, monkeypatch):
+    def no_links(src, dst):
+        raise PermissionError(1, "Operation not permitted")  # as on a FAT or SMB share
+
+    monkeypatch.setattr(atomic.os, "link", no_links)
+    img = Image.new("RGB", (8, 8), (1, 2, 3))
+    out = photo / "n.png"
+    atomic.save_images([(img, out, {"new": True})])
+    with Image.open(out) as im:
+        assert im.getpixel((0, 0)) == (1, 2, 3)
+    with pytest.raises(Exception, match="appeared while this run worked"):
+        atomic.save_images([(img, out, {"new": True})])
+    assert not [p for p in os.listdir(photo) if p.endswith(".tmp")]
+
+
+def test_two_runs_writing_one_new_output_never_both_succeed(photo):
+    """Two real processes, started together: one writes the file, the other refuses (before its
+    work or when putting its file in place); the file is one complete result."""
+    cmd = [sys.executable, "-m", "inpaint.cli", str(photo / "a.png"), "--mask", str(photo / "a_mask.png"), "-o",
+           str(photo / "o.png"), "--backend", "numpy", "-q"]
+    for _ in range(3):
+        (photo / "o.png").unlink(missing_ok=True)
+        procs = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        done = [p.communicate(timeout=120) for p in procs]
+        codes = sorted(p.returncode for p in procs)
+        assert codes == [0, 2], [err for _, err in done]
+        with Image.open(photo / "o.png") as im:
+            im.load()
+            assert im.size == (44, 36)
+
+
+# -- one message, one line -----------------------------------------------------------------------
+
+def test_shown_escapes_control_characters_only():
+    assert shown("a\nb.png") == "a\\nb.png"
+    assert shown(Path("x\x1b[31m.jpg")) == "x\\x1b[31m.jpg"
+    assert shown("Ärger über Öl.png") == "Ärger über Öl.png"
+    assert shown(os.fsdecode(b"bad\xff.png")) == "bad\\udcff.png"
+
+
+def test_a_newline_in_a_file_name_keeps_each_message_on_one_line(tmp_path, run):
+    rng = np.random.default_rng(1)
+    good = tmp_path / "two\nlines.png"
+    Image.fromarray(rng.integers(0, 255, (30, 30, 3), dtype=np.uint8)).save(good)
+    save_mask(tmp_path / "two\nlines_mask.png", box_mask(30, 30, slice(10, 16), slice(10, 16)))
+    (tmp_path / "bad\nname.png").write_bytes(b"not an image")
+    save_mask(tmp_path / "bad\nname_mask.png", box_mask(30, 30, slice(10, 16), slice(10, 16)))
+    code, out, err = run(tmp_path, "-o", f"{tmp_path / 'done'}/", "--backend", "numpy")
+    lines = err.strip().splitlines()
+    assert code == 2
+    assert len(lines) == 3 and all(ln.startswith("inpaint: ") for ln in lines), lines
+    assert "bad\\nname.png" in lines[0] and "two\\nlines.png" in lines[1]
+    assert "(bad\\nname.png)" in lines[2]
+    assert (tmp_path / "done" / "two\nlines.png").is_file()
