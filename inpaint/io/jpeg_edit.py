@@ -240,7 +240,7 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
         # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
         # quantised with the table the input gives that component, whichever slot holds it (the
         # encoder puts luma on its first table and chroma on the next)
-        img.save(part, "JPEG", qtables=_tables_by_component(header, qtables, colour),
+        img.save(part, "JPEG", qtables=_tables_by_component(dct, qtables, colour),
                  subsampling=subsampling if colour else 0)
         new = jpeglib.read_dct(part)
         new.load()
@@ -262,10 +262,12 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
     return data[:2] + b"".join(_app_segments(header.content)) + data[_after_app(data):], int(grid.sum())
 
 
-def _tables_by_component(header: Any, qtables: dict, colour: bool) -> list:
+def _tables_by_component(dct: Any, qtables: dict, colour: bool) -> list:
     """Pillow's tables of ``qtables`` (by slot) in the order the encoder assigns them: luma's first,
-    then chroma's (Cb's, and Cr's where it has a table of its own)."""
-    slots = [int(x) for x in np.asarray(header.quant_tbl_no)[:3 if colour else 1]]
+    then chroma's (Cb's, and Cr's where it has a table of its own).  ``dct`` is the loaded copy:
+    reading the plan's own header would load it in place, and a second write would see the
+    first one's blocks."""
+    slots = [int(x) for x in np.asarray(dct.quant_tbl_no)[:3 if colour else 1]]
     order = list(dict.fromkeys(slots))
     if any(slot not in qtables for slot in order):
         raise ValueError("a component's quantisation table cannot be read")
