@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import cancel
 from .errors import InputError
 from .methods.base import FillStats, InpaintResult, StepwiseJob
 from .methods.criminisi.job import Inpainter, InpaintStats
@@ -67,7 +68,10 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     bad = sorted(k for k in options if k not in allowed)
     if bad:
         raise InputError(f"the {method} method does not take {', '.join(bad)}; it takes {', '.join(allowed)}")
-    return JOBS[method](image, mask, **options)
+    since = cancel.since()  # a stop requested from now on ends this job (inpaint.cancel)
+    job = JOBS[method](image, mask, **options)
+    job.cancel_since = since
+    return job
 
 
 def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD,

@@ -1,15 +1,28 @@
-"""One cancellation flag for a whole run.
+"""Stopping the jobs that run when a stop is asked for.
 
-A front end sets it when it is told to stop (a signal, the app's Cancel); every long loop of the
-library calls :func:`check` between steps (fill steps, seam-carving passes, enlargement rounds),
-so the threads of a ``--jobs`` batch stop within one step, and nothing half-done is written.
+A front end asks for a stop when it is told to (a signal, Ctrl-C); every long loop of the library
+calls :func:`check` between steps (fill steps, seam-carving passes, enlargement rounds), so the
+threads of a ``--jobs`` batch stop within one step, and nothing half-done is written.
+
+A request ends the jobs that were running when it came, not the ones started after it: each job
+notes the number of requests so far when it starts (:func:`since`) and runs its steps in
+:func:`scope`, where :func:`check` raises only for a later request.  A command runs whole in one
+scope (so a request ends every job of its run, also one that starts a moment after it), and
+:func:`requested` stays true until :func:`clear`, so that a batch starts no further image.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
+from typing import Iterator
 
 _FLAG = threading.Event()
+_LOCK = threading.Lock()
+_COUNT = 0
+# The number of requests when the job running in this context started (None: no job scope).
+_SINCE: contextvars.ContextVar[int | None] = contextvars.ContextVar("inpaint_cancel_since", default=None)
 
 
 class Cancelled(BaseException):
@@ -19,11 +32,14 @@ class Cancelled(BaseException):
 
 def request() -> None:
     """Ask every running job to stop at its next step."""
-    _FLAG.set()
+    global _COUNT
+    with _LOCK:
+        _COUNT += 1
+        _FLAG.set()
 
 
 def requested() -> bool:
-    """Whether a stop was requested."""
+    """Whether a stop was requested since the last :func:`clear`."""
     return _FLAG.is_set()
 
 
@@ -32,7 +48,35 @@ def clear() -> None:
     _FLAG.clear()
 
 
+def mark() -> int:
+    """The number of requests so far: a job started now is stopped by any later one."""
+    with _LOCK:
+        return _COUNT
+
+
+def since() -> int:
+    """Where a job started now counts requests from: the enclosing :func:`scope`'s start (a
+    command's run), else now (:func:`mark`)."""
+    outer = _SINCE.get()
+    return mark() if outer is None else outer
+
+
+@contextlib.contextmanager
+def scope(start: int | None = None) -> Iterator[None]:
+    """Run a job's steps (or a whole run): :func:`check` inside raises for a request after
+    ``start`` (default: :func:`since`)."""
+    token = _SINCE.set(since() if start is None else start)
+    try:
+        yield
+    finally:
+        _SINCE.reset(token)
+
+
 def check() -> None:
-    """Raise :class:`Cancelled` when a stop was requested."""
-    if _FLAG.is_set():
+    """Raise :class:`Cancelled` when a stop was requested after the current job started (outside
+    any job's :func:`scope`: when one was requested and not cleared)."""
+    if not _FLAG.is_set():
+        return
+    since = _SINCE.get()
+    if since is None or mark() > since:
         raise Cancelled()

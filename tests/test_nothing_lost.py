@@ -125,3 +125,51 @@ def test_a_newline_in_a_file_name_keeps_each_message_on_one_line(tmp_path, run):
     assert "bad\\nname.png" in lines[0] and "two\\nlines.png" in lines[1]
     assert "(bad\\nname.png)" in lines[2]
     assert (tmp_path / "done" / "two\nlines.png").is_file()
+
+
+# -- a stop request ends the jobs it was meant for ---------------------------------------------
+
+def _small():
+    rng = np.random.default_rng(2)
+    return rng.integers(0, 255, (30, 34, 3), dtype=np.uint8), box_mask(30, 34, slice(10, 17), slice(12, 20))
+
+
+def test_a_stop_request_ends_running_jobs_not_later_ones():
+    from inpaint import cancel
+    from inpaint.api import inpaint, start
+    from inpaint.seam import resize
+
+    img, mask = _small()
+    cancel.clear()
+    try:
+        running = start(img, mask, backend="numpy")
+        cancel.request()
+        with pytest.raises(cancel.Cancelled):
+            running.run()
+        # A job made after the request runs to its end (no clear() needed), as does a resize.
+        assert (inpaint(img, mask, backend="numpy").image[~mask] == img[~mask]).all()
+        assert resize(img, 30, 30, backend="numpy").shape == (30, 30, 3)
+        assert cancel.requested()  # a batch still starts no further image until the next run
+    finally:
+        cancel.clear()
+
+
+def test_a_stop_request_during_a_job_ends_it_at_its_next_step():
+    from inpaint import cancel
+    from inpaint.api import start
+
+    img, mask = _small()
+    cancel.clear()
+    steps = []
+
+    def on_step(job):
+        steps.append(job.stats.iterations)
+        if len(steps) == 2:
+            cancel.request()
+
+    try:
+        with pytest.raises(cancel.Cancelled):
+            start(img, mask, backend="numpy").run(on_step)
+        assert len(steps) == 2
+    finally:
+        cancel.clear()

@@ -255,14 +255,21 @@ def test_a_cancel_request_stops_fills_and_carving_between_steps():
 
     img = np.random.default_rng(0).integers(0, 256, (30, 30, 3), dtype=np.uint8)
     mask = box_mask(30, 30, slice(10, 20), slice(10, 20))
-    cancel.request()
+    calls = []
+
+    def stop_at_the_second_step(*_args):  # a request while the job runs (as a signal's)
+        calls.append(1)
+        if len(calls) == 2:
+            cancel.request()
+
+    cancel.clear()
     try:
         with pytest.raises(cancel.Cancelled):
-            inpaint(img, mask, backend="numpy", patch=5)
-        with pytest.raises(cancel.Cancelled):
-            resize(img, width=20, backend="numpy")
-        with pytest.raises(cancel.Cancelled):
-            resize(img, width=50, backend="numpy")   # enlargement
+            inpaint(img, mask, backend="numpy", patch=5, progress=stop_at_the_second_step)
+        for width in (20, 50):  # a reduction, an enlargement
+            calls.clear()
+            with pytest.raises(cancel.Cancelled):
+                resize(img, width=width, backend="numpy", batch=1, progress=stop_at_the_second_step)
     finally:
         cancel.clear()
     assert inpaint(img, mask, backend="numpy", patch=5).image.shape == img.shape

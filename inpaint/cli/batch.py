@@ -13,6 +13,7 @@ loop that runs the files, reports a bad one and carries on.
 
 from __future__ import annotations
 
+import contextvars
 import os
 
 import sys
@@ -195,7 +196,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
 
     def job(i: int) -> None:
         with lock:  # each image runs once, on a pool thread or, when threads ran out, here
-            if i in claimed:
+            if i in claimed or cancel.requested():  # after a stop request no image starts
                 return
             claimed.add(i)
         label = f"[{i + 1}/{n}] {shown(images[i].name)}"
@@ -231,7 +232,8 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         try:
             for i in range(n):
                 try:
-                    futures.append(pool.submit(job, i))
+                    # in the run's context: a stop request ends the jobs of every thread
+                    futures.append(pool.submit(contextvars.copy_context().run, job, i))
                 except RuntimeError as exc:
                     if not thread_error(exc):
                         raise

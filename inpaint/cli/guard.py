@@ -257,7 +257,7 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
 
     cancel.clear()
     try:
-        with show_warnings(prog):
+        with show_warnings(prog), cancel.scope():  # a stop request ends every job of this run
             status = int(fn() or 0)
             flush_stdout()
             return status

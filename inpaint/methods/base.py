@@ -20,16 +20,18 @@ class StepwiseJob:
         Raises
         ------
         inpaint.cancel.Cancelled
-            A stop was requested (:func:`inpaint.cancel.request`); checked before every step.
+            A stop was requested (:func:`inpaint.cancel.request`) after the job was made;
+            checked before every step.
         """
-        cancel.check()
-        while self.step():
+        with cancel.scope(getattr(self, "cancel_since", None)):
             cancel.check()
-            if callback is not None:
+            while self.step():
+                cancel.check()
+                if callback is not None:
+                    callback(self)
+            if callback is not None and self.stats.iterations:
                 callback(self)
-        if callback is not None and self.stats.iterations:
-            callback(self)
-        return self.result()
+            return self.result()
 
 
 @dataclasses.dataclass

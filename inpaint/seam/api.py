@@ -318,4 +318,5 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
             extra.append(np.stack([rows, cols], axis=-1).astype(np.int32))
         return (out, *extra) if extra else out
 
-    return _on_carver(backend, energy, device, profile, run)
+    with cancel.scope():  # a stop requested from now on ends this resize (inpaint.cancel)
+        return _on_carver(backend, energy, device, profile, run)
