@@ -206,10 +206,13 @@ def configure_kivy(size: "tuple[int, int] | None" = None) -> None:
     (``KIVY_NO_CONSOLELOG``; its log is in ``~/.kivy/logs``), nor take over ``sys.stderr``
     (``KIVY_LOG_MODE=MIXED``).  ``KIVY_NO_CONFIG`` keeps it from reading and writing
     ``~/.kivy/config.ini``: the app's settings are its own, and a fresh home no longer logs
-    "Older configuration version detected".  Each can be overridden from the environment.
+    "Older configuration version detected".  ``KIVY_WINDOW=sdl2``: the window is SDL's, on the
+    desktop as on Android; where SDL cannot open one, Kivy would fall back to its X11 window,
+    which ends the process (status 102) when no X server answers, instead of reporting.  Each
+    can be overridden from the environment.
     """
     for key, value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_LOG_MODE", "MIXED"),
-                       ("KIVY_NO_CONFIG", "1")):
+                       ("KIVY_NO_CONFIG", "1"), ("KIVY_WINDOW", "sdl2")):
         os.environ.setdefault(key, value)
     from kivy.config import Config
     from kivy.logger import Logger

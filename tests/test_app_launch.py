@@ -197,6 +197,25 @@ def test_the_app_worker_runs_the_numpy_path_without_pyopencl(tmp_path):
     assert proc.stdout.startswith("ok numpy")
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Kivy's X11 window is for X11 desktops")
+@pytest.mark.parametrize("launcher, prog", [(["-m", "mobile_ui"], "inpaint-app"),
+                                            (["-m", "inpaint.cli", "app"], "inpaint app")])
+def test_sdl_without_a_display_is_reported_not_ended_by_kivys_x11_window(tmp_path, launcher, prog):
+    # SDL_VIDEODRIVER is trusted, but SDL's dummy driver opens no window here; Kivy then tried its
+    # X11 window, which ended the process with status 102 and Xlib's own line.
+    pytest.importorskip("kivy")
+    env = _no_display_env(tmp_path, SDL_VIDEODRIVER="dummy")
+    env.pop("KIVY_WINDOW", None)
+    try:
+        proc = subprocess.run([sys.executable, *launcher, "--case", "river"], env=env, capture_output=True,
+                              text=True, timeout=60, cwd=tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.skip("SDL's dummy driver opened a window here: the app ran")
+    assert proc.returncode == app_main.EXIT_NO_WINDOW, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{prog}: error: could not open a window"), proc.stderr
+
+
 def test_when_kivy_cannot_make_a_window_the_app_says_so(tmp_path):
     pytest.importorskip("kivy")
     env = _no_display_env(tmp_path, SDL_VIDEODRIVER="dummy", KIVY_WINDOW="egl_rpi")   # no such provider here
