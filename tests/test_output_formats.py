@@ -145,6 +145,20 @@ def test_tiff_turned_upright_is_written_upright(tmp_path, orientation):
     assert _open(out).getexif().get(0x0112, 1) == 1
 
 
+@pytest.mark.parametrize("ext", [".tif", ".png", ".jpg"])
+def test_bigtiff_input_is_written_with_its_tags(tmp_path, ext):
+    # A BigTIFF's EXIF has a BigTIFF header, which Pillow's writer failed on after the work.
+    rgb = _rng_rgb()
+    src, out = tmp_path / "big.tif", tmp_path / f"o{ext}"
+    tifffile.imwrite(src, rgb, bigtiff=True, photometric="rgb", extratags=[(315, "s", 0, "A. Photographer", True)])
+    _, _, notes, mask = _fill(src, out)
+    back = _open(out)
+    if ext != ".jpg":
+        got = tifffile.imread(out) if ext == ".tif" else cv2.cvtColor(cv2.imread(str(out)), cv2.COLOR_BGR2RGB)
+        assert np.array_equal(got[~mask], rgb[~mask])
+    assert back.getexif().get(315) == "A. Photographer"
+
+
 def test_16bit_grey_tiff_keeps_16_bits(tmp_path):
     grey = (np.random.default_rng(1).random((H, W)) * 65535).astype(np.uint16)
     src, out = tmp_path / "g16.tif", tmp_path / "o.tif"

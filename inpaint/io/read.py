@@ -314,7 +314,19 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
 
 
 def real_exif(exif: Image.Exif) -> Image.Exif:
-    """``exif`` without the TIFF layout tags (:data:`LAYOUT_TAGS`): only the picture's own data."""
+    """``exif`` without the TIFF layout tags (:data:`LAYOUT_TAGS`): only the picture's own data.
+
+    A BigTIFF's tags are moved into a classic EXIF block: Pillow writes EXIF as a classic TIFF
+    header, and a BigTIFF's would fail the write after the work."""
+    if getattr(exif, "bigtiff", False):
+        classic = Image.Exif()
+        for tag, value in exif.items():
+            classic[tag] = value
+        for ifd in (0x8769, 0x8825, 0xA005):  # the EXIF, GPS and interoperability IFDs
+            inner = dict(exif.get_ifd(ifd))
+            if inner:
+                classic[ifd] = inner
+        exif = classic
     for tag in LAYOUT_TAGS & set(exif.keys()):
         del exif[tag]
     if str(exif.get(270, "")).startswith('{"shape":'):  # tifffile's description of its array layout
