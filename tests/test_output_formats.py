@@ -19,6 +19,7 @@ from PIL import Image
 
 from inpaint import io as imageio
 from inpaint.io import jpeg_edit
+from inpaint.errors import InputError
 from inpaint.io.formats import FORMATS
 
 tifffile = pytest.importorskip("tifffile")
@@ -157,6 +158,31 @@ def test_bigtiff_input_is_written_with_its_tags(tmp_path, ext):
         got = tifffile.imread(out) if ext == ".tif" else cv2.cvtColor(cv2.imread(str(out)), cv2.COLOR_BGR2RGB)
         assert np.array_equal(got[~mask], rgb[~mask])
     assert back.getexif().get(315) == "A. Photographer"
+
+
+def _planar16(path, bigtiff=False):
+    planes = (np.random.default_rng(4).random((3, H, W)) * 65535).astype(np.uint16)
+    tifffile.imwrite(path, planes, planarconfig="separate", photometric="rgb", bigtiff=bigtiff)
+    return np.moveaxis(planes, 0, -1)
+
+
+@pytest.mark.parametrize("bigtiff", [False, True])
+def test_16bit_planar_tiff_is_read_as_it_is(tmp_path, bigtiff):
+    # Pillow decodes such a file as noise (or not at all); tifffile reads it.
+    truth = _planar16(tmp_path / "p.tif", bigtiff)
+    _, _, _, mask = _fill(tmp_path / "p.tif", tmp_path / "o.png")
+    got = cv2.cvtColor(cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert got.dtype == np.uint16 and np.array_equal(got[~mask], truth[~mask])
+    _, _, notes, _ = _fill(tmp_path / "p.tif", tmp_path / "o.tif")
+    assert any("8 bits" in n for n in notes)
+    assert np.array_equal(tifffile.imread(tmp_path / "o.tif")[~mask], (truth[~mask] >> 8).astype(np.uint8))
+
+
+def test_16bit_planar_tiff_without_tifffile_is_refused_clearly(tmp_path, monkeypatch):
+    _planar16(tmp_path / "p.tif")
+    monkeypatch.setitem(sys.modules, "tifffile", None)  # not installed
+    with pytest.raises(InputError, match="colour planes stored apart.*tifffile"):
+        imageio.read_image(tmp_path / "p.tif")
 
 
 def test_16bit_grey_tiff_keeps_16_bits(tmp_path):

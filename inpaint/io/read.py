@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import struct
 import warnings
 from pathlib import Path
 from typing import Any
@@ -250,6 +251,74 @@ def upright(img: Image.Image) -> Image.Image:
     return img if up is None else up
 
 
+def _tiff_layout(path: Path) -> tuple[int, int, int] | None:
+    """``(planar configuration, bits per sample, samples per pixel)`` of a TIFF's first page,
+    read from its header (classic or BigTIFF); None for any other file or a header not read."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+            if head[:2] not in (b"II", b"MM"):
+                return None
+            end = "<" if head[:2] == b"II" else ">"
+            magic = struct.unpack(end + "H", head[2:4])[0]
+            if magic == 42:
+                count_fmt, entry_size, value_fmt, at = "H", 12, "I", struct.unpack(end + "I", head[4:8])[0]
+            elif magic == 43:
+                count_fmt, entry_size, value_fmt, at = "Q", 20, "Q", struct.unpack(end + "Q", head[8:16])[0]
+            else:
+                return None
+            fh.seek(at)
+            size = struct.calcsize(count_fmt)
+            count = struct.unpack(end + count_fmt, fh.read(size))[0]
+            if count > 4096:
+                return None
+            table = fh.read(count * entry_size)
+            tags = {}
+            for i in range(count):
+                entry = table[i * entry_size:(i + 1) * entry_size]
+                tag, kind = struct.unpack(end + "HH", entry[:4])
+                inline = entry[4 + struct.calcsize(value_fmt):]
+                if kind == 3:  # SHORT: the first value, stored inline or at an offset
+                    n = struct.unpack(end + value_fmt, entry[4:4 + struct.calcsize(value_fmt)])[0]
+                    if n * 2 > len(inline):
+                        fh.seek(struct.unpack(end + value_fmt, inline)[0])
+                        inline = fh.read(2)
+                    tags[tag] = struct.unpack(end + "H", inline[:2])[0]
+        return tags.get(284, 1), tags.get(258, 1), tags.get(277, 1)
+    except (OSError, struct.error):
+        return None
+
+
+def _separate_planes(p: Path) -> Picture | None:
+    """A TIFF whose colour planes are stored apart at more than 8 bits, read with tifffile (Pillow
+    decodes such a file as noise, or not at all); None for any other file."""
+    layout = _tiff_layout(p)
+    if layout is None or layout[0] != 2 or layout[1] <= 8 or layout[2] not in (3, 4):
+        return None
+    try:
+        import tifffile
+    except ImportError:
+        raise InputError(f"image {shown(p)} is a TIFF with {layout[1]}-bit colour planes stored apart, which "
+                         "Pillow cannot read correctly; install tifffile (pip install tifffile) to read it, or "
+                         "save it with interleaved (contiguous) planes") from None
+    try:
+        with tifffile.TiffFile(p) as tif:
+            page = tif.pages[0]
+            arr = page.asarray()
+            axes = page.axes
+    except Exception as exc:  # noqa: BLE001 - a damaged file can make the decoder raise anything
+        raise InputError(f"cannot read image {shown(p)}: it is damaged ({type(exc).__name__}: {exc})") from None
+    if axes.startswith("S"):  # (samples, rows, columns): interleave them
+        arr = np.moveaxis(arr, 0, -1)
+    if arr.ndim != 3 or arr.dtype != np.uint16:
+        raise InputError(f"image {shown(p)} is a TIFF with colour planes stored apart as {arr.dtype} {axes}, "
+                         "which cannot be read here; save it with interleaved planes")
+    wide = np.ascontiguousarray(arr[..., :4])
+    rgb = (wide[..., :3] >> 8).astype(np.uint8)
+    return Picture(rgb=rgb, image=Image.fromarray(rgb), exif=Image.Exif(), icc_profile=None, path=p, wide=wide,
+                   scale=257.0, source=Source(format="TIFF"))
+
+
 def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0) -> Picture:
     """Read an image, upright, with its 8-bit RGB view and its full-depth pixels.
 
@@ -273,6 +342,12 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
         only be read with 8 bits per channel.
     """
     p = Path(path)
+    if str(path) != "":
+        check_name(path, "image")
+        check_regular(p, "image")
+        planes = _separate_planes(p)
+        if planes is not None:
+            return planes
     img, tiles = open_image(p, "image", work_bytes_per_pixel)
     frames = int(img.info.pop("inpaint_frames", 1))
     try:
