@@ -173,3 +173,26 @@ def test_a_stop_request_during_a_job_ends_it_at_its_next_step():
         assert len(steps) == 2
     finally:
         cancel.clear()
+
+
+# -- closed and full standard streams --------------------------------------------------------------
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("redirect, stats, code", [
+    (">&-", False, 0),           # nothing to print there: done
+    (">&-", True, 2),            # the tables cannot be printed
+    (">/dev/full", True, 2),
+    ("2>&-", True, 0),           # no messages wanted
+    ("2>/dev/full", False, 2),   # the result line cannot be printed (and nothing can say so)
+])
+def test_closed_or_full_standard_streams_give_the_documented_status(photo, redirect, stats, code):
+    out = photo / f"o{abs(hash((redirect, stats)))}.png"
+    cmd = (f"'{sys.executable}' -m inpaint.cli a.png --mask a_mask.png -o '{out.name}' --backend numpy"
+           f"{' --stats' if stats else ''} {redirect}")
+    proc = subprocess.run(["bash", "-c", cmd], cwd=photo, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    if redirect.startswith(">") and code == 2:
+        assert proc.stderr.strip().splitlines()[-1].startswith("inpaint: error: cannot write to standard output")
+    with Image.open(out) as im:  # the result itself is whole in every case
+        im.load()

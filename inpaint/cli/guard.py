@@ -193,7 +193,7 @@ def flush_stdout() -> None:
 def _is_stdout_error() -> bool:
     """Whether the error being handled came from standard output: its flush failed, or flushing
     it again fails (a print to a full device or a closed pipe raises from inside the print)."""
-    failed = getattr(_STDOUT_FAILED, "value", False)
+    failed = getattr(_STDOUT_FAILED, "value", False) or getattr(sys.stdout, "failed", False)
     _STDOUT_FAILED.value = False
     if failed or isinstance(sys.exc_info()[1], BrokenPipeError):
         return True
@@ -202,6 +202,73 @@ def _is_stdout_error() -> bool:
     # comes from printing to standard output.
     return (isinstance(exc, OSError) and exc.filename is None
             and exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EBADF, errno.EDQUOT))
+
+
+class _Closed:
+    """Standard output closed when the process started (``>&-``): Python gives None, where a
+    print would vanish.  Writing is an error of the run, as on a closed pipe."""
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _Watched:
+    """A standard stream that remembers a failed write, so that the guard can tell which stream
+    failed: an error of standard error (a full device) cannot be reported on it."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError:
+            self.failed = True
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _watched_streams() -> Iterator[tuple[_Watched, _Watched]]:
+    """Standard output and error watched for the run, then put back as they were.  A closed
+    standard output is a :class:`_Closed` (what the command prints there is an error of the
+    run); messages for a closed standard error (``2>&-``: none wanted) go to the null device."""
+    out, err = sys.stdout, sys.stderr
+    sink = open(os.devnull, "w", encoding="utf-8") if err is None else None  # noqa: SIM115 - closed below
+    sys.stdout = _Watched(out if out is not None else _Closed())
+    sys.stderr = _Watched(err if err is not None else sink)
+    try:
+        yield sys.stdout, sys.stderr
+    finally:
+        sys.stdout, sys.stderr = out, err
+        if sink is not None:
+            sink.close()
+
+
+def _say(text: str) -> None:
+    """One line on standard error, if it can still take it (it may be the stream that failed)."""
+    try:
+        print(text, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
 
 
 def _silence_stdout() -> None:
@@ -256,6 +323,13 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
             atomic.cleanup_temp_files()
 
     cancel.clear()
+    with _watched_streams() as (_, err):
+        return _guarded_run(prog, fn, err, cleanup_temp_files, previous)
+
+
+def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_files: Callable[[], None],
+                 previous: dict[int, Any]) -> int:
+    """:func:`guarded`'s run and its reports, with the standard streams watched."""
     try:
         with show_warnings(prog), cancel.scope():  # a stop request ends every job of this run
             status = int(fn() or 0)
@@ -266,15 +340,17 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
     except (KeyboardInterrupt, cancel.Cancelled):
         cancel.request()  # the other threads of a batch stop too
         cleanup_temp_files()
-        print(f"{prog}: interrupted", file=sys.stderr)
+        _say(f"{prog}: interrupted")
         return EXIT_INTERRUPTED
     except Terminated as exc:
         cleanup_temp_files()
         name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
-        print(f"{prog}: stopped by {name}", file=sys.stderr)
+        _say(f"{prog}: stopped by {name}")
         return 128 + exc.signum
     except Exception as exc:  # noqa: BLE001 - the one place every error is reported
         cleanup_temp_files()
+        if err.failed and isinstance(exc, OSError):  # standard error itself is full or closed: say nothing
+            return EXIT_BAD_INPUT
         on_stdout = isinstance(exc, OSError) and _is_stdout_error()
         if on_stdout:
             _silence_stdout()
@@ -282,12 +358,12 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
             raise
         code = exit_code(exc)
         if code == EXIT_INTERNAL:
-            print(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
-                  "run with INPAINT_DEBUG=1 for the traceback and report it)", file=sys.stderr)
+            _say(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
+                 "run with INPAINT_DEBUG=1 for the traceback and report it)")
         elif on_stdout and not isinstance(exc, BrokenPipeError):
-            print(f"{prog}: error: cannot write to standard output: {error_message(exc)}", file=sys.stderr)
+            _say(f"{prog}: error: cannot write to standard output: {error_message(exc)}")
         else:
-            print(f"{prog}: error: {error_message(exc)}", file=sys.stderr)
+            _say(f"{prog}: error: {error_message(exc)}")
         return code
     finally:
         for sig, handler in previous.items():
