@@ -211,7 +211,7 @@ class InpaintApp(App):
         self._save_settings()
         return True
 
-    # -- closing with unsaved work ---------------------------------------------------------
+    # -- unsaved results: ask before closing or replacing the photo ------------------------
     @property
     def unsaved(self) -> bool:
         """Whether the working image differs from the photo as last opened or saved.
@@ -221,19 +221,44 @@ class InpaintApp(App):
         """
         return self.image is not None and self.image is not self._saved_image
 
+    def confirm_unsaved(self, action: Callable[[], Any], doing: str = "closing",
+                        run_now: bool = True) -> bool:
+        """Do ``action`` (close the app, open another photo), asking "Save changes?" first when
+        the result is not saved.
+
+        The one place that decides whether to ask: closing, Open and a dropped file all come
+        here, so they ask alike.
+
+        Parameters
+        ----------
+        action : callable
+            What replaces or closes the photo; called without arguments, at once when nothing
+            is unsaved, else after Save (once saved) or Discard, and never after Cancel.
+        doing : str
+            Ends the question: "Save them before <doing>?".
+        run_now : bool
+            False: when nothing is unsaved, leave ``action`` to the caller (the window's close
+            button closes by itself).
+
+        Returns
+        -------
+        bool
+            Whether the question was asked (``action`` waits for the answer).
+        """
+        if self._quitting or not self.unsaved:
+            if run_now:
+                action()
+            return False
+        self.show_close_question(action, doing)
+        return True
+
     def _on_request_close(self, *_args, **_kwargs) -> bool:
         """The window's close button: ask first when a result is not saved (True keeps the window)."""
-        if self._quitting or not self.unsaved:
-            return False
-        self.show_close_question()
-        return True
+        return self.confirm_unsaved(self.quit_now, run_now=False)
 
     def request_quit(self) -> None:
         """Quit (Ctrl+Q, Android back): at once, or after asking when a result is not saved."""
-        if self._quitting or not self.unsaved:
-            self.quit_now()
-        else:
-            self.show_close_question()
+        self.confirm_unsaved(self.quit_now)
 
     def quit_now(self) -> None:
         """Close the app without asking (unsaved changes are dropped)."""
@@ -241,19 +266,39 @@ class InpaintApp(App):
         self.dismiss_popup()
         self.stop()
 
-    def show_close_question(self):
-        """The "save changes?" question: Save (then close), Discard (close), Cancel (keep editing)."""
+    def show_close_question(self, then: Callable[[], Any] | None = None, doing: str = "closing"):
+        """The "Save changes?" question: Save… (then ``then``), Discard (``then`` at once) or
+        Cancel (nothing changes).
+
+        Parameters
+        ----------
+        then : callable, optional
+            What to do after Save or Discard; closing the app by default.
+        doing : str
+            Ends the question: "Save them before <doing>?".
+
+        Returns
+        -------
+        ClosePopup
+        """
         popup = Factory.ClosePopup()
+        popup.then = then or self.quit_now
         popup.text = (f"{self.doc_name or 'The photo'} has changes that are not saved. "
-                      "Save them before closing?")
+                      f"Save them before {doing}?")
         return self._show(popup)
 
-    def save_and_quit(self):
-        """Save from the close question: the Save dialog, and the app closes once the photo is saved."""
-        popup = self.show_save("photo")
-        if popup is not None:
-            popup.then_quit = True
-        return popup
+    def discard_and_continue(self, popup) -> None:
+        """Discard, in the question: drop the result and do what was asked (close, open)."""
+        popup.dismiss(animation=False)
+        popup.then()
+
+    def save_and_continue(self, popup):
+        """Save…, in the question: the Save dialog, and what was asked (close, open) once the
+        photo is saved; nothing more if it is not."""
+        save = self.show_save("photo")
+        if save is not None:
+            save.then = popup.then
+        return save
 
     def _install_error_handler(self):
         from kivy.base import ExceptionHandler, ExceptionManager
@@ -369,6 +414,23 @@ class InpaintApp(App):
     def open_sample(self, name: str | None = None) -> None:
         image, mask, title = samples.load_sample(name)
         self.set_document(image, mask, title)
+
+    def open_example(self, name: str | None = None) -> bool:
+        """Open a bundled example (the Open dialog's Examples), asking first when the result is
+        not saved.
+
+        Parameters
+        ----------
+        name : str or None
+            A case name; None for the first example.
+
+        Returns
+        -------
+        bool
+            Whether the question was asked instead of opening at once.
+        """
+        return self.confirm_unsaved(partial(self.open_sample, name),
+                                    "opening the example" + (f" {name}" if name else ""))
 
     def snapshot(self, label: str = "") -> Snapshot:
         return Snapshot.capture(self.image, self.editor.mask, self.editor.keep, label)
@@ -805,7 +867,23 @@ class InpaintApp(App):
         path = filename.decode("utf-8") if isinstance(filename, bytes) else str(filename)
         self.open_file(path)
 
-    def open_file(self, path: str):
+    def open_file(self, path: str) -> bool:
+        """Open a photo the user chose (Open dialog, typed path, dropped file), asking first when
+        the result is not saved; a file that cannot be read is a message.
+
+        Parameters
+        ----------
+        path : str
+            The photo's path.
+
+        Returns
+        -------
+        bool
+            Whether the question was asked instead of opening at once.
+        """
+        return self.confirm_unsaved(partial(self._open_file_now, path), f"opening {Path(path).name}")
+
+    def _open_file_now(self, path: str) -> None:
         try:
             self.open_path(path)
         except (OSError, ValueError) as exc:
@@ -887,8 +965,8 @@ class InpaintApp(App):
         if popup.what == "mask":
             return self.export_mask(path, overwrite)
         written = self.save_to(path, overwrite)
-        if written is not None and popup.then_quit:
-            self.quit_now()
+        if written is not None and popup.then is not None:
+            popup.then()
         return written
 
     def show_settings(self):

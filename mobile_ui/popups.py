@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kivy.app import App
-from kivy.properties import BooleanProperty, NumericProperty, OptionProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, OptionProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.popup import Popup
@@ -68,7 +68,9 @@ class SavePopup(Popup):
     """What to save (the photo, or its mask as a PNG), the destination, and 'replace existing file'."""
 
     what = OptionProperty("photo", options=["photo", "mask"])
-    then_quit = BooleanProperty(False)   # opened from the close question: close the app once saved
+    #: Opened from the "Save changes?" question: what to do once the photo is saved (close the
+    #: app, open another photo).
+    then = ObjectProperty(None, allownone=True)
 
     def on_what(self, *_args):
         self.refresh_path()
@@ -100,9 +102,11 @@ class StatusLabel(Label):
 
 
 class ClosePopup(Popup):
-    """Closing with a result not saved: Save, Discard or Cancel."""
+    """A result not saved, before closing or opening another photo: Save…, Discard or Cancel."""
 
     text = StringProperty("")
+    #: What was asked for (close the app, open a photo): run after Save or Discard, not after Cancel.
+    then = ObjectProperty(None, allownone=True)
 
 
 class SettingsPopup(Popup):

@@ -447,6 +447,137 @@ def test_closing_with_an_unsaved_result_asks_first(fresh, scene, kv, monkeypatch
         app.dismiss_popup()
 
 
+# -- replacing an unsaved result ----------------------------------------------------------
+_OPENERS = ("open_button", "typed_path", "example", "dropped_file")
+
+
+def _unsaved_result(app):
+    """Remove, then paint a next stroke; returns the image, mask and Undo depth as they are."""
+    app.remove()
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    app.editor.brush_size = 2 * 3 * app.editor.view.scale
+    drag([screen_of(app, 10, c) for c in (8, 30)])        # a next object marked: Cancel keeps it too
+    assert app.unsaved and app.editor.mask.any() and len(app.history) == 2
+    return app.image.copy(), app.editor.mask.copy(), len(app.history)
+
+
+def _open_another(app, kv, how, photo):
+    """Open a photo as the user would (``how``, one of _OPENERS): ``photo`` is the file for the
+    Open dialog and the drop.  Returns the image and the name the opened photo must have."""
+    from mobile_ui import samples, storage
+
+    if how == "dropped_file":
+        kv.dispatch("on_drop_file", str(photo).encode("utf-8"), 10, 10)    # as SDL gives it: bytes
+        pump()
+        return storage.load_image(photo).pixels, photo.name
+    popup = app.show_open()
+    pump(3)
+    if how == "open_button":
+        popup.ids.chooser.path = str(photo.parent)
+        popup.ids.chooser.selection = [str(photo)]
+        pump(2)
+        tap(popup.ids.open_btn)
+    elif how == "typed_path":
+        popup.ids.path_input.text = str(photo)
+        popup.ids.path_input.dispatch("on_text_validate")
+    else:
+        name = popup.ids.cases.values[-1]
+        popup.ids.cases.text = name
+        image, _mask, title = samples.load_sample(None if name == "demo" else name)
+        pump()
+        return image, title
+    pump()
+    return storage.load_image(photo).pixels, photo.name
+
+
+def _assert_opened(app, image, name):
+    np.testing.assert_array_equal(app.image, image)
+    assert app.doc_name == name and not app.unsaved
+    assert len(app.history) == 0 and not app.can_undo
+
+
+@pytest.mark.parametrize("how", _OPENERS)
+def test_open_and_drop_ask_before_replacing_an_unsaved_result(fresh, scene, kv, tmp_path, how):
+    from PIL import Image
+
+    from mobile_ui.popups import ClosePopup, MessagePopup, SavePopup
+
+    app = fresh
+    img, mask = scene
+    photo = tmp_path / "other.png"
+    Image.fromarray(np.ascontiguousarray(img[::-1, ::-1])).save(photo)
+    try:
+        assert not app.unsaved                                   # nothing to save: opens at once
+        image, name = _open_another(app, kv, how, photo)
+        assert not isinstance(app._popup, ClosePopup)
+        _assert_opened(app, image, name)
+
+        # Cancel: nothing changes, Undo included.
+        app.set_document(img.copy(), mask.copy(), "scene")
+        result, marked, depth = _unsaved_result(app)
+        _open_another(app, kv, how, photo)
+        question = app._popup
+        assert isinstance(question, ClosePopup) and question.text.startswith("scene has changes")
+        assert question.text.endswith(f"before opening {photo.name}?" if how != "example"
+                                      else f"before opening the example {name}?" if name != "demo"
+                                      else "before opening the example?")
+        pump(3)
+        tap(question.ids.cancel_close)
+        assert app._popup is None and app.doc_name == "scene" and app.unsaved
+        np.testing.assert_array_equal(app.image, result)
+        np.testing.assert_array_equal(app.editor.mask, marked)
+        np.testing.assert_array_equal(app.editor.displayed, result)
+        assert len(app.history) == depth
+        app.undo()                                               # the history is the one before
+        app.undo()
+        np.testing.assert_array_equal(app.image, img)
+        np.testing.assert_array_equal(app.editor.mask, mask)
+        app.redo()
+        app.redo()
+        np.testing.assert_array_equal(app.image, result)
+        np.testing.assert_array_equal(app.editor.mask, marked)
+
+        # Discard: the new photo opens.
+        assert app.unsaved
+        _open_another(app, kv, how, photo)
+        assert isinstance(app._popup, ClosePopup)
+        pump(3)
+        tap(app._popup.ids.discard)
+        _assert_opened(app, image, name)
+        assert app._popup is None
+
+        # Save…: a save that fails opens nothing; once saved, the new photo opens.
+        app.set_document(img.copy(), mask.copy(), "scene")
+        result, marked, depth = _unsaved_result(app)
+        taken, out = tmp_path / "taken.png", tmp_path / "kept.png"
+        taken.write_bytes(b"someone else's file")
+        for target in (taken, out):
+            _open_another(app, kv, how, photo)
+            assert isinstance(app._popup, ClosePopup)
+            pump(3)
+            tap(app._popup.ids.save_close)
+            pump(3)
+            save = app._popup
+            assert isinstance(save, SavePopup) and save.what == "photo"
+            save.ids.path.text = str(target)
+            tap(save.ids.save_confirm)
+            if target is taken:                                  # not replaced without the tick
+                assert isinstance(app._popup, MessagePopup) and app._popup.title == "Not saved"
+                assert taken.read_bytes() == b"someone else's file"
+                assert app.doc_name == "scene" and app.unsaved and len(app.history) == depth
+                np.testing.assert_array_equal(app.image, result)
+                np.testing.assert_array_equal(app.editor.mask, marked)
+                app.dismiss_popup()
+        assert out.is_file()
+        np.testing.assert_array_equal(np.asarray(Image.open(out)), result)
+        _assert_opened(app, image, name)
+        assert app._popup is None
+    finally:
+        app.dismiss_popup()
+        pump()
+
+
 # -- remove -----------------------------------------------------------------------------
 def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     from inpaint.api import inpaint
