@@ -196,3 +196,24 @@ def test_closed_or_full_standard_streams_give_the_documented_status(photo, redir
         assert proc.stderr.strip().splitlines()[-1].startswith("inpaint: error: cannot write to standard output")
     with Image.open(out) as im:  # the result itself is whole in every case
         im.load()
+
+
+# -- libjpeg's own warnings ----------------------------------------------------------------------
+
+def test_libjpegs_warnings_are_told_once_as_ours(tmp_path):
+    pytest.importorskip("jpeglib")
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.integers(0, 255, (64, 80, 3), dtype=np.uint8)).save(tmp_path / "w.jpg", quality=90)
+    data = bytearray((tmp_path / "w.jpg").read_bytes())
+    sos = data.index(b"\xff\xda")
+    for k in range(sos + 40, sos + 60):  # damaged scan data: libjpeg warns, and still decodes
+        data[k] = 0xFF if data[k - 1] != 0xFF else 0x00
+    (tmp_path / "bad.jpg").write_bytes(bytes(data))
+    save_mask(tmp_path / "m.png", box_mask(64, 80, slice(20, 30), slice(20, 40)))
+    proc = subprocess.run([sys.executable, "-m", "inpaint.cli", "bad.jpg", "--mask", "m.png", "-o", "o.jpg",
+                           "--backend", "numpy"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    told = [ln for ln in lines if "Corrupt JPEG data" in ln]
+    assert len(told) == 1 and told[0].startswith("inpaint: warning: image bad.jpg: libjpeg: "), lines
+    assert all(ln.startswith("inpaint: ") for ln in lines), lines

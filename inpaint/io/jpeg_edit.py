@@ -19,17 +19,22 @@ JPEG it cannot edit this way, the output is encoded again (see :mod:`inpaint.io.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
+import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 from PIL import Image
 
 from .. import install_hint
+from ..errors import InputWarning
+from .naming import shown
 
 #: The transform from an upright array back to the stored one, per EXIF orientation (the inverse
 #: of :data:`inpaint.io.read._ORIENT`).
@@ -56,6 +61,42 @@ _LOCK = threading.Lock()
 #: Pillow's subsampling codes by the luma sampling factors as jpeglib gives them, (vertical,
 #: horizontal), chroma at (1, 1).
 _SUBSAMPLING = {(1, 1): 0, (1, 2): 1, (2, 2): 2}
+
+
+#: (file, message) of the libjpeg warnings already told in this process: reading a file's
+#: coefficients again (for the edit) repeats them.
+_TOLD: set[tuple[str, str]] = set()
+
+
+@contextlib.contextmanager
+def _libjpeg_warnings(path: Any) -> Iterator[None]:
+    """libjpeg prints its warnings about a damaged file (``Corrupt JPEG data: ...``) on the
+    process's standard error itself.  They are caught there and told once, as one warning of
+    ours; anything else written there meanwhile (another thread's message) is put back."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no standard error to catch (or not a real file)
+        yield
+        return
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            text = caught.read().decode("utf-8", "replace")
+    others = []
+    for line in text.splitlines():
+        if line.startswith("inpaint"):  # our own messages from another thread
+            others.append(line)
+        elif line.strip() and (str(path), line.strip()) not in _TOLD:
+            _TOLD.add((str(path), line.strip()))
+            warnings.warn(InputWarning(f"image {shown(Path(path))}: libjpeg: {line.strip()}"))
+    if others:
+        os.write(2, ("\n".join(others) + "\n").encode("utf-8", "replace"))
 
 
 def available() -> bool:
@@ -88,7 +129,7 @@ def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
         return None, f"lossless editing of JPEG needs the jpeglib package: {install_hint('jpeg')}"
     import jpeglib
 
-    with _LOCK, jpeglib.version(_LIBJPEG):
+    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(path):
         return _read_header(jpeglib, path, qtables, subsampling)
 
 
@@ -209,7 +250,7 @@ def edit(src: "str | os.PathLike[str]", image: "np.ndarray | Image.Image", mask:
     """
     import jpeglib
 
-    with _LOCK, jpeglib.version(_LIBJPEG):
+    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(src):
         if header is None:
             header, why = _read_header(jpeglib, src, qtables, subsampling)
             if why:
