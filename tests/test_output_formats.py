@@ -225,6 +225,29 @@ def test_lossy_webp_says_so(tmp_path):
     assert any("lossy WebP" in n for n in notes)
 
 
+@pytest.mark.parametrize("source", ["jpg", "png"])
+def test_webp_from_a_jpeg_or_png_is_lossless(tmp_path, source):
+    rgb = _rng_rgb()
+    src, out = tmp_path / f"a.{source}", tmp_path / "o.webp"
+    Image.fromarray(rgb).save(src, quality=90) if source == "jpg" else Image.fromarray(rgb).save(src)
+    pic, plan, notes, mask = _fill(src, out)
+    assert notes == [] and plan.options.get("lossless")
+    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert np.array_equal(back[~mask], pic.rgb[~mask])  # the decoded input, exactly
+    assert b"VP8L" in out.read_bytes()[:64]
+
+
+def test_avif_to_avif_says_it_is_encoded_again(tmp_path):
+    from PIL import features
+
+    if not features.check("avif"):
+        pytest.skip("this Pillow has no AVIF codec")
+    src, out = tmp_path / "a.avif", tmp_path / "o.avif"
+    Image.fromarray(_rng_rgb()).save(src)
+    _, _, notes, _ = _fill(src, out)
+    assert any("AVIF is lossy" in n and "encoded again" in n for n in notes)
+
+
 def test_png_to_jpeg_says_it_is_lossy(tmp_path):
     src, out = tmp_path / "a.png", tmp_path / "o.jpg"
     Image.fromarray(_rng_rgb()).save(src)

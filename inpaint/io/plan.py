@@ -150,8 +150,8 @@ def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple
             opts["xmp"] = src.xmp
     # lossless or lossy
     lossy_source = src.format in _LOSSY_SOURCES or (src.format == "WEBP" and src.lossless is False)
-    if can is not None and can.lossy == "option":  # WebP: as the input was, unless --quality says
-        if quality is not None or lossy_source:
+    if can is not None and can.lossy == "option":  # WebP: lossless, unless --quality says or the input was lossy WebP
+        if quality is not None or (src.format == "WEBP" and src.lossless is False):
             opts["quality"] = quality if quality is not None else DEFAULT_QUALITY
             if quality is None and src.format == "WEBP":
                 notes.append("the input is lossy WebP and so is the output: the pixels outside the mask are "
@@ -184,5 +184,8 @@ def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple
             opts["quality"] = DEFAULT_QUALITY
             if not lossy_source:
                 notes.append(f"{fmt} is lossy: the pixels outside the mask are not kept exactly "
+                             "(write .png, .tif or .webp to keep them)")
+            else:  # lossy in, lossy out: encoded again all the same
+                notes.append(f"{fmt} is lossy: the pixels outside the mask are encoded again and change slightly "
                              "(write .png, .tif or .webp to keep them)")
     return plan
