@@ -477,6 +477,32 @@ def test_jpeg_with_unusual_table_selectors_is_filled_with_the_right_tables(tmp_p
     assert error < 6, error
 
 
+#: A stand-in for a motion photo's video: an MP4 box header, and bytes that hold markers too.
+_TRAILER = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 4 + b"\xff\xd9\xff\xd8tail"
+
+
+@pytest.mark.parametrize("progressive", [False, True])
+def test_data_after_the_jpegs_end_is_kept_byte_for_byte(tmp_path, progressive):
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, progressive=progressive, crop=(3, 5, 203, 166))
+    picture = src.read_bytes()
+    src.write_bytes(picture + _TRAILER)
+    assert jpeg_edit.jpeg_end(src.read_bytes()) == len(picture)
+    pic, plan, notes, mask = _fill(src, out)
+    assert plan.jpeg_edit is not None and notes == []
+    data = out.read_bytes()
+    assert data.endswith(_TRAILER) and jpeg_edit.jpeg_end(data) == len(data) - len(_TRAILER)
+    assert cv2.imread(str(out)).shape[:2] == pic.rgb.shape[:2]  # a whole JPEG before it
+
+
+def test_data_after_the_jpegs_end_dropped_elsewhere_with_a_note(tmp_path):
+    src = tmp_path / "p.jpg"
+    _photo_jpeg(src, 2, crop=(3, 5, 203, 166))
+    src.write_bytes(src.read_bytes() + _TRAILER)
+    _, _, notes, _ = _fill(src, tmp_path / "o.png")
+    assert any(f"{len(_TRAILER)} bytes after the JPEG's end" in n for n in notes)
+
+
 def test_jpeg_with_an_empty_mask_is_a_coefficient_copy(tmp_path):
     src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
     _photo_jpeg(src, 2)

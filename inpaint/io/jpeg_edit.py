@@ -300,7 +300,10 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
         out = os.path.join(tmp, "out.jpg")
         dct.write_dct(out, flags=["OPTIMIZE_CODING"])
         data = Path(out).read_bytes()
-    return data[:2] + b"".join(_app_segments(header.content)) + data[_after_app(data):], int(grid.sum())
+    content = bytes(header.content)
+    trailer = content[jpeg_end(content):]  # kept byte for byte, at the end as it was (offsets from the end hold)
+    return (data[:2] + b"".join(_app_segments(content)) + data[_after_app(data):] + trailer,
+            int(grid.sum()))
 
 
 def _tables_by_component(dct: Any, qtables: dict, colour: bool) -> list:
@@ -313,6 +316,37 @@ def _tables_by_component(dct: Any, qtables: dict, colour: bool) -> list:
     if any(slot not in qtables for slot in order):
         raise ValueError("a component's quantisation table cannot be read")
     return [qtables[slot] for slot in order]
+
+
+def jpeg_end(data: bytes) -> int:
+    """Where the JPEG stream in ``data`` ends: just after its end-of-image marker (``len(data)``
+    when none is found).  Bytes after it (a motion photo's video, another program's trailer) are
+    not part of the picture.  The segments are walked and each scan's entropy-coded data skipped
+    (a 0xFF there is followed by 0x00 or a restart marker), since the trailer may hold 0xFFD9 too."""
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return n
+        kind = data[i + 1]
+        if kind == 0xFF:
+            i += 1
+            continue
+        if kind == 0xD9:
+            return i + 2
+        if 0xD0 <= kind <= 0xD7 or kind == 0x01:
+            i += 2
+            continue
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        if kind == 0xDA:  # the scan's data runs to the next marker that is not stuffing or a restart
+            while True:
+                i = data.find(b"\xff", i)
+                if i < 0 or i + 1 >= n:
+                    return n
+                if data[i + 1] == 0x00 or 0xD0 <= data[i + 1] <= 0xD7:
+                    i += 2
+                    continue
+                break
+    return n
 
 
 def _app_segments(data: bytes) -> list[bytes]:

@@ -65,6 +65,8 @@ class Source:
         JPEG: Pillow's chroma subsampling code (0 = 4:4:4, 1 = 4:2:2, 2 = 4:2:0, -1 other).
     progressive : bool
         JPEG: progressive.
+    trailer : int
+        JPEG: bytes after its end marker (a phone's motion photo keeps its video there).
     """
 
     format: str | None = None
@@ -74,6 +76,7 @@ class Source:
     qtables: dict | None = None
     subsampling: int | None = None
     progressive: bool = False
+    trailer: int = 0
 
 
 @dataclasses.dataclass

@@ -188,4 +188,7 @@ def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple
             else:  # lossy in, lossy out: encoded again all the same
                 notes.append(f"{fmt} is lossy: the pixels outside the mask are encoded again and change slightly "
                              "(write .png, .tif or .webp to keep them)")
+    if src.trailer and plan.jpeg_edit is None:
+        notes.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
+                     "data) were dropped: only a JPEG edited block by block keeps them")
     return plan

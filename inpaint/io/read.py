@@ -449,4 +449,11 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         src.qtables = getattr(img, "quantization", None) or None
         src.subsampling = JpegImagePlugin.get_sampling(img) if img.mode != "CMYK" else -1
         src.progressive = bool(img.info.get("progressive") or img.info.get("progression"))
+        from .jpeg_edit import jpeg_end
+
+        try:
+            data = path.read_bytes()
+            src.trailer = len(data) - jpeg_end(data)
+        except OSError:
+            pass
     return src
