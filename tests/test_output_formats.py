@@ -622,3 +622,70 @@ def test_cli_jpeg_fill_keeps_blocks_and_exits_0(tmp_path):
     a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
     grid = jpeg_edit.touched_mcus(mask > 0, (16, 16))
     assert np.array_equal(a.Cb[~grid], b.Cb[~grid])
+
+
+# -- metadata beyond EXIF, ICC and XMP ---------------------------------------------------------------
+
+def _png_with_text_and_tones(path):
+    from PIL import PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Title", "A field")
+    info.add_text("Comment", "zipped " * 20, zip=True)
+    info.add_itxt("Author", "Ärger über Öl")
+    info.add(b"gAMA", struct.pack(">I", 100000))  # gamma 1.0: the file displays with other tones without it
+    info.add(b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000))
+    info.add(b"sBIT", b"\x07\x07\x07")
+    Image.fromarray(_rng_rgb()).save(path, pnginfo=info)
+
+
+def test_png_text_and_colour_chunks_are_kept_in_png(tmp_path):
+    _png_with_text_and_tones(tmp_path / "a.png")
+    _, _, notes, _ = _fill(tmp_path / "a.png", tmp_path / "o.png")
+    assert notes == []
+    before, after = _png_chunks(tmp_path / "a.png"), _png_chunks(tmp_path / "o.png")
+    for kind in ("tEXt", "zTXt", "iTXt", "gAMA", "cHRM", "sBIT"):
+        assert after.get(kind) == before[kind], kind
+
+
+def test_png_text_and_colour_chunks_dropped_with_a_note(tmp_path):
+    _png_with_text_and_tones(tmp_path / "a.png")
+    _, _, notes, _ = _fill(tmp_path / "a.png", tmp_path / "o.jpg")
+    assert any("text, gamma, chromaticity, significant bits chunks" in n and "tones" in n for n in notes)
+
+
+def _jpeg_with_comment_and_iptc(path, blocks=60, mode="RGB"):
+    img = Image.fromarray(_rng_rgb())
+    img = img.convert("CMYK") if mode == "CMYK" else img
+    img.save(path, quality=90)
+    data = path.read_bytes()
+    com = b"\xff\xfe" + struct.pack(">H", 13) + b"hello world"
+    iptc = b"".join(b"\xff\xed" + struct.pack(">H", 22) + b"Photoshop 3.0\x00" + bytes([i]) * 6 for i in range(blocks))
+    path.write_bytes(data[:2] + com + iptc + data[2:])
+    return com, iptc
+
+
+@pytest.mark.parametrize("how", ["quality", "resize", "cmyk"])
+def test_jpeg_comments_and_iptc_survive_an_encode_again(tmp_path, how):
+    src = tmp_path / "a.jpg"
+    com, iptc = _jpeg_with_comment_and_iptc(src, mode="CMYK" if how == "cmyk" else "RGB")
+    out = tmp_path / "o.jpg"
+    if how == "resize":
+        pic = imageio.read_image(src)
+        plan = imageio.plan_output(pic, out, size=(W - 6, H))
+        assert plan.jpeg_edit is None
+        imageio.save_images([(Image.fromarray(pic.rgb[:, :W - 6].copy()), out, {"plan": plan})])
+    else:
+        _, plan, _, _ = _fill(src, out, quality=80 if how == "quality" else None)
+        assert plan.jpeg_edit is None
+    segments = jpeg_edit._app_segments(out.read_bytes())
+    assert com in segments and sum(s[1] == 0xED for s in segments) == 60
+    assert b"".join(s for s in segments if s[1] == 0xED) == iptc
+    assert cv2.imread(str(out)) is not None
+
+
+def test_jpeg_comment_becomes_png_text_and_iptc_is_noted(tmp_path):
+    _jpeg_with_comment_and_iptc(tmp_path / "a.jpg", blocks=2)
+    _, _, notes, _ = _fill(tmp_path / "a.jpg", tmp_path / "o.png")
+    assert _png_chunks(tmp_path / "o.png")["tEXt"] == [b"Comment\x00hello world"]
+    assert any("IPTC (APP13)" in n for n in notes)

@@ -6,7 +6,7 @@ import os
 import struct
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from PIL import Image
@@ -152,12 +152,14 @@ def _deflate(data: memoryview, level: int) -> list[bytes]:
 
 
 def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
-              dpi: Any = None, transparency: Any = None, xmp: bytes | None = None) -> None:
+              dpi: Any = None, transparency: Any = None, xmp: bytes | None = None,
+              chunks: "Sequence[tuple[bytes, bytes]]" = ()) -> None:
     """Write a PNG from an (H, W[, C]) uint8 or uint16 array (grey, grey+alpha, RGB or RGBA).
 
     Every row uses PNG's Up filter and the deflate runs in parallel bands: for photos the file
     is within a few per cent of Pillow's adaptive filtering, written several times faster.
-    ``transparency`` is a grey or RGB image's colour key (tRNS), in the array's units.
+    ``transparency`` is a grey or RGB image's colour key (tRNS), in the array's units;
+    ``chunks`` are other chunks, ``(type, data)``, written as they are before the pixels.
     """
     arr = np.asarray(arr)
     if arr.ndim == 2:
@@ -185,6 +187,7 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
         out.append(_png_chunk(b"eXIf", raw))
     if xmp:
         out.append(_png_chunk(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0" + bytes(xmp)))
+    out.extend(_png_chunk(kind, data) for kind, data in chunks)
     fh.write(b"".join(out))
     for part in _deflate(memoryview(rows).cast("B"), PNG_LEVEL):
         if part:
@@ -196,20 +199,21 @@ def encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, options: "dict | N
     """Write ``img`` to ``fh`` as ``fmt``; a note when the format lost something.
 
     ``options`` are the plan's (:class:`inpaint.io.plan.OutputPlan`): ``exif`` (bytes or
-    ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables`` and
-    ``subsampling`` (JPEG).  PNG goes through :func:`write_png` where it can."""
+    ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables``,
+    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through :func:`write_png` where it can."""
     opts = dict(options or {})
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
     if exif is not None and not len(exif):
         exif = None
     if isinstance(img, DeepImage) and fmt == "PNG":
         write_png(fh, img.array, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"),
-                  transparency=img.info.get("transparency"), xmp=xmp)
+                  transparency=img.info.get("transparency"), xmp=xmp, chunks=opts.get("png_chunks", ()))
         return None
     img, note = convert_for(img, fmt)
     if fmt == "PNG" and img.mode in _PNG_MODES and ("transparency" not in img.info or img.mode in ("L", "RGB")):
         write_png(fh, np.asarray(img), exif=exif, icc_profile=icc or img.info.get("icc_profile"),
-                  dpi=img.info.get("dpi"), transparency=img.info.get("transparency"), xmp=xmp)
+                  dpi=img.info.get("dpi"), transparency=img.info.get("transparency"), xmp=xmp,
+                  chunks=opts.get("png_chunks", ()))
         return note
     can = holds(fmt)
     kwargs: dict[str, Any] = {}
@@ -228,6 +232,14 @@ def encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, options: "dict | N
             kwargs["pnginfo"] = info
         else:
             kwargs["xmp"] = xmp
+    if fmt == "PNG" and opts.get("png_chunks"):
+        from PIL import PngImagePlugin
+
+        info = kwargs.setdefault("pnginfo", PngImagePlugin.PngInfo())
+        for kind, data in opts["png_chunks"]:
+            info.add(kind, data)
+    if fmt == "JPEG" and opts.get("jpeg_segments"):
+        kwargs["extra"] = b"".join(opts["jpeg_segments"])  # written as they are, after the encoder's own
     if fmt == "JPEG" and opts.get("qtables") and opts.get("quality") is None:
         kwargs["qtables"] = opts["qtables"]
     elif fmt in ("JPEG", "WEBP", "AVIF") and not opts.get("lossless"):

@@ -69,29 +69,40 @@ _TOLD: set[tuple[str, str]] = set()
 
 
 @contextlib.contextmanager
-def _libjpeg_warnings(path: Any) -> Iterator[None]:
+def _libjpeg_warnings(path: Any) -> Iterator[dict]:
     """libjpeg prints its warnings about a damaged file (``Corrupt JPEG data: ...``) on the
     process's standard error itself.  They are caught there and told once, as one warning of
-    ours; anything else written there meanwhile (another thread's message) is put back."""
+    ours; anything else written there meanwhile (another thread's message) is put back.  The
+    dict yielded takes ``quiet=True`` when the work failed in a way the caller reports itself."""
+    outcome = {"quiet": False}
     try:
         sys.stderr.flush()
         saved = os.dup(2)
     except (OSError, ValueError, AttributeError):  # no standard error to catch (or not a real file)
-        yield
+        yield outcome
         return
     with tempfile.TemporaryFile() as caught:
         os.dup2(caught.fileno(), 2)
         try:
-            yield
+            yield outcome
+        except BaseException:
+            outcome["quiet"] = True  # the error says it all: libjpeg's lines about it are not told again
+            raise
         finally:
             os.dup2(saved, 2)
             os.close(saved)
             caught.seek(0)
-            text = caught.read().decode("utf-8", "replace")
+            _tell(caught.read().decode("utf-8", "replace"), path, outcome["quiet"])
+
+
+def _tell(text: str, path: Any, quiet: bool) -> None:
+    """libjpeg's lines as warnings (once per file and text); our own lines put back."""
     others = []
     for line in text.splitlines():
         if line.startswith("inpaint"):  # our own messages from another thread
             others.append(line)
+        elif quiet or line.startswith("Too many markers"):
+            continue  # jpeglib keeps 50 markers of a kind; every one is copied from the file's bytes here
         elif line.strip() and (str(path), line.strip()) not in _TOLD:
             _TOLD.add((str(path), line.strip()))
             warnings.warn(InputWarning(f"image {shown(Path(path))}: libjpeg: {line.strip()}"))
@@ -129,8 +140,10 @@ def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
         return None, f"lossless editing of JPEG needs the jpeglib package: {install_hint('jpeg')}"
     import jpeglib
 
-    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(path):
-        return _read_header(jpeglib, path, qtables, subsampling)
+    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(path) as outcome:
+        header, why = _read_header(jpeglib, path, qtables, subsampling)
+        outcome["quiet"] = why is not None  # the plan's note says why
+        return header, why
 
 
 def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:  # noqa: ANN001
@@ -347,6 +360,23 @@ def jpeg_end(data: bytes) -> int:
                     continue
                 break
     return n
+
+
+#: Starts of the APP1 blocks an encoder writes of its own (EXIF; XMP, from the plan's option).
+_OWN_APP1 = (b"Exif\x00", b"http://ns.adobe.com/xap/1.0/\x00")
+
+
+def extra_segments(data: bytes) -> list[bytes]:
+    """The marker segments of a JPEG that a new encode would not write of its own, as stored:
+    comments (COM), APP1 other than EXIF and XMP (extended XMP), APP3 to APP13 (IPTC is APP13)
+    and APP15.  APP0 (JFIF), APP2 (ICC) and APP14 (Adobe's colour transform) describe the coding
+    or come from the plan, so the encoder writes them."""
+    keep = []
+    for seg in _app_segments(data):
+        kind = seg[1]
+        if kind == 0xFE or 0xE3 <= kind <= 0xED or kind == 0xEF or (kind == 0xE1 and not seg[4:].startswith(_OWN_APP1)):
+            keep.append(seg)
+    return keep
 
 
 def _app_segments(data: bytes) -> list[bytes]:

@@ -67,6 +67,12 @@ class Source:
         JPEG: progressive.
     trailer : int
         JPEG: bytes after its end marker (a phone's motion photo keeps its video there).
+    segments : list of bytes
+        JPEG: the marker segments a new encode would not write of its own (comments, IPTC and
+        the other APPn blocks, extended XMP), as stored.
+    png_chunks : list of (bytes, bytes)
+        PNG: its text, gamma and colour chunks (``tEXt``, ``zTXt``, ``iTXt``, ``gAMA``,
+        ``cHRM``, ``sRGB``, ``sBIT``) as ``(type, data)``.
     """
 
     format: str | None = None
@@ -77,6 +83,8 @@ class Source:
     subsampling: int | None = None
     progressive: bool = False
     trailer: int = 0
+    segments: list = dataclasses.field(default_factory=list)
+    png_chunks: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

@@ -91,6 +91,39 @@ def fit_exif(exif: Image.Exif, limit: int) -> tuple[bytes | None, str | None]:
                  + ", ".join(dropped))
 
 
+#: What the PNG chunks that outputs keep hold, for the note of a format that cannot hold them.
+_PNG_CHUNK_WORDS = {b"tEXt": "text", b"zTXt": "text", b"iTXt": "text", b"gAMA": "gamma", b"cHRM": "chromaticity",
+                    b"sRGB": "sRGB intent", b"sBIT": "significant bits"}
+
+
+def _other_metadata(src: Any, fmt: str, plan: "OutputPlan") -> None:
+    """The input's metadata beyond EXIF, ICC and XMP: a PNG's text and colour chunks, a JPEG's
+    comments, IPTC and other APPn blocks.  Kept where the output can hold them; a note says what
+    was dropped."""
+    if src.png_chunks:
+        if fmt == "PNG":
+            plan.options["png_chunks"] = list(src.png_chunks)
+        else:
+            words = list(dict.fromkeys(_PNG_CHUNK_WORDS[kind] for kind, _ in src.png_chunks))
+            tones = {"gamma", "chromaticity", "sRGB intent"} & set(words)
+            plan.notes.append(f"{fmt} cannot hold the PNG's {', '.join(words)} chunks: they were dropped"
+                              + (" (the tones may display differently)" if tones else ""))
+    if src.segments:
+        if fmt == "JPEG":  # edited block by block they are copied with every marker; encoded again, from here
+            plan.options["jpeg_segments"] = list(src.segments)
+            return
+        dropped = []
+        for seg in src.segments:
+            kind = seg[1]
+            if kind == 0xFE and fmt == "PNG":  # a comment becomes the PNG's Comment text
+                plan.options.setdefault("png_chunks", []).append((b"tEXt", b"Comment\x00" + seg[4:]))
+                continue
+            dropped.append("comments" if kind == 0xFE else "IPTC (APP13)" if kind == 0xED
+                           else "extended XMP" if kind == 0xE1 else f"APP{kind - 0xE0} blocks")
+        if dropped:
+            plan.notes.append(f"{fmt} cannot hold the JPEG's {', '.join(dict.fromkeys(dropped))}: dropped")
+
+
 def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple[int, int] | None = None,
                 quality: int | None = None) -> OutputPlan:
     """Decide, before the work, how ``picture`` will be written to ``path``.
@@ -188,6 +221,7 @@ def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple
             else:  # lossy in, lossy out: encoded again all the same
                 notes.append(f"{fmt} is lossy: the pixels outside the mask are encoded again and change slightly "
                              "(write .png, .tif or .webp to keep them)")
+    _other_metadata(src, fmt, plan)
     if src.trailer and plan.jpeg_edit is None:
         notes.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
                      "data) were dropped: only a JPEG edited block by block keeps them")

@@ -428,6 +428,38 @@ def _webp_lossless(path: Path) -> bool | None:
         return None
 
 
+#: The PNG chunks an output keeps as they are: text, gamma, chromaticity, sRGB intent and
+#: significant bits (the others are the picture's own, or written from the plan: iCCP, eXIf, pHYs,
+#: tRNS, and the XMP iTXt).
+_PNG_KEPT = (b"tEXt", b"zTXt", b"iTXt", b"gAMA", b"cHRM", b"sRGB", b"sBIT")
+
+
+def _png_chunks(path: Path) -> list[tuple[bytes, bytes]]:
+    """The chunks of :data:`_PNG_KEPT` in a PNG file, as ``(type, data)`` in file order."""
+    found: list[tuple[bytes, bytes]] = []
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(8) != b"\x89PNG\r\n\x1a\n":
+                return found
+            while True:
+                head = fh.read(8)
+                if len(head) < 8:
+                    break
+                size, kind = struct.unpack(">I", head[:4])[0], head[4:]
+                if kind in (b"IDAT", b"IEND"):
+                    break  # text after the picture data is rare; the reading stops at the pixels
+                if kind in _PNG_KEPT:
+                    data = fh.read(size)
+                    if kind != b"iTXt" or not data.startswith(b"XML:com.adobe.xmp\x00"):
+                        found.append((kind, data))
+                    fh.seek(4, os.SEEK_CUR)
+                else:
+                    fh.seek(size + 4, os.SEEK_CUR)
+    except (OSError, struct.error):
+        pass
+    return found
+
+
 def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
     """What the file holds beyond its pixels (read before ``exif``'s orientation is reset)."""
     xmp = img.info.get("xmp") or img.info.get("XML:com.adobe.xmp")
@@ -449,11 +481,14 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         src.qtables = getattr(img, "quantization", None) or None
         src.subsampling = JpegImagePlugin.get_sampling(img) if img.mode != "CMYK" else -1
         src.progressive = bool(img.info.get("progressive") or img.info.get("progression"))
-        from .jpeg_edit import jpeg_end
+        from .jpeg_edit import extra_segments, jpeg_end
 
         try:
             data = path.read_bytes()
             src.trailer = len(data) - jpeg_end(data)
-        except OSError:
+            src.segments = extra_segments(data)
+        except (OSError, ValueError):  # a damaged header: the pixels were read; keep what is known
             pass
+    elif img.format == "PNG":
+        src.png_chunks = _png_chunks(path)
     return src
