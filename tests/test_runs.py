@@ -250,6 +250,42 @@ def test_sigterm_stops_a_jobs_batch_within_a_second(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+@pytest.mark.opencl
+@pytest.mark.parametrize("backend", ["opencl", pytest.param("numpy", marks=pytest.mark.slow)])
+def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend):
+    # The second Ctrl-C once interrupted the wait for the batch's threads: the process left while
+    # they were inside OpenCL, and aborted ("terminate called without an active exception").
+    n = 12
+    for i in range(n):
+        _photo(tmp_path / f"p{i:02}.png", i, (160, 120))
+        save_mask(tmp_path / f"p{i:02}_mask.png", box_mask(120, 160, slice(30, 90), slice(40, 120)))
+    for attempt in range(3):
+        for old in tmp_path.glob("*_removed.png"):
+            old.unlink()
+        proc = _spawn([".", "--jobs", "2", "--backend", backend, "--progress", "none"], tmp_path)
+        seen = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            seen.append(line)
+            if not line or "->" in line:
+                break
+        assert proc.poll() is None, "".join(seen)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=60)
+        assert proc.returncode == 130, rest
+        assert "terminate called" not in rest and "Traceback" not in rest, rest
+        lines = rest.strip().splitlines()
+        assert lines[-1] == "inpaint: interrupted", rest  # nothing after it
+        assert all(ln.startswith("inpaint: ") and ln.count("inpaint: ") == 1 for ln in lines), rest
+        for res in tmp_path.glob("*_removed.png"):  # every result written is whole
+            with Image.open(res) as img:
+                img.load()
+        assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
 def test_a_cancel_request_stops_fills_and_carving_between_steps():
     from inpaint.seam.api import resize
 

@@ -35,8 +35,9 @@ def _command(name: str) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     phases.enter()  # --stats times the start-up up to here
+    program = argv is None  # the command itself: the process ends with this run
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"
-        return guarded(prog, lambda: _command(argv[0]).main(argv[1:], prog))
-    return guarded("inpaint", lambda: _command("remove").main(argv, "inpaint"))
+        return guarded(prog, lambda: _command(argv[0]).main(argv[1:], prog), program)
+    return guarded("inpaint", lambda: _command("remove").main(argv, "inpaint"), program)

@@ -26,7 +26,7 @@ from .. import cancel
 from ..errors import BuildFailure, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
 from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, thread_error
-from .shared import shown
+from .shared import say, shown
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
@@ -144,7 +144,7 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
         first = next((seen[k] for k in ids if k in seen), None)
         if first is not None:
             if not quiet:
-                print(f"{prog}: note: {shown(image)} is {shown(first)}, given twice: it is done once", file=sys.stderr)
+                say(f"{prog}: note: {shown(image)} is {shown(first)}, given twice: it is done once")
             continue
         seen.update(dict.fromkeys(ids, image))
         keep.append(i)
@@ -221,7 +221,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                 failed.append(shown(images[i].name))
                 if code == EXIT_NO_DEVICE:
                     device_failed.append(shown(images[i].name))
-                print(f"{prog}: error: {label}: {error_message(exc)}", file=sys.stderr)
+                say(f"{prog}: error: {label}: {error_message(exc)}")
 
     if jobs == 1:
         for i in range(n):
@@ -239,8 +239,8 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                         raise
                     # No more threads (a process or memory limit): the images already handed to
                     # threads that started finish there, the rest run here, one at a time.
-                    print(f"{prog}: note: not all {jobs} job threads could start (a process or memory limit); "
-                          "the other images run one at a time", file=sys.stderr)
+                    say(f"{prog}: note: not all {jobs} job threads could start (a process or memory limit); "
+                          "the other images run one at a time")
                     pool.shutdown(wait=True, cancel_futures=True)
                     break
             for done in futures:
@@ -252,14 +252,19 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
             # A signal (raised here, in the main thread) or a batch-stopping error: queued images
             # never start, running ones stop at their next step, finished results stay.
             cancel.request()
-            pool.shutdown(wait=True, cancel_futures=True)
+            while True:  # wait for the threads even through a second Ctrl-C: leaving while they run
+                try:     # OpenCL calls aborts the process at exit
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    break
+                except BaseException:  # noqa: BLE001 - another signal: they are stopping already
+                    continue
             raise
         pool.shutdown(wait=True)
     dt = time.perf_counter() - t0
     if not quiet or failed:
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
-        print(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
-              f"{dt:.1f} s, {n / dt:.1f} images/s", file=sys.stderr)
+        say(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
+              f"{dt:.1f} s, {n / dt:.1f} images/s")
     return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
 
 

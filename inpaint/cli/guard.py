@@ -283,12 +283,19 @@ def _silence_stdout() -> None:
         pass
 
 
-def guarded(prog: str, fn: Callable[[], int]) -> int:
+#: The signals besides SIGINT that stop a run (status 128 + the number).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
     """Run a front end: errors become one line and an exit status, signals clean up.
 
     Ctrl-C prints one line and gives 130; SIGTERM and SIGHUP give 128 + the signal number.
     Either way the temporary files of an unfinished write are removed, and an existing output
     is left as it was.  ``--help`` and usage errors exit through argparse (0 and 2).
+    ``program``: the process ends with this run (the command itself, not a caller in the same
+    process): once stopped by a signal, further ones stay ignored until it exits, so that a
+    second Ctrl-C cannot turn status 130 into a death by the signal.
     """
     main_thread = threading.current_thread() is threading.main_thread()
     previous: dict[int, Any] = {}
@@ -323,12 +330,22 @@ def guarded(prog: str, fn: Callable[[], int]) -> int:
             atomic.cleanup_temp_files()
 
     cancel.clear()
-    with _watched_streams() as (_, err):
-        return _guarded_run(prog, fn, err, cleanup_temp_files, previous)
+    status = None
+    try:
+        with _watched_streams() as (_, err):
+            status = _guarded_run(prog, fn, err, cleanup_temp_files)
+        return status
+    finally:
+        stopped = status is not None and (status == EXIT_INTERRUPTED or status - 128 in _STOP_SIGNALS)
+        if not (program and stopped):
+            for sig, handler in previous.items():
+                try:
+                    signal.signal(sig, handler)
+                except (ValueError, OSError, TypeError):  # pragma: no cover
+                    pass
 
 
-def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_files: Callable[[], None],
-                 previous: dict[int, Any]) -> int:
+def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_files: Callable[[], None]) -> int:
     """:func:`guarded`'s run and its reports, with the standard streams watched."""
     try:
         with show_warnings(prog), cancel.scope():  # a stop request ends every job of this run
@@ -365,9 +382,3 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         else:
             _say(f"{prog}: error: {error_message(exc)}")
         return code
-    finally:
-        for sig, handler in previous.items():
-            try:
-                signal.signal(sig, handler)
-            except (ValueError, OSError, TypeError):  # pragma: no cover
-                pass

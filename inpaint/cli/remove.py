@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import DISTRIBUTION, __version__
+from .. import DISTRIBUTION, __version__, cancel
 from ..errors import InputError, InputWarning
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
@@ -27,7 +27,7 @@ from .batch import (batch_images, batch_mask, best_devices, is_batch, make_outpu
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
 from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, shown
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, say, shown
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -332,7 +332,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         with timing(READ):
             options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
     if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
-        print(f"inpaint: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
+        say(f"inpaint: note: {name}{'; '.join(plan.notes)}")
     new = not (args.overwrite or args.force)  # checked before the work; and again as the file is put in place
     meta = {"plan": plan, "mask": mask, "new": new}
     if not mask.any():
@@ -340,10 +340,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
         except OSError as exc:
             raise InputError(f"cannot write the output: {exc}") from None
-        print(f"inpaint: {name}the mask {shown(mask_path)} selects no pixel: nothing to remove; "
-              f"wrote an unchanged copy to {shown(out)}", file=sys.stderr)
+        say(f"inpaint: {name}the mask {shown(mask_path)} selects no pixel: nothing to remove; "
+              f"wrote an unchanged copy to {shown(out)}")
         if note and not args.quiet:
-            print(f"inpaint: note: {name}{note}", file=sys.stderr)
+            say(f"inpaint: note: {name}{note}")
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
@@ -364,6 +364,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             phases.add(CONTEXT, s.context_seconds)
             phases.add(BUILD, s.build_seconds)
         phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
+    cancel.check()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
         items = [(result, out, meta)]
@@ -379,7 +380,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             raise InputError(f"cannot write the output: {exc}") from None
     note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
     if note and not args.quiet:
-        print(f"inpaint: note: {name}{note}", file=sys.stderr)
+        say(f"inpaint: note: {name}{note}")
     s = res.stats
     if args.stats:
         print((f"{label}\n" if label else "") + format_stats(s))
@@ -390,8 +391,8 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                  "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
-        print(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-              f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}", file=sys.stderr)
+        say(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+            f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:

@@ -19,13 +19,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import cancel
 from ..errors import InputError, InputWarning
 from ..io import MASK_RULE
 from ..report import format_phases
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .phases import BUILD, CARVE, CONTEXT, OTHER, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels, shown
+from .shared import add_device_options, add_run_options, max_pixels, say, shown
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -301,7 +302,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
 
     plan = imageio.plan_output(pic, out, size=(tw, th), quality=parse_quality(args.quality))
     if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
-        print(f"inpaint resize: note: {name}{'; '.join(plan.notes)}", file=sys.stderr)
+        say(f"inpaint resize: note: {name}{'; '.join(plan.notes)}")
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
     with timing(READ):
@@ -323,8 +324,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     if drop is None and (tw, th) == (w0, h0):
         result = imageio.unchanged(pic)
         if not args.quiet:
-            print(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}",
-                  file=sys.stderr)
+            say(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}")
         items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
@@ -370,6 +370,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             phases.add(BUILD, build)
         phases.add(CARVE, elapsed - build)
     out8, seam_map, source = res if seams_file else (res[0], None, res[1])
+    cancel.check()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, move_note = imageio.apply_moves(pic, out8, source)
         items = [(result, out, {"plan": plan})]
@@ -381,11 +382,10 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     note = "; ".join(n for n in (move_note, notes[0]) if n)
     if not args.quiet:
         if note:
-            print(f"inpaint resize: note: {name}{note}", file=sys.stderr)
+            say(f"inpaint resize: note: {name}{note}")
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        print(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}",
-              file=sys.stderr)
+        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
 
 
 def _save(imageio: Any, items: list, new: bool) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from typing import Iterator
 
 from ..errors import InputError
@@ -19,6 +20,12 @@ COMMANDS = {
     "devices": "list OpenCL devices and each profile's effective limits",
     "app": "start the touch app (needs the app extra: Kivy)",
 }
+
+def say(line: str) -> None:
+    """One message line on standard error, in one write: the lines of a batch's threads never
+    share a line (``print`` writes the text and its newline apart)."""
+    sys.stderr.write(line + "\n")
+
 
 #: Pillow's decompression-bomb guard, the default of ``--max-pixels``.
 DEFAULT_MAX_PIXELS = 89_478_485
