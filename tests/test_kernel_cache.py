@@ -229,3 +229,50 @@ def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
                 if any(n.split(".")[0] == "pyopencl" for n in names):
                     found.append(str(path.relative_to(REPO)))
     assert found == []
+
+
+@pytest.mark.opencl
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX limits")
+def test_a_small_file_size_limit_falls_back_or_says_so(tmp_path):
+    # Under `ulimit -f 1000` LLVM ended the process while writing the compiled kernels (exit 1).
+    import resource
+
+    rgb = np.random.default_rng(3).integers(0, 256, (40, 56, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "photo.png")
+    save_mask(tmp_path / "mask.png", box_mask(40, 56, slice(12, 26), slice(18, 36)))
+
+    def limited(backend):
+        return subprocess.run([sys.executable, "-m", "inpaint", "photo.png", "--mask", "mask.png", "-o",
+                               f"{backend}.png", "--backend", backend], cwd=tmp_path, env=_env(tmp_path / "cache"),
+                              capture_output=True, text=True, timeout=300,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1000 << 10, 1000 << 10)))
+
+    auto = limited("auto")
+    assert auto.returncode == 0, auto.stderr
+    assert "ulimit -f: 1000 KB" in auto.stderr and "numpy" in auto.stderr
+    strict = limited("opencl")
+    assert strict.returncode == 3 and len(strict.stderr.strip().splitlines()) == 1, strict.stderr
+    assert "file-size limit" in strict.stderr
+
+
+@pytest.mark.opencl
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="mounts a small tmpfs (root on Linux)")
+def test_pyopencls_cache_on_a_full_disk_is_left_alone(tmp_path):
+    # pyopencl's SQLite caches on a full disk: "database or disk is full", exit 1.
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(tiny)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        (tiny / "filler").write_bytes(b"\0" * 270_000)
+        cache = tmp_path / "cache"
+        cache.mkdir()
+        (cache / "pytools").symlink_to(tiny)
+        rgb = np.random.default_rng(3).integers(0, 256, (40, 56, 3), dtype=np.uint8)
+        Image.fromarray(rgb).save(tmp_path / "photo.png")
+        save_mask(tmp_path / "mask.png", box_mask(40, 56, slice(12, 26), slice(18, 36)))
+        proc, out = _fill(tmp_path, cache)
+        assert proc.returncode == 0, proc.stderr
+        assert out and "internal error" not in proc.stderr
+    finally:
+        subprocess.run(["umount", str(tiny)], capture_output=True)

@@ -187,7 +187,28 @@ def _temporary_pocl_cache() -> None:
     atexit.register(shutil.rmtree, folder, True)
 
 
+def _file_size_limit() -> str | None:
+    """Why the process's file-size limit (``ulimit -f``) is too small for the compiler, or None.
+
+    PoCL's compiler writes files of a megabyte and more; past the limit LLVM ends the process
+    ("IO failure on output stream")."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    except (ImportError, ValueError, OSError):  # not on this system
+        return None
+    if soft == resource.RLIM_INFINITY or soft >= MIN_FREE_BYTES:
+        return None
+    return (f"the file-size limit (ulimit -f: {soft >> 10} KB) is too small to compile the OpenCL kernels; "
+            f"raise it to {MIN_FREE_BYTES >> 20} MB or more (ulimit -f unlimited)")
+
+
 def _prepare_pocl() -> None:
+    reason = _file_size_limit()
+    if reason is not None:
+        _state["reason"] = reason
+        return
     if os.environ.get("POCL_CACHE_DIR"):
         return  # the user's folder: theirs to manage
     root = os.path.join(_user_cache_dir("inpaint-cl"), "pocl")
@@ -235,6 +256,8 @@ def _prepare_pyopencl() -> None:
                     pass
                 except OSError:
                     usable = False
+    if usable and _free_bytes(folder) < MIN_FREE_BYTES:
+        usable = False  # its SQLite caches would fail on a full disk ("database or disk is full")
     if not usable:
         os.environ["PYOPENCL_NO_CACHE"] = "1"
 
