@@ -204,8 +204,28 @@ def _file_size_limit() -> str | None:
             f"raise it to {MIN_FREE_BYTES >> 20} MB or more (ulimit -f unlimited)")
 
 
+#: The address space PoCL needs to compile the kernels: under a smaller ``ulimit -v`` its compiler
+#: deadlocks or aborts the process (measured with Debian's PoCL 3.1: a cold compile of the default
+#: fill hung at 800 MB and ran at 1000 MB; a warm run aborted starting its threads at 500 MB).
+MIN_ADDRESS_SPACE = 1536 << 20
+
+
+def _address_space_limit() -> str | None:
+    """Why the process's address-space limit (``ulimit -v``) is too small for PoCL, or None."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, ValueError, OSError, AttributeError):  # not on this system
+        return None
+    if soft == resource.RLIM_INFINITY or soft >= MIN_ADDRESS_SPACE:
+        return None
+    return (f"the address-space limit (ulimit -v: {soft >> 20} MB) is too small for the OpenCL CPU driver; "
+            f"raise it to {MIN_ADDRESS_SPACE >> 20} MB or more")
+
+
 def _prepare_pocl() -> None:
-    reason = _file_size_limit()
+    reason = _file_size_limit() or _address_space_limit()
     if reason is not None:
         _state["reason"] = reason
         return
