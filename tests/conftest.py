@@ -66,5 +66,17 @@ def runtime():
 
 
 @pytest.fixture
+def run(capsys):
+    """``run(*argv) -> (exit code, stdout, stderr)`` through ``inpaint.cli.main``, in this process."""
+    from inpaint import cli
+
+    def call(*argv):
+        code = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return call
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20261121)

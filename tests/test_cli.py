@@ -110,16 +110,6 @@ def scene(tmp_path, rng) -> Scene:
 
 
 @pytest.fixture
-def run(capsys):
-    """``run(*argv) -> (exit code, stdout, stderr)`` through ``inpaint.cli.main``."""
-    def call(*argv):
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return call
-
-
-@pytest.fixture
 def no_opencl(monkeypatch):
     """Make OpenCL unavailable: no driver, and no runtime cached by earlier tests."""
     def missing():

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint import cli
 from inpaint.api import inpaint
 from inpaint.cl import diagnose
 from inpaint.cl import runtime as rtmod
@@ -232,15 +231,6 @@ def test_resize_falls_back_too(failing):
 
 
 # -- the command --------------------------------------------------------------------------------
-
-@pytest.fixture
-def run(capsys):
-    def call(*argv):
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return call
-
 
 @pytest.fixture
 def photos(tmp_path):

@@ -12,20 +12,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint import cli
 from inpaint.io import atomic
 from inpaint.io.naming import shown
 
 from helpers import box_mask, save_mask
-
-
-@pytest.fixture
-def run(capsys):
-    def call(*argv):
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return call
 
 
 @pytest.fixture
@@ -38,16 +28,24 @@ def photo(tmp_path):
 
 # -- a file that appears while the run works is kept -----------------------------------------
 
+@pytest.fixture
+def another_run_finishes_first(monkeypatch):
+    """``another_run_finishes_first(out)``: ``out`` appears while this run encodes its result."""
+    def arrange(out):
+        real = atomic._write
+
+        def write(img, fh, fmt, opts):
+            out.write_bytes(b"the other run's result")
+            return real(img, fh, fmt, opts)
+
+        monkeypatch.setattr(atomic, "_write", write)
+        return out
+    return arrange
+
+
 @pytest.mark.parametrize("command", [["--mask", "{m}"], ["resize", "--width", "40"]], ids=["remove", "resize"])
-def test_an_output_that_appears_during_the_work_is_kept(photo, run, monkeypatch, command):
-    out = photo / "o.png"
-    real = atomic._write
-
-    def another_run_finishes_first(img, fh, fmt, opts):
-        out.write_bytes(b"the other run's result")
-        return real(img, fh, fmt, opts)
-
-    monkeypatch.setattr(atomic, "_write", another_run_finishes_first)
+def test_an_output_that_appears_during_the_work_is_kept(photo, run, another_run_finishes_first, command):
+    out = another_run_finishes_first(photo / "o.png")
     args = [a.replace("{m}", str(photo / "a_mask.png")) for a in command]
     argv = args[:1] + [photo / "a.png"] + args[1:] if args[0] == "resize" else [photo / "a.png"] + args
     code, _, err = run(*argv, "-o", out, "--backend", "numpy")
@@ -56,15 +54,8 @@ def test_an_output_that_appears_during_the_work_is_kept(photo, run, monkeypatch,
     assert not [p for p in os.listdir(photo) if p.endswith(".tmp")]
 
 
-def test_overwrite_replaces_an_output_that_appears(photo, run, monkeypatch):
-    out = photo / "o.png"
-    real = atomic._write
-
-    def another_run_finishes_first(img, fh, fmt, opts):
-        out.write_bytes(b"the other run's result")
-        return real(img, fh, fmt, opts)
-
-    monkeypatch.setattr(atomic, "_write", another_run_finishes_first)
+def test_overwrite_replaces_an_output_that_appears(photo, run, another_run_finishes_first):
+    out = another_run_finishes_first(photo / "o.png")
     code, _, err = run(photo / "a.png", "--mask", photo / "a_mask.png", "-o", out, "--backend", "numpy", "--overwrite")
     assert code == 0, err
     with Image.open(out) as im:
