@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextvars
 import os
 
-import sys
 import threading
 import time
 from pathlib import Path
@@ -24,9 +23,9 @@ from typing import Any, Callable, Sequence
 
 from .. import cancel
 from ..errors import BuildFailure, InputError
-from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name
+from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name, shown
 from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, thread_error
-from .shared import say, shown
+from .shared import say
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")

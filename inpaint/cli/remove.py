@@ -21,13 +21,13 @@ from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_phases, format_stats
-from ..io.naming import REMOVED_SUFFIX
+from ..io.naming import REMOVED_SUFFIX, shown
 from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
                     output_for, paired_file, plan_batch, run_batch)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
 from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, say, shown
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, say
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"

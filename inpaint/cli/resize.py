@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -22,11 +21,12 @@ import numpy as np
 from .. import cancel
 from ..errors import InputError, InputWarning
 from ..io import MASK_RULE
+from ..io.naming import shown
 from ..report import format_phases
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .phases import BUILD, CARVE, CONTEXT, OTHER, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels, say, shown
+from .shared import add_device_options, add_run_options, max_pixels, say
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64

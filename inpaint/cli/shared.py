@@ -8,7 +8,6 @@ import sys
 from typing import Iterator
 
 from ..errors import InputError
-from ..io.naming import shown  # noqa: F401 - the commands' messages name files through it
 from ..methods.defaults import BACKENDS
 from .progress import STYLES
 
