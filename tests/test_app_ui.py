@@ -741,6 +741,7 @@ def test_progress_gives_the_time_left(fresh):
         app._finish_job()
 
 
+@pytest.mark.opencl
 def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
     from inpaint.cl.runtime import opencl_available
 
