@@ -4,16 +4,26 @@ Every program is built with ``-cl-fp32-correctly-rounded-divide-sqrt`` and the s
 ``FP_CONTRACT`` off, so float32 results match numpy bit for bit.  :class:`inpaint.cl.runtime.Runtime`
 caches what is built here, once per context.  Build listeners (:func:`add_build_listener`) hear
 when a build starts and ends, so a command can tell the user about a first, uncached compilation.
+
+Kernel arguments are bound by name: :func:`parse_prototypes` reads each ``__kernel``
+prototype from the source, and :func:`named_kernel` gives a :class:`NamedKernel` whose launches
+name every parameter once, with scalars converted to the prototype's types.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import tempfile
 import time
 import warnings
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
 
 from ..resources import kernel_source
 from .kcache import distrust
@@ -110,3 +120,265 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
     for listener in list(_BUILD_LISTENERS):
         listener("end", sources, seconds)
     return prg, seconds
+
+
+# -- kernel prototypes and arguments bound by name ------------------------------------------------
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_KERNEL = re.compile(r"\b(?:__kernel|kernel)\b")
+_ATTRIBUTE = re.compile(r"\s*__attribute__\s*\(")
+_VOID = re.compile(r"\s*void\b")
+_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\*|\S")
+_SPACES = {"__global": "global", "global": "global", "__local": "local", "local": "local",
+           "__constant": "constant", "constant": "constant", "__private": "private", "private": "private"}
+_IGNORED = frozenset({"restrict", "__restrict", "volatile", "__read_only", "__write_only", "read_only",
+                      "write_only"})
+_UNSIGNED = {"unsigned char": "uchar", "unsigned short": "ushort", "unsigned int": "uint",
+             "unsigned": "uint", "unsigned long": "ulong", "signed char": "char"}
+#: numpy dtypes of OpenCL C's scalar argument types.
+SCALAR_DTYPES = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+                 "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
+                 "float": np.float32, "double": np.float64}
+#: Keyword of :meth:`NamedKernel.__call__` that no kernel parameter may be named.
+_RESERVED = ("wait_for",)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a ``__kernel`` prototype.
+
+    Attributes
+    ----------
+    name : str
+    space : {'global', 'local', 'constant', 'private'}
+        Address space (``'private'``: passed by value).
+    type : str
+        The C type without qualifiers or address space, ``*`` per pointer level, as written
+        (a macro such as ``SRC_T`` stays; see :meth:`dtype`), e.g. ``'uchar4*'``, ``'int'``.
+    const : bool
+        Declared ``const``: the data pointed to for a pointer, the value itself for a scalar.
+    """
+
+    name: str
+    space: str
+    type: str
+    const: bool
+
+    @property
+    def pointer(self) -> bool:
+        """Whether the parameter is a pointer (a buffer or local memory)."""
+        return self.type.endswith("*")
+
+    def dtype(self, defines: Mapping[str, Any] | None = None) -> Any:
+        """The numpy dtype a scalar is converted to, ``None`` for a pointer; a type named by a
+        macro of ``defines`` is resolved through it."""
+        if self.pointer or self.space != "private":
+            return None
+        ctype = str((defines or {}).get(self.type, self.type))
+        try:
+            return SCALAR_DTYPES[_UNSIGNED.get(ctype, ctype)]
+        except KeyError:
+            raise ValueError(f"kernel parameter {self.name}: unsupported scalar type {ctype!r}") from None
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the parenthesis closing the one at ``text[start]``."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise ValueError(f"unbalanced parentheses after {text[max(0, start - 40):start + 1]!r}")
+
+
+def _skip_attributes(text: str, pos: int) -> int:
+    while (m := _ATTRIBUTE.match(text, pos)) is not None:
+        pos = _closing(text, m.end() - 1) + 1
+    return pos
+
+
+def _split_params(body: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    return [p.strip() for p in parts]
+
+
+def _param(kernel: str, decl: str) -> Param:
+    while (at := decl.find("__attribute__")) >= 0:
+        decl = decl[:at] + " " + decl[_closing(decl, decl.index("(", at)) + 1:]
+    tokens = _TOKEN.findall(decl)
+    if len(tokens) < 2 or not tokens[-1].isidentifier():
+        raise ValueError(f"kernel {kernel}: cannot read the parameter {decl!r}")
+    space, const, stars, words = "private", False, 0, []
+    for tok in tokens[:-1]:
+        if tok in _SPACES:
+            space = _SPACES[tok]
+        elif tok == "const":
+            const = const or stars == 0
+        elif tok == "*":
+            stars += 1
+        elif tok in _IGNORED:
+            continue
+        elif tok.isidentifier() and not stars:
+            words.append(tok)
+        else:
+            raise ValueError(f"kernel {kernel}: cannot read the parameter {decl!r}")
+    if not words:
+        raise ValueError(f"kernel {kernel}: the parameter {decl!r} has no type")
+    ctype = " ".join(words)
+    return Param(tokens[-1], space, _UNSIGNED.get(ctype, ctype) + "*" * stars, const)
+
+
+def parse_prototypes(text: str) -> dict[str, tuple[Param, ...]]:
+    """The parameters of every ``__kernel`` function of OpenCL C source ``text``, by name.
+
+    Comments and ``__attribute__((...))`` are skipped; macros are kept as written (a type
+    macro is resolved by :meth:`Param.dtype`).  A kernel declared twice (under ``#if`` and
+    ``#else``) must have one prototype.
+
+    Raises
+    ------
+    ValueError
+        A prototype this reader cannot take apart, for one a preprocessor directive inside the
+        parameter list, or two different prototypes under one name.
+    """
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    found: dict[str, tuple[Param, ...]] = {}
+    for m in _KERNEL.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if line.lstrip().startswith("#"):
+            continue  # inside a directive, e.g. a macro's body
+        pos = _skip_attributes(text, m.end())
+        void = _VOID.match(text, pos)
+        name = void and _NAME.match(text, _skip_attributes(text, void.end()))
+        if name is None:
+            raise ValueError(f"cannot read the kernel prototype at {text[m.start():m.start() + 60]!r}")
+        kernel = name.group(1)
+        body = text[name.end():_closing(text, name.end() - 1)]
+        if "#" in body:
+            raise ValueError(f"kernel {kernel}: a preprocessor directive inside its parameter list")
+        decls = _split_params(body)
+        params = () if decls in ([""], ["void"]) else tuple(_param(kernel, d) for d in decls)
+        if found.setdefault(kernel, params) != params:
+            raise ValueError(f"kernel {kernel} is declared with two different parameter lists")
+    return found
+
+
+@functools.cache
+def file_prototypes(stem: str) -> Mapping[str, tuple[Param, ...]]:
+    """:func:`parse_prototypes` of ``kernels/<stem>.cl``, read once per process."""
+    return MappingProxyType(parse_prototypes(kernel_source(stem)))
+
+
+def prototype(sources: str | Sequence[str], name: str) -> tuple[Param, ...]:
+    """The parameters of kernel ``name``, declared in exactly one file of ``sources`` (stems)."""
+    stems = (sources,) if isinstance(sources, str) else tuple(sources)
+    found = [file_prototypes(s)[name] for s in stems if name in file_prototypes(s)]
+    if len(found) != 1:
+        files = ", ".join(f"kernels/{s}.cl" for s in stems)
+        raise ValueError(f"kernel {name} is declared {len(found)} times in {files}; expected once")
+    return found[0]
+
+
+class NamedKernel:
+    """A built kernel whose arguments are bound by the parameter names of its prototype.
+
+    Scalars are converted to the prototype's types by pyopencl, whose argument dtypes are set
+    once when the kernel is fetched (:func:`named_kernel`).  Every launch must name each
+    parameter exactly once.
+
+    Parameters
+    ----------
+    kernel : pyopencl.Kernel
+        With its scalar argument dtypes set to ``[p.dtype(defines) for p in params]``.
+    name : str
+    params : tuple of Param
+    dtypes : sequence of numpy dtype or None
+        The scalar dtypes the kernel was given, one per parameter.
+    """
+
+    __slots__ = ("dtypes", "kernel", "name", "names", "params")
+
+    def __init__(self, kernel: Any, name: str, params: tuple[Param, ...], dtypes: Sequence[Any]):
+        self.kernel, self.name, self.params = kernel, name, params
+        self.names = tuple(p.name for p in params)
+        self.dtypes = tuple(dtypes)
+        clash = [n for n in self.names if n in _RESERVED]
+        if clash:
+            raise ValueError(f"kernel {name}: a parameter may not be named {clash[0]!r}")
+
+    def _values(self, args: Mapping[str, Any]) -> list[Any]:
+        try:
+            values = [args[n] for n in self.names]
+        except KeyError:
+            values = None
+        if values is None or len(args) != len(self.names):
+            missing = [n for n in self.names if n not in args]
+            extra = sorted(set(args) - set(self.names))
+            said = "; ".join(part for part in (missing and f"missing {', '.join(missing)}",
+                                               extra and f"unknown {', '.join(extra)}") if part)
+            raise TypeError(f"kernel {self.name}: {said} (it takes {', '.join(self.names)})")
+        return values
+
+    def _explain(self, values: Sequence[Any], exc: Exception) -> None:
+        """Raise a TypeError naming the argument that pyopencl could not convert, if one is."""
+        for param, dtype, value in zip(self.params, self.dtypes, values):
+            if dtype is None:
+                bad = isinstance(value, (int, float, np.number))
+            elif np.dtype(dtype).kind in "iu":
+                info = np.iinfo(dtype)
+                bad = (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+                       or not info.min <= value <= info.max)
+            else:
+                bad = not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool)
+            if bad:
+                raise TypeError(f"kernel {self.name}: argument {param.name} ({param.space} {param.type}) "
+                                f"cannot take {value!r}") from exc
+
+    def __call__(self, queue: Any, global_size: Sequence[int], local_size: Sequence[int] | None, /, *,
+                 wait_for: Sequence[Any] | None = None, **args: Any) -> Any:
+        """Enqueue one launch with the arguments named as in the prototype; returns its event."""
+        values = self._values(args)
+        try:
+            return self.kernel(queue, global_size, local_size, *values, wait_for=wait_for)
+        except Exception as exc:
+            self._explain(values, exc)
+            raise
+
+    def bind(self, global_size: Sequence[int], local_size: Sequence[int] | None, /,
+             **args: Any) -> tuple[Any, Sequence[int], Sequence[int] | None]:
+        """Set the named arguments once; returns ``(kernel, global size, local size)`` for
+        :func:`pyopencl.enqueue_nd_range_kernel`, which launches it again without setting them."""
+        values = self._values(args)
+        try:
+            self.kernel.set_args(*values)
+        except Exception as exc:
+            self._explain(values, exc)
+            raise
+        return self.kernel, global_size, local_size
+
+    def get_work_group_info(self, param: Any, device: Any) -> Any:
+        """The built kernel's work-group information (:meth:`pyopencl.Kernel.get_work_group_info`)."""
+        return self.kernel.get_work_group_info(param, device)
+
+    def __repr__(self) -> str:
+        return f"<NamedKernel {self.name}({', '.join(self.names)})>"
+
+
+def named_kernel(runtime: Any, sources: str | Sequence[str], name: str,
+                 defines: Mapping[str, Any] | None = None) -> NamedKernel:
+    """Kernel ``name`` of the program of ``sources`` and ``defines`` on ``runtime``, its
+    arguments bound by name: :meth:`inpaint.cl.runtime.Runtime.kernel` fetches it once, with
+    the scalar dtypes read from its prototype."""
+    params = prototype(sources, name)
+    dtypes = [p.dtype(defines) for p in params]
+    return NamedKernel(runtime.kernel(sources, name, dtypes, defines), name, params, dtypes)

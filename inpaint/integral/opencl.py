@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..cl.build import named_kernel
 from ..cl.runtime import cl, get_runtime, round_up
 from .checks import (DST_TYPES, KIND_CODE, MAX_SCAN_PARTS, SRC_TYPES, METHODS, check_dtype, check_kind,
                      check_shape, check_source_dtype)
@@ -108,15 +109,9 @@ class IntegralPlan:
             scan_cols = 1 if rt.is_gpu else 256
         self.scan_cols = max(1, int(scan_cols)) if parts == 1 else 1
         defines = dict(self._defines_block, SCAN_PARTS=parts, SCAN_LINES=lines)
-        i32 = np.int32
-        k = rt.kernel
-        self.kernels = {
-            "block_local": k("integral/block", "block_local", [None, i32, i32, None, i32, i32, i32], defines),
-            "vertical_scan": k("integral/block", "vertical_scan", [None, i32, i32, i32], defines),
-            "vertical_combine": k("integral/block", "vertical_combine", [None, i32, i32, i32], defines),
-            "horizontal_scan": k("integral/block", "horizontal_scan", [None, i32, i32, i32], defines),
-            "horizontal_combine": k("integral/block", "horizontal_combine", [None, i32, i32, i32], defines),
-        }
+        self.kernels = {name: named_kernel(rt, "integral/block", name, defines)
+                        for name in ("block_local", "vertical_scan", "vertical_combine", "horizontal_scan",
+                                     "horizontal_combine")}
         # element-wise kernels: the wanted shape, capped by the device and the built kernels
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"]
                   for n in ("block_local", "vertical_combine", "horizontal_combine"))
@@ -132,13 +127,8 @@ class IntegralPlan:
         while tile > 1 and tile * (tile + 1) * 4 > lim.local_mem_size // 2:
             tile //= 2
         defines = dict(self._defines, TILE=tile)
-        i32 = np.int32
-        k = rt.kernel
-        self.kernels = {
-            "row_scan_source": k("integral/naive", "row_scan_source", [None, i32, i32, None, i32, i32], defines),
-            "row_scan": k("integral/naive", "row_scan", [None, i32, i32], defines),
-            "transpose": k("integral/naive", "transpose", [None, None, i32, i32], defines),
-        }
+        self.kernels = {name: named_kernel(rt, "integral/naive", name, defines)
+                        for name in ("row_scan_source", "row_scan", "transpose")}
         self.tile = tile
         cap = min(rt.work_group_info(self.kernels[n])["work_group_size"] for n in ("row_scan_source", "row_scan"))
         self.row_group = lim.work_group((64,), cap)[0]
@@ -223,13 +213,13 @@ class IntegralPlan:
         if h == 0 or w == 0:
             return 0
         rt = self.runtime
-        i32 = np.int32
         defines = dict(self._defines_block, SCAN_PARTS=1, SCAN_LINES=1)
-        knl = rt.kernel("integral/block", "max_abs", [None, i32, i32, i32, i32, None], defines)
+        knl = named_kernel(rt, "integral/block", "max_abs", defines)
         lg = rt.limits.work_group((64,), rt.work_group_info(knl)["work_group_size"])[0]
         n = round_up(min(h, 1024), lg)
         partial = array_module().empty(rt.queue, (n,), np.uint32)
-        knl(rt.queue, (n,), (lg,), src, src_off, pitch, w, h, partial.data)
+        knl(rt.queue, (n,), (lg,), src=src, src_offset=src_off, src_pitch=pitch, width=w, height=h,
+            partial=partial.data)
         return int(partial.get().max())
 
     def _enqueue_block(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:
@@ -240,21 +230,23 @@ class IntegralPlan:
         parts, lines, cols, per = self.scan_parts, self.scan_lines, self.scan_cols, self.blocks_per_item
         kn = self.kernels
         items = (bw + per - 1) // per
-        events = [kn["block_local"](q, (round_up(items, gx), round_up(bh, gy)), (gx, gy),
-                                    src, src_off, pitch, dst, w, h, per, wait_for=wait_for)]
+        events = [kn["block_local"](q, (round_up(items, gx), round_up(bh, gy)), (gx, gy), wait_for=wait_for,
+                                    src=src, src_offset=src_off, src_pitch=pitch, dst=dst, width=w, height=h,
+                                    per_item=per)]
         if h // 4 > 1:
             scan_items = (w + cols - 1) // cols
             events.append(kn["vertical_scan"](q, (round_up(scan_items, lines), parts), (lines, parts),
-                                              dst, w, h // 4, cols))
+                                              dst=dst, width=w, nedges=h // 4, cols=cols))
         if bh > 1:
             events.append(kn["vertical_combine"](q, (round_up(items, gx), round_up(bh - 1, gy)), (gx, gy),
-                                                 dst, w, h, per))
+                                                 dst=dst, width=w, height=h, per_item=per))
         if w // 4 > 1:
-            events.append(kn["horizontal_scan"](q, (parts, round_up(h, lines)), (parts, lines), dst, w, h, w // 4))
+            events.append(kn["horizontal_scan"](q, (parts, round_up(h, lines)), (parts, lines), dst=dst, width=w,
+                                                height=h, nedges=w // 4))
         if bw > 1:
             hitems = (bw - 1 + per - 1) // per
             events.append(kn["horizontal_combine"](q, (round_up(hitems, gx), round_up(bh, gy)), (gx, gy),
-                                                   dst, w, h, per))
+                                                   dst=dst, width=w, height=h, per_item=per))
         return events
 
     def _enqueue_naive(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:
@@ -266,8 +258,9 @@ class IntegralPlan:
         g, t = self.row_group, self.tile
         kn = self.kernels
         return [
-            kn["row_scan_source"](q, (round_up(h, g),), (g,), src, src_off, pitch, dst, w, h, wait_for=wait_for),
-            kn["transpose"](q, (round_up(w, t), round_up(h, t)), (t, t), dst, tmp, w, h),
-            kn["row_scan"](q, (round_up(w, g),), (g,), tmp, h, w),
-            kn["transpose"](q, (round_up(h, t), round_up(w, t)), (t, t), tmp, dst, h, w),
+            kn["row_scan_source"](q, (round_up(h, g),), (g,), wait_for=wait_for, src=src, src_offset=src_off,
+                                  src_pitch=pitch, dst=dst, width=w, height=h),
+            kn["transpose"](q, (round_up(w, t), round_up(h, t)), (t, t), src=dst, dst=tmp, width=w, height=h),
+            kn["row_scan"](q, (round_up(w, g),), (g,), data=tmp, width=h, height=w),
+            kn["transpose"](q, (round_up(h, t), round_up(w, t)), (t, t), src=tmp, dst=dst, width=h, height=w),
         ]

@@ -39,10 +39,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..cl.build import NamedKernel, named_kernel
 from ..cl.runtime import cl  # None without pyopencl: the numpy backend runs without it
 from . import reference as ref
 
-I32 = np.int32
 DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
 #: Seam passes the host may queue ahead of the device (a stop request waits for at most these).
 QUEUE_AHEAD = 8
@@ -110,8 +110,8 @@ class OpenCLCarver:
                 "TILE_W": self.tile_w, "TILE_T": self.tile_t, "UPDATE_WG": self.update_wg,
                 "REDUCE_WG": self.reduce_wg}
 
-    def _kernels(self, has_mask: bool, track: bool, shift_cost: bool) -> dict[str, Any]:
-        """The carving kernels, each fetched on first use.
+    def _kernels(self, has_mask: bool, track: bool, shift_cost: bool) -> dict[str, NamedKernel]:
+        """The carving kernels, each fetched on first use, arguments bound by name.
 
         Energy, removal and the exact cost table are one program (one build, or one cache load,
         per run instead of three); the strip-batch variants of the cost kernels (``BATCH=1``)
@@ -126,24 +126,24 @@ class OpenCLCarver:
         main = {**common, **self._cost_defines(False)}
         batch = self._cost_defines(True)
 
-        def fetch(name: str, scalars: list, batch_variant: bool = False) -> Callable[[], Any]:
+        def fetch(name: str, batch_variant: bool = False) -> Callable[[], NamedKernel]:
             if batch_variant:
-                return lambda: rt.kernel("seam/cost", name, scalars, batch)
-            return lambda: rt.kernel(bundle, name, scalars, main)
+                return lambda: named_kernel(rt, "seam/cost", name, batch)
+            return lambda: named_kernel(rt, bundle, name, main)
 
         makers = {
-            "energy_full": fetch("energy_full", [None] * 3 + [I32] * 4),
-            "energy_update": fetch("energy_update", [None] * 4 + [I32] * 5),
-            "remove": fetch("remove_seams", [None] * 8 + [I32] * 5),
-            "update": fetch("cost_update", [None] * 4 + [I32] * 3),
+            "energy_full": fetch("energy_full"),
+            "energy_update": fetch("energy_update"),
+            "remove": fetch("remove_seams"),
+            "update": fetch("cost_update"),
         }
         for variant in (False, True):
             suffix = "_batch" if variant else ""
-            makers["walk" + suffix] = fetch("cost_walk", [None] * 4 + [I32] * 3 + [None], variant)
-            makers["tiled" + suffix] = fetch("cost_tiled", [None] * 5 + [I32] * 4, variant)
-            makers["argmin" + suffix] = fetch("argmin_backtrack", [None] * 4 + [I32] * 4, variant)
-            makers["strips" + suffix] = fetch("argmin_backtrack_strips", [None] * 5 + [I32] * 4 + [None], variant)
-            makers["rows" + suffix] = fetch("cost_rows", [None] * 3 + [I32] * 3, variant)
+            makers["walk" + suffix] = fetch("cost_walk", variant)
+            makers["tiled" + suffix] = fetch("cost_tiled", variant)
+            makers["argmin" + suffix] = fetch("argmin_backtrack", variant)
+            makers["strips" + suffix] = fetch("argmin_backtrack_strips", variant)
+            makers["rows" + suffix] = fetch("cost_rows", variant)
         return _OnFirstUse(makers)
 
     def _table_kind(self, pitch: int) -> str:
@@ -217,8 +217,8 @@ class OpenCLCarver:
         t_loop = None
         events: list[tuple[str, Any]] = []
 
-        def run(stage, k, g, l, *args):
-            ev = k(q, g, l, *args)
+        def run(stage, k, g, l, **args):
+            ev = k(q, g, l, **args)
             if timed:
                 events.append((stage, ev))
             return ev
@@ -228,21 +228,22 @@ class OpenCLCarver:
             t_loop = time.perf_counter()
         t = self.tile
         run("energy", knl["energy_full"], (-(-pitch // t) * t, -(-h // t) * t), (t, t),
-            img, mbuf, energy, pitch, h, pitch, drop)
+            img=img, mask=mbuf, energy=energy, width=pitch, height=h, pitch=pitch, drop=drop)
 
         def table(width: int, batch: bool) -> None:
             suffix = "_batch" if batch else ""
             if kind == "rows":
-                run("cost", knl["rows" + suffix], (1,), (1,), energy, cost, starts, width, h, pitch)
+                run("cost", knl["rows" + suffix], (1,), (1,), energy=energy, cost=cost, starts=starts,
+                    width=width, height=h, pitch=pitch)
             elif kind == "walk":
-                run("cost", knl["walk" + suffix], (self.walk_wg,), (self.walk_wg,), img, energy, cost,
-                    starts, width, h, pitch, cl.LocalMemory(8 * pitch))
+                run("cost", knl["walk" + suffix], (self.walk_wg,), (self.walk_wg,), img=img, energy=energy,
+                    cost=cost, starts=starts, width=width, height=h, pitch=pitch, rows=cl.LocalMemory(8 * pitch))
             else:
                 n = self.tile_w + 2 * self.tile_t
                 groups = -(-width // self.tile_w)
                 for row0 in range(0, h, self.tile_t):
-                    run("cost", knl["tiled" + suffix], (groups * n,), (n,),
-                        img, energy, cost, entry, starts, width, h, pitch, row0)
+                    run("cost", knl["tiled" + suffix], (groups * n,), (n,), img=img, energy=energy, cost=cost,
+                        entry=entry, starts=starts, width=width, height=h, pitch=pitch, row0=row0)
 
         width = pitch
         removed = 0
@@ -275,13 +276,15 @@ class OpenCLCarver:
                 fresh_table = not incremental or batch
             suffix = "_batch" if batch else ""
             if jump and (batch or not incremental):
-                run("argmin", knl["strips" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,),
-                    img, cost, entry, seams, failed_buf, width, h, pitch, strips, cl.LocalMemory(4 * rstrips))
+                run("argmin", knl["strips" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,), img=img,
+                    cost=cost, entry=entry, seams=seams, failed=failed_buf, width=width, height=h, pitch=pitch,
+                    nstrips=strips, bottom=cl.LocalMemory(4 * rstrips))
             else:
-                run("argmin", knl["argmin" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,),
-                    img, cost, seams, failed_buf, width, h, pitch, strips)
-            done = run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg),
-                       img, energy, cost, mbuf, ibuf, smap, seams, counters, strips, width, h, pitch, ordinal)
+                run("argmin", knl["argmin" + suffix], (strips * self.reduce_wg,), (self.reduce_wg,), img=img,
+                    cost=cost, seams=seams, failed=failed_buf, width=width, height=h, pitch=pitch, nstrips=strips)
+            done = run("remove", knl["remove"], *self._rows_grid(h, self.remove_wg), img=img, energy=energy,
+                       cost=cost, mask=mbuf, idx=ibuf, seam_map=smap, seams=seams, counters=counters,
+                       nseams=strips, width=width, height=h, pitch=pitch, ordinal0=ordinal)
             # Keep at most QUEUE_AHEAD passes queued: the host checks for a stop request before every
             # pass, and a deep queue would run on for seconds after one.
             in_flight.append(done)
@@ -297,11 +300,11 @@ class OpenCLCarver:
                                         removed, True, events, t_loop)
             new_width = width - valid
             if not forward:
-                run("energy", knl["energy_update"], *self._rows_grid(h, 1), img, mbuf, energy, seams, strips,
-                    new_width, h, pitch, drop)
+                run("energy", knl["energy_update"], *self._rows_grid(h, 1), img=img, mask=mbuf, energy=energy,
+                    seams=seams, nseams=strips, width=new_width, height=h, pitch=pitch, drop=drop)
             if incremental and not batch:
-                run("cost", knl["update"], (self.update_wg,), (self.update_wg,), img, energy, cost, seams,
-                    new_width, h, pitch)
+                run("cost", knl["update"], (self.update_wg,), (self.update_wg,), img=img, energy=energy, cost=cost,
+                    seams=seams, width=new_width, height=h, pitch=pitch)
             elif incremental:
                 fresh_table = True
             width = new_width
@@ -351,8 +354,8 @@ class OpenCLCarver:
         src = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
         d = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
         dst = cl.Buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
-        knl = rt.kernel("seam/insert", "insert_seams", [None] * 3 + [I32] * 4)
-        knl(q, *self._rows_grid(h, 1), src, d, dst, w, h, w, w + k)
+        knl = named_kernel(rt, "seam/insert", "insert_seams")
+        knl(q, *self._rows_grid(h, 1), src=src, dup=d, dst=dst, width=w, height=h, src_pitch=w, dst_pitch=w + k)
         out = np.empty((h, w + k), dtype=np.uint32)
         cl.enqueue_copy(q, out, dst)
         return out

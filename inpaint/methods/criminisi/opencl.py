@@ -1,6 +1,7 @@
 """Thin wrappers, one per kernel file of ``kernels/criminisi/``, for the eight stages on OpenCL.
 
-Each wrapper fetches its kernel once (typed scalars, ``-D`` specialisation from the
+Each wrapper fetches its kernel once (:func:`inpaint.cl.build.named_kernel`: arguments bound by
+their names in the kernel's prototype, scalars typed from it, ``-D`` specialisation from the
 runtime's effective limits), converts numpy-style rectangles ``(x0, y0, x1, y1)`` into
 OpenCL ``(x, y)`` launch sizes, and returns the launch event for profiling.  Given a
 ``bundle`` ``(kernel files, defines)``, a wrapper takes its kernel from that one program,
@@ -14,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import cl, Runtime, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
-
-I32 = np.int32
 
 #: The paper's work-group side for findBestPatch (8 x 8 = 64 candidates per group).
 SSD_GROUP = 8
@@ -30,33 +30,30 @@ SSD_GROUP = 8
 TILE = (8, 8)
 
 
-def _rect_args(rect) -> tuple[tuple[int, int], tuple[np.int32, ...]]:
+def _rect_args(rect) -> tuple[tuple[int, int], dict[str, int]]:
+    """The launch size over ``rect`` ``(x0, y0, x1, y1)`` and the kernels' ``x0, y0, w, h``."""
     x0, y0, x1, y1 = rect
     w, h = x1 - x0, y1 - y0
-    return (round_up(w, TILE[0]), round_up(h, TILE[1])), (I32(x0), I32(y0), I32(w), I32(h))
+    return (round_up(w, TILE[0]), round_up(h, TILE[1])), {"x0": x0, "y0": y0, "w": w, "h": h}
 
 
 Bundle = tuple  # (kernel file stems, defines)
 
 
-def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str, scalars: list,
-            defines: dict | None = None) -> Any:
-    """``rt.kernel`` from the bundle's program when there is one, else from ``source`` alone
+def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str,
+            defines: dict | None = None) -> NamedKernel:
+    """Kernel ``name`` from the bundle's program when there is one, else from ``source`` alone
     (with the common defines)."""
     if bundle is None:
-        return rt.kernel(source, name, scalars, {**common_defines(rt), **(defines or {})})
-    return rt.kernel(bundle[0], name, scalars, bundle[1])
+        return named_kernel(rt, source, name, {**common_defines(rt), **(defines or {})})
+    return named_kernel(rt, bundle[0], name, bundle[1])
 
 
-#: A launch with its arguments already set: ``(kernel, global size, local size)``; the
-#: device-resident loop enqueues it with :func:`pyopencl.enqueue_nd_range_kernel` each
-#: iteration, without converting and setting the arguments again.
+#: A launch with its arguments already set: ``(kernel, global size, local size)``
+#: (:meth:`inpaint.cl.build.NamedKernel.bind`); the device-resident loop enqueues it with
+#: :func:`pyopencl.enqueue_nd_range_kernel` each iteration, without converting and setting the
+#: arguments again.
 Launch = tuple
-
-
-def _bound(knl: Any, args: tuple, size: tuple, local: tuple) -> Launch:
-    knl.set_args(*args)
-    return knl, size, local
 
 
 #: The reductions' preferred work-group size (a power of two).
@@ -81,11 +78,11 @@ class Grey:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "criminisi/grey", "rgb_to_grey", [None, None, I32, I32, I32, I32, I32])
+        self.knl = _kernel(rt, bundle, "criminisi/grey", "rgb_to_grey")
 
     def __call__(self, b: dict[str, Any], width: int, rect) -> Any:
         size, args = _rect_args(rect)
-        return self.knl(self.rt.queue, size, TILE, b["rgb"], b["grey"], I32(width), *args)
+        return self.knl(self.rt.queue, size, TILE, rgba=b["rgb"], grey=b["grey"], width=width, **args)
 
 
 class Front:
@@ -93,11 +90,12 @@ class Front:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "criminisi/front", "fill_front", [None, None] + [I32] * 6)
+        self.knl = _kernel(rt, bundle, "criminisi/front", "fill_front")
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
-        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["front"], I32(width), I32(height), *args)
+        return self.knl(self.rt.queue, size, TILE, unknown=b["unknown"], front=b["front"], width=width,
+                        height=height, **args)
 
 
 class Valid:
@@ -111,8 +109,8 @@ class Valid:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "criminisi/valid", "mark_valid", [None, None] + [I32] * 11)
-        self.knl_sat = _kernel(rt, bundle, "criminisi/valid", "mark_valid_sat", [None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/valid", "mark_valid")
+        self.knl_sat = _kernel(rt, bundle, "criminisi/valid", "mark_valid_sat")
         self._plan = None
         self._sat = None
 
@@ -121,8 +119,8 @@ class Valid:
         if use_integral:
             return self._with_integral(b, width, height, half, size, args)
         bx0, by0, bx1, by1 = bbox
-        return self.knl(self.rt.queue, size, TILE, b["unknown"], b["valid"], I32(width), I32(height),
-                        I32(half), *args, I32(bx0), I32(by0), I32(bx1), I32(by1))
+        return self.knl(self.rt.queue, size, TILE, unknown=b["unknown"], valid=b["valid"], width=width,
+                        height=height, radius=half, **args, bx0=bx0, by0=by0, bx1=bx1, by1=by1)
 
     def _with_integral(self, b, width, height, half, size, args):
         import pyopencl.array as cl_array
@@ -134,8 +132,8 @@ class Valid:
             self._sat = cl_array.empty(self.rt.queue, (height, width), np.int32)
         mask = cl_array.Array(self.rt.queue, (height, width), np.uint8, data=b["unknown"])
         self._plan(mask, out=self._sat)
-        return self.knl_sat(self.rt.queue, size, TILE, self._sat.data, b["valid"], I32(width), I32(height),
-                            I32(half), *args)
+        return self.knl_sat(self.rt.queue, size, TILE, sat=self._sat.data, valid=b["valid"], width=width,
+                            height=height, radius=half, **args)
 
 
 class Confidence:
@@ -143,12 +141,12 @@ class Confidence:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "criminisi/confidence", "patch_confidence", [None, None, None] + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/confidence", "patch_confidence")
 
     def __call__(self, b, width, height, half, rect):
         size, args = _rect_args(rect)
-        return self.knl(self.rt.queue, size, TILE, b["conf"], b["front"], b["cpatch"],
-                        I32(width), I32(height), I32(half), *args)
+        return self.knl(self.rt.queue, size, TILE, conf=b["conf"], front=b["front"], cpatch=b["cpatch"],
+                        width=width, height=height, radius=half, **args)
 
 
 class Priority:
@@ -157,19 +155,19 @@ class Priority:
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        self.knl = _kernel(rt, bundle, "criminisi/priority", "priority", [None] * 5 + [I32] * 6)
-        self.argmax = _kernel(rt, bundle, "criminisi/priority", "argmax_priority", [None, None] + [I32] * 5)
+        self.knl = _kernel(rt, bundle, "criminisi/priority", "priority")
+        self.argmax = _kernel(rt, bundle, "criminisi/priority", "argmax_priority")
 
     def __call__(self, b, width, height, rect):
         size, args = _rect_args(rect)
-        return self.knl(self.rt.queue, size, TILE, b["grey"], b["unknown"], b["front"], b["cpatch"],
-                        b["prio"], I32(width), I32(height), *args)
+        return self.knl(self.rt.queue, size, TILE, grey=b["grey"], unknown=b["unknown"], front=b["front"],
+                        cpatch=b["cpatch"], prio=b["prio"], width=width, height=height, **args)
 
     def best(self, b, width, rect):
         """The argmax of the priorities over ``rect`` into ``b["result"][0]``."""
         _, args = _rect_args(rect)
-        return self.argmax(self.rt.queue, (self.group,), (self.group,), b["prio"], b["result"],
-                           I32(width), *args)
+        return self.argmax(self.rt.queue, (self.group,), (self.group,), prio=b["prio"], result=b["result"],
+                           width=width, **args)
 
 
 
@@ -220,9 +218,8 @@ class FindBestPatch:
         self.variant, self.group, self.prune, defines = self.plan(rt, patch, variant, prune)
         if self.prune:
             self.bound_group = defines["BOUND_GROUP"]
-        self.knl = _kernel(rt, bundle, "criminisi/ssd", f"ssd_{self.variant}", [None] * 6 + [I32] * 6, defines)
-        self.knl_bound = (_kernel(rt, bundle, "criminisi/ssd", "ssd_bound", [None] * 5 + [I32] * 6, defines)
-                          if self.prune else None)
+        self.knl = _kernel(rt, bundle, "criminisi/ssd", f"ssd_{self.variant}", defines)
+        self.knl_bound = _kernel(rt, bundle, "criminisi/ssd", "ssd_bound", defines) if self.prune else None
         self.bound = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, 4)
 
     @classmethod
@@ -280,14 +277,14 @@ class FindBestPatch:
         cx0, cy0, cx1, cy1 = centres
         ncx, ncy = cx1 - cx0, cy1 - cy0
         g = self.group
-        args = (I32(width), I32(height), I32(cx0), I32(cy0), I32(ncx), I32(ncy))
+        args = {"rgba": b["rgb"], "unknown": b["unknown"], "valid": b["valid"], "result": b["result"],
+                "width": width, "height": height, "cx0": cx0, "cy0": cy0, "ncx": ncx, "ncy": ncy}
         out = []
         if self.prune:
             bg = (self.bound_group,)
-            out.append(_bound(self.knl_bound, (b["rgb"], b["unknown"], b["valid"], b["result"], self.bound, *args),
-                              bg, bg))
-        out.append(_bound(self.knl, (b["rgb"], b["unknown"], b["valid"], b["result"], b["ssd"], self.bound, *args),
-                          (round_up(ncx, g), round_up(ncy, g)), (g, g)))
+            out.append(self.knl_bound.bind(bg, bg, bound=self.bound, **args))
+        out.append(self.knl.bind((round_up(ncx, g), round_up(ncy, g)), (g, g), ssd=b["ssd"], bound=self.bound,
+                                 **args))
         return out
 
 
@@ -308,10 +305,9 @@ class Reduce:
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
         self.group = reduce_group(rt)
-        self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd", [None, I32, None])
-        self.knl_groups = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_groups",
-                                  [None, I32, I32, None, None, None])
-        self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs", [None, None, I32, None])
+        self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd")
+        self.knl_groups = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_groups")
+        self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs")
         self._pairs = None
 
     def split(self, n: int) -> "tuple[int, int] | None":
@@ -325,11 +321,12 @@ class Reduce:
         q, g = self.rt.queue, self.group
         plan = self.split(n)
         if plan is None:
-            return self.knl(q, (g,), (g,), b["ssd"], I32(n), b["result"])
+            return self.knl(q, (g,), (g,), ssd=b["ssd"], n=n, result=b["result"])
         groups, chunk = plan
         pv, pi = self._pair_buffers()
-        return [self.knl_groups(q, (groups * g,), (g,), b["ssd"], I32(n), I32(chunk), b["result"], pv, pi),
-                self.knl_pairs(q, (g,), (g,), pv, pi, I32(groups), b["result"])]
+        return [self.knl_groups(q, (groups * g,), (g,), ssd=b["ssd"], n=n, chunk=chunk, result=b["result"],
+                                pv=pv, pi=pi),
+                self.knl_pairs(q, (g,), (g,), pv=pv, pi=pi, groups=groups, result=b["result"])]
 
     def bind_slices(self, b, n) -> "tuple[Launch, int, tuple]":
         """The device-resident loop's first half of stage 7 for an ``n``-entry map: the
@@ -338,7 +335,8 @@ class Reduce:
         groups, chunk = self.split(n) or (1, max(n, 1))
         pv, pi = self._pair_buffers()
         g = (self.group,)
-        return (_bound(self.knl_groups, (b["ssd"], I32(n), I32(chunk), b["result"], pv, pi), (groups * g[0],), g),
+        return (self.knl_groups.bind((groups * g[0],), g, ssd=b["ssd"], n=n, chunk=chunk, result=b["result"],
+                                     pv=pv, pi=pi),
                 groups, (pv, pi))
 
     def _pair_buffers(self):
@@ -354,14 +352,15 @@ class Copy:
 
     def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
         self.rt = rt
-        self.knl = _kernel(rt, bundle, "criminisi/copy", "copy_patch", [None] * 5 + [I32] * 7)
+        self.knl = _kernel(rt, bundle, "criminisi/copy", "copy_patch")
 
     def __call__(self, b, width, height, half, target, source):
         ty, tx = target
         sy, sx = source
         side = 2 * half + 1
-        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
-                        b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))
+        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, rgba=b["rgb"],
+                        grey=b["grey"], unknown=b["unknown"], conf=b["conf"], cpatch=b["cpatch"], width=width,
+                        height=height, radius=half, tx=tx, ty=ty, sx=sx, sy=sy)
 
 
 class Loop:
@@ -374,16 +373,17 @@ class Loop:
     def __init__(self, rt: Runtime, bundle: Bundle):
         self.rt = rt
         self.group = reduce_group(rt)
-        self.update = _kernel(rt, bundle, LOOP_FILE, "update_and_pick", [None] * 8 + [I32] * 7)
-        self.copy = _kernel(rt, bundle, LOOP_FILE, "pick_copy_and_next", [None] * 7 + [I32] + [None] * 3 + [I32] * 11)
+        self.update = _kernel(rt, bundle, LOOP_FILE, "update_and_pick")
+        self.copy = _kernel(rt, bundle, LOOP_FILE, "pick_copy_and_next")
 
     def bind_update(self, b, width, height, half, box) -> Launch:
         """Stages 2, 4 and 5 on the rectangle ``b["rect"]``, then the argmax over ``box``."""
         bx0, by0, bx1, by1 = box
         g = (self.group,)
-        return _bound(self.update, (b["grey"], b["unknown"], b["front"], b["conf"], b["cpatch"], b["prio"],
-                                    b["result"], b["rect"], I32(width), I32(height), I32(half), I32(bx0), I32(by0),
-                                    I32(bx1 - bx0), I32(by1 - by0)), g, g)
+        return self.update.bind(g, g, grey=b["grey"], unknown=b["unknown"], front=b["front"], conf=b["conf"],
+                                cpatch=b["cpatch"], prio=b["prio"], result=b["result"], rect=b["rect"],
+                                width=width, height=height, radius=half, bx0=bx0, by0=by0, bw=bx1 - bx0,
+                                bh=by1 - by0)
 
     def bind_copy(self, b, pairs, groups, slots, width, height, half, centres, box) -> Launch:
         """The argmin of stage 7's ``groups`` slice ``pairs``, stage 8 with that source (an
@@ -392,7 +392,7 @@ class Loop:
         cx0, cy0, cx1, _ = centres
         bx0, by0, bx1, by1 = box
         g = (self.group,)
-        return _bound(self.copy, (b["rgb"], b["grey"], b["unknown"], b["conf"], b["cpatch"], pairs[0], pairs[1],
-                                  I32(groups), b["result"], b["rect"], b["log"], I32(slots), I32(width),
-                                  I32(height), I32(half), I32(cx0), I32(cy0), I32(cx1 - cx0), I32(bx0), I32(by0),
-                                  I32(bx1), I32(by1)), g, g)
+        return self.copy.bind(g, g, rgba=b["rgb"], grey=b["grey"], unknown=b["unknown"], conf=b["conf"],
+                              cpatch=b["cpatch"], pv=pairs[0], pi=pairs[1], groups=groups, result=b["result"],
+                              rect=b["rect"], log=b["log"], slots=slots, width=width, height=height, radius=half,
+                              cx0=cx0, cy0=cy0, ncx=cx1 - cx0, bx0=bx0, by0=by0, bx1=bx1, by1=by1)

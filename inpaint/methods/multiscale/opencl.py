@@ -3,7 +3,8 @@
 ``patchmatch.cl`` (:class:`PatchMatch`), ``vote.cl`` (:class:`Vote`), ``poisson.cl``
 (:class:`Poisson`), ``pyramid.cl`` (:class:`Pyramid`) and ``onion.cl`` (:class:`Onion`), with
 ``kernels/common/hash.cl`` (their random numbers).  Each fetches its kernels once per runtime
-and patch size (typed scalars, ``-D`` specialisation), launches one work-item per target or
+and patch size (:func:`inpaint.cl.build.named_kernel`: arguments bound by their names in the
+prototype, scalars typed from it; ``-D`` specialisation), launches one work-item per target or
 pixel, and returns the launch event.  :class:`DeviceLevel` holds a level's state in device
 buffers.  :mod:`inpaint.methods.multiscale.reference` is the numpy specification.
 """
@@ -16,11 +17,9 @@ from typing import Any
 import numpy as np
 
 from ...pixels import to_rgb
+from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import cl, Runtime, round_up
 from . import reference as ref
-
-I32 = np.int32
-U32 = np.uint32
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -42,6 +41,12 @@ def _launch(g: int, n: int) -> tuple[tuple[int], tuple[int]]:
     return (round_up(max(int(n), 1), g),), (g,)
 
 
+def _work(work: tuple[int, ...]) -> dict[str, int]:
+    """The kernels' work-area arguments ``rx0, ry0, rw[, rh]`` from ``(x0, y0, width, height)``
+    (the kernels that take no ``rh`` get the first three)."""
+    return dict(zip(("rx0", "ry0", "rw", "rh"), work))
+
+
 def _defines(half: int, k: int) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
@@ -60,9 +65,9 @@ class _Wrapper:
         self.group = group_size(rt)
         self.defines = _defines(half, k)
 
-    def _kernel(self, name: str, scalars: list) -> Any:
+    def _kernel(self, name: str) -> NamedKernel:
         """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
-        return self.rt.kernel(BUNDLE, name, scalars, self.defines)
+        return named_kernel(self.rt, BUNDLE, name, self.defines)
 
 
 class PatchMatch(_Wrapper):
@@ -70,25 +75,26 @@ class PatchMatch(_Wrapper):
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
-        self.knl = self._kernel("patchmatch", [None] * 8 + [I32, I32, I32, I32, U32] + [I32] * 4)
-        self.knl_rescore = self._kernel("rescore", [None] * 5 + [I32, I32, I32])
-        self.knl_start = self._kernel("start_lists", [None] * 3 + [I32])
+        self.knl = self._kernel("patchmatch")
+        self.knl_rescore = self._kernel("rescore")
+        self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
         """``work`` = (x0, y0, width, height) of the work area (see ``kernels/patchmatch.cl``)."""
-        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
-                        b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
-                        I32(radius), U32(key), *map(I32, work))
+        return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
+                        tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
+                        best_out=best_out, n=n, width=width, height=height, radius=radius, key=key, **_work(work))
 
     def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
         """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
-        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources, b["nnf"], b["cost"], I32(n))
+        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources=sources, nnf=b["nnf"],
+                              cost=b["cost"], n=n)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any) -> Any:
         """Recompute every listed candidate's SSD; ``best`` receives each target's best."""
-        return self.knl_rescore(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["nnf"], b["cost"],
-                                best, I32(n), I32(width), I32(height))
+        return self.knl_rescore(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
+                                nnf=b["nnf"], cost=b["cost"], best=best, n=n, width=width, height=height)
 
 
 class Vote(_Wrapper):
@@ -97,20 +103,21 @@ class Vote(_Wrapper):
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
-        self.knl = self._kernel("vote", [None] * 6 + [I32, I32, I32, I32, U32] + [I32] * 4)
-        self.knl_sharp = self._kernel("vote_sharp", [None] * 8 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
+        self.knl = self._kernel("vote")
+        self.knl_sharp = self._kernel("vote_sharp")
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
                  softness: int, work: tuple[int, int, int, int]) -> Any:
-        return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"], b["cost"],
-                        b["v"], I32(n), I32(width), I32(height), I32(k_use), U32(softness), *map(I32, work))
+        return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
+                        nnf=b["nnf"], cost=b["cost"], out=b["v"], n=n, width=width, height=height, k_use=k_use,
+                        softness=softness, **_work(work))
 
     def sharp(self, b: dict[str, Any], pixels: Any, n: int, src: Any, nsrc: int, lut: Any, nlut: int, width: int,
               k_use: int, unit: int, work: tuple[int, int, int, int]) -> Any:
         """``vote_sharp`` over ``n`` listed pixels; ``src`` receives the first ``nsrc`` pixels' sources."""
-        return self.knl_sharp(self.rt.queue, *_launch(self.group, n), b["est"], pixels, b["tidx"], b["nnf"],
-                              b["cost"], b["v"], src, lut, I32(nlut), I32(n), I32(nsrc), I32(width), I32(k_use),
-                              U32(unit), *map(I32, work))
+        return self.knl_sharp(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
+                              nnf=b["nnf"], cost=b["cost"], out=b["v"], src=src, lut=lut, nlut=nlut, n=n,
+                              nsrc=nsrc, width=width, k_use=k_use, unit=unit, **_work(work))
 
 
 class Poisson(_Wrapper):
@@ -126,24 +133,24 @@ class Poisson(_Wrapper):
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
-        self.knl_gs = self._kernel("gauss_seidel", [None] * 5 + [I32] * 6)
-        self.knl_sweeps = self._kernel("gauss_seidel_sweeps",
-                                       [None, None, None, None, None, I32, None, I32, I32, I32, I32, I32, I32, I32])
-        self.knl_compose = self._kernel("compose", [None] * 4 + [I32] * 5)
+        self.knl_gs = self._kernel("gauss_seidel")
+        self.knl_sweeps = self._kernel("gauss_seidel_sweeps")
+        self.knl_compose = self._kernel("compose")
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
               work: tuple[int, int, int, int]) -> Any:
         """One Gauss-Seidel sweep over the ``n`` pixels of one colour."""
-        return self.knl_gs(self.rt.queue, *_launch(self.group, n), b["hole"], b["est"], b["v"], b["x"], colour,
-                           I32(n), I32(width), I32(height), *map(I32, work[:3]))
+        return self.knl_gs(self.rt.queue, *_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"],
+                           x=b["x"], pixels=colour, n=n, width=width, height=height, **_work(work[:3]))
 
     def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
                sweeps: int, work: tuple[int, int, int, int]) -> list:
         """``sweeps`` red-black sweeps; returns the launch events."""
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
-            return [self.knl_sweeps(self.rt.queue, (g,), (g,), b["hole"], b["est"], b["v"], b["x"], red, I32(nred),
-                                    black, I32(nblack), I32(width), I32(height), I32(sweeps), *map(I32, work[:3]))]
+            return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
+                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
+                                    sweeps=sweeps, **_work(work[:3]))]
         events = []
         for _ in range(sweeps):
             for pix, n in ((red, nred), (black, nblack)):
@@ -153,8 +160,8 @@ class Poisson(_Wrapper):
 
     def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
         """Add the correction to the vote over the ``n`` hole pixels."""
-        return self.knl_compose(self.rt.queue, *_launch(self.group, n), b["est"], b["v"], b["x"], b["holepix"],
-                                I32(n), I32(width), *map(I32, work[:3]))
+        return self.knl_compose(self.rt.queue, *_launch(self.group, n), est=b["est"], v=b["v"], x=b["x"],
+                                pixels=b["holepix"], n=n, width=width, **_work(work[:3]))
 
 
 class Pyramid(_Wrapper):
@@ -166,23 +173,23 @@ class Pyramid(_Wrapper):
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
-        self.knl_pack = self._kernel("pack_rgba", [None, None, I32])
-        self.knl_halve = self._kernel("halve", [None, I32, I32, None, I32, I32])
-        self.knl_lift = self._kernel("lift", [None, None, I32, I32, None, I32])
-        self.knl_edges = self._kernel("edges", [None, None, None] + [I32] * 6)
-        self.knl_features = self._kernel("features", [None, None, None] + [I32] * 6)
+        self.knl_pack = self._kernel("pack_rgba")
+        self.knl_halve = self._kernel("halve")
+        self.knl_lift = self._kernel("lift")
+        self.knl_edges = self._kernel("edges")
+        self.knl_features = self._kernel("features")
         self.tile = rt.limits.work_group(self.TILE)
 
     def pack(self, rgb: Any, est: Any, n: int) -> Any:
         """``est`` (``n`` uchar4) from packed RGB bytes ``rgb``."""
-        return self.knl_pack(self.rt.queue, *_launch(self.group, n), rgb, est, I32(n))
+        return self.knl_pack(self.rt.queue, *_launch(self.group, n), rgb=rgb, est=est, n=n)
 
     def halve(self, fine: Any, fine_shape: tuple[int, int], coarse: Any, coarse_shape: tuple[int, int]) -> Any:
         """``coarse`` = ``down2(fine)``; shapes are (height, width)."""
         (fh, fw), (ch, cw) = fine_shape, coarse_shape
         tx, ty = self.tile
         return self.knl_halve(self.rt.queue, (round_up(cw, tx), round_up(ch, ty)), self.tile,
-                              fine, I32(fw), I32(fh), coarse, I32(cw), I32(ch))
+                              fine=fine, fw=fw, fh=fh, coarse=coarse, cw=cw, ch=ch)
 
     def features(self, est: Any, edges: Any, hole: Any, box: tuple[int, int, int, int], shape: tuple[int, int]) -> list:
         """The texture feature of every pixel into ``est``'s spare byte (``edges`` then ``features``;
@@ -191,14 +198,16 @@ class Pyramid(_Wrapper):
         h, w = shape
         tx, ty = self.tile
         grid = (round_up(w, tx), round_up(h, ty))
-        args = (hole, *map(I32, box), I32(w), I32(h))
-        return [self.knl_edges(self.rt.queue, grid, self.tile, est, edges, *args),
-                self.knl_features(self.rt.queue, grid, self.tile, est, edges, *args)]
+        hx0, hy0, hw, hh = box
+        args = {"est": est, "e": edges, "hole": hole, "hx0": hx0, "hy0": hy0, "hw": hw, "hh": hh, "width": w,
+                "height": h}
+        return [self.knl_edges(self.rt.queue, grid, self.tile, **args),
+                self.knl_features(self.rt.queue, grid, self.tile, **args)]
 
     def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
         """Every hole pixel takes the coarse estimate at half its coordinates."""
-        return self.knl_lift(self.rt.queue, *_launch(self.group, n), b["est"], b["holepix"], I32(n), I32(width),
-                             coarse["est"], I32(coarse_width))
+        return self.knl_lift(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["holepix"], n=n,
+                             width=width, coarse_est=coarse["est"], cwidth=coarse_width)
 
 
 class Onion(_Wrapper):
@@ -206,21 +215,21 @@ class Onion(_Wrapper):
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
-        self.knl_search = self._kernel("onion_search", [None] * 7 + [I32, I32, I32, I32, I32, U32] + [I32] * 4)
-        self.knl_apply = self._kernel("onion_apply", [None] * 5 + [I32, I32] + [I32] * 3)
+        self.knl_search = self._kernel("onion_search")
+        self.knl_apply = self._kernel("onion_apply")
 
     def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
         """``found`` = each of the ``n`` layer pixels' best source (``r`` candidates each in ``cands``)."""
-        return self.knl_search(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"],
-                               b["valid"], pixels, cands, found, I32(n), I32(r), I32(width), I32(height),
-                               I32(radius), U32(key), *map(I32, work))
+        return self.knl_search(self.rt.queue, *_launch(self.group, n), est=b["est"], filled=b["filled"],
+                               osrc=b["osrc"], valid=b["valid"], pixels=pixels, cands=cands, found=found, n=n, R=r,
+                               width=width, height=height, radius=radius, key=key, **_work(work))
 
     def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
               work: tuple[int, int, int, int]) -> Any:
         """Fill the ``n`` layer pixels from their sources ``found``."""
-        return self.knl_apply(self.rt.queue, *_launch(self.group, n), b["est"], b["filled"], b["osrc"], pixels,
-                              found, I32(n), I32(width), *map(I32, work[:3]))
+        return self.knl_apply(self.rt.queue, *_launch(self.group, n), est=b["est"], filled=b["filled"],
+                              osrc=b["osrc"], pixels=pixels, found=found, n=n, width=width, **_work(work[:3]))
 
 
 class DeviceLevel:
