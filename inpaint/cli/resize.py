@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import cancel
-from ..errors import InputError, InputWarning
+from ..errors import InputError, InputWarning, SeamError
 from ..io import MASK_RULE
 from ..io.naming import shown
 from ..report import format_phases
@@ -153,13 +153,9 @@ def _estimate(w0: int, h0: int, tw: int, th: int, drop: np.ndarray | None, backe
     return seams, work * per_work + seams * per_seam
 
 
-def _user_words(message: str) -> str:
-    """The library's message in the command's words (its options, not the API's arguments)."""
-    for api_name, option in (("drop_mask: ", ""), ("drop_mask", "the --remove mask"),
-                             ("keep_mask", "the --protect mask"), ("allow_large=True (--allow-large)",
-                                                                   "--allow-large")):
-        message = message.replace(api_name, option)
-    return message
+#: The command's names for the arguments a seam-carving error names (:meth:`SeamError.worded`).
+OPTION_WORDS = {"keep_mask": "the --protect mask", "drop_mask": "the --remove mask", "drop_mask_subject": "",
+                "allow_large": "--allow-large"}
 
 
 def _work_curve(w0: int, h0: int, tw: int, th: int, order: str) -> np.ndarray:
@@ -353,14 +349,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,
                              allow_large=args.allow_large, return_source=True)
-    except ValueError as exc:  # bad sizes/masks, impossible protect mask, ProfileError
-        if isinstance(exc, InputError):
-            raise
-        from ..cl.profiles import ProfileError
-
-        if isinstance(exc, ProfileError):
-            raise
-        raise InputError(_user_words(str(exc))) from None
+    except SeamError as exc:  # bad sizes or masks, an impossible protect mask: said with the options
+        raise InputError(exc.worded(OPTION_WORDS)) from None
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
