@@ -1,4 +1,4 @@
-"""inpaint.imageio: reading images and masks, original-mode write-back, safe atomic writes.
+"""inpaint.io: reading images and masks, original-mode write-back, safe atomic writes.
 
 At the library level: unreadable files raise InputError with a message naming the problem, grey/RGBA/16-bit/palette/EXIF-rotated inputs get a
 correct 8-bit RGB view, masks follow the documented rule (> 127, or opaque where the
