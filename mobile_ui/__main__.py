@@ -320,6 +320,9 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         return _fail(prog, "could not open a window: Kivy found no working window provider "
                            f"(its log is in {os.path.join(kivy_home_dir, 'logs')})",
                      stream=sys.__stderr__)   # (in case Kivy took sys.stderr over)
+    from inpaint.cl import kcache
+
+    kcache.prepare()  # before anything loads OpenCL: PoCL reads its cache folder when it starts
     from .app import InpaintApp
 
     overrides = {"backend": args.backend} if args.backend else {}

@@ -27,9 +27,28 @@ from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
-# The one import of pyopencl at module level: the kernel caches are checked before it loads.
-# pyopencl is optional: the numpy backend runs without it (``cl`` is then ``None``).
-cl = load_pyopencl()
+class _PyOpenCL:
+    """:mod:`pyopencl`, imported at its first use, after the kernel caches are prepared
+    (:func:`inpaint.cl.kcache.load_pyopencl`), so that importing this module loads nothing.
+
+    pyopencl is optional (the numpy backend runs without it): this stand-in is then false, and
+    its attributes raise :class:`OpenCLUnavailable`.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        module = load_pyopencl()
+        if module is None:
+            raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+        return getattr(module, name)
+
+    def __bool__(self) -> bool:
+        return load_pyopencl() is not None
+
+    def __repr__(self) -> str:
+        return "<pyopencl, imported at first use>"
+
+
+cl = _PyOpenCL()
 
 T = TypeVar("T")
 
@@ -37,7 +56,7 @@ INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{in
 
 
 def _platforms() -> list[Any]:
-    if cl is None:
+    if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
         platforms = cl.get_platforms()
@@ -148,7 +167,7 @@ def _failure(device: Any, more: str = "") -> BuildFailure:
 def is_build_error(exc: BaseException) -> bool:
     """Whether a pyopencl error says that the driver cannot compile the program."""
     code = getattr(exc, "code", None)
-    if cl is None or not isinstance(exc, cl.Error) or code is None:
+    if not cl or not isinstance(exc, cl.Error) or code is None:
         return False
     return any(code == getattr(cl.status_code, name, None) for name in _BUILD_ERRORS)
 
@@ -201,7 +220,7 @@ def select_device(device: "str | Any | None" = None, profile: "Profile | None" =
     BuildFailure
         If no device is named and none can compile the kernels.
     """
-    if cl is not None and isinstance(device, cl.Device):
+    if cl and isinstance(device, cl.Device):
         return device
     if device:
         return _match(str(device), all_devices(), "device")

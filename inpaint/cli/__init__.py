@@ -35,6 +35,9 @@ def _command(name: str) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     phases.enter()  # --stats times the start-up up to here
+    from ..cl import kcache
+
+    kcache.prepare()  # before anything loads OpenCL: PoCL reads its cache folder when it starts
     program = argv is None  # the command itself: the process ends with this run
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:

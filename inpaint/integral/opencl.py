@@ -15,7 +15,7 @@ from .checks import (DST_TYPES, KIND_CODE, MAX_SCAN_PARTS, SRC_TYPES, METHODS, c
 def array_module() -> Any:
     """:mod:`pyopencl.array`, imported once the runtime has loaded pyopencl; ``None`` without
     pyopencl (the numpy reference runs without it)."""
-    if cl is None:
+    if not cl:
         return None
     import pyopencl.array
 
@@ -146,7 +146,7 @@ class IntegralPlan:
     # -- calling
 
     def _check_source(self, image: Any) -> tuple[Any, int, int]:
-        if cl is None or not isinstance(image, array_module().Array):
+        if not cl or not isinstance(image, array_module().Array):
             raise TypeError("IntegralPlan takes a pyopencl.array.Array; use integral() for numpy arrays")
         if tuple(image.shape) != self.shape or image.dtype != self.src_dtype:
             raise ValueError(f"plan for {self.shape} {self.src_dtype} images got {tuple(image.shape)} {image.dtype}")

@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..cl.runtime import cl  # None without pyopencl: the numpy backend runs without it
+from ..cl.runtime import cl  # pyopencl, imported at first use (the numpy backend runs without it)
 from . import reference as ref
 
 I32 = np.int32
