@@ -2,7 +2,7 @@
 oracle, and whole fills against the host-driven loop and numpy, bit for bit.
 
 On the device-resident loop the device works out each iteration's rectangle and patches
-itself (``kernels/loop.cl``); these tests hold its two kernels to what the stage kernels do
+itself (``kernels/criminisi/loop.cl``); these tests hold its two kernels to what the stage kernels do
 with what the host would have passed them.
 """
 

@@ -75,6 +75,19 @@ def test_every_wrapper_kernel_exists_in_its_cl_file():
         assert re.search(rf"void\s+{name}\s*\(", text), f"{name} not in kernels/{source}.cl"
 
 
+def test_every_kernel_file_the_code_and_docs_name_exists():
+    # Docstrings and pages that name a kernel file by its path must follow the files when they move.
+    named = {}
+    for folder in ("inpaint", "mobile_ui", "bench", "tests", "docs", "tools"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".md", ".cl"):
+                for found in re.findall(r"\bkernels/[\w/]+\.cl\b", path.read_text(encoding="utf-8")):
+                    named.setdefault(found, str(path.relative_to(ROOT)))
+    named.pop("kernels/family/file.cl")  # the pattern in the test above
+    assert len(named) > 10
+    assert {path: where for path, where in named.items() if not (ROOT / path).is_file()} == {}
+
+
 def test_every_multiscale_kernel_exists_in_its_bundle():
     from inpaint.methods.multiscale.opencl import BUNDLE
 

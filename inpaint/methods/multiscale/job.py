@@ -116,7 +116,7 @@ class HostLevel:
 
     def lift(self, coarse: "HostLevel") -> None:
         """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
-        coordinates (``lift`` in ``kernels/pyramid.cl``)."""
+        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]

@@ -66,7 +66,7 @@ class _Wrapper:
 
 
 class PatchMatch(_Wrapper):
-    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+    """``kernels/multiscale/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
@@ -76,7 +76,7 @@ class PatchMatch(_Wrapper):
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
-        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/patchmatch.cl``)."""
+        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), b["est"], b["targets"], b["tidx"], b["valid"],
                         b["nnf"], b["cost"], best_in, best_out, I32(n), I32(width), I32(height),
                         I32(radius), U32(key), *map(I32, work))
@@ -92,7 +92,7 @@ class PatchMatch(_Wrapper):
 
 
 class Vote(_Wrapper):
-    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
+    """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
     sharp vote that the best-matching covering patch decides."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
@@ -114,7 +114,7 @@ class Vote(_Wrapper):
 
 
 class Poisson(_Wrapper):
-    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
+    """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
     Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
     work-group (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
@@ -158,7 +158,7 @@ class Poisson(_Wrapper):
 
 
 class Pyramid(_Wrapper):
-    """``kernels/pyramid.cl``: the image pyramid on the device, its texture features, and a
+    """``kernels/multiscale/pyramid.cl``: the image pyramid on the device, its texture features, and a
     level's start from the coarser one's result."""
 
     #: 2-D work-group of ``halve``.
@@ -202,7 +202,7 @@ class Pyramid(_Wrapper):
 
 
 class Onion(_Wrapper):
-    """``kernels/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
+    """``kernels/multiscale/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)

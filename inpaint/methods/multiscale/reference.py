@@ -1,5 +1,5 @@
-"""numpy reference for the multiscale fill's kernels (``kernels/patchmatch.cl``,
-``kernels/vote.cl``, ``kernels/poisson.cl``).
+"""numpy reference for the multiscale fill's kernels (``kernels/multiscale/patchmatch.cl``,
+``kernels/multiscale/vote.cl``, ``kernels/multiscale/poisson.cl``).
 
 Every function mirrors one kernel and uses only integer arithmetic, so the OpenCL and numpy
 paths agree bit for bit.  The kernels work on one work-item per target (PatchMatch) or per
