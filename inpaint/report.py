@@ -5,7 +5,8 @@ Used by the ``inpaint`` command (``--stats``, ``--save-mapping``) and by the ben
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["STEP_LABELS", "format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
            "seconds_left"]

@@ -11,7 +11,7 @@ import argparse
 import logging
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from inpaint import install_hint
 

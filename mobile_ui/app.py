@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from kivy.app import App
@@ -23,14 +24,20 @@ from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.logger import Logger
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             OptionProperty, StringProperty)
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    OptionProperty,
+    StringProperty,
+)
 from kivy.uix.layout import Layout
 from kivy.utils import platform
 
-from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
 from inpaint.report import format_percent, format_seconds, seconds_left
 
+from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
 from .editor import ImageEditor
 from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
+
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
 

@@ -4,8 +4,8 @@ and the fill is a plausible reconstruction of the known truth."""
 import numpy as np
 import pytest
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
+from inpaint.io.cases import case_names, load_case
 from inpaint_bench import metrics
 
 pytestmark = pytest.mark.slow

@@ -10,12 +10,12 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
+from test_stages import frozen_state, read, to_device
 
+from inpaint.api import Inpainter, inpaint
+from inpaint.errors import InputError
 from inpaint.methods.criminisi import opencl as stages_cl, reference
 from inpaint.methods.criminisi.stages import bundle_for
-from inpaint.errors import InputError
-from inpaint.api import Inpainter, inpaint
-from test_stages import frozen_state, read, to_device
 
 STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
 

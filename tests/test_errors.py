@@ -12,8 +12,16 @@ from PIL import Image
 
 import inpaint
 from inpaint.cli.guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, exit_code
-from inpaint.errors import (BuildFailure, CaseDataError, DeviceError, InpaintError, InputError, OpenCLUnavailable,
-                            ProfileError, SeamError)
+from inpaint.errors import (
+    BuildFailure,
+    CaseDataError,
+    DeviceError,
+    InpaintError,
+    InputError,
+    OpenCLUnavailable,
+    ProfileError,
+    SeamError,
+)
 from inpaint.seam import resize
 
 

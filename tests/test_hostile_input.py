@@ -26,19 +26,18 @@ import time
 import warnings
 from pathlib import Path
 
+import helpers
 import numpy as np
 import pytest
+from helpers import save_mask
 from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
 from inpaint import cli, io as imageio
-from inpaint.cli import guard
 from inpaint.cl import runtime as rtmod
+from inpaint.cli import guard
 from inpaint.errors import InputError
 from inpaint.io import atomic, memory
-
-import helpers
-from helpers import save_mask
 
 REPO = Path(__file__).resolve().parents[1]
 _MESSAGE = re.compile(r"^inpaint( \w+)?: ((internal )?error: .|interrupted$|stopped by SIG)")
@@ -796,7 +795,7 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     code, _, err = run("resize", "a.png", "--remove", path.name, "--backend", "numpy", "-o", "r.png")
     if code == 0 and expected.any():
         assert re.search(rf"removed {int(expected.sum())} pixels", err), err
-    from mobile_ui.masktools import load_mask   # the app's Open -> Use as mask, and --mask
+    from mobile_ui.masktools import load_mask  # the app's Open -> Use as mask, and --mask
 
     app_mask = load_mask(path, (H, W))
     assert len(seen) == 3

@@ -4,14 +4,19 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 cl = pytest.importorskip("pyopencl")
 import pyopencl.array as cl_array  # noqa: E402
 
 from inpaint.integral import (  # noqa: E402
-    IntegralPlan, check_overflow, float_tolerance, integral, integral_reference, max_abs_integral)
+    IntegralPlan,
+    check_overflow,
+    float_tolerance,
+    integral,
+    integral_reference,
+    max_abs_integral,
+)
 from inpaint.resources import kernel_source  # noqa: E402
 
 SHAPES = [(1, 1), (3, 7), (13, 11), (77, 2049), (1025, 1023)]

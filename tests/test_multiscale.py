@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as hs
 
 from inpaint import geometry
-from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
-from inpaint.errors import InputError
 from inpaint.api import inpaint, start
+from inpaint.errors import InputError
+from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
 
 SENTINEL = -12345
 

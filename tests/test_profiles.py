@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inpaint.cl import runtime as rtmod
-from inpaint.methods.criminisi import opencl as stages_cl
-from inpaint.errors import InputError
 from inpaint.api import inpaint
+from inpaint.cl import runtime as rtmod
 from inpaint.cl.profiles import ProfileError, available_profiles, load_profile
+from inpaint.errors import InputError
+from inpaint.methods.criminisi import opencl as stages_cl
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = available_profiles()

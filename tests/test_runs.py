@@ -14,20 +14,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import box_mask, save_mask
 from hypothesis import HealthCheck, given, settings, strategies as st
 from PIL import Image
 
 from inpaint import cancel
 from inpaint.api import inpaint
 from inpaint.cl.profiles import ProfileError, load_profile
-from inpaint.cli import main
-from inpaint.cli import guard
+from inpaint.cli import guard, main
 from inpaint.cli.batch import plan_batch
 from inpaint.errors import InputError
 from inpaint.io import atomic, encode
 from inpaint.masks import grow, mask_from_array
-
-from helpers import box_mask, save_mask
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")

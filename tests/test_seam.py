@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from inpaint.resources import data_dir
-from inpaint.seam import api, resize
-from inpaint.seam import reference as ref
+from inpaint.seam import api, reference as ref, resize
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

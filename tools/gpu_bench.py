@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
-from inpaint.report import format_stats
 from inpaint.cl.runtime import all_devices, get_runtime
+from inpaint.io.cases import case_names, load_case
 from inpaint.methods.criminisi.opencl import FindBestPatch
+from inpaint.report import format_stats
 
 
 def timed(case, reps=5, **kw):

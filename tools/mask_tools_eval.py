@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from inpaint.api import inpaint
 from inpaint.io.cases import load_case
 from inpaint.masks import grabcut_available, grow
 from mobile_ui.masktools import DEFAULT_TOLERANCE, refine, tap_select
-from inpaint.api import inpaint
 
 CASES = ("walkingman", "river", "divingman", "hill")
 TOLERANCES = (16, 32, 48, 64)

@@ -15,9 +15,9 @@ Usage: python tools/measure_jpeg_edit.py PHOTO.jpg...
 
 import io
 import sys
+import tempfile
 import time
 from pathlib import Path
-import tempfile
 
 import cv2
 import numpy as np

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
+from inpaint.io.cases import case_names, load_case
 
 
 def main() -> int:

@@ -50,8 +50,14 @@ from scipy import ndimage
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from build_object_cases import CASES as OBJECT_CASES, OBJECTS, fill_small_holes, out_size, polygons_mask, \
-    reduce_mask  # noqa: E402
+from build_object_cases import (
+    CASES as OBJECT_CASES,
+    OBJECTS,
+    fill_small_holes,
+    out_size,
+    polygons_mask,
+    reduce_mask,  # noqa: E402
+)
 
 from inpaint.io.cases import load_case  # noqa: E402
 from inpaint.tapselect import select_object  # noqa: E402

@@ -13,7 +13,8 @@ import shutil
 import tempfile
 import time
 import warnings
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..resources import kernel_source
 from .kcache import distrust

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .. import install_hint
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable  # noqa: F401 - raised here; public here too
@@ -26,6 +27,7 @@ from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
+
 
 class _PyOpenCL:
     """:mod:`pyopencl`, imported at its first use, after the kernel caches are prepared

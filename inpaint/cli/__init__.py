@@ -10,7 +10,8 @@ both ``inpaint`` and ``inpaint resize`` take are declared once (:mod:`~inpaint.c
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import phases
 from .guard import guarded

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import contextvars
 import os
-
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .. import cancel
 from ..errors import BuildFailure, InputError

@@ -5,8 +5,8 @@ which one a run takes, their real limits, and each profile's effective limits on
 from __future__ import annotations
 
 import argparse
-
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..cl.profiles import available_profiles, load_profile
 from ..cl.runtime import preference

@@ -27,7 +27,8 @@ import signal
 import sys
 import threading
 import warnings
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .. import cancel
 from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError

@@ -10,7 +10,8 @@ Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`)
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import DeviceError, InputError
 from ..methods.checks import check_choice

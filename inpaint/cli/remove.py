@@ -12,18 +12,29 @@ import contextlib
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .. import DISTRIBUTION, __version__, cancel
 from ..errors import InputError, InputWarning
+from ..io.naming import REMOVED_SUFFIX, shown
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_phases, format_stats
-from ..io.naming import REMOVED_SUFFIX, shown
-from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
-                    output_for, paired_file, plan_batch, run_batch)
+from .batch import (
+    batch_images,
+    batch_mask,
+    best_devices,
+    is_batch,
+    make_output_folder,
+    output_folder,
+    output_for,
+    paired_file,
+    plan_batch,
+    run_batch,
+)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
 from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases

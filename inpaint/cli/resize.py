@@ -13,8 +13,9 @@ import argparse
 import contextlib
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -211,8 +212,17 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     from ..io.naming import RESIZED_SUFFIX
-    from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
-                        output_for, plan_batch, run_batch)
+    from .batch import (
+        batch_images,
+        batch_mask,
+        best_devices,
+        is_batch,
+        make_output_folder,
+        output_folder,
+        output_for,
+        plan_batch,
+        run_batch,
+    )
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import InputError
 from ..methods.defaults import BACKENDS

@@ -3,13 +3,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..cl.runtime import cl, get_runtime, round_up
-from .checks import (DST_TYPES, KIND_CODE, MAX_SCAN_PARTS, SRC_TYPES, METHODS, check_dtype, check_kind,
-                     check_shape, check_source_dtype)
+from .checks import (
+    DST_TYPES,
+    KIND_CODE,
+    MAX_SCAN_PARTS,
+    METHODS,
+    SRC_TYPES,
+    check_dtype,
+    check_kind,
+    check_shape,
+    check_source_dtype,
+)
 
 
 def array_module() -> Any:

@@ -20,8 +20,9 @@ import tempfile
 import threading
 import time
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from PIL import Image
 
@@ -29,7 +30,6 @@ from ..errors import InputError
 from .encode import encode, output_format
 from .naming import shown
 from .pictures import DeepImage
-
 
 _TEMP_FILES: set[str] = set()
 _TEMP_LOCK = threading.Lock()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image

@@ -15,7 +15,6 @@ from ..errors import InputError
 from ..masks import mask_from_array
 from .read import open_image, upright
 
-
 #: The mask rule, stated once (the commands' and the app's help quote it).
 MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
+
 def shown(path: "str | os.PathLike[str]") -> str:
     """A file name as a message line shows it: control characters (a newline in a name, an
     escape sequence) written as escapes, so that one message stays one line and says which file."""

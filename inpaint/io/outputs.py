@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PIL import Image

@@ -18,7 +18,6 @@ from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
 
-
 _ORIENTATION = 0x0112
 #: TIFF tags that describe a file's layout, not the picture: a TIFF's IFD0 (which Pillow gives as
 #: its EXIF) holds them, and so do some cameras' EXIF blocks.  Written into another file they would

@@ -7,13 +7,13 @@ blend's change where the method blends and the mode can hold it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from .pictures import DeepImage, Picture
-
 
 #: Modes whose colour channels take the blended fill; other modes (palette, bilevel, CMYK...)
 #: take whole source pixels.

@@ -7,7 +7,8 @@ the same whether it comes from a flag, the app or a library call.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

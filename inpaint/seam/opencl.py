@@ -35,7 +35,8 @@ Cost-table strategies (``dp``):
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

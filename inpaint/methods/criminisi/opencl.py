@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...cl.runtime import cl, Runtime, round_up
+from ...cl.runtime import Runtime, cl, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 

@@ -14,7 +14,8 @@ pipeline moves each array to the side that needs it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

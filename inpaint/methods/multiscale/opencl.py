@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ...cl.runtime import Runtime, cl, round_up
 from ...pixels import to_rgb
-from ...cl.runtime import cl, Runtime, round_up
 from . import reference as ref
 
 I32 = np.int32

@@ -24,7 +24,7 @@ whole window is known and inside the search area.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
