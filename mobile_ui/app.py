@@ -967,7 +967,7 @@ class InpaintApp(App):
         popup.refresh_path()
         return self._show(popup)
 
-    def save_from_popup(self, popup) -> "Path | None":
+    def save_from_popup(self, popup) -> Path | None:
         path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
         if popup.what == "mask":
             return self.export_mask(path, overwrite)

@@ -44,7 +44,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
-def deepest(missing: np.ndarray) -> "tuple[int, int] | None":
+def deepest(missing: np.ndarray) -> tuple[int, int] | None:
     """The pixel of ``missing`` farthest from its outside (peeling layers with grow)."""
     if not missing.any():
         return None

@@ -76,7 +76,7 @@ def load_rgb(path: Path) -> np.ndarray:
         return np.asarray(im.convert("RGB"), np.uint8).copy()
 
 
-def outline_truth(case: dict, objects: "list[str]") -> np.ndarray:
+def outline_truth(case: dict, objects: list[str]) -> np.ndarray:
     """The union of ``objects``' polygons, reduced to the case's size, without the rim."""
     w, h = out_size(case["crop"], case["long"])
     x1, y1 = case["crop"][2], case["crop"][3]
@@ -86,7 +86,7 @@ def outline_truth(case: dict, objects: "list[str]") -> np.ndarray:
     return fill_small_holes(reduce_mask(src, case["crop"], (w, h)))
 
 
-def load_sets() -> "dict[str, list[tuple[str, np.ndarray, np.ndarray]]]":
+def load_sets() -> dict[str, list[tuple[str, np.ndarray, np.ndarray]]]:
     """``{"tune": [(name, image, truth), ...], "held-out": [...]}``."""
     sets = {"tune": [], "held-out": []}
     for name in BUNDLED:
@@ -115,7 +115,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
-def tap_point(missing: np.ndarray, rng: np.random.Generator) -> "tuple[int, int] | None":
+def tap_point(missing: np.ndarray, rng: np.random.Generator) -> tuple[int, int] | None:
     """A random pixel deep inside ``missing`` (at least DEPTH of its largest inner distance)."""
     if not missing.any():
         return None

@@ -195,7 +195,7 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in data_dir("profiles").glob("*.toml"))
 
 
-def load_profile(spec: "str | Path | Profile | None") -> Profile:
+def load_profile(spec: str | Path | Profile | None) -> Profile:
     """Load a profile by shipped name or by path to a TOML file.
 
     Parameters

@@ -152,7 +152,7 @@ _BUILD_ERRORS = ("BUILD_PROGRAM_FAILURE", "COMPILER_NOT_AVAILABLE", "INVALID_BUI
                  "LINK_PROGRAM_FAILURE", "LINKER_NOT_AVAILABLE", "INVALID_BINARY")
 
 
-def cannot_build(device: Any) -> "tuple[str, str] | None":
+def cannot_build(device: Any) -> tuple[str, str] | None:
     """``(cause, fix)`` when ``device`` failed to compile the kernels in this process, else None."""
     with _CANNOT_BUILD_LOCK:
         found = _CANNOT_BUILD.get(int(device.int_ptr))
@@ -182,7 +182,7 @@ def mark_cannot_build(device: Any, exc: BaseException) -> BuildFailure:
     return _failure(device)
 
 
-def preference(profile: "Profile | None" = None) -> list[tuple[int, int, Any]]:
+def preference(profile: Profile | None = None) -> list[tuple[int, int, Any]]:
     """Every device in the order a choice without ``--device`` tries them: the profile's device
     type first, then GPUs, then most compute units (those that cannot compile included)."""
     prefer = profile.device_type if profile is not None and profile.device_type in ("gpu", "cpu") else None
@@ -202,7 +202,7 @@ def same_hardware(a: Any, b: Any) -> bool:
     return a.name.strip() == b.name.strip() and int(a.global_mem_size) == int(b.global_mem_size)
 
 
-def select_device(device: "str | Any | None" = None, profile: "Profile | None" = None) -> Any:
+def select_device(device: str | Any | None = None, profile: Profile | None = None) -> Any:
     """Choose an OpenCL device by the chain: explicit → ``PYOPENCL_CTX`` → profile → best.
 
     Without an explicit choice, a device that failed to compile the kernels in this process is
@@ -293,7 +293,7 @@ class Runtime:
         """Whether the device is a GPU."""
         return _is_gpu(self.device)
 
-    def program(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None = None) -> Any:
+    def program(self, source: str | Sequence[str], defines: Mapping[str, Any] | None = None) -> Any:
         """The built program for ``kernels/<source>.cl`` with ``defines``, built once per
         runtime (see :func:`inpaint.cl.build.build`); a sequence of stems builds their sources as
         one program (a bundle)."""
@@ -312,7 +312,7 @@ class Runtime:
                 self._programs[key] = prg
         return prg
 
-    def kernel(self, source: "str | Sequence[str]", name: str, scalars: Sequence[Any | None],
+    def kernel(self, source: str | Sequence[str], name: str, scalars: Sequence[Any | None],
                defines: Mapping[str, Any] | None = None) -> Any:
         """A kernel fetched once, with scalar argument dtypes declared.
 
@@ -342,7 +342,7 @@ class Runtime:
                 self._kernels[key] = knl
         return knl
 
-    def _build_afresh(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None,
+    def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:
         # Called with the lock held: the program a cache gave lacks a kernel; later lookups of
         # this program's kernels get the new one.
@@ -407,7 +407,7 @@ def warn_once(text: str) -> None:
 
 
 def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
-                 prepare: "Callable[[Runtime], T] | None" = None) -> "tuple[Runtime | None, T | None]":
+                 prepare: Callable[[Runtime], T] | None = None) -> tuple[Runtime | None, T | None]:
     """The runtime a job runs on, with its kernels built: ``(runtime, prepare(runtime))``.
 
     "Can compile" is part of the choice.  ``prepare(rt)`` builds the job's own programs (no
@@ -464,7 +464,7 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         return rt, made
 
 
-def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> "Runtime | None":
+def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime | None:
     """The runtime a job should use, before any build: ``None`` for ``backend='numpy'``, or for
     ``'auto'`` when OpenCL is unavailable (with a RuntimeWarning).  :func:`open_runtime` also
     builds the job's kernels and passes over a device that cannot compile them.

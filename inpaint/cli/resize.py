@@ -83,7 +83,7 @@ def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
     return pic
 
 
-def _requested(args: argparse.Namespace) -> "Callable[[int, int], tuple[int | None, int | None]]":
+def _requested(args: argparse.Namespace) -> Callable[[int, int], tuple[int | None, int | None]]:
     """The target size the options ask for, as a function of the input's size (a width or height
     left out stays ``None``: the input's, or restored after ``--remove``)."""
     from .options import length_in_pixels, parse_geometry, parse_length

@@ -120,7 +120,7 @@ def available() -> bool:
     return True
 
 
-def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
+def read_header(path: str | os.PathLike[str], qtables: dict | None,
                 subsampling: int | None) -> tuple[Any, str | None]:
     """Read the JPEG at ``path`` for :func:`edit`, before the work, or say why it cannot be edited.
 
@@ -230,7 +230,7 @@ def mcu_box(mask: np.ndarray, orientation: int, mcu: tuple[int, int]) -> tuple[t
     return (sy0, sy1, sx0, sx1), (int(ur.min()), int(ur.max()) + 1, int(uc.min()), int(uc.max()) + 1)
 
 
-def edit(src: "str | os.PathLike[str]", image: "np.ndarray | Image.Image", mask: np.ndarray, *, orientation: int,
+def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.ndarray, *, orientation: int,
          qtables: dict, subsampling: int, header: Any = None) -> tuple[bytes, int]:
     """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``image``.
 

@@ -48,7 +48,7 @@ def mask_file_limit(size: tuple[int, int]) -> int:
     return int(size[0]) * int(size[1]) * 16 + (1 << 20)
 
 
-def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str = "mask") -> np.ndarray:
+def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "mask") -> np.ndarray:
     """Read a mask file by the one mask rule (:func:`mask_from_image`), upright by its EXIF
     orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.  ``what`` names
     the file in errors (e.g. ``'--protect mask'``).

@@ -20,7 +20,7 @@ from .pictures import DeepImage, Picture
 BLENDED_MODES = ("RGB", "RGBA", "RGBX", "L", "LA", "I;16", "I;16B", "I;16L", "I", "F")
 
 
-def _as_image(picture: Picture, out: np.ndarray) -> "Image.Image | DeepImage":
+def _as_image(picture: Picture, out: np.ndarray) -> Image.Image | DeepImage:
     img = picture.image
     if picture.wide is not None:
         return DeepImage(np.ascontiguousarray(out), {k: v for k, v in img.info.items() if k in ("dpi", "transparency")})
@@ -77,13 +77,13 @@ def _blend(picture: Picture, out: np.ndarray, sel: Any, fill: np.ndarray, rows: 
     return None
 
 
-def unchanged(picture: Picture) -> "Image.Image | DeepImage":
+def unchanged(picture: Picture) -> Image.Image | DeepImage:
     """The picture as it is written back unchanged (upright, at full depth)."""
     return _as_image(picture, picture.full)
 
 
-def apply_fill(picture: Picture, filled: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]",
-               mask: np.ndarray) -> "tuple[Image.Image | DeepImage, str | None]":
+def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray],
+               mask: np.ndarray) -> tuple[Image.Image | DeepImage, str | None]:
     """The original-mode image with the hole filled; and a note if the fill had to be simplified.
 
     ``filled`` is the fill on the 8-bit RGB view; ``source_map`` gives each hole pixel's source
@@ -111,7 +111,7 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: "np.ndarray | C
     return _as_image(picture, out), note
 
 
-def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> "tuple[Image.Image | DeepImage, str | None]":
+def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> tuple[Image.Image | DeepImage, str | None]:
     """The seam carver's result at full depth: every output pixel copies the input pixel
     ``source[y, x]`` = (row, col), moved by the change of the 8-bit ``result`` where seams were
     inserted (their pixels blend two neighbours); and a note if that blend cannot be kept.

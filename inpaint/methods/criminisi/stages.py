@@ -181,7 +181,7 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
     return tuple(s for s in NAMES if s in names)
 
 
-def bundle_for(rt: Any, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
+def bundle_for(rt: Any, stages: tuple[str, ...], patch: int, variant: str = "auto",
                prune: Any = "auto", resident: bool = False) -> tuple:
     """The one program for ``stages`` on the device: ``(kernel files, defines)``, the files of
     the stages and the union of the defines they need (findBestPatch's only when it runs on the

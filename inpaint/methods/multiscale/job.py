@@ -125,7 +125,7 @@ class HostLevel:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
-    def lift(self, coarse: "HostLevel") -> None:
+    def lift(self, coarse: HostLevel) -> None:
         """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
         coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
         t = time.perf_counter()

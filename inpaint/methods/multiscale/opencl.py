@@ -278,7 +278,7 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
-    def lift(self, coarse: "DeviceLevel") -> None:
+    def lift(self, coarse: DeviceLevel) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.lift`, on the device."""
         lev = self.lev
         self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
