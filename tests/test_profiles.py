@@ -156,7 +156,7 @@ def test_user_profile_from_a_path(tmp_path, device, rng):
     assert rt.limits.local_mem_size == 4096 and rt.limits.max_work_group_size == 128
     assert stages_cl.FindBestPatch(rt, 13).label == "local 8x8"   # 2952 <= 4096
     assert stages_cl.FindBestPatch(rt, 17).label == "local 4x4"   # 8x8: 4616 > 4096; 4x4: 3912
-    
+
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_multiscale_fill_under_every_profile_equals_numpy(device, rng, name):

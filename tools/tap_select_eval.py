@@ -50,13 +50,13 @@ from scipy import ndimage
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from build_object_cases import (
+from build_object_cases import (  # noqa: E402
     CASES as OBJECT_CASES,
     OBJECTS,
     fill_small_holes,
     out_size,
     polygons_mask,
-    reduce_mask,  # noqa: E402
+    reduce_mask,
 )
 
 from inpaint.io.cases import load_case  # noqa: E402

@@ -203,7 +203,7 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
 
 
 # --- quality ------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _criminisi() -> dict[str, Any]:
     """``method='criminisi'`` where ``inpaint()`` has several methods: these tables time the paper's pipeline."""
     from inpaint.api import inpaint
@@ -211,7 +211,7 @@ def _criminisi() -> dict[str, Any]:
     return {"method": "criminisi"} if "method" in inspect.signature(inpaint).parameters else {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _criminisi_options() -> tuple[str, ...]:
     try:
         from inpaint.methods.defaults import OPTIONS

@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..errors import ProfileError  # noqa: F401 - raised here; public here too
+from ..errors import ProfileError
 from ..resources import data_dir
 
 _DEVICE_TYPES = ("gpu", "cpu", "any")

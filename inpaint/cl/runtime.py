@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
@@ -54,7 +54,7 @@ cl = _PyOpenCL()
 
 T = TypeVar("T")
 
-INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"  # noqa: E501
+INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"
 
 
 def _platforms() -> list[Any]:

@@ -147,7 +147,7 @@ def read_header(path: str | os.PathLike[str], qtables: dict | None,
         return header, why
 
 
-def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:  # noqa: ANN001
+def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:
     try:
         header = jpeglib.read_dct(str(path))
         comps = int(header.num_components)
@@ -272,7 +272,7 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
         return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling)
 
 
-def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:  # noqa: ANN001
+def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:
     colour = bool(header.has_chrominance)
     factors = np.asarray(header.samp_factor)
     vv, hv = (int(factors[0][0]), int(factors[0][1])) if colour else (1, 1)

@@ -100,7 +100,7 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
     if progress is not None:
         inner = plan
 
-        def plan(width: int, removed: int) -> int:  # noqa: F811 - wraps the plan with progress
+        def plan(width: int, removed: int) -> int:  # wraps the plan with progress
             progress(removed)
             return inner(width, removed)
     pixels, mask, idx, removed, failed = carver.carve(
