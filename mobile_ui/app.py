@@ -327,7 +327,7 @@ class InpaintApp(App):
             from android.permissions import Permission, request_permissions
             request_permissions([Permission.READ_EXTERNAL_STORAGE, Permission.WRITE_EXTERNAL_STORAGE,
                                  getattr(Permission, "READ_MEDIA_IMAGES", Permission.READ_EXTERNAL_STORAGE)])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - permissions are a convenience: the app runs without
             Logger.warning(f"Inpaint: storage permissions not requested: {exc}")
 
     # -- settings -----------------------------------------------------------------------
@@ -387,7 +387,7 @@ class InpaintApp(App):
             self.open_sample(case)
             if isinstance(last, str):
                 self.status = f"The last photo, {last}, is no longer there: showing the example {self.doc_name}."
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any photo that fails to open is a message, not a crash
             self.show_message("Cannot open", str(exc))
             if self.image is None:
                 self.open_sample(None)
@@ -626,7 +626,8 @@ class InpaintApp(App):
         except (OSError, ValueError) as exc:
             self.show_message("Mask not saved", str(exc))
             return None
-        grow_note = f" Remove grows it by {int(self.grow)} px (the command: --grow {int(self.grow)})." if self.grow else ""
+        grow_note = (f" Remove grows it by {int(self.grow)} px (the command: --grow {int(self.grow)})."
+                     if self.grow else "")
         self.status = f"Saved the mask to {written}.{grow_note}"
         return written
 
@@ -850,7 +851,7 @@ class InpaintApp(App):
             try:
                 from android.storage import primary_external_storage_path
                 return str(Path(primary_external_storage_path()) / "Pictures")
-            except Exception:
+            except Exception:  # noqa: BLE001 - no Android storage: the home folder below
                 pass
         pictures = Path.home() / "Pictures"
         return str(pictures if pictures.is_dir() else Path.home())
@@ -1008,7 +1009,7 @@ class InpaintApp(App):
                 try:
                     from inpaint.cl.runtime import select_device
                     dev = select_device(spec)
-                except Exception:
+                except Exception:  # noqa: BLE001 - a device that fails to resolve: show the first
                     dev = choices[0].device
         popup.ids.device_info.text = devices.describe(dev, self.profile)
         self._save_settings()

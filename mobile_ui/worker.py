@@ -173,7 +173,7 @@ class Worker:
             job.outcome = "cancelled"
             if job.on_cancel:
                 job.on_cancel()
-        except Exception as exc:  # reported to the UI as a message, never a crash
+        except Exception as exc:  # noqa: BLE001 - reported to the UI as a message, never a crash
             job.outcome = "error"
             if job.on_error:
                 job.on_error(exc)

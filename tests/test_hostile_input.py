@@ -248,7 +248,8 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("resize-width-zero", ["resize", "a.png", "--width", "0", "-o", "o.png"], BAD,
      r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got 0", ()),
     ("resize-height-negative", ["resize", "a.png", "--height=-4", "-o", "o.png"], BAD, r"positive integer", ()),
-    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD, r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got wide", ()),
+    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD,
+     r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got wide", ()),
     ("resize-more-than-twice", ["resize", "a.png", "--width", "1000", "-o", "o.png"], BAD,
      r"more than twice the input's 24; pass --allow-large", ()),
     ("resize-folder-missing", ["resize", "a.png", "--width", "20", "-o", "/nonexistent/o.png"], BAD,
@@ -276,8 +277,8 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
      r"more than the limit of 10 pixels", ()),
     ("resize-profile-not-utf8", ["resize", "a.png", "--width", "20", "--profile", "bad_utf8.toml", "-o", "o.png"],
      BAD, r"not UTF-8", ()),
-    ("resize-remove-all-protected", ["resize", "a.png", "--protect", "m2.png", "--remove", "m.png", "--backend", "numpy",
-                              "-o", "o.png"], BAD, r"every pixel", ()),
+    ("resize-remove-all-protected", ["resize", "a.png", "--protect", "m2.png", "--remove", "m.png",
+                                     "--backend", "numpy", "-o", "o.png"], BAD, r"every pixel", ()),
     ("resize-partial-overlap", ["resize", "a.png", "--protect", "corner.png", "--remove", "m.png",
                                 "--backend", "numpy", "-o", "o.png"], OK,
      r"warning: 2 pixels are in both --protect and --remove", ("o.png",)),
@@ -612,7 +613,8 @@ def test_signals_during_a_run(tmp_path):
     old = (tmp_path / "out.png").read_bytes()
     for sig, delay in ((signal.SIGINT, 0.5), (signal.SIGTERM, 0.8), (signal.SIGHUP, 1.1), (signal.SIGTERM, 1.4)):
         code = INTERRUPTED if sig == signal.SIGINT else 128 + sig
-        proc = _spawn(["resize", "big.png", "--width", "798", "--backend", "numpy", "--overwrite", "-o", "out.png"], tmp_path)
+        proc = _spawn(["resize", "big.png", "--width", "798", "--backend", "numpy", "--overwrite", "-o", "out.png"],
+                      tmp_path)
         time.sleep(delay)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)

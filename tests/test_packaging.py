@@ -104,8 +104,8 @@ def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True)
     code = ("import inpaint.resources as r, inpaint.cl.profiles as p; "
-            "k = r.data_dir('kernels'); assert str(k).startswith(%r), k; "
-            "print(sorted(x.name for x in k.rglob('*.cl'))); print(p.available_profiles())" % str(target))
+            f"k = r.data_dir('kernels'); assert str(k).startswith({str(target)!r}), k; "
+            "print(sorted(x.name for x in k.rglob('*.cl'))); print(p.available_profiles())")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr

@@ -95,8 +95,10 @@ def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
     img = img.astype(np.uint8)
     mask = ((yy - 35) / 9.0) ** 2 + ((xx - 45) / 12.0) ** 2 <= 1
     ref = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="numpy")
-    a = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="adreno330", device=device)
-    n = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="native", device=device)
+    a = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="adreno330",
+                device=device)
+    n = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="native",
+                device=device)
     assert a.image.tobytes() == ref.image.tobytes() == n.image.tobytes()
     assert a.stats.variant.startswith("global" if patch == 27 else "local")
 

@@ -74,7 +74,8 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
                      f"images {'yes' if dev.image_support else 'no'}, "
                      f"doubles {'yes' if dev.double_fp_config else 'no'}")
         lines.append("")
-        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units | global memory (MiB) |")
+        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units "
+                     "| global memory (MiB) |")
         lines.append("|---|---:|---:|---|---:|---:|")
         for prof in loaded:
             try:

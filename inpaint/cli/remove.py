@@ -179,7 +179,8 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     method's defaults)."""
     given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
              "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
+             "partition": None if args.partition is None else list(parse_partition(args.partition)),
+             "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
     argv = getattr(args, "argv", [])
@@ -223,7 +224,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
         mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX))]
+        out = Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX)
+        return [(image, mask, out)]
     images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")

@@ -385,7 +385,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             say(f"inpaint resize: note: {name}{note}")
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
+        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s "
+            f"-> {shown(out)}")
 
 
 def _save(imageio: Any, items: list, new: bool) -> list:

@@ -72,7 +72,8 @@ def add_run_options(parser: argparse._ActionsContainer, verb: str,
                         help="progress with the time left: 'bar' (redrawn in place), 'plain' (a line every few "
                              "seconds, for logs), 'none'; 'auto' (default): a bar on a terminal, elsewhere plain "
                              "lines once a job runs long")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress, notes or summary (warnings and errors remain)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress, notes or summary (warnings and errors remain)")
     parser.add_argument("--quality", metavar="Q", default=None,
                         help="encode a .jpg or .webp output again at quality Q (1-100); by default a JPEG keeps its "
                              "blocks outside the fill exactly and a lossless WebP stays lossless")

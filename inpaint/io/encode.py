@@ -53,7 +53,8 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         if can is not None and can.deep:
             return img, None
         flat, note = convert_for(img.to_8bit(), fmt)
-        extra = f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced (write .png to keep 16 bits)"
+        extra = (f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced "
+                 "(write .png to keep 16 bits)")
         return flat, "; ".join(n for n in (extra, note) if n)
     if can is None:
         return img, None
@@ -201,7 +202,8 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
 
     ``options`` are the plan's (:class:`inpaint.io.plan.OutputPlan`): ``exif`` (bytes or
     ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables``,
-    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through :func:`write_png` where it can."""
+    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through
+    :func:`write_png` where it can."""
     opts = dict(options or {})
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
     if exif is not None and not len(exif):

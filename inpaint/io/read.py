@@ -382,7 +382,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
         try:
             rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
-            raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
+            raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB "
+                             f"({exc})") from None
     return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
                    frames=frames, source=source)
 

@@ -87,7 +87,8 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Ca
     """The original-mode image with the hole filled; and a note if the fill had to be simplified.
 
     ``filled`` is the fill on the 8-bit RGB view; ``source_map`` gives each hole pixel's source
-    pixel (or is a function returning it, called only for modes other than 8-bit RGB).  Pixels outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
+    pixel (or is a function returning it, called only for modes other than 8-bit RGB).  Pixels
+    outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
     its source pixel at full depth (alpha and extra channels included); 8-bit RGB and grey images
     then take the blended fill, and 16-bit and float images move the copy by the blend's change
     (so a fill that only copies is exact at full depth).  Palette, bilevel and other modes keep

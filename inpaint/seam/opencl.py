@@ -218,8 +218,8 @@ class OpenCLCarver:
         t_loop = None
         events: list[tuple[str, Any]] = []
 
-        def run(stage, k, g, l, *args):
-            ev = k(q, g, l, *args)
+        def run(stage, k, g, local, *args):
+            ev = k(q, g, local, *args)
             if timed:
                 events.append((stage, ev))
             return ev

@@ -360,8 +360,9 @@ class Copy:
         ty, tx = target
         sy, sx = source
         side = 2 * half + 1
-        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"], b["unknown"], b["conf"],
-                        b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty), I32(sx), I32(sy))
+        return self.knl(self.rt.queue, (round_up(side, TILE[0]), round_up(side, TILE[1])), TILE, b["rgb"], b["grey"],
+                        b["unknown"], b["conf"], b["cpatch"], I32(width), I32(height), I32(half), I32(tx), I32(ty),
+                        I32(sx), I32(sy))
 
 
 class Loop:

@@ -227,9 +227,10 @@ class DeviceLevel:
     """One level's state in OpenCL buffers; the same operations as the job's numpy level state
     (:class:`inpaint.methods.multiscale.job.HostLevel`).
 
-    ``est`` is the level's picture already on the device (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`),
-    filled in place; the other buffers are created and cleared on the device, so only the
-    level's lists and maps cross the bus.
+    ``est`` is the level's picture already on the device
+    (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`), filled in place;
+    the other buffers are created and cleared on the device, so only the level's lists and maps
+    cross the bus.
     """
 
     def __init__(self, level: Any, est: Any, k: int, half: int, seconds: dict[str, float], rt: Any,
