@@ -88,8 +88,9 @@ def test_the_caches_are_prepared_by_the_front_end_or_at_the_runtimes_first_use(t
     home = tmp_path / "home"
     got = json.loads(_python(PREPARE, home, how).stdout)
     assert got["pocl"] == str(home / ".cache" / "inpaint-cl" / "pocl")
-    assert got["hooks"] >= 1  # the ledger is written at exit
-    assert got["pyopencl"] is (how == "runtime")  # prepare() itself does not load OpenCL
+    # prepare() itself loads no OpenCL, so nothing is written to the cache to record at exit
+    assert got["pyopencl"] is (how == "runtime")
+    assert got["hooks"] >= 1 if how == "runtime" else got["hooks"] == 0
     assert (home / ".cache" / "inpaint-cl" / "pocl" / ".lock").exists()
 
 

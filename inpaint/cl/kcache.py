@@ -9,7 +9,7 @@ SQLite file, and a damaged one fails its import.
 So, once per process and before pyopencl is imported, :func:`prepare`:
 
 * points PoCL at a folder of ours (unless ``POCL_CACHE_DIR`` is set), with a ledger of every
-  file's size and modification time, written when a process that used the folder exits.  A
+  file's size and modification time, written when a process that loaded OpenCL exits.  A
   program folder whose files differ from the ledger is removed before PoCL can load it; so is one
   the ledger does not know (a process that wrote it did not finish), unless another process is
   using the cache and may be writing it.  PoCL then compiles those programs afresh;
@@ -246,8 +246,7 @@ def _prepare_pocl() -> None:
         return
     check_pocl_cache(root, _lock(root))
     os.environ["POCL_CACHE_DIR"] = root
-    _state["root"] = root
-    atexit.register(_seal)
+    _state["root"] = root  # sealed at exit once this process loads OpenCL (load_pyopencl)
 
 
 def _prepare_pyopencl() -> None:
@@ -300,9 +299,9 @@ def _installed() -> bool:
 def prepare() -> None:
     """Check the kernel caches on disk and point PoCL and pyopencl at them, once per process.
 
-    Sets ``POCL_CACHE_DIR`` (unless the user did), removes damaged cache files, holds a shared
-    lock on the PoCL cache while the process runs and records its files when the process exits
-    (see the module's description).  Call it when a program starts, before anything imports
+    Sets ``POCL_CACHE_DIR`` (unless the user did), removes damaged cache files and holds a shared
+    lock on the PoCL cache while the process runs; once :func:`load_pyopencl` has loaded OpenCL,
+    the cache's files are recorded when the process exits (see the module's description).  Call it when a program starts, before anything imports
     pyopencl (PoCL reads its cache folder when it starts); later calls do nothing.  Without
     pyopencl, or once it is loaded, it does nothing either.
     """
@@ -326,4 +325,6 @@ def load_pyopencl() -> Any:
         except ImportError:
             return None
         _state["pyopencl"] = pyopencl
+        if _state["root"] is not None:  # PoCL may write to the cache from now on: record it at exit
+            atexit.register(_seal)
     return _state["pyopencl"]

@@ -33,15 +33,21 @@ def _command(name: str) -> Any:
     return module
 
 
+def _start(name: str, argv: list[str], prog: str) -> int:
+    """Run command ``name``: the kernel caches are prepared first, before anything loads OpenCL
+    (PoCL reads its cache folder when it starts)."""
+    from ..cl import kcache
+
+    kcache.prepare()
+    return _command(name).main(argv, prog)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     phases.enter()  # --stats times the start-up up to here
-    from ..cl import kcache
-
-    kcache.prepare()  # before anything loads OpenCL: PoCL reads its cache folder when it starts
     program = argv is None  # the command itself: the process ends with this run
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"
-        return guarded(prog, lambda: _command(argv[0]).main(argv[1:], prog), program)
-    return guarded("inpaint", lambda: _command("remove").main(argv, "inpaint"), program)
+        return guarded(prog, lambda: _start(argv[0], argv[1:], prog), program)
+    return guarded("inpaint", lambda: _start("remove", argv, "inpaint"), program)
