@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 _FLAG = threading.Event()
 _LOCK = threading.Lock()

@@ -1,7 +1,10 @@
 """The errors the library raises for its callers to act on, stated once.
 
-Each front end reports them as one line with an exit status (:mod:`inpaint.cli.guard` maps
-the classes to the statuses; the app shows the message).
+Every one derives from :class:`InpaintError`, so that ``except InpaintError`` catches whatever
+the library raises on purpose; each also keeps the builtin class it has always derived from
+(``ValueError``, ``RuntimeError``), for callers that catch those.  Each front end reports them
+as one line with an exit status (:mod:`inpaint.cli.guard` maps the classes to the statuses; the
+app shows the message).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ class DeviceError(InpaintError):
     """No usable device: the requested OpenCL device does not exist or OpenCL is missing."""
 
 
-class OpenCLUnavailable(RuntimeError):
+class OpenCLUnavailable(InpaintError, RuntimeError):
     """No usable OpenCL installation or device was found (raised by :mod:`inpaint.cl.runtime`)."""
 
 
@@ -42,12 +45,44 @@ class BuildFailure(OpenCLUnavailable):
         self.details = details
 
 
-class ProfileError(ValueError):
+class ProfileError(InpaintError, ValueError):
     """A profile file is unknown, malformed, or cannot be met by the device (:mod:`inpaint.cl.profiles`)."""
 
 
-class CaseDataError(RuntimeError):
+class CaseDataError(InpaintError, RuntimeError):
     """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.io.cases`)."""
+
+
+class SeamError(InputError):
+    """Arguments :func:`inpaint.seam.resize` cannot carry out: an option, a size or a mask, or a
+    target size or removal that the protected pixels make impossible.
+
+    The message names the arguments involved as the API spells them (``keep_mask``...);
+    :meth:`worded` gives the same message with a front end's own names for them, such as the
+    command's options.
+
+    Parameters
+    ----------
+    template : str
+        The message, with ``{keep_mask}``, ``{drop_mask}``, ``{allow_large}`` and
+        ``{drop_mask_subject}`` (a lead naming the drop mask) where it names those arguments, and
+        ``{name}`` fields for the other values.
+    **values
+        The values of the other fields.
+    """
+
+    #: How the message names the arguments by default: as the API spells them.
+    API_WORDS = {"keep_mask": "keep_mask", "drop_mask": "drop_mask", "drop_mask_subject": "drop_mask: ",
+                 "allow_large": "allow_large=True (--allow-large)"}
+
+    def __init__(self, template: str, **values: object):
+        self.template = template
+        self.values = values
+        super().__init__(self.worded(self.API_WORDS))
+
+    def worded(self, words: dict[str, str]) -> str:
+        """The message with ``words`` naming the arguments (a key missing there: the API's name)."""
+        return self.template.format(**{**self.API_WORDS, **words, **self.values})
 
 
 class FallbackWarning(RuntimeWarning):

@@ -81,7 +81,7 @@ def _grow_box(sub: np.ndarray, r: int) -> np.ndarray:
     return np.cumsum(steps.reshape(sh, width), axis=1)[:, :sw] > 0
 
 
-def covers_everything(shape: "tuple[int, int]", radius: int) -> bool:
+def covers_everything(shape: tuple[int, int], radius: int) -> bool:
     """Whether growing any non-empty mask of ``shape`` by ``radius`` covers the whole image: the
     disc reaches every pixel from any one, ``radius^2 >= (H - 1)^2 + (W - 1)^2``.  Checked before
     growing, so a huge ``--grow`` is refused at once."""
@@ -89,7 +89,7 @@ def covers_everything(shape: "tuple[int, int]", radius: int) -> bool:
     return int(radius) ** 2 >= (h - 1) ** 2 + (w - 1) ** 2
 
 
-def mask_from_array(mask: "np.ndarray", what: str = "mask") -> np.ndarray:
+def mask_from_array(mask: np.ndarray, what: str = "mask") -> np.ndarray:
     """An (H, W) array as the object mask, by the documented rule for arrays.
 
     * bool: as is;
@@ -117,7 +117,7 @@ def mask_from_array(mask: "np.ndarray", what: str = "mask") -> np.ndarray:
     return arr > 127.0 if wide else above_half
 
 
-def select_region(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float,
+def select_region(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
                   connectivity: int = 4, smooth: int = 0) -> np.ndarray:
     """The region a tap selects: pixels of a colour like the tapped pixel's, connected to it.
 
@@ -252,7 +252,7 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(lo - firsts, counts) + np.arange(total)
 
 
-def _component(cand: np.ndarray, seed: "tuple[int, int]", connectivity: int) -> np.ndarray:
+def _component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.ndarray:
     """The connected component of ``cand`` holding ``seed`` (which must be in ``cand``).
 
     The candidate pixels are cut into horizontal runs ``[a, b)`` per row; the runs of one row

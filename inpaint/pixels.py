@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ["to_rgba", "to_rgb"]
 
 
-def to_rgba(rgb: np.ndarray, alpha: "int | np.ndarray" = 0) -> np.ndarray:
+def to_rgba(rgb: np.ndarray, alpha: int | np.ndarray = 0) -> np.ndarray:
     """An ``(H, W, 4)`` uint8 array: the channels of ``rgb`` ((H, W, 3) or more) and ``alpha``
     (a value or an (H, W) array) as the fourth."""
     h, w = rgb.shape[:2]

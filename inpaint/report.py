@@ -5,10 +5,11 @@ Used by the ``inpaint`` command (``--stats``, ``--save-mapping``) and by the ben
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["STEP_LABELS", "format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
-           "seconds_left"]
+__all__ = ["STEP_LABELS", "format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent",
+           "format_seconds", "seconds_left"]
 
 #: What each step of the multiscale fill does.
 STEP_LABELS = {
@@ -91,7 +92,8 @@ def format_stats(stats: Any) -> str:
         where = "device" if stats.backend == "opencl" else "host"
         levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
         lines = [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
-                 f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, search area {stats.search_area}; "
+                 f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
+                 f"search area {stats.search_area}; "
                  f"levels {levels}",
                  f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
                  + _build_note(stats)]
@@ -107,7 +109,10 @@ def format_stats(stats: Any) -> str:
              + ("; device-resident loop (stages 2, 4 and 5 run as one kernel, booked under priority; the end "
                 "of stage 7 runs with stage 8, under copy)"
                 if getattr(stats, "loop", "host") == "device" else "")]
-    where = (lambda s: "device" if s in stats.device_stages else "host")
+
+    def where(stage: str) -> str:
+        return "device" if stage in stats.device_stages else "host"
+
     return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))
 
 

@@ -42,7 +42,7 @@ def _box3(img: np.ndarray) -> np.ndarray:
     return (rows[:, :-2] + rows[:, 1:-1] + rows[:, 2:]) / 9.0
 
 
-def _colour_region(work: np.ndarray, seed: "tuple[int, int]", colour: np.ndarray,
+def _colour_region(work: np.ndarray, seed: tuple[int, int], colour: np.ndarray,
                    tolerance: float, smooth: bool) -> np.ndarray:
     """Pixels whose colour (3x3 means with ``smooth``) is within ``tolerance`` of ``colour``,
     connected to the seed, holes filled."""
@@ -51,8 +51,8 @@ def _colour_region(work: np.ndarray, seed: "tuple[int, int]", colour: np.ndarray
     return fill_holes(select_region(similar.view(np.uint8), seed, 0, 4))
 
 
-def select_object(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float, *,
-                  grabcut: "bool | None" = None, work_side: int = WORK_SIDE) -> np.ndarray:
+def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float, *,
+                  grabcut: bool | None = None, work_side: int = WORK_SIDE) -> np.ndarray:
     """The object a tap at ``seed_yx`` selects.
 
     The region grows from the tapped pixel through pixels whose colour (3x3 means, or block

@@ -11,7 +11,7 @@ import argparse
 import logging
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from inpaint import install_hint
 
@@ -34,7 +34,7 @@ def mask_rule() -> str:
     return MASK_RULE
 
 
-def _window_size(text: str) -> "tuple[int, int]":
+def _window_size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -94,7 +94,7 @@ def _xlib() -> object:
     return xlib
 
 
-def x11_reachable(display: str) -> "bool | None":
+def x11_reachable(display: str) -> bool | None:
     """Whether an X server answers on ``display`` (Xlib's ``XOpenDisplay``); ``None`` when Xlib
     is not installed, so nothing can be said."""
     xlib = _xlib()
@@ -107,7 +107,7 @@ def x11_reachable(display: str) -> "bool | None":
     return True
 
 
-def screen_size(display: "str | None" = None) -> "tuple[int, int] | None":
+def screen_size(display: str | None = None) -> tuple[int, int] | None:
     """The size in pixels of the X11 screen (Xlib), or of the Windows desktop; ``None`` where it
     cannot be asked before a window opens (no Xlib, Wayland only, macOS)."""
     if sys.platform == "win32":  # pragma: no cover - Windows
@@ -139,7 +139,7 @@ MAX_WINDOW = (1600, 1000)
 FALLBACK_WINDOW = (1280, 800)
 
 
-def default_window_size(screen: "tuple[int, int] | None") -> "tuple[int, int]":
+def default_window_size(screen: tuple[int, int] | None) -> tuple[int, int]:
     """The window size when ``--size`` is not given: most of ``screen``, landscape on a desktop."""
     if screen is None:
         return FALLBACK_WINDOW
@@ -148,13 +148,13 @@ def default_window_size(screen: "tuple[int, int] | None") -> "tuple[int, int]":
     return max(w, 64), max(h, 64)
 
 
-def _wayland_socket(env: "dict[str, str]") -> bool:
+def _wayland_socket(env: dict[str, str]) -> bool:
     name = env.get("WAYLAND_DISPLAY", "")
     path = name if os.path.isabs(name) else os.path.join(env.get("XDG_RUNTIME_DIR", ""), name)
     return bool(name) and os.path.exists(path)
 
 
-def display_problem(environ: "dict[str, str] | None" = None, platform: str | None = None,
+def display_problem(environ: dict[str, str] | None = None, platform: str | None = None,
                     prog: str = PROG, x11_probe=x11_reachable) -> str | None:
     """Why no window can open here, or ``None``.
 
@@ -199,7 +199,7 @@ class _QuietMissingMtdev(logging.Filter):
         return True
 
 
-def configure_kivy(size: "tuple[int, int] | None" = None) -> None:
+def configure_kivy(size: tuple[int, int] | None = None) -> None:
     """Set Kivy up for the app; call before anything imports ``kivy.core`` or ``kivy.app``.
 
     Kivy must not parse our arguments (``KIVY_NO_ARGS``) nor talk on the console
@@ -274,7 +274,7 @@ def input_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _on_quit_signals(app: object) -> "tuple[dict[int, object], list[int]]":
+def _on_quit_signals(app: object) -> tuple[dict[int, object], list[int]]:
     """Make SIGTERM, SIGHUP and SIGINT quit the app cleanly: the handler only records the signal
     and asks Kivy's loop to stop at its next frame (raising inside Kivy would show as an error in
     the app and keep it running).  Returns the previous handlers and the list the signal goes to."""
@@ -320,6 +320,9 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         return _fail(prog, "could not open a window: Kivy found no working window provider "
                            f"(its log is in {os.path.join(kivy_home_dir, 'logs')})",
                      stream=sys.__stderr__)   # (in case Kivy took sys.stderr over)
+    from inpaint.cl import kcache
+
+    kcache.prepare()  # before anything loads OpenCL: PoCL reads its cache folder when it starts
     from .app import InpaintApp
 
     overrides = {"backend": args.backend} if args.backend else {}
@@ -339,7 +342,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
     return 0
 
 
-def main(argv: "Sequence[str] | None" = None, prog: str = PROG) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """Run the app; returns the process exit status (0; 2 for bad options, a photo that cannot be
     opened, or without Kivy; 3 without a window; 128 + N when stopped by signal N)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))

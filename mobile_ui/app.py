@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from kivy.app import App
@@ -23,14 +24,20 @@ from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.logger import Logger
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             OptionProperty, StringProperty)
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    OptionProperty,
+    StringProperty,
+)
 from kivy.uix.layout import Layout
 from kivy.utils import platform
 
-from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
 from inpaint.report import format_percent, format_seconds, seconds_left
 
+from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
 from .editor import ImageEditor
 from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint
@@ -320,7 +327,7 @@ class InpaintApp(App):
             from android.permissions import Permission, request_permissions
             request_permissions([Permission.READ_EXTERNAL_STORAGE, Permission.WRITE_EXTERNAL_STORAGE,
                                  getattr(Permission, "READ_MEDIA_IMAGES", Permission.READ_EXTERNAL_STORAGE)])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - permissions are a convenience: the app runs without
             Logger.warning(f"Inpaint: storage permissions not requested: {exc}")
 
     # -- settings -----------------------------------------------------------------------
@@ -380,7 +387,7 @@ class InpaintApp(App):
             self.open_sample(case)
             if isinstance(last, str):
                 self.status = f"The last photo, {last}, is no longer there: showing the example {self.doc_name}."
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any photo that fails to open is a message, not a crash
             self.show_message("Cannot open", str(exc))
             if self.image is None:
                 self.open_sample(None)
@@ -619,7 +626,8 @@ class InpaintApp(App):
         except (OSError, ValueError) as exc:
             self.show_message("Mask not saved", str(exc))
             return None
-        grow_note = f" Remove grows it by {int(self.grow)} px (the command: --grow {int(self.grow)})." if self.grow else ""
+        grow_note = (f" Remove grows it by {int(self.grow)} px (the command: --grow {int(self.grow)})."
+                     if self.grow else "")
         self.status = f"Saved the mask to {written}.{grow_note}"
         return written
 
@@ -843,7 +851,7 @@ class InpaintApp(App):
             try:
                 from android.storage import primary_external_storage_path
                 return str(Path(primary_external_storage_path()) / "Pictures")
-            except Exception:
+            except Exception:  # noqa: BLE001 - no Android storage: the home folder below
                 pass
         pictures = Path.home() / "Pictures"
         return str(pictures if pictures.is_dir() else Path.home())
@@ -960,7 +968,7 @@ class InpaintApp(App):
         popup.refresh_path()
         return self._show(popup)
 
-    def save_from_popup(self, popup) -> "Path | None":
+    def save_from_popup(self, popup) -> Path | None:
         path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
         if popup.what == "mask":
             return self.export_mask(path, overwrite)
@@ -1001,7 +1009,7 @@ class InpaintApp(App):
                 try:
                     from inpaint.cl.runtime import select_device
                     dev = select_device(spec)
-                except Exception:
+                except Exception:  # noqa: BLE001 - a device that fails to resolve: show the first
                     dev = choices[0].device
         popup.ids.device_info.text = devices.describe(dev, self.profile)
         self._save_settings()

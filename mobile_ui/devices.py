@@ -39,7 +39,7 @@ def list_devices() -> tuple[list[DeviceChoice], str | None]:
         found = all_devices()
     except OpenCLUnavailable as exc:
         return [], str(exc)
-    except Exception as exc:  # a broken driver must not take the settings screen down
+    except Exception as exc:  # noqa: BLE001 - a broken driver must not take the settings screen down
         return [], f"OpenCL devices could not be listed: {exc}"
     out = []
     for pi, di, dev in found:
@@ -51,7 +51,7 @@ def list_profiles() -> list[str]:
     try:
         from inpaint.cl.profiles import available_profiles
         return available_profiles() or ["native"]
-    except Exception:
+    except Exception:  # noqa: BLE001 - no readable profiles: the native one only
         return ["native"]
 
 
@@ -71,7 +71,7 @@ def describe(device: object | None, profile: str | None) -> str:
         lim = prof.effective_limits(device)
         lines.append(f"with profile '{prof.name}': {lim.compute_units} CUs, local memory "
                      f"{_kib(lim.local_mem_size)}, work-group <= {lim.max_work_group_size}")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a profile that fails is described, not fatal
         lines.append(f"profile '{profile}': {exc}")
     return "\n".join(lines)
 

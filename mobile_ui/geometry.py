@@ -58,7 +58,7 @@ class View:
         return min(ww / iw, wh / ih)
 
     @classmethod
-    def fit(cls, image_size: tuple[int, int], widget_size: tuple[float, float]) -> "View":
+    def fit(cls, image_size: tuple[int, int], widget_size: tuple[float, float]) -> View:
         """The image scaled to fit the widget, centred."""
         iw, ih = int(image_size[0]), int(image_size[1])
         ww, wh = float(widget_size[0]), float(widget_size[1])
@@ -95,7 +95,7 @@ class View:
         return self.image_to_widget(col + 0.5, row + 0.5)
 
     # -- zoom and pan -------------------------------------------------------------------
-    def resized(self, widget_w: float, widget_h: float) -> "View":
+    def resized(self, widget_w: float, widget_h: float) -> View:
         """The same view in a widget of a new size, keeping the centre point fixed."""
         u, v = self.widget_to_image(self.widget_w / 2.0, self.widget_h / 2.0)
         moved = dataclasses.replace(self, widget_w=float(widget_w), widget_h=float(widget_h))
@@ -103,7 +103,7 @@ class View:
         return moved.panned(widget_w / 2.0 - x, widget_h / 2.0 - y)
 
     def zoomed(self, factor: float, x: float, y: float,
-               min_scale: float = 0.0, max_scale: float = math.inf) -> "View":
+               min_scale: float = 0.0, max_scale: float = math.inf) -> View:
         """Zoom by ``factor`` about widget point ``(x, y)``, which stays over the same image point.
 
         The resulting scale is clamped to ``[min_scale, max_scale]``.
@@ -119,7 +119,7 @@ class View:
         dw, dh = self.display_size
         return min(max(x, self.ox), self.ox + dw), min(max(y, self.oy), self.oy + dh)
 
-    def anchored(self, u: float, v: float, x: float, y: float, scale: float) -> "View":
+    def anchored(self, u: float, v: float, x: float, y: float, scale: float) -> View:
         """The view at ``scale`` that puts image point ``(u, v)`` at widget point ``(x, y)``.
 
         A pinch uses it against the view at the pinch's start: the image point first under
@@ -127,11 +127,11 @@ class View:
         """
         return dataclasses.replace(self, scale=float(scale), ox=x - u * scale, oy=y - (self.image_h - v) * scale)
 
-    def panned(self, dx: float, dy: float) -> "View":
+    def panned(self, dx: float, dy: float) -> View:
         """Move the image by ``(dx, dy)`` widget pixels (unclamped)."""
         return dataclasses.replace(self, ox=self.ox + dx, oy=self.oy + dy)
 
-    def clamped(self) -> "View":
+    def clamped(self) -> View:
         """Keep the image on screen: some of it always lies under the widget's centre.
 
         An image may be panned until an edge reaches the middle of the widget, no further.
@@ -210,7 +210,7 @@ def rgba(image: np.ndarray) -> np.ndarray:
     return out
 
 
-def overlay(masks: "list[tuple[np.ndarray, tuple[int, int, int, int]]]", shape: tuple[int, int]) -> np.ndarray:
+def overlay(masks: list[tuple[np.ndarray, tuple[int, int, int, int]]], shape: tuple[int, int]) -> np.ndarray:
     """An ``(H, W, 4)`` uint8 RGBA overlay: each ``(mask, rgba colour)`` painted in order."""
     out = np.zeros(tuple(shape) + (4,), dtype=np.uint8)
     for m, colour in masks:

@@ -33,7 +33,7 @@ class Snapshot:
 
     @classmethod
     def capture(cls, image: np.ndarray, mask: np.ndarray, keep: np.ndarray | None = None,
-                label: str = "") -> "Snapshot":
+                label: str = "") -> Snapshot:
         if keep is None:
             keep = np.zeros(mask.shape, dtype=bool)
         if mask.shape != image.shape[:2] or keep.shape != image.shape[:2]:

@@ -32,7 +32,7 @@ SMOOTH = 1
 CONNECTIVITY = 4
 
 
-def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
+def tap_select(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float) -> np.ndarray:
     """The object a tap at ``seed_yx`` selects: :func:`inpaint.tapselect.select_object` where
     OpenCV is installed, else the colour range (:func:`tap_select_colour`).
 
@@ -44,7 +44,7 @@ def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) 
     return tap_select_colour(image, seed_yx, tolerance)
 
 
-def tap_select_colour(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
+def tap_select_colour(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float) -> np.ndarray:
     """The colour range a tap at ``seed_yx`` selects: similar colour, connected, holes filled."""
     return fill_holes(select_region(image, seed_yx, tolerance, CONNECTIVITY, smooth=SMOOTH))
 
@@ -54,7 +54,7 @@ def refine(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return refine_grabcut(image, mask)
 
 
-def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.ndarray:
+def load_mask(path: str | os.PathLike[str], shape: tuple[int, int]) -> np.ndarray:
     """A mask file as ``(H, W)`` bool by the command's rule (:func:`inpaint.io.mask_rule.read_mask`):
     pixels brighter than mid-grey (> 127) mark the object; for a mask with transparency, its
     opaque pixels do.
@@ -70,7 +70,7 @@ def load_mask(path: "str | os.PathLike[str]", shape: "tuple[int, int]") -> np.nd
     return np.asarray(read_mask(path, (w, h)), bool)
 
 
-def save_mask(mask: np.ndarray, path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
+def save_mask(mask: np.ndarray, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
     """Write ``mask`` as an 8-bit greyscale PNG, 255 on the object (what ``--mask`` reads back).
 
     Atomic (the shared writer of :mod:`inpaint.io`); refuses to replace an existing file

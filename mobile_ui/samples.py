@@ -13,7 +13,7 @@ def case_names() -> list[str]:
 
     try:
         return list(names())
-    except Exception:  # no dataset folder, or a damaged index: the app starts on a generated scene
+    except Exception:  # noqa: BLE001 - no dataset folder, or a damaged index: the app starts on a generated scene
         return []
 
 

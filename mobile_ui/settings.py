@@ -54,7 +54,7 @@ def quality_of(alpha: str, patch: str) -> str:
     return CUSTOM
 
 
-def read(data: object) -> "tuple[dict, dict]":
+def read(data: object) -> tuple[dict, dict]:
     """``(changed settings, other state)`` from a decoded settings file of any version.
 
     Unknown keys, and values of the wrong type or out of range, are left out: their

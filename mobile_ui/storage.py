@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
+
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
 
@@ -40,7 +41,7 @@ class Photo:
     format: str | None = None
 
 
-def load_image(path: "str | os.PathLike[str]") -> Photo:
+def load_image(path: str | os.PathLike[str]) -> Photo:
     """Open ``path`` as upright RGB.
 
     Raises
@@ -76,8 +77,8 @@ def load_image(path: "str | os.PathLike[str]") -> Photo:
     return Photo(pixels, p, exif_bytes, icc, fmt)
 
 
-def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: bytes | None = None,
-               icc_profile: bytes | None = None, original: "str | os.PathLike[str] | None" = None,
+def save_image(pixels: np.ndarray, path: str | os.PathLike[str], *, exif: bytes | None = None,
+               icc_profile: bytes | None = None, original: str | os.PathLike[str] | None = None,
                overwrite: bool = False, quality: int = 95) -> Path:
     """Write ``pixels`` to ``path`` as PNG or JPEG (chosen by the extension), atomically.
 
@@ -118,7 +119,7 @@ def save_image(pixels: np.ndarray, path: "str | os.PathLike[str]", *, exif: byte
     return dest
 
 
-def _destination(pixels: np.ndarray, path: "str | os.PathLike[str]", original: "str | os.PathLike[str] | None",
+def _destination(pixels: np.ndarray, path: str | os.PathLike[str], original: str | os.PathLike[str] | None,
                  overwrite: bool) -> tuple[Path, np.ndarray]:
     """The checks of :func:`save_image` before anything is written: the destination and the pixels."""
     dest = Path(path).expanduser()
@@ -140,7 +141,7 @@ def _destination(pixels: np.ndarray, path: "str | os.PathLike[str]", original: "
     return dest, arr
 
 
-def save_photo(pixels: np.ndarray, path: "str | os.PathLike[str]", photo: Photo | None, *,
+def save_photo(pixels: np.ndarray, path: str | os.PathLike[str], photo: Photo | None, *,
                overwrite: bool = False) -> tuple[Path, list[str]]:
     """Save the working image of ``photo`` as :func:`save_image` does, keeping what its JPEG can keep.
 
@@ -203,7 +204,7 @@ def save_photo(pixels: np.ndarray, path: "str | os.PathLike[str]", photo: Photo 
     return dest, notes + ([note] if note else [])
 
 
-def suggest_save_path(original: "str | os.PathLike[str] | None", folder: "str | os.PathLike[str]",
+def suggest_save_path(original: str | os.PathLike[str] | None, folder: str | os.PathLike[str],
                       name: str = "photo", ext: str = ".png") -> Path:
     """A path that does not exist yet: ``<stem>_removed.png`` (the command's name for a result),
     then ``<stem>_removed-2.png``... (:mod:`inpaint.io.naming`).

@@ -21,7 +21,8 @@ import queue
 import threading
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ class Job:
 
     _ids = itertools.count(1)
 
-    def __init__(self, fn: Callable[["Job"], Any], on_done: Callable[[Any], None] | None,
+    def __init__(self, fn: Callable[[Job], Any], on_done: Callable[[Any], None] | None,
                  on_error: Callable[[BaseException], None] | None, on_cancel: Callable[[], None] | None):
         self.id = next(self._ids)
         self.fn = fn
@@ -88,7 +89,7 @@ class Worker:
     """One daemon thread running submitted jobs in order."""
 
     def __init__(self, name: str = "inpaint-worker"):
-        self._queue: "queue.Queue[Job | None]" = queue.Queue()
+        self._queue: queue.Queue[Job | None] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._idle = threading.Event()
         self._idle.set()
@@ -172,7 +173,7 @@ class Worker:
             job.outcome = "cancelled"
             if job.on_cancel:
                 job.on_cancel()
-        except Exception as exc:  # reported to the UI as a message, never a crash
+        except Exception as exc:  # noqa: BLE001 - reported to the UI as a message, never a crash
             job.outcome = "error"
             if job.on_error:
                 job.on_error(exc)

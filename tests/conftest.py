@@ -34,7 +34,8 @@ def pytest_collection_modifyitems(config, items):
     """Tests that need a working OpenCL device (marked ``opencl``, or using the ``runtime`` fixture)
     skip with one reason where no device compiles the kernels; under CI the run stops instead, since
     skipping there would hide that the OpenCL side was never tested."""
-    needs = [item for item in items if "runtime" in getattr(item, "fixturenames", ()) or item.get_closest_marker("opencl")]
+    needs = [item for item in items
+             if "runtime" in getattr(item, "fixturenames", ()) or item.get_closest_marker("opencl")]
     if not needs:
         return
     problem = _opencl_problem()

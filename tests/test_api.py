@@ -1,11 +1,7 @@
-"""The public entry points: the method registry agrees with the methods' names, and the old
-module paths still work for one release, with a DeprecationWarning."""
+"""The public entry points: the method registry agrees with the methods' names, and the module
+paths from before the method families are gone."""
 
-import importlib
-import sys
-
-import numpy as np
-import pytest
+import pkgutil
 
 from inpaint import api
 from inpaint.methods import defaults
@@ -27,31 +23,11 @@ def test_the_methods_never_import_each_other():
                 assert not [t for t in targets if t.startswith(f"inpaint.methods.{b}")], module
 
 
-@pytest.mark.parametrize("old, names", [
-    ("inpaint.pipeline", ("inpaint", "start", "Inpainter", "InpaintResult", "InpaintStats", "DEFAULT_METHOD")),
-    ("inpaint.multiscale", ("MultiscaleInpainter", "MultiscaleStats")),
-    ("inpaint.runtime", ("Runtime", "get_runtime", "OpenCLUnavailable")),
-    ("inpaint.imageio", ("read_image", "read_mask", "MASK_RULE", "apply_fill", "save_images")),
-])
-def test_old_module_paths_still_work_and_warn(monkeypatch, old, names):
-    monkeypatch.delitem(sys.modules, old, raising=False)
-    with pytest.warns(DeprecationWarning, match=old):
-        module = importlib.import_module(old)
-    new = {"inpaint.runtime": importlib.import_module("inpaint.cl.runtime"),
-           "inpaint.imageio": importlib.import_module("inpaint.io")}.get(old, api)
-    for name in names:
-        assert getattr(module, name) is getattr(new, name)
-    monkeypatch.delitem(sys.modules, old)  # the next import warns again
+def test_the_old_module_paths_are_gone():
+    """Their deprecated aliases were kept for one release (inpaint.api, inpaint.methods.multiscale.job,
+    inpaint.cl.runtime and inpaint.io replace them)."""
+    import inpaint
 
-
-def test_the_old_entry_point_still_fills(monkeypatch):
-    monkeypatch.delitem(sys.modules, "inpaint.pipeline", raising=False)
-    with pytest.warns(DeprecationWarning):
-        from inpaint.pipeline import inpaint
-    img = np.random.default_rng(0).integers(0, 255, (24, 24, 3), dtype=np.uint8)
-    mask = np.zeros((24, 24), bool)
-    mask[8:14, 9:15] = True
-    res = inpaint(img, mask, method="criminisi", patch=5, alpha="full", backend="numpy")
-    np.testing.assert_array_equal(res.image, api.inpaint(img, mask, method="criminisi", patch=5, alpha="full",
-                                                         backend="numpy").image)
-    monkeypatch.delitem(sys.modules, "inpaint.pipeline")
+    modules = {m.name for m in pkgutil.iter_modules(inpaint.__path__)}
+    assert {"api", "io", "cl", "methods"} <= modules
+    assert not modules & {"pipeline", "multiscale", "runtime", "imageio"}

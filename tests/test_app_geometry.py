@@ -4,8 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from mobile_ui.geometry import MIN_RADIUS, View, overlay, rgba, stamp_segment
 

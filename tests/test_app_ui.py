@@ -26,8 +26,8 @@ for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_
                      ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
     os.environ[_key] = _value
 
-from mobile_ui.masktools import DEFAULT_TOLERANCE  # noqa: E402 - window-free
 from mobile_ui import settings  # noqa: E402 - window-free
+from mobile_ui.masktools import DEFAULT_TOLERANCE  # noqa: E402 - window-free
 
 WINDOW = (480, 800)          # portrait, phone-like
 TIMEOUT = 120.0              # seconds: an upper bound for any wait on the 2-core CI machine
@@ -806,8 +806,8 @@ def _overlay_spy(monkeypatch):
 
 
 def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(fresh, scene, monkeypatch):
-    from inpaint.masks import grow
     from inpaint.api import inpaint
+    from inpaint.masks import grow
     from mobile_ui.editor import GROW_RGBA, MASK_RGBA
 
     app, ed = fresh, fresh.editor

@@ -19,18 +19,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import helpers
 import numpy as np
 import pytest
+from helpers import save_mask
 from PIL import Image, ImageOps
 
 from inpaint import cli, io as imageio
-from inpaint.cli import guard, remove
-from inpaint.cl import build, runtime as rtmod
 from inpaint.api import inpaint as run_pipeline
+from inpaint.cl import build, runtime as rtmod
+from inpaint.cli import guard, remove
 from inpaint.io import atomic
-
-import helpers
-from helpers import save_mask
 
 REPO = Path(__file__).resolve().parents[1]
 H, W = 40, 48  # image height and width

@@ -4,8 +4,8 @@ and the fill is a plausible reconstruction of the known truth."""
 import numpy as np
 import pytest
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
+from inpaint.io.cases import case_names, load_case
 from inpaint_bench import metrics
 
 pytestmark = pytest.mark.slow
@@ -49,8 +49,8 @@ def test_full_search_pruned_equals_unpruned(runtime, name):
     # The benchmark's full-search P = 9 runs: pruning picks the same patch every iteration.
     # (numpy takes about a minute per case here; the unpruned kernel equals it per stage.)
     case = load_case(name)
-    runs = [inpaint(case.image, case.mask, method="criminisi", alpha="full", patch=9, backend="opencl", device=runtime.device,
-                    prune=p) for p in (True, False)]
+    runs = [inpaint(case.image, case.mask, method="criminisi", alpha="full", patch=9, backend="opencl",
+                    device=runtime.device, prune=p) for p in (True, False)]
     assert runs[0].stats.pruned and not runs[1].stats.pruned
     assert runs[0].stats.patches == runs[1].stats.patches
     assert runs[0].stats.ssd == runs[1].stats.ssd

@@ -17,14 +17,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import box_mask, save_mask
 from PIL import Image
 
 from inpaint.api import inpaint
-from inpaint.cl import diagnose
-from inpaint.cl import runtime as rtmod
+from inpaint.cl import diagnose, runtime as rtmod
 from inpaint.errors import BuildFailure
-
-from helpers import box_mask, save_mask
 
 OPENCL = pytest.mark.opencl  # the tests that run kernels; the reasons' tests run anywhere
 

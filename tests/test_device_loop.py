@@ -2,7 +2,7 @@
 oracle, and whole fills against the host-driven loop and numpy, bit for bit.
 
 On the device-resident loop the device works out each iteration's rectangle and patches
-itself (``kernels/loop.cl``); these tests hold its two kernels to what the stage kernels do
+itself (``kernels/criminisi/loop.cl``); these tests hold its two kernels to what the stage kernels do
 with what the host would have passed them.
 """
 
@@ -10,12 +10,12 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from hypothesis import given, settings, strategies as hs
+from test_stages import frozen_state, read, to_device
 
+from inpaint.api import Inpainter, inpaint
+from inpaint.errors import InputError
 from inpaint.methods.criminisi import opencl as stages_cl, reference
 from inpaint.methods.criminisi.stages import bundle_for
-from inpaint.errors import InputError
-from inpaint.api import Inpainter, inpaint
-from test_stages import frozen_state, read, to_device
 
 STAGES = ("grey", "front", "valid", "confidence", "priority", "ssd", "reduce", "copy")
 

@@ -26,19 +26,18 @@ import time
 import warnings
 from pathlib import Path
 
+import helpers
 import numpy as np
 import pytest
+from helpers import save_mask
 from hypothesis import HealthCheck, event, given, settings, strategies as hs
 from PIL import Image
 
 from inpaint import cli, io as imageio
-from inpaint.cli import guard
 from inpaint.cl import runtime as rtmod
+from inpaint.cli import guard
 from inpaint.errors import InputError
 from inpaint.io import atomic, memory
-
-import helpers
-from helpers import save_mask
 
 REPO = Path(__file__).resolve().parents[1]
 _MESSAGE = re.compile(r"^inpaint( \w+)?: ((internal )?error: .|interrupted$|stopped by SIG)")
@@ -249,7 +248,8 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("resize-width-zero", ["resize", "a.png", "--width", "0", "-o", "o.png"], BAD,
      r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got 0", ()),
     ("resize-height-negative", ["resize", "a.png", "--height=-4", "-o", "o.png"], BAD, r"positive integer", ()),
-    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD, r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got wide", ()),
+    ("resize-width-text", ["resize", "a.png", "--width", "wide", "-o", "o.png"], BAD,
+     r"--width must be a positive integer \(pixels\) or a percentage such as 50%, got wide", ()),
     ("resize-more-than-twice", ["resize", "a.png", "--width", "1000", "-o", "o.png"], BAD,
      r"more than twice the input's 24; pass --allow-large", ()),
     ("resize-folder-missing", ["resize", "a.png", "--width", "20", "-o", "/nonexistent/o.png"], BAD,
@@ -277,8 +277,8 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
      r"more than the limit of 10 pixels", ()),
     ("resize-profile-not-utf8", ["resize", "a.png", "--width", "20", "--profile", "bad_utf8.toml", "-o", "o.png"],
      BAD, r"not UTF-8", ()),
-    ("resize-remove-all-protected", ["resize", "a.png", "--protect", "m2.png", "--remove", "m.png", "--backend", "numpy",
-                              "-o", "o.png"], BAD, r"every pixel", ()),
+    ("resize-remove-all-protected", ["resize", "a.png", "--protect", "m2.png", "--remove", "m.png",
+                                     "--backend", "numpy", "-o", "o.png"], BAD, r"every pixel", ()),
     ("resize-partial-overlap", ["resize", "a.png", "--protect", "corner.png", "--remove", "m.png",
                                 "--backend", "numpy", "-o", "o.png"], OK,
      r"warning: 2 pixels are in both --protect and --remove", ("o.png",)),
@@ -613,7 +613,8 @@ def test_signals_during_a_run(tmp_path):
     old = (tmp_path / "out.png").read_bytes()
     for sig, delay in ((signal.SIGINT, 0.5), (signal.SIGTERM, 0.8), (signal.SIGHUP, 1.1), (signal.SIGTERM, 1.4)):
         code = INTERRUPTED if sig == signal.SIGINT else 128 + sig
-        proc = _spawn(["resize", "big.png", "--width", "798", "--backend", "numpy", "--overwrite", "-o", "out.png"], tmp_path)
+        proc = _spawn(["resize", "big.png", "--width", "798", "--backend", "numpy", "--overwrite", "-o", "out.png"],
+                      tmp_path)
         time.sleep(delay)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
@@ -796,7 +797,7 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     code, _, err = run("resize", "a.png", "--remove", path.name, "--backend", "numpy", "-o", "r.png")
     if code == 0 and expected.any():
         assert re.search(rf"removed {int(expected.sum())} pixels", err), err
-    from mobile_ui.masktools import load_mask   # the app's Open -> Use as mask, and --mask
+    from mobile_ui.masktools import load_mask  # the app's Open -> Use as mask, and --mask
 
     app_mask = load_mask(path, (H, W))
     assert len(seen) == 3

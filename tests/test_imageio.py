@@ -1,9 +1,9 @@
-"""inpaint.imageio: reading images and masks, original-mode write-back, safe atomic writes.
+"""inpaint.io: reading images and masks, original-mode write-back, safe atomic writes.
 
-At the library level: unreadable files raise InputError with a message naming the problem, grey/RGBA/16-bit/palette/EXIF-rotated inputs get a
-correct 8-bit RGB view, masks follow the documented rule (> 127, or opaque where the
-mask has transparency), results are written back in the original mode, and writes are
-atomic.  The command-line behaviour is in test_cli.py.
+At the library level: unreadable files raise InputError with a message naming the problem,
+grey/RGBA/16-bit/palette/EXIF-rotated inputs get a correct 8-bit RGB view, masks follow the
+documented rule (> 127, or opaque where the mask has transparency), results are written back in
+the original mode, and writes are atomic.  The command-line behaviour is in test_cli.py.
 """
 
 from __future__ import annotations

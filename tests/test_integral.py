@@ -4,14 +4,19 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 cl = pytest.importorskip("pyopencl")
 import pyopencl.array as cl_array  # noqa: E402
 
 from inpaint.integral import (  # noqa: E402
-    IntegralPlan, check_overflow, float_tolerance, integral, integral_reference, max_abs_integral)
+    IntegralPlan,
+    check_overflow,
+    float_tolerance,
+    integral,
+    integral_reference,
+    max_abs_integral,
+)
 from inpaint.resources import kernel_source  # noqa: E402
 
 SHAPES = [(1, 1), (3, 7), (13, 11), (77, 2049), (1025, 1023)]
@@ -112,7 +117,8 @@ def test_block_matches_numpy(runtime, rng, shape, case):
 
 # Each split and type is its own program: the default selection builds one split, the slow
 # selection (CI's second step) the others.
-@pytest.mark.parametrize("parts", [pytest.param(2, marks=pytest.mark.slow), 3, pytest.param(32, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("parts", [pytest.param(2, marks=pytest.mark.slow), 3,
+                                   pytest.param(32, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("shape", [(13, 11), (77, 2049), (1025, 1023), (33, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("case", [(np.uint8, np.int32, "sum"), (np.int32, np.int32, "sqsum"),
                                   (np.float32, np.float32, "sum")], ids=_ids)

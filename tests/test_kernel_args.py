@@ -6,8 +6,15 @@ import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
 
-from inpaint.cl.build import (SCALAR_DTYPES, NamedKernel, Param, build_options, file_prototypes, named_kernel,
-                              parse_prototypes)
+from inpaint.cl.build import (
+    SCALAR_DTYPES,
+    NamedKernel,
+    Param,
+    build_options,
+    file_prototypes,
+    named_kernel,
+    parse_prototypes,
+)
 from inpaint.integral import opencl as integral_cl
 from inpaint.methods.criminisi import opencl as criminisi_cl, reference
 from inpaint.methods.criminisi.stages import bundle_for

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import box_mask, save_mask
 from PIL import Image
 
 from inpaint.cl import kcache
-
-from helpers import box_mask, save_mask
 
 REPO = Path(__file__).resolve().parent.parent
 pytest.importorskip("pyopencl")

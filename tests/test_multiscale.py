@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as hs
 
 from inpaint import geometry
-from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
-from inpaint.errors import InputError
 from inpaint.api import inpaint, start
+from inpaint.errors import InputError
+from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
 
 SENTINEL = -12345
 
@@ -102,7 +102,7 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
         nb = [list(map(int, e)) for e in nnf[i]]
         nc = [int(c) for c in cost[i]]
 
-        def consider(cy, cx):
+        def consider(cy, cx, nb=nb, nc=nc, ty=ty, tx=tx):  # this iteration's target
             if 0 <= cy < h and 0 <= cx < w and lev.valid[cy, cx]:
                 naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half), k)
 
@@ -160,7 +160,8 @@ def naive_gauss_seidel(hole, est, v, x, sweeps):
                         if 0 <= qy < h and 0 <= qx < w:
                             n += 1
                             for c in range(3):
-                                s[c] += int(x[qy, qx, c]) if hole[qy, qx] else (int(est[qy, qx, c]) - int(v[qy, qx, c])) * ref.FIX
+                                s[c] += (int(x[qy, qx, c]) if hole[qy, qx]
+                                         else (int(est[qy, qx, c]) - int(v[qy, qx, c])) * ref.FIX)
                     for c in range(3):
                         x[y, xx, c] = (s[c] + n // 2) // n  # Python // is floor, as the kernel's floor_div
     return x
@@ -188,7 +189,7 @@ def naive_onion_search(est, filled, osrc, lev, pixels, cands, half, key):
     for i, p in enumerate(pixels):
         best, bestd = (-1, -1), 2 ** 32 - 1
 
-        def consider(c):
+        def consider(c, p=p):  # this iteration's pixel
             nonlocal best, bestd
             if 0 <= c[0] < h and 0 <= c[1] < w and lev.valid[c[0], c[1]]:
                 d = naive_masked_ssd(est, filled, lev.origin, p, c, half)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import box_mask, save_mask
 from PIL import Image
 
 from inpaint.io import atomic
 from inpaint.io.naming import shown
-
-from helpers import box_mask, save_mask
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,8 @@ import pytest
 from PIL import Image
 
 from inpaint import io as imageio
-from inpaint.io import jpeg_edit
 from inpaint.errors import InputError
+from inpaint.io import jpeg_edit
 from inpaint.io.formats import FORMATS
 
 tifffile = pytest.importorskip("tifffile")

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from inpaint import geometry
-from inpaint.errors import InputError
 from inpaint.api import Inpainter, inpaint
+from inpaint.errors import InputError
 from inpaint.methods.criminisi.job import source_map
 from inpaint.methods.criminisi.opencl import FindBestPatch
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inpaint.cl import runtime as rtmod
-from inpaint.methods.criminisi import opencl as stages_cl
-from inpaint.errors import InputError
 from inpaint.api import inpaint
+from inpaint.cl import runtime as rtmod
 from inpaint.cl.profiles import ProfileError, available_profiles, load_profile
+from inpaint.errors import InputError
+from inpaint.methods.criminisi import opencl as stages_cl
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = available_profiles()
@@ -95,8 +95,10 @@ def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
     img = img.astype(np.uint8)
     mask = ((yy - 35) / 9.0) ** 2 + ((xx - 45) / 12.0) ** 2 <= 1
     ref = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="numpy")
-    a = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="adreno330", device=device)
-    n = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="native", device=device)
+    a = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="adreno330",
+                device=device)
+    n = inpaint(img, mask, method="criminisi", patch=patch, alpha=0.5, backend="opencl", profile="native",
+                device=device)
     assert a.image.tobytes() == ref.image.tobytes() == n.image.tobytes()
     assert a.stats.variant.startswith("global" if patch == 27 else "local")
 
@@ -156,7 +158,7 @@ def test_user_profile_from_a_path(tmp_path, device, rng):
     assert rt.limits.local_mem_size == 4096 and rt.limits.max_work_group_size == 128
     assert stages_cl.FindBestPatch(rt, 13).label == "local 8x8"   # 2952 <= 4096
     assert stages_cl.FindBestPatch(rt, 17).label == "local 4x4"   # 8x8: 4616 > 4096; 4x4: 3912
-    
+
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_multiscale_fill_under_every_profile_equals_numpy(device, rng, name):

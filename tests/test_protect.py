@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import save_mask
 from hypothesis import given, settings, strategies as hs
 from PIL import Image
 
@@ -17,8 +18,6 @@ from inpaint import geometry
 from inpaint.api import inpaint
 from inpaint.errors import InputError
 from inpaint.methods.multiscale import levels
-
-from helpers import save_mask
 
 H, W = 64, 96
 HOLE = (slice(24, 40), slice(40, 56))

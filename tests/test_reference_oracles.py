@@ -1,4 +1,5 @@
-"""Independent oracles for the numpy reference (``reference.py`` of ``inpaint/methods/criminisi/`` and ``inpaint/methods/multiscale/``).
+"""Independent oracles for the numpy reference (``reference.py`` of ``inpaint/methods/criminisi/`` and
+``inpaint/methods/multiscale/``).
 
 The reference is vectorised numpy that the OpenCL kernels are compared against; here each of
 its functions is compared with a naive per-pixel loop written from the *kernel* text

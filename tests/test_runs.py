@@ -14,20 +14,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import box_mask, save_mask
 from hypothesis import HealthCheck, given, settings, strategies as st
 from PIL import Image
 
 from inpaint import cancel
 from inpaint.api import inpaint
 from inpaint.cl.profiles import ProfileError, load_profile
-from inpaint.cli import main
-from inpaint.cli import guard
+from inpaint.cli import guard, main
 from inpaint.cli.batch import plan_batch
 from inpaint.errors import InputError
 from inpaint.io import atomic, encode
 from inpaint.masks import grow, mask_from_array
-
-from helpers import box_mask, save_mask
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
@@ -259,7 +257,7 @@ def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend):
     for i in range(n):
         _photo(tmp_path / f"p{i:02}.png", i, (160, 120))
         save_mask(tmp_path / f"p{i:02}_mask.png", box_mask(120, 160, slice(30, 90), slice(40, 120)))
-    for attempt in range(3):
+    for _ in range(3):
         for old in tmp_path.glob("*_removed.png"):
             old.unlink()
         proc = _spawn([".", "--jobs", "2", "--backend", backend, "--progress", "none"], tmp_path)
@@ -408,7 +406,8 @@ def test_a_closed_or_full_stdout_is_one_line_and_exit_2(photos):
                   stdout=open(os.devnull, "w") if not os.path.exists("/dev/full") else open("/dev/full", "w"))
     _, err = proc.communicate(timeout=120)
     if os.path.exists("/dev/full"):
-        assert proc.returncode == 2 and err == "inpaint: error: cannot write to standard output: No space left on device\n", err
+        assert proc.returncode == 2, err
+        assert err == "inpaint: error: cannot write to standard output: No space left on device\n", err
     assert (photos / "x_removed.png").exists()
     r, w = os.pipe()
     os.close(r)
@@ -416,7 +415,8 @@ def test_a_closed_or_full_stdout_is_one_line_and_exit_2(photos):
     os.close(w)
     _, err = proc.communicate(timeout=120)
     if proc.returncode != 3:  # (3: no OpenCL here, nothing printed)
-        assert proc.returncode == 2 and err == "inpaint devices: error: standard output was closed before everything was written\n", err
+        assert proc.returncode == 2, err
+        assert err == "inpaint devices: error: standard output was closed before everything was written\n", err
 
 
 @pytest.mark.parametrize("exc, code, pattern", [
@@ -511,7 +511,8 @@ def test_a_float_mask_file_with_nan_is_refused(photos, run):
 
 def test_sigterm_stops_an_enlargement_within_a_second(tmp_path):
     _photo(tmp_path / "s.png", 3, (1600, 1200))
-    proc = _spawn(["resize", "s.png", "--width", "4000", "--allow-large", "--progress", "plain", "-o", "e.png"], tmp_path)
+    proc = _spawn(["resize", "s.png", "--width", "4000", "--allow-large", "--progress", "plain", "-o", "e.png"],
+                  tmp_path)
     seen = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

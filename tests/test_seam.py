@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from inpaint.resources import data_dir
-from inpaint.seam import api, resize
-from inpaint.seam import reference as ref
+from inpaint.seam import api, reference as ref, resize
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -271,7 +270,8 @@ def test_protect_blocking_every_seam_is_reported_tiled(dp, batch, use_dp):
 
 
 def test_every_wrapper_kernel_exists():
-    src = "".join((data_dir("kernels") / "seam" / f"{n}.cl").read_text() for n in ("energy", "cost", "remove", "insert"))
+    src = "".join((data_dir("kernels") / "seam" / f"{n}.cl").read_text()
+                  for n in ("energy", "cost", "remove", "insert"))
     for name in ("energy_full", "energy_update", "cost_rows", "cost_walk", "cost_tiled", "cost_update",
                  "argmin_backtrack", "remove_seams", "insert_seams"):
         assert re.search(rf"void\s+{name}\s*\(", src), name

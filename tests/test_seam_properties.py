@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from inpaint.seam import resize
-from inpaint.seam import reference as ref
+from inpaint.seam import reference as ref, resize
 
 INF = ref.INF
 

@@ -123,7 +123,7 @@ def _render(preset: str, out: Path) -> None:
     app.dismiss_popup()
 
     # Mask tools on the walking man: Select taps, Refine, the Grow preview, saving the mask.
-    from mask_tools_eval import simulate_taps   # (tools/ is this script's folder)
+    from mask_tools_eval import simulate_taps  # (tools/ is this script's folder)
 
     app.open_sample("walkingman")
     pump(2)
@@ -160,7 +160,7 @@ def _render(preset: str, out: Path) -> None:
     app._stop()
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("out", type=Path, help="folder for the PNG files")
     p.add_argument("--preset", choices=sorted(PRESETS), help="render one preset in this process")

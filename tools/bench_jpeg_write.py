@@ -95,7 +95,8 @@ def main(argv: list[str]) -> int:
               f"{', '.join(f'{x:.3f}' for x in writes[name])} |")
     extra = statistics.median(whole["block by block"]) - floor
     print(f"\nblock by block against --quality 95: {extra:+.2f} s ({100 * extra / floor:+.1f} % of the command); "
-          f"in-process write: {statistics.median(writes['block by block']) - statistics.median(writes['--quality 95']):+.3f} s")
+          f"in-process write: "
+          f"{statistics.median(writes['block by block']) - statistics.median(writes['--quality 95']):+.3f} s")
     return 0
 
 

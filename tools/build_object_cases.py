@@ -469,7 +469,7 @@ def default_roots(inputs: Path, skimage_data: Path | None) -> list[Path]:
         roots.append(skimage_data)
     else:
         try:
-            import skimage.data  # noqa: F401  (only to locate its folder)
+            import skimage.data  # only to locate its folder
 
             roots.append(Path(skimage.data.__file__).parent)
         except ImportError:

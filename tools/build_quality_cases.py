@@ -87,7 +87,7 @@ from PIL import Image, ImageDraw
 from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_object_cases as objects  # noqa: E402  (the object outlines, same folder)
+import build_object_cases as objects  # the object outlines, same folder
 
 SS = 4  #: supersampling factor for rasterising shapes
 HOLDOUT_SEED = 20250611
@@ -840,7 +840,7 @@ def main() -> None:
         roots.append(a.skimage_data)
     else:
         try:
-            import skimage.data  # noqa: F401  (only to locate its folder)
+            import skimage.data  # only to locate its folder
 
             roots.append(Path(skimage.data.__file__).parent)
         except ImportError:

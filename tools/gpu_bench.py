@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
-from inpaint.report import format_stats
 from inpaint.cl.runtime import all_devices, get_runtime
+from inpaint.io.cases import case_names, load_case
 from inpaint.methods.criminisi.opencl import FindBestPatch
+from inpaint.report import format_stats
 
 
 def timed(case, reps=5, **kw):
@@ -56,7 +56,8 @@ def main():
                     if alpha == 0.05:
                         exact = res.image.tobytes() == ref[name].image.tobytes()
                     cell = {"case": name, "alpha": alpha, "patch": patch, "variant": res.stats.variant,
-                            "median_s": med, "iterations": res.stats.iterations, "ssd_s": res.stats.stage_seconds["ssd"],
+                            "median_s": med, "iterations": res.stats.iterations,
+                            "ssd_s": res.stats.stage_seconds["ssd"],
                             "transfer_s": res.stats.transfer_seconds, "equals_numpy": exact}
                     d["cells"].append(cell)
                     lines.append(f"{name} alpha={alpha} P={patch} {res.stats.variant}: median {med*1e3:.1f} ms, "
@@ -70,10 +71,12 @@ def main():
                              f"equals numpy: {d['profiles'][-1]['equals_numpy']}")
         wm = cases["walkingman"]
         for label, part in (("all device", None), ("ssd+reduce", ["ssd", "reduce"]),
-                            ("ssd only", ["ssd"]), ("all but ssd", ["grey", "front", "valid", "confidence", "priority", "reduce", "copy"])):
+                            ("ssd only", ["ssd"]),
+                            ("all but ssd", ["grey", "front", "valid", "confidence", "priority", "reduce", "copy"])):
             med, res = timed(wm, reps=3, alpha=0.05, patch=17, backend="opencl", device=dev, partition=part)
             d["partitions"].append({"partition": label, "median_s": med, "transfer_s": res.stats.transfer_seconds})
-            lines.append(f"walkingman partition {label}: {med*1e3:.1f} ms (transfers {res.stats.transfer_seconds*1e3:.1f} ms)")
+            lines.append(f"walkingman partition {label}: {med*1e3:.1f} ms "
+                         f"(transfers {res.stats.transfer_seconds*1e3:.1f} ms)")
         for alpha, patch in ((0.05, 17), ("full", 9)):
             _, res = timed(wm, reps=1, alpha=alpha, patch=patch, backend="opencl", device=dev)
             lines.append(f"\nTable 2, walkingman alpha={alpha} P={patch}:\n" + format_stats(res.stats) + "\n")

@@ -18,9 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.cl.runtime import get_runtime
+from inpaint.io.cases import case_names, load_case
 
 CONFIGS = (("full", 9), (0.05, 17), (0.05, 9))
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
 from inpaint.cl.runtime import get_runtime
+from inpaint.io.cases import case_names, load_case
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from inpaint.api import inpaint
 from inpaint.io.cases import load_case
 from inpaint.masks import grabcut_available, grow
 from mobile_ui.masktools import DEFAULT_TOLERANCE, refine, tap_select
-from inpaint.api import inpaint
 
 CASES = ("walkingman", "river", "divingman", "hill")
 TOLERANCES = (16, 32, 48, 64)
@@ -44,7 +44,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
-def deepest(missing: np.ndarray) -> "tuple[int, int] | None":
+def deepest(missing: np.ndarray) -> tuple[int, int] | None:
     """The pixel of ``missing`` farthest from its outside (peeling layers with grow)."""
     if not missing.any():
         return None

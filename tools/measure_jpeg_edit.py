@@ -15,9 +15,9 @@ Usage: python tools/measure_jpeg_edit.py PHOTO.jpg...
 
 import io
 import sys
+import tempfile
 import time
 from pathlib import Path
-import tempfile
 
 import cv2
 import numpy as np
@@ -57,8 +57,10 @@ def main(paths):
         q = np.mean(src.qtables[0]) if src.qtables else float("nan")
         n_in, n_out = p.stat().st_size, out.stat().st_size
         path = "block by block" if plan.jpeg_edit else "re-encoded: " + "; ".join(plan.notes)
-        print(f"| {p.name} | {w}x{h} | {['4:4:4', '4:2:2', '4:2:0'][src.subsampling] if src.subsampling in (0, 1, 2) else src.subsampling} "
-              f"| {'yes' if src.progressive else 'no'} | {q:.1f} | {n_in} | {n_out} | {100 * (n_out / n_in - 1):+.2f} % "
+        sub = ['4:4:4', '4:2:2', '4:2:0'][src.subsampling] if src.subsampling in (0, 1, 2) else src.subsampling
+        print(f"| {p.name} | {w}x{h} | {sub} "
+              f"| {'yes' if src.progressive else 'no'} | {q:.1f} | {n_in} | {n_out} "
+              f"| {100 * (n_out / n_in - 1):+.2f} % "
               f"| {100 * same[~near].mean():.3f} % | {100 * same[~ring].mean():.3f} % | {t_edit:.2f} | {t_q95:.2f} |"
               + ("" if plan.jpeg_edit else f" ({path})"))
 

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from inpaint.io.cases import case_names, load_case
 from inpaint.api import inpaint
+from inpaint.io.cases import case_names, load_case
 
 
 def main() -> int:
@@ -27,7 +27,8 @@ def main() -> int:
         case = load_case(name)
         for alpha, patch in (("full", 9), (0.05, 17)):
             for variant in ("local", "global"):
-                kw = dict(method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=device, variant=variant)
+                kw = dict(method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=device,
+                          variant=variant)
                 res = {p: inpaint(case.image, case.mask, prune=p, **kw) for p in (False, True)}  # warm-up
                 times = {False: [], True: []}
                 for _ in range(reps):

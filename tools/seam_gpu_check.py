@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from inpaint.cl.runtime import get_runtime
-from inpaint.seam import api, resize
-from inpaint.seam import reference as ref
+from inpaint.seam import api, reference as ref, resize
 from inpaint.seam.opencl import OpenCLCarver
 
 try:

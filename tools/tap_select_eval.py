@@ -50,8 +50,14 @@ from scipy import ndimage
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from build_object_cases import CASES as OBJECT_CASES, OBJECTS, fill_small_holes, out_size, polygons_mask, \
-    reduce_mask  # noqa: E402
+from build_object_cases import (  # noqa: E402
+    CASES as OBJECT_CASES,
+    OBJECTS,
+    fill_small_holes,
+    out_size,
+    polygons_mask,
+    reduce_mask,
+)
 
 from inpaint.io.cases import load_case  # noqa: E402
 from inpaint.tapselect import select_object  # noqa: E402
@@ -70,7 +76,7 @@ def load_rgb(path: Path) -> np.ndarray:
         return np.asarray(im.convert("RGB"), np.uint8).copy()
 
 
-def outline_truth(case: dict, objects: "list[str]") -> np.ndarray:
+def outline_truth(case: dict, objects: list[str]) -> np.ndarray:
     """The union of ``objects``' polygons, reduced to the case's size, without the rim."""
     w, h = out_size(case["crop"], case["long"])
     x1, y1 = case["crop"][2], case["crop"][3]
@@ -80,7 +86,7 @@ def outline_truth(case: dict, objects: "list[str]") -> np.ndarray:
     return fill_small_holes(reduce_mask(src, case["crop"], (w, h)))
 
 
-def load_sets() -> "dict[str, list[tuple[str, np.ndarray, np.ndarray]]]":
+def load_sets() -> dict[str, list[tuple[str, np.ndarray, np.ndarray]]]:
     """``{"tune": [(name, image, truth), ...], "held-out": [...]}``."""
     sets = {"tune": [], "held-out": []}
     for name in BUNDLED:
@@ -109,7 +115,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
-def tap_point(missing: np.ndarray, rng: np.random.Generator) -> "tuple[int, int] | None":
+def tap_point(missing: np.ndarray, rng: np.random.Generator) -> tuple[int, int] | None:
     """A random pixel deep inside ``missing`` (at least DEPTH of its largest inner distance)."""
     if not missing.any():
         return None

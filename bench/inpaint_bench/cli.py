@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 #: first word -> (module with main(argv, prog), what it measures)
 TOOLS = {
@@ -34,6 +34,9 @@ def build_parser(prog: str = "inpaint bench") -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench") -> int:
     """Run one benchmark; returns the exit status."""
+    from inpaint.cl import kcache
+
+    kcache.prepare()  # before anything loads OpenCL: PoCL reads its cache folder when it starts
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in TOOLS:
         module = importlib.import_module(TOOLS[argv[0]][0])

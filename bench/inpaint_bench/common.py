@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 #: The paper's cases, in its order.
 PAPER_CASES = ("walkingman", "river", "divingman", "hill")

@@ -30,7 +30,8 @@ import platform
 import statistics
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -76,8 +77,8 @@ def bench_case(rt: Any, shape: tuple[int, int], kind: str, repeats: int, warmup:
     """Time block, naive and numpy on one image; return medians (ms) and raw samples (s)."""
     import pyopencl.array as cl_array
 
-    from inpaint.integral import IntegralPlan, integral_reference
     from inpaint.cl.runtime import event_seconds
+    from inpaint.integral import IntegralPlan, integral_reference
 
     rng = np.random.default_rng(seed)
     img = rng.integers(0, 256, shape, dtype=np.uint8)

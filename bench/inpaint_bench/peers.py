@@ -10,8 +10,8 @@ says which.  They come from the ``compare`` extra: ``pip install 'inpaint-bench[
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -42,8 +42,9 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -202,7 +203,7 @@ def resolve_cases(spec: str, notes: list[str]) -> list[Case]:
 
 
 # --- quality ------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _criminisi() -> dict[str, Any]:
     """``method='criminisi'`` where ``inpaint()`` has several methods: these tables time the paper's pipeline."""
     from inpaint.api import inpaint
@@ -210,7 +211,7 @@ def _criminisi() -> dict[str, Any]:
     return {"method": "criminisi"} if "method" in inspect.signature(inpaint).parameters else {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _criminisi_options() -> tuple[str, ...]:
     try:
         from inpaint.methods.defaults import OPTIONS
@@ -468,7 +469,7 @@ def targets_section(jobs: Sequence[Job], out: dict[str, Any],
             if name not in t.get("cases", PAPER_CASES):
                 continue
             alpha, patch = t["alpha"], t["patch"]
-            where = {"full": "full P=%d" % patch, DEFAULT_FILL: "default fill"}.get(alpha, f"α={alpha} P={patch}")
+            where = {"full": f"full P={patch:d}", DEFAULT_FILL: "default fill"}.get(alpha, f"α={alpha} P={patch}")
             cell = f"{name} {where} on {_device_name(t['device'])}"
             if "limit_s" in t:
                 limit = float(t["limit_s"])
@@ -761,7 +762,7 @@ def contact_sheet(jobs: Sequence[Job], path: Path, height: int = 160) -> str:
                 continue
             if pref is None or (j.alpha, j.patch) == pref:
                 seen[j.case.name] = j
-    for name, j in seen.items():
+    for j in seen.values():
         case = j.case
         tiles = [Image.fromarray(case.image), Image.fromarray((case.mask * 255).astype(np.uint8)).convert("RGB"),
                  Image.fromarray(j.image), draw_mapping(j.image, j.stats.patches, j.patch)]
@@ -854,8 +855,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "description}, DIR/NAME/ holds image.png and mask.png) and write one contact sheet per "
                         "case and index.md into --sheets; only times, no metrics")
     q.add_argument("--cases", default="all",
-                   help="cases: all, tune, holdout, a category (paper, thin, texture, structure, smooth, border, object) "
-                        "or names, comma-separated (default all); with --objects: all or names")
+                   help="cases: all, tune, holdout, a category (paper, thin, texture, structure, smooth, border, "
+                        "object) or names, comma-separated (default all); with --objects: all or names")
     q.add_argument("--configs", help="our configurations from quality_configs.toml, comma-separated (default all)")
     q.add_argument("--peers", default="all",
                    help="peers: all, none or names (" + ", ".join(PEERS) + "); missing libraries are "

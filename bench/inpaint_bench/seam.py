@@ -31,8 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -245,7 +246,7 @@ def _markdown(results: list[dict[str, Any]], meta: dict[str, Any], notes: list[s
         ref_key = "liblqr_net" if "liblqr_net" in cc else None
         lines.append("| contender | median | per seam | vs liblqr (process) | vs liblqr (net) |")
         lines.append("|---|---:|---:|---:|---:|")
-        for key, c in cc.items():
+        for c in cc.values():
             t = c["median_s"]
             if t is None:
                 continue
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.sea
             rt = get_runtime(device=args.device, profile=args.profile)
         else:
             notes.append("OpenCL columns skipped: no OpenCL device")
-    except Exception as exc:  # report and continue with the other columns
+    except Exception as exc:  # noqa: BLE001 - report and continue with the other columns
         notes.append(f"OpenCL columns skipped: {exc}")
     meta = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                        f"{platform.system()} {platform.release()}",

@@ -6,10 +6,10 @@ makes it report a missing kernel, or abort the whole process where nothing can c
 also aborts when the disk fills while it writes one.  pyopencl keeps its argument setters in a
 SQLite file, and a damaged one fails its import.
 
-So, once per process and before pyopencl is imported, :func:`load_pyopencl`:
+So, once per process and before pyopencl is imported, :func:`prepare`:
 
 * points PoCL at a folder of ours (unless ``POCL_CACHE_DIR`` is set), with a ledger of every
-  file's size and modification time, written when a process that used the folder exits.  A
+  file's size and modification time, written when a process that loaded OpenCL exits.  A
   program folder whose files differ from the ledger is removed before PoCL can load it; so is one
   the ledger does not know (a process that wrote it did not finish), unless another process is
   using the cache and may be writing it.  PoCL then compiles those programs afresh;
@@ -21,6 +21,10 @@ So, once per process and before pyopencl is imported, :func:`load_pyopencl`:
 Within a process, a program whose kernels are missing although it built is built once more from
 a source no cache has seen (:func:`inpaint.cl.build.build`), and :func:`distrust` then makes the
 next process start from an empty cache.
+
+Importing this module (or any other of the package) changes nothing: the front ends (the
+command, the app, the benchmarks) call :func:`prepare` when they start, and
+:func:`load_pyopencl` calls it before the first import of pyopencl, for the library's own callers.
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ import atexit
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 from typing import Any
@@ -43,7 +46,8 @@ _LOCK = ".lock"
 # PoCL rewrites ``last_accessed`` on every use and writes through ``tempfile*`` names it renames.
 _VOLATILE = ("last_accessed",)
 
-_state: dict[str, Any] = {"root": None, "lock": None, "distrusted": False, "reason": None}
+_state: dict[str, Any] = {"root": None, "lock": None, "distrusted": False, "reason": None, "prepared": False,
+                          "pyopencl": None}
 
 
 def _user_cache_dir(app: str) -> str:
@@ -242,13 +246,14 @@ def _prepare_pocl() -> None:
         return
     check_pocl_cache(root, _lock(root))
     os.environ["POCL_CACHE_DIR"] = root
-    _state["root"] = root
-    atexit.register(_seal)
+    _state["root"] = root  # sealed at exit once this process loads OpenCL (load_pyopencl)
 
 
 def _prepare_pyopencl() -> None:
     if os.environ.get("PYOPENCL_NO_CACHE"):
         return
+    import sqlite3  # here: only with pyopencl (python-for-android builds the app without it)
+
     folder = _user_cache_dir("pytools")
     try:
         os.makedirs(folder, exist_ok=True)
@@ -282,23 +287,46 @@ def _prepare_pyopencl() -> None:
         os.environ["PYOPENCL_NO_CACHE"] = "1"
 
 
-def load_pyopencl() -> Any:
-    """Check the kernel caches, then import and return :mod:`pyopencl` (``None`` if missing).
-
-    Call before anything imports pyopencl: PoCL reads its cache folder when it starts.
-    """
+def _installed() -> bool:
     import importlib.util
 
     try:
-        if importlib.util.find_spec("pyopencl") is None:
-            return None  # the numpy backend runs without it (and the app's APK has no pyopencl)
-    except ImportError:
-        return None
-    if "pyopencl" not in sys.modules:
-        _prepare_pocl()
-        _prepare_pyopencl()
-    try:
-        import pyopencl
-    except ImportError:
-        return None
-    return pyopencl
+        return importlib.util.find_spec("pyopencl") is not None
+    except ImportError:  # the numpy backend runs without it (and the app's APK has no pyopencl)
+        return False
+
+
+def prepare() -> None:
+    """Check the kernel caches on disk and point PoCL and pyopencl at them, once per process.
+
+    Sets ``POCL_CACHE_DIR`` (unless the user did), removes damaged cache files and holds a shared
+    lock on the PoCL cache while the process runs; once :func:`load_pyopencl` has loaded OpenCL,
+    the cache's files are recorded when the process exits (see the module's description).
+
+    Call it when a program starts, before anything imports pyopencl (PoCL reads its cache folder
+    when it starts); later calls do nothing.  Without pyopencl, or once it is loaded, it does
+    nothing either.
+    """
+    if _state["prepared"]:
+        return
+    _state["prepared"] = True
+    if "pyopencl" in sys.modules or not _installed():
+        return
+    _prepare_pocl()
+    _prepare_pyopencl()
+
+
+def load_pyopencl() -> Any:
+    """:func:`prepare` the kernel caches, then import and return :mod:`pyopencl` (``None`` if missing)."""
+    if _state["pyopencl"] is None:
+        if not _installed():
+            return None
+        prepare()
+        try:
+            import pyopencl
+        except ImportError:
+            return None
+        _state["pyopencl"] = pyopencl
+        if _state["root"] is not None:  # PoCL may write to the cache from now on: record it at exit
+            atexit.register(_seal)
+    return _state["pyopencl"]

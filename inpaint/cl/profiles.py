@@ -13,15 +13,16 @@ import dataclasses
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..errors import ProfileError  # noqa: F401 - raised here; public here too
+from ..errors import ProfileError
 from ..resources import data_dir
 
 _DEVICE_TYPES = ("gpu", "cpu", "any")
@@ -194,7 +195,7 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in data_dir("profiles").glob("*.toml"))
 
 
-def load_profile(spec: "str | Path | Profile | None") -> Profile:
+def load_profile(spec: str | Path | Profile | None) -> Profile:
     """Load a profile by shipped name or by path to a TOML file.
 
     Parameters

@@ -18,26 +18,47 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
-# The one import of pyopencl at module level: the kernel caches are checked before it loads.
-# pyopencl is optional: the numpy backend runs without it (``cl`` is then ``None``).
-cl = load_pyopencl()
+
+class _PyOpenCL:
+    """:mod:`pyopencl`, imported at its first use, after the kernel caches are prepared
+    (:func:`inpaint.cl.kcache.load_pyopencl`), so that importing this module loads nothing.
+
+    pyopencl is optional (the numpy backend runs without it): this stand-in is then false, and
+    its attributes raise :class:`OpenCLUnavailable`.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        module = load_pyopencl()
+        if module is None:
+            raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+        return getattr(module, name)
+
+    def __bool__(self) -> bool:
+        return load_pyopencl() is not None
+
+    def __repr__(self) -> str:
+        return "<pyopencl, imported at first use>"
+
+
+cl = _PyOpenCL()
 
 T = TypeVar("T")
 
-INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"  # noqa: E501
+INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"
 
 
 def _platforms() -> list[Any]:
-    if cl is None:
+    if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
         platforms = cl.get_platforms()
@@ -131,7 +152,7 @@ _BUILD_ERRORS = ("BUILD_PROGRAM_FAILURE", "COMPILER_NOT_AVAILABLE", "INVALID_BUI
                  "LINK_PROGRAM_FAILURE", "LINKER_NOT_AVAILABLE", "INVALID_BINARY")
 
 
-def cannot_build(device: Any) -> "tuple[str, str] | None":
+def cannot_build(device: Any) -> tuple[str, str] | None:
     """``(cause, fix)`` when ``device`` failed to compile the kernels in this process, else None."""
     with _CANNOT_BUILD_LOCK:
         found = _CANNOT_BUILD.get(int(device.int_ptr))
@@ -148,7 +169,7 @@ def _failure(device: Any, more: str = "") -> BuildFailure:
 def is_build_error(exc: BaseException) -> bool:
     """Whether a pyopencl error says that the driver cannot compile the program."""
     code = getattr(exc, "code", None)
-    if cl is None or not isinstance(exc, cl.Error) or code is None:
+    if not cl or not isinstance(exc, cl.Error) or code is None:
         return False
     return any(code == getattr(cl.status_code, name, None) for name in _BUILD_ERRORS)
 
@@ -161,7 +182,7 @@ def mark_cannot_build(device: Any, exc: BaseException) -> BuildFailure:
     return _failure(device)
 
 
-def preference(profile: "Profile | None" = None) -> list[tuple[int, int, Any]]:
+def preference(profile: Profile | None = None) -> list[tuple[int, int, Any]]:
     """Every device in the order a choice without ``--device`` tries them: the profile's device
     type first, then GPUs, then most compute units (those that cannot compile included)."""
     prefer = profile.device_type if profile is not None and profile.device_type in ("gpu", "cpu") else None
@@ -181,7 +202,7 @@ def same_hardware(a: Any, b: Any) -> bool:
     return a.name.strip() == b.name.strip() and int(a.global_mem_size) == int(b.global_mem_size)
 
 
-def select_device(device: "str | Any | None" = None, profile: "Profile | None" = None) -> Any:
+def select_device(device: str | Any | None = None, profile: Profile | None = None) -> Any:
     """Choose an OpenCL device by the chain: explicit → ``PYOPENCL_CTX`` → profile → best.
 
     Without an explicit choice, a device that failed to compile the kernels in this process is
@@ -201,7 +222,7 @@ def select_device(device: "str | Any | None" = None, profile: "Profile | None" =
     BuildFailure
         If no device is named and none can compile the kernels.
     """
-    if cl is not None and isinstance(device, cl.Device):
+    if cl and isinstance(device, cl.Device):
         return device
     if device:
         return _match(str(device), all_devices(), "device")
@@ -272,7 +293,7 @@ class Runtime:
         """Whether the device is a GPU."""
         return _is_gpu(self.device)
 
-    def program(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None = None) -> Any:
+    def program(self, source: str | Sequence[str], defines: Mapping[str, Any] | None = None) -> Any:
         """The built program for ``kernels/<source>.cl`` with ``defines``, built once per
         runtime (see :func:`inpaint.cl.build.build`); a sequence of stems builds their sources as
         one program (a bundle)."""
@@ -291,7 +312,7 @@ class Runtime:
                 self._programs[key] = prg
         return prg
 
-    def kernel(self, source: "str | Sequence[str]", name: str, scalars: Sequence[Any | None],
+    def kernel(self, source: str | Sequence[str], name: str, scalars: Sequence[Any | None],
                defines: Mapping[str, Any] | None = None) -> Any:
         """A kernel fetched once, with scalar argument dtypes declared.
 
@@ -321,7 +342,7 @@ class Runtime:
                 self._kernels[key] = knl
         return knl
 
-    def _build_afresh(self, source: "str | Sequence[str]", defines: Mapping[str, Any] | None,
+    def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:
         # Called with the lock held: the program a cache gave lacks a kernel; later lookups of
         # this program's kernels get the new one.
@@ -386,7 +407,7 @@ def warn_once(text: str) -> None:
 
 
 def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
-                 prepare: "Callable[[Runtime], T] | None" = None) -> "tuple[Runtime | None, T | None]":
+                 prepare: Callable[[Runtime], T] | None = None) -> tuple[Runtime | None, T | None]:
     """The runtime a job runs on, with its kernels built: ``(runtime, prepare(runtime))``.
 
     "Can compile" is part of the choice.  ``prepare(rt)`` builds the job's own programs (no
@@ -443,7 +464,7 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         return rt, made
 
 
-def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> "Runtime | None":
+def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime | None:
     """The runtime a job should use, before any build: ``None`` for ``backend='numpy'``, or for
     ``'auto'`` when OpenCL is unavailable (with a RuntimeWarning).  :func:`open_runtime` also
     builds the job's kernels and passes over a device that cannot compile them.

@@ -10,7 +10,8 @@ both ``inpaint`` and ``inpaint resize`` take are declared once (:mod:`~inpaint.c
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import phases
 from .guard import guarded
@@ -32,6 +33,15 @@ def _command(name: str) -> Any:
     return module
 
 
+def _start(name: str, argv: list[str], prog: str) -> int:
+    """Run command ``name``: the kernel caches are prepared first, before anything loads OpenCL
+    (PoCL reads its cache folder when it starts)."""
+    from ..cl import kcache
+
+    kcache.prepare()
+    return _command(name).main(argv, prog)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     phases.enter()  # --stats times the start-up up to here
@@ -39,5 +49,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"
-        return guarded(prog, lambda: _command(argv[0]).main(argv[1:], prog), program)
-    return guarded("inpaint", lambda: _command("remove").main(argv, "inpaint"), program)
+        return guarded(prog, lambda: _start(argv[0], argv[1:], prog), program)
+    return guarded("inpaint", lambda: _start("remove", argv, "inpaint"), program)

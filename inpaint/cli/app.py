@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-from typing import Sequence
+from collections.abc import Sequence
 
 from mobile_ui import __main__ as app_main
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import contextvars
 import os
-
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .. import cancel
 from ..errors import BuildFailure, InputError
@@ -212,7 +212,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
 
                 warn_once(f"{str(failure).partition('; ')[0]}; its turns go to the next device")
                 one(i, label, None)
-        except Exception as exc:  # noqa: BLE001 - bad input, environment or device: this file only
+        except Exception as exc:  # bad input, environment or device: this file only
             code = exit_code(exc)
             if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
                 raise

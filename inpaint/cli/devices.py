@@ -5,8 +5,8 @@ which one a run takes, their real limits, and each profile's effective limits on
 from __future__ import annotations
 
 import argparse
-
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..cl.profiles import available_profiles, load_profile
 from ..cl.runtime import preference
@@ -74,7 +74,8 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
                      f"images {'yes' if dev.image_support else 'no'}, "
                      f"doubles {'yes' if dev.double_fp_config else 'no'}")
         lines.append("")
-        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units | global memory (MiB) |")
+        lines.append("| profile | local memory (B) | max work-group | work-item sizes | compute units "
+                     "| global memory (MiB) |")
         lines.append("|---|---:|---:|---|---:|---:|")
         for prof in loaded:
             try:

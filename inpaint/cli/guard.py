@@ -27,7 +27,8 @@ import signal
 import sys
 import threading
 import warnings
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .. import cancel
 from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError
@@ -252,7 +253,7 @@ def _watched_streams() -> Iterator[tuple[_Watched, _Watched]]:
     standard output is a :class:`_Closed` (what the command prints there is an error of the
     run); messages for a closed standard error (``2>&-``: none wanted) go to the null device."""
     out, err = sys.stdout, sys.stderr
-    sink = open(os.devnull, "w", encoding="utf-8") if err is None else None  # noqa: SIM115 - closed below
+    sink = open(os.devnull, "w", encoding="utf-8") if err is None else None  # closed below
     sys.stdout = _Watched(out if out is not None else _Closed())
     sys.stderr = _Watched(err if err is not None else sink)
     try:
@@ -364,7 +365,7 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
         _say(f"{prog}: stopped by {name}")
         return 128 + exc.signum
-    except Exception as exc:  # noqa: BLE001 - the one place every error is reported
+    except Exception as exc:  # the one place every error is reported
         cleanup_temp_files()
         if err.failed and isinstance(exc, OSError):  # standard error itself is full or closed: say nothing
             return EXIT_BAD_INPUT

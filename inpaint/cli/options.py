@@ -10,7 +10,8 @@ Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`)
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import DeviceError, InputError
 from ..methods.checks import check_choice
@@ -37,7 +38,7 @@ def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = No
     return value
 
 
-def parse_length(text: Any, option: str) -> "tuple[float, bool]":
+def parse_length(text: Any, option: str) -> tuple[float, bool]:
     """``--width``/``--height``: ``'640'`` -> ``(640, False)``, ``'50%'`` -> ``(50.0, True)``."""
     raw = str(text).strip()
     percent = raw.endswith("%")
@@ -55,7 +56,7 @@ def length_in_pixels(value: float, percent: bool, size: int) -> int:
     return max(1, round(size * value / 100.0)) if percent else int(value)
 
 
-def parse_geometry(text: Any) -> "Callable[[int, int], tuple[int | None, int | None]]":
+def parse_geometry(text: Any) -> Callable[[int, int], tuple[int | None, int | None]]:
     """``--size``, ImageMagick's geometry: a function from the input's size to ``(width, height)``.
 
     ``75%`` scales both sides; ``50%x100%`` each side; ``WxH!`` is exactly that size; ``WxH`` the
@@ -84,7 +85,7 @@ def parse_geometry(text: Any) -> "Callable[[int, int], tuple[int | None, int | N
     if not sep:            # '75%': both sides; '640': the width
         h = w if w[1] else None
 
-    def size(w0: int, h0: int) -> "tuple[int | None, int | None]":
+    def size(w0: int, h0: int) -> tuple[int | None, int | None]:
         tw = length_in_pixels(*w, w0) if w is not None else None
         th = length_in_pixels(*h, h0) if h is not None else None
         if exact or (w is not None and w[1] and h is not None and h[1]):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 #: ``perf_counter()`` when the command's modules were first imported (the fallback start).
 IMPORTED = time.perf_counter()

@@ -12,18 +12,29 @@ import contextlib
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .. import DISTRIBUTION, __version__, cancel
 from ..errors import InputError, InputWarning
+from ..io.naming import REMOVED_SUFFIX, shown
 from ..methods.checks import parse_alpha, parse_patch
 from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
 from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
 from ..report import draw_mapping, draw_offsets, format_phases, format_stats
-from ..io.naming import REMOVED_SUFFIX, shown
-from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
-                    output_for, paired_file, plan_batch, run_batch)
+from .batch import (
+    batch_images,
+    batch_mask,
+    best_devices,
+    is_batch,
+    make_output_folder,
+    output_folder,
+    output_for,
+    paired_file,
+    plan_batch,
+    run_batch,
+)
 from .guard import EXIT_TABLE, compile_note
 from .options import parse_grow, parse_int, parse_quality
 from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
@@ -168,7 +179,8 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     method's defaults)."""
     given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
              "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": None if args.partition is None else list(parse_partition(args.partition)), "variant": args.variant, "loop": args.loop,
+             "partition": None if args.partition is None else list(parse_partition(args.partition)),
+             "variant": args.variant, "loop": args.loop,
              "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
     allowed = OPTIONS[args.method]
     argv = getattr(args, "argv", [])
@@ -212,7 +224,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
         mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        return [(image, mask, Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX))]
+        out = Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX)
+        return [(image, mask, out)]
     images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")

@@ -13,13 +13,14 @@ import argparse
 import contextlib
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import cancel
-from ..errors import InputError, InputWarning
+from ..errors import InputError, InputWarning, SeamError
 from ..io import MASK_RULE
 from ..io.naming import shown
 from ..report import format_phases
@@ -82,7 +83,7 @@ def _seam_picture(original: np.ndarray, seams: np.ndarray) -> np.ndarray:
     return pic
 
 
-def _requested(args: argparse.Namespace) -> "Callable[[int, int], tuple[int | None, int | None]]":
+def _requested(args: argparse.Namespace) -> Callable[[int, int], tuple[int | None, int | None]]:
     """The target size the options ask for, as a function of the input's size (a width or height
     left out stays ``None``: the input's, or restored after ``--remove``)."""
     from .options import length_in_pixels, parse_geometry, parse_length
@@ -153,13 +154,9 @@ def _estimate(w0: int, h0: int, tw: int, th: int, drop: np.ndarray | None, backe
     return seams, work * per_work + seams * per_seam
 
 
-def _user_words(message: str) -> str:
-    """The library's message in the command's words (its options, not the API's arguments)."""
-    for api_name, option in (("drop_mask: ", ""), ("drop_mask", "the --remove mask"),
-                             ("keep_mask", "the --protect mask"), ("allow_large=True (--allow-large)",
-                                                                   "--allow-large")):
-        message = message.replace(api_name, option)
-    return message
+#: The command's names for the arguments a seam-carving error names (:meth:`SeamError.worded`).
+OPTION_WORDS = {"keep_mask": "the --protect mask", "drop_mask": "the --remove mask", "drop_mask_subject": "",
+                "allow_large": "--allow-large"}
 
 
 def _work_curve(w0: int, h0: int, tw: int, th: int, order: str) -> np.ndarray:
@@ -215,8 +212,17 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
 
 def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     from ..io.naming import RESIZED_SUFFIX
-    from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
-                        output_for, plan_batch, run_batch)
+    from .batch import (
+        batch_images,
+        batch_mask,
+        best_devices,
+        is_batch,
+        make_output_folder,
+        output_folder,
+        output_for,
+        plan_batch,
+        run_batch,
+    )
     from .options import check_device, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
@@ -353,14 +359,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,
                              allow_large=args.allow_large, return_source=True)
-    except ValueError as exc:  # bad sizes/masks, impossible protect mask, ProfileError
-        if isinstance(exc, InputError):
-            raise
-        from ..cl.profiles import ProfileError
-
-        if isinstance(exc, ProfileError):
-            raise
-        raise InputError(_user_words(str(exc))) from None
+    except SeamError as exc:  # bad sizes or masks, an impossible protect mask: said with the options
+        raise InputError(exc.worded(OPTION_WORDS)) from None
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
@@ -385,7 +385,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             say(f"inpaint resize: note: {name}{note}")
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
+        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s "
+            f"-> {shown(out)}")
 
 
 def _save(imageio: Any, items: list, new: bool) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import InputError
 from ..methods.defaults import BACKENDS
@@ -30,18 +30,18 @@ def say(line: str) -> None:
 DEFAULT_MAX_PIXELS = 89_478_485
 
 
-def add_alias(group: "argparse._ActionsContainer", old: str, dest: str, **kwargs) -> None:
+def add_alias(group: argparse._ActionsContainer, old: str, dest: str, **kwargs) -> None:
     """An earlier name of an option, still accepted but left out of ``--help``."""
     group.add_argument(old, dest=dest, help=argparse.SUPPRESS, **kwargs)
 
 
-def advanced_group(parser: argparse.ArgumentParser, title: str) -> "argparse._ArgumentGroup":
+def advanced_group(parser: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
     """The ``--help`` section of the options few runs need (internals, limits, measurements)."""
     return parser.add_argument_group(title)
 
 
-def add_device_options(parser: "argparse._ActionsContainer",
-                       advanced: "argparse._ActionsContainer | None" = None) -> None:
+def add_device_options(parser: argparse._ActionsContainer,
+                       advanced: argparse._ActionsContainer | None = None) -> None:
     """``--backend`` and ``--device``; ``--profile`` in ``advanced`` (default: ``parser``)."""
     advanced = parser if advanced is None else advanced
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
@@ -52,8 +52,8 @@ def add_device_options(parser: "argparse._ActionsContainer",
     advanced.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
 
 
-def add_run_options(parser: "argparse._ActionsContainer", verb: str,
-                    advanced: "argparse._ActionsContainer | None" = None) -> None:
+def add_run_options(parser: argparse._ActionsContainer, verb: str,
+                    advanced: argparse._ActionsContainer | None = None) -> None:
     """``--jobs``, ``--overwrite``, ``--force``, ``--progress`` and ``--quiet``, and ``--max-pixels`` in
     ``advanced`` (default: ``parser``); ``verb`` says what a job does to an image (``'fill'``, ``'resize'``)."""
     advanced = parser if advanced is None else advanced
@@ -72,7 +72,8 @@ def add_run_options(parser: "argparse._ActionsContainer", verb: str,
                         help="progress with the time left: 'bar' (redrawn in place), 'plain' (a line every few "
                              "seconds, for logs), 'none'; 'auto' (default): a bar on a terminal, elsewhere plain "
                              "lines once a job runs long")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress, notes or summary (warnings and errors remain)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress, notes or summary (warnings and errors remain)")
     parser.add_argument("--quality", metavar="Q", default=None,
                         help="encode a .jpg or .webp output again at quality Q (1-100); by default a JPEG keeps its "
                              "blocks outside the fill exactly and a lossless WebP stays lossless")

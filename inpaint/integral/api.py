@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import OpenCLUnavailable
 from ..cl.runtime import get_runtime
-from .checks import check_dtype, check_kind, check_shape, check_source_dtype, check_overflow
+from ..errors import OpenCLUnavailable
+from .checks import check_dtype, check_kind, check_overflow, check_shape, check_source_dtype
 from .opencl import IntegralPlan, array_module
 from .reference import host_max_abs, integral_reference
 

@@ -3,20 +3,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..cl.build import named_kernel
 from ..cl.runtime import cl, get_runtime, round_up
-from .checks import (DST_TYPES, KIND_CODE, MAX_SCAN_PARTS, SRC_TYPES, METHODS, check_dtype, check_kind,
-                     check_shape, check_source_dtype)
+from .checks import (
+    DST_TYPES,
+    KIND_CODE,
+    MAX_SCAN_PARTS,
+    METHODS,
+    SRC_TYPES,
+    check_dtype,
+    check_kind,
+    check_shape,
+    check_source_dtype,
+)
 
 
 def array_module() -> Any:
     """:mod:`pyopencl.array`, imported once the runtime has loaded pyopencl; ``None`` without
     pyopencl (the numpy reference runs without it)."""
-    if cl is None:
+    if not cl:
         return None
     import pyopencl.array
 
@@ -136,7 +146,7 @@ class IntegralPlan:
     # -- calling
 
     def _check_source(self, image: Any) -> tuple[Any, int, int]:
-        if cl is None or not isinstance(image, array_module().Array):
+        if not cl or not isinstance(image, array_module().Array):
             raise TypeError("IntegralPlan takes a pyopencl.array.Array; use integral() for numpy arrays")
         if tuple(image.shape) != self.shape or image.dtype != self.src_dtype:
             raise ValueError(f"plan for {self.shape} {self.src_dtype} images got {tuple(image.shape)} {image.dtype}")

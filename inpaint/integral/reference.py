@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_shape, check_overflow
+from .checks import check_overflow, check_shape
 
 
 def _terms_int32(image: np.ndarray, kind: str) -> np.ndarray:

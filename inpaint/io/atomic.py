@@ -20,8 +20,9 @@ import tempfile
 import threading
 import time
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from PIL import Image
 
@@ -29,7 +30,6 @@ from ..errors import InputError
 from .encode import encode, output_format
 from .naming import shown
 from .pictures import DeepImage
-
 
 _TEMP_FILES: set[str] = set()
 _TEMP_LOCK = threading.Lock()
@@ -64,7 +64,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(folder: "str | os.PathLike[str]") -> list[str]:
+def remove_stale_temps(folder: str | os.PathLike[str]) -> list[str]:
     """Remove the temporary files a killed run left in ``folder`` (see the module's docstring);
     returns their paths.  Errors are ignored: this is housekeeping."""
     removed: list[str] = []
@@ -139,7 +139,7 @@ def _target_mode(path: Path) -> int:
         return 0o666 & ~mask
 
 
-def save_images(items: "Iterable[tuple[Image.Image | DeepImage, str | os.PathLike[str], dict]]") -> list[str | None]:
+def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike[str], dict]]) -> list[str | None]:
     """Write several images atomically: every one goes to a temporary file first, and they
     replace their destinations only when all are complete.  Returns each one's note (or None).
 
@@ -211,7 +211,7 @@ _NO_LINKS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTS
              getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
-def _write(img: "Image.Image | DeepImage", fh: Any, fmt: str, opts: dict) -> str | None:
+def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str | None:
     """Encode one image by its plan: a JPEG block by block where the plan says so."""
     plan = opts.get("plan")
     if plan is None:
@@ -239,7 +239,7 @@ def _write(img: "Image.Image | DeepImage", fh: Any, fmt: str, opts: dict) -> str
     return encode(img, fh, fmt, plan.options)
 
 
-def save_image(img: "Image.Image | DeepImage", path: "str | os.PathLike[str]", *, exif: Any = None,
+def save_image(img: Image.Image | DeepImage, path: str | os.PathLike[str], *, exif: Any = None,
                icc_profile: bytes | None = None, quality: int = 95) -> str | None:
     """Write ``img`` to ``path`` atomically; return a note when the format lost something.
 

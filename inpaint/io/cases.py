@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from ..errors import CaseDataError  # noqa: F401 - raised here; public here too
+from ..errors import CaseDataError
 from ..resources import data_dir
 
 __all__ = ["Case", "CaseDataError", "case_names", "load_case"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -17,7 +18,7 @@ from .pictures import DeepImage
 from .read import float_scale
 
 
-def output_format(path: "str | os.PathLike[str]") -> str:
+def output_format(path: str | os.PathLike[str]) -> str:
     """The Pillow format name for ``path``'s extension."""
     ext = Path(path).suffix.lower()
     Image.preinit()  # the common formats only: loading every plugin costs tens of milliseconds
@@ -44,7 +45,7 @@ def _float_to(img: Image.Image, fmt: str, allowed: set[str]) -> tuple[Image.Imag
     return Image.fromarray(grey), f"{fmt} cannot store floating-point pixels: written with 8 bits"
 
 
-def convert_for(img: "Image.Image | DeepImage", fmt: str) -> tuple[Image.Image, str | None]:
+def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, str | None]:
     """Convert ``img`` to a mode ``fmt`` can store (:data:`~inpaint.io.formats.FORMATS`); return it
     and a note if something is lost."""
     can = holds(fmt)
@@ -52,7 +53,8 @@ def convert_for(img: "Image.Image | DeepImage", fmt: str) -> tuple[Image.Image, 
         if can is not None and can.deep:
             return img, None
         flat, note = convert_for(img.to_8bit(), fmt)
-        extra = f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced (write .png to keep 16 bits)"
+        extra = (f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced "
+                 "(write .png to keep 16 bits)")
         return flat, "; ".join(n for n in (extra, note) if n)
     if can is None:
         return img, None
@@ -153,7 +155,7 @@ def _deflate(data: memoryview, level: int) -> list[bytes]:
 
 def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
               dpi: Any = None, transparency: Any = None, xmp: bytes | None = None,
-              chunks: "Sequence[tuple[bytes, bytes]]" = ()) -> None:
+              chunks: Sequence[tuple[bytes, bytes]] = ()) -> None:
     """Write a PNG from an (H, W[, C]) uint8 or uint16 array (grey, grey+alpha, RGB or RGBA).
 
     Every row uses PNG's Up filter and the deflate runs in parallel bands: for photos the file
@@ -195,12 +197,13 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
     fh.write(_png_chunk(b"IEND", b""))
 
 
-def encode(img: "Image.Image | DeepImage", fh: Any, fmt: str, options: "dict | None" = None) -> str | None:
+def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None = None) -> str | None:
     """Write ``img`` to ``fh`` as ``fmt``; a note when the format lost something.
 
     ``options`` are the plan's (:class:`inpaint.io.plan.OutputPlan`): ``exif`` (bytes or
     ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables``,
-    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through :func:`write_png` where it can."""
+    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through
+    :func:`write_png` where it can."""
     opts = dict(options or {})
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
     if exif is not None and not len(exif):

@@ -26,8 +26,9 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -119,7 +120,7 @@ def available() -> bool:
     return True
 
 
-def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
+def read_header(path: str | os.PathLike[str], qtables: dict | None,
                 subsampling: int | None) -> tuple[Any, str | None]:
     """Read the JPEG at ``path`` for :func:`edit`, before the work, or say why it cannot be edited.
 
@@ -146,7 +147,7 @@ def read_header(path: "str | os.PathLike[str]", qtables: dict | None,
         return header, why
 
 
-def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:  # noqa: ANN001
+def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:
     try:
         header = jpeglib.read_dct(str(path))
         comps = int(header.num_components)
@@ -229,7 +230,7 @@ def mcu_box(mask: np.ndarray, orientation: int, mcu: tuple[int, int]) -> tuple[t
     return (sy0, sy1, sx0, sx1), (int(ur.min()), int(ur.max()) + 1, int(uc.min()), int(uc.max()) + 1)
 
 
-def edit(src: "str | os.PathLike[str]", image: "np.ndarray | Image.Image", mask: np.ndarray, *, orientation: int,
+def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.ndarray, *, orientation: int,
          qtables: dict, subsampling: int, header: Any = None) -> tuple[bytes, int]:
     """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``image``.
 
@@ -271,7 +272,7 @@ def edit(src: "str | os.PathLike[str]", image: "np.ndarray | Image.Image", mask:
         return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling)
 
 
-def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:  # noqa: ANN001
+def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:
     colour = bool(header.has_chrominance)
     factors = np.asarray(header.samp_factor)
     vv, hv = (int(factors[0][0]), int(factors[0][1])) if colour else (1, 1)

@@ -15,7 +15,6 @@ from ..errors import InputError
 from ..masks import mask_from_array
 from .read import open_image, upright
 
-
 #: The mask rule, stated once (the commands' and the app's help quote it).
 MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
@@ -49,7 +48,7 @@ def mask_file_limit(size: tuple[int, int]) -> int:
     return int(size[0]) * int(size[1]) * 16 + (1 << 20)
 
 
-def read_mask(path: "str | os.PathLike[str]", size: tuple[int, int], what: str = "mask") -> np.ndarray:
+def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "mask") -> np.ndarray:
     """Read a mask file by the one mask rule (:func:`mask_from_image`), upright by its EXIF
     orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.  ``what`` names
     the file in errors (e.g. ``'--protect mask'``).

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..errors import InputError
 
-def shown(path: "str | os.PathLike[str]") -> str:
+
+def shown(path: str | os.PathLike[str]) -> str:
     """A file name as a message line shows it: control characters (a newline in a name, an
     escape sequence) written as escapes, so that one message stays one line and says which file."""
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
@@ -30,13 +31,13 @@ RESIZED_SUFFIX = "_resized"
 MASK_SUFFIX = "_mask"
 
 
-def result_name(image: "str | os.PathLike[str]", suffix: str = REMOVED_SUFFIX, ext: str | None = None) -> Path:
+def result_name(image: str | os.PathLike[str], suffix: str = REMOVED_SUFFIX, ext: str | None = None) -> Path:
     """``<stem><suffix><ext>`` beside ``image`` (its own extension, or ``.png`` when it has none)."""
     p = Path(image)
     return p.with_name(f"{p.stem}{suffix}{ext if ext is not None else (p.suffix or '.png')}")
 
 
-def free_name(path: "str | os.PathLike[str]") -> Path:
+def free_name(path: str | os.PathLike[str]) -> Path:
     """``path`` when no file has that name, else the first free ``<stem>-2<ext>``, ``-3``..."""
     p = Path(path)
     n = 2
@@ -47,7 +48,7 @@ def free_name(path: "str | os.PathLike[str]") -> Path:
     return candidate
 
 
-def check_new(path: "str | os.PathLike[str]", overwrite: bool, what: str = "output") -> None:
+def check_new(path: str | os.PathLike[str], overwrite: bool, what: str = "output") -> None:
     """Refuse an existing ``path`` unless ``overwrite`` (the commands' ``--overwrite``).
 
     Raises

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PIL import Image
@@ -19,7 +19,7 @@ from .pictures import DeepImage
 from .read import check_name
 
 
-def _probe(mode: str) -> "Image.Image | DeepImage":
+def _probe(mode: str) -> Image.Image | DeepImage:
     """A tiny image of ``mode``, to try the format's writer on."""
     if mode.endswith(";16") and mode.split(";")[0] in ("LA", "RGB", "RGBA"):
         return DeepImage(np.zeros((4, 4, {"LA": 2, "RGB": 3, "RGBA": 4}[mode.split(";")[0]]), np.uint16))
@@ -30,7 +30,7 @@ def _probe(mode: str) -> "Image.Image | DeepImage":
     return Image.new(mode, (4, 4))
 
 
-def same_file(a: "str | os.PathLike[str]", b: "str | os.PathLike[str]") -> bool:
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether two paths name the same file (links and ``..`` included; for paths that do
     not exist yet, the same resolved name)."""
     try:
@@ -41,9 +41,9 @@ def same_file(a: "str | os.PathLike[str]", b: "str | os.PathLike[str]") -> bool:
         return False
 
 
-def check_output(path: "str | os.PathLike[str] | None", *, mode: str | None, size: tuple[int, int] | None,
-                 inputs: "Sequence[tuple[str, str | os.PathLike[str]]]" = (),
-                 others: "Sequence[tuple[str, str | os.PathLike[str]]]" = (), force: bool = False,
+def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size: tuple[int, int] | None,
+                 inputs: Sequence[tuple[str, str | os.PathLike[str]]] = (),
+                 others: Sequence[tuple[str, str | os.PathLike[str]]] = (), force: bool = False,
                  what: str = "output") -> str:
     """Check, before any work, that an image of ``mode`` and ``size`` can be written to ``path``.
 

@@ -50,7 +50,7 @@ class OutputPlan:
     jpeg_edit: dict | None = None
 
 
-def _probe(picture: Picture) -> "Image.Image | DeepImage":
+def _probe(picture: Picture) -> Image.Image | DeepImage:
     """A few pixels of ``picture`` with its mode, palette and transparency, to plan the conversion."""
     if picture.wide is not None:
         info = {k: v for k, v in picture.image.info.items() if k == "transparency"}
@@ -96,7 +96,7 @@ _PNG_CHUNK_WORDS = {b"tEXt": "text", b"zTXt": "text", b"iTXt": "text", b"gAMA": 
                     b"sRGB": "sRGB intent", b"sBIT": "significant bits"}
 
 
-def _other_metadata(src: Any, fmt: str, plan: "OutputPlan") -> None:
+def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
     """The input's metadata beyond EXIF, ICC and XMP: a PNG's text and colour chunks, a JPEG's
     comments, IPTC and other APPn blocks.  Kept where the output can hold them; a note says what
     was dropped."""
@@ -124,7 +124,7 @@ def _other_metadata(src: Any, fmt: str, plan: "OutputPlan") -> None:
             plan.notes.append(f"{fmt} cannot hold the JPEG's {', '.join(dict.fromkeys(dropped))}: dropped")
 
 
-def plan_output(picture: Picture, path: "str | os.PathLike[str]", *, size: tuple[int, int] | None = None,
+def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[int, int] | None = None,
                 quality: int | None = None) -> OutputPlan:
     """Decide, before the work, how ``picture`` will be written to ``path``.
 

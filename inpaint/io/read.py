@@ -18,7 +18,6 @@ from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
 
-
 _ORIENTATION = 0x0112
 #: TIFF tags that describe a file's layout, not the picture: a TIFF's IFD0 (which Pillow gives as
 #: its EXIF) holds them, and so do some cameras' EXIF blocks.  Written into another file they would
@@ -53,7 +52,7 @@ def _swap_rawmode(raw: str) -> str:
     return raw[:-1] + ("L" if raw.endswith("B") else "B")
 
 
-def check_name(path: "str | os.PathLike[str]", what: str) -> None:
+def check_name(path: str | os.PathLike[str], what: str) -> None:
     """Refuse a file name the system cannot open (a NUL character), and ``-``: the commands read
     and write files only, not standard input and output."""
     name = os.fspath(path)
@@ -64,7 +63,7 @@ def check_name(path: "str | os.PathLike[str]", what: str) -> None:
                          "(./- for a file named '-')")
 
 
-def check_regular(path: "str | os.PathLike[str]", what: str, max_bytes: int | None = None) -> None:
+def check_regular(path: str | os.PathLike[str], what: str, max_bytes: int | None = None) -> None:
     """Refuse, without opening it, anything but a regular file (a named pipe would block the read
     forever, a device like /dev/zero never ends), and a file larger than ``max_bytes``.
 
@@ -88,7 +87,7 @@ def check_regular(path: "str | os.PathLike[str]", what: str, max_bytes: int | No
         raise InputError(f"{what} {shown(path)} is {st.st_size} bytes, more than the {max_bytes} bytes it may have")
 
 
-def open_image(path: "str | os.PathLike[str]", what: str, work_bytes_per_pixel: int = 0,
+def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: int = 0,
                max_bytes: int | None = None) -> tuple[Image.Image, list]:
     """The first frame of ``path``, loaded; and its tiles (read before loading).  Only a regular
     file of at most ``max_bytes`` is opened (:func:`check_regular`)."""
@@ -319,7 +318,7 @@ def _separate_planes(p: Path) -> Picture | None:
                    scale=257.0, source=Source(format="TIFF"))
 
 
-def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0) -> Picture:
+def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -> Picture:
     """Read an image, upright, with its 8-bit RGB view and its full-depth pixels.
 
     Parameters
@@ -383,7 +382,8 @@ def read_image(path: "str | os.PathLike[str]", *, work_bytes_per_pixel: int = 0)
         try:
             rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
-            raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB ({exc})") from None
+            raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB "
+                             f"({exc})") from None
     return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
                    frames=frames, source=source)
 

@@ -7,20 +7,20 @@ blend's change where the method blends and the mode can hold it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from .pictures import DeepImage, Picture
 
-
 #: Modes whose colour channels take the blended fill; other modes (palette, bilevel, CMYK...)
 #: take whole source pixels.
 BLENDED_MODES = ("RGB", "RGBA", "RGBX", "L", "LA", "I;16", "I;16B", "I;16L", "I", "F")
 
 
-def _as_image(picture: Picture, out: np.ndarray) -> "Image.Image | DeepImage":
+def _as_image(picture: Picture, out: np.ndarray) -> Image.Image | DeepImage:
     img = picture.image
     if picture.wide is not None:
         return DeepImage(np.ascontiguousarray(out), {k: v for k, v in img.info.items() if k in ("dpi", "transparency")})
@@ -77,17 +77,18 @@ def _blend(picture: Picture, out: np.ndarray, sel: Any, fill: np.ndarray, rows: 
     return None
 
 
-def unchanged(picture: Picture) -> "Image.Image | DeepImage":
+def unchanged(picture: Picture) -> Image.Image | DeepImage:
     """The picture as it is written back unchanged (upright, at full depth)."""
     return _as_image(picture, picture.full)
 
 
-def apply_fill(picture: Picture, filled: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]",
-               mask: np.ndarray) -> "tuple[Image.Image | DeepImage, str | None]":
+def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray],
+               mask: np.ndarray) -> tuple[Image.Image | DeepImage, str | None]:
     """The original-mode image with the hole filled; and a note if the fill had to be simplified.
 
     ``filled`` is the fill on the 8-bit RGB view; ``source_map`` gives each hole pixel's source
-    pixel (or is a function returning it, called only for modes other than 8-bit RGB).  Pixels outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
+    pixel (or is a function returning it, called only for modes other than 8-bit RGB).  Pixels
+    outside ``mask`` keep their exact values.  Each hole pixel starts as a copy of
     its source pixel at full depth (alpha and extra channels included); 8-bit RGB and grey images
     then take the blended fill, and 16-bit and float images move the copy by the blend's change
     (so a fill that only copies is exact at full depth).  Palette, bilevel and other modes keep
@@ -111,7 +112,7 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: "np.ndarray | C
     return _as_image(picture, out), note
 
 
-def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> "tuple[Image.Image | DeepImage, str | None]":
+def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> tuple[Image.Image | DeepImage, str | None]:
     """The seam carver's result at full depth: every output pixel copies the input pixel
     ``source[y, x]`` = (row, col), moved by the change of the 8-bit ``result`` where seams were
     inserted (their pixels blend two neighbours); and a note if that blend cannot be kept.

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class InpaintResult:
         The method's statistics (e.g. :class:`inpaint.methods.criminisi.job.InpaintStats`).
     """
 
-    def __init__(self, image: np.ndarray, source_map: "np.ndarray | Callable[[], np.ndarray]", stats: Any):
+    def __init__(self, image: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray], stats: Any):
         self.image = image
         self.stats = stats
         self._source_map = source_map

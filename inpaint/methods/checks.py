@@ -7,7 +7,8 @@ the same whether it comes from a flag, the app or a library call.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ MAX_ALPHA = 10_000.0
 MAX_PATCH_TEXT = 9999
 
 
-def parse_alpha(text: Any) -> "float | str | None":
+def parse_alpha(text: Any) -> float | str | None:
     """The search factor of Eq. 6: ``'full'`` or a number from 0 to :data:`MAX_ALPHA`; None stays None.
 
     Raises
@@ -120,7 +121,7 @@ def check_flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_protect(protect: Any, shape: tuple[int, int]) -> "np.ndarray | None":
+def check_protect(protect: Any, shape: tuple[int, int]) -> np.ndarray | None:
     """The ``protect`` option: an (H, W) bool or integer map (non-zero: protected) of pixels no
     source patch may cover, as bool; None when it is None or protects nothing.
 

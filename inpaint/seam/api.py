@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .. import cancel
 from ..cl import BACKENDS
+from ..errors import SeamError
 from ..masks import mask_from_array
 from . import reference as ref
 
@@ -19,18 +21,19 @@ ENLARGE_STEP = 0.5
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}; got {value!r}")
+        raise SeamError("{name} must be one of {allowed}; got {value!r}", name=name,
+                        allowed=", ".join(repr(a) for a in allowed), value=value)
     return value
 
 
 def _as_image(image: Any) -> tuple[np.ndarray, int]:
     arr = np.asarray(image)
     if arr.dtype != np.uint8:
-        raise ValueError(f"image must be uint8 (0..255), got dtype {arr.dtype}")
+        raise SeamError("image must be uint8 (0..255), got dtype {dtype}", dtype=arr.dtype)
     if arr.ndim == 2:
         return np.repeat(arr[..., None], 3, axis=2), 0
     if arr.ndim != 3 or arr.shape[2] not in (3, 4):
-        raise ValueError(f"image must be (H, W), (H, W, 3) or (H, W, 4); got shape {arr.shape}")
+        raise SeamError("image must be (H, W), (H, W, 3) or (H, W, 4); got shape {shape}", shape=arr.shape)
     return arr, arr.shape[2]
 
 
@@ -39,19 +42,20 @@ def _as_mask(name: str, mask: Any, shape: tuple[int, int]) -> np.ndarray | None:
         return None
     arr = np.asarray(mask)
     if arr.shape != shape:
-        raise ValueError(f"{name} has shape {arr.shape}, the image is {shape[0]}x{shape[1]} (H x W)")
+        raise SeamError("{" + name + "} has shape {shape}, the image is {h}x{w} (H x W)", shape=arr.shape,
+                        h=shape[0], w=shape[1])
     return mask_from_array(arr, name)
 
 
 def _size(name: str, value: Any, current: int, allow_large: bool) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise SeamError("{name} must be a positive integer, got {value!r}", name=name, value=value)
     value = int(value)
     if value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+        raise SeamError("{name} must be a positive integer, got {value}", name=name, value=value)
     if value > 2 * current and not allow_large:
-        raise ValueError(f"{name}={value} is more than twice the current {current}; "
-                         "pass allow_large=True (--allow-large) to enlarge that much")
+        raise SeamError("{name}={value} is more than twice the current {current}; pass {allow_large} to "
+                        "enlarge that much", name=name, value=value, current=current)
     return value
 
 
@@ -96,7 +100,7 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
     if progress is not None:
         inner = plan
 
-        def plan(width: int, removed: int) -> int:  # noqa: F811 - wraps the plan with progress
+        def plan(width: int, removed: int) -> int:  # wraps the plan with progress
             progress(removed)
             return inner(width, removed)
     pixels, mask, idx, removed, failed = carver.carve(
@@ -104,12 +108,12 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
     if failed:
         what = "height" if st.transposed else "width"
         if until_clear:
-            raise ValueError("drop_mask: the marked object cannot be removed completely "
-                             "(keep_mask blocks every seam through it, or the image became too small)")
+            raise SeamError("{drop_mask_subject}the marked object cannot be removed completely "
+                            "({keep_mask} blocks every seam through it, or the image became too small)")
         # A batch pass may count the seam that failed as removed: then no count is given.
         done = f" (after removing {removed} of the {n} seams needed)" if 0 < removed < n else ""
-        raise ValueError(f"keep_mask makes the target {what} impossible: every remaining seam crosses a "
-                         f"protected pixel{done}")
+        raise SeamError("{keep_mask} makes the target {what} impossible: every remaining seam crosses a "
+                        "protected pixel{done}", what=what, done=done)
     st.pixels, st.mask, st.idx = pixels, mask, idx
     if st.seam_map is not None and st.seam_map.size:
         st.removed_ordinal = max(st.removed_ordinal, int(st.seam_map.max()))
@@ -211,9 +215,10 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
 
     Raises
     ------
-    ValueError
+    inpaint.errors.SeamError
         Bad option, size or mask; a keep_mask that makes the target impossible; an image
-        smaller than the 3x3 filter.
+        smaller than the 3x3 filter (an :class:`~inpaint.errors.InputError`, so a ``ValueError``
+        too).
 
     References
     ----------
@@ -234,10 +239,10 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     arr, channels = _as_image(image)
     h0, w0 = arr.shape[:2]
     if h0 < ref.MIN_SIZE or w0 < ref.MIN_SIZE:
-        raise ValueError(f"image is {h0}x{w0} (H x W); seam carving needs at least "
-                         f"{ref.MIN_SIZE}x{ref.MIN_SIZE} for its 3x3 filter")
+        raise SeamError("image is {h}x{w} (H x W); seam carving needs at least {n}x{n} for its 3x3 filter",
+                        h=h0, w=w0, n=ref.MIN_SIZE)
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
-        raise ValueError(f"batch must be a positive integer or None, got {batch!r}")
+        raise SeamError("batch must be a positive integer or None, got {batch!r}", batch=batch)
     batch = int(batch) if batch and batch > 1 else None
     keep = _as_mask("keep_mask", keep_mask, (h0, w0))
     drop = _as_mask("drop_mask", drop_mask, (h0, w0))
@@ -247,9 +252,11 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         need_w = int(keep.sum(axis=1).max())
         need_h = int(keep.sum(axis=0).max())
         if tw < need_w:
-            raise ValueError(f"keep_mask makes width {tw} impossible: one row has {need_w} protected pixels")
+            raise SeamError("{keep_mask} makes width {tw} impossible: one row has {need} protected pixels",
+                            tw=tw, need=need_w)
         if th < need_h:
-            raise ValueError(f"keep_mask makes height {th} impossible: one column has {need_h} protected pixels")
+            raise SeamError("{keep_mask} makes height {th} impossible: one column has {need} protected pixels",
+                            th=th, need=need_h)
     mask = None
     if keep is not None or drop is not None:
         mask = np.zeros((h0, w0), dtype=np.uint8)

@@ -35,7 +35,8 @@ Cost-table strategies (``dp``):
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -217,8 +218,8 @@ class OpenCLCarver:
         t_loop = None
         events: list[tuple[str, Any]] = []
 
-        def run(stage, k, g, l, **args):
-            ev = k(q, g, l, **args)
+        def run(stage, k, g, local, **args):
+            ev = k(q, g, local, **args)
             if timed:
                 events.append((stage, ev))
             return ev

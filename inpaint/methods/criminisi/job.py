@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ... import geometry
+from ...cl.profiles import load_profile
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, LOOPS, PRUNE, SOURCES, VARIANTS

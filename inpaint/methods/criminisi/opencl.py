@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import cl, Runtime, round_up
+from ...cl.runtime import Runtime, cl, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 
@@ -40,7 +40,7 @@ def _rect_args(rect) -> tuple[tuple[int, int], dict[str, int]]:
 Bundle = tuple  # (kernel file stems, defines)
 
 
-def _kernel(rt: Runtime, bundle: "Bundle | None", source: str, name: str,
+def _kernel(rt: Runtime, bundle: Bundle | None, source: str, name: str,
             defines: dict | None = None) -> NamedKernel:
     """Kernel ``name`` from the bundle's program when there is one, else from ``source`` alone
     (with the common defines)."""
@@ -76,7 +76,7 @@ def common_defines(rt: Runtime) -> dict[str, Any]:
 class Grey:
     """Stage 1 (``kernels/criminisi/grey.cl``)."""
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.knl = _kernel(rt, bundle, "criminisi/grey", "rgb_to_grey")
 
@@ -88,7 +88,7 @@ class Grey:
 class Front:
     """Stage 2 (``kernels/criminisi/front.cl``)."""
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.knl = _kernel(rt, bundle, "criminisi/front", "fill_front")
 
@@ -107,7 +107,7 @@ class Valid:
     ``use_integral`` picks the second.
     """
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.knl = _kernel(rt, bundle, "criminisi/valid", "mark_valid")
         self.knl_sat = _kernel(rt, bundle, "criminisi/valid", "mark_valid_sat")
@@ -139,7 +139,7 @@ class Valid:
 class Confidence:
     """Stage 4 (``kernels/criminisi/confidence.cl``)."""
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.knl = _kernel(rt, bundle, "criminisi/confidence", "patch_confidence")
 
@@ -152,7 +152,7 @@ class Confidence:
 class Priority:
     """Stage 5 (``kernels/criminisi/priority.cl``): priorities on a rectangle and their argmax."""
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.group = reduce_group(rt)
         self.knl = _kernel(rt, bundle, "criminisi/priority", "priority")
@@ -212,7 +212,7 @@ class FindBestPatch:
     BOUND_GROUP = 64
 
     def __init__(self, rt: Runtime, patch: int, variant: str = "auto", prune: Any = "auto",
-                 bundle: "Bundle | None" = None):
+                 bundle: Bundle | None = None):
         self.rt = rt
         self.patch = patch
         self.variant, self.group, self.prune, defines = self.plan(rt, patch, variant, prune)
@@ -271,7 +271,7 @@ class FindBestPatch:
         return [cl.enqueue_nd_range_kernel(self.rt.queue, knl, size, local)
                 for knl, size, local in self.bind(b, width, height, centres)]
 
-    def bind(self, b, width, height, centres) -> "list[Launch]":
+    def bind(self, b, width, height, centres) -> list[Launch]:
         """The launches for ``centres``, their arguments set (the bound first, when pruning); the
         device-resident loop enqueues them again every iteration."""
         cx0, cy0, cx1, cy1 = centres
@@ -302,7 +302,7 @@ class Reduce:
     #: Most work-groups of the first launch (the second reduces that many pairs).
     MAX_GROUPS = 256
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.group = reduce_group(rt)
         self.knl = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd")
@@ -310,7 +310,7 @@ class Reduce:
         self.knl_pairs = _kernel(rt, bundle, "criminisi/reduce", "argmin_ssd_pairs")
         self._pairs = None
 
-    def split(self, n: int) -> "tuple[int, int] | None":
+    def split(self, n: int) -> tuple[int, int] | None:
         """``(groups, chunk)`` of the two-launch reduction of an ``n``-entry map, or None."""
         if not self.rt.is_gpu or n <= self.SPLIT:
             return None
@@ -328,7 +328,7 @@ class Reduce:
                                 pv=pv, pi=pi),
                 self.knl_pairs(q, (g,), (g,), pv=pv, pi=pi, groups=groups, result=b["result"])]
 
-    def bind_slices(self, b, n) -> "tuple[Launch, int, tuple]":
+    def bind_slices(self, b, n) -> tuple[Launch, int, tuple]:
         """The device-resident loop's first half of stage 7 for an ``n``-entry map: the
         per-slice argmins (one slice where :meth:`split` keeps one work-group).  Returns the
         launch, the number of pairs and their buffers (``kernels/criminisi/loop.cl`` reduces them)."""
@@ -350,7 +350,7 @@ class Reduce:
 class Copy:
     """Stage 8 (``kernels/criminisi/copy.cl``)."""
 
-    def __init__(self, rt: Runtime, bundle: "Bundle | None" = None):
+    def __init__(self, rt: Runtime, bundle: Bundle | None = None):
         self.rt = rt
         self.knl = _kernel(rt, bundle, "criminisi/copy", "copy_patch")
 

@@ -105,7 +105,7 @@ def priority(grey_img: np.ndarray, unknown: np.ndarray, front_map: np.ndarray,
              cpatch: np.ndarray, out: np.ndarray, rect) -> None:
     """Stage 5: ``P(p) = C(p) * (D(p) + 0.001)`` on front pixels, ``-1`` elsewhere.
 
-    See ``kernels/priority.cl`` for the definition of the data term ``D``.
+    See ``kernels/criminisi/priority.cl`` for the definition of the data term ``D``.
     """
     x0, y0, x1, y1 = rect
     rh, rw = y1 - y0, x1 - x0

@@ -4,8 +4,9 @@ Each :class:`Stage` says what the stage is called (and how the paper's Table 2 n
 which arrays it reads and writes, its kernel file, how to build its OpenCL wrapper
 (:mod:`inpaint.methods.criminisi.opencl`), and how to run it on either side: ``host`` calls
 the numpy reference (:mod:`inpaint.methods.criminisi.reference`), ``device`` the wrapper.
-:class:`inpaint.methods.criminisi.job.Inpainter` loops over this table; the command line, the reports and the benchmark read their names and
-labels from it.  Adding a stage is one entry here plus its kernel, reference and tests.
+:class:`inpaint.methods.criminisi.job.Inpainter` loops over this table; the command line, the reports and
+the benchmark read their names and labels from it.  Adding a stage is one entry here plus its kernel,
+reference and tests.
 
 A *partition* says which stages run on the OpenCL device; the rest run in numpy, and the
 pipeline moves each array to the side that needs it.
@@ -14,7 +15,8 @@ pipeline moves each array to the side that needs it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -122,7 +124,8 @@ STAGES: tuple[Stage, ...] = (
           lambda rt, job, bundle: _sc().Valid(rt, bundle), _valid_host,
           lambda job, k, rect, use_integral=False: k(job._buf.dev, job.width, job.height, job.half, rect, job._box,
                                                      use_integral)),
-    Stage("confidence", "update pixel confidence in the filling area", ("conf", "front"), ("cpatch",), "criminisi/confidence",
+    Stage("confidence", "update pixel confidence in the filling area", ("conf", "front"), ("cpatch",),
+          "criminisi/confidence",
           lambda rt, job, bundle: _sc().Confidence(rt, bundle), _confidence_host,
           lambda job, k, rect: k(job._buf.dev, job.width, job.height, job.half, rect)),
     Stage("priority", "update pixel priorities in the filling area", ("grey", "unknown", "front", "cpatch", "result"),
@@ -180,7 +183,7 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
     return tuple(s for s in NAMES if s in names)
 
 
-def bundle_for(rt: Any, stages: "tuple[str, ...]", patch: int, variant: str = "auto",
+def bundle_for(rt: Any, stages: tuple[str, ...], patch: int, variant: str = "auto",
                prune: Any = "auto", resident: bool = False) -> tuple:
     """The one program for ``stages`` on the device: ``(kernel files, defines)``, the files of
     the stages and the union of the defines they need (findBestPatch's only when it runs on the

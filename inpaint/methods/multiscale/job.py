@@ -42,20 +42,31 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from ... import geometry
+from ...cl.profiles import load_profile
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
 from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
 from . import reference as ref
-from .levels import (Level, free_centres, image_pyramid, mask_pyramid, onion_layers, prepare_level, protect_pyramid,
-                     random_sources, random_valid, upsampled_sources)
-from ... import geometry
+from .levels import (
+    Level,
+    free_centres,
+    image_pyramid,
+    mask_pyramid,
+    onion_layers,
+    prepare_level,
+    protect_pyramid,
+    random_sources,
+    random_valid,
+    upsampled_sources,
+)
 
 DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
 DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
@@ -114,9 +125,9 @@ class HostLevel:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
-    def lift(self, coarse: "HostLevel") -> None:
+    def lift(self, coarse: HostLevel) -> None:
         """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
-        coordinates (``lift`` in ``kernels/pyramid.cl``)."""
+        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
@@ -297,7 +308,6 @@ class MultiscaleInpainter(StepwiseJob):
                    if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
         if backend != "numpy":
             from ...cl.runtime import open_runtime
-
             from . import opencl as mcl
 
             def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # the whole program, and its build time

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ...pixels import to_rgb
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import cl, Runtime, round_up
+from ...cl.runtime import Runtime, cl, round_up
+from ...pixels import to_rgb
 from . import reference as ref
 
 #: The kernel files of the multiscale fill, built as one program.
@@ -71,7 +71,7 @@ class _Wrapper:
 
 
 class PatchMatch(_Wrapper):
-    """``kernels/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
+    """``kernels/multiscale/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
@@ -81,7 +81,7 @@ class PatchMatch(_Wrapper):
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
-        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/patchmatch.cl``)."""
+        """``work`` = (x0, y0, width, height) of the work area (see ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, key=key, **_work(work))
@@ -98,7 +98,7 @@ class PatchMatch(_Wrapper):
 
 
 class Vote(_Wrapper):
-    """``kernels/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
+    """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
     sharp vote that the best-matching covering patch decides."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
@@ -121,7 +121,7 @@ class Vote(_Wrapper):
 
 
 class Poisson(_Wrapper):
-    """``kernels/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
+    """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
     Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
     work-group (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
@@ -165,7 +165,7 @@ class Poisson(_Wrapper):
 
 
 class Pyramid(_Wrapper):
-    """``kernels/pyramid.cl``: the image pyramid on the device, its texture features, and a
+    """``kernels/multiscale/pyramid.cl``: the image pyramid on the device, its texture features, and a
     level's start from the coarser one's result."""
 
     #: 2-D work-group of ``halve``.
@@ -211,7 +211,7 @@ class Pyramid(_Wrapper):
 
 
 class Onion(_Wrapper):
-    """``kernels/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
+    """``kernels/multiscale/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
@@ -236,9 +236,10 @@ class DeviceLevel:
     """One level's state in OpenCL buffers; the same operations as the job's numpy level state
     (:class:`inpaint.methods.multiscale.job.HostLevel`).
 
-    ``est`` is the level's picture already on the device (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`),
-    filled in place; the other buffers are created and cleared on the device, so only the
-    level's lists and maps cross the bus.
+    ``est`` is the level's picture already on the device
+    (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`), filled in place;
+    the other buffers are created and cleared on the device, so only the level's lists and maps
+    cross the bus.
     """
 
     def __init__(self, level: Any, est: Any, k: int, half: int, seconds: dict[str, float], rt: Any,
@@ -287,7 +288,7 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
-    def lift(self, coarse: "DeviceLevel") -> None:
+    def lift(self, coarse: DeviceLevel) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.lift`, on the device."""
         lev = self.lev
         self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,

@@ -1,5 +1,5 @@
-"""numpy reference for the multiscale fill's kernels (``kernels/patchmatch.cl``,
-``kernels/vote.cl``, ``kernels/poisson.cl``).
+"""numpy reference for the multiscale fill's kernels (``kernels/multiscale/patchmatch.cl``,
+``kernels/multiscale/vote.cl``, ``kernels/multiscale/poisson.cl``).
 
 Every function mirrors one kernel and uses only integer arithmetic, so the OpenCL and numpy
 paths agree bit for bit.  The kernels work on one work-item per target (PatchMatch) or per
@@ -24,7 +24,7 @@ whole window is known and inside the search area.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
