@@ -109,6 +109,21 @@ class ClosePopup(Popup):
     then = ObjectProperty(None, allownone=True)
 
 
+class QuestionPopup(Popup):
+    """A yes-or-cancel question: ``on_yes`` runs after the yes button, nothing after Cancel."""
+
+    text = StringProperty("")
+    yes_text = StringProperty("OK")
+    on_yes = ObjectProperty(None, allownone=True)
+    answered = BooleanProperty(False)   # the yes button was pressed
+
+    def answer_yes(self):
+        self.answered = True
+        self.dismiss(animation=False)
+        if self.on_yes is not None:
+            self.on_yes()
+
+
 class SettingsPopup(Popup):
     """Search factor, patch size, backend, device, profile, and the device's limits."""
 

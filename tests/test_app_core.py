@@ -297,6 +297,58 @@ def test_progress_reports_partial_images(photo):
     assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
     w.shutdown()
 
+def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo):
+    """A build on the worker (while set up, or during a step) is told as compiling, then the
+    phase it interrupted again; a build on another thread is not this job's."""
+    from inpaint.cl import build as cl_build
+
+    def announce():                  # what inpaint.cl.build.build tells its listeners
+        for listener in list(cl_build._BUILD_LISTENERS):
+            listener("start", ("x",), 0.0)
+        for listener in list(cl_build._BUILD_LISTENERS):
+            listener("end", ("x",), 0.5)
+
+    class Builds(_Steps):
+        def __init__(self, *a, **k):
+            announce()
+            other = threading.Thread(target=announce)
+            other.start()
+            other.join()
+            super().__init__(*a, **k)
+
+        def step(self):
+            if self.iterations == 1:
+                announce()
+            return super().step()
+
+    w = Worker()
+    phases = []
+    job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 3}, factory=Builds,
+                                         on_phase=phases.append))
+    assert job.wait(10) and job.outcome == "done"
+    assert phases == ["preparing", "compiling", "preparing", "filling", "compiling", "filling"]
+    assert not cl_build._BUILD_LISTENERS, "the listener is removed after the run"
+    w.shutdown()
+
+
+def test_a_tap_too_large_for_an_object_is_retried_at_half_the_tolerance():
+    from mobile_ui import masktools
+
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[:, :40] = (100, 100, 100)
+    img[:, 40:] = (130, 130, 130)                       # two halves 30 levels apart
+    img[20:30, 10:20] = (20, 200, 20)                   # a small object
+    assert masktools.tap_select(img, (5, 5), 64).mean() > 0.9       # 64 (and 32) take both halves
+    region, used = masktools.tap_select_plausible(img, (5, 5), 64, limit=0.6)
+    assert used == 16                                    # 64 -> 32 -> 16: one half, under the limit
+    np.testing.assert_array_equal(region, masktools.tap_select(img, (5, 5), 16))
+    assert not region[:, 40:].any() and region[:, :40].mean() > 0.9 and region.mean() <= 0.6
+    region, used = masktools.tap_select_plausible(img, (5, 5), 64, limit=0.4)
+    assert used == masktools.MIN_TOLERANCE and region.mean() > 0.4   # still too large: the app asks
+    region, used = masktools.tap_select_plausible(img, (25, 15), 64)
+    assert used == 64 and region[20:30, 10:20].all() and region.mean() < masktools.MAX_REGION
+
+
 def test_device_notes_reach_the_job_and_other_warnings_go_on(photo):
     import warnings
 

@@ -726,6 +726,84 @@ def test_red_mask_stays_until_the_live_fill_replaces_it(fresh, scene):
     assert not ed.mask.any() and ed._overlay_color.a == 1   # the next mask shows again
 
 
+class _HeldAtStart(_Slow):
+    """Held before the fill is even set up (a large photo's pyramids, the device) until ``gate``."""
+
+    gate = threading.Event()
+
+    def __init__(self, *args, **kwargs):
+        self.gate.wait(TIMEOUT)
+        super().__init__(*args, **kwargs)
+
+
+def _statuses(app):
+    """Every status line the app shows from now on (``app.unbind(status=...)`` with the second)."""
+    seen = []
+
+    def spy(_app, text):
+        seen.append(text)
+
+    app.bind(status=spy)
+    return seen, spy
+
+
+def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, scene):
+    app = fresh
+    app.engine = _HeldAtStart
+    _HeldAtStart.gate.clear()
+    seen, spy = _statuses(app)
+    try:
+        app.remove()
+        assert app.status == "Removing: preparing the fill (72x56, 0.0 MP)…", app.status
+        assert app.busy and app.progress == 0 and app.root.ids.cancel_btn.width >= 0
+        pump_until(lambda: app.status.endswith(" s"), timeout=20, what="the seconds of preparing")
+        assert re.fullmatch(r"Removing: preparing the fill \(72x56, 0\.0 MP\)… [12] s", app.status), app.status
+    finally:
+        _HeldAtStart.gate.set()
+        pump_until(lambda: not app.busy, what="the removal")
+        settle(app)
+        app.unbind(status=spy)
+    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
+    assert filling and seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < filling[0], seen
+    assert seen[filling[0]] == "Removing… 0% · estimating the time left", seen
+    assert app.status.startswith("Removed in "), app.status
+
+
+class _Compiles(_Slow):
+    """The real Inpainter, after a real OpenCL build no cache holds (a define never used before)."""
+
+    def __init__(self, *args, **kwargs):
+        from inpaint.cl.build import build
+        from inpaint.cl.runtime import get_runtime
+
+        build(get_runtime().context, ["criminisi/copy"], {"INPAINT_NEVER_BUILT": time.time_ns()})
+        super().__init__(*args, **kwargs)
+
+    def step(self):
+        return self._job.step()
+
+
+@pytest.mark.opencl
+def test_a_first_run_says_it_compiles_before_the_fill_shows_progress(fresh, scene):
+    from inpaint.cl.runtime import opencl_available
+
+    if not opencl_available():
+        pytest.skip("no OpenCL device")
+    app = fresh
+    app.engine = _Compiles
+    seen, spy = _statuses(app)
+    try:
+        app.remove()
+        pump_until(lambda: not app.busy, what="the removal")
+        settle(app)
+    finally:
+        app.unbind(status=spy)
+    compiling = [i for i, text in enumerate(seen) if text.startswith("Removing: preparing the device, compiling")]
+    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
+    assert compiling and filling and compiling[0] < filling[0], seen
+    assert seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], seen
+
+
 def test_progress_gives_the_time_left(fresh):
     app = fresh
     app._begin_job("Removing…")
@@ -873,16 +951,27 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     ids = app.root.ids
     assert ids.tolerance_slider.width > 40 and ids.brush_slider.width == 0, "Select shows its tolerance slider"
     ball, sky = (34, 41), (5, 5)
-    drag([screen_of(app, *ball)])                        # a tap
+    drag([screen_of(app, *ball)])                        # a tap: selected on the worker
+    settle(app)
     ball_region = masktools.tap_select(img, ball, DEFAULT_TOLERANCE)
     assert ball_region[ball] and 10 < ball_region.sum() < 400
     np.testing.assert_array_equal(ed.mask, ball_region)
     drag([screen_of(app, *sky)])
-    sky_region = masktools.tap_select(img, sky, DEFAULT_TOLERANCE)
+    settle(app)
+    # The sky is more than an object covers: selected at a lower tolerance, or asked about.
+    sky_region, used = masktools.tap_select_plausible(img, sky, DEFAULT_TOLERANCE)
+    assert used < DEFAULT_TOLERANCE and sky_region.sum() < masktools.tap_select(img, sky, DEFAULT_TOLERANCE).sum()
+    if sky_region.mean() > masktools.MAX_REGION:
+        tap(app._popup.ids.yes_btn)
+    else:
+        assert f"Tolerance lowered to {used}" in app.status, app.status
     np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
     tap(ids.select_mode_btn)
     assert app.select_mode == "subtract" and ids.select_mode_btn.text == "Subtract"
     drag([screen_of(app, *sky)])
+    settle(app)
+    if sky_region.mean() > masktools.MAX_REGION:
+        tap(app._popup.ids.yes_btn)
     np.testing.assert_array_equal(ed.mask, ball_region & ~sky_region)
     after_taps = ed.mask.copy()
 
@@ -904,8 +993,113 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     ids.tolerance_slider.value = 4                       # a lower tolerance selects less
     assert app.tolerance == 4
     drag([screen_of(app, *ball)])
+    settle(app)
     np.testing.assert_array_equal(ed.mask, masktools.tap_select(img, ball, 4))
     assert ed.mask.sum() < ball_region.sum()
+
+
+class _Gate:
+    """Wraps a function of the worker: each call waits for ``gate`` (so a test sees the UI while
+    the call runs), then runs the real function."""
+
+    def __init__(self, fn):
+        self.fn, self.gate, self.calls = fn, threading.Event(), []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append(args)
+        self.gate.wait(TIMEOUT)
+        return self.fn(*args, **kwargs)
+
+
+def test_a_tap_says_selecting_at_once_ignores_taps_meanwhile_and_is_one_undo_step(fresh, scene, monkeypatch):
+    from mobile_ui import masktools
+    from mobile_ui.editor import MASK_RGBA
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    seen = _overlay_spy(monkeypatch)
+    ed.mask[...] = False
+    ed.mask[2:9, 60:70] = True                           # painted before the tap
+    ed.refresh_mask()
+    before = ed.mask.copy()
+    gated = _Gate(masktools.tap_select_plausible)
+    monkeypatch.setattr(masktools, "tap_select_plausible", gated)
+    app.set_tool("select")
+    ball, sky = (34, 41), (5, 5)
+    try:
+        drag([screen_of(app, *ball)])
+        assert app.status == "Selecting…" and app.busy, app.status   # at once, before any result
+        assert app.root.ids.cancel_btn.width >= 44
+        drag([screen_of(app, *sky)])                     # a second tap while the first runs
+        assert "Tap ignored" in app.status and "still being selected" in app.status, app.status
+    finally:
+        gated.gate.set()
+    settle(app)
+    assert len(gated.calls) == 1, "the ignored tap must not run later"
+    region, used = masktools.tap_select_plausible(img, ball, DEFAULT_TOLERANCE)
+    np.testing.assert_array_equal(ed.mask, before | region)
+    assert (region & ~before).any() and app.status.startswith("Added "), app.status
+    app.undo()                                           # one step: exactly the mask before the tap
+    pump(2)
+    np.testing.assert_array_equal(ed.mask, before)
+    assert (seen[-1][before] == MASK_RGBA).all() and not seen[-1][~before].any(), "Undo must show it"
+    assert not app.can_undo
+    app.redo()
+    np.testing.assert_array_equal(ed.mask, before | region)
+
+
+def test_a_tap_that_selects_more_than_an_object_asks_first(fresh, monkeypatch):
+    from inpaint.report import format_percent
+    from mobile_ui import masktools
+    from mobile_ui.popups import QuestionPopup
+
+    app, ed = fresh, fresh.editor
+    img = np.zeros((56, 72, 3), np.uint8)
+    img[:, :] = (90, 140, 200)                           # a plain sky: one colour at any tolerance...
+    img[40:56, 30:40] = (250, 250, 40)                   # ...with a small yellow object on its edge
+    app.set_document(img, None, "sky")
+    app.set_tool("select")
+    pump(2)
+    want, used = masktools.tap_select_plausible(img, (10, 10), DEFAULT_TOLERANCE)
+    assert used == masktools.MIN_TOLERANCE and want.mean() > 0.9   # the sky, even at the lowest tolerance
+    drag([screen_of(app, 10, 10)])
+    settle(app)
+    popup = app._popup
+    assert isinstance(popup, QuestionPopup), popup
+    assert f"selects {format_percent(want.mean())} of the photo" in popup.text, popup.text
+    assert not ed.mask.any(), "nothing is selected before the answer"
+    tap(popup.ids.no_btn)
+    pump(2)
+    assert app._popup is None and not ed.mask.any() and not app.can_undo
+    assert "unchanged" in app.status
+    drag([screen_of(app, 10, 10)])
+    settle(app)
+    tap(app._popup.ids.yes_btn)
+    pump(2)
+    np.testing.assert_array_equal(ed.mask, want)
+    app.undo()
+    assert not ed.mask.any()
+    drag([screen_of(app, 48, 35)])                       # the object: selected without a question
+    settle(app)
+    assert app._popup is None and ed.mask[40:56, 30:40].all() and ed.mask.mean() < masktools.MAX_REGION
+
+
+def test_a_tap_during_a_removal_is_ignored_and_said(fresh, scene):
+    app, ed = fresh, fresh.editor
+    app.engine = _Held
+    _Held.gate.clear()
+    try:
+        app.remove()
+        pump(2)
+        app.editor.tool = "select"
+        mask = ed.mask.copy()
+        drag([screen_of(app, 5, 5)])
+        assert app.status == "Tap ignored: wait until removing is done.", app.status
+        np.testing.assert_array_equal(ed.mask, mask)
+    finally:
+        _Held.gate.set()
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
 
 
 def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch):
