@@ -174,6 +174,20 @@ class InpaintApp(App):
         folder.mkdir(parents=True, exist_ok=True)
         return str(folder)
 
+    @property
+    def thumbnail_dir(self) -> Path:
+        """Where the Open and Save dialogs keep their photo previews."""
+        return self.state_dir / "previews"
+
+    def recent_folders(self) -> "list[str]":
+        """The folders photos were last opened from or saved to, newest first, that still exist."""
+        return [d for d in self._settings.get(settings.RECENT, []) if Path(d).is_dir()]
+
+    def _remember_folder(self, folder: Path) -> None:
+        name = str(Path(folder).resolve())
+        older = [d for d in self._settings.get(settings.RECENT, []) if d != name]
+        self._settings[settings.RECENT] = [name] + older[:settings.MAX_RECENT - 1]
+
     def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
         # Never write an .ini beside the code: Kivy's own config goes with our state.
         return str(self.state_dir / "kivy-app.ini")
@@ -412,6 +426,7 @@ class InpaintApp(App):
         photo = storage.load_image(path)
         mask = masktools.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
         self.set_document(photo.pixels, mask, Path(path).name, photo)
+        self._remember_folder(Path(path).parent)
         self._save_settings()
 
     def open_sample(self, name: str | None = None) -> None:
@@ -849,9 +864,9 @@ class InpaintApp(App):
             return
         if any("numpy" in n for n in notes):   # the other notes name the device used instead
             title, hint = "Ran on numpy", ("To skip OpenCL from now on: open Settings and, under Advanced, "
-                                           "set Backend to numpy; or choose another Device.")
+                                           "set Run on to the processor (numpy); or choose another OpenCL device.")
         else:
-            title, hint = "Ran on another device", "Open Settings and, under Advanced, choose the Device to use."
+            title, hint = "Ran on another device", "Open Settings and, under Advanced, choose the OpenCL device to use."
         self.status = f"{title}. {done} Note: {' '.join(notes)}"
         self.show_message(title, "\n\n".join(notes), hint=hint)
 
@@ -974,6 +989,8 @@ class InpaintApp(App):
             return None
         self.status = f"Saved {written}" + (f" ({'; '.join(notes)})" if notes else "")
         self._saved_image = self.image
+        self._remember_folder(Path(written).parent)
+        self._save_settings()
         return written
 
     def _on_drop_file(self, _window, filename, *_args):
@@ -1043,6 +1060,7 @@ class InpaintApp(App):
         popup = Factory.OpenPopup()
         popup.ids.chooser.path = self.default_folder()
         popup.ids.cases.values = samples.case_names() or ["demo"]
+        popup.ids.recent.values = self.recent_folders()
         return self._show(popup)
 
     def open_typed(self, popup, text: str) -> bool:
@@ -1074,7 +1092,7 @@ class InpaintApp(App):
         return self._show(popup)
 
     def save_from_popup(self, popup) -> "Path | None":
-        path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
+        path, overwrite = str(popup.target()), popup.ids.overwrite.active
         if popup.what == "mask":
             return self.export_mask(path, overwrite)
         written = self.save_to(path, overwrite)
@@ -1087,7 +1105,7 @@ class InpaintApp(App):
         self.device_choices = [devices.AUTO] + [c.label for c in choices]
         popup = Factory.SettingsPopup()
         popup.ids.opencl_note.text = "" if not why else f"OpenCL unavailable, using numpy: {why}"
-        popup.ids.profiles.values = devices.list_profiles()
+        popup.profile_values = devices.list_profiles()
         self._devices = choices
         self._show(popup)
         self.update_device_info(popup)

@@ -410,9 +410,9 @@ def test_device_errors_get_a_hint_naming_the_settings():
     # The hints name what the Settings screen shows: its labels, and a backend it offers.
     kv = Path(devices.__file__).with_name("inpaint.kv").read_text(encoding="utf-8")
     settings_rule = kv[kv.index("<SettingsPopup>:"):]
-    for label in ("Advanced", "Backend", "Device", "Profile"):
+    for label in ("Advanced", "Run on", "OpenCL device", "Tuned for"):
         assert f"text: '{label}'" in settings_rule and label in devices.DEVICE_HINT + devices.PROFILE_HINT
-    assert "numpy" in BACKENDS and "set Backend to numpy" in devices.DEVICE_HINT
+    assert "numpy" in BACKENDS and "set Run on to the processor (numpy" in devices.DEVICE_HINT
     assert "native" in devices.list_profiles()
 
 
@@ -525,3 +525,30 @@ def test_colour_tap_select_fills_holes_in_the_region():
     want = np.zeros((20, 20), bool)
     want[5:15, 5:15] = True              # colours are 3x3 means: the square's outer ring mixes with black
     np.testing.assert_array_equal(got, want)
+
+
+def test_previews_are_upright_small_cached_and_follow_the_file(tmp_path):
+    import os
+
+    from mobile_ui import thumbs
+
+    px = np.zeros((300, 600, 3), np.uint8)
+    px[:, :300] = (250, 0, 0)                             # red left half, blue right half
+    px[:, 300:] = (0, 0, 250)
+    photo = tmp_path / "side.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6                                      # shown turned 90° clockwise
+    Image.fromarray(px).save(photo, exif=exif, quality=95)
+    cache = tmp_path / "cache"
+    first = thumbs.thumbnail(photo, cache)
+    small = np.asarray(Image.open(first).convert("RGB"), int)
+    assert small.shape == (thumbs.SIZE, thumbs.SIZE // 2, 3)   # upright: taller than wide
+    assert small[5, :, 0].mean() > 200 and small[-5, :, 2].mean() > 200   # red on top after the turn
+    assert thumbs.thumbnail(photo, cache) == first and len(list(cache.iterdir())) == 1   # cached
+    Image.fromarray(px[:, ::-1].copy()).save(photo, quality=95)
+    os.utime(photo, ns=(1, 10 ** 18))                     # a new version of the file
+    second = thumbs.thumbnail(photo, cache)
+    assert second != first and np.asarray(Image.open(second)).shape == (thumbs.SIZE // 2, thumbs.SIZE, 3)
+    (tmp_path / "notes.png").write_text("not a picture")
+    assert thumbs.thumbnail(tmp_path / "notes.png", cache) is None
+    assert thumbs.thumbnail(tmp_path / "missing.png", cache) is None

@@ -369,6 +369,76 @@ def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, sc
     app.dismiss_popup()
 
 
+def _thumbs(widget):
+    from mobile_ui.popups import PhotoThumb
+
+    return {t.photo: t for t in widget.walk() if isinstance(t, PhotoThumb) and t.photo}
+
+
+def test_open_dialog_shows_previews_and_recent_folders(fresh, scene, tmp_path, monkeypatch):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    monkeypatch.setitem(app._settings, "recent_dirs", [])
+    beach, walks = tmp_path / "beach", tmp_path / "walks"
+    beach.mkdir(), walks.mkdir()
+    Image.fromarray(img).save(beach / "scene.png")
+    Image.new("RGB", (400, 300), (220, 20, 20)).save(walks / "red.jpg", quality=95)
+    (walks / "notes.txt").write_text("not a photo")
+    app.open_path(str(beach / "scene.png"))
+    app.open_path(str(walks / "red.jpg"))
+    popup = app.show_open()
+    pump(3)
+    assert popup.ids.recent.values == [str(walks), str(beach)], "newest first"
+    popup.ids.recent.text = str(beach)                   # a recent folder: browsed
+    pump(3)
+    assert popup.ids.chooser.path == str(beach)
+    popup.ids.chooser.path = str(walks)
+    pump_until(lambda: str(walks / "red.jpg") in _thumbs(popup), timeout=20, what="the photo's entry")
+    assert set(_thumbs(popup)) == {str(walks / "red.jpg")}, "only photos are listed"
+    thumb = _thumbs(popup)[str(walks / "red.jpg")]
+    pump_until(lambda: thumb.preview, timeout=30, what="the preview")
+    preview = np.asarray(Image.open(thumb.preview).convert("RGB"), float)
+    assert preview.shape[:2] == (144, 192)               # 400x300 within 192 px a side
+    assert np.abs(preview.mean(axis=(0, 1)) - (220, 20, 20)).max() < 6, "the photo's own picture"
+    assert thumb.source == thumb.preview and thumb.texture is not None
+    popup.ids.chooser.selection = [str(walks / "red.jpg")]
+    pump()
+    tap(popup.ids.open_btn)
+    pump(2)
+    assert app.doc_name == "red.jpg"
+
+
+def test_save_dialog_browses_folders_with_the_suggested_name(fresh, scene, tmp_path):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    photos, elsewhere = tmp_path / "photos", tmp_path / "elsewhere"
+    photos.mkdir(), elsewhere.mkdir()
+    Image.fromarray(img).save(photos / "beach.png")
+    Image.fromarray(img[::-1].copy()).save(elsewhere / "old.png")
+    app.open_path(str(photos / "beach.png"))
+    popup = app.show_save()
+    pump(3)
+    assert popup.ids.folder.path == str(photos) and popup.ids.path.text == "beach_removed.png"
+    assert popup.ids.folder_label.text == f"In {photos}"
+    tap(popup.ids.save_up_btn)                           # up, then into another folder
+    assert popup.ids.folder.path == str(tmp_path)
+    popup.ids.folder.path = str(elsewhere)
+    pump_until(lambda: str(elsewhere / "old.png") in _thumbs(popup), timeout=20, what="the folder's photos")
+    popup.ids.folder.selection = [str(elsewhere / "old.png")]   # a tapped file gives its name
+    pump()
+    assert popup.ids.path.text == "old.png"
+    popup.ids.path.text = "beach_removed.png"
+    tap(popup.ids.save_confirm)
+    pump(2)
+    np.testing.assert_array_equal(np.asarray(Image.open(elsewhere / "beach_removed.png")), img)
+    assert not (photos / "beach_removed.png").exists()
+    assert app.recent_folders()[:2] == [str(elsewhere), str(photos)], "a folder saved to is recent too"
+
+
 def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scene, tmp_path, monkeypatch):
     import json
 
@@ -853,9 +923,10 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     app.has_seam = True
     popup = app.show_resize()
     pump()
-    assert popup.ids.width_slider.value == 72
-    app.dismiss_popup()
-    app.resize(64, 56)
+    assert (popup.target_w, popup.target_h) == (72, 56)   # 100 % until a size is chosen
+    popup.size_text = "64x56!"
+    pump()
+    tap(popup.ids.resize_confirm)
     pump_until(lambda: not app.busy, what="the resize")
     settle(app)
     expected = seam.resize(img, 64, 56, keep_mask=keep, backend="numpy")
@@ -865,6 +936,38 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     app.undo()
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(ed.keep, keep)
+
+
+def test_resize_offers_percentages_and_the_command_s_sizes(fresh, scene):
+    app = fresh
+    app.has_seam = True
+    popup = app.show_resize()
+    pump(2)
+    buttons = {b.text: b for b in popup.ids.presets.children}
+    assert set(buttons) == {"50%", "75%", "90%", "Narrower 80%", "Shorter 80%", "Wider 120%"}
+    assert all(b.height >= 48 for b in buttons.values()), "touch targets"
+    for text, want in (("50%", (36, 28)), ("75%", (54, 42)), ("90%", (65, 50)), ("Narrower 80%", (58, 56)),
+                       ("Shorter 80%", (72, 45)), ("Wider 120%", (86, 56))):
+        tap(buttons[text])
+        assert (popup.target_w, popup.target_h) == want, text     # 72x56 times the share, rounded
+        assert buttons[text].state == "down" and popup.ids.size_input.text == popup.size_text
+        assert f"Becomes {want[0]} x {want[1]} px" in popup.ids.resize_result.text
+        assert not popup.ids.resize_confirm.disabled
+    for typed, want in (("640x480!", (640, 480)), ("36x36", (36, 28)), ("x28", (36, 28)), ("36", (36, 28)),
+                        ("50%x100%", (36, 56)), ("100x100", (100, 78))):
+        popup.ids.size_input.text = typed                # the command's --size, read by its own parser
+        pump()
+        from inpaint.cli.options import parse_geometry
+        assert parse_geometry(typed)(72, 56) == want     # the command reads it alike
+        if max(want[0] / 72, want[1] / 56) > 2:
+            assert popup.problem and "twice" in popup.problem and popup.ids.resize_confirm.disabled
+        else:
+            assert (popup.target_w, popup.target_h) == want and not popup.problem, typed
+            assert not any(b.state == "down" for b in buttons.values())
+    popup.ids.size_input.text = "big"
+    pump()
+    assert popup.ids.resize_confirm.disabled and "Type a size such as 75%" in popup.ids.resize_result.text
+    app.dismiss_popup()
 
 
 # -- mask tools -------------------------------------------------------------------------
@@ -1157,7 +1260,7 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     popup = app.show_save()
     pump()
     tap(popup.ids.save_mask_choice)
-    assert popup.what == "mask" and popup.ids.path.text == str(tmp_path / "photo_mask.png")
+    assert popup.what == "mask" and popup.target() == tmp_path / "photo_mask.png"
     tap(popup.ids.save_confirm)
     out = tmp_path / "photo_mask.png"
     with Image.open(out) as im:
@@ -1286,7 +1389,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     settle(app)
     popup = app.show_save()
     pump()
-    suggested = popup.ids.path.text
+    suggested = str(popup.target())
     assert suggested.endswith("orig_removed.png") and not os.path.exists(suggested)
     tap(popup.ids.save_confirm)
     np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
@@ -1357,6 +1460,38 @@ def test_settings_show_the_device_and_its_limits(fresh):
         pump()
     finally:
         app.backend = "numpy"
+
+
+def test_settings_speak_in_words_and_keep_the_options(fresh):
+    from mobile_ui import devices, words
+
+    app = fresh
+    popup = app.show_settings()
+    pump(2)
+    ids = popup.ids
+    try:
+        for key, spinner, values in (("method", ids.method, settings.METHODS), ("alpha", ids.alpha, devices.ALPHAS),
+                                     ("patch", ids.patch, devices.PATCHES),
+                                     ("backend", ids.backend, devices.BACKENDS),
+                                     ("profile", ids.profiles, popup.profile_values)):
+            assert len(spinner.values) == len(values) and len(set(spinner.values)) == len(values), key
+            for shown, value in zip(list(spinner.values), values):
+                assert shown != value and f"({value})" in shown, (key, shown)   # words, then the value
+                spinner.text = shown
+                pump()
+                assert getattr(app, key) == value, (key, shown)
+                assert spinner.text == shown
+        ids.alpha.text = words.label("alpha", "full")
+        ids.patch.text = words.label("patch", "7")
+        assert app.run_params()["alpha"] == "full" and app.run_params()["patch"] == 7
+        assert ids.quality.text == "Best quality"
+        assert words.label("alpha", "full") == "The whole photo (full)"
+        labels = [w.text for w in popup.walk() if w.__class__.__name__ == "Label" and w.text]
+        assert not {"Search area α", "Backend", "Profile", "Patch size"} & set(labels), "no internal words"
+    finally:
+        app.backend, app.method = "numpy", "multiscale"
+        app.alpha, app.patch, app.profile = "0.2", "5", "native"
+        app.dismiss_popup()
 
 
 def test_layout_adapts_to_landscape(fresh, kv):
@@ -1466,7 +1601,7 @@ def test_a_build_failure_fits_its_popup_and_shows_the_details(fresh, scene, kv, 
     try:
         assert isinstance(popup, MessagePopup) and popup.title == "Remove failed"
         assert popup.text == _BUILD_MESSAGE and popup.hint == DEVICE_HINT
-        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        assert "Settings" in popup.hint and "Run on to the processor (numpy" in popup.hint
         np.testing.assert_array_equal(app.image, img)
         for size in (WINDOW, (320, 360), (1000, 700)):
             kv.size = size
@@ -1584,7 +1719,7 @@ def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
         popup = app._popup
         assert popup is not None and popup.title == "Ran on numpy", app.status
         assert popup.text.startswith(f"{cause}; using numpy") and popup.text.endswith("install another driver")
-        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        assert "Settings" in popup.hint and "Run on to the processor (numpy" in popup.hint
         assert app.status.startswith("Ran on numpy. Removed in ") and f"Note: {cause}; using numpy" in app.status
         app.dismiss_popup()
         pump()
@@ -1614,7 +1749,7 @@ def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
             settle(app)
             if told:
                 assert app._popup.title == "Ran on another device" and app._popup.text == note
-                assert "Device" in app._popup.hint and app.status.startswith("Ran on another device. Removed in ")
+                assert "OpenCL device" in app._popup.hint and app.status.startswith("Ran on another device. Removed in ")
                 assert app.status.endswith(f"Note: {note}")
                 app.dismiss_popup()
                 pump()
