@@ -39,15 +39,17 @@ SMOOTH = 1
 CONNECTIVITY = 4
 
 
-def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float) -> np.ndarray:
+def tap_select(image: np.ndarray, seed_yx: "tuple[int, int]", tolerance: float,
+               windows: "dict | None" = None) -> np.ndarray:
     """The object a tap at ``seed_yx`` selects: :func:`inpaint.tapselect.select_object` where
-    OpenCV is installed, else the colour range (:func:`tap_select_colour`).
+    OpenCV is installed (``windows``: its reduced windows, kept between calls), else the colour
+    range (:func:`tap_select_colour`).
 
     Without GrabCut the edge-bounded region alone measured below the colour range on real
     photos (docs/TAP_SELECT.md), so it is not used on its own.
     """
     if grabcut_available():
-        return select_object(image, seed_yx, tolerance, grabcut=True)
+        return select_object(image, seed_yx, tolerance, grabcut=True, windows=windows)
     return tap_select_colour(image, seed_yx, tolerance)
 
 
@@ -73,11 +75,11 @@ def tap_select_plausible(image: np.ndarray, seed_yx: "tuple[int, int]", toleranc
     tolerance : int
         The tolerance that selected it.
     """
-    tol = int(tolerance)
-    region = tap_select(image, seed_yx, tol)
+    tol, windows = int(tolerance), {}
+    region = tap_select(image, seed_yx, tol, windows)
     while region.mean() > limit and tol > MIN_TOLERANCE:
         tol = max(tol // 2, MIN_TOLERANCE)
-        region = tap_select(image, seed_yx, tol)
+        region = tap_select(image, seed_yx, tol, windows)
     return region, tol
 
 

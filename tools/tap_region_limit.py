@@ -10,7 +10,10 @@ while the region covers more than ``--limit`` of the photo).  Printed: how many 
 the limit, how many the halving brought under it, and for both selections the mean IoU with the
 object and the mean share of the region that is object.
 
-``python tools/tap_region_limit.py [--limit 0.25]``
+``--time`` instead times taps on two of the photos enlarged to 4000x3000 (12 MP): one selection,
+and the app's tap with the limit (median of 3).
+
+``python tools/tap_region_limit.py [--limit 0.25] [--time]``
 """
 
 from __future__ import annotations
@@ -53,12 +56,41 @@ def taps(obj: np.ndarray, rng: np.random.Generator):
     return [(int(ys[i]), int(xs[i])) for i in rng.integers(len(ys), size=TAPS)]
 
 
+def time_taps() -> None:
+    """Seconds per tap on 12 MP photos (see the module's docstring)."""
+    import time
+
+    from mobile_ui import masktools
+
+    for case, points in (("fig_bowl", [(40, 40), (270, 400)]), ("nuthatch_bark", [(300, 100), (360, 700)])):
+        with Image.open(ROOT / "datasets" / "objects" / case / "image.png") as im:
+            src = im.convert("RGB")
+        sy, sx = 3000 / src.height, 4000 / src.width
+        image = np.asarray(src.resize((4000, 3000), Image.BICUBIC))
+        for y, x in points:
+            seed = (int(y * sy), int(x * sx))
+            t0 = time.perf_counter()
+            masktools.tap_select(image, seed, masktools.DEFAULT_TOLERANCE)
+            one = time.perf_counter() - t0
+            runs = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                region, tol = masktools.tap_select_plausible(image, seed, masktools.DEFAULT_TOLERANCE)
+                runs.append(time.perf_counter() - t0)
+            print(f"{case} at {seed}: one selection {one:.2f} s; the app's tap {np.median(runs):.2f} s "
+                  f"(tolerance {tol}, {region.mean():.1%} of the photo)")
+
+
 def main(argv=None) -> int:
     from mobile_ui import masktools
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--limit", type=float, default=masktools.MAX_REGION, help="largest share of the photo")
+    p.add_argument("--time", action="store_true", help="time taps on 12 MP photos instead")
     args = p.parse_args(argv)
+    if args.time:
+        time_taps()
+        return 0
     iou = lambda a, b: float((a & b).sum() / max((a | b).sum(), 1))   # noqa: E731
     n = over = brought = 0
     largest = 0.0
