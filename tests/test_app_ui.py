@@ -885,6 +885,8 @@ def test_progress_gives_the_time_left(fresh):
         app._job_started = time.monotonic()
         app._show_progress(0.0)
         assert app.status == "Removing… 0% · estimating the time left"
+        app._show_progress(0.0003)                       # a large photo's first seconds: it moves
+        assert app.status.startswith("Removing… 0.03% · "), app.status
     finally:
         app._finish_job()
 

@@ -106,6 +106,21 @@ def _render(preset: str, out: Path) -> None:
     ed._cursor_pos = None
     ed._update_cursor()
 
+    # Before the fill: what Remove prepares (held 2.5 s, as a 12 MP photo takes about 3 s on numpy).
+    class SlowStart(Slow):
+        def __init__(self, *a, **k):
+            time.sleep(2.5)
+            super().__init__(*a, **k)
+
+    app.open_sample("walkingman")
+    pump(2)
+    app.engine = SlowStart
+    app.remove()
+    until(lambda: app.status.endswith(" s"), timeout=30)
+    shot("preparing")
+    app.cancel()
+    until(lambda: app.worker.wait_idle(0))
+
     # The fill running live, with progress and Cancel.
     app.open_sample("walkingman")
     pump(2)
@@ -165,13 +180,15 @@ def _render(preset: str, out: Path) -> None:
 
     # The dialogs: Open with previews and recent folders, Save into a folder, Resize, and the
     # question a tap larger than an object asks.
-    folder = Path(tempfile.mkdtemp(prefix="inpaint-shots-photos-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    home = Path(tempfile.mkdtemp(prefix="inpaint-shots-home-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    folder = home / "Pictures"
+    folder.mkdir()
     root = Path(__file__).resolve().parent.parent / "datasets" / "objects"
     for case in ("nuthatch_bark", "dog_window", "fig_bowl", "tower_sky", "bottle_table", "dandelion_meadow"):
         shutil.copyfile(root / case / "image.png", folder / f"{case}.png")
     app.open_path(str(folder / "nuthatch_bark.png"))
-    app._remember_folder(Path.home())
+    app._remember_folder(home)
     app._remember_folder(folder)
     pump(2)
     popup = app.show_open()
