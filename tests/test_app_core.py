@@ -482,6 +482,18 @@ def test_settings_round_trip_and_bad_values():
     assert settings.read("not a dict") == ({}, {})
 
 
+def test_recent_folders_are_kept_newest_first_and_bounded():
+    from mobile_ui import settings
+
+    folders = [f"/f{i}" for i in range(12)]
+    doc = settings.document({}, {"last_dir": "/f0", settings.RECENT: folders})
+    assert doc[settings.RECENT] == folders[:settings.MAX_RECENT] and settings.MAX_RECENT == 8
+    assert settings.read(doc)[1] == {"last_dir": "/f0", settings.RECENT: folders[:8]}
+    assert settings.read({"version": 2, settings.RECENT: ["/a", 3, None, "/b"]})[1] == {settings.RECENT: ["/a", "/b"]}
+    assert settings.read({"version": 2, settings.RECENT: "/a"})[1] == {}      # not a list: dropped
+    assert settings.RECENT not in settings.document({}, {settings.RECENT: []})
+
+
 def test_a_session_option_is_not_saved_as_a_choice():
     from mobile_ui import settings
 
