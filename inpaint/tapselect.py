@@ -52,7 +52,8 @@ def _colour_region(work: np.ndarray, seed: tuple[int, int], colour: np.ndarray,
 
 
 def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float, *,
-                  grabcut: bool | None = None, work_side: int = WORK_SIDE) -> np.ndarray:
+                  grabcut: bool | None = None, work_side: int = WORK_SIDE,
+                  windows: dict | None = None) -> np.ndarray:
     """The object a tap at ``seed_yx`` selects.
 
     The region grows from the tapped pixel through pixels whose colour (3x3 means, or block
@@ -72,6 +73,10 @@ def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
         Complete the region with GrabCut; None: when OpenCV is installed.
     work_side : int
         The longest side the selection is computed at; larger windows are reduced.
+    windows : dict, optional
+        Reduced windows kept between calls on the same image (pass the same empty dict to
+        each): a tap selected again at another tolerance reuses them.  On a 12 MP photo,
+        reducing the windows is about half a tap's time.
 
     Returns
     -------
@@ -111,7 +116,12 @@ def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
         y0, y1 = max(y - half, 0), min(y + half + 1, h)
         x0, x1 = max(x - half, 0), min(x + half + 1, w)
         f = max(1, -(-max(y1 - y0, x1 - x0) // work_side))
-        work = _reduce(rgb[y0:y1, x0:x1].astype(np.float32), f)
+        key = (y0, y1, x0, x1, f)
+        work = windows.get(key) if windows is not None else None
+        if work is None:
+            work = _reduce(rgb[y0:y1, x0:x1].astype(np.float32), f)
+            if windows is not None:
+                windows[key] = work
         seed = ((y - y0) // f, (x - x0) // f)
         # A reduced window's block means already average the noise out; 3x3 means on top would
         # blur a tap near an edge into the other side.

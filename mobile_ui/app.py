@@ -155,6 +155,9 @@ class InpaintApp(App):
         self._saved: dict = {}              # the settings file's changed settings
         self._error_handler = None
         self._told: set[str] = set()        # device notes already told (see _tell_notes)
+        self._job_status = ""               # the running job's status, without its dots
+        self._phase: str | None = None      # the removal's phase (worker.PHASES) until it fills
+        self._phase_started = 0.0
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -177,6 +180,20 @@ class InpaintApp(App):
         folder = Path(base).expanduser() / self.name
         folder.mkdir(parents=True, exist_ok=True)
         return str(folder)
+
+    @property
+    def thumbnail_dir(self) -> Path:
+        """Where the Open and Save dialogs keep their photo previews."""
+        return self.state_dir / "previews"
+
+    def recent_folders(self) -> list[str]:
+        """The folders photos were last opened from or saved to, newest first, that still exist."""
+        return [d for d in self._settings.get(settings.RECENT, []) if Path(d).is_dir()]
+
+    def _remember_folder(self, folder: Path) -> None:
+        name = str(Path(folder).resolve())
+        older = [d for d in self._settings.get(settings.RECENT, []) if d != name]
+        self._settings[settings.RECENT] = [name] + older[:settings.MAX_RECENT - 1]
 
     def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
         # Never write an .ini beside the code: Kivy's own config goes with our state.
@@ -416,6 +433,7 @@ class InpaintApp(App):
         photo = storage.load_image(path)
         mask = masktools.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
         self.set_document(photo.pixels, mask, Path(path).name, photo)
+        self._remember_folder(Path(path).parent)
         self._save_settings()
 
     def open_sample(self, name: str | None = None) -> None:
@@ -525,23 +543,80 @@ class InpaintApp(App):
     def _on_tap(self, _editor, row, col):
         self.select_at(row, col)
 
-    def select_at(self, row: int, col: int) -> int:
-        """Add (or subtract, by :attr:`select_mode`) the region of similar colour around pixel
-        ``(row, col)``; returns how many mask pixels changed."""
-        if self.busy or self.image is None:
-            return 0
+    def select_at(self, row: int, col: int) -> bool:
+        """Add (or subtract, by :attr:`select_mode`) the object a tap at pixel ``(row, col)``
+        selects (:func:`mobile_ui.masktools.tap_select_plausible`), on the worker.
+
+        "Selecting…" shows at once; a tap while a selection (or another job) runs is ignored,
+        and the status says so.  A region larger than an object
+        (:data:`~mobile_ui.masktools.MAX_REGION` of the photo, even at the lowest tolerance)
+        is only applied once the user agrees.  Each applied tap is one undo step.
+
+        Returns
+        -------
+        bool
+            Whether the tap started a selection.
+        """
+        if self.image is None:
+            return False
+        if self.busy:
+            running = "the last tap is still being selected" if self._job_status == "Selecting" else \
+                f"wait until {self._job_status.lower()} is done"
+            self.status = f"Tap ignored: {running}."
+            return False
         before = self.snapshot("select")
-        region = masktools.tap_select(self.image, (row, col), int(self.tolerance))
+        image, seed, tolerance = self.image, (int(row), int(col)), int(self.tolerance)
+        self._begin_job("Selecting…")
+        token = self._token
+        self.job = self.worker.submit(lambda job: masktools.tap_select_plausible(image, seed, tolerance),
+                                      on_done=partial(self._select_done, token, before, tolerance),
+                                      on_error=partial(self._job_error, token, "Select failed"),
+                                      on_cancel=partial(self._job_cancelled, token))
+        return True
+
+    @mainthread
+    def _select_done(self, token, before, asked, outcome):
+        if token != self._token:
+            return
+        self._finish_job()
+        region, used = outcome
+        share = float(region.mean())
+        if share > masktools.MAX_REGION:
+            popup = Factory.QuestionPopup(
+                title="Select this much?",
+                text=(f"This tap selects {format_percent(share)} of the photo, more than an object usually "
+                      f"covers (even at tolerance {used}). Select it anyway, or cancel and paint the "
+                      "object with the Brush?"),
+                yes_text="Select it")
+            popup.on_yes = partial(self._apply_selection, before, region, used, asked)
+            popup.bind(on_dismiss=self._selection_declined)
+            self._show(popup)
+            self.status = f"The tap selects {format_percent(share)} of the photo: select it anyway?"
+            return
+        self._apply_selection(before, region, used, asked)
+
+    def _selection_declined(self, popup):
+        if not popup.answered:
+            self.status = "Not selected: the mask is unchanged."
+
+    def _apply_selection(self, before: Snapshot, region: np.ndarray, used: int, asked: int) -> int:
+        """Add or subtract ``region``: one undo step; returns how many mask pixels changed."""
         mask = self.editor.mask
         old = int(mask.sum())
         if self.select_mode == "add":
             mask |= region
         else:
             mask &= ~region
-        self._mask_changed(before)
+        changed = self._mask_changed(before)
         n = abs(int(mask.sum()) - old)
         verb = "Added" if self.select_mode == "add" else "Removed"
-        self.status = (f"{verb} {n} px of a {int(region.sum())}-px region (tolerance {int(self.tolerance)}). "
+        lowered = (f" Tolerance lowered to {used} for this tap: at {asked} the region was larger than an object."
+                   if used != asked else "")
+        if not changed:
+            self.status = f"Nothing changed: that region ({int(region.sum()):,} px) is already " + \
+                ("selected." if self.select_mode == "add" else "unselected.")
+            return 0
+        self.status = (f"{verb} {n:,} px ({format_percent(region.mean())} of the photo).{lowered} "
                        + ("Tap again to add more" if self.select_mode == "add" else "Tap again to take more away")
                        + (", or Refine the edges." if self.can_refine and self.select_mode == "add" else "."))
         return n
@@ -676,12 +751,63 @@ class InpaintApp(App):
         before = self.snapshot("remove")
         self._begin_job("Removing…")
         token = self._token
+        self._phase_started = time.monotonic()
+        self._phase_text(token, "preparing")
         fn = partial(run_inpaint, image=self.image, mask=mask, params=params,
-                     on_progress=partial(self._job_progress, token), factory=self.engine)
+                     on_progress=partial(self._job_progress, token), factory=self.engine,
+                     on_phase=partial(self._job_phase, token))
         self.job = self.worker.submit(
             fn, on_done=partial(self._remove_done, token, before, int(mask.sum())),
             on_error=partial(self._job_error, token, "Remove failed"),
             on_cancel=partial(self._job_cancelled, token))
+
+    #: A kernel build that ends sooner than this was a cache load: it is not called compiling.
+    COMPILE_NOTE_AFTER = 0.3
+
+    def _phase_text(self, token, phase: str, *_args) -> None:
+        """The status line of a removal before its fill shows progress (see
+        :data:`mobile_ui.worker.PHASES`), with the seconds spent in the phase so far."""
+        if token != self._token or not self.busy or getattr(self, "_phase", None) == "filling" \
+                and phase != "filling":
+            return
+        self._phase = phase
+        elapsed = time.monotonic() - self._phase_started
+        seconds = f" {elapsed:.0f} s" if elapsed >= 1 else ""
+        if phase == "preparing":
+            h, w = self.image.shape[:2]
+            self.status = f"Removing: preparing the fill ({w}x{h}, {w * h / 1e6:.1f} MP)…{seconds}"
+        elif phase == "compiling":
+            self.status = ("Removing: preparing the device, compiling its kernels (first run on this device "
+                           f"only; later runs reuse them)…{seconds}")
+        else:
+            self._show_progress(self.progress)
+
+    @mainthread
+    def _job_phase(self, token, phase: str) -> None:
+        if token != self._token or not self.busy:
+            return
+        Clock.unschedule(self._tick_phase)
+        self._phase_started = time.monotonic()
+        if phase == "filling" and self._phase in ("preparing", "compiling", "compiling-soon") \
+                and self.progress == 0:
+            self._job_started = self._phase_started   # the time left counts from the fill's start
+        if phase == "compiling":   # said only if the build is slow: a cached one takes milliseconds
+            self._phase = "compiling-soon"
+            Clock.schedule_once(partial(self._compiling, token), self.COMPILE_NOTE_AFTER)
+            return
+        self._phase_text(token, phase)
+        if phase != "filling":
+            Clock.schedule_interval(self._tick_phase, 0.5)
+
+    def _compiling(self, token, *_args) -> None:
+        if token == self._token and self.busy and self._phase == "compiling-soon":
+            self._phase_text(token, "compiling")
+            Clock.schedule_interval(self._tick_phase, 0.5)
+
+    def _tick_phase(self, *_args):
+        if not self.busy or self._phase not in ("preparing", "compiling"):
+            return False
+        self._phase_text(self._token, self._phase)
 
     @mainthread
     def _job_progress(self, token, image, fraction, iterations):
@@ -696,7 +822,9 @@ class InpaintApp(App):
         self.progress = fraction
         left = seconds_left(time.monotonic() - self._job_started, fraction)
         eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
-        self.status = f"{self._job_status}… {fraction * 100:.0f}% · {eta}"
+        # A large photo's fill spends its first seconds on coarse levels, a small share of the work:
+        # 0.03 % rather than 0 % shows that it moves.
+        self.status = f"{self._job_status}… {format_percent(fraction)} · {eta}"
 
     @mainthread
     def _remove_done(self, token, before, filled, outcome):
@@ -746,9 +874,9 @@ class InpaintApp(App):
             return
         if any("numpy" in n for n in notes):   # the other notes name the device used instead
             title, hint = "Ran on numpy", ("To skip OpenCL from now on: open Settings and, under Advanced, "
-                                           "set Backend to numpy; or choose another Device.")
+                                           "set Run on to the processor (numpy); or choose another OpenCL device.")
         else:
-            title, hint = "Ran on another device", "Open Settings and, under Advanced, choose the Device to use."
+            title, hint = "Ran on another device", "Open Settings and, under Advanced, choose the OpenCL device to use."
         self.status = f"{title}. {done} Note: {' '.join(notes)}"
         self.show_message(title, "\n\n".join(notes), hint=hint)
 
@@ -758,6 +886,8 @@ class InpaintApp(App):
             self._finish_job(restore=True)
 
     def _finish_job(self, restore: bool = False):
+        Clock.unschedule(self._tick_phase)
+        self._phase = None
         self.busy = False
         self.job = None
         self.progress = 0.0
@@ -869,6 +999,8 @@ class InpaintApp(App):
             return None
         self.status = f"Saved {written}" + (f" ({'; '.join(notes)})" if notes else "")
         self._saved_image = self.image
+        self._remember_folder(Path(written).parent)
+        self._save_settings()
         return written
 
     def _on_drop_file(self, _window, filename, *_args):
@@ -938,6 +1070,7 @@ class InpaintApp(App):
         popup = Factory.OpenPopup()
         popup.ids.chooser.path = self.default_folder()
         popup.ids.cases.values = samples.case_names() or ["demo"]
+        popup.ids.recent.values = self.recent_folders()
         return self._show(popup)
 
     def open_typed(self, popup, text: str) -> bool:
@@ -969,7 +1102,7 @@ class InpaintApp(App):
         return self._show(popup)
 
     def save_from_popup(self, popup) -> Path | None:
-        path, overwrite = popup.ids.path.text, popup.ids.overwrite.active
+        path, overwrite = str(popup.target()), popup.ids.overwrite.active
         if popup.what == "mask":
             return self.export_mask(path, overwrite)
         written = self.save_to(path, overwrite)
@@ -982,7 +1115,7 @@ class InpaintApp(App):
         self.device_choices = [devices.AUTO] + [c.label for c in choices]
         popup = Factory.SettingsPopup()
         popup.ids.opencl_note.text = "" if not why else f"OpenCL unavailable, using numpy: {why}"
-        popup.ids.profiles.values = devices.list_profiles()
+        popup.profile_values = devices.list_profiles()
         self._devices = choices
         self._show(popup)
         self.update_device_info(popup)

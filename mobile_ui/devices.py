@@ -85,9 +85,10 @@ def seam_available() -> bool:
 
 
 #: What to do in the app when the device fails: the Settings screen's own labels (Advanced part).
-DEVICE_HINT = ("To go on: open Settings and, under Advanced, set Backend to numpy (slower, always works) "
-               "or choose another Device.")
-PROFILE_HINT = "To go on: open Settings and, under Advanced, choose another Profile (native: the device's own limits)."
+DEVICE_HINT = ("To go on: open Settings and, under Advanced, set Run on to the processor (numpy; slower, always "
+               "works) or choose another OpenCL device.")
+PROFILE_HINT = ("To go on: open Settings and, under Advanced, set Tuned for to another choice (native: the device's "
+                "own limits).")
 
 
 def is_device_error(exc: BaseException) -> bool:

@@ -335,8 +335,9 @@ class ImageEditor(StencilView):
         if touch.grab_current is not self:
             return super().on_touch_up(touch)
         touch.ungrab(self)
+        # A tap while a job runs is reported too: the app tells the user it was ignored.
         tapped = (touch.ud.get("editor_tap") is not None and self._pinch is None and len(self._touches) == 1
-                  and self.painting_enabled and not self.show_original)
+                  and not self.show_original)
         if touch in self._touches:
             self._touches.remove(touch)
         if self._stroke is not None and self._stroke["touch"] is touch:

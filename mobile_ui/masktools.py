@@ -15,8 +15,9 @@ import numpy as np
 from inpaint.masks import fill_holes, grabcut_available, grow, refine_grabcut, select_region
 from inpaint.tapselect import select_object
 
-__all__ = ["COLOUR_TOLERANCE", "DEFAULT_TOLERANCE", "MAX_GROW", "MAX_TOLERANCE", "OBJECT_TOLERANCE",
-           "grabcut_available", "grow", "load_mask", "refine", "save_mask", "tap_select", "tap_select_colour"]
+__all__ = ["COLOUR_TOLERANCE", "DEFAULT_TOLERANCE", "MAX_GROW", "MAX_REGION", "MAX_TOLERANCE", "MIN_TOLERANCE",
+           "OBJECT_TOLERANCE", "grabcut_available", "grow", "load_mask", "refine", "save_mask", "tap_select",
+           "tap_select_colour", "tap_select_plausible"]
 
 #: Tolerance slider: the default of each selection (the best mean IoU on the tuning cases,
 #: docs/TAP_SELECT.md), the app's default (the object selection's where OpenCV is installed)
@@ -27,21 +28,59 @@ DEFAULT_TOLERANCE = OBJECT_TOLERANCE if grabcut_available() else COLOUR_TOLERANC
 MAX_TOLERANCE = 128
 #: Grow slider maximum, in image pixels.
 MAX_GROW = 40
+#: The largest share of the photo one tap selects without asking.  The objects of the real photos
+#: of datasets/objects and the bundled cases cover at most 15.4 % of their photo; a region past
+#: this share is mostly background (docs/TAP_SELECT.md, "Regions too large for an object").
+MAX_REGION = 0.25
+#: The tolerance is halved while the region is too large, down to this.
+MIN_TOLERANCE = 4
 #: Colours are compared as 3x3 means (photo noise splits a region less), 4-neighbours.
 SMOOTH = 1
 CONNECTIVITY = 4
 
 
-def tap_select(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float) -> np.ndarray:
+def tap_select(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
+               windows: dict | None = None) -> np.ndarray:
     """The object a tap at ``seed_yx`` selects: :func:`inpaint.tapselect.select_object` where
-    OpenCV is installed, else the colour range (:func:`tap_select_colour`).
+    OpenCV is installed (``windows``: its reduced windows, kept between calls), else the colour
+    range (:func:`tap_select_colour`).
 
     Without GrabCut the edge-bounded region alone measured below the colour range on real
     photos (docs/TAP_SELECT.md), so it is not used on its own.
     """
     if grabcut_available():
-        return select_object(image, seed_yx, tolerance, grabcut=True)
+        return select_object(image, seed_yx, tolerance, grabcut=True, windows=windows)
     return tap_select_colour(image, seed_yx, tolerance)
+
+
+def tap_select_plausible(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
+                         limit: float = MAX_REGION) -> tuple[np.ndarray, int]:
+    """:func:`tap_select` kept to the size of an object: while the region covers more than
+    ``limit`` of the photo, the tap is selected again at half the tolerance (a user lowering
+    the slider), down to :data:`MIN_TOLERANCE`.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    seed_yx : (row, col)
+    tolerance : float
+        The tolerance tried first.
+    limit : float
+        The largest share of the photo (0 to 1) a region may cover.
+
+    Returns
+    -------
+    region : ndarray of bool, (H, W)
+        The last region selected; it may still be over ``limit`` (the caller asks).
+    tolerance : int
+        The tolerance that selected it.
+    """
+    tol, windows = int(tolerance), {}
+    region = tap_select(image, seed_yx, tol, windows)
+    while region.mean() > limit and tol > MIN_TOLERANCE:
+        tol = max(tol // 2, MIN_TOLERANCE)
+        region = tap_select(image, seed_yx, tol, windows)
+    return region, tol
 
 
 def tap_select_colour(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float) -> np.ndarray:

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 from kivy.app import App
-from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, OptionProperty, StringProperty
+from kivy.clock import Clock
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    OptionProperty,
+    StringProperty,
+)
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.filechooser import FileChooserController, FileChooserIconLayout
+from kivy.uix.image import Image
 from kivy.uix.label import Label
 from kivy.uix.popup import Popup
 
@@ -57,15 +71,70 @@ class MessagePopup(Popup):
         area.cursor = (0, 0)
 
 
+_THUMBS: ThreadPoolExecutor | None = None
+_THUMBS_LOCK = threading.Lock()
+
+
+def _thumb_pool() -> ThreadPoolExecutor:
+    """One background thread makes the previews (never the worker: a fill keeps running)."""
+    global _THUMBS
+    with _THUMBS_LOCK:
+        if _THUMBS is None:
+            _THUMBS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inpaint-thumbs")
+        return _THUMBS
+
+
+class PhotoThumb(Image):
+    """The preview of ``photo`` (made in the background, :func:`mobile_ui.thumbs.thumbnail`);
+    until it is ready, or for a file that is not a picture, the widget's own ``source`` (an icon)."""
+
+    photo = StringProperty("")
+    #: The preview shown (its cached PNG), or "" while there is none.
+    preview = StringProperty("")
+
+    def on_photo(self, *_args):
+        self.preview = ""
+        app = App.get_running_app()
+        if not self.photo or app is None:
+            return
+        _thumb_pool().submit(self._make, self.photo, app.thumbnail_dir)
+
+    def _make(self, photo: str, cache: Path) -> None:
+        from .thumbs import thumbnail
+
+        made = thumbnail(photo, cache)
+        if made is not None:
+            Clock.schedule_once(lambda _dt: self._show(photo, str(made)), 0)
+
+    def _show(self, photo: str, made: str) -> None:
+        if photo == self.photo:
+            self.source = made
+            self.preview = made
+
+
+class PhotoIconLayout(FileChooserIconLayout):
+    """Kivy's icon layout, its entries showing previews (``PhotoIconEntry`` in ``inpaint.kv``)."""
+
+    _ENTRY_TEMPLATE = "PhotoIconEntry"
+
+
+class PhotoChooser(FileChooserController):
+    """Kivy's icon file chooser (``FileChooserIconView``) with each photo shown as a preview
+    (:class:`PhotoThumb`)."""
+
+    _ENTRY_TEMPLATE = "PhotoIconEntry"
+
+
 class OpenPopup(Popup):
-    """File chooser with a path field (shows the folder; type a folder or a file), plus the
-    bundled example photos."""
+    """Photos as previews (with a path field: type a folder or a file), the recent folders, and
+    the bundled example photos."""
 
     problem = StringProperty("")   # why the typed path was not opened
 
 
 class SavePopup(Popup):
-    """What to save (the photo, or its mask as a PNG), the destination, and 'replace existing file'."""
+    """What to save (the photo, or its mask as a PNG), a folder browser, the file name (the
+    suggested one first), and 'replace existing file'."""
 
     what = OptionProperty("photo", options=["photo", "mask"])
     #: Opened from the "Save changes?" question: what to do once the photo is saved (close the
@@ -76,10 +145,22 @@ class SavePopup(Popup):
         self.refresh_path()
 
     def refresh_path(self):
-        """Suggest a new file name for what is to be saved."""
+        """Suggest a new file name for what is to be saved, in the folder it suggests."""
         app = App.get_running_app()
         if app is not None and "path" in self.ids:
-            self.ids.path.text = app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path()
+            suggested = Path(app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path())
+            self.ids.folder.path = str(suggested.parent)
+            self.ids.path.text = suggested.name
+
+    def target(self) -> Path:
+        """Where Save writes: the name in the folder shown (a typed absolute path as it is)."""
+        name = Path(self.ids.path.text.strip()).expanduser()
+        return name if name.is_absolute() else Path(self.ids.folder.path) / name
+
+    def pick(self, selection) -> None:
+        """A file tapped in the browser: its name (to replace it, tick the box)."""
+        if selection and Path(selection[0]).is_file():
+            self.ids.path.text = Path(selection[0]).name
 
 
 class StatusLabel(Label):
@@ -109,15 +190,89 @@ class ClosePopup(Popup):
     then = ObjectProperty(None, allownone=True)
 
 
+class QuestionPopup(Popup):
+    """A yes-or-cancel question: ``on_yes`` runs after the yes button, nothing after Cancel."""
+
+    text = StringProperty("")
+    yes_text = StringProperty("OK")
+    on_yes = ObjectProperty(None, allownone=True)
+    answered = BooleanProperty(False)   # the yes button was pressed
+
+    def answer_yes(self):
+        self.answered = True
+        self.dismiss(animation=False)
+        if self.on_yes is not None:
+            self.on_yes()
+
+
 class SettingsPopup(Popup):
-    """Search factor, patch size, backend, device, profile, and the device's limits."""
+    """Fill method and quality; under Advanced, where texture is copied from, the patch size, and
+    where the fill runs (backend, device, profile) with the device's limits.  Each option shows
+    in words (:mod:`mobile_ui.words`) and keeps its value."""
+
+    profile_values = ListProperty([])   # the profiles' names (the spinner shows them in words)
+
+
+#: The Resize dialog's presets: (button text, size as ``inpaint resize --size`` takes it).
+RESIZE_PRESETS = (("50%", "50%"), ("75%", "75%"), ("90%", "90%"),
+                  ("Narrower 80%", "80%x100%"), ("Shorter 80%", "100%x80%"), ("Wider 120%", "120%x100%"))
+#: The most a side may grow, as the command allows without --allow-large.
+MAX_ENLARGE = 2
 
 
 class ResizePopup(Popup):
-    """Seam-carving target size."""
+    """Seam-carving target size: presets and a size field that takes what ``inpaint resize
+    --size`` takes (75%, 50%x100%, 640x480!, 640x480, 640, x480)."""
 
     orig_w = NumericProperty(1)
     orig_h = NumericProperty(1)
+    size_text = StringProperty("100%")
+    target_w = NumericProperty(0)
+    target_h = NumericProperty(0)
+    problem = StringProperty("")     # why the size cannot be used; "" when it can
+
+    def on_kv_post(self, _base_widget):
+        from kivy.factory import Factory
+
+        for text, size in RESIZE_PRESETS:
+            button = Factory.ChoiceButton(text=text, group=f"resize-{id(self)}", allow_no_selection=True)
+            button.bind(on_press=lambda _b, size=size: setattr(self, "size_text", size))
+            self.ids.presets.add_widget(button)
+        self._mark_preset()
+
+    def _mark_preset(self) -> None:
+        sizes = dict((text, size) for text, size in RESIZE_PRESETS)
+        for button in self.ids.presets.children:
+            button.state = "down" if sizes.get(button.text) == self.size_text else "normal"
+
+    def on_size_text(self, *_args):
+        self.update_target()
+        if "presets" in self.ids:
+            self._mark_preset()
+
+    def on_orig_w(self, *_args):
+        self.update_target()
+
+    def on_orig_h(self, *_args):
+        self.update_target()
+
+    def update_target(self) -> None:
+        """Read :attr:`size_text` with the command's rules into :attr:`target_w` and :attr:`target_h`."""
+        from inpaint.cli.options import parse_geometry
+        from inpaint.errors import InputError
+
+        w0, h0 = int(self.orig_w), int(self.orig_h)
+        try:
+            tw, th = parse_geometry(self.size_text)(w0, h0)
+        except InputError:
+            self.problem = "Type a size such as 75%, 50%x100%, 640x480!, 640x480, 640 or x480."
+            return
+        tw, th = tw or w0, th or h0
+        if tw > MAX_ENLARGE * w0 or th > MAX_ENLARGE * h0:
+            self.problem = (f"{tw}x{th} is more than twice the photo's size; "
+                            f"choose at most {MAX_ENLARGE * w0}x{MAX_ENLARGE * h0}.")
+            return
+        self.target_w, self.target_h, self.problem = tw, th, ""
 
 
 class CollapsibleBox(BoxLayout):

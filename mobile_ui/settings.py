@@ -24,6 +24,9 @@ NUMBERS = {"grow": (0, MAX_GROW), "tolerance": (0, MAX_TOLERANCE)}
 KEYS = TEXT + tuple(NUMBERS)
 #: Other state kept in the file.
 STATE = ("last_image", "last_dir")
+#: The folders photos were last opened from or saved to, newest first (the Open dialog's Recent).
+RECENT = "recent_dirs"
+MAX_RECENT = 8
 #: What version 1 saved for alpha and patch when the user had not chosen them.
 V1_DEFAULTS = {"alpha": "0.05", "patch": "9"}
 
@@ -78,6 +81,8 @@ def read(data: object) -> tuple[dict, dict]:
             if lo <= value <= hi and float(value).is_integer():
                 changed[key] = int(value)
     state = {k: data[k] for k in STATE if isinstance(data.get(k), str)}
+    if isinstance(data.get(RECENT), list):
+        state[RECENT] = [d for d in data[RECENT] if isinstance(d, str)][:MAX_RECENT]
     return changed, state
 
 
@@ -106,4 +111,6 @@ def document(changed: dict, state: dict) -> dict:
     """The settings file's content."""
     doc = {"version": VERSION, "changed": dict(changed)}
     doc.update({k: v for k, v in state.items() if k in STATE})
+    if state.get(RECENT):
+        doc[RECENT] = list(state[RECENT])[:MAX_RECENT]
     return doc

@@ -183,14 +183,23 @@ class Worker:
                 job.on_done(result)
 
 
+#: The phases of a removal, in order, as :func:`run_inpaint` reports them: setting the fill up
+#: (its pyramids and buffers), building the OpenCL kernels (slow on a device's first run, cached
+#: afterwards), and the fill's own steps.
+PHASES = ("preparing", "compiling", "filling")
+
+
 def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
                 on_progress: Callable[[np.ndarray, float, int], None] | None = None,
-                interval: float = 0.1, factory: Callable[..., Any] | None = None) -> Any:
+                interval: float = 0.1, factory: Callable[..., Any] | None = None,
+                on_phase: Callable[[str], None] | None = None) -> Any:
     """Run the inpainting pipeline on the calling (worker) thread.
 
     The fill job (:func:`inpaint.api.start`, the default method) is created and stepped
     here, so the OpenCL queue belongs to this thread.  ``on_progress(image, fraction, iterations)`` is called
-    at most every ``interval`` seconds with the partially filled image.
+    at most every ``interval`` seconds with the partially filled image.  ``on_phase(name)`` is
+    called as each of :data:`PHASES` begins (``'compiling'`` while an OpenCL program is built on
+    this thread, then the phase it interrupted again).
 
     Returns
     -------
@@ -202,18 +211,34 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
     Cancelled
         When ``job`` is cancelled between two steps.
     """
+    from inpaint.cl import build as cl_build  # window-free and without pyopencl
+
     if factory is None:
         from inpaint.api import start as factory  # deferred import
+    tell = on_phase or (lambda _phase: None)
+    thread, phase = threading.get_ident(), ["preparing"]
+
+    def listener(event: str, _sources: Any, _seconds: float) -> None:
+        if threading.get_ident() == thread:
+            tell("compiling" if event == "start" else phase[0])
+
     start = time.perf_counter()
-    inp = factory(image, mask, **params)
-    last = time.perf_counter()
-    while not inp.done:
-        job.check()
-        inp.step()
-        now = time.perf_counter()
-        if on_progress is not None and now - last >= interval and not inp.done:
-            last = now
-            on_progress(inp.image, float(inp.progress), int(inp.iterations))
+    tell("preparing")
+    cl_build.add_build_listener(listener)
+    try:
+        inp = factory(image, mask, **params)
+        phase[0] = "filling"
+        tell("filling")
+        last = time.perf_counter()
+        while not inp.done:
+            job.check()
+            inp.step()
+            now = time.perf_counter()
+            if on_progress is not None and now - last >= interval and not inp.done:
+                last = now
+                on_progress(inp.image, float(inp.progress), int(inp.iterations))
+    finally:
+        cl_build.remove_build_listener(listener)
     job.check()
     result = inp.result()
     return result, time.perf_counter() - start

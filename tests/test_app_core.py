@@ -297,6 +297,58 @@ def test_progress_reports_partial_images(photo):
     assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
     w.shutdown()
 
+def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo):
+    """A build on the worker (while set up, or during a step) is told as compiling, then the
+    phase it interrupted again; a build on another thread is not this job's."""
+    from inpaint.cl import build as cl_build
+
+    def announce():                  # what inpaint.cl.build.build tells its listeners
+        for listener in list(cl_build._BUILD_LISTENERS):
+            listener("start", ("x",), 0.0)
+        for listener in list(cl_build._BUILD_LISTENERS):
+            listener("end", ("x",), 0.5)
+
+    class Builds(_Steps):
+        def __init__(self, *a, **k):
+            announce()
+            other = threading.Thread(target=announce)
+            other.start()
+            other.join()
+            super().__init__(*a, **k)
+
+        def step(self):
+            if self.iterations == 1:
+                announce()
+            return super().step()
+
+    w = Worker()
+    phases = []
+    job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 3}, factory=Builds,
+                                         on_phase=phases.append))
+    assert job.wait(10) and job.outcome == "done"
+    assert phases == ["preparing", "compiling", "preparing", "filling", "compiling", "filling"]
+    assert not cl_build._BUILD_LISTENERS, "the listener is removed after the run"
+    w.shutdown()
+
+
+def test_a_tap_too_large_for_an_object_is_retried_at_half_the_tolerance():
+    from mobile_ui import masktools
+
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[:, :40] = (100, 100, 100)
+    img[:, 40:] = (130, 130, 130)                       # two halves 30 levels apart
+    img[20:30, 10:20] = (20, 200, 20)                   # a small object
+    assert masktools.tap_select(img, (5, 5), 64).mean() > 0.9       # 64 (and 32) take both halves
+    region, used = masktools.tap_select_plausible(img, (5, 5), 64, limit=0.6)
+    assert used == 16                                    # 64 -> 32 -> 16: one half, under the limit
+    np.testing.assert_array_equal(region, masktools.tap_select(img, (5, 5), 16))
+    assert not region[:, 40:].any() and region[:, :40].mean() > 0.9 and region.mean() <= 0.6
+    region, used = masktools.tap_select_plausible(img, (5, 5), 64, limit=0.4)
+    assert used == masktools.MIN_TOLERANCE and region.mean() > 0.4   # still too large: the app asks
+    region, used = masktools.tap_select_plausible(img, (25, 15), 64)
+    assert used == 64 and region[20:30, 10:20].all() and region.mean() < masktools.MAX_REGION
+
+
 def test_device_notes_reach_the_job_and_other_warnings_go_on(photo):
     import warnings
 
@@ -358,9 +410,9 @@ def test_device_errors_get_a_hint_naming_the_settings():
     # The hints name what the Settings screen shows: its labels, and a backend it offers.
     kv = Path(devices.__file__).with_name("inpaint.kv").read_text(encoding="utf-8")
     settings_rule = kv[kv.index("<SettingsPopup>:"):]
-    for label in ("Advanced", "Backend", "Device", "Profile"):
+    for label in ("Advanced", "Run on", "OpenCL device", "Tuned for"):
         assert f"text: '{label}'" in settings_rule and label in devices.DEVICE_HINT + devices.PROFILE_HINT
-    assert "numpy" in BACKENDS and "set Backend to numpy" in devices.DEVICE_HINT
+    assert "numpy" in BACKENDS and "set Run on to the processor (numpy" in devices.DEVICE_HINT
     assert "native" in devices.list_profiles()
 
 
@@ -430,6 +482,18 @@ def test_settings_round_trip_and_bad_values():
     assert settings.read("not a dict") == ({}, {})
 
 
+def test_recent_folders_are_kept_newest_first_and_bounded():
+    from mobile_ui import settings
+
+    folders = [f"/f{i}" for i in range(12)]
+    doc = settings.document({}, {"last_dir": "/f0", settings.RECENT: folders})
+    assert doc[settings.RECENT] == folders[:settings.MAX_RECENT] and settings.MAX_RECENT == 8
+    assert settings.read(doc)[1] == {"last_dir": "/f0", settings.RECENT: folders[:8]}
+    assert settings.read({"version": 2, settings.RECENT: ["/a", 3, None, "/b"]})[1] == {settings.RECENT: ["/a", "/b"]}
+    assert settings.read({"version": 2, settings.RECENT: "/a"})[1] == {}      # not a list: dropped
+    assert settings.RECENT not in settings.document({}, {settings.RECENT: []})
+
+
 def test_a_session_option_is_not_saved_as_a_choice():
     from mobile_ui import settings
 
@@ -473,3 +537,30 @@ def test_colour_tap_select_fills_holes_in_the_region():
     want = np.zeros((20, 20), bool)
     want[5:15, 5:15] = True              # colours are 3x3 means: the square's outer ring mixes with black
     np.testing.assert_array_equal(got, want)
+
+
+def test_previews_are_upright_small_cached_and_follow_the_file(tmp_path):
+    import os
+
+    from mobile_ui import thumbs
+
+    px = np.zeros((300, 600, 3), np.uint8)
+    px[:, :300] = (250, 0, 0)                             # red left half, blue right half
+    px[:, 300:] = (0, 0, 250)
+    photo = tmp_path / "side.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6                                      # shown turned 90° clockwise
+    Image.fromarray(px).save(photo, exif=exif, quality=95)
+    cache = tmp_path / "cache"
+    first = thumbs.thumbnail(photo, cache)
+    small = np.asarray(Image.open(first).convert("RGB"), int)
+    assert small.shape == (thumbs.SIZE, thumbs.SIZE // 2, 3)   # upright: taller than wide
+    assert small[5, :, 0].mean() > 200 and small[-5, :, 2].mean() > 200   # red on top after the turn
+    assert thumbs.thumbnail(photo, cache) == first and len(list(cache.iterdir())) == 1   # cached
+    Image.fromarray(px[:, ::-1].copy()).save(photo, quality=95)
+    os.utime(photo, ns=(1, 10 ** 18))                     # a new version of the file
+    second = thumbs.thumbnail(photo, cache)
+    assert second != first and np.asarray(Image.open(second)).shape == (thumbs.SIZE // 2, thumbs.SIZE, 3)
+    (tmp_path / "notes.png").write_text("not a picture")
+    assert thumbs.thumbnail(tmp_path / "notes.png", cache) is None
+    assert thumbs.thumbnail(tmp_path / "missing.png", cache) is None

@@ -369,6 +369,76 @@ def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, sc
     app.dismiss_popup()
 
 
+def _thumbs(widget):
+    from mobile_ui.popups import PhotoThumb
+
+    return {t.photo: t for t in widget.walk() if isinstance(t, PhotoThumb) and t.photo}
+
+
+def test_open_dialog_shows_previews_and_recent_folders(fresh, scene, tmp_path, monkeypatch):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    monkeypatch.setitem(app._settings, "recent_dirs", [])
+    beach, walks = tmp_path / "beach", tmp_path / "walks"
+    beach.mkdir(), walks.mkdir()
+    Image.fromarray(img).save(beach / "scene.png")
+    Image.new("RGB", (400, 300), (220, 20, 20)).save(walks / "red.jpg", quality=95)
+    (walks / "notes.txt").write_text("not a photo")
+    app.open_path(str(beach / "scene.png"))
+    app.open_path(str(walks / "red.jpg"))
+    popup = app.show_open()
+    pump(3)
+    assert popup.ids.recent.values == [str(walks), str(beach)], "newest first"
+    popup.ids.recent.text = str(beach)                   # a recent folder: browsed
+    pump(3)
+    assert popup.ids.chooser.path == str(beach)
+    popup.ids.chooser.path = str(walks)
+    pump_until(lambda: str(walks / "red.jpg") in _thumbs(popup), timeout=20, what="the photo's entry")
+    assert set(_thumbs(popup)) == {str(walks / "red.jpg")}, "only photos are listed"
+    thumb = _thumbs(popup)[str(walks / "red.jpg")]
+    pump_until(lambda: thumb.preview, timeout=30, what="the preview")
+    preview = np.asarray(Image.open(thumb.preview).convert("RGB"), float)
+    assert preview.shape[:2] == (144, 192)               # 400x300 within 192 px a side
+    assert np.abs(preview.mean(axis=(0, 1)) - (220, 20, 20)).max() < 6, "the photo's own picture"
+    assert thumb.source == thumb.preview and thumb.texture is not None
+    popup.ids.chooser.selection = [str(walks / "red.jpg")]
+    pump()
+    tap(popup.ids.open_btn)
+    pump(2)
+    assert app.doc_name == "red.jpg"
+
+
+def test_save_dialog_browses_folders_with_the_suggested_name(fresh, scene, tmp_path):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    photos, elsewhere = tmp_path / "photos", tmp_path / "elsewhere"
+    photos.mkdir(), elsewhere.mkdir()
+    Image.fromarray(img).save(photos / "beach.png")
+    Image.fromarray(img[::-1].copy()).save(elsewhere / "old.png")
+    app.open_path(str(photos / "beach.png"))
+    popup = app.show_save()
+    pump(3)
+    assert popup.ids.folder.path == str(photos) and popup.ids.path.text == "beach_removed.png"
+    assert popup.ids.folder_label.text == f"In {photos}"
+    tap(popup.ids.save_up_btn)                           # up, then into another folder
+    assert popup.ids.folder.path == str(tmp_path)
+    popup.ids.folder.path = str(elsewhere)
+    pump_until(lambda: str(elsewhere / "old.png") in _thumbs(popup), timeout=20, what="the folder's photos")
+    popup.ids.folder.selection = [str(elsewhere / "old.png")]   # a tapped file gives its name
+    pump()
+    assert popup.ids.path.text == "old.png"
+    popup.ids.path.text = "beach_removed.png"
+    tap(popup.ids.save_confirm)
+    pump(2)
+    np.testing.assert_array_equal(np.asarray(Image.open(elsewhere / "beach_removed.png")), img)
+    assert not (photos / "beach_removed.png").exists()
+    assert app.recent_folders()[:2] == [str(elsewhere), str(photos)], "a folder saved to is recent too"
+
+
 def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scene, tmp_path, monkeypatch):
     import json
 
@@ -726,6 +796,84 @@ def test_red_mask_stays_until_the_live_fill_replaces_it(fresh, scene):
     assert not ed.mask.any() and ed._overlay_color.a == 1   # the next mask shows again
 
 
+class _HeldAtStart(_Slow):
+    """Held before the fill is even set up (a large photo's pyramids, the device) until ``gate``."""
+
+    gate = threading.Event()
+
+    def __init__(self, *args, **kwargs):
+        self.gate.wait(TIMEOUT)
+        super().__init__(*args, **kwargs)
+
+
+def _statuses(app):
+    """Every status line the app shows from now on (``app.unbind(status=...)`` with the second)."""
+    seen = []
+
+    def spy(_app, text):
+        seen.append(text)
+
+    app.bind(status=spy)
+    return seen, spy
+
+
+def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, scene):
+    app = fresh
+    app.engine = _HeldAtStart
+    _HeldAtStart.gate.clear()
+    seen, spy = _statuses(app)
+    try:
+        app.remove()
+        assert app.status == "Removing: preparing the fill (72x56, 0.0 MP)…", app.status
+        assert app.busy and app.progress == 0 and app.root.ids.cancel_btn.width >= 0
+        pump_until(lambda: app.status.endswith(" s"), timeout=20, what="the seconds of preparing")
+        assert re.fullmatch(r"Removing: preparing the fill \(72x56, 0\.0 MP\)… [12] s", app.status), app.status
+    finally:
+        _HeldAtStart.gate.set()
+        pump_until(lambda: not app.busy, what="the removal")
+        settle(app)
+        app.unbind(status=spy)
+    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
+    assert filling and seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < filling[0], seen
+    assert seen[filling[0]] == "Removing… 0% · estimating the time left", seen
+    assert app.status.startswith("Removed in "), app.status
+
+
+class _Compiles(_Slow):
+    """The real Inpainter, after a real OpenCL build no cache holds (a define never used before)."""
+
+    def __init__(self, *args, **kwargs):
+        from inpaint.cl.build import build
+        from inpaint.cl.runtime import get_runtime
+
+        build(get_runtime().context, ["criminisi/copy"], {"INPAINT_NEVER_BUILT": time.time_ns()})
+        super().__init__(*args, **kwargs)
+
+    def step(self):
+        return self._job.step()
+
+
+@pytest.mark.opencl
+def test_a_first_run_says_it_compiles_before_the_fill_shows_progress(fresh, scene):
+    from inpaint.cl.runtime import opencl_available
+
+    if not opencl_available():
+        pytest.skip("no OpenCL device")
+    app = fresh
+    app.engine = _Compiles
+    seen, spy = _statuses(app)
+    try:
+        app.remove()
+        pump_until(lambda: not app.busy, what="the removal")
+        settle(app)
+    finally:
+        app.unbind(status=spy)
+    compiling = [i for i, text in enumerate(seen) if text.startswith("Removing: preparing the device, compiling")]
+    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
+    assert compiling and filling and compiling[0] < filling[0], seen
+    assert seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], seen
+
+
 def test_progress_gives_the_time_left(fresh):
     app = fresh
     app._begin_job("Removing…")
@@ -737,6 +885,8 @@ def test_progress_gives_the_time_left(fresh):
         app._job_started = time.monotonic()
         app._show_progress(0.0)
         assert app.status == "Removing… 0% · estimating the time left"
+        app._show_progress(0.0003)                       # a large photo's first seconds: it moves
+        assert app.status.startswith("Removing… 0.03% · "), app.status
     finally:
         app._finish_job()
 
@@ -775,9 +925,10 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     app.has_seam = True
     popup = app.show_resize()
     pump()
-    assert popup.ids.width_slider.value == 72
-    app.dismiss_popup()
-    app.resize(64, 56)
+    assert (popup.target_w, popup.target_h) == (72, 56)   # 100 % until a size is chosen
+    popup.size_text = "64x56!"
+    pump()
+    tap(popup.ids.resize_confirm)
     pump_until(lambda: not app.busy, what="the resize")
     settle(app)
     expected = seam.resize(img, 64, 56, keep_mask=keep, backend="numpy")
@@ -787,6 +938,38 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     app.undo()
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(ed.keep, keep)
+
+
+def test_resize_offers_percentages_and_the_command_s_sizes(fresh, scene):
+    app = fresh
+    app.has_seam = True
+    popup = app.show_resize()
+    pump(2)
+    buttons = {b.text: b for b in popup.ids.presets.children}
+    assert set(buttons) == {"50%", "75%", "90%", "Narrower 80%", "Shorter 80%", "Wider 120%"}
+    assert all(b.height >= 48 for b in buttons.values()), "touch targets"
+    for text, want in (("50%", (36, 28)), ("75%", (54, 42)), ("90%", (65, 50)), ("Narrower 80%", (58, 56)),
+                       ("Shorter 80%", (72, 45)), ("Wider 120%", (86, 56))):
+        tap(buttons[text])
+        assert (popup.target_w, popup.target_h) == want, text     # 72x56 times the share, rounded
+        assert buttons[text].state == "down" and popup.ids.size_input.text == popup.size_text
+        assert f"Becomes {want[0]} x {want[1]} px" in popup.ids.resize_result.text
+        assert not popup.ids.resize_confirm.disabled
+    for typed, want in (("640x480!", (640, 480)), ("36x36", (36, 28)), ("x28", (36, 28)), ("36", (36, 28)),
+                        ("50%x100%", (36, 56)), ("100x100", (100, 78))):
+        popup.ids.size_input.text = typed                # the command's --size, read by its own parser
+        pump()
+        from inpaint.cli.options import parse_geometry
+        assert parse_geometry(typed)(72, 56) == want     # the command reads it alike
+        if max(want[0] / 72, want[1] / 56) > 2:
+            assert popup.problem and "twice" in popup.problem and popup.ids.resize_confirm.disabled
+        else:
+            assert (popup.target_w, popup.target_h) == want and not popup.problem, typed
+            assert not any(b.state == "down" for b in buttons.values())
+    popup.ids.size_input.text = "big"
+    pump()
+    assert popup.ids.resize_confirm.disabled and "Type a size such as 75%" in popup.ids.resize_result.text
+    app.dismiss_popup()
 
 
 # -- mask tools -------------------------------------------------------------------------
@@ -873,16 +1056,27 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     ids = app.root.ids
     assert ids.tolerance_slider.width > 40 and ids.brush_slider.width == 0, "Select shows its tolerance slider"
     ball, sky = (34, 41), (5, 5)
-    drag([screen_of(app, *ball)])                        # a tap
+    drag([screen_of(app, *ball)])                        # a tap: selected on the worker
+    settle(app)
     ball_region = masktools.tap_select(img, ball, DEFAULT_TOLERANCE)
     assert ball_region[ball] and 10 < ball_region.sum() < 400
     np.testing.assert_array_equal(ed.mask, ball_region)
     drag([screen_of(app, *sky)])
-    sky_region = masktools.tap_select(img, sky, DEFAULT_TOLERANCE)
+    settle(app)
+    # The sky is more than an object covers: selected at a lower tolerance, or asked about.
+    sky_region, used = masktools.tap_select_plausible(img, sky, DEFAULT_TOLERANCE)
+    assert used < DEFAULT_TOLERANCE and sky_region.sum() < masktools.tap_select(img, sky, DEFAULT_TOLERANCE).sum()
+    if sky_region.mean() > masktools.MAX_REGION:
+        tap(app._popup.ids.yes_btn)
+    else:
+        assert f"Tolerance lowered to {used}" in app.status, app.status
     np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
     tap(ids.select_mode_btn)
     assert app.select_mode == "subtract" and ids.select_mode_btn.text == "Subtract"
     drag([screen_of(app, *sky)])
+    settle(app)
+    if sky_region.mean() > masktools.MAX_REGION:
+        tap(app._popup.ids.yes_btn)
     np.testing.assert_array_equal(ed.mask, ball_region & ~sky_region)
     after_taps = ed.mask.copy()
 
@@ -904,8 +1098,113 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     ids.tolerance_slider.value = 4                       # a lower tolerance selects less
     assert app.tolerance == 4
     drag([screen_of(app, *ball)])
+    settle(app)
     np.testing.assert_array_equal(ed.mask, masktools.tap_select(img, ball, 4))
     assert ed.mask.sum() < ball_region.sum()
+
+
+class _Gate:
+    """Wraps a function of the worker: each call waits for ``gate`` (so a test sees the UI while
+    the call runs), then runs the real function."""
+
+    def __init__(self, fn):
+        self.fn, self.gate, self.calls = fn, threading.Event(), []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append(args)
+        self.gate.wait(TIMEOUT)
+        return self.fn(*args, **kwargs)
+
+
+def test_a_tap_says_selecting_at_once_ignores_taps_meanwhile_and_is_one_undo_step(fresh, scene, monkeypatch):
+    from mobile_ui import masktools
+    from mobile_ui.editor import MASK_RGBA
+
+    app, ed = fresh, fresh.editor
+    img, _ = scene
+    seen = _overlay_spy(monkeypatch)
+    ed.mask[...] = False
+    ed.mask[2:9, 60:70] = True                           # painted before the tap
+    ed.refresh_mask()
+    before = ed.mask.copy()
+    gated = _Gate(masktools.tap_select_plausible)
+    monkeypatch.setattr(masktools, "tap_select_plausible", gated)
+    app.set_tool("select")
+    ball, sky = (34, 41), (5, 5)
+    try:
+        drag([screen_of(app, *ball)])
+        assert app.status == "Selecting…" and app.busy, app.status   # at once, before any result
+        assert app.root.ids.cancel_btn.width >= 44
+        drag([screen_of(app, *sky)])                     # a second tap while the first runs
+        assert "Tap ignored" in app.status and "still being selected" in app.status, app.status
+    finally:
+        gated.gate.set()
+    settle(app)
+    assert len(gated.calls) == 1, "the ignored tap must not run later"
+    region, used = masktools.tap_select_plausible(img, ball, DEFAULT_TOLERANCE)
+    np.testing.assert_array_equal(ed.mask, before | region)
+    assert (region & ~before).any() and app.status.startswith("Added "), app.status
+    app.undo()                                           # one step: exactly the mask before the tap
+    pump(2)
+    np.testing.assert_array_equal(ed.mask, before)
+    assert (seen[-1][before] == MASK_RGBA).all() and not seen[-1][~before].any(), "Undo must show it"
+    assert not app.can_undo
+    app.redo()
+    np.testing.assert_array_equal(ed.mask, before | region)
+
+
+def test_a_tap_that_selects_more_than_an_object_asks_first(fresh, monkeypatch):
+    from inpaint.report import format_percent
+    from mobile_ui import masktools
+    from mobile_ui.popups import QuestionPopup
+
+    app, ed = fresh, fresh.editor
+    img = np.zeros((56, 72, 3), np.uint8)
+    img[:, :] = (90, 140, 200)                           # a plain sky: one colour at any tolerance...
+    img[40:56, 30:40] = (250, 250, 40)                   # ...with a small yellow object on its edge
+    app.set_document(img, None, "sky")
+    app.set_tool("select")
+    pump(2)
+    want, used = masktools.tap_select_plausible(img, (10, 10), DEFAULT_TOLERANCE)
+    assert used == masktools.MIN_TOLERANCE and want.mean() > 0.9   # the sky, even at the lowest tolerance
+    drag([screen_of(app, 10, 10)])
+    settle(app)
+    popup = app._popup
+    assert isinstance(popup, QuestionPopup), popup
+    assert f"selects {format_percent(want.mean())} of the photo" in popup.text, popup.text
+    assert not ed.mask.any(), "nothing is selected before the answer"
+    tap(popup.ids.no_btn)
+    pump(2)
+    assert app._popup is None and not ed.mask.any() and not app.can_undo
+    assert "unchanged" in app.status
+    drag([screen_of(app, 10, 10)])
+    settle(app)
+    tap(app._popup.ids.yes_btn)
+    pump(2)
+    np.testing.assert_array_equal(ed.mask, want)
+    app.undo()
+    assert not ed.mask.any()
+    drag([screen_of(app, 48, 35)])                       # the object: selected without a question
+    settle(app)
+    assert app._popup is None and ed.mask[40:56, 30:40].all() and ed.mask.mean() < masktools.MAX_REGION
+
+
+def test_a_tap_during_a_removal_is_ignored_and_said(fresh, scene):
+    app, ed = fresh, fresh.editor
+    app.engine = _Held
+    _Held.gate.clear()
+    try:
+        app.remove()
+        pump(2)
+        app.editor.tool = "select"
+        mask = ed.mask.copy()
+        drag([screen_of(app, 5, 5)])
+        assert app.status == "Tap ignored: wait until removing is done.", app.status
+        np.testing.assert_array_equal(ed.mask, mask)
+    finally:
+        _Held.gate.set()
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
 
 
 def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch):
@@ -963,7 +1262,7 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     popup = app.show_save()
     pump()
     tap(popup.ids.save_mask_choice)
-    assert popup.what == "mask" and popup.ids.path.text == str(tmp_path / "photo_mask.png")
+    assert popup.what == "mask" and popup.target() == tmp_path / "photo_mask.png"
     tap(popup.ids.save_confirm)
     out = tmp_path / "photo_mask.png"
     with Image.open(out) as im:
@@ -1092,7 +1391,7 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     settle(app)
     popup = app.show_save()
     pump()
-    suggested = popup.ids.path.text
+    suggested = str(popup.target())
     assert suggested.endswith("orig_removed.png") and not os.path.exists(suggested)
     tap(popup.ids.save_confirm)
     np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
@@ -1163,6 +1462,38 @@ def test_settings_show_the_device_and_its_limits(fresh):
         pump()
     finally:
         app.backend = "numpy"
+
+
+def test_settings_speak_in_words_and_keep_the_options(fresh):
+    from mobile_ui import devices, words
+
+    app = fresh
+    popup = app.show_settings()
+    pump(2)
+    ids = popup.ids
+    try:
+        for key, spinner, values in (("method", ids.method, settings.METHODS), ("alpha", ids.alpha, devices.ALPHAS),
+                                     ("patch", ids.patch, devices.PATCHES),
+                                     ("backend", ids.backend, devices.BACKENDS),
+                                     ("profile", ids.profiles, popup.profile_values)):
+            assert len(spinner.values) == len(values) and len(set(spinner.values)) == len(values), key
+            for shown, value in zip(list(spinner.values), values):
+                assert shown != value and f"({value})" in shown, (key, shown)   # words, then the value
+                spinner.text = shown
+                pump()
+                assert getattr(app, key) == value, (key, shown)
+                assert spinner.text == shown
+        ids.alpha.text = words.label("alpha", "full")
+        ids.patch.text = words.label("patch", "7")
+        assert app.run_params()["alpha"] == "full" and app.run_params()["patch"] == 7
+        assert ids.quality.text == "Best quality"
+        assert words.label("alpha", "full") == "The whole photo (full)"
+        labels = [w.text for w in popup.walk() if w.__class__.__name__ == "Label" and w.text]
+        assert not {"Search area α", "Backend", "Profile", "Patch size"} & set(labels), "no internal words"
+    finally:
+        app.backend, app.method = "numpy", "multiscale"
+        app.alpha, app.patch, app.profile = "0.2", "5", "native"
+        app.dismiss_popup()
 
 
 def test_layout_adapts_to_landscape(fresh, kv):
@@ -1272,7 +1603,7 @@ def test_a_build_failure_fits_its_popup_and_shows_the_details(fresh, scene, kv, 
     try:
         assert isinstance(popup, MessagePopup) and popup.title == "Remove failed"
         assert popup.text == _BUILD_MESSAGE and popup.hint == DEVICE_HINT
-        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        assert "Settings" in popup.hint and "Run on to the processor (numpy" in popup.hint
         np.testing.assert_array_equal(app.image, img)
         for size in (WINDOW, (320, 360), (1000, 700)):
             kv.size = size
@@ -1390,7 +1721,7 @@ def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
         popup = app._popup
         assert popup is not None and popup.title == "Ran on numpy", app.status
         assert popup.text.startswith(f"{cause}; using numpy") and popup.text.endswith("install another driver")
-        assert "Settings" in popup.hint and "Backend to numpy" in popup.hint
+        assert "Settings" in popup.hint and "Run on to the processor (numpy" in popup.hint
         assert app.status.startswith("Ran on numpy. Removed in ") and f"Note: {cause}; using numpy" in app.status
         app.dismiss_popup()
         pump()
@@ -1420,7 +1751,8 @@ def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
             settle(app)
             if told:
                 assert app._popup.title == "Ran on another device" and app._popup.text == note
-                assert "Device" in app._popup.hint and app.status.startswith("Ran on another device. Removed in ")
+                assert "OpenCL device" in app._popup.hint
+                assert app.status.startswith("Ran on another device. Removed in ")
                 assert app.status.endswith(f"Note: {note}")
                 app.dismiss_popup()
                 pump()

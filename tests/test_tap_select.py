@@ -99,3 +99,17 @@ def test_bad_arguments_are_input_errors(args, message):
     img, _, _ = two_tone_object(0)
     with pytest.raises(InputError, match=message):
         select_object(img, *args, grabcut=False)
+
+
+def test_reused_windows_give_the_same_selection():
+    """A tap selected again at lower tolerances with the windows kept (the app's size limit)
+    selects what a fresh call selects."""
+    rng = np.random.default_rng(7)
+    img = rng.integers(90, 130, (900, 1300, 3)).astype(np.uint8)          # wider than WORK_SIDE
+    img[300:600, 400:900] = rng.integers(170, 200, (300, 500, 3))
+    windows = {}
+    for tol in (64, 32, 16, 8):
+        for grabcut in (False,) + ((True,) if masktools.grabcut_available() else ()):
+            kept = select_object(img, (450, 650), tol, grabcut=grabcut, windows=windows)
+            np.testing.assert_array_equal(kept, select_object(img, (450, 650), tol, grabcut=grabcut))
+    assert windows and all(w.dtype == np.float32 and max(w.shape[:2]) <= 480 for w in windows.values())

@@ -106,6 +106,21 @@ def _render(preset: str, out: Path) -> None:
     ed._cursor_pos = None
     ed._update_cursor()
 
+    # Before the fill: what Remove prepares (held 2.5 s, as a 12 MP photo takes about 3 s on numpy).
+    class SlowStart(Slow):
+        def __init__(self, *a, **k):
+            time.sleep(2.5)
+            super().__init__(*a, **k)
+
+    app.open_sample("walkingman")
+    pump(2)
+    app.engine = SlowStart
+    app.remove()
+    until(lambda: app.status.endswith(" s"), timeout=30)
+    shot("preparing")
+    app.cancel()
+    until(lambda: app.worker.wait_idle(0))
+
     # The fill running live, with progress and Cancel.
     app.open_sample("walkingman")
     pump(2)
@@ -138,9 +153,14 @@ def _render(preset: str, out: Path) -> None:
     taps = []
     default = int(app.tolerance)
     simulate_taps(image, obj, default, 4, record=taps)
+    from mobile_ui.popups import QuestionPopup
     for (row, col), tol in taps:
         app.tolerance = tol
         app.select_at(row, col)
+        until(lambda: not app.busy)
+        pump(2)
+        if isinstance(app._popup, QuestionPopup):   # a region larger than an object: keep the sim's
+            app._popup.answer_yes()
     app.tolerance = default
     pump(2)
     shot("select")
@@ -157,6 +177,50 @@ def _render(preset: str, out: Path) -> None:
     pump(3)
     shot("save-mask")
     app.dismiss_popup()
+
+    # The dialogs: Open with previews and recent folders, Save into a folder, Resize, and the
+    # question a tap larger than an object asks.
+    home = Path(tempfile.mkdtemp(prefix="inpaint-shots-home-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    folder = home / "Pictures"
+    folder.mkdir()
+    root = Path(__file__).resolve().parent.parent / "datasets" / "objects"
+    for case in ("nuthatch_bark", "dog_window", "fig_bowl", "tower_sky", "bottle_table", "dandelion_meadow"):
+        shutil.copyfile(root / case / "image.png", folder / f"{case}.png")
+    app.open_path(str(folder / "nuthatch_bark.png"))
+    app._remember_folder(home)
+    app._remember_folder(folder)
+    pump(2)
+    popup = app.show_open()
+    popup.ids.chooser.selection = [str(folder / "dog_window.png")]
+    thumbs_done = lambda: all(t.preview for t in popup.walk()            # noqa: E731
+                              if type(t).__name__ == "PhotoThumb" and t.photo)
+    pump(6)
+    until(thumbs_done, timeout=60)
+    shot("open")
+    app.dismiss_popup()
+    popup = app.show_save("photo")
+    pump(6)
+    until(lambda: all(t.preview for t in popup.walk() if type(t).__name__ == "PhotoThumb" and t.photo), 60)
+    shot("save")
+    app.dismiss_popup()
+    if app.has_seam:
+        popup = app.show_resize()
+        popup.size_text = "80%x100%"
+        pump(3)
+        shot("resize")
+        app.dismiss_popup()
+    # A tap on the bowl's wood: at the default tolerance most of the photo, so it is selected
+    # again at a lower one (the status line says so).
+    app.open_path(str(folder / "fig_bowl.png"))
+    app.set_tool("select")
+    app.tolerance = default
+    app.select_at(40, 40)
+    until(lambda: not app.busy)
+    pump(3)
+    if isinstance(app._popup, QuestionPopup):
+        app._popup.answer_yes()
+    shot("select-lowered")
     app._stop()
 
 
