@@ -1,8 +1,8 @@
 """The library's entry point: fill a masked object with one of the fill methods.
 
 :func:`inpaint` runs a fill to the end; :func:`start` returns the step-wise job the app drives.
-Both dispatch on ``method`` through :data:`JOBS`; the methods' names, options and defaults are
-stated in :mod:`inpaint.methods.defaults`.
+Both dispatch on ``method`` through the registry of method objects
+(:data:`inpaint.methods.registry.METHODS`), which states each method's options and defaults.
 
 Examples
 --------
@@ -22,17 +22,18 @@ from typing import Any, Callable
 import numpy as np
 
 from . import cancel
-from .errors import InputError
 from .methods.base import FillStats, InpaintResult, StepwiseJob
 from .methods.criminisi.job import Inpainter, InpaintStats
-from .methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS
+from .methods import registry
+from .methods.defaults import DEFAULT_METHOD
+from .methods.registry import DEFAULTS, METHOD_NAMES as METHODS, OPTIONS
 from .methods.multiscale.job import MultiscaleInpainter, MultiscaleStats
 
 __all__ = ["DEFAULT_METHOD", "DEFAULTS", "JOBS", "METHODS", "OPTIONS", "FillStats", "InpaintResult", "InpaintStats",
            "Inpainter", "MultiscaleInpainter", "MultiscaleStats", "StepwiseJob", "inpaint", "start"]
 
-#: The job class of each method of :data:`inpaint.methods.defaults.METHODS`.
-JOBS: dict[str, type] = {"multiscale": MultiscaleInpainter, "criminisi": Inpainter}
+#: The job class of each method of :data:`inpaint.methods.registry.METHODS`.
+JOBS: dict[str, type] = {name: m.job for name, m in registry.METHODS.items()}
 
 
 def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, **options: Any) -> StepwiseJob:
@@ -49,8 +50,8 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`).  ``'criminisi'``: the
         paper's eight-stage greedy pipeline (:class:`~inpaint.methods.criminisi.job.Inpainter`).
     **options
-        The chosen method's parameters, :data:`~inpaint.methods.defaults.OPTIONS`; those left
-        out take :data:`~inpaint.methods.defaults.DEFAULTS`.
+        The chosen method's parameters (its method object's options,
+        :data:`~inpaint.methods.registry.OPTIONS`); those left out take their declared defaults.
 
     Returns
     -------
@@ -62,14 +63,10 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     InputError
         An unknown method, an option the method does not take, or a bad value.
     """
-    if method not in JOBS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    allowed = OPTIONS[method]
-    bad = sorted(k for k in options if k not in allowed)
-    if bad:
-        raise InputError(f"the {method} method does not take {', '.join(bad)}; it takes {', '.join(allowed)}")
+    chosen = registry.get(method)
+    chosen.check_names(options)
     since = cancel.since()  # a stop requested from now on ends this job (inpaint.cancel)
-    job = JOBS[method](image, mask, **options)
+    job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
     job.cancel_since = since
     return job
 

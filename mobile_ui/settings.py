@@ -5,15 +5,15 @@
     {"version": 2, "changed": {"patch": "9"}, "last_image": "...", "last_dir": "..."}
 
 Only the settings the user changed from their defaults are kept, under ``"changed"``, so a
-later change of a default (the fill's follow :data:`inpaint.methods.DEFAULTS` for the default
-method) reaches everyone who left it alone.  Version 1 (no ``"version"`` key) stored every
+later change of a default (the fill's follow the default method's declared defaults,
+:data:`inpaint.methods.registry.DEFAULTS`) reaches everyone who left it alone.  Version 1 (no ``"version"`` key) stored every
 setting flat, and its alpha 0.05 and patch 9 were the Criminisi method's defaults, stored
 whether or not the user chose them: reading a version-1 file drops those two values.
 """
 
 from __future__ import annotations
 
-from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS  # noqa: F401 - METHODS: the screen lists them
+from inpaint.methods.registry import DEFAULT_METHOD, DEFAULTS, METHOD_NAMES as METHODS  # noqa: F401 - METHODS: the screen lists them
 
 from .masktools import DEFAULT_TOLERANCE, MAX_GROW, MAX_TOLERANCE
 

@@ -213,7 +213,7 @@ def _criminisi() -> dict[str, Any]:
 @functools.lru_cache(maxsize=None)
 def _criminisi_options() -> tuple[str, ...]:
     try:
-        from inpaint.methods.defaults import OPTIONS
+        from inpaint.methods.registry import OPTIONS
     except ImportError:
         return ()
     return tuple(OPTIONS.get("criminisi", ()))

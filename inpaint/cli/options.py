@@ -3,9 +3,9 @@ front end.
 
 Each parser takes the text the user gave and returns the value the library takes, or raises
 :class:`~inpaint.errors.InputError` with a one-line message naming the option.  The device is
-checked here too (:func:`check_device`), before any heavy work.  ``--alpha`` and ``--patch``
-are parsed by the methods' own parsers (:mod:`inpaint.methods.checks`), ``--partition`` by the
-Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`).
+checked here too (:func:`check_device`), before any heavy work.  The methods' own options
+(``--search-area``, ``--patch``, ``--blend``, ...) are parsed by their declarations
+(:mod:`inpaint.methods.options`, through :mod:`inpaint.methods.registry`).
 """
 
 from __future__ import annotations
@@ -13,28 +13,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import DeviceError, InputError
-from ..methods.checks import check_choice
+from ..methods.checks import check_choice, parse_int  # noqa: F401 - parse_int: the commands' integer options
 from ..methods.defaults import BACKENDS
 
 #: Largest grow radius accepted (pixels).
 MAX_GROW = 10_000
-
-
-def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = None) -> int:
-    """An integer option within ``lo..hi``."""
-    try:
-        value = int(str(text).strip())
-    except (TypeError, ValueError):
-        value = None
-    if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
-        if lo is not None and hi is not None:
-            want = f"an integer from {lo} to {hi}"
-        elif lo is not None:
-            want = f"an integer >= {lo}"
-        else:
-            want = "an integer"
-        raise InputError(f"{option} must be {want}, got {text!r}")
-    return value
 
 
 def parse_length(text: Any, option: str) -> "tuple[float, bool]":

@@ -21,8 +21,9 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
-from ..defaults import BACKENDS, DEFAULTS, LOOPS, PRUNE, SOURCES, VARIANTS
+from ..checks import check_arrays, check_protect, parse_patch, search_factor
+from ..options import checked
+from .options import BY_NAME as OPTIONS, OPTIONS as DECLARED
 from .buffers import Buffers
 from .reference import MAX_PATCH
 from .stages import BY_NAME, NAMES, bundle_for, parse_partition
@@ -72,7 +73,7 @@ class InpaintStats(FillStats):
 
     method: str = "criminisi"
     stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in NAMES})
-    patch: int = DEFAULTS["criminisi"]["patch"]
+    patch: int = OPTIONS["patch"].default
     device_stages: tuple = ()
     patches: list = dataclasses.field(default_factory=list)
     ssd: list = dataclasses.field(default_factory=list)
@@ -202,8 +203,8 @@ class Inpainter(StepwiseJob):
     (True, 1.0)
     """
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["criminisi"]["alpha"],
-                 patch: int = DEFAULTS["criminisi"]["patch"], protect: Any = None, backend: str = "auto",
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
+                 patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
                  device: Any = None, profile: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
                  source: str = "original", loop: str = "auto", timings: bool = True):
@@ -213,12 +214,7 @@ class Inpainter(StepwiseJob):
         self.patch = parse_patch(patch, self.height, self.width, MAX_PATCH)
         self.half = self.patch // 2
         self.alpha = search_factor(alpha)
-        check_choice("backend", backend, BACKENDS)
-        check_choice("variant", variant, VARIANTS)
-        check_choice("prune", prune, PRUNE)
-        check_choice("source", source, SOURCES)
-        check_choice("loop", loop, LOOPS)
-        check_flag("timings", timings)
+        checked(DECLARED, backend=backend, variant=variant, prune=prune, source=source, loop=loop, timings=timings)
         protect = check_protect(protect, (self.height, self.width))
         # Stage 3 marks windows free of the hole; windows over a protected pixel are then
         # cleared on the host, the one place that knows them.

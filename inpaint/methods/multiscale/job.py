@@ -50,15 +50,16 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ...cl.profiles import load_profile
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
-from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
+from ..checks import check_arrays, check_protect, parse_patch, search_factor
+from ..options import checked
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, OPTIONS as DECLARED
 from . import reference as ref
+from .steps import STEPS
 from .levels import (Level, free_centres, image_pyramid, mask_pyramid, onion_layers, prepare_level, protect_pyramid,
                      random_sources, random_valid, upsampled_sources)
 from ... import geometry
 
-DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
-DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
+DEFAULT_PATCH = OPTIONS["patch"].default
 #: Largest patch side (keeps every vote sum inside 32 bits).
 MAX_PATCH = 31
 #: Vote softness per compared value (squared grey levels), with more than one candidate a patch:
@@ -80,8 +81,6 @@ PM_ITERATIONS = 3
 #: must reach across the whole hole; at the photo itself the coarser fill has already brought the
 #: tones in, and more sweeps there cost the most and bought nothing measurable.
 SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
-
-STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 
 
 class HostLevel:
@@ -243,7 +242,7 @@ class MultiscaleInpainter(StepwiseJob):
         ``backend='opencl'`` and no device exists.
     """
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH,
                  candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
                  profile: Any = None, seed: int = 0, timings: bool = True):
@@ -253,18 +252,10 @@ class MultiscaleInpainter(StepwiseJob):
         self.patch = parse_patch(patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
         self.alpha = search_factor(alpha)
-        try:
-            k = int(candidates)
-        except (TypeError, ValueError):
-            k = 0
-        if k != candidates or not 1 <= k <= MAX_CANDIDATES:
-            raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
-        check_choice("backend", backend, BACKENDS)
-        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
-            raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
-        check_flag("timings", timings)
+        values = checked(DECLARED, candidates=candidates, backend=backend, seed=seed, timings=timings)
         self.protect = check_protect(protect, (h, w))
-        self.k, self.seed = k, int(seed)
+        k = values["candidates"]
+        self.k, self.seed = k, values["seed"]
         prof = load_profile(profile)  # checked whatever the backend, before any work
         self.rgb = np.ascontiguousarray(rgb)
         self.mask = mask.copy()
