@@ -92,7 +92,9 @@ def parse_quality(text: Any) -> int | None:
 
 
 def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
-    """Check, before any work, that the requested device exists; returns the loaded profile.
+    """Check, before any work, that the requested device exists; returns the run's engine
+    (:class:`inpaint.cl.engine.Engine`: the backend, the device found, the loaded profile), which
+    the command passes down to the job.
 
     * ``--device`` with ``--backend numpy`` is a contradiction (bad input).
     * ``--device`` that matches no device, or ``--backend opencl`` without any OpenCL device,
@@ -104,26 +106,26 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     ------
     InputError, DeviceError, inpaint.cl.profiles.ProfileError
     """
+    from ..cl.engine import Engine, resolve
     from ..cl.profiles import load_profile
 
     check_choice("backend", backend, BACKENDS)
     if device is not None and device.strip() == "":
         raise InputError("--device is empty; give 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of a device name")
-    prof = load_profile(profile) if profile is not None else None
+    prof = load_profile(profile)
     if backend == "numpy":
         if device is not None:
             raise InputError("--device chooses an OpenCL device, but --backend numpy runs without one")
-        return prof
+        return Engine(backend, None, prof)
     if device is None and backend == "auto":
-        return prof
+        return Engine(backend, None, prof)
     from ..cl import runtime as rtmod
 
     try:
-        rtmod.select_device(device, prof if prof is not None else load_profile(None))
+        return resolve(backend, device, prof, check=True)
     except rtmod.BuildFailure as exc:
         raise DeviceError(str(exc)) from None
     except rtmod.OpenCLUnavailable as exc:
         if device is None:
             raise DeviceError(f"OpenCL is not available: {exc}; or run with --backend numpy") from None
         raise DeviceError(f"no such device: {exc}") from None
-    return prof

@@ -150,6 +150,13 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _with_engine(options: dict[str, Any], engine: Any) -> dict[str, Any]:
+    """The method's options with the engine resolved at the edge in place of the device options'
+    text (:mod:`inpaint.cl.engine`)."""
+    return dict({k: v for k, v in options.items() if not (k in _OPTIONS and _OPTIONS[k].group == "device")},
+                engine=engine)
+
+
 def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     """``(image, mask, output)`` for every image to fill: one for ``IMAGE --mask MASK`` and
     ``--case NAME``, several for a batch."""
@@ -233,13 +240,13 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
                                   for image, mask, out in work], quiet=args.quiet)
     work = [work[i] for i in keep]
-    check_device(args.backend, args.device, args.profile)
+    engine = check_device(args.backend, args.device, args.profile)
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
         image, mask, out = work[i]
-        opts = dict(options, device=device) if device is not None else options
-        _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
+        _remove_one(args, _with_engine(options, engine if device is None else engine.on(device)), radius, image,
+                    mask, out, label=label, progress=jobs == 1)
 
     return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
                      devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
@@ -270,9 +277,9 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             check_new(path, args.overwrite or args.force, what)
     phases = phases if args.stats else None
     timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
-    if label is None:
+    if label is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
-            check_device(args.backend, args.device, args.profile)
+            options = _with_engine(options, check_device(args.backend, args.device, args.profile))
     with timing(READ):
         pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size

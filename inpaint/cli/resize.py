@@ -238,9 +238,9 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
-            check_device(args.backend, args.device, args.profile)
+            engine = check_device(args.backend, args.device, args.profile)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
-        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams, phases=phases)
+        _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")
@@ -255,22 +255,23 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
                                          for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
-    check_device(args.backend, args.device, args.profile)
+    engine = check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
         _resize_one(args, images[i], outs[i], batch_mask(args.protect, images[i]), batch_mask(args.remove, images[i]),
-                    radius, label=label, device=device, progress=jobs == 1)
+                    radius, engine if device is None else engine.on(device), label=label, progress=jobs == 1)
 
     return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
                      quiet=args.quiet, verb="resized")
 
 
 def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | None, remove: Path | None,
-                radius: int, seams_file: str | None = None, label: str | None = None, device: Any = None,
+                radius: int, engine: Any, seams_file: str | None = None, label: str | None = None,
                 progress: bool = True, phases: Phases | None = None) -> None:
-    """Resize one image and write the result (and ``--save-seams``); raises on bad input.  With
-    ``phases`` and ``--stats``, prints the whole command's time, phase by phase."""
+    """Resize one image on ``engine`` (:mod:`inpaint.cl.engine`, resolved by the caller) and write
+    the result (and ``--save-seams``); raises on bad input.  With ``phases`` and ``--stats``,
+    prints the whole command's time, phase by phase."""
     from PIL import Image
 
     from .. import io as imageio
@@ -280,7 +281,6 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     from .guard import compile_note
     from .progress import Progress, format_seconds
 
-    device = device if device is not None else args.device
     name = f"{label}: " if label else ""
     inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", protect),
                                                                        ("remove", remove)) if m]
@@ -337,18 +337,18 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     bar = Progress("inpaint resize", f"carving {label}" if label else "carving",
                    "none" if args.quiet or not progress else args.progress)
     rt = None
-    if phases is not None and backend != "numpy":  # the carver takes this thread's cached runtime
-        from ..cl.runtime import get_runtime
-
+    if phases is not None and backend != "numpy":  # opened here to time it; the carver runs on it
         with timing(CONTEXT):
-            rt = get_runtime(device=device, profile=args.profile)
-        built = rt.build_seconds
+            rt = engine.open()[0]
+        if rt is not None:
+            engine = engine.with_runtime(rt)
+            built = rt.build_seconds
     t0 = time.perf_counter()
     try:
         with compile_note("inpaint resize", not args.quiet, bar):
             res = api.resize(pic.rgb, *args.target(w0, h0), energy=args.energy, order=args.order,
                              keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
-                             device=device, profile=args.profile,
+                             engine=engine,
                              progress=bar.steps if drop is not None else _progress_by_work(
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,

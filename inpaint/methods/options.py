@@ -106,6 +106,7 @@ DEVICE = Option(
 PROFILE = Option(
     "profile", flag="--profile", group="device", rank=42,
     help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+ENGINE = Option("engine", group="device", rank=43)
 TIMINGS = Option("timings", default=True, check=lambda v: check_flag("timings", v), rank=100)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ... import geometry
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...cl.profiles import load_profile
+from ...cl.engine import resolve
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_protect, parse_patch, search_factor
 from ..options import checked
@@ -154,6 +154,9 @@ class Inpainter(StepwiseJob):
         OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
     profile : str or path, optional
         Device profile: the device's limits (see ``profiles/README.md``).
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile resolved by the caller (:func:`inpaint.cl.engine.resolve`,
+        the command resolves them once); given, it stands for ``backend``, ``device`` and ``profile``.
     partition : str or sequence of str, optional
         Stages to run on the device, the others in numpy: a named partition of
         :data:`inpaint.methods.criminisi.stages.PARTITIONS` (``'all'``, the default; ``'none'``; ``'coprocess'``) or
@@ -205,7 +208,7 @@ class Inpainter(StepwiseJob):
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
-                 device: Any = None, profile: Any = None,
+                 device: Any = None, profile: Any = None, engine: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
                  source: str = "original", loop: str = "auto", timings: bool = True):
         t0 = time.perf_counter()
@@ -220,7 +223,7 @@ class Inpainter(StepwiseJob):
         # cleared on the host, the one place that knows them.
         self._clear = None if protect is None else geometry.clear_centres(protect, self.half)
         self.source = source
-        prof = load_profile(profile)
+        engine = engine if engine is not None else resolve(backend, device, profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
         self.mask = mask.copy()
         self._mask_initial = mask.copy()
@@ -237,9 +240,7 @@ class Inpainter(StepwiseJob):
 
         self.variant, self.prune = variant, prune
         self._kernels: dict[str, Any] = {}
-        if backend != "numpy" and self._box is not None:
-            from ...cl.runtime import open_runtime
-
+        if not engine.numpy and self._box is not None:
             stages = parse_partition(partition if partition is not None else "all")
             resident = len(stages) == len(NAMES) and source == "original" and loop != "host"
 
@@ -258,7 +259,7 @@ class Inpainter(StepwiseJob):
 
             if stages:
                 t_rt = time.perf_counter()
-                self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+                self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
                 if self._rt is not None:
                     self._on_device = stages
                     self._kernels, self.stats.build_seconds = made

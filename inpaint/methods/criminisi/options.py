@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..checks import check_choice
 from ..defaults import LOOPS, PRUNE, SOURCES, VARIANTS
-from ..options import ALPHA, BACKEND, DEVICE, PATCH, PROFILE, PROTECT, TIMINGS, Option
+from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
 from .stages import NAMES, PARTITIONS, parse_partition
 
 #: ``--early-exit``'s words and the library's values of ``prune``.
@@ -41,7 +41,7 @@ PRUNE_OPTION = Option(
          "result; auto: on CPU devices, where it is faster)")
 
 #: Every option of the method, in the order messages list them (alpha and patch: the paper's).
-OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DEVICE, PROFILE, PARTITION, VARIANT,
+OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, PARTITION, VARIANT,
            PRUNE_OPTION, SOURCE, LOOP, TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}

@@ -48,7 +48,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ...cl.profiles import load_profile
+from ...cl.engine import resolve
 from ..base import FillStats, InpaintResult, StepwiseJob
 from ..checks import check_arrays, check_protect, parse_patch, search_factor
 from ..options import checked
@@ -229,6 +229,8 @@ class MultiscaleInpainter(StepwiseJob):
     backend : {'auto', 'opencl', 'numpy'}
     device, profile
         OpenCL device and device profile, as for :class:`inpaint.methods.criminisi.job.Inpainter`.
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile resolved by the caller; given, it stands for them.
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     timings : bool
@@ -245,7 +247,7 @@ class MultiscaleInpainter(StepwiseJob):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH,
                  candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
-                 profile: Any = None, seed: int = 0, timings: bool = True):
+                 profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True):
         t0 = time.perf_counter()
         rgb, mask = check_arrays(image, mask)
         h, w = mask.shape
@@ -256,7 +258,8 @@ class MultiscaleInpainter(StepwiseJob):
         self.protect = check_protect(protect, (h, w))
         k = values["candidates"]
         self.k, self.seed = k, values["seed"]
-        prof = load_profile(profile)  # checked whatever the backend, before any work
+        # the profile is checked whatever the backend, before any work
+        engine = engine if engine is not None else resolve(backend, device, profile)
         self.rgb = np.ascontiguousarray(rgb)
         self.mask = mask.copy()
         self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
@@ -286,9 +289,7 @@ class MultiscaleInpainter(StepwiseJob):
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
                    if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
-        if backend != "numpy":
-            from ...cl.runtime import open_runtime
-
+        if not engine.numpy:
             from . import opencl as mcl
 
             def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # the whole program, and its build time
@@ -299,7 +300,7 @@ class MultiscaleInpainter(StepwiseJob):
                 return made, rt.build_seconds - before
 
             t_rt = time.perf_counter()
-            self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+            self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
             if self._rt is not None:
                 import pyopencl as cl
 

@@ -9,7 +9,7 @@ import numpy as np
 from ...errors import InputError
 from ..checks import parse_int
 from ..defaults import MAX_CANDIDATES
-from ..options import ALPHA, BACKEND, DEVICE, PATCH, PROFILE, PROTECT, TIMINGS, Option
+from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
 DEFAULT_CANDIDATES = 1
@@ -40,6 +40,6 @@ CANDIDATES = Option(
 SEED = Option("seed", default=0, check=_seed, rank=90)
 
 #: Every option of the method, in the order messages list them.
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, SEED, TIMINGS)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED, TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
