@@ -36,7 +36,8 @@ __all__ = ["DEFAULT_METHOD", "DEFAULTS", "JOBS", "METHODS", "OPTIONS", "FillStat
 JOBS: dict[str, type] = {name: m.job for name, m in registry.METHODS.items()}
 
 
-def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, **options: Any) -> StepwiseJob:
+def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, token: "cancel.Token | None" = None,
+          **options: Any) -> StepwiseJob:
     """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
 
     Parameters
@@ -49,6 +50,10 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         decide each pixel, with a gradient-domain correction
         (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`).  ``'criminisi'``: the
         paper's eight-stage greedy pipeline (:class:`~inpaint.methods.criminisi.job.Inpainter`).
+    token : inpaint.cancel.Token, optional
+        The job's stop (:meth:`inpaint.cancel.Token.cancel`); default: the enclosing
+        :func:`inpaint.cancel.scope`'s (a command's run, the app's job), else a new one, which
+        any :func:`inpaint.cancel.request` from now on cancels.
     **options
         The chosen method's parameters (its method object's options,
         :data:`~inpaint.methods.registry.OPTIONS`); those left out take their declared defaults.
@@ -65,19 +70,20 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     """
     chosen = registry.get(method)
     chosen.check_names(options)
-    since = cancel.since()  # a stop requested from now on ends this job (inpaint.cancel)
+    token = token if token is not None else cancel.current()  # made before the job: a stop from now on ends it
     job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
-    job.cancel_since = since
+    job.token = token
     return job
 
 
 def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD,
-            progress: Callable[[float], Any] | None = None, **options: Any) -> InpaintResult:
+            progress: Callable[[float], Any] | None = None, token: "cancel.Token | None" = None,
+            **options: Any) -> InpaintResult:
     """Remove the masked object from ``image``.
 
     Parameters
     ----------
-    image, mask, method, **options
+    image, mask, method, token, **options
         As for :func:`start`.
     progress : callable, optional
         ``progress(fraction)`` is called after every step.
@@ -94,6 +100,6 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD
     InputError
         As for :func:`start`.
     """
-    job = start(image, mask, method=method, **options)
+    job = start(image, mask, method=method, token=token, **options)
     cb = (lambda j: progress(j.progress)) if progress is not None else None
     return job.run(cb)
