@@ -15,18 +15,19 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import DISTRIBUTION, __version__, cancel
+from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
 from ..methods import registry
 from ..methods.defaults import DEFAULT_METHOD
-from ..report import format_phases, format_stats
+from ..report import format_stats
 from ..io.naming import REMOVED_SUFFIX, shown
 from .batch import (batch_images, batch_mask, best_devices, is_batch, make_output_folder, output_folder,
                     output_for, paired_file, plan_batch, run_batch)
-from .guard import EXIT_TABLE, compile_note
+from .guard import EXIT_TABLE
+from .perimage import ImageRun
 from .options import parse_grow, parse_int, parse_quality
-from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, say
+from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -257,26 +258,17 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     """Fill one image and write its result (and --save-mapping); raises on bad input.  With
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
     from .. import io as imageio
-    from ..io.naming import check_new
     from ..masks import covers_everything, grow
     from .options import check_device
-    from .progress import Progress
 
+    run = ImageRun("inpaint", args, label, phases, progress)
     protect_path = batch_mask(args.protect, image_path)
     sources = [("input image", image_path), ("mask", mask_path)]
     if protect_path is not None:
         sources.append(("--protect mask", protect_path))
-    # cheap checks first: names, formats, folders, collisions (before reading anything)
-    if args.save_mapping is not None:
-        imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
-    imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
-                         others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
-    for path, what in ((out, "output"), (mapping, "--save-mapping file")):
-        if path is not None and not any(imageio.same_file(path, src) for _, src in sources):
-            check_new(path, args.overwrite or args.force, what)
-    phases = phases if args.stats else None
-    timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
+    run.check_outputs(out, sources, args.save_mapping, "--save-mapping", mapping)
+    phases, timing = run.phases, run.timing
     if label is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
             options = _with_engine(options, check_device(args.backend, args.device, args.profile))
@@ -297,68 +289,52 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
-    name = f"{label}: " if label else ""
+    name = run.name
     if protect_path is not None:
         with timing(READ):
             options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
-    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
-        say(f"inpaint: note: {name}{'; '.join(plan.notes)}")
-    new = not (args.overwrite or args.force)  # checked before the work; and again as the file is put in place
+    run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
+    new = run.new
     meta = {"plan": plan, "mask": mask, "new": new}
     if not mask.any():
-        try:
-            note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
-        except OSError as exc:
-            raise InputError(f"cannot write the output: {exc}") from None
-        say(f"inpaint: {name}the mask {shown(mask_path)} selects no pixel: nothing to remove; "
-              f"wrote an unchanged copy to {shown(out)}")
-        if note and not args.quiet:
-            say(f"inpaint: note: {name}{note}")
+        note = run.save([(imageio.unchanged(pic), out, meta)])[0]
+        run.say(f"the mask {shown(mask_path)} selects no pixel: nothing to remove; wrote an unchanged copy to "
+                f"{shown(out)}", always=True)
+        run.note(note)
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     _warn_if_long(mask, args)
     from ..api import inpaint
 
-    bar = Progress("inpaint", f"filling {label}" if label else "filling",
-                   "none" if args.quiet or not progress else args.progress)
     t_fill = time.perf_counter()
-    try:
-        with compile_note("inpaint", not args.quiet, bar):
-            res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
-    finally:
-        bar.close()
+    with run.working("filling") as bar:
+        res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token, **options)
     if phases is not None:
         s = res.stats
         if s.backend != "numpy":
             phases.add(CONTEXT, s.context_seconds)
             phases.add(BUILD, s.build_seconds)
         phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
-    cancel.check()  # stopped after the work: its result is not written
+    run.stopped()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
         items = [(result, out, meta)]
         if mapping is not None:
             items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
-        try:
-            notes = imageio.save_images(items)
-        except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
-            raise InputError(f"cannot write the output: {exc}") from None
-    note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
-    if note and not args.quiet:
-        say(f"inpaint: note: {name}{note}")
+        notes = run.save(items)
+    run.note("; ".join(n for n in (fill_note, notes[0]) if n))
     s = res.stats
     if args.stats:
         print((f"{label}\n" if label else "") + format_stats(s))
-        if phases is not None:
-            print(format_phases(*phases.table(), OTHER))
+        run.print_phases()
     if not args.quiet:
         extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
                  "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = registry.get(s.method).unit
-        say(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-            f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
+        run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
