@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def draw_mapping(rgb: Any, patches: Sequence[tuple[int, int, int, int]], patch: int) -> Any:

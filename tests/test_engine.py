@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from inpaint.cl import engine as engine_mod
-from inpaint.cl import profiles, runtime as rtmod
+from inpaint.cl import engine as engine_mod, profiles, runtime as rtmod
 from inpaint.cl.engine import Engine, resolve
 from inpaint.cli import remove, resize
 

@@ -47,7 +47,8 @@ def _make_inputs(folder: Path) -> None:
     batch.mkdir()
     for i, (w, h) in enumerate(((48, 40), (41, 37), (56, 30))):
         y, x = np.mgrid[:h, :w]
-        img = np.stack([(x * 5 + i * 20) % 256, (y * 7) % 256, ((x + y) * 3) % 256], -1) + rng.integers(0, 20, (h, w, 3))
+        img = np.stack([(x * 5 + i * 20) % 256, (y * 7) % 256, ((x + y) * 3) % 256], -1)
+        img = img + rng.integers(0, 20, (h, w, 3))
         Image.fromarray(np.clip(img, 0, 255).astype(np.uint8)).save(batch / f"pic{i}.png")
         m = np.zeros((h, w), np.uint8)
         m[h // 3:h // 3 + 7, w // 3:w // 3 + 9] = 255

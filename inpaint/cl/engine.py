@@ -12,7 +12,8 @@ The device choice itself, "can it compile" included, is :func:`inpaint.cl.runtim
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .profiles import Profile, load_profile
 
@@ -45,16 +46,16 @@ class Engine:
         """Whether the run is numpy's without asking any device."""
         return self.backend == "numpy"
 
-    def on(self, device: Any) -> "Engine":
+    def on(self, device: Any) -> Engine:
         """The same engine on ``device`` (a batch's worker takes its turn on one)."""
         return dataclasses.replace(self, device=device, runtime=None)
 
-    def with_runtime(self, runtime: Any) -> "Engine":
+    def with_runtime(self, runtime: Any) -> Engine:
         """The same engine, holding the runtime opened for it (jobs run on that one)."""
         return dataclasses.replace(self, runtime=runtime)
 
     def open(self, profiling: bool = True,
-             prepare: "Callable[[Any], T] | None" = None) -> "tuple[Any, T | None]":
+             prepare: Callable[[Any], T] | None = None) -> tuple[Any, T | None]:
         """``(runtime or None, prepare(runtime))``: :func:`inpaint.cl.runtime.open_runtime` on this
         engine; the runtime it holds, when it holds one that compiles the job."""
         from . import runtime as rtmod

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .. import cancel
 from ..errors import InputError
@@ -48,7 +49,7 @@ class ImageRun:
         #: The one token of this image's job (:mod:`inpaint.cancel`): the run's, else a new one.
         self.token = cancel.current()
 
-    def timing(self, phase: str) -> "contextlib.AbstractContextManager[None]":
+    def timing(self, phase: str) -> contextlib.AbstractContextManager[None]:
         """Time ``phase`` for ``--stats`` (nothing without it)."""
         return self.phases.timing(phase) if self.phases is not None else contextlib.nullcontext()
 

@@ -13,7 +13,8 @@ The options every method takes are declared here; each family adds its own.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..cl import BACKENDS
 from ..errors import InputError
@@ -74,7 +75,7 @@ class Option:
     rank: int = 0
     early: bool = False
 
-    def with_default(self, default: Any) -> "Option":
+    def with_default(self, default: Any) -> Option:
         """The same option with another default (a method's own)."""
         return dataclasses.replace(self, default=default)
 
@@ -92,7 +93,8 @@ ALPHA = Option(
     help="where source patches come from: the object's box grown by A times its size on each side (the paper's "
          "alpha, Eq. 6); 'full' searches the whole image (default: {defaults}; criminisi's as in the paper)")
 PATCH = Option(
-    "patch", check=parse_patch, parse=lambda text, flag: parse_patch(text), flag="--patch", short="-p", metavar="P", group="tune",
+    "patch", check=parse_patch, parse=lambda text, flag: parse_patch(text), flag="--patch", short="-p", metavar="P",
+    group="tune",
     rank=20, help="patch side P, odd and >= 3: larger copies larger structures (default: {defaults})")
 PROTECT = Option("protect", rank=30)
 BACKEND = Option(

@@ -41,7 +41,7 @@ PRUNE_OPTION = Option(
          "result; auto: on CPU devices, where it is faster)")
 
 #: Every option of the method, in the order messages list them (alpha and patch: the paper's).
-OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, PARTITION, VARIANT,
-           PRUNE_OPTION, SOURCE, LOOP, TIMINGS)
+OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, PARTITION,
+           VARIANT, PRUNE_OPTION, SOURCE, LOOP, TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}

@@ -40,6 +40,7 @@ CANDIDATES = Option(
 SEED = Option("seed", default=0, check=_seed, rank=90)
 
 #: Every option of the method, in the order messages list them.
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED, TIMINGS)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED,
+           TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
