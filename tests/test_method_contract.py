@@ -151,6 +151,9 @@ def test_the_app_parses_its_settings_with_the_declarations(monkeypatch):
     from mobile_ui import app, settings
 
     assert settings.METHODS == registry.METHOD_NAMES
+    # the settings shown as text: the method, then the options declared as settings
+    assert settings.TEXT == ("method", "alpha", "patch", "backend", "device", "profile")
+    assert settings.TEXT[1:] == tuple(o.name for o in registry.all_options() if o.setting)
     assert settings.defaults()["patch"] == str(registry.get(registry.DEFAULT_METHOD).option("patch").default)
     state = SimpleNamespace(method="criminisi", alpha="full", patch="5", backend="numpy")
     assert app.InpaintApp.run_params(state) == {"method": "criminisi", "alpha": "full", "patch": 5,

@@ -59,6 +59,8 @@ class Option:
     early : bool
         The command parses it before checking that the method takes it (its own message says
         more than "another method").
+    setting : bool
+        One of the app's settings (shown as text; the app's screen lists them).
     """
 
     name: str
@@ -74,6 +76,7 @@ class Option:
     group: str = "advanced"
     rank: int = 0
     early: bool = False
+    setting: bool = False
 
     def with_default(self, default: Any) -> Option:
         """The same option with another default (a method's own)."""
@@ -89,24 +92,24 @@ def checked(options: Sequence[Option], **values: Any) -> dict[str, Any]:
 # The options every method takes.
 ALPHA = Option(
     "alpha", check=parse_alpha, parse=lambda text, flag: parse_alpha(text), flag="--search-area", old_flag="--alpha",
-    metavar="A", group="tune", rank=10,
+    metavar="A", group="tune", rank=10, setting=True,
     help="where source patches come from: the object's box grown by A times its size on each side (the paper's "
          "alpha, Eq. 6); 'full' searches the whole image (default: {defaults}; criminisi's as in the paper)")
 PATCH = Option(
     "patch", check=parse_patch, parse=lambda text, flag: parse_patch(text), flag="--patch", short="-p", metavar="P",
-    group="tune",
-    rank=20, help="patch side P, odd and >= 3: larger copies larger structures (default: {defaults})")
+    group="tune", rank=20, setting=True,
+    help="patch side P, odd and >= 3: larger copies larger structures (default: {defaults})")
 PROTECT = Option("protect", rank=30)
 BACKEND = Option(
     "backend", default="auto", check=lambda v: check_choice("backend", v, BACKENDS), flag="--backend",
-    choices=BACKENDS, group="device", rank=40,
+    choices=BACKENDS, group="device", rank=40, setting=True,
     help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
 DEVICE = Option(
-    "device", flag="--device", group="device", rank=41,
+    "device", setting=True, flag="--device", group="device", rank=41,
     help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name (default: PYOPENCL_CTX, then the "
          "profile, then the best device); one that matches no device is an error (exit 3)")
 PROFILE = Option(
-    "profile", flag="--profile", group="device", rank=42,
+    "profile", setting=True, flag="--profile", group="device", rank=42,
     help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
 ENGINE = Option("engine", group="device", rank=43)
 TIMINGS = Option("timings", default=True, check=lambda v: check_flag("timings", v), rank=100)
