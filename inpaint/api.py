@@ -1,8 +1,8 @@
 """The library's entry point: fill a masked object with one of the fill methods.
 
 :func:`inpaint` runs a fill to the end; :func:`start` returns the step-wise job the app drives.
-Both dispatch on ``method`` through :data:`JOBS`; the methods' names, options and defaults are
-stated in :mod:`inpaint.methods.defaults`.
+Both dispatch on ``method`` through the registry of method objects
+(:data:`inpaint.methods.registry.METHODS`), which states each method's options and defaults.
 
 Examples
 --------
@@ -23,20 +23,22 @@ from typing import Any
 import numpy as np
 
 from . import cancel
-from .errors import InputError
+from .methods import registry
 from .methods.base import FillStats, InpaintResult, StepwiseJob
 from .methods.criminisi.job import Inpainter, InpaintStats
-from .methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS, OPTIONS
+from .methods.defaults import DEFAULT_METHOD
 from .methods.multiscale.job import MultiscaleInpainter, MultiscaleStats
+from .methods.registry import DEFAULTS, METHOD_NAMES as METHODS, OPTIONS
 
 __all__ = ["DEFAULT_METHOD", "DEFAULTS", "JOBS", "METHODS", "OPTIONS", "FillStats", "InpaintResult", "InpaintStats",
            "Inpainter", "MultiscaleInpainter", "MultiscaleStats", "StepwiseJob", "inpaint", "start"]
 
-#: The job class of each method of :data:`inpaint.methods.defaults.METHODS`.
-JOBS: dict[str, type] = {"multiscale": MultiscaleInpainter, "criminisi": Inpainter}
+#: The job class of each method of :data:`inpaint.methods.registry.METHODS`.
+JOBS: dict[str, type] = {name: m.job for name, m in registry.METHODS.items()}
 
 
-def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, **options: Any) -> StepwiseJob:
+def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, token: cancel.Token | None = None,
+          **options: Any) -> StepwiseJob:
     """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
 
     Parameters
@@ -49,9 +51,13 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         decide each pixel, with a gradient-domain correction
         (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`).  ``'criminisi'``: the
         paper's eight-stage greedy pipeline (:class:`~inpaint.methods.criminisi.job.Inpainter`).
+    token : inpaint.cancel.Token, optional
+        The job's stop (:meth:`inpaint.cancel.Token.cancel`); default: the enclosing
+        :func:`inpaint.cancel.scope`'s (a command's run, the app's job), else a new one, which
+        any :func:`inpaint.cancel.request` from now on cancels.
     **options
-        The chosen method's parameters, :data:`~inpaint.methods.defaults.OPTIONS`; those left
-        out take :data:`~inpaint.methods.defaults.DEFAULTS`.
+        The chosen method's parameters (its method object's options,
+        :data:`~inpaint.methods.registry.OPTIONS`); those left out take their declared defaults.
 
     Returns
     -------
@@ -63,25 +69,22 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     InputError
         An unknown method, an option the method does not take, or a bad value.
     """
-    if method not in JOBS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    allowed = OPTIONS[method]
-    bad = sorted(k for k in options if k not in allowed)
-    if bad:
-        raise InputError(f"the {method} method does not take {', '.join(bad)}; it takes {', '.join(allowed)}")
-    since = cancel.since()  # a stop requested from now on ends this job (inpaint.cancel)
-    job = JOBS[method](image, mask, **options)
-    job.cancel_since = since
+    chosen = registry.get(method)
+    chosen.check_names(options)
+    token = token if token is not None else cancel.current()  # made before the job: a stop from now on ends it
+    job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
+    job.token = token
     return job
 
 
 def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD,
-            progress: Callable[[float], Any] | None = None, **options: Any) -> InpaintResult:
+            progress: Callable[[float], Any] | None = None, token: cancel.Token | None = None,
+            **options: Any) -> InpaintResult:
     """Remove the masked object from ``image``.
 
     Parameters
     ----------
-    image, mask, method, **options
+    image, mask, method, token, **options
         As for :func:`start`.
     progress : callable, optional
         ``progress(fraction)`` is called after every step.
@@ -98,6 +101,6 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD
     InputError
         As for :func:`start`.
     """
-    job = start(image, mask, method=method, **options)
+    job = start(image, mask, method=method, token=token, **options)
     cb = (lambda j: progress(j.progress)) if progress is not None else None
     return job.run(cb)

@@ -5,8 +5,9 @@ calls :func:`check` between steps (fill steps, seam-carving passes, enlargement 
 threads of a ``--jobs`` batch stop within one step, and nothing half-done is written.
 
 A request ends the jobs that were running when it came, not the ones started after it: each job
-notes the number of requests so far when it starts (:func:`since`) and runs its steps in
-:func:`scope`, where :func:`check` raises only for a later request.  A command runs whole in one
+holds one :class:`Token`, which notes the number of requests so far when it is made, and runs its
+steps in :func:`scope`, where :func:`check` raises only for a later request or once the token
+itself is cancelled (:meth:`Token.cancel`: the app's Cancel button).  A command runs whole in one
 scope (so a request ends every job of its run, also one that starts a moment after it), and
 :func:`requested` stays true until :func:`clear`, so that a batch starts no further image.
 """
@@ -21,8 +22,7 @@ from collections.abc import Iterator
 _FLAG = threading.Event()
 _LOCK = threading.Lock()
 _COUNT = 0
-# The number of requests when the job running in this context started (None: no job scope).
-_SINCE: contextvars.ContextVar[int | None] = contextvars.ContextVar("inpaint_cancel_since", default=None)
+
 
 
 class Cancelled(BaseException):
@@ -54,29 +54,73 @@ def mark() -> int:
         return _COUNT
 
 
+class Token:
+    """One job's stop, handed to the job (``api.start(..., token=)``) and checked between its steps.
+
+    It is cancelled by :meth:`cancel`, or by any :func:`request` made after the token was.
+
+    Parameters
+    ----------
+    since : int, optional
+        The number of requests that do not cancel it (default: those so far, :func:`mark`).
+    """
+
+    def __init__(self, since: int | None = None):
+        self.since = mark() if since is None else int(since)
+        self._stop = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the job holding this token at its next check (from any thread)."""
+        self._stop.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel`, or a :func:`request` after the token was made, was called."""
+        return self._stop.is_set() or (_FLAG.is_set() and mark() > self.since)
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when :attr:`cancelled`."""
+        if self.cancelled:
+            raise Cancelled()
+
+
+# The token of the job (or run) running in this context (None: no scope).
+_TOKEN: contextvars.ContextVar[Token | None] = contextvars.ContextVar("inpaint_cancel_token", default=None)
+
+
 def since() -> int:
     """Where a job started now counts requests from: the enclosing :func:`scope`'s start (a
     command's run), else now (:func:`mark`)."""
-    outer = _SINCE.get()
-    return mark() if outer is None else outer
+    outer = _TOKEN.get()
+    return mark() if outer is None else outer.since
+
+
+def current() -> Token:
+    """The token a job started now holds: the enclosing :func:`scope`'s (a command's run, the
+    app's job), else a new one."""
+    outer = _TOKEN.get()
+    return Token() if outer is None else outer
 
 
 @contextlib.contextmanager
-def scope(start: int | None = None) -> Iterator[None]:
-    """Run a job's steps (or a whole run): :func:`check` inside raises for a request after
-    ``start`` (default: :func:`since`)."""
-    token = _SINCE.set(since() if start is None else start)
+def scope(start: Token | int | None = None) -> Iterator[Token]:
+    """Run a job's steps (or a whole run) under a token: :func:`check` inside raises once it is
+    cancelled.  ``start``: the token, or the number of requests that do not count (default: the
+    enclosing scope's token, else a new one)."""
+    tok = start if isinstance(start, Token) else current() if start is None else Token(start)
+    reset = _TOKEN.set(tok)
     try:
-        yield
+        yield tok
     finally:
-        _SINCE.reset(token)
+        _TOKEN.reset(reset)
 
 
 def check() -> None:
-    """Raise :class:`Cancelled` when a stop was requested after the current job started (outside
-    any job's :func:`scope`: when one was requested and not cleared)."""
-    if not _FLAG.is_set():
+    """Raise :class:`Cancelled` when the current job's token is cancelled (outside any job's
+    :func:`scope`: when a stop was requested and not cleared)."""
+    tok = _TOKEN.get()
+    if tok is None:
+        if _FLAG.is_set():
+            raise Cancelled()
         return
-    since = _SINCE.get()
-    if since is None or mark() > since:
-        raise Cancelled()
+    tok.check()

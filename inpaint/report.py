@@ -1,6 +1,8 @@
-"""Human-readable reports of a fill: the per-stage timing table and the patch mapping picture.
+"""Human-readable reports of a fill: the per-stage timing table and the whole command's phases.
 
-Used by the ``inpaint`` command (``--stats``, ``--save-mapping``) and by the benchmarks.
+Used by the ``inpaint`` command (``--stats``) and by the benchmarks.  Each method's rows come
+from its method object (:mod:`inpaint.methods.registry`); the mapping pictures are in
+:mod:`inpaint.drawing` (a method object's ``mapping``).
 """
 
 from __future__ import annotations
@@ -8,17 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["STEP_LABELS", "format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent",
-           "format_seconds", "seconds_left"]
+from .drawing import draw_mapping, draw_offsets
+from .methods import registry
 
-#: What each step of the multiscale fill does.
-STEP_LABELS = {
-    "onion": "first fill: peel the hole from its edge inwards, each pixel copying its best match",
-    "patchmatch": "PatchMatch: find each patch's most similar source patches",
-    "vote": "voting: the best-matching patches decide each pixel",
-    "poisson": "gradient-domain correction: carry the surrounding tones in",
-    "levels": "image pyramid: halve the photo, carry each level's fill to the next",
-}
+__all__ = ["format_stats", "format_phases", "draw_mapping", "draw_offsets", "format_percent", "format_seconds",
+           "seconds_left"]
 
 
 def format_percent(fraction: float) -> str:
@@ -76,44 +72,13 @@ def _rows(stats: Any, names: Sequence[str], labels: dict, where: Any) -> list[st
     return rows
 
 
-def _build_note(stats: Any) -> str:
-    build = getattr(stats, "build_seconds", 0.0)
-    return f" (of which {build:.3f} s building or loading the OpenCL program)" if build else ""
-
-
 def format_stats(stats: Any) -> str:
-    """The time spent per step as a Markdown table (for the Criminisi pipeline, like the
-    paper's Table 2)."""
-    alpha = "full" if stats.alpha is None else stats.alpha
+    """The time spent per step as a Markdown table, with the method's headline above it (for the
+    Criminisi pipeline, like the paper's Table 2)."""
+    method = registry.get(stats.method)
     head = ["", "| stage | where | seconds | % |", "|---|---|---:|---:|"]
-    if getattr(stats, "method", "criminisi") == "multiscale":
-        from .methods.multiscale.job import STEPS
-
-        where = "device" if stats.backend == "opencl" else "host"
-        levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
-        lines = [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
-                 f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
-                 f"search area {stats.search_area}; "
-                 f"levels {levels}",
-                 f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
-                 + _build_note(stats)]
-        return "\n".join(lines + head + _rows(stats, STEPS, STEP_LABELS, lambda s: where))
-    from .methods.criminisi.stages import LABELS as STAGE_LABELS, NAMES as names
-
-    lines = [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha {alpha}, "
-             f"sources {stats.source}, search area {stats.search_area}, "
-             f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
-             + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
-             f"{stats.iterations} iterations, {stats.widened} widened search areas, "
-             f"{stats.total_seconds:.3f} s wall" + _build_note(stats)
-             + ("; device-resident loop (stages 2, 4 and 5 run as one kernel, booked under priority; the end "
-                "of stage 7 runs with stage 8, under copy)"
-                if getattr(stats, "loop", "host") == "device" else "")]
-
-    def where(stage: str) -> str:
-        return "device" if stage in stats.device_stages else "host"
-
-    return "\n".join(lines + head + _rows(stats, names, STAGE_LABELS, where))
+    return "\n".join(method.headline(stats) + head
+                     + _rows(stats, method.steps, method.labels, lambda s: method.where(stats, s)))
 
 
 def format_phases(rows: Sequence[tuple[str, float]], wall: float, start: str, other: str) -> str:
@@ -132,41 +97,3 @@ def format_phases(rows: Sequence[tuple[str, float]], wall: float, start: str, ot
         lines.append(f"| {name} | {m / 1000:.3f} | {pct:.1f} |")
     lines.append(f"| **total** | **{total / 1000:.3f}** | 100 |")
     return "\n".join(lines)
-
-
-def draw_mapping(rgb: Any, patches: Sequence[tuple[int, int, int, int]], patch: int) -> Any:
-    """The image with each target patch (red) joined to its source patch (green), as a PIL image."""
-    from PIL import Image, ImageDraw
-
-    img = Image.fromarray(rgb).convert("RGB")
-    draw = ImageDraw.Draw(img)
-    half = patch // 2
-    for ty, tx, sy, sx in patches:
-        draw.line([(tx, ty), (sx, sy)], fill=(255, 220, 0), width=1)
-        draw.rectangle([tx - half, ty - half, tx + half, ty + half], outline=(255, 0, 0))
-        draw.rectangle([sx - half, sy - half, sx + half, sy + half], outline=(0, 255, 0))
-    return img
-
-
-def draw_offsets(rgb: Any, source_map: Any, mask: Any) -> Any:
-    """The image with every filled pixel coloured by where its source lies (hue: direction,
-    brightness: distance) and the rest dimmed, as a PIL image.  Regions of one colour were
-    copied as one piece; many small specks mean many small pieces."""
-    import numpy as np
-    from PIL import Image
-
-    rgb = np.asarray(rgb)
-    mask = np.asarray(mask, bool)
-    h, w = mask.shape
-    ys, xs = np.nonzero(mask)
-    dy = source_map[ys, xs, 0].astype(np.float64) - ys
-    dx = source_map[ys, xs, 1].astype(np.float64) - xs
-    dist = np.hypot(dy, dx)
-    hsv = np.zeros((h, w, 3), np.uint8)
-    hsv[ys, xs, 0] = (((np.arctan2(dy, dx) / (2 * np.pi)) % 1.0) * 255).astype(np.uint8)
-    hsv[ys, xs, 1] = 255
-    hsv[ys, xs, 2] = (64 + 191 * dist / max(dist.max(initial=0.0), 1.0)).astype(np.uint8)
-    out = np.asarray(Image.fromarray(hsv, "HSV").convert("RGB")).copy()
-    grey = rgb.astype(np.uint16).mean(axis=2, keepdims=True).astype(np.uint8) // 2
-    out[~mask] = np.repeat(grey, 3, axis=2)[~mask]
-    return Image.fromarray(out)

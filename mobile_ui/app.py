@@ -380,9 +380,10 @@ class InpaintApp(App):
 
     def run_params(self) -> dict:
         """Keyword arguments for the pipeline from the current settings."""
-        from inpaint.methods.checks import parse_alpha, parse_patch
+        from inpaint.methods import registry
 
-        alpha, patch = parse_alpha(self.alpha), parse_patch(self.patch)
+        method = registry.get(self.method)  # each setting's text parsed by the method's declaration
+        alpha, patch = (method.option(k).parse(getattr(self, k), k) for k in ("alpha", "patch"))
         params = {"method": self.method, "alpha": alpha, "patch": patch, "backend": self.backend}
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]

@@ -5,21 +5,27 @@
     {"version": 2, "changed": {"patch": "9"}, "last_image": "...", "last_dir": "..."}
 
 Only the settings the user changed from their defaults are kept, under ``"changed"``, so a
-later change of a default (the fill's follow :data:`inpaint.methods.DEFAULTS` for the default
-method) reaches everyone who left it alone.  Version 1 (no ``"version"`` key) stored every
-setting flat, and its alpha 0.05 and patch 9 were the Criminisi method's defaults, stored
+later change of a default (the fill's follow the default method's declared defaults,
+:data:`inpaint.methods.registry.DEFAULTS`) reaches everyone who left it alone.  The settings
+shown as text are the options the methods declare as settings.  Version 1 (no ``"version"``
+key) stored every setting flat, and its alpha 0.05 and patch 9 were the Criminisi method's defaults, stored
 whether or not the user chose them: reading a version-1 file drops those two values.
 """
 
 from __future__ import annotations
 
-from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS, METHODS  # noqa: F401 - METHODS: the screen lists them
+from inpaint.methods.registry import (  # noqa: F401 - METHODS: the screen lists them
+    DEFAULT_METHOD,
+    DEFAULTS,
+    METHOD_NAMES as METHODS,
+    all_options,
+)
 
 from .masktools import DEFAULT_TOLERANCE, MAX_GROW, MAX_TOLERANCE
 
 VERSION = 2
 #: Settings shown as text (spinners), and as whole numbers with their ranges (sliders).
-TEXT = ("method", "alpha", "patch", "backend", "device", "profile")
+TEXT = ("method",) + tuple(o.name for o in all_options() if o.setting)  # as the methods declare them
 NUMBERS = {"grow": (0, MAX_GROW), "tolerance": (0, MAX_TOLERANCE)}
 KEYS = TEXT + tuple(NUMBERS)
 #: Other state kept in the file.

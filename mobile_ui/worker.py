@@ -6,7 +6,9 @@ context the library caches per thread) lives on **one** long-lived thread: the
 those callbacks with :func:`kivy.clock.mainthread` so they run on the UI thread.
 
 A job is a function ``fn(job)`` run on the worker thread; it polls ``job.cancelled``
-(or calls :meth:`Job.check`) between steps and raises :class:`Cancelled` to stop early.
+(or calls :meth:`Job.check`) between steps and raises :class:`Cancelled` to stop early.  Its
+one stop is an :class:`inpaint.cancel.Token` (:attr:`Job.token`), which the library's job
+receives too: the library's own checks inside a long step stop it as well.
 
 The library tells of a job that ran on another backend or device than asked (``backend='auto'``
 falling back to numpy, or to the next device) with a :class:`inpaint.errors.FallbackWarning`,
@@ -25,6 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from inpaint import cancel
 
 
 class Cancelled(Exception):
@@ -61,7 +65,9 @@ class Job:
         self.on_done = on_done
         self.on_error = on_error
         self.on_cancel = on_cancel
-        self._cancel = threading.Event()
+        #: The job's one stop, handed to the library's job (:func:`inpaint.api.start` takes the
+        #: enclosing scope's token).
+        self.token = cancel.Token()
         self.finished = threading.Event()
         self.outcome: str | None = None   # "done", "error" or "cancelled" once finished
         #: Texts of the device notes (:func:`is_device_note`) the job raised, each once, in order;
@@ -70,15 +76,15 @@ class Job:
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self.token.cancelled
 
     def cancel(self) -> None:
         """Ask the job to stop at its next check."""
-        self._cancel.set()
+        self.token.cancel()
 
     def check(self) -> None:
         """Raise :class:`Cancelled` if the job was cancelled."""
-        if self._cancel.is_set():
+        if self.token.cancelled:
             raise Cancelled()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -154,7 +160,8 @@ class Worker:
                 from inpaint.errors import FallbackWarning
 
                 warnings.filterwarnings("always", category=FallbackWarning)
-                return job.fn(job)
+                with cancel.scope(job.token):  # the library's jobs started in fn take this token
+                    return job.fn(job)
         finally:
             for w in caught:
                 if is_device_note(w.category):
@@ -169,7 +176,7 @@ class Worker:
             job.check()
             result = Worker._call(job)
             job.check()  # cancelled during the last step: still a cancel for the user
-        except Cancelled:
+        except (Cancelled, cancel.Cancelled):  # between steps, or inside one (the library's check)
             job.outcome = "cancelled"
             if job.on_cancel:
                 job.on_cancel()

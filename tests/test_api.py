@@ -4,13 +4,13 @@ paths from before the method families are gone."""
 import pkgutil
 
 from inpaint import api
-from inpaint.methods import defaults
+from inpaint.methods import registry
 
 
 def test_every_method_has_a_job_and_options():
-    assert tuple(api.JOBS) == defaults.METHODS
-    assert set(defaults.OPTIONS) == set(defaults.METHODS) == set(defaults.DEFAULTS)
-    assert defaults.DEFAULT_METHOD in defaults.METHODS
+    assert tuple(api.JOBS) == registry.METHOD_NAMES == tuple(registry.METHODS)
+    assert set(registry.OPTIONS) == set(registry.METHODS) == set(registry.DEFAULTS)
+    assert registry.DEFAULT_METHOD == registry.METHOD_NAMES[0]
 
 
 def test_the_methods_never_import_each_other():

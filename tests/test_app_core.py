@@ -449,7 +449,7 @@ def test_demo_scene_has_an_object_inside_the_mask():
 
 # -- settings file ----------------------------------------------------------------------
 def test_settings_defaults_follow_the_default_method():
-    from inpaint.methods.defaults import DEFAULT_METHOD, DEFAULTS
+    from inpaint.methods.registry import DEFAULT_METHOD, DEFAULTS
     from mobile_ui import settings
 
     d = settings.defaults()

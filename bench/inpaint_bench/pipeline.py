@@ -214,7 +214,7 @@ def _criminisi() -> dict[str, Any]:
 @functools.cache
 def _criminisi_options() -> tuple[str, ...]:
     try:
-        from inpaint.methods.defaults import OPTIONS
+        from inpaint.methods.registry import OPTIONS
     except ImportError:
         return ()
     return tuple(OPTIONS.get("criminisi", ()))

@@ -3,9 +3,9 @@ front end.
 
 Each parser takes the text the user gave and returns the value the library takes, or raises
 :class:`~inpaint.errors.InputError` with a one-line message naming the option.  The device is
-checked here too (:func:`check_device`), before any heavy work.  ``--alpha`` and ``--patch``
-are parsed by the methods' own parsers (:mod:`inpaint.methods.checks`), ``--partition`` by the
-Criminisi stage table (:func:`inpaint.methods.criminisi.stages.parse_partition`).
+checked here too (:func:`check_device`), before any heavy work.  The methods' own options
+(``--search-area``, ``--patch``, ``--blend``, ...) are parsed by their declarations
+(:mod:`inpaint.methods.options`, through :mod:`inpaint.methods.registry`).
 """
 
 from __future__ import annotations
@@ -14,28 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DeviceError, InputError
-from ..methods.checks import check_choice
+from ..methods.checks import check_choice, parse_int
 from ..methods.defaults import BACKENDS
 
 #: Largest grow radius accepted (pixels).
 MAX_GROW = 10_000
-
-
-def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = None) -> int:
-    """An integer option within ``lo..hi``."""
-    try:
-        value = int(str(text).strip())
-    except (TypeError, ValueError):
-        value = None
-    if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
-        if lo is not None and hi is not None:
-            want = f"an integer from {lo} to {hi}"
-        elif lo is not None:
-            want = f"an integer >= {lo}"
-        else:
-            want = "an integer"
-        raise InputError(f"{option} must be {want}, got {text!r}")
-    return value
 
 
 def parse_length(text: Any, option: str) -> tuple[float, bool]:
@@ -110,7 +93,9 @@ def parse_quality(text: Any) -> int | None:
 
 
 def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
-    """Check, before any work, that the requested device exists; returns the loaded profile.
+    """Check, before any work, that the requested device exists; returns the run's engine
+    (:class:`inpaint.cl.engine.Engine`: the backend, the device found, the loaded profile), which
+    the command passes down to the job.
 
     * ``--device`` with ``--backend numpy`` is a contradiction (bad input).
     * ``--device`` that matches no device, or ``--backend opencl`` without any OpenCL device,
@@ -122,26 +107,26 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     ------
     InputError, DeviceError, inpaint.cl.profiles.ProfileError
     """
+    from ..cl.engine import Engine, resolve
     from ..cl.profiles import load_profile
 
     check_choice("backend", backend, BACKENDS)
     if device is not None and device.strip() == "":
         raise InputError("--device is empty; give 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of a device name")
-    prof = load_profile(profile) if profile is not None else None
+    prof = load_profile(profile)
     if backend == "numpy":
         if device is not None:
             raise InputError("--device chooses an OpenCL device, but --backend numpy runs without one")
-        return prof
+        return Engine(backend, None, prof)
     if device is None and backend == "auto":
-        return prof
+        return Engine(backend, None, prof)
     from ..cl import runtime as rtmod
 
     try:
-        rtmod.select_device(device, prof if prof is not None else load_profile(None))
+        return resolve(backend, device, prof, check=True)
     except rtmod.BuildFailure as exc:
         raise DeviceError(str(exc)) from None
     except rtmod.OpenCLUnavailable as exc:
         if device is None:
             raise DeviceError(f"OpenCL is not available: {exc}; or run with --backend numpy") from None
         raise DeviceError(f"no such device: {exc}") from None
-    return prof

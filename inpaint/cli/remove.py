@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import DISTRIBUTION, __version__, cancel
+from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
 from ..io.naming import REMOVED_SUFFIX, shown
-from ..methods.checks import parse_alpha, parse_patch
-from ..methods.criminisi.stages import NAMES as STAGES, PARTITIONS, parse_partition
-from ..methods.defaults import DEFAULT_METHOD, DEFAULTS, LOOPS, MAX_CANDIDATES, METHODS, OPTIONS, SOURCES, VARIANTS
-from ..report import draw_mapping, draw_offsets, format_phases, format_stats
+from ..methods import registry
+from ..methods.defaults import DEFAULT_METHOD
+from ..report import format_stats
 from .batch import (
     batch_images,
     batch_mask,
@@ -35,10 +34,11 @@ from .batch import (
     plan_batch,
     run_batch,
 )
-from .guard import EXIT_TABLE, compile_note
+from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
-from .phases import BUILD, CONTEXT, FILL, OTHER, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels, say
+from .perimage import ImageRun
+from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
+from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -46,23 +46,17 @@ USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint {" + ",".join(COMMANDS) + "} [options]   (see 'inpaint COMMAND --help')\n"
          "       inpaint --version")
 
-#: The command-line name of each method option (earlier names stay accepted: --alpha, --candidates,
-#: --partition, --variant, --loop, --prune).
-FLAGS = {"alpha": "--search-area", "patch": "--patch", "candidates": "--blend", "backend": "--backend",
-         "device": "--device", "profile": "--profile", "source": "--source", "partition": "--device-stages",
-         "variant": "--search-memory", "loop": "--fill-loop", "prune": "--early-exit"}
-
-#: The earlier names, still accepted (and named back in messages to whoever typed them).
-OLD_FLAGS = {"alpha": "--alpha", "candidates": "--candidates", "partition": "--partition", "variant": "--variant",
-             "loop": "--loop", "prune": "--prune"}
-
-
 def _flag(key: str, argv: Sequence[str]) -> str:
     """The option of ``key`` as the user wrote it: its earlier name if that is what they typed."""
-    old = OLD_FLAGS.get(key)
+    option = _OPTIONS[key]
+    old = option.old_flag
     if old and any(t == old or t.startswith(old + "=") for t in argv):
         return old
-    return FLAGS[key]
+    return option.flag
+
+
+#: Every method option the command takes, by name, in ``--help`` order (declared by the methods).
+_OPTIONS = {o.name: o for o in registry.all_options() if o.flag is not None}
 
 
 #: Memory the fill needs per image pixel, beyond the decoded image (measured: about 100-180 B).
@@ -112,52 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mask of pixels the fill must not copy from (another person, a sign, anything that "
                         "should not reappear in the hole); same rule and size as --mask; for a batch, one mask "
                         "for every image, or a folder DIR holding DIR/IMAGE.png")
-    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
-                   help="'multiscale' (default): coarse-to-fine PatchMatch in which the best-matching patches "
-                        "decide each pixel, so texture stays sharp, with the surrounding tones carried in; "
-                        "'criminisi': the paper's greedy patch-by-patch fill")
+    p.add_argument("--method", choices=registry.METHOD_NAMES, default=DEFAULT_METHOD,
+                   help="; ".join(f"'{m.name}'" + (" (default)" if m.name == DEFAULT_METHOD else "") + f": {m.summary}"
+                                  for m in registry.METHODS.values()))
     p._optionals.title = "everyday options"
     tune = p.add_argument_group("tuning the fill")
     advanced = advanced_group(p, "advanced: the paper's pipeline (--method criminisi), devices, limits and "
                                  "measurements")
     add_device_options(p, advanced)
     add_run_options(p, "fill", advanced)
-    tune.add_argument("--search-area", dest="alpha", metavar="A", default=None,
-                      help="where source patches come from: the object's box grown by A times its size on each "
-                           f"side (the paper's alpha, Eq. 6); 'full' searches the whole image (default: "
-                           f"{_defaults('alpha')}; criminisi's as in the paper)")
-    add_alias(tune, "--alpha", "alpha")
-    tune.add_argument("--patch", "-p", default=None, metavar="P",
-                      help=f"patch side P, odd and >= 3: larger copies larger structures (default: "
-                           f"{_defaults('patch')})")
-    tune.add_argument("--blend", dest="candidates", metavar="K", default=None,
-                      help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default "
-                           f"{DEFAULTS['multiscale']['candidates']}: texture as sharp as its source); more blend "
-                           "more smoothly")
-    add_alias(tune, "--candidates", "candidates")
-    advanced.add_argument("--source", choices=SOURCES, default=None,
-                          help="criminisi: take sources only from the original picture ('original', default, as "
-                               "in the paper) or also from pixels filled earlier ('filled')")
-    advanced.add_argument("--device-stages", dest="partition", metavar="STAGES",
-                          help="criminisi: the stages to run on the device (the others run in numpy): "
-                               + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: findBestPatch "
-                               "and its reduction), or comma-separated stages of " + ",".join(STAGES)
-                               + " (default all)")
-    add_alias(advanced, "--partition", "partition")
-    advanced.add_argument("--search-memory", dest="variant", choices=VARIANTS, default=None,
-                          help="criminisi: where the patch search (findBestPatch) keeps the image: local-memory "
-                               "tiles (the paper's Alg. 2) or global memory")
-    add_alias(advanced, "--variant", "variant", choices=VARIANTS, default=None)
-    advanced.add_argument("--fill-loop", dest="loop", choices=LOOPS, default=None,
-                          help="criminisi: 'device' keeps the fill loop on the OpenCL device (it picks each next "
-                               "patch itself; the host reads a log every few iterations), 'host' drives it patch "
-                               "by patch, 'auto' (default) takes 'device' whenever every stage runs there with "
-                               "the original sources; the result is the same")
-    add_alias(advanced, "--loop", "loop", choices=LOOPS, default=None)
-    advanced.add_argument("--early-exit", dest="prune", choices=("auto", "on", "off"), default=None,
-                          help="criminisi: the patch search stops scoring a candidate once its partial SSD "
-                               "passes a sampled bound (same result; auto: on CPU devices, where it is faster)")
-    add_alias(advanced, "--prune", "prune", choices=("auto", "on", "off"), default=None)
+    _add_method_options(tune, advanced)
     advanced.add_argument("--stats", action="store_true",
                           help="print the per-stage timing table (like the paper's Table 2), then the whole "
                                "command's time, phase by phase (start-up, reading, OpenCL set-up and build, fill, "
@@ -169,34 +127,46 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _defaults(option: str) -> str:
-    """The methods' defaults of ``option`` for the help text, e.g. ``'7 for multiscale, 9 for criminisi'``."""
-    return ", ".join(f"{DEFAULTS[m][option]} for {m}" for m in METHODS if option in DEFAULTS[m])
+def _add_method_options(tune: argparse._ActionsContainer, advanced: argparse._ActionsContainer) -> None:
+    """The methods' own options, as their declarations state them (the device options are the
+    commands' shared ones)."""
+    for option in _OPTIONS.values():
+        if option.group == "device":
+            continue
+        group = tune if option.group == "tune" else advanced
+        names = [option.flag] + ([option.short] if option.short else [])
+        choices = {"choices": option.choices, "default": None} if option.choices else {}
+        group.add_argument(*names, dest=option.name, metavar=option.metavar, default=None, choices=option.choices,
+                           help=option.help.replace("{defaults}", registry.defaults_of(option.name)))
+        if option.old_flag:
+            add_alias(group, option.old_flag, option.name, **choices)
 
 
 def _method_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The chosen method's options from the command line, parsed once (unset ones take the
-    method's defaults)."""
-    given = {"alpha": args.alpha, "patch": args.patch, "backend": args.backend, "device": args.device,
-             "profile": args.profile, "candidates": args.candidates, "source": args.source,
-             "partition": None if args.partition is None else list(parse_partition(args.partition)),
-             "variant": args.variant, "loop": args.loop,
-             "prune": None if args.prune is None else {"auto": "auto", "on": True, "off": False}[args.prune]}
-    allowed = OPTIONS[args.method]
+    """The chosen method's options from the command line, parsed once by their declarations
+    (unset ones take the method's defaults)."""
+    method = registry.get(args.method)
     argv = getattr(args, "argv", [])
+    given = {}
+    for name, option in _OPTIONS.items():
+        value = getattr(args, name)
+        given[name] = option.parse(value, _flag(name, argv)) if option.early and value is not None else value
+    allowed = method.names
     wrong = [_flag(k, argv) for k, v in given.items() if v is not None and k not in allowed]
     if wrong:
-        raise InputError(f"{', '.join(wrong)} only apply to another --method; the {args.method} method takes "
-                         + ", ".join(FLAGS[k] for k in allowed if k in given))
-    options = {k: v for k, v in given.items() if v is not None}
-    if "alpha" in options:
-        options["alpha"] = parse_alpha(options["alpha"])
-    if "patch" in options:
-        options["patch"] = parse_patch(options["patch"])
-    if "candidates" in options:
-        options["candidates"] = parse_int(options["candidates"], _flag("candidates", argv), 1, MAX_CANDIDATES)
+        raise InputError(f"{', '.join(wrong)} only apply to another --method; the {method.name} method takes "
+                         + ", ".join(_OPTIONS[k].flag for k in allowed if k in given))
+    options = {k: v if _OPTIONS[k].early else _OPTIONS[k].parse(v, _flag(k, argv))
+               for k, v in given.items() if v is not None}
     options["timings"] = bool(args.stats)  # device stage times only when they are printed
     return options
+
+
+def _with_engine(options: dict[str, Any], engine: Any) -> dict[str, Any]:
+    """The method's options with the engine resolved at the edge in place of the device options'
+    text (:mod:`inpaint.cl.engine`)."""
+    return dict({k: v for k, v in options.items() if not (k in _OPTIONS and _OPTIONS[k].group == "device")},
+                engine=engine)
 
 
 def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
@@ -283,13 +253,13 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
                                   for image, mask, out in work], quiet=args.quiet)
     work = [work[i] for i in keep]
-    check_device(args.backend, args.device, args.profile)
+    engine = check_device(args.backend, args.device, args.profile)
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
         image, mask, out = work[i]
-        opts = dict(options, device=device) if device is not None else options
-        _remove_one(args, opts, radius, image, mask, out, label=label, progress=jobs == 1)
+        _remove_one(args, _with_engine(options, engine if device is None else engine.on(device)), radius, image,
+                    mask, out, label=label, progress=jobs == 1)
 
     return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
                      devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
@@ -300,29 +270,20 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     """Fill one image and write its result (and --save-mapping); raises on bad input.  With
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
     from .. import io as imageio
-    from ..io.naming import check_new
     from ..masks import covers_everything, grow
     from .options import check_device
-    from .progress import Progress
 
+    run = ImageRun("inpaint", args, label, phases, progress)
     protect_path = batch_mask(args.protect, image_path)
     sources = [("input image", image_path), ("mask", mask_path)]
     if protect_path is not None:
         sources.append(("--protect mask", protect_path))
-    # cheap checks first: names, formats, folders, collisions (before reading anything)
-    if args.save_mapping is not None:
-        imageio.check_output(args.save_mapping, mode=None, size=None, inputs=sources, what="--save-mapping")
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
-    imageio.check_output(out, mode=None, size=None, inputs=sources, force=args.force,
-                         others=[(f"--save-mapping {mapping}", mapping)] if mapping else [])
-    for path, what in ((out, "output"), (mapping, "--save-mapping file")):
-        if path is not None and not any(imageio.same_file(path, src) for _, src in sources):
-            check_new(path, args.overwrite or args.force, what)
-    phases = phases if args.stats else None
-    timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
-    if label is None:
+    run.check_outputs(out, sources, args.save_mapping, "--save-mapping", mapping)
+    phases, timing = run.phases, run.timing
+    if label is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
-            check_device(args.backend, args.device, args.profile)
+            options = _with_engine(options, check_device(args.backend, args.device, args.profile))
     with timing(READ):
         pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
@@ -340,72 +301,52 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
-    name = f"{label}: " if label else ""
+    name = run.name
     if protect_path is not None:
         with timing(READ):
             options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
-    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
-        say(f"inpaint: note: {name}{'; '.join(plan.notes)}")
-    new = not (args.overwrite or args.force)  # checked before the work; and again as the file is put in place
+    run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
+    new = run.new
     meta = {"plan": plan, "mask": mask, "new": new}
     if not mask.any():
-        try:
-            note = imageio.save_images([(imageio.unchanged(pic), out, meta)])[0]
-        except OSError as exc:
-            raise InputError(f"cannot write the output: {exc}") from None
-        say(f"inpaint: {name}the mask {shown(mask_path)} selects no pixel: nothing to remove; "
-              f"wrote an unchanged copy to {shown(out)}")
-        if note and not args.quiet:
-            say(f"inpaint: note: {name}{note}")
+        note = run.save([(imageio.unchanged(pic), out, meta)])[0]
+        run.say(f"the mask {shown(mask_path)} selects no pixel: nothing to remove; wrote an unchanged copy to "
+                f"{shown(out)}", always=True)
+        run.note(note)
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     _warn_if_long(mask, args)
     from ..api import inpaint
 
-    bar = Progress("inpaint", f"filling {label}" if label else "filling",
-                   "none" if args.quiet or not progress else args.progress)
     t_fill = time.perf_counter()
-    try:
-        with compile_note("inpaint", not args.quiet, bar):
-            res = inpaint(pic.rgb, mask, method=args.method, progress=bar, **options)
-    finally:
-        bar.close()
+    with run.working("filling") as bar:
+        res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token, **options)
     if phases is not None:
         s = res.stats
         if s.backend != "numpy":
             phases.add(CONTEXT, s.context_seconds)
             phases.add(BUILD, s.build_seconds)
         phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
-    cancel.check()  # stopped after the work: its result is not written
+    run.stopped()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
         items = [(result, out, meta)]
         if mapping is not None:
-            if args.method == "criminisi":
-                drawing = draw_mapping(res.image, res.stats.patches, res.stats.patch)
-            else:
-                drawing = draw_offsets(res.image, res.source_map, mask)
-            items.append((drawing, mapping, {"new": new}))
-        try:
-            notes = imageio.save_images(items)
-        except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
-            raise InputError(f"cannot write the output: {exc}") from None
-    note = "; ".join(n for n in (fill_note, notes[0]) if n) or None
-    if note and not args.quiet:
-        say(f"inpaint: note: {name}{note}")
+            items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
+        notes = run.save(items)
+    run.note("; ".join(n for n in (fill_note, notes[0]) if n))
     s = res.stats
     if args.stats:
         print((f"{label}\n" if label else "") + format_stats(s))
-        if phases is not None:
-            print(format_phases(*phases.table(), OTHER))
+        run.print_phases()
     if not args.quiet:
         extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
                  "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
-        unit = "rounds" if getattr(s, "method", "") == "multiscale" else "iterations"
-        say(f"inpaint: {name}removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-            f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
+        unit = registry.get(s.method).unit
+        run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
@@ -434,7 +375,7 @@ def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     if coverage < 0.5 and n < 20_000:
         return
     backend = _guess_backend(args.backend)
-    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * (2 if args.method == "criminisi" else 1)
+    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * registry.get(args.method).cost
     if coverage >= 0.5:
         warnings.warn(InputWarning(
             f"the mask covers {format_percent(coverage)} of the image: little is left to copy from, and the fill of "

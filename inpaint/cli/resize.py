@@ -19,15 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import cancel
 from ..errors import InputError, InputWarning, SeamError
 from ..io import MASK_RULE
 from ..io.naming import shown
-from ..report import format_phases
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
-from .phases import BUILD, CARVE, CONTEXT, OTHER, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels, say
+from .perimage import ImageRun
+from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
+from .shared import add_device_options, add_run_options, max_pixels
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -244,9 +243,9 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
-            check_device(args.backend, args.device, args.profile)
+            engine = check_device(args.backend, args.device, args.profile)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
-        _resize_one(args, src, out, protect, remove, radius, seams_file=args.save_seams, phases=phases)
+        _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")
@@ -261,44 +260,35 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
                                          for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
-    check_device(args.backend, args.device, args.profile)
+    engine = check_device(args.backend, args.device, args.profile)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
         _resize_one(args, images[i], outs[i], batch_mask(args.protect, images[i]), batch_mask(args.remove, images[i]),
-                    radius, label=label, device=device, progress=jobs == 1)
+                    radius, engine if device is None else engine.on(device), label=label, progress=jobs == 1)
 
     return run_batch("inpaint resize", images, one, jobs=jobs, devices=best_devices(args.backend, args.device, jobs),
                      quiet=args.quiet, verb="resized")
 
 
 def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | None, remove: Path | None,
-                radius: int, seams_file: str | None = None, label: str | None = None, device: Any = None,
+                radius: int, engine: Any, seams_file: str | None = None, label: str | None = None,
                 progress: bool = True, phases: Phases | None = None) -> None:
-    """Resize one image and write the result (and ``--save-seams``); raises on bad input.  With
-    ``phases`` and ``--stats``, prints the whole command's time, phase by phase."""
+    """Resize one image on ``engine`` (:mod:`inpaint.cl.engine`, resolved by the caller) and write
+    the result (and ``--save-seams``); raises on bad input.  With ``phases`` and ``--stats``,
+    prints the whole command's time, phase by phase."""
     from PIL import Image
 
     from .. import io as imageio
     from ..io import check_output
-    from ..io.naming import check_new
     from ..seam import api
-    from .guard import compile_note
-    from .progress import Progress, format_seconds
+    from .progress import format_seconds
 
-    device = device if device is not None else args.device
-    name = f"{label}: " if label else ""
+    run = ImageRun("inpaint resize", args, label, phases, progress)
     inputs = [("input image", src)] + [(f"--{k} mask", m) for k, m in (("protect", protect),
                                                                        ("remove", remove)) if m]
-    if seams_file is not None:
-        check_output(seams_file, mode=None, size=None, inputs=inputs, force=args.force, what="--save-seams")
-    check_output(out, mode=None, size=None, inputs=inputs, force=args.force,
-                 others=[(f"--save-seams {seams_file}", seams_file)] if seams_file else [])
-    for path, what in ((out, "output"), (seams_file, "--save-seams file")):
-        if path is not None and not any(imageio.same_file(path, m) for _, m in inputs):
-            check_new(path, args.overwrite or args.force, what)
-    phases = phases if getattr(args, "stats", False) else None
-    timing = phases.timing if phases is not None else (lambda _: contextlib.nullcontext())
+    run.check_outputs(out, inputs, seams_file, "--save-seams", extra_force=True)
+    phases, timing = run.phases, run.timing
     with timing(READ):
         pic = imageio.read_image(src)
     w0, h0 = pic.size
@@ -307,8 +297,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     from .options import parse_quality
 
     plan = imageio.plan_output(pic, out, size=(tw, th), quality=parse_quality(args.quality))
-    if plan.notes and not args.quiet:  # what the output cannot keep, said before the work
-        say(f"inpaint resize: note: {name}{'; '.join(plan.notes)}")
+    run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
     with timing(READ):
@@ -329,40 +318,34 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
                                    f"{format_seconds(seconds)} (a rough estimate)"))
     if drop is None and (tw, th) == (w0, h0):
         result = imageio.unchanged(pic)
-        if not args.quiet:
-            say(f"inpaint resize: {name}the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}")
+        run.say(f"the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}")
         items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         with timing(WRITE):
-            _save(imageio, items, not (args.overwrite or args.force))
-        if phases is not None:
-            print(format_phases(*phases.table(), OTHER).lstrip("\n"))
+            run.save(_new(items, run.new))
+        run.print_phases(lead=False)
         return
 
-    bar = Progress("inpaint resize", f"carving {label}" if label else "carving",
-                   "none" if args.quiet or not progress else args.progress)
     rt = None
-    if phases is not None and backend != "numpy":  # the carver takes this thread's cached runtime
-        from ..cl.runtime import get_runtime
-
+    if phases is not None and backend != "numpy":  # opened here to time it; the carver runs on it
         with timing(CONTEXT):
-            rt = get_runtime(device=device, profile=args.profile)
-        built = rt.build_seconds
+            rt = engine.open()[0]
+        if rt is not None:
+            engine = engine.with_runtime(rt)
+            built = rt.build_seconds
     t0 = time.perf_counter()
     try:
-        with compile_note("inpaint resize", not args.quiet, bar):
+        with run.working("carving") as bar:
             res = api.resize(pic.rgb, *args.target(w0, h0), energy=args.energy, order=args.order,
                              keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
-                             device=device, profile=args.profile,
+                             engine=engine,
                              progress=bar.steps if drop is not None else _progress_by_work(
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,
                              allow_large=args.allow_large, return_source=True)
     except SeamError as exc:  # bad sizes or masks, an impossible protect mask: said with the options
         raise InputError(exc.worded(OPTION_WORDS)) from None
-    finally:
-        bar.close()
     elapsed = time.perf_counter() - t0
     if phases is not None:
         build = rt.build_seconds - built if rt is not None else 0.0
@@ -370,28 +353,21 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             phases.add(BUILD, build)
         phases.add(CARVE, elapsed - build)
     out8, seam_map, source = res if seams_file else (res[0], None, res[1])
-    cancel.check()  # stopped after the work: its result is not written
+    run.stopped()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, move_note = imageio.apply_moves(pic, out8, source)
         items = [(result, out, {"plan": plan})]
         if seam_map is not None:
             items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
-        notes = _save(imageio, items, not (args.overwrite or args.force))
-    if phases is not None:
-        print(format_phases(*phases.table(), OTHER).lstrip("\n"))
-    note = "; ".join(n for n in (move_note, notes[0]) if n)
+        notes = run.save(_new(items, run.new))
+    run.print_phases(lead=False)
+    run.note("; ".join(n for n in (move_note, notes[0]) if n))
     if not args.quiet:
-        if note:
-            say(f"inpaint resize: note: {name}{note}")
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        say(f"inpaint resize: {name}{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s "
-            f"-> {shown(out)}")
+        run.say(f"{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
 
 
-def _save(imageio: Any, items: list, new: bool) -> list:
-    """Write the items atomically; with ``new``, none replaces a file that appeared meanwhile."""
-    try:
-        return imageio.save_images([(img, path, dict(opts, new=new)) for img, path, opts in items])
-    except OSError as exc:  # permission denied, disk full...: the atomic write left nothing behind
-        raise InputError(f"cannot write the output: {exc}") from None
+def _new(items: list, new: bool) -> list:
+    """The items to write; with ``new``, none replaces a file that appeared meanwhile."""
+    return [(img, path, dict(opts, new=new)) for img, path, opts in items]

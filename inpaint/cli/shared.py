@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import InputError
-from ..methods.defaults import BACKENDS
+from ..methods.options import BACKEND, DEVICE, PROFILE
 from .progress import STYLES
 
 #: The commands besides object removal, and what each does (the usage and the help list them).
@@ -42,14 +42,12 @@ def advanced_group(parser: argparse.ArgumentParser, title: str) -> argparse._Arg
 
 def add_device_options(parser: argparse._ActionsContainer,
                        advanced: argparse._ActionsContainer | None = None) -> None:
-    """``--backend`` and ``--device``; ``--profile`` in ``advanced`` (default: ``parser``)."""
+    """``--backend`` and ``--device``; ``--profile`` in ``advanced`` (default: ``parser``), as the
+    methods declare them (:mod:`inpaint.methods.options`)."""
     advanced = parser if advanced is None else advanced
-    parser.add_argument("--backend", choices=BACKENDS, default="auto",
-                        help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
-    parser.add_argument("--device", help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name "
-                                         "(default: PYOPENCL_CTX, then the profile, then the best device); "
-                                         "one that matches no device is an error (exit 3)")
-    advanced.add_argument("--profile", help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+    parser.add_argument(BACKEND.flag, choices=BACKEND.choices, default=BACKEND.default, help=BACKEND.help)
+    parser.add_argument(DEVICE.flag, help=DEVICE.help)
+    advanced.add_argument(PROFILE.flag, help=PROFILE.help)
 
 
 def add_run_options(parser: argparse._ActionsContainer, verb: str,

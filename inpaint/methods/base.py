@@ -21,10 +21,11 @@ class StepwiseJob:
         Raises
         ------
         inpaint.cancel.Cancelled
-            A stop was requested (:func:`inpaint.cancel.request`) after the job was made;
-            checked before every step.
+            The job's token (``token``, :class:`inpaint.cancel.Token`) was cancelled, or a stop
+            was requested (:func:`inpaint.cancel.request`) after the job was made; checked
+            before every step, and inside the long ones.
         """
-        with cancel.scope(getattr(self, "cancel_since", None)):
+        with cancel.scope(getattr(self, "token", None)):
             cancel.check()
             while self.step():
                 cancel.check()

@@ -44,6 +44,23 @@ def parse_alpha(text: Any) -> float | str | None:
     return value
 
 
+def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer option within ``lo..hi``."""
+    try:
+        value = int(str(text).strip())
+    except (TypeError, ValueError):
+        value = None
+    if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
+        if lo is not None and hi is not None:
+            want = f"an integer from {lo} to {hi}"
+        elif lo is not None:
+            want = f"an integer >= {lo}"
+        else:
+            want = "an integer"
+        raise InputError(f"{option} must be {want}, got {text!r}")
+    return value
+
+
 def search_factor(alpha: Any) -> float | None:
     """The search factor a method works with: None (the whole image) for ``'full'`` or None,
     else the float :func:`parse_alpha` accepts."""

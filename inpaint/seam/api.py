@@ -148,21 +148,20 @@ def _opencl_carver(rt: Any, mode: str) -> Any:
     return OpenCLCarver(rt, mode)
 
 
-def _on_carver(backend: str, mode: str, device: Any, profile: Any, run: Callable[[Any], Any]) -> Any:
-    """``run(carver)`` on the first OpenCL device that compiles the carving kernels (they are built
-    as the carving needs them), else, for ``backend='auto'``, on numpy with one warning."""
-    if backend == "numpy":
+def _on_carver(engine: Any, mode: str, run: Callable[[Any], Any]) -> Any:
+    """``run(carver)`` on the engine's OpenCL device, the first that compiles the carving kernels
+    (they are built as the carving needs them), else, for ``backend='auto'``, on numpy with one
+    warning."""
+    if engine.numpy:
         return run(ref.NumpyCarver(mode))
-    from ..cl.runtime import open_runtime
-
-    rt, out = open_runtime(backend, device, profile, prepare=lambda rt: run(_opencl_carver(rt, mode)))
+    rt, out = engine.open(prepare=lambda rt: run(_opencl_carver(rt, mode)))
     return run(ref.NumpyCarver(mode)) if rt is None else out
 
 
 def resize(image: Any, width: int | None = None, height: int | None = None, *,
            energy: str = "backward", order: str = "width-first",
            keep_mask: Any = None, drop_mask: Any = None, batch: int | None = None,
-           backend: str = "auto", device: Any = None, profile: Any = None,
+           backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None,
            progress: Callable[[int, int], None] | None = None, return_seams: bool = False,
            restore: bool = True, allow_large: bool = False, return_source: bool = False) -> Any:
     """Resize an image by removing or inserting low-energy seams (Avidan & Shamir 2007).
@@ -188,7 +187,10 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     backend : {'auto', 'opencl', 'numpy'}
         ``'auto'``: OpenCL when a device exists, else numpy with a warning.
     device, profile
-        Passed to :func:`inpaint.cl.runtime.get_runtime`.
+        The OpenCL device and device profile (see :func:`inpaint.cl.runtime.select_device`).
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile resolved by the caller (:func:`inpaint.cl.engine.resolve`);
+        given, it stands for ``backend``, ``device`` and ``profile``.
     progress : callable, optional
         ``progress(done, total)`` with seams done so far.
     return_seams : bool
@@ -326,4 +328,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
         return (out, *extra) if extra else out
 
     with cancel.scope():  # a stop requested from now on ends this resize (inpaint.cancel)
-        return _on_carver(backend, energy, device, profile, run)
+        if engine is None:
+            from ..cl.engine import Engine, resolve
+
+            # numpy never reads the profile (a bad one is an error only where a device runs)
+            engine = Engine("numpy") if backend == "numpy" else resolve(backend, device, profile)
+        return _on_carver(engine, energy, run)

@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 
 from ... import geometry
-from ...cl.profiles import load_profile
+from ...cl.engine import resolve
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
-from ..defaults import BACKENDS, DEFAULTS, LOOPS, PRUNE, SOURCES, VARIANTS
+from ..checks import check_arrays, check_protect, parse_patch, search_factor
+from ..options import checked
 from .buffers import Buffers
+from .options import BY_NAME as OPTIONS, OPTIONS as DECLARED
 from .reference import MAX_PATCH
 from .stages import BY_NAME, NAMES, bundle_for, parse_partition
 
@@ -73,7 +74,7 @@ class InpaintStats(FillStats):
 
     method: str = "criminisi"
     stage_seconds: dict = dataclasses.field(default_factory=lambda: {s: 0.0 for s in NAMES})
-    patch: int = DEFAULTS["criminisi"]["patch"]
+    patch: int = OPTIONS["patch"].default
     device_stages: tuple = ()
     patches: list = dataclasses.field(default_factory=list)
     ssd: list = dataclasses.field(default_factory=list)
@@ -154,6 +155,9 @@ class Inpainter(StepwiseJob):
         OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
     profile : str or path, optional
         Device profile: the device's limits (see ``profiles/README.md``).
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile resolved by the caller (:func:`inpaint.cl.engine.resolve`,
+        the command resolves them once); given, it stands for ``backend``, ``device`` and ``profile``.
     partition : str or sequence of str, optional
         Stages to run on the device, the others in numpy: a named partition of
         :data:`inpaint.methods.criminisi.stages.PARTITIONS` (``'all'``, the default; ``'none'``; ``'coprocess'``) or
@@ -203,9 +207,9 @@ class Inpainter(StepwiseJob):
     (True, 1.0)
     """
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["criminisi"]["alpha"],
-                 patch: int = DEFAULTS["criminisi"]["patch"], protect: Any = None, backend: str = "auto",
-                 device: Any = None, profile: Any = None,
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
+                 patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
+                 device: Any = None, profile: Any = None, engine: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
                  source: str = "original", loop: str = "auto", timings: bool = True):
         t0 = time.perf_counter()
@@ -214,18 +218,13 @@ class Inpainter(StepwiseJob):
         self.patch = parse_patch(patch, self.height, self.width, MAX_PATCH)
         self.half = self.patch // 2
         self.alpha = search_factor(alpha)
-        check_choice("backend", backend, BACKENDS)
-        check_choice("variant", variant, VARIANTS)
-        check_choice("prune", prune, PRUNE)
-        check_choice("source", source, SOURCES)
-        check_choice("loop", loop, LOOPS)
-        check_flag("timings", timings)
+        checked(DECLARED, backend=backend, variant=variant, prune=prune, source=source, loop=loop, timings=timings)
         protect = check_protect(protect, (self.height, self.width))
         # Stage 3 marks windows free of the hole; windows over a protected pixel are then
         # cleared on the host, the one place that knows them.
         self._clear = None if protect is None else geometry.clear_centres(protect, self.half)
         self.source = source
-        prof = load_profile(profile)
+        engine = engine if engine is not None else resolve(backend, device, profile)
         self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
         self.mask = mask.copy()
         self._mask_initial = mask.copy()
@@ -242,9 +241,7 @@ class Inpainter(StepwiseJob):
 
         self.variant, self.prune = variant, prune
         self._kernels: dict[str, Any] = {}
-        if backend != "numpy" and self._box is not None:
-            from ...cl.runtime import open_runtime
-
+        if not engine.numpy and self._box is not None:
             stages = parse_partition(partition if partition is not None else "all")
             resident = len(stages) == len(NAMES) and source == "original" and loop != "host"
 
@@ -263,7 +260,7 @@ class Inpainter(StepwiseJob):
 
             if stages:
                 t_rt = time.perf_counter()
-                self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+                self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
                 if self._rt is not None:
                     self._on_device = stages
                     self._kernels, self.stats.build_seconds = made

@@ -48,12 +48,12 @@ from typing import Any
 import numpy as np
 
 from ... import geometry
-from ...cl.profiles import load_profile
+from ...cl.engine import resolve
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_choice, check_flag, check_protect, parse_patch, search_factor
-from ..defaults import BACKENDS, DEFAULTS, MAX_CANDIDATES
+from ..checks import check_arrays, check_protect, parse_patch, search_factor
+from ..options import checked
 from . import reference as ref
 from .levels import (
     Level,
@@ -67,9 +67,10 @@ from .levels import (
     random_valid,
     upsampled_sources,
 )
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, OPTIONS as DECLARED
+from .steps import STEPS
 
-DEFAULT_PATCH = DEFAULTS["multiscale"]["patch"]
-DEFAULT_CANDIDATES = DEFAULTS["multiscale"]["candidates"]
+DEFAULT_PATCH = OPTIONS["patch"].default
 #: Largest patch side (keeps every vote sum inside 32 bits).
 MAX_PATCH = 31
 #: Vote softness per compared value (squared grey levels), with more than one candidate a patch:
@@ -91,8 +92,6 @@ PM_ITERATIONS = 3
 #: must reach across the whole hole; at the photo itself the coarser fill has already brought the
 #: tones in, and more sweeps there cost the most and bought nothing measurable.
 SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
-
-STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 
 
 class HostLevel:
@@ -241,6 +240,8 @@ class MultiscaleInpainter(StepwiseJob):
     backend : {'auto', 'opencl', 'numpy'}
     device, profile
         OpenCL device and device profile, as for :class:`inpaint.methods.criminisi.job.Inpainter`.
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile resolved by the caller; given, it stands for them.
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     timings : bool
@@ -254,29 +255,22 @@ class MultiscaleInpainter(StepwiseJob):
         ``backend='opencl'`` and no device exists.
     """
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = DEFAULTS["multiscale"]["alpha"],
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH,
                  candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
-                 profile: Any = None, seed: int = 0, timings: bool = True):
+                 profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True):
         t0 = time.perf_counter()
         rgb, mask = check_arrays(image, mask)
         h, w = mask.shape
         self.patch = parse_patch(patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
         self.alpha = search_factor(alpha)
-        try:
-            k = int(candidates)
-        except (TypeError, ValueError):
-            k = 0
-        if k != candidates or not 1 <= k <= MAX_CANDIDATES:
-            raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
-        check_choice("backend", backend, BACKENDS)
-        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
-            raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
-        check_flag("timings", timings)
+        values = checked(DECLARED, candidates=candidates, backend=backend, seed=seed, timings=timings)
         self.protect = check_protect(protect, (h, w))
-        self.k, self.seed = k, int(seed)
-        prof = load_profile(profile)  # checked whatever the backend, before any work
+        k = values["candidates"]
+        self.k, self.seed = k, values["seed"]
+        # the profile is checked whatever the backend, before any work
+        engine = engine if engine is not None else resolve(backend, device, profile)
         self.rgb = np.ascontiguousarray(rgb)
         self.mask = mask.copy()
         self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
@@ -306,8 +300,7 @@ class MultiscaleInpainter(StepwiseJob):
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
                    if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
-        if backend != "numpy":
-            from ...cl.runtime import open_runtime
+        if not engine.numpy:
             from . import opencl as mcl
 
             def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # the whole program, and its build time
@@ -318,7 +311,7 @@ class MultiscaleInpainter(StepwiseJob):
                 return made, rt.build_seconds - before
 
             t_rt = time.perf_counter()
-            self._rt, made = open_runtime(backend, device, prof, profiling=bool(timings), prepare=kernels)
+            self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
             if self._rt is not None:
                 import pyopencl as cl
 

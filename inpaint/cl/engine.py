@@ -1,0 +1,101 @@
+"""Where a job runs, resolved once at the edge and passed down: numpy, or OpenCL on a device.
+
+A front end turns its ``backend``, ``device`` and ``profile`` text into one :class:`Engine`
+(:func:`resolve`; the command line checks the device exists with ``check=True``) and hands it to
+the job (``engine=``), which opens the runtime through it (:meth:`Engine.open`).  The strings stay
+a convenience of the public API: a job given them makes its engine with :func:`resolve`.
+
+The device choice itself, "can it compile" included, is :func:`inpaint.cl.runtime.open_runtime`'s
+(the order of :func:`inpaint.cl.runtime.preference`, the devices that :func:`~inpaint.cl.runtime.cannot_build`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .profiles import Profile, load_profile
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """The backend, device and profile of a run, resolved.
+
+    Attributes
+    ----------
+    backend : {'auto', 'opencl', 'numpy'}
+    device : str, pyopencl.Device or None
+        The device the user named (a ``pyopencl.Device`` once checked), or None: the first
+        device in :func:`inpaint.cl.runtime.preference` that compiles the job's program.
+    profile : Profile
+        The device profile, loaded.
+    runtime : Runtime or None
+        A runtime already opened on this engine (:meth:`with_runtime`): the job runs on it.
+    """
+
+    backend: str = "auto"
+    device: Any = None
+    profile: Profile = dataclasses.field(default_factory=lambda: load_profile(None))
+    runtime: Any = None
+
+    @property
+    def numpy(self) -> bool:
+        """Whether the run is numpy's without asking any device."""
+        return self.backend == "numpy"
+
+    def on(self, device: Any) -> Engine:
+        """The same engine on ``device`` (a batch's worker takes its turn on one)."""
+        return dataclasses.replace(self, device=device, runtime=None)
+
+    def with_runtime(self, runtime: Any) -> Engine:
+        """The same engine, holding the runtime opened for it (jobs run on that one)."""
+        return dataclasses.replace(self, runtime=runtime)
+
+    def open(self, profiling: bool = True,
+             prepare: Callable[[Any], T] | None = None) -> tuple[Any, T | None]:
+        """``(runtime or None, prepare(runtime))``: :func:`inpaint.cl.runtime.open_runtime` on this
+        engine; the runtime it holds, when it holds one that compiles the job."""
+        from . import runtime as rtmod
+
+        if self.numpy:
+            return None, None
+        if self.runtime is not None and bool(self.runtime.profiling) == bool(profiling):
+            try:
+                return self.runtime, (prepare(self.runtime) if prepare is not None else None)
+            except rtmod.BuildFailure:
+                if rtmod.explicit_choice(self.device):
+                    raise
+                # the device cannot build the job: open_runtime passes over it to the next one
+        return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare)
+
+
+def resolve(backend: str = "auto", device: Any = None, profile: Any = None, check: bool = False) -> Engine:
+    """The engine of ``backend``, ``device`` and ``profile``, the profile loaded once.
+
+    With ``check`` (the command line, before any work), a named device, or any device for
+    ``backend='opencl'``, must exist: it is looked up now, and the one found is kept.
+
+    ``backend`` is taken as checked (the method's declaration checks it).
+
+    Raises
+    ------
+    inpaint.cl.profiles.ProfileError
+        An unknown or malformed profile.
+    OpenCLUnavailable, BuildFailure
+        With ``check``: no such device, or no OpenCL device (see
+        :func:`inpaint.cl.runtime.select_device`).
+    """
+    if isinstance(profile, Profile):
+        prof = profile
+    else:
+        prof = load_profile(profile)
+    if check and backend != "numpy" and not (device is None and backend == "auto"):
+        from . import runtime as rtmod
+
+        found = rtmod.select_device(device, prof)
+        if device is not None:
+            device = found
+    return Engine(backend, device, prof)

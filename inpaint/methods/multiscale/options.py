@@ -1,0 +1,46 @@
+"""The multiscale method's options, each declared once (see :mod:`inpaint.methods.options`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from ..checks import parse_int
+from ..defaults import MAX_CANDIDATES
+from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
+
+#: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
+DEFAULT_CANDIDATES = 1
+
+
+def _candidates(candidates: Any) -> int:
+    try:
+        k = int(candidates)
+    except (TypeError, ValueError):
+        k = 0
+    if k != candidates or not 1 <= k <= MAX_CANDIDATES:
+        raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
+    return k
+
+
+def _seed(seed: Any) -> int:
+    if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
+        raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
+    return int(seed)
+
+
+CANDIDATES = Option(
+    "candidates", default=DEFAULT_CANDIDATES, check=_candidates,
+    parse=lambda text, flag: parse_int(text, flag, 1, MAX_CANDIDATES), flag="--blend", old_flag="--candidates",
+    metavar="K", group="tune", rank=25,
+    help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default {DEFAULT_CANDIDATES}: "
+         "texture as sharp as its source); more blend more smoothly")
+SEED = Option("seed", default=0, check=_seed, rank=90)
+
+#: Every option of the method, in the order messages list them.
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED,
+           TIMINGS)
+#: Each option by name.
+BY_NAME = {o.name: o for o in OPTIONS}

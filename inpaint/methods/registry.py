@@ -1,0 +1,56 @@
+"""Every fill method by name: the one list the front ends read (see :mod:`inpaint.methods.options`).
+
+The command, the app and :func:`inpaint.api.start` ask the method object of :data:`METHODS` for
+its options, job, report rows and picture; none of them names a method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InputError
+from .criminisi.method import METHOD as CRIMINISI
+from .defaults import DEFAULT_METHOD
+from .multiscale.method import METHOD as MULTISCALE
+from .options import Method, Option
+
+#: The methods, the default first.
+METHODS: dict[str, Method] = {m.name: m for m in (MULTISCALE, CRIMINISI)}
+
+__all__ = ["DEFAULTS", "DEFAULT_METHOD", "METHODS", "METHOD_NAMES", "OPTIONS", "all_options", "defaults_of", "get"]
+
+
+def get(name: Any) -> Method:
+    """The method called ``name``.
+
+    Raises
+    ------
+    InputError
+        No such method (the message lists them).
+    """
+    if name not in METHODS:
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {name!r}")
+    return METHODS[name]
+
+
+def all_options() -> list[Option]:
+    """Every method's options, each once (a shared option as the first method declares it), in
+    ``--help`` order."""
+    seen: dict[str, Option] = {}
+    for method in METHODS.values():
+        for option in method.options:
+            seen.setdefault(option.name, option)
+    return sorted(seen.values(), key=lambda o: o.rank)
+
+
+def defaults_of(name: str) -> str:
+    """Every method's default of option ``name`` for a help text, e.g. ``'7 for multiscale, 9 for criminisi'``."""
+    return ", ".join(f"{m.defaults[name]} for {m.name}" for m in METHODS.values() if name in m.defaults)
+
+
+#: The methods' names, the default first.
+METHOD_NAMES: tuple[str, ...] = tuple(METHODS)
+#: The options each method takes, by method.
+OPTIONS: dict[str, tuple[str, ...]] = {name: m.names for name, m in METHODS.items()}
+#: The defaults that differ between methods (the app's settings and ``--help`` show them), by method.
+DEFAULTS: dict[str, dict[str, Any]] = {name: m.defaults for name, m in METHODS.items()}

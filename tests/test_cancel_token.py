@@ -1,0 +1,119 @@
+"""One cancel token per job: the library's checks, the command's run and the app's worker read it."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import cancel
+from inpaint.api import inpaint, start
+
+
+def _case(seed=0, size=(28, 30)):
+    img = np.random.default_rng(seed).integers(0, 255, (*size, 3), dtype=np.uint8)
+    mask = np.zeros(size, bool)
+    mask[10:16, 11:18] = True
+    return img, mask
+
+
+@pytest.mark.parametrize("method", ["multiscale", "criminisi"])
+def test_a_cancelled_token_stops_its_job_and_no_other(method):
+    img, mask = _case()
+    mine, other = cancel.Token(), cancel.Token()
+    job = start(img, mask, method=method, backend="numpy", patch=5, token=mine)
+    spared = start(img, mask, method=method, backend="numpy", patch=5, token=other)
+    assert job.token is mine and spared.token is other
+    steps = []
+
+    def after(j):
+        steps.append(j.iterations)
+        mine.cancel()
+
+    with pytest.raises(cancel.Cancelled):
+        job.run(after)
+    assert len(steps) == 1 and not job.done          # stopped at the next check, not at the end
+    assert spared.run().image.shape == img.shape     # the other token was not cancelled
+    assert not cancel.requested()                    # nothing process-wide was asked
+
+
+def test_a_request_cancels_the_tokens_made_before_it_only():
+    before = cancel.Token()
+    cancel.request()
+    try:
+        after = cancel.Token()
+        assert before.cancelled and not after.cancelled
+        img, mask = _case()
+        assert inpaint(img, mask, backend="numpy", patch=5).image.shape == img.shape  # started after it
+        with pytest.raises(cancel.Cancelled):
+            inpaint(img, mask, backend="numpy", patch=5, token=before)
+    finally:
+        cancel.clear()
+
+
+def test_a_job_started_in_a_scope_holds_the_scope_token():
+    img, mask = _case()
+    with cancel.scope() as run:
+        job = start(img, mask, backend="numpy", patch=5)
+        assert job.token is run and cancel.current() is run
+    assert cancel.current() is not run
+
+
+def test_the_library_check_inside_a_step_reads_the_token():
+    token = cancel.Token()
+    with cancel.scope(token):
+        cancel.check()
+        token.cancel()
+        with pytest.raises(cancel.Cancelled):
+            cancel.check()  # what the long numpy rounds call between their parts
+    cancel.check()          # outside the scope: no process-wide request, no stop
+
+
+def test_the_app_worker_cancels_through_the_one_token():
+    from mobile_ui.worker import Worker
+
+    worker = Worker()
+    started, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def fn(job):
+        seen["token"] = job.token
+        img, mask = _case()
+        inner = start(img, mask, backend="numpy", patch=5)
+        seen["inner"] = inner.token
+        started.set()
+        release.wait(10)
+        cancel.check()  # a check inside the library's step, not the worker's own
+        return "not cancelled"
+
+    try:
+        job = worker.submit(fn)
+        assert started.wait(10)
+        job.cancel()
+        assert job.cancelled and seen["token"].cancelled
+        release.set()
+        assert job.finished.wait(10)
+        assert job.outcome == "cancelled"
+        assert seen["inner"] is seen["token"]  # the library's job holds the worker job's token
+    finally:
+        release.set()
+        worker.shutdown()
+
+
+def test_both_commands_run_each_image_through_one_image_run(tmp_path, monkeypatch):
+    from inpaint.cli import perimage, remove, resize
+
+    calls = []
+    real = perimage.ImageRun.save
+    monkeypatch.setattr(perimage.ImageRun, "save", lambda self, items: calls.append(self.prog) or real(self, items))
+    img, mask = _case()
+    Image.fromarray(img).save(tmp_path / "i.png")
+    Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "m.png")
+    remove.main([str(tmp_path / "i.png"), "--mask", str(tmp_path / "m.png"), "-o", str(tmp_path / "a.png"),
+                 "--backend", "numpy", "-q"])
+    resize.main([str(tmp_path / "i.png"), "--width", "24", "-o", str(tmp_path / "b.png"), "--backend", "numpy", "-q"])
+    assert calls == ["inpaint", "inpaint resize"]
+    with Image.open(tmp_path / "b.png") as out:
+        assert out.size == (24, 28)
