@@ -286,6 +286,108 @@ def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend):
         assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+# The command run as ``python -m inpaint`` does, except that the real signal (os.kill) is sent at
+# the N-th call that an extension module of TARGET makes into Python while it initialises (numpy's
+# C core importing modules, pyopencl's nanobind module building its enums): the moments where an
+# exception from the handler once became an ImportError or aborted the process.
+_SIGNAL_IN_EXTENSION_START = r"""
+import os, runpy, sys
+
+target, signum, nth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+calls = 0
+
+
+def from_extension_start(frame):
+    caller = frame.f_back
+    if caller is None or caller.f_code.co_name != "_call_with_frames_removed" or caller.f_back is None:
+        return False
+    loader = caller.f_back.f_locals.get("self")
+    return type(loader).__name__ == "ExtensionFileLoader" and loader.name.split(".")[0] == target
+
+
+def profile(frame, event, arg):
+    global calls
+    if event == "call" and from_extension_start(frame):
+        calls += 1
+        if calls == nth:
+            sys.setprofile(None)
+            print("SENT", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signum)
+
+
+sys.setprofile(profile)
+sys.argv = ["inpaint", *sys.argv[4:]]
+runpy.run_module("inpaint", run_name="__main__", alter_sys=True)
+"""
+
+
+def _stopped_cleanly(proc: subprocess.CompletedProcess, sig: int, folder: Path) -> None:
+    """The run ended with the signal's status and its one line, and left no temporary file."""
+    code = guard.EXIT_INTERRUPTED if sig == signal.SIGINT else 128 + sig
+    line = "inpaint: interrupted" if sig == signal.SIGINT else f"inpaint: stopped by {signal.Signals(sig).name}"
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1:] == [line], proc.stderr
+    assert not [p for p in os.listdir(folder) if p.endswith(".tmp")]
+
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("target, nth", [("numpy", 1), ("pyopencl", 2)])
+def test_a_signal_while_an_extension_module_starts_ends_the_run_cleanly(tmp_path, target, nth, sig):
+    # Raised there, the handler's exception became numpy's ImportError ("internal error", exit 1),
+    # or aborted inside pyopencl's module ("Critical nanobind error", SIGABRT), or was lost (exit 0).
+    pytest.importorskip(target)
+    _photo(tmp_path / "a.png", 1, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    proc = subprocess.run([sys.executable, "-c", _SIGNAL_IN_EXTENSION_START, target, str(int(sig)), str(nth),
+                           "a.png", "--mask", "m.png", "-o", "out.png"], cwd=tmp_path, env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stderr.startswith("SENT\n"), proc.stderr  # the signal came while the module started
+    assert "Traceback" not in proc.stderr and "nanobind" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 2, proc.stderr  # SENT and the one line
+    _stopped_cleanly(proc, sig, tmp_path)
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
+    """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run."""
+    _photo(tmp_path / "a.png", 2, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    argv = ["a.png", "--mask", "m.png", "-o", "out.png", "-y"]
+    took = np.inf
+    for _ in range(2):  # the second one finds the kernels cached, as the runs below do
+        t0 = time.monotonic()
+        whole = subprocess.run([sys.executable, "-m", "inpaint", *argv], cwd=tmp_path, env=_env(),
+                               capture_output=True, text=True, timeout=120)
+        took = min(took, time.monotonic() - t0)
+        assert whole.returncode == 0, whole.stderr
+    (tmp_path / "out.png").unlink()
+    stopped = 0
+    for delay in np.linspace(0.0, took, 16):
+        proc = _spawn(argv, tmp_path, stdout=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert "Traceback" not in err and len(err.splitlines()) <= 1, (delay, err)
+        if proc.returncode == -signal.SIGTERM:
+            # The system's default for SIGTERM, before the interpreter runs the command's first
+            # line: no output, and the same status (143) to a shell.
+            assert err == "" and delay < took / 2, (delay, err)
+        elif proc.returncode == 0:  # the run was over (its result written and reported) before the signal
+            assert delay > took / 2, (delay, err)
+            assert err.startswith("inpaint: removed "), err
+        else:
+            stopped += 1
+            assert proc.returncode == 128 + signal.SIGTERM, (delay, err)
+            assert err == "inpaint: stopped by SIGTERM\n", (delay, err)
+        assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+        if (tmp_path / "out.png").exists():  # a result is whole
+            with Image.open(tmp_path / "out.png") as img:
+                img.load()
+            (tmp_path / "out.png").unlink()
+    assert stopped >= 8, stopped
+
+
 def test_a_cancel_request_stops_fills_and_carving_between_steps():
     from inpaint.seam.api import resize
 
