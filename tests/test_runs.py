@@ -535,6 +535,64 @@ def test_environment_failures_map_to_documented_statuses(exc, code, pattern):
     assert re.search(pattern, guard.error_message(exc))
 
 
+def _cl_error(kind: str, status: str):
+    """pyopencl's own exception for a call that returned ``status`` (as its bindings raise it)."""
+    cl = pytest.importorskip("pyopencl")
+    code = getattr(cl.status_code, status)
+    return getattr(cl, kind)(cl._cl._ErrorRecord(f"clEnqueueNDRangeKernel failed: {status}", code,
+                                                  "clEnqueueNDRangeKernel"))
+
+
+@pytest.mark.parametrize("kind, status, code", [
+    ("RuntimeError", "OUT_OF_HOST_MEMORY", 2), ("MemoryError", "MEM_OBJECT_ALLOCATION_FAILURE", 2),
+    ("RuntimeError", "OUT_OF_RESOURCES", 3), ("RuntimeError", "BUILD_PROGRAM_FAILURE", 3),
+    ("LogicError", "INVALID_KERNEL_ARGS", 3)])
+def test_opencl_out_of_memory_is_bad_input_and_device_failures_stay_3(kind, status, code):
+    # pyopencl raises its MemoryError only for MEM_OBJECT_ALLOCATION_FAILURE: the host's memory
+    # running out inside the driver comes as a RuntimeError, which was reported as a device failure.
+    exc = _cl_error(kind, status)
+    assert guard.exit_code(exc) == code
+    message = guard.error_message(exc)
+    if code == 2:
+        assert message.startswith("the OpenCL device ran out of memory for this job; use a smaller image, or "
+                                  "--backend numpy") and status in message, message
+    else:
+        assert message.startswith("the OpenCL device failed: ") and status in message, message
+
+
+@pytest.mark.opencl
+def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(tmp_path):
+    # PoCL does not return an error when it cannot allocate a buffer's memory: it aborted
+    # (Debian's build: a failed assertion, SIGABRT) or crashed (pip's: SIGSEGV).
+    import resource
+
+    from inpaint.cl.kcache import MIN_ADDRESS_SPACE
+    from inpaint.cl.runtime import preference
+
+    cl = pytest.importorskip("pyopencl")
+    if not preference()[0][2].type & cl.device_type.CPU:
+        pytest.skip("the first device is not a CPU: its buffers are not in this process's address space")
+    h, w = 3000, 4000  # 12 MP, holes in two corners: the fill works on the whole image
+    Image.fromarray(np.random.default_rng(5).integers(0, 256, (h, w, 3), dtype=np.uint8)).save(
+        tmp_path / "big.png", compress_level=1)
+    mask = np.zeros((h, w), bool)
+    mask[10:30, 10:30] = mask[h - 30:h - 10, w - 30:w - 10] = True
+    save_mask(tmp_path / "big_mask.png", mask)
+    limit = MIN_ADDRESS_SPACE + (128 << 20)  # PoCL starts (it is refused below MIN_ADDRESS_SPACE)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    proc = subprocess.run([sys.executable, "-m", "inpaint", "big.png", "--mask", "big_mask.png", "--backend", "opencl",
+                           "--progress", "none"],
+                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert proc.returncode == 2, proc.stderr
+    assert re.fullmatch(r"inpaint: error: the address-space limit \(ulimit -v: \d+ MB\) leaves no room for this "
+                        r"job's OpenCL buffers; raise it, use a smaller image, or --backend numpy\n", proc.stderr), \
+        proc.stderr
+    assert sorted(os.listdir(tmp_path)) == ["big.png", "big_mask.png"]  # no result, no temporary file
+
+
 def test_png_writer_falls_back_to_one_thread(monkeypatch):
     import io
 

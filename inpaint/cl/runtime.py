@@ -21,10 +21,10 @@ import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable  # noqa: F401 - raised here; public here too
+from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory  # noqa: F401 - raised here; public here too
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
-from .kcache import load_pyopencl, unusable_reason
+from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
 # The one import of pyopencl at module level: the kernel caches are checked before it loads.
@@ -454,6 +454,41 @@ def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling
         ``backend='opencl'`` and no usable device.
     """
     return open_runtime(backend, device, profile, profiling)[0]
+
+
+#: What a buffer may map beyond its size (the driver's alignment and bookkeeping).
+BUFFER_SLACK = 16 << 20
+
+
+def check_room(context: Any, nbytes: int) -> None:
+    """Refuse a buffer of ``nbytes`` that the address-space limit (``ulimit -v``) leaves no room
+    for, on a device whose memory is the host's (a CPU device).  PoCL does not return an error
+    when it cannot allocate a buffer's memory: it aborts the process (a failed assertion in
+    Debian's build, a crash in pip's).
+
+    Raises
+    ------
+    inpaint.errors.OutOfMemory
+        The buffer does not fit under the limit.
+    """
+    limit = address_space_limit()
+    if limit is None:
+        return
+    used = address_space_used()
+    if used is None or used + nbytes + BUFFER_SLACK <= limit:
+        return
+    if not all(dev.type & cl.device_type.CPU for dev in context.devices):
+        return
+    raise OutOfMemory(f"the address-space limit (ulimit -v: {limit >> 20} MB) leaves no room for this job's "
+                      "OpenCL buffers; raise it, use a smaller image, or --backend numpy")
+
+
+def new_buffer(context: Any, flags: Any, size: int = 0, hostbuf: Any = None) -> Any:
+    """``pyopencl.Buffer(context, flags, size, hostbuf)``, refused first by :func:`check_room`."""
+    check_room(context, size or (hostbuf.nbytes if hostbuf is not None else 0))
+    if hostbuf is None:
+        return cl.Buffer(context, flags, size)
+    return cl.Buffer(context, flags, size, hostbuf)
 
 
 def round_up(n: int, m: int) -> int:

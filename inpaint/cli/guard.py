@@ -30,7 +30,7 @@ import warnings
 from typing import Any, Callable, Iterator
 
 from .. import cancel
-from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError
+from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
@@ -52,6 +52,18 @@ def _opencl_error(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] == "pyopencl"
 
 
+def _opencl_out_of_memory(exc: BaseException) -> bool:
+    """Whether one of pyopencl's errors says that memory ran out: its MemoryError (a buffer the
+    device could not allocate), or the host's memory, which pyopencl reports as a RuntimeError
+    with the status OUT_OF_HOST_MEMORY."""
+    if type(exc).__name__ == "MemoryError":
+        return True
+    cl = sys.modules.get("pyopencl")
+    codes = getattr(cl, "status_code", None)
+    return codes is not None and getattr(exc, "code", None) in (
+        getattr(codes, "OUT_OF_HOST_MEMORY", None), getattr(codes, "MEM_OBJECT_ALLOCATION_FAILURE", None))
+
+
 def thread_error(exc: BaseException) -> bool:
     """Whether ``exc`` says that a thread could not be started (a process or memory limit)."""
     return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
@@ -67,12 +79,14 @@ def exit_code(exc: BaseException) -> int:
     if isinstance(exc, OSError) or thread_error(exc):  # the environment: disk, names, limits
         return EXIT_BAD_INPUT
     if _opencl_error(exc):
-        return EXIT_BAD_INPUT if type(exc).__name__ == "MemoryError" else EXIT_NO_DEVICE
+        return EXIT_BAD_INPUT if _opencl_out_of_memory(exc) else EXIT_NO_DEVICE
     return EXIT_INTERNAL
 
 
 def error_message(exc: BaseException) -> str:
     """The one line a front end prints for ``exc`` (after ``PROG: error: ``); see :func:`exit_code`."""
+    if isinstance(exc, OutOfMemory):  # says which limit and what to try
+        return one_line(exc)
     if isinstance(exc, MemoryError):
         return "not enough memory for this job; use a smaller image"
     if isinstance(exc, BrokenPipeError):
@@ -85,7 +99,7 @@ def error_message(exc: BaseException) -> str:
     if thread_error(exc):
         return "cannot start a thread (a process or memory limit); use fewer --jobs or raise the limit"
     if _opencl_error(exc):
-        if type(exc).__name__ == "MemoryError":
+        if _opencl_out_of_memory(exc):
             return ("the OpenCL device ran out of memory for this job; use a smaller image, or "
                     f"--backend numpy ({one_line(exc)})")
         return f"the OpenCL device failed: {one_line(exc)}; try --backend numpy or another --device"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...cl.runtime import cl, Runtime, round_up
+from ...cl.runtime import check_room, cl, Runtime, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 
@@ -131,6 +131,7 @@ class Valid:
 
         if self._plan is None or self._plan.shape != (height, width):
             self._plan = IntegralPlan((height, width), np.uint8, "count", np.int32, runtime=self.rt)
+            check_room(self.rt.context, height * width * 4)
             self._sat = cl_array.empty(self.rt.queue, (height, width), np.int32)
         mask = cl_array.Array(self.rt.queue, (height, width), np.uint8, data=b["unknown"])
         self._plan(mask, out=self._sat)
