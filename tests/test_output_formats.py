@@ -244,7 +244,8 @@ def test_a_tiffs_tags_and_gps_ifd_are_kept(tmp_path, planar, ext):
     assert _open(out).info.get("icc_profile") == icc
     if ext in (".tif", ".png"):  # lossless: every pixel outside the mask kept (at 8 bits in a TIFF)
         truth = np.moveaxis(planes, 0, -1)
-        assert np.array_equal(got[~mask], truth[~mask] if got.dtype == np.uint16 else (truth[~mask] >> 8).astype(np.uint8))
+        want = truth[~mask] if got.dtype == np.uint16 else (truth[~mask] >> 8).astype(np.uint8)
+        assert np.array_equal(got[~mask], want)
     assert not any("EXIF" in n or "ICC" in n for n in notes), notes
 
 

@@ -21,7 +21,8 @@ import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory  # noqa: F401 - raised here; public here too
+from ..errors import (BuildFailure, FallbackWarning, OpenCLUnavailable,  # noqa: F401 - raised here; public here too
+                      OutOfMemory)
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
