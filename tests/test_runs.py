@@ -349,6 +349,48 @@ def test_a_signal_while_an_extension_module_starts_ends_the_run_cleanly(tmp_path
     assert not (tmp_path / "out.png").exists()
 
 
+# The command as ``python -m inpaint`` runs it, except that a SIGTERM comes from another process
+# DELAY seconds after a kernel build starts (PoCL then compiles with LLVM in this process).
+_SIGNAL_DURING_A_BUILD = r"""
+import os, runpy, subprocess, sys
+
+delay = sys.argv[1]
+sent = []
+
+
+def profile(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_name == "build" and code.co_filename.endswith(os.path.join("cl", "build.py")):
+        sys.setprofile(None)
+        sent.append(subprocess.Popen(["sh", "-c", f"sleep {delay}; kill -TERM {os.getpid()}"]))
+
+
+sys.setprofile(profile)
+sys.argv = ["inpaint", *sys.argv[2:]]
+try:
+    runpy.run_module("inpaint", run_name="__main__", alter_sys=True)
+finally:
+    for p in sent:
+        p.wait()
+"""
+
+
+@pytest.mark.opencl
+def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path):
+    # LLVM's handlers took the signal while it compiled and deleted its output: the build failed
+    # and the compiler's own "1 error generated." came before our line.
+    _photo(tmp_path / "a.png", 3, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    for delay in ("0.002", "0.006", "0.012", "0.02"):
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_A_BUILD, delay, "a.png", "--mask", "m.png",
+                               "-o", "out.png", "-y", "--backend", "opencl"], cwd=tmp_path, env=_env(),
+                              capture_output=True, text=True, timeout=120)
+        assert "error generated" not in proc.stderr, (delay, proc.stderr)
+        if proc.returncode != 0:  # (0: the run was over first)
+            _stopped_cleanly(proc, signal.SIGTERM, tmp_path)
+            assert proc.stderr == "inpaint: stopped by SIGTERM\n", (delay, proc.stderr)
+
+
 def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
     """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run."""
     _photo(tmp_path / "a.png", 2, (40, 30))

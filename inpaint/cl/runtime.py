@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 from .. import install_hint
 from ..errors import (BuildFailure, FallbackWarning, OpenCLUnavailable,  # noqa: F401 - raised here; public here too
                       OutOfMemory)
+from ..cancel import signals_held
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
@@ -41,7 +42,8 @@ def _platforms() -> list[Any]:
     if cl is None:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
-        platforms = cl.get_platforms()
+        with signals_held():  # the driver may start its threads here
+            platforms = cl.get_platforms()
     except cl.Error as exc:  # e.g. PLATFORM_NOT_FOUND_KHR when no ICD is registered
         raise OpenCLUnavailable(f"no OpenCL platform found ({exc}); {INSTALL_HINT}") from None
     if not platforms:
@@ -252,9 +254,10 @@ class Runtime:
         if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
             raise OpenCLUnavailable(unusable_reason())
         self.limits: Limits = self.profile.effective_limits(self.device)
-        self.context = cl.Context([self.device])
         props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
-        self.queue = cl.CommandQueue(self.context, properties=props)
+        with signals_held():  # ... or here
+            self.context = cl.Context([self.device])
+            self.queue = cl.CommandQueue(self.context, properties=props)
         self.profiling = profiling
         self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}

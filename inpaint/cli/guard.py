@@ -358,7 +358,7 @@ def _silence_stdout() -> None:
 
 
 #: The signals that stop a run (SIGINT: status 130, the others 128 + the number).
-_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+_STOP_SIGNALS = cancel.STOP_SIGNALS
 
 
 def _take_signals(prog: str | None) -> dict[int, Any]:
