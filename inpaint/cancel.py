@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import signal
 import threading
 from collections.abc import Iterator
 
@@ -124,3 +125,28 @@ def check() -> None:
             raise Cancelled()
         return
     tok.check()
+
+
+#: The signals that ask a command to stop.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold the stop signals in this thread for a moment; they come when it ends.
+
+    For the calls a signal must not interrupt, as the OpenCL driver's start and compiles: PoCL
+    compiles with LLVM in the process, and LLVM's own handlers take SIGINT and SIGTERM while it
+    compiles and delete the compiler's output, so the build fails with the compiler's line on
+    standard error ("1 error generated.") before the run stops.  Python's handler could not have
+    run during such a call anyway.  Threads started meanwhile (the driver's, numpy's BLAS) keep the
+    signals held, so that one always comes to a thread of ours.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

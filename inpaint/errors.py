@@ -22,6 +22,10 @@ class DeviceError(InpaintError):
     """No usable device: the requested OpenCL device does not exist or OpenCL is missing."""
 
 
+class OutOfMemory(InpaintError, MemoryError):
+    """A job does not fit in the memory the process may use; the message says what to try."""
+
+
 class OpenCLUnavailable(InpaintError, RuntimeError):
     """No usable OpenCL installation or device was found (raised by :mod:`inpaint.cl.runtime`)."""
 

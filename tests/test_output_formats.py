@@ -7,6 +7,7 @@ jpeglib's DCT coefficients, a raw PNG chunk parse).
 
 from __future__ import annotations
 
+import io
 import struct
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageCms
 
 from inpaint import io as imageio
 from inpaint.errors import InputError
@@ -182,6 +183,100 @@ def test_16bit_planar_tiff_without_tifffile_is_refused_clearly(tmp_path, monkeyp
     monkeypatch.setitem(sys.modules, "tifffile", None)  # not installed
     with pytest.raises(InputError, match="colour planes stored apart.*tifffile"):
         imageio.read_image(tmp_path / "p.tif")
+
+
+def _add_gps_ifd(path):
+    """Give the classic little-endian TIFF ``path`` a GPS IFD (tifffile writes none): appended at
+    the end, pointed to by the placeholder tag 65000, renamed GPSTag (34853, still the last tag)."""
+    with tifffile.TiffFile(path) as tif:
+        at = tif.pages[0].tags[65000].valueoffset
+    data = bytearray(Path(path).read_bytes())
+    data += b"\0" * (len(data) % 2)
+    start = len(data)
+    entries = [(0, 1, 4, b"\x02\x03\x00\x00"), (1, 2, 2, b"N\0\0\0"),
+               (2, 5, 3, struct.pack("<6I", 52, 1, 31, 1, 25, 2)), (3, 2, 2, b"E\0\0\0"),
+               (4, 5, 3, struct.pack("<6I", 13, 1, 24, 1, 36, 1)), (18, 2, 7, b"WGS-84\0")]
+    extra_at = start + 2 + 12 * len(entries) + 4
+    ifd, extra = struct.pack("<H", len(entries)), b""
+    for tag, kind, count, value in entries:
+        if len(value) > 4:
+            ifd += struct.pack("<HHII", tag, kind, count, extra_at + len(extra))
+            extra += value + b"\0" * (len(value) % 2)
+        else:
+            ifd += struct.pack("<HHI", tag, kind, count) + value
+    data += ifd + b"\0\0\0\0" + extra
+    data[at - 8:at - 6] = struct.pack("<H", 34853)
+    data[at:at + 4] = struct.pack("<I", start)
+    Path(path).write_bytes(bytes(data))
+
+
+def _tags(raw):
+    """The tags of a TIFF file, or of an EXIF block, as tifffile reads them (GPS IFD included)."""
+    raw = raw[6:] if raw.startswith(b"Exif\0\0") else raw
+    with tifffile.TiffFile(io.BytesIO(raw)) as tif:
+        return {tag.name: tag.value for tag in tif.pages[0].tags.values()}
+
+
+@pytest.mark.parametrize("ext", [".tif", ".png", ".jpg", ".webp"])
+@pytest.mark.parametrize("planar", ["separate", "contig"])
+def test_a_tiffs_tags_and_gps_ifd_are_kept(tmp_path, planar, ext):
+    # A 16-bit TIFF with planes stored apart is read with tifffile: its tags, GPS IFD and ICC
+    # profile were left behind.
+    src, out = tmp_path / "gps.tif", tmp_path / f"o{ext}"
+    planes = (np.random.default_rng(6).random((3, H, W)) * 65535).astype(np.uint16)
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    tifffile.imwrite(src, planes if planar == "separate" else np.moveaxis(planes, 0, -1), planarconfig=planar,
+                     photometric="rgb", iccprofile=icc, software="Editor 2",
+                     extratags=[(271, "s", 0, "Maker", True), (65000, "I", 1, 0, True)])
+    _add_gps_ifd(src)
+    before = _tags(src.read_bytes())
+    assert before["GPSTag"]["GPSLatitude"] == (52, 1, 31, 1, 25, 2)  # the input holds it
+    _, _, notes, mask = _fill(src, out)
+    if ext == ".tif":
+        after = _tags(out.read_bytes())
+        got = tifffile.imread(out)
+    else:
+        after = _tags(_open(out).info["exif"])
+        got = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert after["GPSTag"] == before["GPSTag"]
+    assert (after["Make"], after["Software"]) == ("Maker", "Editor 2")
+    assert _open(out).info.get("icc_profile") == icc
+    if ext in (".tif", ".png"):  # lossless: every pixel outside the mask kept (at 8 bits in a TIFF)
+        truth = np.moveaxis(planes, 0, -1)
+        want = truth[~mask] if got.dtype == np.uint16 else (truth[~mask] >> 8).astype(np.uint8)
+        assert np.array_equal(got[~mask], want)
+    assert not any("EXIF" in n or "ICC" in n for n in notes), notes
+
+
+def test_a_format_without_exif_says_the_gps_position_was_dropped(tmp_path):
+    src = tmp_path / "gps.tif"
+    tifffile.imwrite(src, _rng_rgb(), photometric="rgb", extratags=[(65000, "I", 1, 0, True)])
+    _add_gps_ifd(src)
+    _, _, notes, _ = _fill(src, tmp_path / "o.bmp")
+    assert "BMP cannot hold EXIF data: it was dropped (the GPS position too)" in notes
+
+
+def test_a_gps_value_trimmed_from_a_jpegs_exif_is_named_as_gps():
+    from inpaint.io.plan import fit_exif
+
+    exif = Image.Exif()
+    exif[271] = "Maker"
+    gps = exif.get_ifd(0x8825)
+    gps[1], gps[2] = "N", (52.0, 31.0, 12.5)
+    gps[27] = b"ASCII\0\0\0" + b"x" * 70000  # GPSProcessingMethod, beyond JPEG's 64 KB
+    raw, note = fit_exif(exif, 65533)
+    assert note.endswith("dropped its GPSProcessingMethod"), note
+    kept = _tags(raw)
+    assert kept["Make"] == "Maker" and kept["GPSTag"]["GPSLatitude"] == (52, 1, 31, 1, 25, 2)
+
+
+def test_16bit_planar_tiff_is_turned_upright(tmp_path):
+    planes = (np.random.default_rng(7).random((3, H, W)) * 65535).astype(np.uint16)
+    tifffile.imwrite(tmp_path / "p.tif", planes, planarconfig="separate", photometric="rgb",
+                     extratags=[(274, "H", 1, 6, True)])  # orientation 6: turn 90 degrees clockwise to view
+    pic = imageio.read_image(tmp_path / "p.tif")
+    assert np.array_equal(pic.wide, np.rot90(np.moveaxis(planes, 0, -1), k=-1))
+    assert pic.exif.get(0x0112, 1) == 1  # the result is upright: no orientation to apply again
 
 
 def test_16bit_grey_tiff_keeps_16_bits(tmp_path):

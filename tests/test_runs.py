@@ -284,6 +284,150 @@ def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend):
         assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+# The command run as ``python -m inpaint`` does, except that the real signal (os.kill) is sent at
+# the N-th call that an extension module of TARGET makes into Python while it initialises (numpy's
+# C core importing modules, pyopencl's nanobind module building its enums): the moments where an
+# exception from the handler once became an ImportError or aborted the process.
+_SIGNAL_IN_EXTENSION_START = r"""
+import os, runpy, sys
+
+target, signum, nth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+calls = 0
+
+
+def from_extension_start(frame):
+    caller = frame.f_back
+    if caller is None or caller.f_code.co_name != "_call_with_frames_removed" or caller.f_back is None:
+        return False
+    loader = caller.f_back.f_locals.get("self")
+    return type(loader).__name__ == "ExtensionFileLoader" and loader.name.split(".")[0] == target
+
+
+def profile(frame, event, arg):
+    global calls
+    if event == "call" and from_extension_start(frame):
+        calls += 1
+        if calls == nth:
+            sys.setprofile(None)
+            print("SENT", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signum)
+
+
+sys.setprofile(profile)
+sys.argv = ["inpaint", *sys.argv[4:]]
+runpy.run_module("inpaint", run_name="__main__", alter_sys=True)
+"""
+
+
+def _stopped_cleanly(proc: subprocess.CompletedProcess, sig: int, folder: Path) -> None:
+    """The run ended with the signal's status and its one line, and left no temporary file."""
+    code = guard.EXIT_INTERRUPTED if sig == signal.SIGINT else 128 + sig
+    line = "inpaint: interrupted" if sig == signal.SIGINT else f"inpaint: stopped by {signal.Signals(sig).name}"
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1:] == [line], proc.stderr
+    assert not [p for p in os.listdir(folder) if p.endswith(".tmp")]
+
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("target, nth", [("numpy", 1), ("pyopencl", 2)])
+def test_a_signal_while_an_extension_module_starts_ends_the_run_cleanly(tmp_path, target, nth, sig):
+    # Raised there, the handler's exception became numpy's ImportError ("internal error", exit 1),
+    # or aborted inside pyopencl's module ("Critical nanobind error", SIGABRT), or was lost (exit 0).
+    pytest.importorskip(target)
+    _photo(tmp_path / "a.png", 1, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    proc = subprocess.run([sys.executable, "-c", _SIGNAL_IN_EXTENSION_START, target, str(int(sig)), str(nth),
+                           "a.png", "--mask", "m.png", "-o", "out.png"], cwd=tmp_path, env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stderr.startswith("SENT\n"), proc.stderr  # the signal came while the module started
+    assert "Traceback" not in proc.stderr and "nanobind" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 2, proc.stderr  # SENT and the one line
+    _stopped_cleanly(proc, sig, tmp_path)
+    assert not (tmp_path / "out.png").exists()
+
+
+# The command as ``python -m inpaint`` runs it, except that a SIGTERM comes from another process
+# DELAY seconds after a kernel build starts (PoCL then compiles with LLVM in this process).
+_SIGNAL_DURING_A_BUILD = r"""
+import os, runpy, subprocess, sys
+
+delay = sys.argv[1]
+sent = []
+
+
+def profile(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_name == "build" and code.co_filename.endswith(os.path.join("cl", "build.py")):
+        sys.setprofile(None)
+        sent.append(subprocess.Popen(["sh", "-c", f"sleep {delay}; kill -TERM {os.getpid()}"]))
+
+
+sys.setprofile(profile)
+sys.argv = ["inpaint", *sys.argv[2:]]
+try:
+    runpy.run_module("inpaint", run_name="__main__", alter_sys=True)
+finally:
+    for p in sent:
+        p.wait()
+"""
+
+
+@pytest.mark.opencl
+def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path):
+    # LLVM's handlers took the signal while it compiled and deleted its output: the build failed
+    # and the compiler's own "1 error generated." came before our line.
+    _photo(tmp_path / "a.png", 3, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    for delay in ("0.002", "0.006", "0.012", "0.02"):
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_A_BUILD, delay, "a.png", "--mask", "m.png",
+                               "-o", "out.png", "-y", "--backend", "opencl"], cwd=tmp_path, env=_env(),
+                              capture_output=True, text=True, timeout=120)
+        assert "error generated" not in proc.stderr, (delay, proc.stderr)
+        if proc.returncode != 0:  # (0: the run was over first)
+            _stopped_cleanly(proc, signal.SIGTERM, tmp_path)
+            assert proc.stderr == "inpaint: stopped by SIGTERM\n", (delay, proc.stderr)
+
+
+def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
+    """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run."""
+    _photo(tmp_path / "a.png", 2, (40, 30))
+    save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
+    argv = ["a.png", "--mask", "m.png", "-o", "out.png", "-y"]
+    took = np.inf
+    for _ in range(2):  # the second one finds the kernels cached, as the runs below do
+        t0 = time.monotonic()
+        whole = subprocess.run([sys.executable, "-m", "inpaint", *argv], cwd=tmp_path, env=_env(),
+                               capture_output=True, text=True, timeout=120)
+        took = min(took, time.monotonic() - t0)
+        assert whole.returncode == 0, whole.stderr
+    (tmp_path / "out.png").unlink()
+    stopped = 0
+    for delay in np.linspace(0.0, took, 16):
+        proc = _spawn(argv, tmp_path, stdout=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert "Traceback" not in err and len(err.splitlines()) <= 1, (delay, err)
+        if proc.returncode == -signal.SIGTERM:
+            # The system's default for SIGTERM, with the same status (143) to a shell: before the
+            # interpreter runs the command's first line (nothing printed), or once the run is over
+            # (its result written and reported) and the interpreter, exiting, has put it back.
+            assert err == "" or err.startswith("inpaint: removed "), (delay, err)
+        elif proc.returncode == 0:  # the run was over before the signal
+            assert err.startswith("inpaint: removed "), (delay, err)
+        else:
+            stopped += 1
+            assert proc.returncode == 128 + signal.SIGTERM, (delay, err)
+            assert err == "inpaint: stopped by SIGTERM\n", (delay, err)
+        assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+        if (tmp_path / "out.png").exists():  # a result is whole
+            with Image.open(tmp_path / "out.png") as img:
+                img.load()
+            (tmp_path / "out.png").unlink()
+    assert stopped >= 6, stopped  # most moments are inside the run
+
+
 def test_a_cancel_request_stops_fills_and_carving_between_steps():
     from inpaint.seam.api import resize
 
@@ -431,6 +575,64 @@ def test_a_closed_or_full_stdout_is_one_line_and_exit_2(photos):
 def test_environment_failures_map_to_documented_statuses(exc, code, pattern):
     assert guard.exit_code(exc) == code
     assert re.search(pattern, guard.error_message(exc))
+
+
+def _cl_error(kind: str, status: str):
+    """pyopencl's own exception for a call that returned ``status`` (as its bindings raise it)."""
+    cl = pytest.importorskip("pyopencl")
+    code = getattr(cl.status_code, status)
+    return getattr(cl, kind)(cl._cl._ErrorRecord(f"clEnqueueNDRangeKernel failed: {status}", code,
+                                                  "clEnqueueNDRangeKernel"))
+
+
+@pytest.mark.parametrize("kind, status, code", [
+    ("RuntimeError", "OUT_OF_HOST_MEMORY", 2), ("MemoryError", "MEM_OBJECT_ALLOCATION_FAILURE", 2),
+    ("RuntimeError", "OUT_OF_RESOURCES", 3), ("RuntimeError", "BUILD_PROGRAM_FAILURE", 3),
+    ("LogicError", "INVALID_KERNEL_ARGS", 3)])
+def test_opencl_out_of_memory_is_bad_input_and_device_failures_stay_3(kind, status, code):
+    # pyopencl raises its MemoryError only for MEM_OBJECT_ALLOCATION_FAILURE: the host's memory
+    # running out inside the driver comes as a RuntimeError, which was reported as a device failure.
+    exc = _cl_error(kind, status)
+    assert guard.exit_code(exc) == code
+    message = guard.error_message(exc)
+    if code == 2:
+        assert message.startswith("the OpenCL device ran out of memory for this job; use a smaller image, or "
+                                  "--backend numpy") and status in message, message
+    else:
+        assert message.startswith("the OpenCL device failed: ") and status in message, message
+
+
+@pytest.mark.opencl
+def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(tmp_path):
+    # PoCL does not return an error when it cannot allocate a buffer's memory: it aborted
+    # (Debian's build: a failed assertion, SIGABRT) or crashed (pip's: SIGSEGV).
+    import resource
+
+    from inpaint.cl.kcache import MIN_ADDRESS_SPACE
+    from inpaint.cl.runtime import preference
+
+    cl = pytest.importorskip("pyopencl")
+    if not preference()[0][2].type & cl.device_type.CPU:
+        pytest.skip("the first device is not a CPU: its buffers are not in this process's address space")
+    h, w = 3000, 4000  # 12 MP, holes in two corners: the fill works on the whole image
+    Image.fromarray(np.random.default_rng(5).integers(0, 256, (h, w, 3), dtype=np.uint8)).save(
+        tmp_path / "big.png", compress_level=1)
+    mask = np.zeros((h, w), bool)
+    mask[10:30, 10:30] = mask[h - 30:h - 10, w - 30:w - 10] = True
+    save_mask(tmp_path / "big_mask.png", mask)
+    limit = MIN_ADDRESS_SPACE + (128 << 20)  # PoCL starts (it is refused below MIN_ADDRESS_SPACE)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    proc = subprocess.run([sys.executable, "-m", "inpaint", "big.png", "--mask", "big_mask.png", "--backend", "opencl",
+                           "--progress", "none"],
+                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert proc.returncode == 2, proc.stderr
+    assert re.fullmatch(r"inpaint: error: the address-space limit \(ulimit -v: \d+ MB\) leaves no room for this "
+                        r"job's OpenCL buffers; raise it, use a smaller image, or --backend numpy\n", proc.stderr), \
+        proc.stderr
+    assert sorted(os.listdir(tmp_path)) == ["big.png", "big_mask.png"]  # no result, no temporary file
 
 
 def test_png_writer_falls_back_to_one_thread(monkeypatch):

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cancel import signals_held
 from ..resources import kernel_source
 from .kcache import distrust
 
@@ -105,19 +106,20 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
     import pyopencl as cl
 
     sources = tuple(sources)
-    for listener in list(_BUILD_LISTENERS):
-        listener("start", sources, 0.0)
-    t = time.perf_counter()
-    text = "\n".join(kernel_source(s) for s in sources)
-    options = list(build_options(defines))
-    if failed is not None:
-        prg = _build_afresh(cl, context, text, options, failed)
-    else:
-        try:
-            prg = cl.Program(context, text).build(options=options)
-        except cl.Error as exc:
-            prg = _build_afresh(cl, context, text, options, exc)
-    seconds = time.perf_counter() - t
+    with signals_held():  # the listeners' threads (a timer) are started held too
+        for listener in list(_BUILD_LISTENERS):
+            listener("start", sources, 0.0)
+        t = time.perf_counter()
+        text = "\n".join(kernel_source(s) for s in sources)
+        options = list(build_options(defines))
+        if failed is not None:
+            prg = _build_afresh(cl, context, text, options, failed)
+        else:
+            try:
+                prg = cl.Program(context, text).build(options=options)
+            except cl.Error as exc:
+                prg = _build_afresh(cl, context, text, options, exc)
+        seconds = time.perf_counter() - t
     for listener in list(_BUILD_LISTENERS):
         listener("end", sources, seconds)
     return prg, seconds

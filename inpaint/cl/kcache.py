@@ -214,15 +214,30 @@ def _file_size_limit() -> str | None:
 MIN_ADDRESS_SPACE = 1536 << 20
 
 
-def _address_space_limit() -> str | None:
-    """Why the process's address-space limit (``ulimit -v``) is too small for PoCL, or None."""
+def address_space_limit() -> int | None:
+    """The process's address-space limit (``ulimit -v``) in bytes, or None without one."""
     try:
         import resource
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, ValueError, OSError, AttributeError):  # not on this system
         return None
-    if soft == resource.RLIM_INFINITY or soft >= MIN_ADDRESS_SPACE:
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def address_space_used() -> int | None:
+    """The bytes of address space the process maps now (Linux), or None if unknown."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _address_space_limit() -> str | None:
+    """Why the process's address-space limit (``ulimit -v``) is too small for PoCL, or None."""
+    soft = address_space_limit()
+    if soft is None or soft >= MIN_ADDRESS_SPACE:
         return None
     return (f"the address-space limit (ulimit -v: {soft >> 20} MB) is too small for the OpenCL CPU driver; "
             f"raise it to {MIN_ADDRESS_SPACE >> 20} MB or more")

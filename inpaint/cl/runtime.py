@@ -22,10 +22,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .. import install_hint
-from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable
+from ..cancel import signals_held
+from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
-from .kcache import load_pyopencl, unusable_reason
+from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
 
@@ -61,7 +62,8 @@ def _platforms() -> list[Any]:
     if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
-        platforms = cl.get_platforms()
+        with signals_held():  # the driver may start its threads here
+            platforms = cl.get_platforms()
     except cl.Error as exc:  # e.g. PLATFORM_NOT_FOUND_KHR when no ICD is registered
         raise OpenCLUnavailable(f"no OpenCL platform found ({exc}); {INSTALL_HINT}") from None
     if not platforms:
@@ -272,9 +274,10 @@ class Runtime:
         if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
             raise OpenCLUnavailable(unusable_reason())
         self.limits: Limits = self.profile.effective_limits(self.device)
-        self.context = cl.Context([self.device])
         props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
-        self.queue = cl.CommandQueue(self.context, properties=props)
+        with signals_held():  # ... or here
+            self.context = cl.Context([self.device])
+            self.queue = cl.CommandQueue(self.context, properties=props)
         self.profiling = profiling
         self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
@@ -475,6 +478,41 @@ def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling
         ``backend='opencl'`` and no usable device.
     """
     return open_runtime(backend, device, profile, profiling)[0]
+
+
+#: What a buffer may map beyond its size (the driver's alignment and bookkeeping).
+BUFFER_SLACK = 16 << 20
+
+
+def check_room(context: Any, nbytes: int) -> None:
+    """Refuse a buffer of ``nbytes`` that the address-space limit (``ulimit -v``) leaves no room
+    for, on a device whose memory is the host's (a CPU device).  PoCL does not return an error
+    when it cannot allocate a buffer's memory: it aborts the process (a failed assertion in
+    Debian's build, a crash in pip's).
+
+    Raises
+    ------
+    inpaint.errors.OutOfMemory
+        The buffer does not fit under the limit.
+    """
+    limit = address_space_limit()
+    if limit is None:
+        return
+    used = address_space_used()
+    if used is None or used + nbytes + BUFFER_SLACK <= limit:
+        return
+    if not all(dev.type & cl.device_type.CPU for dev in context.devices):
+        return
+    raise OutOfMemory(f"the address-space limit (ulimit -v: {limit >> 20} MB) leaves no room for this job's "
+                      "OpenCL buffers; raise it, use a smaller image, or --backend numpy")
+
+
+def new_buffer(context: Any, flags: Any, size: int = 0, hostbuf: Any = None) -> Any:
+    """``pyopencl.Buffer(context, flags, size, hostbuf)``, refused first by :func:`check_room`."""
+    check_room(context, size or (hostbuf.nbytes if hostbuf is not None else 0))
+    if hostbuf is None:
+        return cl.Buffer(context, flags, size)
+    return cl.Buffer(context, flags, size, hostbuf)
 
 
 def round_up(n: int, m: int) -> int:

@@ -13,23 +13,27 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..cancel import signals_held
 from . import phases
 from .guard import guarded
 from .shared import COMMANDS
 
 
 def _command(name: str) -> Any:
-    """The module of command ``name`` (imported only when it runs)."""
-    if name == "resize":
-        from . import resize as module
-    elif name == "bench":
-        from . import bench as module
-    elif name == "devices":
-        from . import devices as module
-    elif name == "app":
-        from . import app as module
-    else:
-        from . import remove as module
+    """The module of command ``name`` (imported only when it runs).  The stop signals wait while
+    it loads: the threads its libraries start (numpy's BLAS) keep them held (see
+    :func:`inpaint.cancel.signals_held`)."""
+    with signals_held():
+        if name == "resize":
+            from . import resize as module
+        elif name == "bench":
+            from . import bench as module
+        elif name == "devices":
+            from . import devices as module
+        elif name == "app":
+            from . import app as module
+        else:
+            from . import remove as module
     return module
 
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import cancel
-from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, ProfileError
+from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
@@ -53,6 +53,18 @@ def _opencl_error(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] == "pyopencl"
 
 
+def _opencl_out_of_memory(exc: BaseException) -> bool:
+    """Whether one of pyopencl's errors says that memory ran out: its MemoryError (a buffer the
+    device could not allocate), or the host's memory, which pyopencl reports as a RuntimeError
+    with the status OUT_OF_HOST_MEMORY."""
+    if type(exc).__name__ == "MemoryError":
+        return True
+    cl = sys.modules.get("pyopencl")
+    codes = getattr(cl, "status_code", None)
+    return codes is not None and getattr(exc, "code", None) in (
+        getattr(codes, "OUT_OF_HOST_MEMORY", None), getattr(codes, "MEM_OBJECT_ALLOCATION_FAILURE", None))
+
+
 def thread_error(exc: BaseException) -> bool:
     """Whether ``exc`` says that a thread could not be started (a process or memory limit)."""
     return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
@@ -68,12 +80,14 @@ def exit_code(exc: BaseException) -> int:
     if isinstance(exc, OSError) or thread_error(exc):  # the environment: disk, names, limits
         return EXIT_BAD_INPUT
     if _opencl_error(exc):
-        return EXIT_BAD_INPUT if type(exc).__name__ == "MemoryError" else EXIT_NO_DEVICE
+        return EXIT_BAD_INPUT if _opencl_out_of_memory(exc) else EXIT_NO_DEVICE
     return EXIT_INTERNAL
 
 
 def error_message(exc: BaseException) -> str:
     """The one line a front end prints for ``exc`` (after ``PROG: error: ``); see :func:`exit_code`."""
+    if isinstance(exc, OutOfMemory):  # says which limit and what to try
+        return one_line(exc)
     if isinstance(exc, MemoryError):
         return "not enough memory for this job; use a smaller image"
     if isinstance(exc, BrokenPipeError):
@@ -86,7 +100,7 @@ def error_message(exc: BaseException) -> str:
     if thread_error(exc):
         return "cannot start a thread (a process or memory limit); use fewer --jobs or raise the limit"
     if _opencl_error(exc):
-        if type(exc).__name__ == "MemoryError":
+        if _opencl_out_of_memory(exc):
             return ("the OpenCL device ran out of memory for this job; use a smaller image, or "
                     f"--backend numpy ({one_line(exc)})")
         return f"the OpenCL device failed: {one_line(exc)}; try --backend numpy or another --device"
@@ -107,11 +121,71 @@ class Terminated(BaseException):
         self.signum = signum
 
 
+class _Process:
+    """What the signal handlers need to know about the command that owns the process."""
+
+    prog: str | None = None  # the command's name while it owns the process (``program``), else None
+    status: int | None = None  # its exit status once its run is over (the process is on its way out)
+
+
+def _stop_exception(signum: int) -> BaseException:
+    """What a stop signal raises in the main thread: Ctrl-C's KeyboardInterrupt, else Terminated."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def _stop_line(prog: str, signum: int) -> str:
+    """The one line a run stopped by ``signum`` ends with."""
+    if signum == signal.SIGINT:
+        return f"{prog}: interrupted"
+    name = signal.Signals(signum).name if hasattr(signal, "Signals") else str(signum)
+    return f"{prog}: stopped by {name}"
+
+
+def _can_raise(frame: Any) -> bool:
+    """Whether an exception raised at ``frame`` reaches the guard.  Not inside an import: there
+    it may pass through an extension module's initialisation, which aborts the process (a
+    nanobind module) or turns it into an ImportError (numpy).  Not in a ``__del__``, where it
+    would be printed and ignored.  And only while the command runs (not before the guard's
+    ``try`` or while it reports)."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__":
+            return False
+        if code is _run_command.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_signal(signum: int, frame: Any) -> None:
-    """SIGTERM and SIGHUP: ask every job to stop (the threads of a batch check the flag between
-    steps), and stop the main thread like Ctrl-C does."""
+    """SIGINT, SIGTERM and SIGHUP: ask every job to stop (the threads of a batch check the flag
+    between steps), and stop the main thread like Ctrl-C does.  Where an exception cannot be
+    raised safely and the command owns the process, the run ends here, the same way."""
     cancel.request()
-    raise Terminated(signum)
+    prog = _Process.prog
+    if prog is None or _can_raise(frame):
+        raise _stop_exception(signum)
+    _end_now(prog, signum)
+
+
+def _end_now(prog: str, signum: int) -> None:
+    """End the process at once for ``signum``: remove the temporary files of an unfinished
+    write, say the one line, and exit with the signal's status; once the run is over (its result
+    written and reported), exit quietly with the run's own status."""
+    for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
+        signal.signal(sig, signal.SIG_IGN)
+    _remove_temp_files()
+    if _Process.status is None:
+        _say(_stop_line(prog, signum))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    if _Process.status is not None:
+        os._exit(_Process.status)
+    os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
 
 
 @contextlib.contextmanager
@@ -284,8 +358,43 @@ def _silence_stdout() -> None:
         pass
 
 
-#: The signals besides SIGINT that stop a run (status 128 + the number).
-_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: The signals that stop a run (SIGINT: status 130, the others 128 + the number).
+_STOP_SIGNALS = cancel.STOP_SIGNALS
+
+
+def _take_signals(prog: str | None) -> dict[int, Any]:
+    """Install the stop handler for SIGTERM and SIGHUP, and for SIGINT too when the command
+    ``prog`` owns the process (else None: Python's Ctrl-C stays); returns the previous handlers.
+    A signal that is ignored (e.g. under nohup) stays ignored.  For the command, the stop signals
+    are then unblocked: its entry point blocks them while its modules load."""
+    previous: dict[int, Any] = {}
+    if prog is not None:
+        _Process.prog, _Process.status = prog, None
+    for sig in _STOP_SIGNALS:
+        if sig == signal.SIGINT and prog is None:
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_IGN:
+                continue
+            previous[sig] = signal.signal(sig, _on_signal)
+        except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+            pass
+    if prog is not None and hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    return previous
+
+
+def _remove_temp_files() -> None:
+    """Remove the temporary files of unfinished writes.  Only a run that wrote can have left one,
+    so the writer is not imported for it; it may be half imported, when a signal came meanwhile."""
+    cleanup = getattr(sys.modules.get("inpaint.io.atomic"), "cleanup_temp_files", None)
+    if cleanup is not None:
+        cleanup()
+
+
+def _run_command(fn: Callable[[], int]) -> int:
+    """Run the command itself (a signal raises its exception only while this frame is on the stack)."""
+    return int(fn() or 0)
 
 
 def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
@@ -295,21 +404,14 @@ def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
     Either way the temporary files of an unfinished write are removed, and an existing output
     is left as it was.  ``--help`` and usage errors exit through argparse (0 and 2).
     ``program``: the process ends with this run (the command itself, not a caller in the same
-    process): once stopped by a signal, further ones stay ignored until it exits, so that a
-    second Ctrl-C cannot turn status 130 into a death by the signal.
+    process).  Then Ctrl-C is handled here too, a signal at any moment ends the process with its
+    status and at most one line (where an exception could not be raised safely, as inside an
+    import, the handler ends the process itself, after the same clean-up), and once stopped,
+    further signals stay ignored until it exits, so that a second Ctrl-C cannot turn status 130
+    into a death by the signal.
     """
     main_thread = threading.current_thread() is threading.main_thread()
-    previous: dict[int, Any] = {}
-    if main_thread:
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                sig = getattr(signal, name)
-                try:
-                    if signal.getsignal(sig) is signal.SIG_IGN:  # e.g. under nohup: keep ignoring it
-                        continue
-                    previous[sig] = signal.signal(sig, _on_signal)
-                except (ValueError, OSError):  # pragma: no cover - not the main interpreter
-                    pass
+    previous = _take_signals(prog if program else None) if main_thread else {}
 
     def hold() -> None:
         """While reporting and cleaning up, a second signal must not interrupt with a traceback."""
@@ -326,31 +428,29 @@ def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
 
     def cleanup_temp_files() -> None:
         hold()
-        atomic = sys.modules.get("inpaint.io.atomic")
-        if atomic is not None:  # only a run that wrote can have left a temporary file
-            atomic.cleanup_temp_files()
+        _remove_temp_files()
 
     cancel.clear()
-    status = None
     try:
         with _watched_streams() as (_, err):
             status = _guarded_run(prog, fn, err, cleanup_temp_files)
-        return status
     finally:
-        stopped = status is not None and (status == EXIT_INTERRUPTED or status - 128 in _STOP_SIGNALS)
-        if not (program and stopped):
+        if not program:
             for sig, handler in previous.items():
                 try:
                     signal.signal(sig, handler)
                 except (ValueError, OSError, TypeError):  # pragma: no cover
                     pass
+    if program:  # the process ends with this run: a signal from now on ends it at once, with this status
+        _Process.status = status
+    return status
 
 
 def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_files: Callable[[], None]) -> int:
     """:func:`guarded`'s run and its reports, with the standard streams watched."""
     try:
         with show_warnings(prog), cancel.scope():  # a stop request ends every job of this run
-            status = int(fn() or 0)
+            status = _run_command(fn)
             flush_stdout()
             return status
     except SystemExit:
@@ -362,8 +462,7 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         return EXIT_INTERRUPTED
     except Terminated as exc:
         cleanup_temp_files()
-        name = signal.Signals(exc.signum).name if hasattr(signal, "Signals") else str(exc.signum)
-        _say(f"{prog}: stopped by {name}")
+        _say(_stop_line(prog, exc.signum))
         return 128 + exc.signum
     except Exception as exc:  # the one place every error is reported
         cleanup_temp_files()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..cl.build import named_kernel
-from ..cl.runtime import cl, get_runtime, round_up
+from ..cl.runtime import cl, get_runtime, new_buffer, round_up
 from .checks import (
     DST_TYPES,
     KIND_CODE,
@@ -263,7 +263,7 @@ class IntegralPlan:
         q = self.runtime.queue
         h, w = self.shape
         if self._tmp is None:
-            self._tmp = cl.Buffer(self.runtime.context, cl.mem_flags.READ_WRITE, h * w * self.dtype.itemsize)
+            self._tmp = new_buffer(self.runtime.context, cl.mem_flags.READ_WRITE, h * w * self.dtype.itemsize)
         tmp = self._tmp
         g, t = self.row_group, self.tile
         kn = self.kernels

@@ -61,7 +61,14 @@ def _probe(picture: Picture) -> Image.Image | DeepImage:
     return img
 
 
-def _tag_name(tag: int) -> str:
+#: The GPS IFD's tag in EXIF.
+_GPS_IFD = 0x8825
+
+
+def _tag_name(tag: int, ifd_id: int | None = None) -> str:
+    """An EXIF tag's name; a GPS IFD's tags are numbered apart."""
+    if ifd_id == _GPS_IFD:
+        return ExifTags.GPSTAGS.get(tag, f"GPS tag {tag}")
     return ExifTags.TAGS.get(tag, f"tag {tag}")
 
 
@@ -75,15 +82,15 @@ def fit_exif(exif: Image.Exif, limit: int) -> tuple[bytes | None, str | None]:
     dropped = []
     while len(raw) > limit:
         sizes = []
-        for ifd_id, ifd in ((None, exif),) + tuple((i, exif.get_ifd(i)) for i in (0x8769, 0x8825)):
+        for ifd_id, ifd in ((None, exif),) + tuple((i, exif.get_ifd(i)) for i in (0x8769, _GPS_IFD)):
             for tag, value in list(ifd.items()):
-                if isinstance(value, (bytes, str, tuple)) and tag not in (0x8769, 0x8825):
+                if isinstance(value, (bytes, str, tuple)) and tag not in (0x8769, _GPS_IFD):
                     sizes.append((len(value), ifd_id, tag))
         if not sizes:
             break
         _, ifd_id, tag = max(sizes)
         del (exif if ifd_id is None else exif.get_ifd(ifd_id))[tag]
-        dropped.append(_tag_name(tag))
+        dropped.append(_tag_name(tag, ifd_id))
         raw = exif.tobytes()
     if len(raw) > limit:
         return None, f"the EXIF block ({size} bytes) is larger than JPEG's {limit}: it was dropped"
@@ -164,7 +171,8 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     exif = picture.exif
     if exif is not None and len(exif):
         if can is not None and not can.exif:
-            notes.append(f"{fmt} cannot hold EXIF data: it was dropped")
+            gps = " (the GPS position too)" if len(exif.get_ifd(_GPS_IFD)) else ""
+            notes.append(f"{fmt} cannot hold EXIF data: it was dropped{gps}")
         else:
             raw, note = fit_exif(exif, can.exif_limit) if can is not None and can.exif_limit else (exif.tobytes(), None)
             if note:

@@ -312,10 +312,27 @@ def _separate_planes(p: Path) -> Picture | None:
     if arr.ndim != 3 or arr.dtype != np.uint16:
         raise InputError(f"image {shown(p)} is a TIFF with colour planes stored apart as {arr.dtype} {axes}, "
                          "which cannot be read here; save it with interleaved planes")
-    wide = np.ascontiguousarray(arr[..., :4])
+    exif, icc, source = _metadata(p)
+    wide = np.ascontiguousarray(_ORIENT.get(source.orientation, lambda a: a)(arr[..., :4]))
+    if _ORIENTATION in exif:
+        exif[_ORIENTATION] = 1
     rgb = (wide[..., :3] >> 8).astype(np.uint8)
-    return Picture(rgb=rgb, image=Image.fromarray(rgb), exif=Image.Exif(), icc_profile=None, path=p, wide=wide,
-                   scale=257.0, source=Source(format="TIFF"))
+    return Picture(rgb=rgb, image=Image.fromarray(rgb), exif=exif, icc_profile=icc, path=p, wide=wide,
+                   scale=257.0, source=source)
+
+
+def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source]:
+    """A file's EXIF (its EXIF and GPS IFDs read in), ICC profile and what else it holds, read
+    with Pillow without decoding its pixels (for a file whose pixels another reader decodes)."""
+    try:
+        with Image.open(p) as img:
+            exif = img.getexif()
+            for ifd in (0x8769, 0x8825):  # as read_image does
+                exif.get_ifd(ifd)
+            exif = real_exif(exif)
+            return exif, img.info.get("icc_profile"), _source(p, img, exif)
+    except Exception:  # noqa: BLE001 - damaged metadata: the pixels are read all the same
+        return Image.Exif(), None, Source(format="TIFF")
 
 
 def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -> Picture:
@@ -351,6 +368,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
     frames = int(img.info.pop("inpaint_frames", 1))
     try:
         exif = img.getexif()
+        for ifd in (0x8769, 0x8825):  # the EXIF and GPS IFDs, read now from the open file
+            exif.get_ifd(ifd)
     except Exception:  # noqa: BLE001 - damaged EXIF: keep none
         exif = Image.Exif()
     icc = img.info.get("icc_profile")

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..cl.build import NamedKernel, named_kernel
-from ..cl.runtime import cl  # None without pyopencl: the numpy backend runs without it
+from ..cl.runtime import cl, new_buffer  # None without pyopencl: the numpy backend runs without it
 from . import reference as ref
 
 DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
@@ -193,25 +193,25 @@ class OpenCLCarver:
         drop = ref.drop_bias(h)
 
         def buf(arr):
-            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+            return new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
 
         img = buf(pixels.astype(np.uint32))
-        energy = cl.Buffer(ctx, mf.READ_WRITE, h * pitch * 4)
-        cost = cl.Buffer(ctx, mf.READ_WRITE, h * pitch * 4)
-        dummy = cl.Buffer(ctx, mf.READ_WRITE, 4)
+        energy = new_buffer(ctx, mf.READ_WRITE, h * pitch * 4)
+        cost = new_buffer(ctx, mf.READ_WRITE, h * pitch * 4)
+        dummy = new_buffer(ctx, mf.READ_WRITE, 4)
         mbuf = buf(mask.astype(np.uint8)) if has_mask else dummy
         ibuf = buf(idx.astype(np.int32)) if track else dummy
         smap = buf(seam_map.astype(np.int32)) if track else dummy
         max_strips = max(1, pitch // 2)
-        seams = cl.Buffer(ctx, mf.READ_WRITE, max_strips * h * 4)
+        seams = new_buffer(ctx, mf.READ_WRITE, max_strips * h * 4)
         counters = buf(np.zeros(1, dtype=np.int32))  # dropped pixels removed so far
         failed_buf = buf(np.zeros(1, dtype=np.int32))  # strips without a finite seam
-        starts = cl.Buffer(ctx, mf.READ_WRITE, pitch + 1)
+        starts = new_buffer(ctx, mf.READ_WRITE, pitch + 1)
         kind = self._table_kind(pitch)
         rstrips = -(-h // self.tile_t)
         # cost_tiled's entry map lets the backtrack jump a row strip per step.
         jump = kind == "tiled" and 4 * (rstrips + 2 * self.reduce_wg) <= self.rt.limits.local_mem_size
-        entry = cl.Buffer(ctx, mf.READ_WRITE, rstrips * pitch * 4) if kind == "tiled" else dummy
+        entry = new_buffer(ctx, mf.READ_WRITE, rstrips * pitch * 4) if kind == "tiled" else dummy
         n_drop = int(np.count_nonzero(mask == ref.REMOVE)) if has_mask else 0
         forward = self.mode == "forward"
         timed = self.stage_seconds is not None
@@ -352,9 +352,9 @@ class OpenCLCarver:
         mf = cl.mem_flags
         h, w = pixels.shape
         k = int(dup[0].sum()) if h else 0
-        src = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
-        d = cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
-        dst = cl.Buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
+        src = new_buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pixels, np.uint32))
+        d = new_buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(dup, np.uint8))
+        dst = new_buffer(rt.context, mf.READ_WRITE, max(4, h * (w + k) * 4))
         knl = named_kernel(rt, "seam/insert", "insert_seams")
         knl(q, *self._rows_grid(h, 1), src=src, dup=d, dst=dst, width=w, height=h, src_pitch=w, dst_pitch=w + k)
         out = np.empty((h, w + k), dtype=np.uint32)

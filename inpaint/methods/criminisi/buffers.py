@@ -26,15 +26,17 @@ class Buffers:
         if rt is not None:
             import pyopencl as cl
 
+            from ...cl.runtime import new_buffer
+
             self._cl = cl
             mf = cl.mem_flags
             for name in device_names:
                 arr = host[name]
                 if name in written_first:  # the device writes it before reading it: nothing to upload
-                    self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE, arr.nbytes)
+                    self.dev[name] = new_buffer(rt.context, mf.READ_WRITE, arr.nbytes)
                     self.fresh[name] = "device"
                 else:
-                    self.dev[name] = cl.Buffer(rt.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
+                    self.dev[name] = new_buffer(rt.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
                     self.fresh[name] = "both"
 
     def need(self, names: Iterable[str], side: str) -> None:

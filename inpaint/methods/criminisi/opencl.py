@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import Runtime, cl, round_up
+from ...cl.runtime import Runtime, check_room, cl, round_up
 from ..defaults import PRUNE, VARIANTS
 from . import reference
 
@@ -129,6 +129,7 @@ class Valid:
 
         if self._plan is None or self._plan.shape != (height, width):
             self._plan = IntegralPlan((height, width), np.uint8, "count", np.int32, runtime=self.rt)
+            check_room(self.rt.context, height * width * 4)
             self._sat = cl_array.empty(self.rt.queue, (height, width), np.int32)
         mask = cl_array.Array(self.rt.queue, (height, width), np.uint8, data=b["unknown"])
         self._plan(mask, out=self._sat)

@@ -343,21 +343,22 @@ class MultiscaleInpainter(StepwiseJob):
     def _device_pyramid(self) -> list:
         """Every level's picture as a device buffer of RGB and texture feature: the photo crosses
         the bus once, as packed RGB, gets its features and is halved on the device."""
-        cl = self._cl
-        mf = cl.mem_flags
+        from ...cl.runtime import new_buffer
+
+        mf = self._cl.mem_flags
         ctx = self._rt.context
         kn = self._kernels["pyramid"]
         t = time.perf_counter()
-        rgb = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=self.rgb)
+        rgb = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=self.rgb)
         self._seconds["transfers"] += time.perf_counter() - t
         shapes = [m.shape for m in self._masks]
-        bufs = [cl.Buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
+        bufs = [new_buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
         self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
         x0, y0, x1, y1 = geometry.bbox(self.mask)
         t = time.perf_counter()
-        hole = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+        hole = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
                          hostbuf=np.ascontiguousarray(self.mask[y0:y1, x0:x1], np.uint8))
-        edges = cl.Buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
+        edges = new_buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
         self._seconds["transfers"] += time.perf_counter() - t
         for ev in kn.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
             self._events.append(("levels", ev))

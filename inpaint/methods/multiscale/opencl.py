@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import Runtime, cl, round_up
+from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import reference as ref
 
@@ -250,10 +250,10 @@ class DeviceLevel:
         ctx, queue = rt.context, rt.queue
 
         def buf(arr: np.ndarray) -> Any:
-            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+            return new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
 
         def cleared(nbytes: int) -> Any:
-            out = cl.Buffer(ctx, mf.READ_WRITE, nbytes)
+            out = new_buffer(ctx, mf.READ_WRITE, nbytes)
             cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
             return out
 
@@ -263,7 +263,7 @@ class DeviceLevel:
         work = lev.tidx.size * 16  # int4 per pixel of the work area
         self.b = {
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
-            "nnf": cl.Buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": cl.Buffer(ctx, mf.READ_WRITE, n * k * 4),
+            "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
             "hole": buf(lev.solve_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
@@ -283,7 +283,7 @@ class DeviceLevel:
     def start(self, sources: np.ndarray) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.start`, on the device."""
         t = time.perf_counter()
-        src = self.cl.Buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+        src = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                              hostbuf=np.ascontiguousarray(sources, np.int32))
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
@@ -315,14 +315,14 @@ class DeviceLevel:
         ctx, mf = self.rt.context, cl.mem_flags
         h, w = lev.shape
         t = time.perf_counter()
-        self.b["filled"] = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
+        self.b["filled"] = new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
                                      hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
-        self.b["osrc"] = cl.Buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
+        self.b["osrc"] = new_buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
         cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
-        bufs = [(cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
-                 cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
+        bufs = [(new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
+                 new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
                 for pix, cand in zip(layers, cands)]
-        found = cl.Buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
+        found = new_buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
         self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["onion"]
         for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
@@ -338,8 +338,8 @@ class DeviceLevel:
         if self.src is None:
             t = time.perf_counter()
             mf = cl.mem_flags
-            self.src = cl.Buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
-            self.lut = cl.Buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
+            self.src = new_buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.lut = new_buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
             self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("vote", self.kn["vote"].sharp(self.b, self.b["pixels"], len(lev.pixels), self.src,
                                                           len(lev.hole), self.lut, len(lut), lev.shape[1], k_use,
