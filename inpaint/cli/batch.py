@@ -13,8 +13,10 @@ loop that runs the files, reports a bad one and carries on.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,7 +26,7 @@ from typing import Any
 from .. import cancel
 from ..errors import BuildFailure, InputError
 from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name, shown
-from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, thread_error
+from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, stop_exception, thread_error
 from .shared import say
 
 #: Image file extensions a batch folder is scanned for.
@@ -184,8 +186,6 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     device that cannot compile the kernels hands its files to the next device that can.  A
     summary with the throughput ends the run.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     n, t0 = len(images), time.perf_counter()
     failed: list[str] = []
     device_failed: list[str] = []
@@ -226,7 +226,41 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         for i in range(n):
             job(i)
     else:
-        pool = ThreadPoolExecutor(max_workers=jobs)
+        _run_on_threads(jobs, n, job, prog)
+    dt = time.perf_counter() - t0
+    if not quiet or failed:
+        listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
+        say(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
+              f"{dt:.1f} s, {n / dt:.1f} images/s")
+    return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
+
+
+def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str) -> None:
+    """Run ``job(i)`` for every image on ``jobs`` threads.
+
+    The stop signals stay held in every thread of the batch while it runs; the main thread takes
+    them itself between waits.  The OpenCL driver may compile in any thread (PoCL compiles with
+    LLVM in the process), and a signal handled while it does would make LLVM delete the
+    compiler's output and print its own error; and leaving while threads are inside OpenCL
+    aborts the process at exit.  So a signal asks every job to stop, the threads finish their
+    current step, and only then does the run end with the signal's line and status.
+    """
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    held = threading.current_thread() is threading.main_thread() and hasattr(signal, "sigtimedwait")
+    stopped: list[int] = []
+
+    def take_signals(timeout: float) -> None:
+        if not held:
+            return
+        signum = signal.sigtimedwait(cancel.STOP_SIGNALS, timeout)
+        if signum is not None:
+            cancel.request()  # queued images never start, running ones stop at their next step
+            if not stopped:
+                stopped.append(signum.si_signo)
+
+    with cancel.signals_held() if held else contextlib.nullcontext():
+        pool = ThreadPoolExecutor(max_workers=jobs)  # its threads start here, with the signals held
         futures: list[Any] = []
         try:
             for i in range(n):
@@ -242,14 +276,22 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                           "the other images run one at a time")
                     pool.shutdown(wait=True, cancel_futures=True)
                     break
-            for done in futures:
-                if not done.cancelled():
-                    done.result()
-            for i in range(n):  # those no thread took
-                job(i)
+            pending = set(futures)
+            while pending:
+                take_signals(0)
+                _, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
+                pending = {f for f in pending if not f.cancelled()}  # cancelled at a shutdown: never "done"
+            take_signals(0)
+            if not stopped:
+                for done in futures:
+                    if not done.cancelled():
+                        done.result()
+                for i in range(n):  # those no thread took
+                    job(i)
+                    take_signals(0)
         except BaseException:
-            # A signal (raised here, in the main thread) or a batch-stopping error: queued images
-            # never start, running ones stop at their next step, finished results stay.
+            # A batch-stopping error, or a signal that came to the main thread by another way:
+            # queued images never start, running ones stop at their next step, results stay.
             cancel.request()
             while True:  # wait for the threads even through a second Ctrl-C: leaving while they run
                 try:     # OpenCL calls aborts the process at exit
@@ -259,12 +301,9 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                     continue
             raise
         pool.shutdown(wait=True)
-    dt = time.perf_counter() - t0
-    if not quiet or failed:
-        listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
-        say(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
-              f"{dt:.1f} s, {n / dt:.1f} images/s")
-    return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
+        take_signals(0)
+    if stopped:
+        raise stop_exception(stopped[0])
 
 
 def best_devices(backend: str, device: str | None, jobs: int) -> list[str]:

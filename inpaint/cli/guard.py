@@ -128,7 +128,7 @@ class _Process:
     status: int | None = None  # its exit status once its run is over (the process is on its way out)
 
 
-def _stop_exception(signum: int) -> BaseException:
+def stop_exception(signum: int) -> BaseException:
     """What a stop signal raises in the main thread: Ctrl-C's KeyboardInterrupt, else Terminated."""
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
@@ -164,7 +164,7 @@ def _on_signal(signum: int, frame: Any) -> None:
     cancel.request()
     prog = _Process.prog
     if prog is None or _can_raise(frame):
-        raise _stop_exception(signum)
+        raise stop_exception(signum)
     _end_now(prog, signum)
 
 
