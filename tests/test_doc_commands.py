@@ -93,7 +93,7 @@ CHEAP = [(doc, line, argv) for doc, line, argv in DOCUMENTED
 
 def test_the_docs_have_command_lines_and_cheap_ones():
     docs = {doc for doc, _, _ in DOCUMENTED}
-    assert {"README.md", "BENCHMARKS.md"} <= docs and len(DOCUMENTED) > 30
+    assert "README.md" in docs and len(docs) > 1
     assert {tuple(argv) for _, _, argv in CHEAP} >= {("--help",), ("devices", "--no-check")}
     assert set(PLACEHOLDERS) <= {line for _, line, _ in DOCUMENTED}, "a placeholder line is no longer documented"
 
