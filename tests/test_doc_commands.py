@@ -139,7 +139,8 @@ def test_resize_help_says_how_a_resized_jpeg_is_written(tmp_path, run, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["resize", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert exc.value.code in (0, None) and "a resized JPEG is encoded again with its own quantisation tables" in help_text
+    assert exc.value.code in (0, None)
+    assert "a resized JPEG is encoded again with its own quantisation tables" in help_text
     assert "outside the fill" not in help_text
     ramp = np.add.outer(np.arange(48), np.arange(64)).astype(np.uint8)
     Image.fromarray(np.dstack([ramp, ramp[::-1], 255 - ramp])).save(tmp_path / "in.jpg", quality=70)

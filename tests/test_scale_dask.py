@@ -71,8 +71,8 @@ def test_a_dask_batch_writes_what_the_command_writes(tmp_path, monkeypatch):
     done.mkdir()
     jobs = list(tool.pairs(str(tmp_path / "photos"), str(done)))
     assert [Path(image).name for image, _, _ in jobs] == sorted(name + ext for name, ext in CASES)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
         first = tool.run(client, jobs, **OPTIONS)
         assert len(client.scheduler_info()["workers"]) == 2
         again = tool.run(client, jobs, **OPTIONS)  # a run started again: every result exists

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import glob
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from dask.distributed import Client, as_completed
 from PIL import Image
