@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import helpers
@@ -601,38 +602,75 @@ def _read_until(proc: subprocess.Popen, pattern: str, timeout: float) -> str:
     raise AssertionError("never saw " + pattern + " in:\n" + "".join(seen))
 
 
+def _wait_for(proc: subprocess.Popen, seen: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
+    """Poll until ``seen()`` (an event of the running command), however loaded the machine is."""
+    deadline = time.monotonic() + timeout
+    while not seen():
+        if proc.poll() is not None:
+            raise AssertionError(f"the command ended (status {proc.returncode}) before {what}: "
+                                 + proc.communicate()[1])
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"no sign of {what} within {timeout:.0f} s")
+        time.sleep(0.001)
+
+
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has its own handler for ``sig`` (Linux: ``SigCgt`` in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M)
+    return bool(mask) and bool(int(mask.group(1), 16) >> (sig - 1) & 1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="watches the process's signal handlers in /proc")
 def test_signals_during_a_run(tmp_path):
-    """SIGINT, SIGTERM and SIGHUP at different moments of a run (reading, carving, writing a large
+    """SIGINT, SIGTERM and SIGHUP at different moments of a run (its start, carving, writing a large
     result): one line, the right status, the old output intact or the new one complete, and no
-    temporary file."""
+    temporary file.
+
+    Each signal waits for an event of the run rather than a fixed time, so that a loaded machine
+    (a slow start-up) still has each moment signalled: the command's own handlers in place (its
+    start: imports, options, reading), a progress line (carving), its temporary output file (writing).
+    """
     rng = np.random.default_rng(2)
-    Image.fromarray(rng.integers(0, 256, (600, 800, 3), dtype=np.uint8)).save(tmp_path / "big.png",
-                                                                             compress_level=1)
+    Image.fromarray(rng.integers(0, 256, (1200, 1600, 3), dtype=np.uint8)).save(tmp_path / "big.png",
+                                                                               compress_level=1)
     Image.new("RGB", (2, 2), (5, 6, 7)).save(tmp_path / "out.png")
     inputs = {k: v for k, v in snapshot(tmp_path).items() if k != "out.png"}
     old = (tmp_path / "out.png").read_bytes()
-    for sig, delay in ((signal.SIGINT, 0.5), (signal.SIGTERM, 0.8), (signal.SIGHUP, 1.1), (signal.SIGTERM, 1.4)):
+    def started(proc: subprocess.Popen) -> None:
+        _wait_for(proc, lambda: _catches(proc.pid, signal.SIGTERM), "its signal handlers")
+
+    def carving(proc: subprocess.Popen) -> None:
+        _read_until(proc, r"carving +\d+%", timeout=120)
+
+    def writing(proc: subprocess.Popen) -> None:
+        _wait_for(proc, lambda: any(n.endswith(".tmp") for n in os.listdir(tmp_path)), "its temporary file")
+
+    # (signal, the event it waits for, the width to carve to, whether the run must have been stopped)
+    for sig, wait, width, must_stop in ((signal.SIGINT, started, 1590, True), (signal.SIGTERM, carving, 1590, True),
+                                        (signal.SIGHUP, writing, 1598, False), (signal.SIGTERM, writing, 1598, False)):
         code = INTERRUPTED if sig == signal.SIGINT else 128 + sig
-        proc = _spawn(["resize", "big.png", "--width", "798", "--backend", "numpy", "--overwrite", "-o", "out.png"],
-                      tmp_path)
-        time.sleep(delay)
+        proc = _spawn(["resize", "big.png", "--width", str(width), "--backend", "numpy", "--overwrite",
+                       "--progress", "plain", "-o", "out.png"], tmp_path)
+        wait(proc)
         proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=120)
         assert "Traceback" not in err, err
         names = os.listdir(tmp_path)
         assert not [n for n in names if n.endswith(".tmp")], names
         assert {k: v for k, v in snapshot(tmp_path).items() if k != "out.png"} == inputs
-        if proc.returncode == 0:  # finished before the signal: the new output is complete
+        if proc.returncode == 0 and not must_stop:  # the write ended before the signal: the new output is complete
             with Image.open(tmp_path / "out.png") as res:
-                assert res.size == (798, 600)
+                assert res.size == (width, 1200)
             old = (tmp_path / "out.png").read_bytes()
             continue
-        if proc.returncode == -sig:  # before the command started (Python's start-up): nothing to clean
-            assert err == ""
-        else:
-            assert proc.returncode == code, err
-            assert err.strip().splitlines()[-1] in ("inpaint resize: interrupted",
-                                                    f"inpaint resize: stopped by {signal.Signals(sig).name}")
+        assert proc.returncode == code, (wait.__name__, err)
+        assert err.strip().splitlines()[-1] in ("inpaint resize: interrupted",
+                                                f"inpaint resize: stopped by {signal.Signals(sig).name}")
         assert (tmp_path / "out.png").read_bytes() == old
 
 

@@ -192,6 +192,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     lock = threading.Lock()
 
     claimed: set[int] = set()
+    active: set[int] = set()  # the images pool threads are working on now
 
     def job(i: int) -> None:
         with lock:  # each image runs once, on a pool thread or, when threads ran out, here
@@ -222,11 +223,18 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                     device_failed.append(shown(images[i].name))
                 say(f"{prog}: error: {label}: {error_message(exc)}")
 
+    def pooled(i: int) -> None:
+        active.add(i)
+        try:
+            job(i)
+        finally:
+            active.discard(i)
+
     if jobs == 1:
         for i in range(n):
             job(i)
     else:
-        _run_on_threads(jobs, n, job, prog)
+        _run_on_threads(jobs, n, pooled, prog, active)
     dt = time.perf_counter() - t0
     if not quiet or failed:
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
@@ -235,7 +243,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
 
 
-def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str) -> None:
+def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str, active: set[int]) -> None:
     """Run ``job(i)`` for every image on ``jobs`` threads.
 
     The stop signals stay held in every thread of the batch while it runs; the main thread takes
@@ -266,7 +274,7 @@ def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str) ->
             for i in range(n):
                 try:
                     # in the run's context: a stop request ends the jobs of every thread
-                    futures.append(pool.submit(contextvars.copy_context().run, job, i))
+                    futures.append(pool.submit(contextvars.copy_context().run, pooled, i))
                 except RuntimeError as exc:
                     if not thread_error(exc):
                         raise
@@ -292,10 +300,14 @@ def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str) ->
         except BaseException:
             # A batch-stopping error, or a signal that came to the main thread by another way:
             # queued images never start, running ones stop at their next step, results stay.
-            cancel.request()
-            while True:  # wait for the threads even through a second Ctrl-C: leaving while they run
-                try:     # OpenCL calls aborts the process at exit
-                    pool.shutdown(wait=True, cancel_futures=True)
+            while True:  # wait for the running jobs even through a second Ctrl-C: leaving while they
+                try:     # run OpenCL calls aborts the process at exit
+                    cancel.request()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    # Polled: a Thread.join that a signal interrupts can mark a thread that still
+                    # runs as finished (CPython 3.11), and an interrupted futures.wait can deadlock.
+                    while active:
+                        time.sleep(0.01)
                     break
                 except BaseException:  # noqa: BLE001 - another signal: they are stopping already
                     continue

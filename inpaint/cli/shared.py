@@ -72,9 +72,11 @@ def add_run_options(parser: argparse._ActionsContainer, verb: str,
                              "lines once a job runs long")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress, notes or summary (warnings and errors remain)")
+    kept = ("a JPEG keeps its blocks outside the fill exactly" if verb == "fill"
+            else "a resized JPEG is encoded again with its own quantisation tables")
     parser.add_argument("--quality", metavar="Q", default=None,
-                        help="encode a .jpg or .webp output again at quality Q (1-100); by default a JPEG keeps its "
-                             "blocks outside the fill exactly and a lossless WebP stays lossless")
+                        help=f"encode a .jpg or .webp output at quality Q (1-100); by default {kept}, another "
+                             "input becomes a JPEG of quality 95, and a lossless WebP stays lossless")
 
 
 @contextlib.contextmanager

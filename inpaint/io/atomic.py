@@ -13,10 +13,9 @@ from __future__ import annotations
 import errno
 import os
 import re
-import signal
+import secrets
 import socket
 import stat
-import tempfile
 import threading
 import time
 import zlib
@@ -33,7 +32,6 @@ from .pictures import DeepImage
 
 _TEMP_FILES: set[str] = set()
 _TEMP_LOCK = threading.Lock()
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 #: Seconds a dead process's temporary file must be left untouched before a later run removes it.
@@ -91,24 +89,28 @@ def remove_stale_temps(folder: str | os.PathLike[str]) -> list[str]:
 
 
 def new_temp(folder: Path, name: str) -> tuple[int, str]:
-    """A temporary file beside the output, registered for :func:`cleanup_temp_files` before a
-    signal can interrupt (signals are held while it is created).  The first write into a folder
-    removes the stale temporary files of killed runs there (:func:`remove_stale_temps`)."""
+    """A temporary file beside the output, registered for :func:`cleanup_temp_files` before it
+    exists, so that a signal at any moment of its creation leaves no file behind.  (Blocking the
+    signals would not do: the kernel then hands them to another thread, a numeric library's, and
+    Python still runs its handler in this one.)  The first write into a folder removes the stale
+    temporary files of killed runs there (:func:`remove_stale_temps`)."""
     key = os.path.realpath(folder)
     if key not in _CLEANED:
         _CLEANED.add(key)
         remove_stale_temps(folder)
-    block = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if block else None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{_short(name)}~inpaint.{_host_tag()}.{os.getpid()}.", suffix=".tmp",
-                                   dir=folder)
+    prefix = f".{_short(name)}~inpaint.{_host_tag()}.{os.getpid()}."
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        # the process id in the name keeps it from any other live process's file
+        tmp = os.path.join(folder, prefix + secrets.token_hex(6) + ".tmp")
         with _TEMP_LOCK:
             _TEMP_FILES.add(tmp)
-    finally:
-        if block:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
-    return fd, tmp
+        try:  # a signal raised here stays registered: the file may exist already
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:  # a killed run's, with this process id before
+            with _TEMP_LOCK:
+                _TEMP_FILES.discard(tmp)
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
 
 
 def drop_temp(tmp: str) -> None:
@@ -169,7 +171,7 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
                 notes.append(None if note in said else note)
                 fh.flush()
                 os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
-            os.chmod(tmp, _target_mode(path))  # mkstemp makes 0600; give the usual permissions
+            os.chmod(tmp, _target_mode(path))  # created 0600; give the usual permissions
         for (tmp, path), (_, _, opts) in zip(written, items_seen):
             _publish(tmp, path, bool(opts.get("new")))
             with _TEMP_LOCK:

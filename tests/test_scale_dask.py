@@ -1,0 +1,83 @@
+"""docs/SCALE.md: a batch over a local Dask cluster of two worker processes, through the code the
+page shows (``tools/scale_dask.py``), writes exactly the files the ``inpaint`` command writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+distributed = pytest.importorskip("dask.distributed", reason="needs dask[distributed] (pip install 'inpaint-cl[test]')")
+
+REPO = Path(__file__).resolve().parents[1]
+TOOL = REPO / "tools" / "scale_dask.py"
+#: Crops (128x128, around the mask) of three truth-set photos; one is written as a JPEG, whose
+#: result is then edited block by block.
+CASES = (("fur_stroke", ".png"), ("wire_bokeh", ".jpg"), ("wire_tower", ".png"))
+#: The same options for the command and the tasks: the paper's method on numpy (fast on 128x128).
+OPTIONS = {"method": "criminisi", "backend": "numpy"}
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("scale_dask", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["scale_dask"] = module  # the workers import it by this name (client.upload_file)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _photos(folder: Path) -> None:
+    folder.mkdir()
+    for name, ext in CASES:
+        case = REPO / "datasets" / "quality" / name
+        image = np.asarray(Image.open(case / "truth.png").convert("RGB"))
+        mask = np.asarray(Image.open(case / "mask.png").convert("L")) > 127
+        ys, xs = np.nonzero(mask)
+        y0 = min(max(int(ys.mean()) - 64, 0), image.shape[0] - 128)
+        x0 = min(max(int(xs.mean()) - 64, 0), image.shape[1] - 128)
+        crop = (slice(y0, y0 + 128), slice(x0, x0 + 128))
+        assert mask[crop].sum() > 300
+        Image.fromarray(image[crop]).save(folder / f"{name}{ext}", **({"quality": 90} if ext == ".jpg" else {}))
+        Image.fromarray(mask[crop].astype(np.uint8) * 255).save(folder / f"{name}_mask.png")
+
+
+def test_the_page_shows_the_tool_as_it_is():
+    page = (REPO / "docs" / "SCALE.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```$", page, re.S | re.M)
+    assert TOOL.read_text(encoding="utf-8") in blocks
+
+
+def test_a_dask_batch_writes_what_the_command_writes(tmp_path, monkeypatch):
+    _photos(tmp_path / "photos")
+    # the command, on the same photos with the same options
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    cmd = subprocess.run([sys.executable, "-m", "inpaint", str(tmp_path / "photos"), "-o", f"{tmp_path / 'command'}/",
+                          "--method", OPTIONS["method"], "--backend", OPTIONS["backend"], "-q"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert cmd.returncode == 0, cmd.stderr
+    expected = {p.name: p.read_bytes() for p in (tmp_path / "command").iterdir()}
+    assert sorted(expected) == sorted(name + ext for name, ext in CASES)
+
+    tool = _load_tool()
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])  # the worker processes import this checkout
+    done = tmp_path / "dask"
+    done.mkdir()
+    jobs = list(tool.pairs(str(tmp_path / "photos"), str(done)))
+    assert [Path(image).name for image, _, _ in jobs] == sorted(name + ext for name, ext in CASES)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        first = tool.run(client, jobs, **OPTIONS)
+        assert len(client.scheduler_info()["workers"]) == 2
+        again = tool.run(client, jobs, **OPTIONS)  # a run started again: every result exists
+    assert first == {str(done / name): "written" for name in expected}
+    assert again == {str(done / name): "skipped" for name in expected}
+    got = {p.name: p.read_bytes() for p in done.iterdir()}
+    assert sorted(got) == sorted(expected)  # and no other file (no temporary one)
+    assert [name for name in expected if got[name] != expected[name]] == []  # byte for byte
