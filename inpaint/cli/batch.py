@@ -274,7 +274,7 @@ def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str, ac
             for i in range(n):
                 try:
                     # in the run's context: a stop request ends the jobs of every thread
-                    futures.append(pool.submit(contextvars.copy_context().run, pooled, i))
+                    futures.append(pool.submit(contextvars.copy_context().run, job, i))
                 except RuntimeError as exc:
                     if not thread_error(exc):
                         raise
