@@ -38,7 +38,15 @@ from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
 from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
+from .shared import (
+    COMMANDS,
+    add_alias,
+    add_device_options,
+    add_run_options,
+    advanced_group,
+    apply_environment,
+    max_pixels,
+)
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -226,6 +234,7 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
                          "for the bundled example; 'inpaint --help' lists the options")
+    apply_environment(args)
     with max_pixels(args.max_pixels):
         return _run(args, phases)
 
@@ -248,12 +257,12 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
                   work: list[tuple[Path, Path, Path]], jobs: int) -> int:
     """Fill every image of a batch (:func:`inpaint.cli.batch.run_batch`).  One OpenCL context and one
     program build serve all the files a worker fills."""
-    from .options import check_device
+    from .options import engine_for
 
     keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
                                   for image, mask, out in work], quiet=args.quiet)
     work = [work[i] for i in keep]
-    engine = check_device(args.backend, args.device, args.profile)
+    engine = engine_for(args)
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
@@ -271,7 +280,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
     from .. import io as imageio
     from ..masks import covers_everything, grow
-    from .options import check_device
+    from .options import engine_for
 
     run = ImageRun("inpaint", args, label, phases, progress)
     protect_path = batch_mask(args.protect, image_path)
@@ -283,7 +292,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     phases, timing = run.phases, run.timing
     if label is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
-            options = _with_engine(options, check_device(args.backend, args.device, args.profile))
+            options = _with_engine(options, engine_for(args))
     with timing(READ):
         pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size

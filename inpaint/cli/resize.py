@@ -26,7 +26,7 @@ from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .perimage import ImageRun
 from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels
+from .shared import add_device_options, add_run_options, apply_environment, max_pixels
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -205,6 +205,7 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
     parser = argparse.ArgumentParser(prog=prog)
     add_arguments(parser)
     args = parser.parse_args(list(argv))
+    apply_environment(args)
     with max_pixels(args.max_pixels):
         return _run(args, phases)
 
@@ -222,7 +223,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         plan_batch,
         run_batch,
     )
-    from .options import check_device, parse_grow, parse_int
+    from .options import engine_for, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
         raise InputError("the input image file name is empty")
@@ -243,7 +244,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
-            engine = check_device(args.backend, args.device, args.profile)
+            engine = engine_for(args)
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
         _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
@@ -260,7 +261,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
                                          for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
-    engine = check_device(args.backend, args.device, args.profile)
+    engine = engine_for(args)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
