@@ -127,6 +127,9 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     ``./x``, ``sub/../x`` and links to ``x`` are one file:
 
     * an image given twice is filled once (a note says so);
+    * a file that is another image's mask (by the pairing rule: ``x_mask.png`` beside ``x.png``,
+      ``--masks``, ``--mask``, ``--protect``, ``--remove``) is no image of the batch: it is left
+      out, and one note says how many were (``inpaint photos/*`` on a folder holding masks);
     * a result that would replace any input of the batch (an image or a mask, its own or
       another's), or that two images would share, refuses the whole batch, before anything is
       written (an input is never replaced by a batch, even with ``--force``).
@@ -136,10 +139,19 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     InputError
         A collision, naming both files.
     """
+    masks: dict[Any, set[int]] = {}  # identity -> the jobs whose mask it is
+    for i, (_, others, _) in enumerate(jobs):
+        for other in others:
+            for k in _identities(other):
+                masks.setdefault(k, set()).add(i)
     keep: list[int] = []
     seen: dict[Any, Path] = {}
+    skipped = 0
     for i, (image, _, _) in enumerate(jobs):
         ids = _identities(image)
+        if any(masks.get(k, set()) - {i} for k in ids):
+            skipped += 1
+            continue
         first = next((seen[k] for k in ids if k in seen), None)
         if first is not None:
             if not quiet:
@@ -147,6 +159,8 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
             continue
         seen.update(dict.fromkeys(ids, image))
         keep.append(i)
+    if skipped and not quiet:
+        say(f"{prog}: note: skipped {skipped} mask{'s' if skipped != 1 else ''} of other inputs")
     inputs: dict[Any, tuple[str, Path]] = {}
     for image, others, _ in jobs:
         for k in _identities(image):

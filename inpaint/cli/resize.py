@@ -220,6 +220,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         make_output_folder,
         output_folder,
         output_for,
+        paired_file,
         plan_batch,
         run_batch,
     )
@@ -256,8 +257,10 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     out_dir = output_folder(args.output)
     outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
 
+    # an image's masks: --protect, --remove, and its x_mask.png, which a folder leaves out too
     keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
-                                                              batch_mask(args.remove, image)) if m is not None], out)
+                                                              batch_mask(args.remove, image), paired_file(image, None))
+                                                  if m is not None], out)
                                          for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
