@@ -325,7 +325,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
-    _warn_if_long(mask, args)
+    _warn_if_long(mask, args, drawn)
     from ..api import inpaint
 
     t_fill = time.perf_counter()
@@ -374,8 +374,11 @@ def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> An
     return protect
 
 
-def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
-    """A warning with an estimate for a mask covering most of the image or a long fill."""
+def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int) -> None:
+    """A warning with an estimate for a mask covering most of the image or a long fill; when the
+    mask as drawn (``drawn`` pixels, before ``--grow``) marks most of the photo, it says what
+    white marks: such a mask is often inverted."""
+    from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..report import format_percent
     from .progress import format_seconds
 
@@ -386,9 +389,10 @@ def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     backend = _guess_backend(args.backend)
     seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * registry.get(args.method).cost
     if coverage >= 0.5:
+        hint = f" ({INVERTED_HINT})" if drawn > MOSTLY * total else ""
         warnings.warn(InputWarning(
-            f"the mask covers {format_percent(coverage)} of the image: little is left to copy from, and the fill of "
-            f"{n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+            f"the mask covers {format_percent(coverage)} of the image{hint}: little is left to copy from, and the "
+            f"fill of {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
     elif seconds >= LONG_JOB_SECONDS:
         warnings.warn(InputWarning(
             f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))

@@ -109,6 +109,7 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
 def _masks(protect: Path | None, remove: Path | None, radius: int,
            size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..io import read_mask, same_file
+    from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..masks import covers_everything, grow
 
     if remove and radius and covers_everything((size[1], size[0]), radius):
@@ -118,6 +119,11 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
     keep = read_mask(protect, size, "--protect mask") if protect else None
     drop = read_mask(remove, size, "--remove mask") if remove else None
+    if drop is not None and drop.mean() > MOSTLY:
+        from ..report import format_percent
+
+        warnings.warn(InputWarning(f"the --remove mask covers {format_percent(drop.mean())} of the image "
+                                   f"({INVERTED_HINT})"))
     if drop is not None and radius:
         drop = grow(drop, radius)
     if keep is not None and not keep.any():
