@@ -46,8 +46,12 @@ def batch_images(items: Sequence[str]) -> list[Path]:
     InputError
         No image at all.
     """
+    from .streams import is_stream
+
     found: list[Path] = []
     for item in items:
+        if is_stream(item):
+            raise InputError("'-' (standard input) takes one image, not a batch: give the batch's files or folders")
         path = Path(item)
         if path.is_dir():
             found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS
@@ -82,8 +86,12 @@ def output_folder(output: str | None) -> Path | None:
     """A batch's ``-o``: ``None`` (results beside the inputs), an existing folder, or a new one
     named with a trailing slash (``done/``), made by :func:`make_output_folder` once the batch's
     checks have passed."""
+    from .streams import is_stream
+
     if output is None:
         return None
+    if is_stream(output):
+        raise InputError(f"-o {output} (standard output) takes one image, not a batch: give a folder")
     folder = Path(output)
     if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
         return folder
@@ -101,7 +109,12 @@ def make_output_folder(folder: Path | None) -> None:
 
 
 def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
-    """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input."""
+    """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input; for
+    an image read from standard input (``-``), standard output."""
+    from .streams import STREAM, is_stream
+
+    if is_stream(image):
+        return Path(STREAM)
     if folder is not None:
         return folder / image.name
     return result_name(image, suffix)

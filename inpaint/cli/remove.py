@@ -247,8 +247,15 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         raise InputError("the output file name (-o) is empty")
     work = _jobs(args)
     if not is_batch(args.image or []):
+        from .streams import standard_streams
+
         image_path, mask_path, out = work[0]
-        _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
+        with standard_streams([("input image", image_path), ("mask", mask_path),
+                               ("--protect mask", Path(args.protect) if args.protect else None)], out,
+                              [("--save-mapping", args.save_mapping)]) as ((image_path, mask_path, protect), out):
+            if protect is not None:
+                args.protect = str(protect)
+            _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
     return _remove_batch(args, options, radius, work, jobs)
 

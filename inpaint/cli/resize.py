@@ -252,8 +252,12 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
             engine = engine_for(args)
+        from .streams import standard_streams
+
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
-        _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
+        with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
+                              [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
+            _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")
