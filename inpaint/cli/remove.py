@@ -361,8 +361,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                  "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = registry.get(s.method).unit
+        compiled = run.compile_words()
         run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
+                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
+                f"-> {shown(out)}")
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:

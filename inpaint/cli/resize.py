@@ -379,7 +379,9 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     if not args.quiet:
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        run.say(f"{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
+        compiled = run.compile_words()
+        run.say(f"{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s"
+                f"{' (' + compiled + ')' if compiled else ''} -> {shown(out)}")
 
 
 def _new(items: list, new: bool) -> list:
