@@ -152,17 +152,16 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     InputError
         A collision, naming both files.
     """
-    masks: dict[Any, set[int]] = {}  # identity -> the jobs whose mask it is
-    for i, (_, others, _) in enumerate(jobs):
-        for other in others:
-            for k in _identities(other):
-                masks.setdefault(k, set()).add(i)
+    images = [_identities(image) for image, _, _ in jobs]
+    masks = [set().union(*map(_identities, others)) for _, others, _ in jobs]
     keep: list[int] = []
     seen: dict[Any, Path] = {}
     skipped = 0
     for i, (image, _, _) in enumerate(jobs):
-        ids = _identities(image)
-        if any(masks.get(k, set()) - {i} for k in ids):
+        ids = images[i]
+        # the mask of an input that is another file, unless that file is this one's mask (a pair
+        # of images, each the other's mask, are both filled)
+        if any(ids & masks[j] and not ids & images[j] and not images[j] & masks[i] for j in range(len(jobs))):
             skipped += 1
             continue
         first = next((seen[k] for k in ids if k in seen), None)
