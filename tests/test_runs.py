@@ -359,11 +359,15 @@ def test_a_mask_file_far_larger_than_its_image_could_need_is_refused(photos, run
     assert code == 2 and "bytes, more than the" in err, err
 
 
-def test_dash_is_refused_clearly(photos, run):
-    code, _, err = run("-", "--mask", "x_mask.png")
-    assert code == 2 and "'-' (standard input or output) is not supported" in err
-    code, _, err = run("x.png", "--mask", "x_mask.png", "-o", "-")
-    assert code == 2 and "'-' (standard input or output) is not supported" in err
+def test_dash_where_no_stream_can_go_is_refused_clearly(photos, run):
+    # '-' is standard input or output for one image (tests/test_cli_first_hour.py); elsewhere it is refused
+    code, _, err = run("x.png", "--mask", "x_mask.png", "-o", "out.png", "--save-mapping", "-")
+    assert code == 2 and "--save-mapping cannot be standard output ('-')" in err
+    code, _, err = run("-", "y.png", "--mask", "x_mask.png")
+    assert code == 2 and "'-' (standard input) takes one image, not a batch" in err
+    code, _, err = run("x.png", "y.png", "-o", "-")
+    assert code == 2 and "-o - (standard output) takes one image, not a batch" in err
+    assert not list(photos.glob("*_removed.png")) and not (photos / "out.png").exists()
 
 
 def _grow_oracle(mask: np.ndarray, r: int) -> np.ndarray:
