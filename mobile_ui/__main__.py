@@ -243,14 +243,19 @@ def _fail(prog: str, message: str, status: int = EXIT_NO_WINDOW, stream=None) ->
 
 
 def input_problem(args: argparse.Namespace) -> str | None:
-    """Why the photo, mask or case given cannot be opened, or ``None``: checked before the display
-    and before Kivy starts, so a bad argument is one line and exit status 2 everywhere."""
+    """Why the photo, mask or case given cannot be opened, or ``INPAINT_BACKEND`` names no backend,
+    or ``None``: checked before the display and before Kivy starts, so a bad argument is one line
+    and exit status 2 everywhere."""
     from inpaint.errors import InputError
     from inpaint.io.read import check_name, check_regular
 
     if args.case is not None and (args.image is not None or args.mask is not None):
         return "give either --case or an image (and --mask), not both"
     try:
+        if args.backend is None:
+            from inpaint.methods.options import BACKEND
+
+            BACKEND.from_environment()  # the commands' default too: one that names no backend is refused
         if args.case is not None:
             from inpaint.io.cases import load_case
 

@@ -14,6 +14,7 @@ whether or not the user chose them: reading a version-1 file drops those two val
 
 from __future__ import annotations
 
+from inpaint.methods.options import BACKEND, DEVICE, PROFILE
 from inpaint.methods.registry import (  # noqa: F401 - METHODS: the screen lists them
     DEFAULT_METHOD,
     DEFAULTS,
@@ -38,10 +39,15 @@ V1_DEFAULTS = {"alpha": "0.05", "patch": "9"}
 
 
 def defaults() -> dict:
-    """Every setting's default value."""
+    """Every setting's default value; the backend, device and profile from their environment
+    variables when set (``INPAINT_BACKEND``, ``INPAINT_DEVICE``, ``INPAINT_PROFILE``, as for the
+    commands; a backend that names none is left out here, the app refuses it when it starts)."""
     fill = DEFAULTS[DEFAULT_METHOD]
-    return {"method": DEFAULT_METHOD, "alpha": str(fill["alpha"]), "patch": str(fill["patch"]), "backend": "auto",
-            "device": "auto", "profile": "native", "grow": 0, "tolerance": DEFAULT_TOLERANCE}
+    backend = BACKEND.from_environment(check=False)
+    return {"method": DEFAULT_METHOD, "alpha": str(fill["alpha"]), "patch": str(fill["patch"]),
+            "backend": backend if backend in BACKEND.choices else "auto",
+            "device": DEVICE.from_environment() or "auto", "profile": PROFILE.from_environment() or "native",
+            "grow": 0, "tolerance": DEFAULT_TOLERANCE}
 
 
 #: The Settings screen's Quality choice and the fill options each sets (docs/APP.md gives what

@@ -10,6 +10,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 os.environ.setdefault("PYOPENCL_NO_CACHE", "0")
 
+# The commands' own defaults, not the device settings of the shell running the tests.
+from inpaint.methods.options import BACKEND, DEVICE, PROFILE  # noqa: E402 - after the environment above
+
+for _option in (BACKEND, DEVICE, PROFILE):
+    os.environ.pop(_option.env, None)
+
 
 def _opencl_problem() -> str | None:
     """Why no OpenCL device here can run the fill (None when one can): each device in the order a

@@ -553,7 +553,8 @@ def test_mask_covering_most_of_the_image_warns_with_an_estimate(files, run):
     most[:4] = False
     save_mask(files / "most.png", most)
     check(files, run, ["a.png", "--mask", "most.png", "-p", "3", "--backend", "numpy", "-o", "o.png"], OK,
-          r"warning: the mask covers 80% of the image: .*roughly \d+:\d\d", creates=("o.png",))
+          r"warning: the mask covers 80% of the image \(white marks what to remove: is it inverted\?\): .*roughly "
+          r"\d+:\d\d", creates=("o.png",))
 
 
 def test_absurd_resize_warns_shows_progress_and_stops_cleanly(tmp_path):

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from inpaint.cl import BACKENDS
+from inpaint.methods.options import BACKEND
 
 from .common import PAPER_CASES, md_table
 from .devices import Dev, find_devices, machine_info
@@ -861,8 +862,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     q.add_argument("--peers", default="all",
                    help="peers: all, none or names (" + ", ".join(PEERS) + "); missing libraries are "
                         "skipped with a note")
-    q.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="backend of our configurations (default auto)")
+    q.add_argument("--backend", choices=BACKENDS, default=BACKEND.from_environment() or BACKEND.default,
+                   help=f"backend of our configurations (default: {BACKEND.env}, else auto)")
     q.add_argument("--sheets", metavar="DIR",
                    help="write one contact sheet per case (PNG) into DIR (required with --objects, which also "
                         "writes DIR/index.md)")

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from inpaint.cl import BACKENDS
+from inpaint.methods.options import BACKEND
 
 from .common import cpu_name, md_table
 
@@ -73,7 +74,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench scaling")
     p.add_argument("--megapixels", default=",".join(f"{s:g}" for s in SIZES),
                    help="comma-separated sizes (default %(default)s)")
     p.add_argument("--hole", type=float, default=0.03, help="hole as a fraction of the photo (default 0.03)")
-    p.add_argument("--backend", default="auto", choices=BACKENDS)
+    p.add_argument("--backend", default=BACKEND.from_environment() or BACKEND.default, choices=BACKENDS,
+                   help=f"default: {BACKEND.env}, else auto")
     p.add_argument("--device", help="OpenCL device (see inpaint --device)")
     p.add_argument("--json", metavar="FILE", help="write the measurements as JSON")
     p.add_argument("--plots", metavar="DIR", help="write time and memory against megapixels (needs matplotlib)")

@@ -170,6 +170,27 @@ def _seal() -> None:
                 pass
 
 
+def written_after(since: float) -> float | None:
+    """The time (``time.time()``) of the newest file PoCL wrote in its cache folder after
+    ``since``, or None: PoCL compiles each kernel when it first runs, and caches it then, so this
+    says when a first run's compiling ended."""
+    root = os.environ.get("POCL_CACHE_DIR")
+    if not root or not os.path.isdir(root):
+        return None
+    newest = None
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            if name in _VOLATILE or name.startswith("tempfile") or name == _LEDGER:
+                continue
+            try:
+                mtime = os.stat(os.path.join(dirpath, name)).st_mtime
+            except OSError:
+                continue
+            if mtime > since and (newest is None or mtime > newest):
+                newest = mtime
+    return newest
+
+
 def distrust() -> None:
     """Make the next process start from an empty PoCL cache (a cached program proved unusable)."""
     _state["distrusted"] = True

@@ -48,8 +48,12 @@ def batch_images(items: Sequence[str]) -> list[Path]:
     InputError
         No image at all.
     """
+    from .streams import is_stream
+
     found: list[Path] = []
     for item in items:
+        if is_stream(item):
+            raise InputError("'-' (standard input) takes one image, not a batch: give the batch's files or folders")
         path = Path(item)
         if path.is_dir():
             found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS
@@ -84,8 +88,12 @@ def output_folder(output: str | None) -> Path | None:
     """A batch's ``-o``: ``None`` (results beside the inputs), an existing folder, or a new one
     named with a trailing slash (``done/``), made by :func:`make_output_folder` once the batch's
     checks have passed."""
+    from .streams import is_stream
+
     if output is None:
         return None
+    if is_stream(output):
+        raise InputError(f"-o {output} (standard output) takes one image, not a batch: give a folder")
     folder = Path(output)
     if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
         return folder
@@ -103,7 +111,12 @@ def make_output_folder(folder: Path | None) -> None:
 
 
 def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
-    """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input."""
+    """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input; for
+    an image read from standard input (``-``), standard output."""
+    from .streams import STREAM, is_stream
+
+    if is_stream(image):
+        return Path(STREAM)
     if folder is not None:
         return folder / image.name
     return result_name(image, suffix)
@@ -129,6 +142,9 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     ``./x``, ``sub/../x`` and links to ``x`` are one file:
 
     * an image given twice is filled once (a note says so);
+    * a file that is another image's mask (by the pairing rule: ``x_mask.png`` beside ``x.png``,
+      ``--masks``, ``--mask``, ``--protect``, ``--remove``) is no image of the batch: it is left
+      out, and one note says how many were (``inpaint photos/*`` on a folder holding masks);
     * a result that would replace any input of the batch (an image or a mask, its own or
       another's), or that two images would share, refuses the whole batch, before anything is
       written (an input is never replaced by a batch, even with ``--force``).
@@ -138,10 +154,18 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     InputError
         A collision, naming both files.
     """
+    images = [_identities(image) for image, _, _ in jobs]
+    masks = [set().union(*map(_identities, others)) for _, others, _ in jobs]
     keep: list[int] = []
     seen: dict[Any, Path] = {}
+    skipped = 0
     for i, (image, _, _) in enumerate(jobs):
-        ids = _identities(image)
+        ids = images[i]
+        # the mask of an input that is another file, unless that file is this one's mask (a pair
+        # of images, each the other's mask, are both filled)
+        if any(ids & masks[j] and not ids & images[j] and not images[j] & masks[i] for j in range(len(jobs))):
+            skipped += 1
+            continue
         first = next((seen[k] for k in ids if k in seen), None)
         if first is not None:
             if not quiet:
@@ -149,6 +173,8 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
             continue
         seen.update(dict.fromkeys(ids, image))
         keep.append(i)
+    if skipped and not quiet:
+        say(f"{prog}: note: skipped {skipped} mask{'s' if skipped != 1 else ''} of other inputs")
     inputs: dict[Any, tuple[str, Path]] = {}
     for image, others, _ in jobs:
         for k in _identities(image):

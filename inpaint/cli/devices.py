@@ -10,8 +10,9 @@ from typing import Any
 
 from ..cl.profiles import available_profiles, load_profile
 from ..cl.runtime import preference
-from ..errors import DeviceError, OpenCLUnavailable, ProfileError
-from .shared import COMMANDS
+from ..errors import DeviceError, InputError, OpenCLUnavailable, ProfileError
+from ..methods.options import env_setting
+from .shared import COMMANDS, environment_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,12 +92,39 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
     return "\n".join(lines), chosen
 
 
+def environment() -> str:
+    """The device settings the environment gives every command and the app, one a line, with the
+    device an ``INPAINT_DEVICE`` names; empty when none is set."""
+    from .options import check_device
+
+    lines = []
+    for name, (variable, text) in environment_settings(check=False).items():
+        line = env_setting(variable, text)
+        try:
+            if name == "backend":
+                check_device(text, None)
+            elif name == "device":
+                found = check_device("opencl", text).device
+                line += f": {found.name.strip()} ({found.platform.name.strip()})"
+            else:
+                line += f": {load_profile(text).name}"
+        except (InputError, DeviceError, ProfileError) as exc:
+            line += f": unusable, a run refuses it ({exc})"
+        lines.append(line)
+    if lines:
+        lines.append("(a --backend, --device or --profile flag wins over its variable)")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
     exit 2, no OpenCL device, or none that can run the fill: exit 3)."""
     parser = argparse.ArgumentParser(prog=prog, description=COMMANDS["devices"])
     add_arguments(parser)
     args = parser.parse_args(list(argv))
+    settings = environment()
+    if settings:
+        print(settings + "\n")
     try:
         text, chosen = describe(args.profile, args.check)
     except OpenCLUnavailable as exc:

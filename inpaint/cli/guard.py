@@ -26,6 +26,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -210,44 +211,71 @@ COMPILE_NOTE_AFTER = 0.5
 _COMPILE_NOTED = False
 
 
+class CompileTime:
+    """How long the kernels of a run took to compile, once its :func:`compile_note` is over:
+    ``seconds`` is None unless the note was shown (a first run on the device)."""
+
+    seconds: float | None = None
+
+
 @contextlib.contextmanager
-def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[None]:
+def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[CompileTime]:
     """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
-    compiled for the device on first use and cached by pyopencl afterwards."""
+    compiled for the device on first use and cached afterwards.  Yields a :class:`CompileTime`
+    that says, afterwards, how long compiling took: the program builds, and the kernels a driver
+    compiles at their first launch (PoCL), as its cache shows them
+    (:func:`inpaint.cl.kcache.written_after`).  The progress display ``bar`` leaves build times
+    out of its estimate of the time left."""
     from ..cl import build
 
     timers: list[threading.Timer] = []
+    result = CompileTime()
+    first = {"wall": None, "builds": 0.0, "noted": False}
 
     def show() -> None:
         global _COMPILE_NOTED
         if _COMPILE_NOTED:
             return
         _COMPILE_NOTED = True
+        first["noted"] = True
         lead = "\n" if bar is not None and getattr(bar, "drawn", False) else ""
         sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device (first run only; "
                          "later runs reuse them)...\n")
         sys.stderr.flush()
 
     def listener(event: str, sources: Any, seconds: float) -> None:
-        if event == "start" and not _COMPILE_NOTED:
-            timer = threading.Timer(COMPILE_NOTE_AFTER, show)
-            timer.daemon = True
-            timers.append(timer)
-            timer.start()
+        if event == "start":
+            if first["wall"] is None:
+                first["wall"] = time.time()
+            if not _COMPILE_NOTED:
+                timer = threading.Timer(COMPILE_NOTE_AFTER, show)
+                timer.daemon = True
+                timers.append(timer)
+                timer.start()
         elif event == "end":
             while timers:
                 timers.pop().cancel()
+            first["builds"] += seconds
+            if bar is not None and hasattr(bar, "exclude"):
+                bar.exclude(seconds)
 
     if not enabled:
-        yield
+        yield result
         return
+    entered = time.time()
     build.add_build_listener(listener)
     try:
-        yield
+        yield result
     finally:
         build.remove_build_listener(listener)
         while timers:
             timers.pop().cancel()
+        if first["noted"]:
+            from ..cl import kcache
+
+            last = kcache.written_after(first["wall"])
+            spent = max(first["builds"], last - first["wall"] if last is not None else 0.0)
+            result.seconds = min(spent, time.time() - entered)
 
 
 _STDOUT_FAILED = threading.local()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DeviceError, InputError
+from ..errors import DeviceError, InputError, ProfileError
 from ..methods.checks import check_choice, parse_int
 from ..methods.defaults import BACKENDS
 
@@ -130,3 +130,24 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
         if device is None:
             raise DeviceError(f"OpenCL is not available: {exc}; or run with --backend numpy") from None
         raise DeviceError(f"no such device: {exc}") from None
+
+
+def engine_for(args: Any) -> Any:
+    """The run's engine from its ``--backend``, ``--device`` and ``--profile`` (:func:`check_device`),
+    after :func:`inpaint.cli.shared.apply_environment`: an error caused by a setting taken from the
+    environment names its variable.
+
+    Raises
+    ------
+    InputError, DeviceError, inpaint.cl.profiles.ProfileError
+    """
+    from ..methods.options import env_setting
+
+    taken = getattr(args, "environment", {})
+    try:
+        return check_device(args.backend, args.device, args.profile)
+    except (InputError, DeviceError, ProfileError) as exc:
+        cause = "profile" if isinstance(exc, ProfileError) else "device" if "device" in taken else "backend"
+        if cause not in taken:
+            raise
+        raise type(exc)(f"{env_setting(*taken[cause])}: {exc}") from None

@@ -48,6 +48,8 @@ class ImageRun:
         self.new = not (args.overwrite or args.force)
         #: The one token of this image's job (:mod:`inpaint.cancel`): the run's, else a new one.
         self.token = cancel.current()
+        #: How long the work's kernels took to compile (:class:`inpaint.cli.guard.CompileTime`).
+        self.compiled: Any = None
 
     def timing(self, phase: str) -> contextlib.AbstractContextManager[None]:
         """Time ``phase`` for ``--stats`` (nothing without it)."""
@@ -91,10 +93,18 @@ class ImageRun:
         bar = Progress(self.prog, f"{task} {self.label}" if self.label else task,
                        "none" if self.args.quiet or not self.progress else self.args.progress)
         try:
-            with compile_note(self.prog, not self.args.quiet, bar), cancel.scope(self.token):
+            with compile_note(self.prog, not self.args.quiet, bar) as self.compiled, cancel.scope(self.token):
                 yield bar
         finally:
             bar.close()
+
+    def compile_words(self) -> str:
+        """``'5.2 s of it compiling the kernels for this device, once'`` after a first run's work,
+        for the summary line; ``''`` otherwise."""
+        seconds = getattr(self.compiled, "seconds", None)
+        if seconds is None:
+            return ""
+        return f"{seconds:.1f} s of it compiling the kernels for this device, once"
 
     def stopped(self) -> None:
         """Raise :class:`inpaint.cancel.Cancelled` when a stop came during the work: its result

@@ -57,10 +57,16 @@ class Progress:
         self.fraction = 0.0
         self.plain_every = PLAIN_EVERY
         self.auto_after = AUTO_AFTER
+        self.excluded = 0.0
+
+    def exclude(self, seconds: float) -> None:
+        """Leave ``seconds`` of one-off work (a kernel build) out of the pace the estimate goes by."""
+        self.excluded += max(0.0, float(seconds))
 
     def eta(self, fraction: float, now: float | None = None) -> float | None:
-        """Seconds left at the pace so far, or None before there is a pace to go by."""
-        return seconds_left((time.monotonic() if now is None else now) - self.t0, fraction)
+        """Seconds left at the pace so far (one-off work left out), or None before there is a pace."""
+        elapsed = (time.monotonic() if now is None else now) - self.t0
+        return seconds_left(max(elapsed - self.excluded, 0.0), fraction)
 
     def text(self, fraction: float, now: float | None = None) -> str:
         """The words of one update (without the bar)."""

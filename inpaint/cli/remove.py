@@ -38,7 +38,15 @@ from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
 from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
-from .shared import COMMANDS, add_alias, add_device_options, add_run_options, advanced_group, max_pixels
+from .shared import (
+    COMMANDS,
+    add_alias,
+    add_device_options,
+    add_run_options,
+    advanced_group,
+    apply_environment,
+    max_pixels,
+)
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -89,16 +97,19 @@ def build_parser() -> argparse.ArgumentParser:
             f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
     p.add_argument("--version", action="version", version=f"inpaint {version()}")
-    p.add_argument("image", nargs="*", help="input image; or several images or folders, for a batch (see --masks)")
-    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below); with several "
-                                        "images, the one mask for all of them")
+    p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, for a "
+                                            "batch (see --masks)")
+    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
+                                        "input); with several images, the one mask for all of them")
     p.add_argument("--masks", metavar="DIR",
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
-                                          "<case>_removed.png for --case); for a batch, an existing folder "
-                                          "that receives each result under its input's name")
+                                          "<case>_removed.png for --case; standard output for standard input); "
+                                          "'-' writes standard output in the input's format, 'png:-' in PNG; for "
+                                          "a batch, an existing folder that receives each result under its "
+                                          "input's name")
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
@@ -226,6 +237,7 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
         parser.print_usage(sys.stderr)
         raise InputError("no image given: 'inpaint IMAGE --mask MASK -o OUT', or 'inpaint --case walkingman' "
                          "for the bundled example; 'inpaint --help' lists the options")
+    apply_environment(args)
     with max_pixels(args.max_pixels):
         return _run(args, phases)
 
@@ -238,8 +250,15 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         raise InputError("the output file name (-o) is empty")
     work = _jobs(args)
     if not is_batch(args.image or []):
+        from .streams import standard_streams
+
         image_path, mask_path, out = work[0]
-        _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
+        with standard_streams([("input image", image_path), ("mask", mask_path),
+                               ("--protect mask", Path(args.protect) if args.protect else None)], out,
+                              [("--save-mapping", args.save_mapping)]) as ((image_path, mask_path, protect), out):
+            if protect is not None:
+                args.protect = str(protect)
+            _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
     return _remove_batch(args, options, radius, work, jobs)
 
@@ -248,12 +267,12 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
                   work: list[tuple[Path, Path, Path]], jobs: int) -> int:
     """Fill every image of a batch (:func:`inpaint.cli.batch.run_batch`).  One OpenCL context and one
     program build serve all the files a worker fills."""
-    from .options import check_device
+    from .options import engine_for
 
     keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
                                   for image, mask, out in work], quiet=args.quiet)
     work = [work[i] for i in keep]
-    engine = check_device(args.backend, args.device, args.profile)
+    engine = engine_for(args)
     make_output_folder(Path(args.output) if args.output is not None else None)
 
     def one(i: int, label: str, device: Any) -> None:
@@ -271,7 +290,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
     from .. import io as imageio
     from ..masks import covers_everything, grow
-    from .options import check_device
+    from .options import engine_for
 
     run = ImageRun("inpaint", args, label, phases, progress)
     protect_path = batch_mask(args.protect, image_path)
@@ -283,7 +302,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     phases, timing = run.phases, run.timing
     if label is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
-            options = _with_engine(options, check_device(args.backend, args.device, args.profile))
+            options = _with_engine(options, engine_for(args))
     with timing(READ):
         pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
@@ -316,7 +335,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
-    _warn_if_long(mask, args)
+    _warn_if_long(mask, args, drawn)
     from ..api import inpaint
 
     t_fill = time.perf_counter()
@@ -345,8 +364,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
                  "sources") if s.widened else ""
         grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
         unit = registry.get(s.method).unit
+        compiled = run.compile_words()
         run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}) -> {shown(out)}")
+                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
+                f"-> {shown(out)}")
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
@@ -365,8 +386,11 @@ def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> An
     return protect
 
 
-def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
-    """A warning with an estimate for a mask covering most of the image or a long fill."""
+def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int) -> None:
+    """A warning with an estimate for a mask covering most of the image or a long fill; when the
+    mask as drawn (``drawn`` pixels, before ``--grow``) marks most of the photo, it says what
+    white marks: such a mask is often inverted."""
+    from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..report import format_percent
     from .progress import format_seconds
 
@@ -377,9 +401,10 @@ def _warn_if_long(mask: Any, args: argparse.Namespace) -> None:
     backend = _guess_backend(args.backend)
     seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * registry.get(args.method).cost
     if coverage >= 0.5:
+        hint = f" ({INVERTED_HINT})" if drawn > MOSTLY * total else ""
         warnings.warn(InputWarning(
-            f"the mask covers {format_percent(coverage)} of the image: little is left to copy from, and the fill of "
-            f"{n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+            f"the mask covers {format_percent(coverage)} of the image{hint}: little is left to copy from, and the "
+            f"fill of {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
     elif seconds >= LONG_JOB_SECONDS:
         warnings.warn(InputWarning(
             f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))

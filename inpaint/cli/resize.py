@@ -26,7 +26,7 @@ from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .perimage import ImageRun
 from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, max_pixels
+from .shared import add_device_options, add_run_options, apply_environment, max_pixels
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
                           + MASK_RULE + " " + EXIT_TABLE)
     parser.add_argument("image", nargs="+",
-                        help="input image; or several images or folders, for a batch (each resized to the "
-                             "same --width/--height)")
+                        help="input image ('-': standard input); or several images or folders, for a batch (each "
+                             "resized to the same --width/--height)")
     parser.add_argument("--width", "-W", metavar="W",
                         help="target width in pixels, or a share of the input's such as 50%% (default: the input's)")
     parser.add_argument("--height", "-H", metavar="H",
@@ -49,9 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", metavar="GEOMETRY",
                         help="target size as ImageMagick writes it: 75%% (both sides), 50%%x100%%, 640x480! "
                              "(exactly), 640x480 (the largest size within it keeping the aspect ratio), 640 or x480")
-    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input); "
-                                               "for a batch, an existing folder that receives each result "
-                                               "under its input's name")
+    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input; "
+                                               "standard output for standard input); '-' writes standard output "
+                                               "in the input's format, 'png:-' in PNG; for a batch, an existing "
+                                               "folder that receives each result under its input's name")
     parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
                                                           "for every image, or a folder DIR holding DIR/IMAGE.png")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
@@ -109,6 +110,7 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
 def _masks(protect: Path | None, remove: Path | None, radius: int,
            size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..io import read_mask, same_file
+    from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..masks import covers_everything, grow
 
     if remove and radius and covers_everything((size[1], size[0]), radius):
@@ -118,6 +120,11 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
     keep = read_mask(protect, size, "--protect mask") if protect else None
     drop = read_mask(remove, size, "--remove mask") if remove else None
+    if drop is not None and drop.mean() > MOSTLY:
+        from ..report import format_percent
+
+        warnings.warn(InputWarning(f"the --remove mask covers {format_percent(drop.mean())} of the image "
+                                   f"({INVERTED_HINT})"))
     if drop is not None and radius:
         drop = grow(drop, radius)
     if keep is not None and not keep.any():
@@ -205,6 +212,7 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
     parser = argparse.ArgumentParser(prog=prog)
     add_arguments(parser)
     args = parser.parse_args(list(argv))
+    apply_environment(args)
     with max_pixels(args.max_pixels):
         return _run(args, phases)
 
@@ -219,10 +227,11 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         make_output_folder,
         output_folder,
         output_for,
+        paired_file,
         plan_batch,
         run_batch,
     )
-    from .options import check_device, parse_grow, parse_int
+    from .options import engine_for, parse_grow, parse_int
 
     if any(str(item).strip() == "" for item in args.image):
         raise InputError("the input image file name is empty")
@@ -243,9 +252,13 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
-            engine = check_device(args.backend, args.device, args.profile)
+            engine = engine_for(args)
+        from .streams import standard_streams
+
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
-        _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
+        with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
+                              [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
+            _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")
@@ -255,12 +268,14 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     out_dir = output_folder(args.output)
     outs = [output_for(image, out_dir, RESIZED_SUFFIX) for image in images]
 
+    # an image's masks: --protect, --remove, and its x_mask.png, which a folder leaves out too
     keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
-                                                              batch_mask(args.remove, image)) if m is not None], out)
+                                                              batch_mask(args.remove, image), paired_file(image, None))
+                                                  if m is not None], out)
                                          for image, out in zip(images, outs)], quiet=args.quiet)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
 
-    engine = check_device(args.backend, args.device, args.profile)
+    engine = engine_for(args)
     make_output_folder(out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
@@ -365,7 +380,9 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     if not args.quiet:
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""
-        run.say(f"{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s -> {shown(out)}")
+        compiled = run.compile_words()
+        run.say(f"{removed}{w0}x{h0} -> {out8.shape[1]}x{out8.shape[0]} in {elapsed:.3f} s"
+                f"{' (' + compiled + ')' if compiled else ''} -> {shown(out)}")
 
 
 def _new(items: list, new: bool) -> list:

@@ -45,9 +45,56 @@ def add_device_options(parser: argparse._ActionsContainer,
     """``--backend`` and ``--device``; ``--profile`` in ``advanced`` (default: ``parser``), as the
     methods declare them (:mod:`inpaint.methods.options`)."""
     advanced = parser if advanced is None else advanced
-    parser.add_argument(BACKEND.flag, choices=BACKEND.choices, default=BACKEND.default, help=BACKEND.help)
+    parser.add_argument(BACKEND.flag, choices=BACKEND.choices, default=None, help=BACKEND.help)
     parser.add_argument(DEVICE.flag, help=DEVICE.help)
     advanced.add_argument(PROFILE.flag, help=PROFILE.help)
+
+
+#: The device options, each with its environment variable (:attr:`Option.env`).
+DEVICE_OPTIONS = (BACKEND, DEVICE, PROFILE)
+
+
+def environment_settings(check: bool = True) -> dict[str, tuple[str, str]]:
+    """The device options set in the environment: ``{name: (variable, text)}``.
+
+    Raises
+    ------
+    InputError
+        With ``check``: ``INPAINT_BACKEND`` names no backend.
+    """
+    found = {}
+    for option in DEVICE_OPTIONS:
+        text = option.from_environment(check)
+        if text is not None:
+            found[option.name] = (option.env, text)
+    return found
+
+
+def apply_environment(args: argparse.Namespace) -> None:
+    """``--backend``, ``--device`` and ``--profile`` left out take their environment variables
+    (``INPAINT_BACKEND``, ``INPAINT_DEVICE``, ``INPAINT_PROFILE``), else their defaults; a flag wins
+    over its variable.  ``args.environment`` keeps ``{name: (variable, text)}`` of those taken, for
+    the messages.  A device from the environment applies to OpenCL runs only: with the numpy
+    backend it is left out.
+
+    Raises
+    ------
+    InputError
+        ``INPAINT_BACKEND`` names no backend (and no ``--backend`` overrides it).
+    """
+    taken = {}
+    for option in DEVICE_OPTIONS:
+        if getattr(args, option.name, None) is None:
+            text = option.from_environment()
+            if text is not None:
+                setattr(args, option.name, text)
+                taken[option.name] = (option.env, text)
+    if args.backend is None:
+        args.backend = BACKEND.default
+    if "device" in taken and args.backend == "numpy":
+        args.device = None
+        del taken["device"]
+    args.environment = taken
 
 
 def add_run_options(parser: argparse._ActionsContainer, verb: str,

@@ -18,6 +18,11 @@ from .read import open_image, upright
 #: The mask rule, stated once (the commands' and the app's help quote it).
 MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
              "transparency, its opaque pixels (alpha > 127) do, so anti-aliased and JPEG masks work.")
+#: A drawn mask marking more than this share of the photo was probably made the other way round
+#: (black on white): the commands add :data:`INVERTED_HINT` to their warning.
+MOSTLY = 0.5
+#: The hint for such a mask, in the words of the mask rule.
+INVERTED_HINT = "white marks what to remove: is it inverted?"
 
 
 def mask_from_image(img: Image.Image) -> np.ndarray:

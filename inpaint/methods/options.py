@@ -13,6 +13,7 @@ The options every method takes are declared here; each family adds its own.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,12 @@ from .checks import check_choice, check_flag, parse_alpha, parse_patch
 
 def _text(text: Any, flag: str) -> Any:
     return text
+
+
+def env_setting(variable: str, text: str) -> str:
+    """How a message names a setting taken from the environment: ``INPAINT_BACKEND=numpy (from the
+    environment)``."""
+    return f"{variable}={text} (from the environment)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +68,9 @@ class Option:
         more than "another method").
     setting : bool
         One of the app's settings (shown as text; the app's screen lists them).
+    env : str or None
+        The environment variable that gives the commands' and the app's default for it (a
+        flag or a saved setting wins over it); None: none.
     """
 
     name: str
@@ -77,6 +87,21 @@ class Option:
     rank: int = 0
     early: bool = False
     setting: bool = False
+    env: str | None = None
+
+    def from_environment(self, check: bool = True) -> str | None:
+        """The text of :attr:`env` in the environment, or None when unset or blank.
+
+        Raises
+        ------
+        InputError
+            With ``check``: the text is not one of :attr:`choices` (the message names the variable).
+        """
+        text = os.environ.get(self.env, "").strip() if self.env else ""
+        if check and text and self.choices and text not in self.choices:
+            raise InputError(f"{env_setting(self.env, text)} is not a {self.flag} value; choose "
+                             f"{', '.join(self.choices[:-1])} or {self.choices[-1]} (or unset {self.env})")
+        return text or None
 
     def with_default(self, default: Any) -> Option:
         """The same option with another default (a method's own)."""
@@ -102,15 +127,17 @@ PATCH = Option(
 PROTECT = Option("protect", rank=30)
 BACKEND = Option(
     "backend", default="auto", check=lambda v: check_choice("backend", v, BACKENDS), flag="--backend",
-    choices=BACKENDS, group="device", rank=40, setting=True,
-    help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning")
+    choices=BACKENDS, group="device", rank=40, setting=True, env="INPAINT_BACKEND",
+    help="'auto' uses OpenCL when a device exists and falls back to numpy with a warning (default: "
+         "INPAINT_BACKEND, else auto)")
 DEVICE = Option(
-    "device", setting=True, flag="--device", group="device", rank=41,
-    help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name (default: PYOPENCL_CTX, then the "
-         "profile, then the best device); one that matches no device is an error (exit 3)")
+    "device", setting=True, flag="--device", group="device", rank=41, env="INPAINT_DEVICE",
+    help="OpenCL device: 'PLATFORM:DEVICE', 'gpu', 'cpu' or part of its name (default: INPAINT_DEVICE, then "
+         "PYOPENCL_CTX, then the profile, then the best device); one that matches no device is an error (exit 3)")
 PROFILE = Option(
-    "profile", setting=True, flag="--profile", group="device", rank=42,
-    help="device profile name or .toml path (e.g. adreno330); see 'inpaint devices'")
+    "profile", setting=True, flag="--profile", group="device", rank=42, env="INPAINT_PROFILE",
+    help="device profile name or .toml path (e.g. adreno330; default: INPAINT_PROFILE, else native, the "
+         "device's own limits); see 'inpaint devices'")
 ENGINE = Option("engine", group="device", rank=43)
 TIMINGS = Option("timings", default=True, check=lambda v: check_flag("timings", v), rank=100)
 
