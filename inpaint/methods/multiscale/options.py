@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..checks import parse_int
-from ..defaults import MAX_CANDIDATES
+from ..defaults import MAX_CANDIDATES, MAX_SEED
 from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
@@ -23,10 +23,6 @@ def _candidates(candidates: Any) -> int:
     if k != candidates or not 1 <= k <= MAX_CANDIDATES:
         raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
     return k
-
-
-#: The largest seed (the hash of the random search takes 16 bits of it).
-MAX_SEED = 2 ** 16 - 1
 
 
 def _seed(seed: Any) -> int:
