@@ -713,6 +713,8 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     settle(app)
     first = app.image
     assert app.can_try_again and button.parent.opacity == 1
+    pump(2)
+    assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
     for seed in (1, 2):
         tap(button)
