@@ -9,9 +9,11 @@ by the editor) and ``original`` (as opened, for compare).  Every change goes thr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
+import weakref
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -35,6 +37,7 @@ from kivy.properties import (
 from kivy.uix.layout import Layout
 from kivy.utils import platform
 
+from inpaint.methods.defaults import MAX_SEED
 from inpaint.report import format_percent, format_seconds, seconds_left
 
 from . import devices, masktools, popups, samples, settings, storage  # noqa: F401 - popups: kv classes
@@ -43,6 +46,22 @@ from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint
 
 KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
+
+
+@dataclasses.dataclass
+class Removal:
+    """The last removal, for Try again: its input, the mask it filled, the protected pixels, the
+    seed of its latest fill, and its fills (weak references: the history holds the pictures)."""
+
+    image: np.ndarray
+    mask: np.ndarray
+    protect: np.ndarray | None
+    seed: int | None
+    fills: list = dataclasses.field(default_factory=list)
+
+    def showing(self, image: np.ndarray | None) -> bool:
+        """Whether ``image`` is one of this removal's fills."""
+        return any(ref() is image for ref in self.fills)
 
 
 def _duration(seconds: float) -> str:
@@ -111,6 +130,7 @@ class InpaintApp(App):
     info = StringProperty("")
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
+    can_try_again = BooleanProperty(False)            # the picture shown is the last removal's fill
     has_seam = BooleanProperty(False)
     popup_open = BooleanProperty(False)
 
@@ -145,6 +165,7 @@ class InpaintApp(App):
         self.doc_name = ""
         self.job = None
         self.last_result = None
+        self.last_removal: Removal | None = None
         self.last_wall_seconds = 0.0
         self._token = 0
         self._popup = None
@@ -424,6 +445,7 @@ class InpaintApp(App):
         self.doc_name = name
         self.history.clear()
         self.last_result = None
+        self.last_removal = None
         self.editor.set_document(image, np.array(mask, dtype=bool), None, original=image, refit=True)
         self._history_changed()
         h, w = image.shape[:2]
@@ -468,6 +490,7 @@ class InpaintApp(App):
     def _history_changed(self):
         self.can_undo = self.history.can_undo
         self.can_redo = self.history.can_redo
+        self.can_try_again = self.last_removal is not None and self.last_removal.showing(self.image)
 
     def _on_stroke_start(self, _editor):
         self.history.push(self.snapshot("stroke"))
@@ -748,17 +771,51 @@ class InpaintApp(App):
             return
         if self.editor.keep.any():  # the green Protect strokes: never copied into the hole
             params["protect"] = self.editor.keep.copy()
-        mask = self.removal_mask()
-        before = self.snapshot("remove")
-        self._begin_job("Removing…")
+        removal = Removal(self.image, self.removal_mask(), params.get("protect"), self._seed_default())
+        self._run_removal(removal, params, self.snapshot("remove"), "Removing…")
+
+    def _seed_default(self) -> int | None:
+        """The chosen method's default seed; None when it takes none (its fill is always the same)."""
+        from inpaint.methods import registry
+
+        method = registry.get(self.method)
+        return method.option("seed").default if "seed" in method.names else None
+
+    def try_again(self):
+        """Fill the last removal's mask in its input again with the next seed: another fill
+        replaces the one shown, as one undo step (Undo brings the previous fill back)."""
+        removal = self.last_removal
+        if self.busy or removal is None or not removal.showing(self.image):
+            return
+        try:
+            params = self.run_params()
+        except ValueError as exc:
+            self.show_message("Check the settings", str(exc))
+            return
+        default = self._seed_default()
+        if default is None:
+            self.show_message("Always the same fill",
+                              f"The {self.method} method has no randomness: it fills the same way every time.",
+                              hint="For another fill, choose another method in Settings, or paint the mask "
+                                   "differently and Remove again.")
+            return
+        removal.seed = default if removal.seed is None else (removal.seed + 1) % (MAX_SEED + 1)
+        if removal.protect is not None:
+            params["protect"] = removal.protect
+        params["seed"] = removal.seed  # the first fill took the default: this one is another
+        self._run_removal(removal, params, self.snapshot("try again"), "Trying again…")
+
+    def _run_removal(self, removal: Removal, params: dict, before: Snapshot, status: str) -> None:
+        """Fill ``removal`` on the worker; on success the fill replaces the picture (one undo step)."""
+        self._begin_job(status)
         token = self._token
         self._phase_started = time.monotonic()
         self._phase_text(token, "preparing")
-        fn = partial(run_inpaint, image=self.image, mask=mask, params=params,
+        fn = partial(run_inpaint, image=removal.image, mask=removal.mask, params=params,
                      on_progress=partial(self._job_progress, token), factory=self.engine,
                      on_phase=partial(self._job_phase, token))
         self.job = self.worker.submit(
-            fn, on_done=partial(self._remove_done, token, before, int(mask.sum())),
+            fn, on_done=partial(self._remove_done, token, before, removal),
             on_error=partial(self._job_error, token, "Remove failed"),
             on_cancel=partial(self._job_cancelled, token))
 
@@ -828,9 +885,10 @@ class InpaintApp(App):
         self.status = f"{self._job_status}… {format_percent(fraction)} · {eta}"
 
     @mainthread
-    def _remove_done(self, token, before, filled, outcome):
+    def _remove_done(self, token, before, removal, outcome):
         if token != self._token:
             return
+        again = removal is self.last_removal
         result, wall = outcome
         out = np.asarray(result.image)
         if out.shape != self.image.shape or out.dtype != np.uint8:
@@ -841,13 +899,21 @@ class InpaintApp(App):
         self.last_result = result
         self.history.push(before)
         self.image = frozen(out)
-        self.editor.mask[...] = False
+        if not again:  # the painted mask is used up; after Try again it is what the user painted since
+            self.last_removal = removal
+            self.editor.mask[...] = False
+        removal.fills.append(weakref.ref(self.image))
         self.editor.set_document(self.image, self.editor.mask, self.editor.keep)
         self._finish_job()
         self._history_changed()
         self.last_wall_seconds = wall
-        self._tell_notes(notes, f"Removed in {_duration(wall)} ({filled:,} px filled). "
-                                "Undo takes it back; Save keeps it.")
+        filled = int(removal.mask.sum())
+        if again:
+            done = (f"Filled again in {_duration(wall)} ({filled:,} px, seed {removal.seed}). "
+                    "Undo brings the previous fill back.")
+        else:
+            done = f"Removed in {_duration(wall)} ({filled:,} px filled). Undo takes it back; Save keeps it."
+        self._tell_notes(notes, done)
         self._update_info()
 
     @mainthread

@@ -699,6 +699,57 @@ def test_second_removal_edits_the_result(fresh, scene):
     np.testing.assert_array_equal(app.image, img)
 
 
+def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, scene):
+    from inpaint.api import inpaint
+    from mobile_ui.popups import MessagePopup
+
+    app = fresh
+    img, mask = scene
+    params = app.run_params()
+    button = app.root.ids.try_again_btn
+    assert not app.can_try_again and button.parent.opacity == 0, "Try again before any removal"
+    tap(app.root.ids.remove_btn)
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    first = app.image
+    assert app.can_try_again and button.parent.opacity == 1
+    pump(2)
+    assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
+    fills = [first]
+    for seed in (1, 2):
+        tap(button)
+        pump_until(lambda: not app.busy, what="another fill")
+        settle(app)
+        expected = inpaint(img, mask, seed=seed, **params).image  # the same input and mask, the next seed
+        np.testing.assert_array_equal(app.image, expected)
+        np.testing.assert_array_equal(app.editor.displayed, expected)
+        assert (app.image[mask] != fills[-1][mask]).any(axis=1).mean() > 0.2, "Try again gave the same fill"
+        fills.append(app.image)
+        assert f"seed {seed}" in app.status and app.can_try_again
+    for previous in (fills[1], fills[0]):   # each Try again is one undo step
+        tap(app.root.ids.undo_btn)
+        np.testing.assert_array_equal(app.image, previous)
+    assert app.can_try_again
+    tap(app.root.ids.undo_btn)
+    np.testing.assert_array_equal(app.image, img)
+    np.testing.assert_array_equal(app.editor.mask, mask)
+    assert not app.can_try_again and button.parent.opacity == 0, "the photo shown is no fill"
+    tap(app.root.ids.redo_btn)
+    np.testing.assert_array_equal(app.image, first)
+    assert app.can_try_again
+    method = app.method
+    app.method = "criminisi"   # a method without a seed: Try again explains instead of filling the same
+    try:
+        depth = len(app.history)
+        tap(button)
+        assert not app.busy and isinstance(app._popup, MessagePopup) and "same way every time" in app._popup.text
+        assert len(app.history) == depth and app.image is first
+    finally:
+        app.method = method
+        app.dismiss_popup()
+        pump()
+
+
 class _Slow:
     """The real Inpainter, slowed down, and held after 3 steps until ``gate`` opens.
 

@@ -611,6 +611,29 @@ def test_multiscale_stats_mapping_and_options(scene, run, runtime):
         np.testing.assert_array_equal(np.asarray(res), old.image)
 
 
+def test_seed_repeats_a_fill_and_varies_it(scene, run, runtime):
+    files = {}
+    for seed, backend in ((5, "numpy"), (5, "opencl"), (6, "numpy")):
+        files[seed, backend] = scene.dir / f"seed{seed}_{backend}.png"
+        code, _, err = run(scene.image, "--mask", scene.mask, "-p", P, "--seed", seed, "--backend", backend,
+                           "-o", files[seed, backend])
+        assert code == 0, err
+    assert files[5, "numpy"].read_bytes() == files[5, "opencl"].read_bytes()
+    with Image.open(files[5, "numpy"]) as a, Image.open(files[6, "numpy"]) as b:
+        five, six = np.asarray(a), np.asarray(b)
+    expected = run_pipeline(scene.rgb, scene.region, patch=int(P), seed=5, backend="numpy").image
+    np.testing.assert_array_equal(five, expected)
+    np.testing.assert_array_equal(six[~scene.region], scene.rgb[~scene.region])
+    assert (five[scene.region] != six[scene.region]).any()
+    before = files_state(scene.dir)
+    for argv, message in ((["--method", "criminisi", "--seed", "5"], "--seed only apply to another --method"),
+                          (["--seed", "65536"], "--seed must be an integer from 0 to 65535, got '65536'"),
+                          (["--seed", "-1"], "--seed must be an integer from 0 to 65535, got '-1'")):
+        code, out, err = run(scene.image, "--mask", scene.mask, *argv, "-o", scene.dir / "x.png")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and message in err, err
+    assert files_state(scene.dir) == before
+
+
 @pytest.mark.parametrize("name, expected", [("photo.png", "photo_removed.png"), ("photo.jpg", "photo_removed.jpg"),
                                             ("shot.v2.bmp", "shot.v2_removed.bmp")])
 def test_default_output_name_beside_the_input(tmp_path, rng, run, monkeypatch, name, expected):

@@ -153,6 +153,101 @@ def test_swd_prefers_the_shifted_truth_to_the_blurred_one_where_ssim_does_not(te
     assert metrics.hole_ssim(shifted, truth, mask) < metrics.hole_ssim(blurred, truth, mask)  # why SWD is needed
 
 
+def _horizon(h: int = 64, w: int = 72, seed: int = 4) -> np.ndarray:
+    """Sky over textured grass, the horizon with a small step every 12 px, with noise."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:h, 0:w]
+    sky = np.stack([90 + 0 * xx, 140 + yy // 4, 200 + 0 * xx], -1)
+    grass = np.stack([50 + 0 * xx, 110 + 0 * xx, 40 + 0 * xx], -1) \
+        + 25 * np.sin(xx / 2.3 + 3 * np.sin(yy / 3.1))[..., None]
+    img = np.where((yy < h // 2 + (xx // 12) % 2)[..., None], sky, grass) + rng.normal(0, 8, (h, w, 3))
+    return np.clip(np.rint(img), 0, 255).astype(np.uint8)
+
+
+def _horizon_case(wrong: str):
+    truth = _horizon()
+    mask = np.zeros(truth.shape[:2], bool)
+    mask[20:46, 24:52] = True
+    image = truth.copy()
+    image[mask] = 0
+    rows = {"broken line": 8, "foreign content": -20}[wrong]  # the horizon moved down, or grass only
+    return image, truth, mask, np.roll(truth, rows, axis=0)
+
+
+@pytest.mark.parametrize("case", ["broken line", "foreign content", "gravel"])
+def test_coarse_ssim_scores_right_content_high_sharp_or_blurred_and_wrong_content_low(case):
+    if case == "gravel":
+        image, truth, mask = _gravel_crop()
+        source = truth[::-1, ::-1]  # gravel, but its stones in other places
+    else:
+        image, truth, mask, source = _horizon_case(case)
+    wrong = image.copy()
+    wrong[mask] = source[mask]
+    shifted = metrics.control_fill("shift", 4, image, truth, mask)
+    blurred = metrics.control_fill("blur", 2.0, image, truth, mask)
+    score = {name: metrics.coarse_ssim(fill, truth, mask)
+             for name, fill in (("truth", truth), ("blurred", blurred), ("shifted", shifted), ("wrong", wrong))}
+    assert score["truth"] == pytest.approx(1.0)
+    assert score["blurred"] > 0.95, score            # blur keeps what the low-pass sees
+    assert score["wrong"] < 0.8, score
+    assert score["wrong"] < score["shifted"] < score["blurred"], score
+
+
+def _naive_coarse_ssim(result, truth, mask):
+    """Oracle: a per-pixel Gaussian blur of the whole image (sigma 3, radius 12, mirrored borders),
+    cropped to the hole's box grown by 8 px; then per channel the mean over every whole 7x7 window
+    of the box of SSIM with the windows' sample statistics, and the mean over the channels."""
+    h, w = mask.shape
+    g = np.exp(-0.5 * (np.arange(-12, 13) / 3.0) ** 2)
+    kernel = np.outer(g, g) / g.sum() ** 2
+
+    def reflect(i, n):  # scipy's 'reflect': d c b a | a b c d | d c b a
+        i = np.abs(i + 0.5) - 0.5
+        period = 2 * n
+        i = i % period
+        return np.where(i >= n, period - 1 - i, i).astype(int)
+
+    def blur(img):
+        out = np.empty(img.shape)
+        for y in range(h):
+            rows = reflect(np.arange(y - 12, y + 13), h)
+            for x in range(w):
+                cols = reflect(np.arange(x - 12, x + 13), w)
+                out[y, x] = np.einsum("ij,ijc->c", kernel, img[np.ix_(rows, cols)].astype(float))
+        return out
+
+    ys, xs = np.nonzero(mask)
+    y0, y1, x0, x1 = max(ys.min() - 8, 0), min(ys.max() + 9, h), max(xs.min() - 8, 0), min(xs.max() + 9, w)
+    a, b = blur(result)[y0:y1, x0:x1], blur(truth)[y0:y1, x0:x1]
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    per_channel = []
+    for c in range(3):
+        values = []
+        for y in range(3, a.shape[0] - 3):
+            for x in range(3, a.shape[1] - 3):
+                p, q = a[y - 3:y + 4, x - 3:x + 4, c].ravel(), b[y - 3:y + 4, x - 3:x + 4, c].ravel()
+                cov = np.cov(p, q)  # sample (co)variances, 1/(n - 1)
+                values.append((2 * p.mean() * q.mean() + c1) * (2 * cov[0, 1] + c2)
+                              / ((p.mean() ** 2 + q.mean() ** 2 + c1) * (cov[0, 0] + cov[1, 1] + c2)))
+        per_channel.append(np.mean(values))
+    return float(np.mean(per_channel))
+
+
+@pytest.mark.parametrize("scikit_image", [True, False])
+def test_coarse_ssim_matches_a_naive_computation(monkeypatch, scikit_image):
+    truth = _scene(40, 44, seed=9)
+    mask = np.zeros((40, 44), bool)
+    mask[10:17, 26:35] = True  # the blur reaches past the top and right borders from its grown box, not the others
+    result = truth.copy()
+    result[mask] = np.random.default_rng(2).integers(0, 256, (int(mask.sum()), 3))
+    if not scikit_image:
+        monkeypatch.setitem(sys.modules, "skimage.metrics", None)  # the numpy fallback
+    want = _naive_coarse_ssim(result, truth, mask)
+    assert 0.3 < want < 0.99
+    assert metrics.coarse_ssim(result, truth, mask) == pytest.approx(want, abs=1e-9)
+    assert metrics.coarse_ssim(truth, truth, mask) == pytest.approx(1.0)
+
+
 def test_control_fills_keep_the_known_pixels_and_change_the_hole():
     truth, mask = _scene(), _hole()
     image = truth.copy()
@@ -254,6 +349,17 @@ def test_peer_keeps_the_known_pixels(name):
     assert out[mask].mean() > 20  # the hole was filled from its surroundings (all >= 20)
 
 
+def test_pypatchmatch_gives_the_same_fill_each_call():
+    found, missing = peers.available_peers(["pypatchmatch"])
+    if missing:
+        pytest.skip("pypatchmatch is not installed")
+    image, mask = _scene(), _hole()
+    image[mask] = 0
+    first = found[0].fill(image.copy(), mask)
+    peers.available_peers(["pypatchmatch"])[0][0].fill(_scene(seed=6), _hole())  # another fill between
+    assert np.array_equal(found[0].fill(image.copy(), mask), first)
+
+
 def test_unknown_peer_is_an_error_and_a_missing_one_is_reported(monkeypatch):
     with pytest.raises(ValueError, match="opencv_telea"):
         peers.available_peers(["gimp"])
@@ -263,37 +369,47 @@ def test_unknown_peer_is_an_error_and_a_missing_one_is_reported(monkeypatch):
 
 
 # --- wins and the acceptance rule ------------------------------------------------------------------
-def _row(ssim, psnr, swd, detail):
-    return {"ssim": ssim, "psnr_db": psnr, "swd": swd, "detail": detail}
+def _row(ssim, psnr, swd, detail, coarse):
+    return {"ssim": ssim, "psnr_db": psnr, "swd": swd, "detail": detail, "coarse_ssim": coarse}
 
 
 #: Our A (multiscale) and C (criminisi), peers P and Q, control K (best everywhere: it must never count).
 HAND = {
-    "c1": {"A": _row(0.90, 30, 1.0, 1.00), "C": _row(0.85, 28, 1.5, 0.90), "P": _row(0.88, 31, 3.0, 0.50),
-           "Q": _row(0.80, 25, 2.5, 1.30), "K": _row(0.99, 40, 0.1, 1.00)},
-    "c2": {"A": _row(0.80, 20, 4.0, 0.70), "C": _row(0.72, 21, 3.5, 0.95), "P": _row(0.75, 22, 4.0, 1.50),
-           "Q": _row(0.60, 18, 5.0, 0.60), "K": _row(0.99, 40, 0.1, 1.00)},
-    "c3": {"A": {"error": "RuntimeError: x"}, "C": _row(0.60, 21, 2.0, 1.10), "P": _row(0.90, 30, 1.0, 1.00),
-           "Q": _row(0.50, 20, 6.0, 1.00), "K": _row(0.99, 40, 0.1, 1.00)},
+    "c1": {"A": _row(0.90, 30, 1.0, 1.00, 0.95), "C": _row(0.85, 28, 1.5, 0.90, 0.90),
+           "P": _row(0.88, 31, 3.0, 0.50, 0.93), "Q": _row(0.80, 25, 2.5, 1.30, 0.85),
+           "K": _row(0.99, 40, 0.1, 1.00, 0.99)},
+    "c2": {"A": _row(0.80, 20, 4.0, 0.70, 0.70), "C": _row(0.72, 21, 3.5, 0.95, 0.80),
+           "P": _row(0.75, 22, 4.0, 1.50, 0.75), "Q": _row(0.60, 18, 5.0, 0.60, 0.60),
+           "K": _row(0.99, 40, 0.1, 1.00, 0.99)},
+    "c3": {"A": {"error": "RuntimeError: x"}, "C": _row(0.60, 21, 2.0, 1.10, 0.70),
+           "P": _row(0.90, 30, 1.0, 1.00, 0.90), "Q": _row(0.50, 20, 6.0, 1.00, 0.95),
+           "K": _row(0.99, 40, 0.1, 1.00, 0.99)},
 }
 
 
 def test_best_peer_per_case_and_wins_on_hand_made_numbers():
     best = quality.best_peers(HAND, ["P", "Q"])
-    assert best["c1"] == {"ssim": ("P", 0.88), "psnr_db": ("P", 31), "swd": ("Q", 2.5), "detail": ("Q", 1.30)}
-    assert best["c2"] == {"ssim": ("P", 0.75), "psnr_db": ("P", 22), "swd": ("P", 4.0), "detail": ("P", 1.50)}
+    assert best["c1"] == {"ssim": ("P", 0.88), "psnr_db": ("P", 31), "swd": ("Q", 2.5), "detail": ("Q", 1.30),
+                          "coarse_ssim": ("P", 0.93)}
+    assert best["c2"] == {"ssim": ("P", 0.75), "psnr_db": ("P", 22), "swd": ("P", 4.0), "detail": ("P", 1.50),
+                          "coarse_ssim": ("P", 0.75)}
+    assert best["c3"]["coarse_ssim"] == ("Q", 0.95)  # each metric has its own best peer
     assert best["c3"]["detail"] == ("P", 1.00)  # a tie goes to the peer listed first
     s = quality.summarise(HAND, ["c1", "c2", "c3"], ["A", "C", "P", "Q", "K"], ["A", "C"], best)
     a = s["A"]
     assert (a["cases"], a["errors"], a["judged"]) == (2, 1, 2)
     assert a["mean_ssim"] == pytest.approx(0.85) and a["mean_psnr_db"] == pytest.approx(25)
     assert a["mean_swd"] == pytest.approx(2.5) and a["median_detail"] == pytest.approx(0.85)
+    assert a["mean_coarse_ssim"] == pytest.approx(0.825)
     assert a["detail_in_band"] == 1  # 1.0 in [0.8, 1.25], 0.7 not
-    # c1: SSIM .90 >= .88, PSNR 30 < 31, SWD 1.0 <= 2.5, |log 1.0| <= |log 1.3|;
-    # c2: SSIM .80 >= .75, PSNR 20 < 22, SWD 4.0 <= 4.0 (a tie wins), |log 0.7| = .36 <= |log 1.5| = .41.
-    assert a["wins"] == {"ssim": 2, "psnr_db": 0, "swd": 2, "detail": 2}
-    # C: SWD and detail win on c1 and c2, nothing on c3 (SWD 2.0 > 1.0, |log 1.1| > |log 1.0|).
-    assert s["C"]["wins"] == {"ssim": 0, "psnr_db": 0, "swd": 2, "detail": 2} and s["C"]["judged"] == 3
+    # c1: SSIM .90 >= .88, PSNR 30 < 31, coarse .95 >= .93, SWD 1.0 <= 2.5, |log 1.0| <= |log 1.3|;
+    # c2: SSIM .80 >= .75, PSNR 20 < 22, coarse .70 < .75, SWD 4.0 <= 4.0 (a tie wins),
+    # |log 0.7| = .36 <= |log 1.5| = .41.
+    assert a["wins"] == {"ssim": 2, "psnr_db": 0, "coarse_ssim": 1, "swd": 2, "detail": 2}
+    # C: SWD and detail win on c1 and c2, coarse SSIM on c2 (.80 >= .75), nothing on c3 (SWD 2.0 > 1.0,
+    # |log 1.1| > |log 1.0|, coarse .70 < .95).
+    assert s["C"]["wins"] == {"ssim": 0, "psnr_db": 0, "coarse_ssim": 1, "swd": 2, "detail": 2}
+    assert s["C"]["judged"] == 3
     assert "wins" not in s["P"] and "wins" not in s["K"] and s["K"]["median_time_s"] is None
     assert s["P"]["mean_ssim"] == pytest.approx((0.88 + 0.75 + 0.90) / 3)
 
@@ -344,8 +460,9 @@ def test_quality_run_writes_report_json_and_sheets(root, runtime, tmp_path, caps
                "--peers", "opencv_telea,resynthesizer", "--sheets", str(sheets), "--json", str(js)])
     out = capsys.readouterr().out
     assert rc == 0
-    for title in ("## SSIM per case", "## SWD per case", "## Detail per case", "### Tune split (1 case)",
-                  "### Holdout split (1 case)", "#### texture (1 case)", "#### structure (1 case)", "## Acceptance"):
+    for title in ("## SSIM per case", "## SWD per case", "## Coarse SSIM per case", "## Detail per case",
+                  "### Tune split (1 case)", "### Holdout split (1 case)", "#### texture (1 case)",
+                  "#### structure (1 case)", "## Acceptance"):
         assert title in out
     missing = ["opencv_telea", "resynthesizer"] if not telea_found else ["resynthesizer"]
     assert [line for line in out.splitlines() if "not installed" in line] == [
@@ -362,10 +479,12 @@ def test_quality_run_writes_report_json_and_sheets(root, runtime, tmp_path, caps
     for case in ("fur_stroke", "saucer_rim"):
         r = data["numbers"][case]["paper_005_9"]
         assert 0 < r["ssim"] <= 1 and 5 < r["psnr_db"] < metrics.PSNR_CAP and r["detail"] > 0 and r["time_s"] > 0
-        assert 0 < r["swd"] < 50 and r["backend"] == "opencl"
+        assert 0 < r["swd"] < 50 and r["backend"] == "opencl" and 0 < r["coarse_ssim"] < 1
         for control in metrics.CONTROLS:
             assert set(data["numbers"][case][control]) == set(quality.METRICS)  # scored, not timed
         assert data["numbers"][case]["truth_shift4"]["swd"] < data["numbers"][case]["truth_blur2"]["swd"]
+        coarse = {control: data["numbers"][case][control]["coarse_ssim"] for control in metrics.CONTROLS}
+        assert coarse["truth_shift8"] < coarse["truth_blur2"]
         with Image.open(sheets / f"{case}.png") as img:
             assert img.mode == "RGB" and img.width <= 4 * 2 * 400 + 3 * 8
     summary = data["summary"]["all"]["paper_005_9"]

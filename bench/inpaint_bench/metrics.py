@@ -7,6 +7,11 @@
   hole's bounding box grown by 8 px and clipped to the image.  It is scikit-image's
   ``structural_similarity`` when scikit-image is installed, else :func:`ssim_numpy`, the
   same computation in numpy.
+* :func:`coarse_ssim`: SSIM of the fill and of the truth after the same Gaussian low-pass
+  (sigma 3 px per channel, reflected borders), over the hole's bounding box grown by 8 px,
+  with scikit-image's default SSIM (7x7 uniform window, sample covariance).  A right, sharp
+  fill and a blurred one low-pass alike, so blur cannot win it; wrong content or a broken
+  line loses.  Plain SSIM rewards blur.
 * :func:`detail_ratio`: mean gradient magnitude of the fill over the hole eroded by 2 px,
   divided by the same on the truth.  1.0 means as much detail as the truth; a diffusion
   fill (smooth) scores about 0.3.  SSIM rewards blur, so this tells smooth fills apart.
@@ -25,6 +30,11 @@ SSIM_GROW = 8
 #: Gaussian window of SSIM: sigma and truncation (skimage: radius int(3.5 * 1.5 + 0.5) = 5).
 SSIM_SIGMA = 1.5
 SSIM_TRUNCATE = 3.5
+#: Coarse SSIM: the low-pass's sigma (px) and truncation (scipy's default), and the side of
+#: scikit-image's default uniform SSIM window.
+COARSE_SIGMA = 3.0
+COARSE_TRUNCATE = 4.0
+COARSE_WINDOW = 7
 #: The detail ratio measures the hole eroded by this many pixels (5x5 square).
 DETAIL_ERODE = 2
 #: ... unless that leaves fewer pixels than this; then the whole hole.
@@ -99,22 +109,25 @@ def _filter(img: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def ssim_numpy(a: np.ndarray, b: np.ndarray, data_range: float = 255.0, sigma: float = SSIM_SIGMA,
-               truncate: float = SSIM_TRUNCATE) -> float:
+               truncate: float = SSIM_TRUNCATE, uniform: int | None = None) -> float:
     """Mean SSIM of two (H, W) or (H, W, C) images, as scikit-image computes it with
-    ``gaussian_weights=True, sigma=1.5, use_sample_covariance=False, channel_axis=-1``."""
+    ``gaussian_weights=True, sigma=1.5, use_sample_covariance=False, channel_axis=-1``; with
+    ``uniform=N``, as it does by default (an N x N uniform window, the sample covariance)."""
     a = np.asarray(a, np.float64)
     b = np.asarray(b, np.float64)
     if a.ndim == 3:
-        return float(np.mean([ssim_numpy(a[..., c], b[..., c], data_range, sigma, truncate)
+        return float(np.mean([ssim_numpy(a[..., c], b[..., c], data_range, sigma, truncate, uniform)
                               for c in range(a.shape[2])]))
-    w = _gaussian_1d(sigma, truncate)
+    w = _gaussian_1d(sigma, truncate) if uniform is None else np.full(uniform, 1.0 / uniform)
     pad = len(w) // 2
     if min(a.shape) < len(w):
         raise ValueError(f"SSIM needs images of at least {len(w)}x{len(w)} pixels, got {a.shape}")
+    n = len(w) ** 2
+    norm = 1.0 if uniform is None else n / (n - 1)  # the sample covariance
     ux, uy = _filter(a, w), _filter(b, w)
-    vx = _filter(a * a, w) - ux * ux
-    vy = _filter(b * b, w) - uy * uy
-    vxy = _filter(a * b, w) - ux * uy
+    vx = norm * (_filter(a * a, w) - ux * ux)
+    vy = norm * (_filter(b * b, w) - uy * uy)
+    vxy = norm * (_filter(a * b, w) - ux * uy)
     c1, c2 = (0.01 * data_range) ** 2, (0.03 * data_range) ** 2
     s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
     return float(s[pad:-pad, pad:-pad].mean(dtype=np.float64))
@@ -165,6 +178,37 @@ def hole_ssim(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> float:
     """SSIM over :func:`ssim_box` of the hole."""
     x0, y0, x1, y1 = ssim_box(mask)
     return ssim(result[y0:y1, x0:x1], truth[y0:y1, x0:x1])
+
+
+def low_pass(rgb: np.ndarray, box: tuple[int, int, int, int], sigma: float = COARSE_SIGMA,
+             truncate: float = COARSE_TRUNCATE) -> np.ndarray:
+    """The pixels of ``box`` = (x0, y0, x1, y1) of ``rgb`` blurred by a Gaussian of ``sigma`` px per
+    channel, float64, as blurring the whole image with mirrored borders (scipy's 'reflect') gives
+    them: only the box and the kernel's reach around it are filtered."""
+    x0, y0, x1, y1 = box
+    h, w = rgb.shape[:2]
+    k = _gaussian_1d(sigma, truncate)
+    r = len(k) // 2
+    ya, yb, xa, xb = max(0, y0 - r), min(h, y1 + r), max(0, x0 - r), min(w, x1 + r)
+    out = _filter(np.asarray(rgb[ya:yb, xa:xb], np.float64), k)
+    return out[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+
+
+def coarse_ssim(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> float:
+    """SSIM of ``result`` and ``truth`` after the same :func:`low_pass`, over the hole's bounding
+    box grown by :data:`SSIM_GROW` px (:func:`ssim_box`): is the fill right, whatever its sharpness?
+
+    scikit-image's ``structural_similarity`` with its defaults (a :data:`COARSE_WINDOW` px uniform
+    window, the sample covariance), colour, data range 255; without scikit-image,
+    :func:`ssim_numpy` computes the same.
+    """
+    box = ssim_box(mask, min_side=COARSE_WINDOW)
+    a, b = low_pass(result, box), low_pass(truth, box)
+    try:
+        from skimage.metrics import structural_similarity
+    except ImportError:
+        return ssim_numpy(a, b, uniform=COARSE_WINDOW)
+    return float(structural_similarity(a, b, win_size=COARSE_WINDOW, channel_axis=-1, data_range=255))
 
 
 def erode(mask: np.ndarray, radius: int) -> np.ndarray:

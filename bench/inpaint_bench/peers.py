@@ -120,6 +120,24 @@ def _patchmatch() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return fill
 
 
+#: PyPatchMatch's patch radius: 3 compares 7x7 patches, as IOPaint and InvokeAI call it.
+PYPATCHMATCH_RADIUS = 3
+
+
+def _pypatchmatch() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    import patchmatch  # type: ignore[import-not-found]
+
+    if not patchmatch.patchmatch_available:  # the package imports without its native library
+        raise ImportError("pypatchmatch's native library did not load")
+
+    def fill(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        patchmatch.set_random_seed(0)  # each call from the same seed: the same input gives the same fill
+        res = patchmatch.inpaint(np.ascontiguousarray(image), mask, patch_size=PYPATCHMATCH_RADIUS)
+        return keep_known(image, mask, res)
+
+    return fill
+
+
 #: name -> (label, library, factory building the fill function; raises ImportError/AttributeError if missing)
 PEERS: dict[str, tuple[str, str, Callable[[], Callable[[np.ndarray, np.ndarray], np.ndarray]]]] = {
     "opencv_telea": ("OpenCV Telea (cv2.inpaint, radius 3)", "opencv-contrib-python-headless",
@@ -133,6 +151,8 @@ PEERS: dict[str, tuple[str, str, Callable[[], Callable[[np.ndarray, np.ndarray],
     "resynthesizer": ("resynthesizer (GIMP's Heal Selection)", "resynthesizer", _resynthesizer),
     "patchmatch": ("PatchMatch (patchmatch_cython.inpaint_pyramid, patch 5, seed 0)", "patchmatch-cython",
                    _patchmatch),
+    "pypatchmatch": (f"PyPatchMatch (patchmatch.inpaint, patch radius {PYPATCHMATCH_RADIUS}, seed 0; the classical "
+                     "engine of IOPaint and InvokeAI)", "pypatchmatch", _pypatchmatch),
 }
 
 

@@ -848,8 +848,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "set; --objects runs them on real object removals without truth and writes contact sheets "
                         "(each runs alone; peers come from the compare extra: pip install './bench[compare]')")
     q.add_argument("--quality", action="store_true",
-                   help="fill quality: SSIM, PSNR, SWD and detail per case and method beside controls (the truth "
-                        "shifted and blurred), summaries, the acceptance rule per configuration, contact sheets")
+                   help="fill quality: SSIM, PSNR, coarse SSIM, SWD and detail per case and method beside controls "
+                        "(the truth shifted and blurred), summaries, the acceptance rule per configuration, contact "
+                        "sheets")
     q.add_argument("--objects", nargs="?", const=True, metavar="DIR",
                    help="real object removals without truth: run our configurations and the peers on each case "
                         "of DIR (default: datasets/objects of the checkout; DIR/index.json lists {name, "

@@ -15,8 +15,10 @@ blurred with sigma 2 and 4) are scored like the methods and shown in every table
 a reader sees what each metric rewards; they are neither peers nor ours and are not timed.
 
 Metrics (:data:`METRICS`, from :mod:`inpaint_bench.metrics`): SSIM around the hole, PSNR
-over the hole, SWD (sliced Wasserstein distance between the fill's and the truth's 7x7
-patches: texture as a distribution) and the detail ratio; and the wall time of one call
+over the hole (both reward blur), coarse SSIM (SSIM after the same low-pass of fill and
+truth: is the content right, whatever its sharpness), SWD (sliced Wasserstein distance
+between the fill's and the truth's 7x7 patches: texture as a distribution) and the detail
+ratio; and the wall time of one call
 (median of ``--repeat``; each method gets one untimed warm-up call on a small synthetic
 image first, which builds OpenCL kernels).
 
@@ -64,8 +66,8 @@ CONFIGS_FILE = Path(__file__).resolve().parent / "quality_configs.toml"
 PAPER_CATEGORY, PAPER_SPLIT = "paper", "tune"
 SPLITS = ("tune", "holdout")
 #: The metrics of a fill against its truth: keys of the JSON numbers, in table order.
-METRICS = ("ssim", "psnr_db", "swd", "detail")
-METRIC_NAMES = {"ssim": "SSIM", "psnr_db": "PSNR", "swd": "SWD", "detail": "detail"}
+METRICS = ("ssim", "psnr_db", "coarse_ssim", "swd", "detail")
+METRIC_NAMES = {"ssim": "SSIM", "psnr_db": "PSNR", "coarse_ssim": "coarse SSIM", "swd": "SWD", "detail": "detail"}
 
 
 def _log_distance(detail: float) -> float:
@@ -75,7 +77,8 @@ def _log_distance(detail: float) -> float:
 #: Per metric, how far a value is from ideal (lower is better): the one ordering behind "best peer
 #: on a case" and "wins".  Detail: |log(detail)|, so twice the truth's detail is as far off as half.
 BADNESS: dict[str, Callable[[float], float]] = {"ssim": lambda v: -v, "psnr_db": lambda v: -v,
-                                                 "swd": lambda v: v, "detail": _log_distance}
+                                                 "coarse_ssim": lambda v: -v, "swd": lambda v: v,
+                                                 "detail": _log_distance}
 #: Acceptance rule (a): the median detail ratio lies in this closed band (also the summaries'
 #: "detail in band" count).
 DETAIL_BAND = (0.8, 1.25)
@@ -400,7 +403,8 @@ def _warm_image() -> tuple[np.ndarray, np.ndarray]:
 def score(result: np.ndarray, truth: np.ndarray, mask: np.ndarray) -> dict[str, float]:
     """Every metric of :data:`METRICS` of ``result`` against ``truth``."""
     return {"ssim": metrics.hole_ssim(result, truth, mask), "psnr_db": metrics.hole_psnr(result, truth, mask),
-            "swd": metrics.swd(result, truth, mask), "detail": metrics.detail_ratio(result, truth, mask)}
+            "coarse_ssim": metrics.coarse_ssim(result, truth, mask), "swd": metrics.swd(result, truth, mask),
+            "detail": metrics.detail_ratio(result, truth, mask)}
 
 
 def measure(cases: Sequence[TruthCase | ObjectCase], methods: Sequence[Method], repeat: int, notes: list[str],
@@ -506,7 +510,8 @@ def _wins(value: float, metric: str, best: dict[str, tuple[str, float]]) -> bool
 
 def summarise(numbers: dict[str, dict[str, dict[str, Any]]], case_names: Sequence[str], methods: Sequence[str],
               ours: Sequence[str], best: dict[str, dict[str, tuple[str, float]]]) -> dict[str, dict[str, Any]]:
-    """Per method over ``case_names``: cases, errors, mean SSIM, mean PSNR, mean SWD, median detail, the
+    """Per method over ``case_names``: cases, errors, mean SSIM, mean PSNR, mean coarse SSIM, mean SWD,
+    median detail, the
     number of cases with detail in :data:`DETAIL_BAND`, median time; for ``ours`` also the number of
     cases with a peer result (``judged``) and, per metric, of those where it is at least as good as
     the best peer there (``wins``)."""
@@ -519,6 +524,7 @@ def summarise(numbers: dict[str, dict[str, dict[str, Any]]], case_names: Sequenc
             "errors": sum(1 for c in case_names if "error" in numbers[c].get(m, {})),
             "mean_ssim": _mean(col["ssim"]),
             "mean_psnr_db": _mean(col["psnr_db"]),
+            "mean_coarse_ssim": _mean(col["coarse_ssim"]),
             "mean_swd": _mean(col["swd"]),
             "median_detail": _median(col["detail"]),
             "detail_in_band": sum(1 for d in col["detail"] if in_band(d)),
@@ -599,7 +605,7 @@ def _yes(x: bool | None) -> str:
 
 
 #: Digits of each metric in the tables.
-DIGITS = {"ssim": 3, "psnr_db": 2, "swd": 2, "detail": 2}
+DIGITS = {"ssim": 3, "psnr_db": 2, "coarse_ssim": 3, "swd": 2, "detail": 2}
 
 
 def _method_title(m: Method) -> str:
@@ -630,12 +636,14 @@ def _summary_table(summary: dict[str, dict[str, Any]], methods: Sequence[Method]
         wins = " / ".join(str(s["wins"][k]) for k in METRICS) + f" of {s['judged']}" \
             if m.kind == "ours" and s["judged"] else ""
         rows.append([_method_title(m), s["cases"], _f(s["mean_ssim"], 3), _f(s["mean_psnr_db"], 2),
-                     _f(s["mean_swd"], 2), _f(s["median_detail"], 2), s["detail_in_band"], wins,
-                     _t(s["median_time_s"]) if m.kind != "control" else "", s["errors"] or ""])
-    return md_table(["method", "cases", "mean SSIM", "mean PSNR dB", "mean SWD", "median detail",
+                     _f(s["mean_coarse_ssim"], 3), _f(s["mean_swd"], 2), _f(s["median_detail"], 2),
+                     s["detail_in_band"], wins, _t(s["median_time_s"]) if m.kind != "control" else "",
+                     s["errors"] or ""])
+    return md_table(["method", "cases", "mean SSIM (favours blur)", "mean PSNR dB (favours blur)",
+                     "mean coarse SSIM", "mean SWD", "median detail",
                      f"detail in [{DETAIL_BAND[0]:g}, {DETAIL_BAND[1]:g}]",
                      "wins vs best peer: " + " / ".join(METRIC_NAMES[k] for k in METRICS), "median time", "errors"],
-                    rows, "lrrrrrrrrr")
+                    rows, "lrrrrrrrrrr")
 
 
 def _verdict_table(groups: dict[str, dict[str, Any]], n_cases: dict[str, int]) -> str:
@@ -692,13 +700,18 @@ def markdown(report: dict[str, Any], cases: Sequence[TruthCase], methods: Sequen
               "and of the truth (lower is better); "
               "**bold**: the best peer on that case.", "",
               _per_case_table(cases, methods, numbers, best, "swd", False),
+              "", "## Coarse SSIM per case", "",
+              f"SSIM after the same Gaussian low-pass (σ = {metrics.COARSE_SIGMA:g} px) of fill and truth, over the "
+              f"hole's bounding box grown by {metrics.SSIM_GROW} px (higher is better): is the content right, however "
+              "sharp; **bold**: the best peer on that case.", "",
+              _per_case_table(cases, methods, numbers, best, "coarse_ssim", False),
               "", "## Detail per case", "",
               "Detail ratio, fill / truth (1.0 is best); **bold**: the peer nearest 1 on that case.", "",
               _per_case_table(cases, methods, numbers, best, "detail", False),
               "", "## Summary", "",
               "Wins: for each of our configurations, the cases where it is at least as good as the best peer on "
-              "that case (SSIM and PSNR at least the highest, SWD at most the lowest, |log detail| at most the "
-              "smallest).", ""]
+              "that case (SSIM, PSNR and coarse SSIM at least the highest, SWD at most the lowest, |log detail| at "
+              "most the smallest).", ""]
     for group, title in (("all", "All cases"), ("tune", "Tune split"), ("holdout", "Holdout split")):
         n = report["group_sizes"].get(group, 0)
         if not n:
@@ -723,7 +736,12 @@ def markdown(report: dict[str, Any], cases: Sequence[TruthCase], methods: Sequen
     lines += [_verdict_table(report["verdicts"], report["group_sizes"]), "",
               "Metrics: SSIM = scikit-image's structural_similarity (Gaussian 11x11 window, σ = 1.5, population "
               "covariance, per colour channel) over the hole's bounding box grown by 8 px; PSNR over the hole's "
-              f"pixels (RGB, peak 255, capped at {metrics.PSNR_CAP:g} dB); SWD = sliced Wasserstein-1 distance "
+              f"pixels (RGB, peak 255, capped at {metrics.PSNR_CAP:g} dB), both favour blur; coarse SSIM = "
+              f"structural_similarity with its defaults ({metrics.COARSE_WINDOW}x{metrics.COARSE_WINDOW} uniform "
+              "window, sample covariance, per colour channel) of fill and truth after the same Gaussian low-pass "
+              f"(σ = {metrics.COARSE_SIGMA:g} px per channel, mirrored borders), over the same box (a sharp and a "
+              "blurred fill of the right content low-pass alike; wrong content or a broken line loses); "
+              "SWD = sliced Wasserstein-1 distance "
               f"(grey levels) between the {metrics.SWD_PATCH}x{metrics.SWD_PATCH} RGB patches centred in the hole "
               f"eroded by {metrics.SWD_ERODE} px, fill against truth, over {metrics.SWD_DIRECTIONS} fixed random "
               "directions (it compares textures as distributions, so a sharp texture in the wrong place scores "
@@ -826,7 +844,7 @@ def _error_tile(case: TruthCase | ObjectCase, box: tuple[int, int, int, int]) ->
 def contact_sheet(case: TruthCase, images: dict[str, np.ndarray], numbers: dict[str, dict[str, Any]],
                   methods: Sequence[Method], path: Path) -> Path:
     """input | truth | each method (controls left out), cropped around the hole, magnified 2x
-    (nearest), labelled with SSIM, SWD and detail."""
+    (nearest), labelled with coarse SSIM, SWD, detail and SSIM."""
     box = crop_box(case.mask)
     tiles: list[tuple[Sequence[str], np.ndarray]] = [(["input"], _zoom(case.image, box)),
                                                      (["truth"], _zoom(case.truth, box))]
@@ -835,7 +853,8 @@ def contact_sheet(case: TruthCase, images: dict[str, np.ndarray], numbers: dict[
             continue
         e = numbers.get(m.name, {})
         if m.name in images:
-            tiles.append(([m.name, f"SSIM {e['ssim']:.3f}  SWD {e['swd']:.2f}  detail {e['detail']:.2f}"],
+            tiles.append(([m.name, f"coarse SSIM {e['coarse_ssim']:.3f}  SWD {e['swd']:.2f}  "
+                                   f"detail {e['detail']:.2f}  SSIM {e['ssim']:.3f}"],
                           _zoom(images[m.name], box)))
         else:
             tiles.append(([m.name, "error"], _error_tile(case, box)))
@@ -986,6 +1005,11 @@ def run_quality(args: argparse.Namespace) -> int:
         "metrics": {"ssim": "skimage structural_similarity, gaussian 11x11, sigma 1.5, population covariance, "
                             f"colour, over the hole's bbox grown by {metrics.SSIM_GROW} px",
                     "psnr": f"over the hole's RGB values, peak 255, capped at {metrics.PSNR_CAP:g} dB",
+                    "coarse_ssim": f"skimage structural_similarity with its defaults ({metrics.COARSE_WINDOW}x"
+                                   f"{metrics.COARSE_WINDOW} uniform window, sample covariance), colour, data range "
+                                   f"255, of fill and truth after the same Gaussian low-pass (sigma "
+                                   f"{metrics.COARSE_SIGMA:g} px per channel, reflect borders), over the hole's bbox "
+                                   f"grown by {metrics.SSIM_GROW} px",
                     "swd": f"sliced Wasserstein-1 distance between the {metrics.SWD_PATCH}x{metrics.SWD_PATCH} RGB "
                            f"patches centred in the hole eroded by {metrics.SWD_ERODE} px, fill vs truth, "
                            f"{metrics.SWD_DIRECTIONS} directions (seed {metrics.SWD_SEED})",

@@ -22,3 +22,5 @@ PRUNE = ("auto", True, False)
 
 #: Most candidates a multiscale patch keeps (its kernels keep them in registers).
 MAX_CANDIDATES = 8
+#: The largest seed of a method's random search (its 32-bit hash keys hold 16 bits of the seed).
+MAX_SEED = 2 ** 16 - 1

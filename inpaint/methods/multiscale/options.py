@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..checks import parse_int
-from ..defaults import MAX_CANDIDATES
+from ..defaults import MAX_CANDIDATES, MAX_SEED
 from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
@@ -26,8 +26,8 @@ def _candidates(candidates: Any) -> int:
 
 
 def _seed(seed: Any) -> int:
-    if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2 ** 16:
-        raise InputError(f"seed must be an integer from 0 to 65535, got {seed!r}")
+    if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+        raise InputError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
     return int(seed)
 
 
@@ -37,7 +37,11 @@ CANDIDATES = Option(
     metavar="K", group="tune", rank=25,
     help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default {DEFAULT_CANDIDATES}: "
          "texture as sharp as its source); more blend more smoothly")
-SEED = Option("seed", default=0, check=_seed, rank=90)
+SEED = Option(
+    "seed", default=0, check=_seed, parse=lambda text, flag: parse_int(text, flag, 0, MAX_SEED), flag="--seed",
+    metavar="N", group="tune", rank=26,
+    help=f"multiscale: varies the fill, 0-{MAX_SEED} (default 0); the same seed always gives the same result, "
+         "another seed another fill to choose from")
 
 #: Every option of the method, in the order messages list them.
 OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED,
