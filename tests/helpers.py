@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 
@@ -17,3 +18,10 @@ def box_mask(h: int, w: int, rows: slice, cols: slice) -> np.ndarray:
     m = np.zeros((h, w), bool)
     m[rows, cols] = True
     return m
+
+
+def first_by_default(values) -> list:
+    """Parameter values of which the first runs in the default selection and the rest in the slow
+    one (``pytest -m slow``): the default keeps one case of each kind, CI runs them all."""
+    values = list(values)
+    return values[:1] + [pytest.param(v, marks=pytest.mark.slow) for v in values[1:]]

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import first_by_default
 
 pytestmark = pytest.mark.ui
 
@@ -567,7 +568,7 @@ def _assert_opened(app, image, name):
     assert len(app.history) == 0 and not app.can_undo
 
 
-@pytest.mark.parametrize("how", _OPENERS)
+@pytest.mark.parametrize("how", first_by_default(_OPENERS))
 def test_open_and_drop_ask_before_replacing_an_unsaved_result(fresh, scene, kv, tmp_path, how):
     from PIL import Image
 

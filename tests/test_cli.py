@@ -22,7 +22,7 @@ from pathlib import Path
 import helpers
 import numpy as np
 import pytest
-from helpers import save_mask
+from helpers import first_by_default, save_mask
 from PIL import Image, ImageOps
 
 from inpaint import cli, io as imageio
@@ -790,7 +790,7 @@ def test_loop_device_and_host_write_the_same_file(scene, run, runtime, tmp_path)
     assert code == 2 and "loop 'device' needs every stage on an OpenCL device" in err
 
 
-@pytest.mark.parametrize("radius", [1, 3])
+@pytest.mark.parametrize("radius", first_by_default([1, 3]))
 def test_grow_dilates_the_mask_before_filling(scene, run, radius):
     from inpaint.masks import grow
 

@@ -159,7 +159,7 @@ def test_the_quick_start_comes_first_and_ci_runs_its_test_command():
     assert len(setup) == 2, head
     example, tests = setup
     assert _commands(example) == [["--case", "walkingman", "-o", "walkingman_removed.png"]]
-    assert tests.endswith(".venv/bin/python -m pytest")
+    assert tests.endswith(".venv/bin/python -m pytest -n auto")
     # CI runs the same commands in the same order (other steps, such as a linter, may come between)
     ci = [part.strip() for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
           if not line.lstrip().startswith("#") for part in line.split("&&")]

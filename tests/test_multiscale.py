@@ -5,6 +5,7 @@ known region).  Kernel outputs are pre-filled with a sentinel so an unwritten ce
 import numpy as np
 import pyopencl as cl
 import pytest
+from helpers import first_by_default
 from hypothesis import given, settings, strategies as hs
 
 from inpaint import geometry
@@ -820,7 +821,7 @@ def test_empty_mask_and_errors(rng):
         inpaint(img, np.pad(np.ones((16, 16), bool), 2), backend="numpy", patch=7)
 
 
-@pytest.mark.parametrize("seeds", [(0, 1), (7, 65535)])
+@pytest.mark.parametrize("seeds", first_by_default([(0, 1), (7, 65535)]))
 def test_seed_gives_the_same_bits_and_another_fill(runtime, rng, seeds):
     img = rng.integers(0, 256, (48, 56, 3), dtype=np.uint8)
     mask = blob_mask(48, 56, rng)

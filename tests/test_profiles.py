@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import first_by_default
 
 from inpaint.api import inpaint
 from inpaint.cl import runtime as rtmod
@@ -88,7 +89,7 @@ def test_forcing_local_beyond_the_cap_is_refused(device, rng):
         inpaint(img, mask, method="criminisi", patch=27, profile="adreno330", variant="local", device=device)
 
 
-@pytest.mark.parametrize("patch", [9, 25, 27])
+@pytest.mark.parametrize("patch", first_by_default([9, 25, 27]))
 def test_adreno330_native_and_numpy_give_the_same_image(device, rng, patch):
     yy, xx = np.mgrid[0:70, 0:90]
     img = np.clip(np.stack([xx * 3, yy * 3, (xx ^ yy) & 255], -1) + rng.integers(-9, 10, (70, 90, 3)), 0, 255)
@@ -160,7 +161,7 @@ def test_user_profile_from_a_path(tmp_path, device, rng):
     assert stages_cl.FindBestPatch(rt, 17).label == "local 4x4"   # 8x8: 4616 > 4096; 4x4: 3912
 
 
-@pytest.mark.parametrize("name", PROFILES)
+@pytest.mark.parametrize("name", first_by_default(PROFILES))
 def test_multiscale_fill_under_every_profile_equals_numpy(device, rng, name):
     """The multiscale kernels (1-D lists and the pyramid's 2-D tiles) fit every profile's caps,
     and the fill stays bit-identical to numpy."""
