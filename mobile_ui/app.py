@@ -764,15 +764,21 @@ class InpaintApp(App):
             self.show_message("Nothing to remove", "Paint over the object you want to remove first "
                                                    "(or tap it with Select).")
             return
-        try:
-            params = self.run_params()
-        except ValueError as exc:
-            self.show_message("Check the settings", str(exc))
+        params = self._settings_or_say()
+        if params is None:
             return
         if self.editor.keep.any():  # the green Protect strokes: never copied into the hole
             params["protect"] = self.editor.keep.copy()
         removal = Removal(self.image, self.removal_mask(), params.get("protect"), self._seed_default())
         self._run_removal(removal, params, self.snapshot("remove"), "Removing…")
+
+    def _settings_or_say(self) -> dict | None:
+        """The run's parameters from the settings, or None once a message has said what is wrong."""
+        try:
+            return self.run_params()
+        except ValueError as exc:
+            self.show_message("Check the settings", str(exc))
+            return None
 
     def _seed_default(self) -> int | None:
         """The chosen method's default seed; None when it takes none (its fill is always the same)."""
@@ -787,10 +793,8 @@ class InpaintApp(App):
         removal = self.last_removal
         if self.busy or removal is None or not removal.showing(self.image):
             return
-        try:
-            params = self.run_params()
-        except ValueError as exc:
-            self.show_message("Check the settings", str(exc))
+        params = self._settings_or_say()
+        if params is None:
             return
         default = self._seed_default()
         if default is None:
