@@ -183,7 +183,7 @@ def _patch_too_large_criminisi(s):
 
 
 def _option_of_another_method(s):
-    return [s.image, "--mask", s.mask, "--variant", "local"], r"--variant only apply to another --method"
+    return [s.image, "--mask", s.mask, "--variant", "local"], r"--variant only applies to another --method"
 
 
 def _candidates_out_of_range(s):
@@ -626,7 +626,7 @@ def test_seed_repeats_a_fill_and_varies_it(scene, run, runtime):
     np.testing.assert_array_equal(six[~scene.region], scene.rgb[~scene.region])
     assert (five[scene.region] != six[scene.region]).any()
     before = files_state(scene.dir)
-    for argv, message in ((["--method", "criminisi", "--seed", "5"], "--seed only apply to another --method"),
+    for argv, message in ((["--method", "criminisi", "--seed", "5"], "--seed only applies to another --method"),
                           (["--seed", "65536"], "--seed must be an integer from 0 to 65535, got '65536'"),
                           (["--seed", "-1"], "--seed must be an integer from 0 to 65535, got '-1'")):
         code, out, err = run(scene.image, "--mask", scene.mask, *argv, "-o", scene.dir / "x.png")
@@ -784,7 +784,7 @@ def test_loop_device_and_host_write_the_same_file(scene, run, runtime, tmp_path)
         assert ("device-resident loop" in out) == (loop == "device")
     assert outs["device"].read_bytes() == outs["host"].read_bytes()
     code, _, err = run(scene.image, "--mask", scene.mask, "--loop", "host", "-o", tmp_path / "x.png")
-    assert code == 2 and "--loop only apply to another --method" in err
+    assert code == 2 and "--loop only applies to another --method" in err
     code, _, err = run(scene.image, "--mask", scene.mask, "--method", "criminisi", "--loop", "device",
                        "--backend", "numpy", "-o", tmp_path / "x.png")
     assert code == 2 and "loop 'device' needs every stage on an OpenCL device" in err

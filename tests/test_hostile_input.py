@@ -211,7 +211,7 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("partition-unknown", ["a.png", "--mask", "m.png", "--method", "criminisi", "--partition", "grey,warp",
                            "-o", "o.png"], BAD, r"unknown stage", ()),
     ("variant-other-method", ["a.png", "--mask", "m.png", "--variant", "local", "-o", "o.png"], BAD,
-     r"only apply to another --method", ()),
+     r"only appl(y|ies) to another --method", ()),
     # -- inpaint: inputs ---------------------------------------------------------------------
     ("bare-command", [], BAD, r"no image given.*--case walkingman", ()),
     ("case-nosuch", ["--case", "nosuch"], BAD, r"unknown test case 'nosuch'; valid names: walkingman", ()),

@@ -141,7 +141,7 @@ def test_the_command_parses_with_the_declared_parser(tmp_path, capsys):
     for flag in ("--blend", "--candidates"):
         with pytest.raises(InputError, match=f"^{flag} must be an integer from 1 to 8, got '9'$"):
             remove_main([str(tmp_path / "i.png"), "--mask", str(tmp_path / "m.png"), flag, "9"])
-    with pytest.raises(InputError, match="^--source only apply to another --method"):
+    with pytest.raises(InputError, match="^--source only applies to another --method"):
         remove_main([str(tmp_path / "i.png"), "--mask", str(tmp_path / "m.png"), "--source", "filled"])
 
 

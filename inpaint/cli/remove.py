@@ -165,7 +165,8 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     allowed = method.names
     wrong = [_flag(k, argv) for k, v in given.items() if v is not None and k not in allowed]
     if wrong:
-        raise InputError(f"{', '.join(wrong)} only apply to another --method; the {method.name} method takes "
+        verb = "applies" if len(wrong) == 1 else "apply"
+        raise InputError(f"{', '.join(wrong)} only {verb} to another --method; the {method.name} method takes "
                          + ", ".join(_OPTIONS[k].flag for k in allowed if k in given))
     options = {k: v if _OPTIONS[k].early else _OPTIONS[k].parse(v, _flag(k, argv))
                for k, v in given.items() if v is not None}
