@@ -1041,7 +1041,7 @@ def test_batch_bad_options(tmp_path, rng, run, extra, pattern):
 @pytest.mark.parametrize("command", ["remove", "resize"])
 def test_batch_makes_a_new_output_folder_named_with_a_slash(tmp_path, rng, run, command):
     if command == "remove":
-        folder, _, pictures = _batch(tmp_path, rng, n=2)
+        folder, _, pictures = _batch(tmp_path, rng, n=1)
         argv, want_code = [folder], 0
     else:
         folder, pictures = _resize_batch(tmp_path, rng)
