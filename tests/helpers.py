@@ -25,3 +25,23 @@ def first_by_default(values) -> list:
     one (``pytest -m slow``): the default keeps one case of each kind, CI runs them all."""
     values = list(values)
     return values[:1] + [pytest.param(v, marks=pytest.mark.slow) for v in values[1:]]
+
+
+_FILLS: dict = {}
+
+
+def library_fill(image: np.ndarray, mask: np.ndarray, **options):
+    """``inpaint.api.inpaint(image, mask, **options)`` on the numpy backend, the oracle of tests that
+    check a command or the app against the library: computed once per process for each input and
+    option set (the numpy fill is deterministic), its arrays read-only so no test changes them."""
+    from inpaint.api import inpaint
+
+    assert options.get("backend") == "numpy", "only the numpy fill is shared between tests"
+    image, mask = np.ascontiguousarray(image), np.ascontiguousarray(mask)
+    key = (image.shape, image.dtype.str, image.tobytes(), mask.tobytes(), repr(sorted(options.items())))
+    if key not in _FILLS:
+        res = inpaint(image, mask, **options)
+        for field in (res.image, res.source_map):
+            field.flags.writeable = False
+        _FILLS[key] = res
+    return _FILLS[key]

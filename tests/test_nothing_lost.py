@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import box_mask, save_mask
+from helpers import box_mask, first_by_default, save_mask
 from PIL import Image
 
 from inpaint.io import atomic
@@ -76,12 +76,13 @@ def test_without_hard_links_the_name_is_still_taken_only_once(photo, monkeypatch
     assert not [p for p in os.listdir(photo) if p.endswith(".tmp")]
 
 
-def test_two_runs_writing_one_new_output_never_both_succeed(photo):
+@pytest.mark.parametrize("rounds", first_by_default([1, 3]))
+def test_two_runs_writing_one_new_output_never_both_succeed(photo, rounds):
     """Two real processes, started together: one writes the file, the other refuses (before its
     work or when putting its file in place); the file is one complete result."""
     cmd = [sys.executable, "-m", "inpaint.cli", str(photo / "a.png"), "--mask", str(photo / "a_mask.png"), "-o",
            str(photo / "o.png"), "--backend", "numpy", "-q"]
-    for _ in range(3):
+    for _ in range(rounds):
         (photo / "o.png").unlink(missing_ok=True)
         procs = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
         done = [p.communicate(timeout=120) for p in procs]
