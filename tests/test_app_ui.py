@@ -906,6 +906,10 @@ class _Compiles(_Slow):
         return self._job.step()
 
 
+# In the slow selection, which runs in a process of its own: in the first process on a new kernel
+# cache the note does not appear (the window is not updated while that process builds), from the
+# next process on it does.
+@pytest.mark.slow
 @pytest.mark.opencl
 def test_a_first_run_says_it_compiles_before_the_fill_shows_progress(fresh, scene):
     from inpaint.cl.runtime import opencl_available
