@@ -34,6 +34,7 @@ Cost-table strategies (``dp``):
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -181,6 +182,16 @@ class OpenCLCarver:
 
         Returns ``(pixels, mask, idx, removed, failed)``.
         """
+        try:
+            return self._carve(pixels, mask, idx, plan, seam_map, ordinal0, until_clear)
+        except BaseException:
+            # A stop (a signal, a cancel) leaves passes queued: let them end before the caller goes
+            # on, since a process that exits while the driver still runs them can crash.
+            with contextlib.suppress(Exception):
+                self.rt.queue.finish()
+            raise
+
+    def _carve(self, pixels, mask, idx, plan, seam_map, ordinal0, until_clear):
         rt, q = self.rt, self.rt.queue
         ctx = rt.context
         mf = cl.mem_flags
