@@ -183,8 +183,8 @@ def test_a_stop_request_during_a_job_ends_it_at_its_next_step():
 ])
 def test_closed_or_full_standard_streams_give_the_documented_status(photo, redirect, stats, code):
     out = photo / f"o{abs(hash((redirect, stats)))}.png"
-    cmd = (f"'{sys.executable}' -m inpaint.cli a.png --mask a_mask.png -o '{out.name}' --backend numpy {' '.join(QUICK)}"
-           f"{' --stats' if stats else ''} {redirect}")
+    cmd = (f"'{sys.executable}' -m inpaint.cli a.png --mask a_mask.png -o '{out.name}' --backend numpy "
+           f"{' '.join(QUICK)}{' --stats' if stats else ''} {redirect}")
     proc = subprocess.run(["bash", "-c", cmd], cwd=photo, capture_output=True, text=True, timeout=120)
     assert proc.returncode == code, proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
