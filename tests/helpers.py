@@ -27,6 +27,14 @@ def first_by_default(values) -> list:
     return values[:1] + [pytest.param(v, marks=pytest.mark.slow) for v in values[1:]]
 
 
+def these_by_default(values, default) -> list:
+    """Parameter values of which those in ``default`` run in the default selection and the rest in
+    the slow one: for grids where one case of each kind is several (each type, each kind once)."""
+    values, default = list(values), list(default)
+    assert all(v in values for v in default), "every default case is one of the values"
+    return [v if v in default else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
 _FILLS: dict = {}
 
 

@@ -175,6 +175,17 @@ def fresh(app, scene):
     return app
 
 
+@pytest.fixture
+def quick(fresh):
+    """``fresh`` with the Criminisi method chosen: for tests of dialogs, history, saving and notes
+    that need some removal, not the default method's (its numpy fill takes seconds here, the
+    Criminisi method's a fraction of one; the tests of the fill itself keep the default)."""
+    method = fresh.method
+    fresh.method = "criminisi"
+    yield fresh
+    fresh.method = method
+
+
 # -- painting ---------------------------------------------------------------------------
 def test_stroke_paints_the_pixels_under_it(fresh):
     app, ed = fresh, fresh.editor
@@ -468,10 +479,10 @@ def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scen
 
 
 # -- closing ----------------------------------------------------------------------------
-def test_closing_with_an_unsaved_result_asks_first(fresh, scene, kv, monkeypatch, tmp_path):
+def test_closing_with_an_unsaved_result_asks_first(quick, scene, kv, monkeypatch, tmp_path):
     from mobile_ui.popups import ClosePopup, SavePopup
 
-    app = fresh
+    app = quick
     img, mask = scene
     stops = []
     monkeypatch.setattr(app, "stop", lambda *a: stops.append(True))
@@ -569,12 +580,12 @@ def _assert_opened(app, image, name):
 
 
 @pytest.mark.parametrize("how", first_by_default(_OPENERS))
-def test_open_and_drop_ask_before_replacing_an_unsaved_result(fresh, scene, kv, tmp_path, how):
+def test_open_and_drop_ask_before_replacing_an_unsaved_result(quick, scene, kv, tmp_path, how):
     from PIL import Image
 
     from mobile_ui.popups import ClosePopup, MessagePopup, SavePopup
 
-    app = fresh
+    app = quick
     img, mask = scene
     photo = tmp_path / "other.png"
     Image.fromarray(np.ascontiguousarray(img[::-1, ::-1])).save(photo)
@@ -674,11 +685,11 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     assert not app.editor.mask.any()
 
 
-def test_second_removal_edits_the_result(fresh, scene):
+def test_second_removal_edits_the_result(quick, scene):
     """Iterative editing: a second mask is removed from the first result."""
     from inpaint.api import inpaint
 
-    app, ed = fresh, fresh.editor
+    app, ed = quick, quick.editor
     img, mask = scene
     params = app.run_params()
     app.remove()
@@ -1045,12 +1056,12 @@ def _overlay_spy(monkeypatch):
     return seen
 
 
-def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(fresh, scene, monkeypatch):
+def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(quick, scene, monkeypatch):
     from inpaint.api import inpaint
     from inpaint.masks import grow
     from mobile_ui.editor import GROW_RGBA, MASK_RGBA
 
-    app, ed = fresh, fresh.editor
+    app, ed = quick, quick.editor
     img, mask = scene
     seen = _overlay_spy(monkeypatch)
     app.root.ids.grow_slider.value = 3
@@ -1413,10 +1424,10 @@ def test_problems_are_messages_not_crashes(fresh, scene):
     pump()
 
 
-def test_compare_shows_the_original_while_held(fresh, scene):
+def test_compare_shows_the_original_while_held(quick, scene):
     from kivy.tests.common import UnitTestTouch
 
-    app, ed = fresh, fresh.editor
+    app, ed = quick, quick.editor
     img, _ = scene
     app.remove()
     pump_until(lambda: not app.busy, what="removal")
@@ -1432,12 +1443,12 @@ def test_compare_shows_the_original_while_held(fresh, scene):
     np.testing.assert_array_equal(ed.displayed, result)
 
 
-def test_save_keeps_the_original(fresh, tmp_path, scene):
+def test_save_keeps_the_original(quick, tmp_path, scene):
     from PIL import Image
 
     from mobile_ui import storage
 
-    app = fresh
+    app = quick
     img, _ = scene
     orig = tmp_path / "orig.png"
     Image.fromarray(img).save(orig)
@@ -1460,13 +1471,13 @@ def test_save_keeps_the_original(fresh, tmp_path, scene):
     np.testing.assert_array_equal(storage.load_image(orig).pixels, app.image)
 
 
-def test_save_of_a_jpeg_keeps_the_blocks_outside_the_removal(fresh, tmp_path, scene):
+def test_save_of_a_jpeg_keeps_the_blocks_outside_the_removal(quick, tmp_path, scene):
     from PIL import Image
 
     jpeglib = pytest.importorskip("jpeglib")
     from inpaint.io import jpeg_edit
 
-    app = fresh
+    app = quick
     img, _ = scene
     orig, out = tmp_path / "orig.jpg", tmp_path / "orig_inpainted.jpg"
     Image.fromarray(img).save(orig, quality=90, subsampling=2)
@@ -1755,13 +1766,13 @@ def test_a_shortened_status_shows_whole_when_tapped(fresh):
     assert app._popup is None, "a status shown whole is no button"
 
 
-def test_a_fallback_to_numpy_is_told_once(fresh, scene, monkeypatch):
+def test_a_fallback_to_numpy_is_told_once(quick, scene, monkeypatch):
     import uuid
 
     import inpaint.cl.runtime as runtime
     from inpaint.errors import BuildFailure
 
-    app, ed = fresh, fresh.editor
+    app, ed = quick, quick.editor
     img, mask = scene
     cause = f"Fake driver {uuid.uuid4().hex[:8]} cannot compile for this CPU"   # the library warns once per text
 

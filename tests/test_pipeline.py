@@ -53,8 +53,12 @@ def test_opencl_equals_numpy(rng, alpha, patch):
     assert b.stats.backend == "opencl" and a.stats.backend == "numpy"
 
 
-@pytest.mark.parametrize("variant", ["local", "global"])
-@pytest.mark.parametrize("alpha, patch", [(0.05, 9), ("full", 5), ("full", 9)])
+# Each variant and each search area and patch size once by default (each case builds its programs),
+# every pair in the slow selection.
+@pytest.mark.parametrize("alpha, patch, variant", [
+    (0.05, 9, "local"), ("full", 5, "global"), ("full", 9, "local"),
+    pytest.param(0.05, 9, "global", marks=pytest.mark.slow), pytest.param("full", 5, "local", marks=pytest.mark.slow),
+    pytest.param("full", 9, "global", marks=pytest.mark.slow)])
 def test_pruning_is_exact(runtime, rng, variant, alpha, patch):
     img = scene(rng, 56, 67)
     mask = blob(56, 67, 28, 30, 9, 12)

@@ -148,13 +148,15 @@ def test_command_line_protect(tmp_path):
     Image.fromarray(img).save(tmp_path / "a.png")
     save_mask(tmp_path / "a_mask.png", mask)
     save_mask(tmp_path / "keep.png", protect)
+    # The option's path from the command to the job, by the quicker method (both methods' protection
+    # is tested above).
     r = _cli("a.png", "--mask", "a_mask.png", "--protect", "keep.png", "-o", "out.png", "--backend", "numpy",
-             cwd=tmp_path)
+             "--method", "criminisi", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = np.asarray(Image.open(tmp_path / "out.png").convert("RGB"))
     np.testing.assert_array_equal(out[~mask], img[~mask])
     assert _red(out, mask) == 0
-    expected = inpaint(img, mask, protect=protect, backend="numpy")
+    expected = inpaint(img, mask, protect=protect, backend="numpy", method="criminisi")
     np.testing.assert_array_equal(out, expected.image)
 
     r = _cli("a.png", "--mask", "a_mask.png", "--protect", "missing.png", "-o", "out2.png", cwd=tmp_path)

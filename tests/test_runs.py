@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import box_mask, save_mask
+from helpers import box_mask, first_by_default, save_mask
 from hypothesis import HealthCheck, given, settings, strategies as st
 from PIL import Image
 
@@ -28,6 +28,9 @@ from inpaint.io import atomic, encode
 from inpaint.masks import grow, mask_from_array
 
 REPO = Path(__file__).resolve().parent.parent
+# Batches, names, threads and streams behave alike for every method: runs that only need some fill
+# take the Criminisi method's (a hundredth of a second here; the default's numpy fill takes more).
+QUICK = ("--method", "criminisi")
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 
@@ -99,7 +102,7 @@ def test_a_batch_never_replaces_one_of_its_inputs(photos, run, argv):
 
 def test_one_file_named_twice_is_done_once(photos, run):
     (photos / "sub").mkdir()
-    code, _, err = run("x.png", "sub/../x.png", "./x.png", "--backend", "numpy", "-p", "5")
+    code, _, err = run("x.png", "sub/../x.png", "./x.png", "--backend", "numpy", "-p", "5", *QUICK)
     assert code == 0, err
     assert err.count("given twice: it is done once") == 2
     assert "1 image: 1 removed" in err
@@ -119,19 +122,19 @@ def test_two_results_into_one_file_refuse_the_batch_before_any_work(photos, run)
 
 def test_existing_results_are_kept_unless_overwrite(photos, run):
     old = _photo(photos / "y_removed.png", 9)
-    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5")
+    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5", *QUICK)
     assert code == 2
     assert "y.png: the output y_removed.png already exists; use --overwrite to replace it" in err
     assert np.array_equal(np.asarray(Image.open(photos / "y_removed.png")), old)
     assert (photos / "x_removed.png").exists()   # the other image was done
-    code, _, err = run("y.png", "--mask", "y_mask.png", "--backend", "numpy", "-p", "5", "--overwrite", "-q")
+    code, _, err = run("y.png", "--mask", "y_mask.png", "--backend", "numpy", "-p", "5", "--overwrite", "-q", *QUICK)
     assert code == 0, err
     assert not np.array_equal(np.asarray(Image.open(photos / "y_removed.png")), old)
 
 
 def test_an_image_without_its_mask_is_skipped_and_the_rest_done(photos, run):
     (photos / "y_mask.png").unlink()
-    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5")
+    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5", *QUICK)
     assert code == 2
     assert re.search(r"error: \[2/2\] y\.png: mask y_mask\.png does not exist", err), err
     assert "2 images: 1 removed, 1 failed (y.png)" in err
@@ -149,7 +152,7 @@ def test_a_thread_that_cannot_start_skips_that_file_only(photos, run, monkeypatc
         return real(args, options, radius, image, mask, out, **kw)
 
     monkeypatch.setattr(remove, "_remove_one", flaky)
-    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5")
+    code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5", *QUICK)
     assert code == 2 and "x.png: cannot start a thread" in err and "internal error" not in err, err
     assert (photos / "y_removed.png").exists()
 
@@ -260,15 +263,16 @@ def test_sigterm_stops_a_jobs_batch_within_a_second(tmp_path):
 
 
 @pytest.mark.opencl
-@pytest.mark.parametrize("backend", ["opencl", pytest.param("numpy", marks=pytest.mark.slow)])
-def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend):
+@pytest.mark.parametrize("backend, rounds", [("opencl", 1), pytest.param("opencl", 3, marks=pytest.mark.slow),
+                                             pytest.param("numpy", 3, marks=pytest.mark.slow)])
+def test_ctrl_c_twice_in_a_jobs_batch_stops_it_cleanly(tmp_path, backend, rounds):
     # The second Ctrl-C once interrupted the wait for the batch's threads: the process left while
     # they were inside OpenCL, and aborted ("terminate called without an active exception").
     n = 12
     for i in range(n):
         _photo(tmp_path / f"p{i:02}.png", i, (160, 120))
         save_mask(tmp_path / f"p{i:02}_mask.png", box_mask(120, 160, slice(30, 90), slice(40, 120)))
-    for _ in range(3):
+    for _ in range(rounds):  # a race: one round by default, three in the slow selection
         for old in tmp_path.glob("*_removed.png"):
             old.unlink()
         proc = _spawn([".", "--jobs", "2", "--backend", backend, "--progress", "none"], tmp_path)
@@ -385,12 +389,13 @@ finally:
 
 
 @pytest.mark.opencl
-def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path):
+@pytest.mark.parametrize("delays", first_by_default([("0.002", "0.012"), ("0.006", "0.02")]))
+def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path, delays):
     # LLVM's handlers took the signal while it compiled and deleted its output: the build failed
     # and the compiler's own "1 error generated." came before our line.
     _photo(tmp_path / "a.png", 3, (40, 30))
     save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
-    for delay in ("0.002", "0.006", "0.012", "0.02"):
+    for delay in delays:
         proc = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_A_BUILD, delay, "a.png", "--mask", "m.png",
                                "-o", "out.png", "-y", "--backend", "opencl"], cwd=tmp_path, env=_env(),
                               capture_output=True, text=True, timeout=120)
@@ -400,8 +405,10 @@ def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path):
             assert proc.stderr == "inpaint: stopped by SIGTERM\n", (delay, proc.stderr)
 
 
-def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
-    """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run."""
+@pytest.mark.parametrize("moments", first_by_default([8, 16]))
+def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moments):
+    """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run
+    (a finer spread in the slow selection)."""
     _photo(tmp_path / "a.png", 2, (40, 30))
     save_mask(tmp_path / "m.png", box_mask(30, 40, slice(10, 20), slice(10, 25)))
     argv = ["a.png", "--mask", "m.png", "-o", "out.png", "-y"]
@@ -414,7 +421,7 @@ def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
         assert whole.returncode == 0, whole.stderr
     (tmp_path / "out.png").unlink()
     stopped = 0
-    for delay in np.linspace(0.0, took, 16):
+    for delay in np.linspace(0.0, took, moments):
         proc = _spawn(argv, tmp_path, stdout=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
@@ -436,7 +443,7 @@ def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path):
             with Image.open(tmp_path / "out.png") as img:
                 img.load()
             (tmp_path / "out.png").unlink()
-    assert stopped >= 6, stopped  # most moments are inside the run
+    assert stopped >= moments * 3 // 8, stopped  # most moments are inside the run
 
 
 def test_a_cancel_request_stops_fills_and_carving_between_steps():
@@ -487,7 +494,7 @@ def test_a_named_pipe_or_device_is_refused_at_once(photos, argv):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
 def test_a_named_pipe_in_a_batch_is_skipped(photos, run):
     os.mkfifo(photos / "pipe.png")
-    code, _, err = run("x.png", "pipe.png", "--backend", "numpy", "-p", "5")
+    code, _, err = run("x.png", "pipe.png", "--backend", "numpy", "-p", "5", *QUICK)
     assert code == 2 and "pipe.png is a named pipe" in err, err
     assert (photos / "x_removed.png").exists()
 
@@ -561,7 +568,7 @@ def test_a_name_too_long_is_bad_input(photos, run):
 
 
 def test_a_closed_or_full_stdout_is_one_line_and_exit_2(photos):
-    proc = _spawn(["x.png", "--mask", "x_mask.png", "--backend", "numpy", "-p", "5", "--stats", "-q"], photos,
+    proc = _spawn(["x.png", "--mask", "x_mask.png", "--backend", "numpy", "-p", "5", "--stats", "-q", *QUICK], photos,
                   stdout=open(os.devnull, "w") if not os.path.exists("/dev/full") else open("/dev/full", "w"))
     _, err = proc.communicate(timeout=120)
     if os.path.exists("/dev/full"):
@@ -570,7 +577,7 @@ def test_a_closed_or_full_stdout_is_one_line_and_exit_2(photos):
     assert (photos / "x_removed.png").exists()
     r, w = os.pipe()
     os.close(r)
-    proc = _spawn(["devices"], photos, stdout=w)
+    proc = _spawn(["devices", "--no-check"], photos, stdout=w)  # (its listing, without building on each device)
     os.close(w)
     _, err = proc.communicate(timeout=120)
     if proc.returncode != 3:  # (3: no OpenCL here, nothing printed)
@@ -630,8 +637,9 @@ def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(t
     if not preference()[0][2].type & cl.device_type.CPU:
         pytest.skip("the first device is not a CPU: its buffers are not in this process's address space")
     h, w = 3000, 4000  # 12 MP, holes in two corners: the fill works on the whole image
-    Image.fromarray(np.random.default_rng(5).integers(0, 256, (h, w, 3), dtype=np.uint8)).save(
-        tmp_path / "big.png", compress_level=1)
+    y, x = np.mgrid[:h, :w]  # (a smooth picture: quick to write and read; its pixels do not matter here)
+    Image.fromarray(np.stack([x % 256, y % 256, (x + y) % 256], -1).astype(np.uint8)).save(tmp_path / "big.png",
+                                                                                        compress_level=1)
     mask = np.zeros((h, w), bool)
     mask[10:30, 10:30] = mask[h - 30:h - 10, w - 30:w - 10] = True
     save_mask(tmp_path / "big_mask.png", mask)
@@ -686,7 +694,7 @@ def test_stale_temporary_files_of_dead_runs_are_removed_and_live_ones_kept(photo
         for p in (stale, live, other_host, foreign):
             os.utime(p, (old, old))
         monkeypatch.setattr(atomic, "_CLEANED", set())
-        code, _, err = run("x.png", "--mask", "x_mask.png", "--backend", "numpy", "-p", "5", "-q")
+        code, _, err = run("x.png", "--mask", "x_mask.png", "--backend", "numpy", "-p", "5", "-q", *QUICK)
         assert code == 0, err
         assert not stale.exists()
         assert live.exists() and fresh.exists() and other_host.exists() and foreign.exists()
