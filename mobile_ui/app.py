@@ -179,6 +179,7 @@ class InpaintApp(App):
         self._job_status = ""               # the running job's status, without its dots
         self._phase: str | None = None      # the removal's phase (worker.PHASES) until it fills
         self._phase_started = 0.0
+        self._fraction_started = 0.0        # the progress when the time-left clock started
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -752,6 +753,7 @@ class InpaintApp(App):
         self.busy = True
         self.progress = 0.0
         self._job_started = time.monotonic()
+        self._fraction_started = 0.0
         self._job_status = status.rstrip("…")
         self.editor.painting_enabled = False
         self.editor.show_original = False
@@ -848,6 +850,11 @@ class InpaintApp(App):
     def _job_phase(self, token, phase: str) -> None:
         if token != self._token or not self.busy:
             return
+        if self._phase == "compiling" and self.progress == 0:
+            # A build slow enough to be announced compiled the program; a driver that compiles
+            # each kernel at its first launch (PoCL) goes on compiling in the fill's first steps,
+            # for seconds before any progress: the note stays until the first (_job_progress).
+            return
         Clock.unschedule(self._tick_phase)
         self._phase_started = time.monotonic()
         if phase == "filling" and self._phase in ("preparing", "compiling", "compiling-soon") \
@@ -875,6 +882,11 @@ class InpaintApp(App):
     def _job_progress(self, token, image, fraction, iterations):
         if token != self._token or not self.busy:
             return
+        if self._phase == "compiling":   # the first launches are compiled: the fill shows its own progress
+            Clock.unschedule(self._tick_phase)
+            self._phase = "filling"
+            if self.progress == 0:       # the time left counts from here, at the pace from here
+                self._job_started, self._fraction_started = time.monotonic(), fraction
         self.editor.show_pixels(image)
         self.editor._overlay_color.a = 0      # the red mask stays until the live fill replaces it
         self._show_progress(fraction)
@@ -882,7 +894,9 @@ class InpaintApp(App):
     def _show_progress(self, fraction: float) -> None:
         """The progress bar and the status line: percent done and the time left."""
         self.progress = fraction
-        left = seconds_left(time.monotonic() - self._job_started, fraction)
+        base = self._fraction_started     # done before the clock started: not part of the pace
+        done = (fraction - base) / (1.0 - base) if base < 1.0 else 0.0
+        left = seconds_left(time.monotonic() - self._job_started, done)
         eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
         # A large photo's fill spends its first seconds on coarse levels, a small share of the work:
         # 0.03 % rather than 0 % shows that it moves.

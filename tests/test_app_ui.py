@@ -889,46 +889,71 @@ def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, s
     assert app.status.startswith("Removed in "), app.status
 
 
-class _Compiles(_Slow):
-    """The real Inpainter, after a real OpenCL build no cache holds (a define never used before)."""
+def _pocl_files_written(since: float, until: float) -> int:
+    """How many files PoCL wrote into its kernel cache between two ``time.time()`` moments (its
+    folder: ``POCL_CACHE_DIR``, else PoCL's default under the user's cache folder)."""
+    root = os.environ.get("POCL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pocl", "kcache")
+    found = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            try:
+                mtime = os.stat(os.path.join(dirpath, name)).st_mtime
+            except OSError:
+                continue
+            found += since < mtime < until and name != "last_accessed" and not name.startswith("tempfile")
+    return found
 
-    def __init__(self, *args, **kwargs):
-        from inpaint.cl.build import build
-        from inpaint.cl.runtime import get_runtime
-        from inpaint.methods.multiscale.opencl import BUNDLE, _defines
 
-        # The whole fill's program, as a first run builds it: a small one can build in less than
-        # the time a cache load may take, below which the app rightly says nothing.
-        build(get_runtime().context, BUNDLE, {**_defines(3, 1), "INPAINT_NEVER_BUILT": time.time_ns()})
-        super().__init__(*args, **kwargs)
-
-    def step(self):
-        return self._job.step()
-
-
-# In the slow selection, which runs in a process of its own: in the first process on a new kernel
-# cache the note does not appear (the window is not updated while that process builds), from the
-# next process on it does.
-@pytest.mark.slow
 @pytest.mark.opencl
-def test_a_first_run_says_it_compiles_before_the_fill_shows_progress(fresh, scene):
+def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene, monkeypatch):
+    """The real OpenCL fill of a program no kernel cache holds (a define never used before), as on
+    a device's first run: PoCL compiles the program when it is built, then each kernel at its first
+    launch, in the fill's first steps.  The note is shown from the build on and stays, with nothing
+    else, until the fill's first progress (or its end)."""
+    from inpaint.cl import build as cl_build
     from inpaint.cl.runtime import opencl_available
+    from inpaint.methods.multiscale import opencl as multiscale
 
     if not opencl_available():
         pytest.skip("no OpenCL device")
+    defines = multiscale._defines
+    never = time.time_ns()
+    monkeypatch.setattr(multiscale, "_defines", lambda half, k: {**defines(half, k), "INPAINT_NEVER_BUILT": never})
     app = fresh
-    app.engine = _Compiles
-    seen, spy = _statuses(app)
+    built = []
+    seen = []
+
+    def spy(_app, text):
+        seen.append((time.time(), text))
+
+    def listener(event, _sources, _seconds):
+        if event == "end":
+            built.append(time.time())
+
+    app.backend = "opencl"
+    app.bind(status=spy)
+    cl_build.add_build_listener(listener)
     try:
         app.remove()
         pump_until(lambda: not app.busy, what="the removal")
         settle(app)
     finally:
+        cl_build.remove_build_listener(listener)
         app.unbind(status=spy)
-    compiling = [i for i, text in enumerate(seen) if text.startswith("Removing: preparing the device, compiling")]
-    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
-    assert compiling and filling and compiling[0] < filling[0], seen
-    assert seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], seen
+        app.backend = "numpy"
+    texts = [text for _, text in seen]
+    assert texts[-1].startswith("Removed in "), texts
+    if "Portable Computing Language" not in app.last_result.stats.device:
+        pytest.skip(f"{app.last_result.stats.device} does not compile kernels at their first launch as PoCL does")
+    compiling = [i for i, text in enumerate(texts) if text.startswith("Removing: preparing the device, compiling")]
+    assert compiling and texts.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], texts
+    shown = next(i for i in range(compiling[0], len(texts)) if not texts[i].startswith(
+        "Removing: preparing the device, compiling"))
+    assert re.fullmatch(r"Removing… \d+(\.\d+)?% · estimating the time left", texts[shown]) \
+        or texts[shown].startswith("Removed in "), texts
+    # Kernels compiled after the program's build (at their first launch) while the note was shown.
+    assert built and _pocl_files_written(built[-1], seen[shown][0]) > 0, (built, seen[shown][0])
 
 
 def test_progress_gives_the_time_left(fresh):
@@ -944,6 +969,11 @@ def test_progress_gives_the_time_left(fresh):
         assert app.status == "Removing… 0% · estimating the time left"
         app._show_progress(0.0003)                       # a large photo's first seconds: it moves
         assert app.status.startswith("Removing… 0.03% · "), app.status
+        # After a first run's compiling the clock starts at the fill's first progress (20 %): the
+        # pace is that of the 40 % done since, in 10 s, so the 40 % left take 10 s more.
+        app._job_started, app._fraction_started = time.monotonic() - 10.0, 0.2
+        app._show_progress(0.6)
+        assert app.status == "Removing… 60% · about 0:10 left", app.status
     finally:
         app._finish_job()
 
