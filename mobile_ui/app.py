@@ -46,6 +46,7 @@ from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint
 
 KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
+TAB = 9   # the key code Kivy gives the Tab key
 
 
 @dataclasses.dataclass
@@ -119,9 +120,10 @@ class InpaintApp(App):
     title = "Inpaint"
     kv_file = KV_FILE
     #: The keyboard shortcuts, listed in the side panel of a landscape (desktop) window.
-    KEYS_HELP = ("Keys: B brush · E eraser · S select · M move · [ ] brush size · I invert\n"
-                 "F or Ctrl+0 fit · 1 or Ctrl+1 100 % · wheel zoom · right-drag pan\n"
-                 "Enter remove · Esc cancel · Ctrl+Z undo · Ctrl+Y redo\n"
+    KEYS_HELP = ("Keys: B brush · E eraser · S select · M move · I invert\n"
+                 "[ ] brush size · wheel zoom · right-drag pan · F or Ctrl+0 fit\n"
+                 "1 or Ctrl+1 100 % · Enter remove · R try again · Esc cancel\n"
+                 "hold Tab compare · Ctrl+Z undo · Ctrl+Y redo\n"
                  "Ctrl+O open · Ctrl+S save · Ctrl+Q quit")
 
     busy = BooleanProperty(False)
@@ -235,7 +237,7 @@ class InpaintApp(App):
         self.editor.bind(on_stroke_start=self._on_stroke_start, on_stroke_end=self._on_stroke_end,
                          on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info,
                          on_tap=self._on_tap)
-        Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
+        Window.bind(on_key_down=self._on_key_down, on_key_up=self._on_key_up, mouse_pos=self._on_mouse_pos,
                     on_drop_file=self._on_drop_file, on_request_close=self._on_request_close)
         return root
 
@@ -1245,6 +1247,12 @@ class InpaintApp(App):
         if not self.popup_open:
             self.editor.hover(pos)
 
+    def _on_key_up(self, _window, key, *_args):
+        if key == TAB:
+            self.compare(False)
+            return True
+        return False
+
     def _on_key_down(self, _window, key, _scancode, codepoint, modifiers):
         if key == 27:  # Escape / Android back: close a popup, cancel a job
             if self.popup_open:
@@ -1277,6 +1285,10 @@ class InpaintApp(App):
             self.set_tool({"b": "brush", "e": "eraser", "m": "move", "s": "select"}[codepoint])
         elif not ctrl and codepoint == "i":
             self.invert_mask()
+        elif not ctrl and codepoint == "r":   # as IOPaint's R: the last removal again
+            self.try_again()
+        elif key == TAB and not ctrl:         # held, as IOPaint's Tab: the original shows
+            self.compare(True)
         elif codepoint == "f" and not ctrl or codepoint == "0" and ctrl:
             self.editor.fit()
         elif codepoint == "1":

@@ -698,7 +698,7 @@ def test_second_removal_edits_the_result(fresh, scene):
     np.testing.assert_array_equal(app.image, img)
 
 
-def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, scene):
+def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, scene, kv):
     from inpaint.api import inpaint
     from mobile_ui.popups import MessagePopup
 
@@ -715,8 +715,8 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
-    for seed in (1, 2):
-        tap(button)
+    for seed, again in ((1, lambda: tap(button)), (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
+        again()                      # the button, then the R key (IOPaint's key for the same)
         pump_until(lambda: not app.busy, what="another fill")
         settle(app)
         expected = inpaint(img, mask, seed=seed, **params).image  # the same input and mask, the next seed
@@ -1443,7 +1443,7 @@ def test_problems_are_messages_not_crashes(fresh, scene):
     pump()
 
 
-def test_compare_shows_the_original_while_held(fresh, scene):
+def test_compare_shows_the_original_while_held(fresh, scene, kv):
     from kivy.tests.common import UnitTestTouch
 
     app, ed = fresh, fresh.editor
@@ -1458,6 +1458,13 @@ def test_compare_shows_the_original_while_held(fresh, scene):
     pump()
     np.testing.assert_array_equal(ed.displayed, img)
     t.touch_up()
+    pump()
+    np.testing.assert_array_equal(ed.displayed, result)
+    for _ in range(3):                                   # Tab held (its key repeats), as in IOPaint
+        kv.dispatch("on_key_down", 9, 0, "\t", [])
+        pump()
+        np.testing.assert_array_equal(ed.displayed, img)
+    kv.dispatch("on_key_up", 9, 0)
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
 
