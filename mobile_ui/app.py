@@ -46,6 +46,7 @@ from .history import History, Snapshot, frozen
 from .worker import Worker, run_inpaint
 
 KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
+TAB = 9   # the key code Kivy gives the Tab key
 
 
 @dataclasses.dataclass
@@ -119,9 +120,10 @@ class InpaintApp(App):
     title = "Inpaint"
     kv_file = KV_FILE
     #: The keyboard shortcuts, listed in the side panel of a landscape (desktop) window.
-    KEYS_HELP = ("Keys: B brush · E eraser · S select · M move · [ ] brush size · I invert\n"
-                 "F or Ctrl+0 fit · 1 or Ctrl+1 100 % · wheel zoom · right-drag pan\n"
-                 "Enter remove · Esc cancel · Ctrl+Z undo · Ctrl+Y redo\n"
+    KEYS_HELP = ("Keys: B brush · E eraser · S select · M move · I invert\n"
+                 "[ ] brush size · wheel zoom · right-drag pan · F or Ctrl+0 fit\n"
+                 "1 or Ctrl+1 100 % · Enter remove · R try again · Esc cancel\n"
+                 "hold Tab compare · Ctrl+Z undo · Ctrl+Y redo\n"
                  "Ctrl+O open · Ctrl+S save · Ctrl+Q quit")
 
     busy = BooleanProperty(False)
@@ -179,6 +181,7 @@ class InpaintApp(App):
         self._job_status = ""               # the running job's status, without its dots
         self._phase: str | None = None      # the removal's phase (worker.PHASES) until it fills
         self._phase_started = 0.0
+        self._fraction_started = 0.0        # the progress when the time-left clock started
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -234,7 +237,7 @@ class InpaintApp(App):
         self.editor.bind(on_stroke_start=self._on_stroke_start, on_stroke_end=self._on_stroke_end,
                          on_stroke_cancel=self._on_stroke_cancel, on_view_changed=self._update_info,
                          on_tap=self._on_tap)
-        Window.bind(on_key_down=self._on_key_down, mouse_pos=self._on_mouse_pos,
+        Window.bind(on_key_down=self._on_key_down, on_key_up=self._on_key_up, mouse_pos=self._on_mouse_pos,
                     on_drop_file=self._on_drop_file, on_request_close=self._on_request_close)
         return root
 
@@ -752,6 +755,7 @@ class InpaintApp(App):
         self.busy = True
         self.progress = 0.0
         self._job_started = time.monotonic()
+        self._fraction_started = 0.0
         self._job_status = status.rstrip("…")
         self.editor.painting_enabled = False
         self.editor.show_original = False
@@ -848,6 +852,11 @@ class InpaintApp(App):
     def _job_phase(self, token, phase: str) -> None:
         if token != self._token or not self.busy:
             return
+        if self._phase == "compiling" and self.progress == 0:
+            # A build slow enough to be announced compiled the program; a driver that compiles
+            # each kernel at its first launch (PoCL) goes on compiling in the fill's first steps,
+            # for seconds before any progress: the note stays until the first (_job_progress).
+            return
         Clock.unschedule(self._tick_phase)
         self._phase_started = time.monotonic()
         if phase == "filling" and self._phase in ("preparing", "compiling", "compiling-soon") \
@@ -875,6 +884,11 @@ class InpaintApp(App):
     def _job_progress(self, token, image, fraction, iterations):
         if token != self._token or not self.busy:
             return
+        if self._phase == "compiling":   # the first launches are compiled: the fill shows its own progress
+            Clock.unschedule(self._tick_phase)
+            self._phase = "filling"
+            if self.progress == 0:       # the time left counts from here, at the pace from here
+                self._job_started, self._fraction_started = time.monotonic(), fraction
         self.editor.show_pixels(image)
         self.editor._overlay_color.a = 0      # the red mask stays until the live fill replaces it
         self._show_progress(fraction)
@@ -882,7 +896,9 @@ class InpaintApp(App):
     def _show_progress(self, fraction: float) -> None:
         """The progress bar and the status line: percent done and the time left."""
         self.progress = fraction
-        left = seconds_left(time.monotonic() - self._job_started, fraction)
+        base = self._fraction_started     # done before the clock started: not part of the pace
+        done = (fraction - base) / (1.0 - base) if base < 1.0 else 0.0
+        left = seconds_left(time.monotonic() - self._job_started, done)
         eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
         # A large photo's fill spends its first seconds on coarse levels, a small share of the work:
         # 0.03 % rather than 0 % shows that it moves.
@@ -1231,6 +1247,12 @@ class InpaintApp(App):
         if not self.popup_open:
             self.editor.hover(pos)
 
+    def _on_key_up(self, _window, key, *_args):
+        if key == TAB:
+            self.compare(False)
+            return True
+        return False
+
     def _on_key_down(self, _window, key, _scancode, codepoint, modifiers):
         if key == 27:  # Escape / Android back: close a popup, cancel a job
             if self.popup_open:
@@ -1263,6 +1285,10 @@ class InpaintApp(App):
             self.set_tool({"b": "brush", "e": "eraser", "m": "move", "s": "select"}[codepoint])
         elif not ctrl and codepoint == "i":
             self.invert_mask()
+        elif not ctrl and codepoint == "r":   # as IOPaint's R: the last removal again
+            self.try_again()
+        elif key == TAB and not ctrl:         # held, as IOPaint's Tab: the original shows
+            self.compare(True)
         elif codepoint == "f" and not ctrl or codepoint == "0" and ctrl:
             self.editor.fit()
         elif codepoint == "1":

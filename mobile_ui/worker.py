@@ -192,7 +192,8 @@ class Worker:
 
 #: The phases of a removal, in order, as :func:`run_inpaint` reports them: setting the fill up
 #: (its pyramids and buffers), building the OpenCL kernels (slow on a device's first run, cached
-#: afterwards), and the fill's own steps.
+#: afterwards; after a build that compiled, until the fill's first progress, since a driver such
+#: as PoCL compiles each kernel at its first launch too), and the fill's own steps.
 PHASES = ("preparing", "compiling", "filling")
 
 
@@ -206,7 +207,8 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
     here, so the OpenCL queue belongs to this thread.  ``on_progress(image, fraction, iterations)`` is called
     at most every ``interval`` seconds with the partially filled image.  ``on_phase(name)`` is
     called as each of :data:`PHASES` begins (``'compiling'`` while an OpenCL program is built on
-    this thread, then the phase it interrupted again).
+    this thread, then the phase it interrupted again; when the build compiled, as PoCL's cache
+    shows, ``'filling'`` only comes with the fill's first progress).
 
     Returns
     -------
@@ -218,16 +220,29 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
     Cancelled
         When ``job`` is cancelled between two steps.
     """
-    from inpaint.cl import build as cl_build  # window-free and without pyopencl
+    from inpaint.cl import build as cl_build, kcache  # window-free and without pyopencl
 
     if factory is None:
         from inpaint.api import start as factory  # deferred import
     tell = on_phase or (lambda _phase: None)
     thread, phase = threading.get_ident(), ["preparing"]
+    building, compiled = [0.0], [False]
 
     def listener(event: str, _sources: Any, _seconds: float) -> None:
-        if threading.get_ident() == thread:
-            tell("compiling" if event == "start" else phase[0])
+        if threading.get_ident() != thread:
+            return
+        if event == "start":
+            building[0] = time.time()
+            tell("compiling")
+        elif kcache.written_after(building[0]) is not None:
+            compiled[0] = True   # the kernels compile at their first launch: still compiling
+        else:                    # loaded from the cache
+            tell(phase[0])
+
+    def compiling_ended() -> None:
+        if compiled[0]:
+            compiled[0] = False
+            tell(phase[0])
 
     start = time.perf_counter()
     tell("preparing")
@@ -235,7 +250,8 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
     try:
         inp = factory(image, mask, **params)
         phase[0] = "filling"
-        tell("filling")
+        if not compiled[0]:
+            tell("filling")
         last = time.perf_counter()
         while not inp.done:
             job.check()
@@ -243,6 +259,7 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
             now = time.perf_counter()
             if on_progress is not None and now - last >= interval and not inp.done:
                 last = now
+                compiling_ended()
                 on_progress(inp.image, float(inp.progress), int(inp.iterations))
     finally:
         cl_build.remove_build_listener(listener)

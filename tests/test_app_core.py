@@ -1,6 +1,8 @@
 """Window-free parts of the app: history, photo files, the worker thread (no Kivy)."""
 
 import threading
+import time
+from functools import partial
 
 import numpy as np
 import pytest
@@ -297,10 +299,12 @@ def test_progress_reports_partial_images(photo):
     assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
     w.shutdown()
 
-def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo):
+def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo, tmp_path, monkeypatch):
     """A build on the worker (while set up, or during a step) is told as compiling, then the
     phase it interrupted again; a build on another thread is not this job's."""
     from inpaint.cl import build as cl_build
+
+    monkeypatch.setenv("POCL_CACHE_DIR", str(tmp_path))   # no compiled program appears there
 
     def announce():                  # what inpaint.cl.build.build tells its listeners
         for listener in list(cl_build._BUILD_LISTENERS):
@@ -328,6 +332,44 @@ def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo):
     assert job.wait(10) and job.outcome == "done"
     assert phases == ["preparing", "compiling", "preparing", "filling", "compiling", "filling"]
     assert not cl_build._BUILD_LISTENERS, "the listener is removed after the run"
+    w.shutdown()
+
+
+def test_after_a_build_that_compiled_the_phase_stays_compiling_until_the_first_progress(photo, tmp_path,
+                                                                                        monkeypatch):
+    """A build after which PoCL's cache holds a new file compiled the program, and the driver then
+    compiles each kernel at its first launch: no phase is told until the fill's first progress,
+    then 'filling'.  A build that wrote nothing there (a cache load) is told as before."""
+    from inpaint.cl import build as cl_build
+
+    monkeypatch.setenv("POCL_CACHE_DIR", str(tmp_path))
+
+    def builds(writes):
+        def announce():          # what inpaint.cl.build.build tells its listeners around a build
+            for listener in list(cl_build._BUILD_LISTENERS):
+                listener("start", ("x",), 0.0)
+            if writes:
+                time.sleep(0.02)  # past the file system's clock step
+                (tmp_path / f"program-{time.time_ns()}.bc").write_bytes(b"compiled")
+            for listener in list(cl_build._BUILD_LISTENERS):
+                listener("end", ("x",), 0.2)
+
+        class Builds(_Steps):
+            def __init__(self, *a, **k):
+                announce()
+                super().__init__(*a, **k)
+        return Builds
+
+    w = Worker()
+    for writes, expected in ((True, ["preparing", "compiling", "filling", 1, 2, 3]),
+                             (False, ["preparing", "compiling", "preparing", "filling", 1, 2, 3])):
+        told = []
+        fn = partial(run_inpaint, image=photo, mask=np.ones((13, 11), bool), params={"n": 5},
+                     factory=builds(writes), interval=0.0, on_phase=told.append,
+                     on_progress=lambda _im, _f, it, told=told: told.append(it))
+        job = w.submit(fn)
+        assert job.wait(10) and job.outcome == "done"
+        assert told[:len(expected)] == expected, (writes, told)
     w.shutdown()
 
 

@@ -709,7 +709,7 @@ def test_second_removal_edits_the_result(quick, scene):
     np.testing.assert_array_equal(app.image, img)
 
 
-def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, scene):
+def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, scene, kv):
     from inpaint.api import inpaint
     from mobile_ui.popups import MessagePopup
 
@@ -726,8 +726,8 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
-    for seed in (1, 2):
-        tap(button)
+    for seed, again in ((1, lambda: tap(button)), (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
+        again()                      # the button, then the R key (IOPaint's key for the same)
         pump_until(lambda: not app.busy, what="another fill")
         settle(app)
         expected = inpaint(img, mask, seed=seed, **params).image  # the same input and mask, the next seed
@@ -900,46 +900,71 @@ def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, s
     assert app.status.startswith("Removed in "), app.status
 
 
-class _Compiles(_Slow):
-    """The real Inpainter, after a real OpenCL build no cache holds (a define never used before)."""
+def _pocl_files_written(since: float, until: float) -> int:
+    """How many files PoCL wrote into its kernel cache between two ``time.time()`` moments."""
+    from inpaint.cl.kcache import pocl_cache_dir
 
-    def __init__(self, *args, **kwargs):
-        from inpaint.cl.build import build
-        from inpaint.cl.runtime import get_runtime
-        from inpaint.methods.multiscale.opencl import BUNDLE, _defines
-
-        # The whole fill's program, as a first run builds it: a small one can build in less than
-        # the time a cache load may take, below which the app rightly says nothing.
-        build(get_runtime().context, BUNDLE, {**_defines(3, 1), "INPAINT_NEVER_BUILT": time.time_ns()})
-        super().__init__(*args, **kwargs)
-
-    def step(self):
-        return self._job.step()
+    found = 0
+    for dirpath, _dirs, files in os.walk(pocl_cache_dir()):
+        for name in files:
+            try:
+                mtime = os.stat(os.path.join(dirpath, name)).st_mtime
+            except OSError:
+                continue
+            found += since < mtime < until and name != "last_accessed" and not name.startswith("tempfile")
+    return found
 
 
-# In the slow selection, which runs in a process of its own: in the first process on a new kernel
-# cache the note does not appear (the window is not updated while that process builds), from the
-# next process on it does.
-@pytest.mark.slow
 @pytest.mark.opencl
-def test_a_first_run_says_it_compiles_before_the_fill_shows_progress(fresh, scene):
+def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene, monkeypatch):
+    """The real OpenCL fill of a program no kernel cache holds (a define never used before), as on
+    a device's first run: PoCL compiles the program when it is built, then each kernel at its first
+    launch, in the fill's first steps.  The note is shown from the build on and stays, with nothing
+    else, until the fill's first progress (or its end)."""
+    from inpaint.cl import build as cl_build
     from inpaint.cl.runtime import opencl_available
+    from inpaint.methods.multiscale import opencl as multiscale
 
     if not opencl_available():
         pytest.skip("no OpenCL device")
+    defines = multiscale._defines
+    never = time.time_ns()
+    monkeypatch.setattr(multiscale, "_defines", lambda half, k: {**defines(half, k), "INPAINT_NEVER_BUILT": never})
     app = fresh
-    app.engine = _Compiles
-    seen, spy = _statuses(app)
+    built = []
+    seen = []
+
+    def spy(_app, text):
+        seen.append((time.time(), text))
+
+    def listener(event, _sources, _seconds):
+        if event == "end":
+            built.append(time.time())
+
+    app.backend = "opencl"
+    app.bind(status=spy)
+    cl_build.add_build_listener(listener)
     try:
         app.remove()
         pump_until(lambda: not app.busy, what="the removal")
         settle(app)
     finally:
+        cl_build.remove_build_listener(listener)
         app.unbind(status=spy)
-    compiling = [i for i, text in enumerate(seen) if text.startswith("Removing: preparing the device, compiling")]
-    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
-    assert compiling and filling and compiling[0] < filling[0], seen
-    assert seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], seen
+        app.backend = "numpy"
+    texts = [text for _, text in seen]
+    assert texts[-1].startswith("Removed in "), texts
+    if "Portable Computing Language" not in app.last_result.stats.device:
+        pytest.skip(f"{app.last_result.stats.device} does not compile kernels at their first launch as PoCL does")
+    compiling = [i for i, text in enumerate(texts) if text.startswith("Removing: preparing the device, compiling")]
+    assert compiling and texts.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], texts
+    shown = next(i for i in range(compiling[0], len(texts)) if not texts[i].startswith(
+        "Removing: preparing the device, compiling"))
+    assert re.fullmatch(r"Removing… \d+(\.\d+)?% · estimating the time left", texts[shown]) \
+        or texts[shown].startswith("Removed in "), texts
+    # Kernels compiled after the program's build (at their first launch) while the note was shown.
+    ends = [t for t in built if t < seen[shown][0]]
+    assert ends and _pocl_files_written(ends[-1], seen[shown][0]) > 0, (built, seen[shown][0])
 
 
 def test_progress_gives_the_time_left(fresh):
@@ -955,6 +980,11 @@ def test_progress_gives_the_time_left(fresh):
         assert app.status == "Removing… 0% · estimating the time left"
         app._show_progress(0.0003)                       # a large photo's first seconds: it moves
         assert app.status.startswith("Removing… 0.03% · "), app.status
+        # After a first run's compiling the clock starts at the fill's first progress (20 %): the
+        # pace is that of the 40 % done since, in 10 s, so the 40 % left take 10 s more.
+        app._job_started, app._fraction_started = time.monotonic() - 10.0, 0.2
+        app._show_progress(0.6)
+        assert app.status == "Removing… 60% · about 0:10 left", app.status
     finally:
         app._finish_job()
 
@@ -1424,7 +1454,7 @@ def test_problems_are_messages_not_crashes(fresh, scene):
     pump()
 
 
-def test_compare_shows_the_original_while_held(quick, scene):
+def test_compare_shows_the_original_while_held(quick, scene, kv):
     from kivy.tests.common import UnitTestTouch
 
     app, ed = quick, quick.editor
@@ -1439,6 +1469,13 @@ def test_compare_shows_the_original_while_held(quick, scene):
     pump()
     np.testing.assert_array_equal(ed.displayed, img)
     t.touch_up()
+    pump()
+    np.testing.assert_array_equal(ed.displayed, result)
+    for _ in range(3):                                   # Tab held (its key repeats), as in IOPaint
+        kv.dispatch("on_key_down", 9, 0, "\t", [])
+        pump()
+        np.testing.assert_array_equal(ed.displayed, img)
+    kv.dispatch("on_key_up", 9, 0)
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
 

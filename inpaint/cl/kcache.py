@@ -170,12 +170,21 @@ def _seal() -> None:
                 pass
 
 
+def pocl_cache_dir() -> str:
+    """The folder PoCL keeps its compiled programs in: ``POCL_CACHE_DIR`` (which :func:`prepare`
+    sets), else PoCL's own default under the user's cache folder (``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``pocl/kcache``)."""
+    return os.environ.get("POCL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pocl", "kcache")
+
+
 def written_after(since: float) -> float | None:
-    """The time (``time.time()``) of the newest file PoCL wrote in its cache folder after
-    ``since``, or None: PoCL compiles each kernel when it first runs, and caches it then, so this
-    says when a first run's compiling ended."""
-    root = os.environ.get("POCL_CACHE_DIR")
-    if not root or not os.path.isdir(root):
+    """The time (``time.time()``) of the newest file PoCL wrote in its cache folder
+    (:func:`pocl_cache_dir`) after ``since``, or None: PoCL writes there when it compiles a
+    program, and each kernel when it first runs, and not when it loads them from there, so this
+    says whether a build compiled, and when a first run's compiling ended."""
+    root = pocl_cache_dir()
+    if not os.path.isdir(root):
         return None
     newest = None
     for dirpath, _dirs, files in os.walk(root):
