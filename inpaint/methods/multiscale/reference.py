@@ -153,17 +153,17 @@ def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarr
 
 def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: tuple[int, int],
                valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
-               best_out: np.ndarray, half: int, radius: int, key: int) -> None:
+               best_out: np.ndarray, half: int, radius: int, key: int, jump_max: int = JUMPS[-1]) -> None:
     """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
 
     Each target tries, in this order, (1) its neighbours' best matches at distances
-    ``JUMPS`` to the left, right, above and below, shifted back by that distance, then
+    ``JUMPS`` up to ``jump_max`` to the left, right, above and below, shifted back by that distance, then
     (2) random candidates around its current best within ``radius``, halving the radius
     each time.  ``best_in`` (N, 2) is every target's best match at the start of the
     iteration; ``best_out`` receives the new best.
     """
     n = len(targets)
-    for j in JUMPS:
+    for j in (j for j in JUMPS if j <= jump_max):
         for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
             t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
             ok = t >= 0
