@@ -11,7 +11,7 @@ so the peers are not run again).  The fill is whatever ``inpaint`` imports: run 
 commit with the same cases and seeds.  ``--set inpaint.methods.multiscale.reference.FEATURE_WEIGHT=0`` changes
 a module constant first, ``--option alpha=full`` passes an option to the fill.
 
-It prints, over the split's cases: the mean SSIM, mean PSNR, mean SWD, median detail, the
+It prints, over the split's cases: the mean SSIM, mean coarse SSIM, mean PSNR, mean SWD, median detail, the
 cases with detail in [0.8, 1.25], and the cases whose SWD is at or below the best peer's, each
 averaged over the seeds (with the per-seed values), and beside them the best single peer's
 mean SSIM and the lowest mean SWD among the peers and the paper's Criminisi settings.  A single
@@ -79,6 +79,7 @@ def main() -> int:
 
     def summary(rows: dict) -> dict:
         return {"ssim": statistics.fmean(rows[n]["ssim"] for n in names),
+                "coarse_ssim": statistics.fmean(rows[n]["coarse_ssim"] for n in names),
                 "psnr_db": statistics.fmean(rows[n]["psnr_db"] for n in names),
                 "swd": statistics.fmean(rows[n]["swd"] for n in names),
                 "detail": statistics.median(rows[n]["detail"] for n in names),
@@ -92,7 +93,7 @@ def main() -> int:
     print(f"{args.split}: {len(names)} cases, seeds {seeds}, set {args.set or '-'}, options {options or '-'}")
     print(f"mean SSIM {mean['ssim']:.4f} (best peer {best_peer} "
           f"{statistics.fmean(numbers[n][best_peer]['ssim'] for n in names):.4f}); "
-          f"mean PSNR {mean['psnr_db']:.2f} dB; mean SWD {mean['swd']:.3f} (lowest other {low} "
+          f"mean coarse SSIM {mean['coarse_ssim']:.4f}; mean PSNR {mean['psnr_db']:.2f} dB; mean SWD {mean['swd']:.3f} (lowest other {low} "
           f"{statistics.fmean(numbers[n][low]['swd'] for n in names):.3f}); median detail {mean['detail']:.2f}; "
           f"detail in band {mean['in_band']:.1f}; SWD at or below the best peer's {mean['swd_wins']:.1f}")
     print("per seed: SSIM " + " ".join(f"{s['ssim']:.4f}" for s in per_seed)
