@@ -93,7 +93,8 @@ def main() -> int:
     print(f"{args.split}: {len(names)} cases, seeds {seeds}, set {args.set or '-'}, options {options or '-'}")
     print(f"mean SSIM {mean['ssim']:.4f} (best peer {best_peer} "
           f"{statistics.fmean(numbers[n][best_peer]['ssim'] for n in names):.4f}); "
-          f"mean coarse SSIM {mean['coarse_ssim']:.4f}; mean PSNR {mean['psnr_db']:.2f} dB; mean SWD {mean['swd']:.3f} (lowest other {low} "
+          f"mean coarse SSIM {mean['coarse_ssim']:.4f}; mean PSNR {mean['psnr_db']:.2f} dB; "
+          f"mean SWD {mean['swd']:.3f} (lowest other {low} "
           f"{statistics.fmean(numbers[n][low]['swd'] for n in names):.3f}); median detail {mean['detail']:.2f}; "
           f"detail in band {mean['in_band']:.1f}; SWD at or below the best peer's {mean['swd_wins']:.1f}")
     print("per seed: SSIM " + " ".join(f"{s['ssim']:.4f}" for s in per_seed)
