@@ -143,6 +143,21 @@ def test_image_at_the_limit_is_accepted(tmp_path, monkeypatch):
     assert imageio.read_image(path).rgb.shape == (10, 10, 3)
 
 
+def test_no_memory_to_convert_the_pixels_is_said_as_such(tmp_path, monkeypatch):
+    # Under a small address-space limit Pillow's convert raises MemoryError (with no message): that
+    # is the memory, not a pixel mode Pillow cannot convert.
+    path = tmp_path / "palette.png"
+    Image.new("P", (12, 10)).save(path)
+
+    def no_memory(self, *args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(Image.Image, "convert", no_memory)
+    with pytest.raises(InputError) as info:
+        imageio.read_image(path)
+    assert str(info.value) == f"image {path} is too large for the memory available"
+
+
 # ---------------------------------------------------------------------------------------
 # Input kinds: the 8-bit RGB view
 # ---------------------------------------------------------------------------------------

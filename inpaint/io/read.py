@@ -400,6 +400,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
     else:
         try:
             rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
+        except MemoryError:
+            raise InputError(f"image {shown(p)} is too large for the memory available") from None
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
             raise InputError(f"image {shown(p)} has pixel mode {mode}, which cannot be converted to RGB "
                              f"({exc})") from None
