@@ -869,3 +869,39 @@ def test_random_sources_pick_the_kth_valid_centre(rng):
     listed = np.argwhere(lev.valid)  # every valid centre, row-major
     k = ref.hash32(np.arange(len(lev.targets), dtype=np.uint32) * np.uint32(2654435761) + np.uint32(1234))
     np.testing.assert_array_equal(got, listed[(k % np.uint32(len(listed))).astype(np.int64)])
+
+
+def _finest_level(img, mask):
+    job = ms.MultiscaleInpainter(img, mask, backend="numpy")
+    assert len(job.stats.levels) > 1
+    while job.step():
+        pass
+    return job._state.lev, levels.prepare_level(mask, job.half, job.alpha)
+
+
+def test_the_finest_level_searches_near_the_lifted_matches():
+    img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
+    mask = np.zeros((120, 150), bool)
+    mask[40:80, 50:100] = True
+    lev, whole = _finest_level(img, mask)
+    assert (lev.radius, lev.jump) == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius,
+                                                                                              whole.jump)
+
+
+def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
+    img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
+    mask = np.zeros((120, 150), bool)
+    mask[40:80, 50:100] = True
+    lifted = levels.upsampled_sources
+
+    def one_random(level, coarse_best, origin, key):  # the first target's coarse match is no source here
+        best = coarse_best.copy()
+        t = level.targets[0] >> 1
+        best[t[0] - origin[0], t[1] - origin[1]] = -1
+        starts, all_lifted = lifted(level, best, origin, key)
+        assert not all_lifted
+        return starts, all_lifted
+
+    monkeypatch.setattr(ms, "upsampled_sources", one_random)
+    lev, whole = _finest_level(img, mask)
+    assert (lev.radius, lev.jump) == (whole.radius, whole.jump)

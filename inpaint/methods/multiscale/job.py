@@ -376,8 +376,15 @@ class MultiscaleInpainter(StepwiseJob):
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
         lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
-        if lv == 0 and len(self._masks) > 1:
-            lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
+        key = self.seed * 1000 + lv
+        starts = None
+        if lv < len(self._masks) - 1:
+            coarse, coarse_best = self._coarse
+            starts, lifted = upsampled_sources(lev, coarse_best, coarse.lev.origin, key)
+            # A short search only where the coarser level placed every start (a random one, where
+            # the scaled-up match is no source here, needs the whole search area).
+            if lv == 0 and lifted:
+                lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
@@ -389,8 +396,7 @@ class MultiscaleInpainter(StepwiseJob):
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
         self._images[lv] = None  # the level's state holds its picture from here on
-        key = self.seed * 1000 + lv
-        if lv == len(self._masks) - 1:
+        if starts is None:
             # The first fill peels the hole from its edge inwards, each pixel copying its best
             # match on what is known or filled around it: a sharp start, not a smooth guess.
             st.start(random_sources(lev, key))
@@ -402,9 +408,8 @@ class MultiscaleInpainter(StepwiseJob):
         else:
             # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it
             # starts sharp); the coarse correction, scaled up, is where the correction starts.
-            coarse, coarse_best = self._coarse
-            st.start(upsampled_sources(lev, coarse_best, coarse.lev.origin, key))
-            st.lift(coarse)
+            st.start(starts)
+            st.lift(self._coarse[0])
             st.rescore()
             st.vote(lev.pixels, self.k, self._softness())
             st.compose()

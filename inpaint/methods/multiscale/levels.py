@@ -214,10 +214,11 @@ def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
 
 
 def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tuple[int, int],
-                      key: int) -> np.ndarray:
+                      key: int) -> tuple[np.ndarray, bool]:
     """Each target's start: its coarse parent's match, scaled up; where that is not a valid
     source here, the random one of :func:`random_sources` (``key``).  ``coarse_best`` is the
-    coarse level's match map over its work area, whose corner is ``coarse_origin``."""
+    coarse level's match map over its work area, whose corner is ``coarse_origin``.  Returns the
+    starts and whether every one is a scaled-up match (none random)."""
     h, w = level.shape
     t = level.targets
     par = t >> 1
@@ -233,7 +234,7 @@ def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tupl
     missing = np.flatnonzero(~ok)
     if len(missing):
         out[missing] = random_sources(level, key, missing)
-    return out
+    return out, not len(missing)
 
 
 def onion_layers(level: Level) -> list[np.ndarray]:
