@@ -38,10 +38,11 @@ def blob_mask(h, w, rng, frac=0.3):
     return ((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1
 
 
-def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
-    """A mid-run level: random image, a blob hole with a random estimate, filled match lists."""
+def level_state(rng, h=28, w=34, half=2, k=3, iterations=1, frac=0.3, mean=0):
+    """A mid-run level: random image, a blob hole with a random estimate, filled match lists
+    (distances with the mean-colour weight ``mean``)."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-    mask = blob_mask(h, w, rng)
+    mask = blob_mask(h, w, rng, frac)
     lev = levels.prepare_level(mask, half, None)
     est = np.zeros((h, w, 4), np.uint8)
     est[..., :3] = img
@@ -52,11 +53,11 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
     cost = np.full((n, k), ref.EMPTY, np.uint32)
     nnf[:, 0] = levels.random_sources(lev, 7)
     cost[:, 0] = 0
-    ref.rescore(est, lev.targets, nnf, cost, half)
+    ref.rescore(est, lev.targets, nnf, cost, half, mean)
     best = nnf[:, 0].copy()
     for it in range(iterations):
         ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best.copy(), best, half,
-                       lev.radius, it)
+                       lev.radius, it, mean_weight=mean)
     return lev, est, nnf, cost, best
 
 
@@ -64,17 +65,23 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1):
 CHANNEL_WEIGHTS = (1, 1, 1, ref.FEATURE_WEIGHT)  # RGB, then the texture feature
 
 
-def naive_ssd(est, t, s, half):
+def naive_ssd(est, t, s, half, mean=0):
+    """The weighted SSD over the target window's in-image pixels, plus ``mean / 4`` times their
+    count times the squared difference of the two windows' mean colours (rounded down)."""
     h, w = est.shape[:2]
-    acc = 0
+    acc, count, sums = 0, 0, [0, 0, 0]
     for dy in range(-half, half + 1):
         for dx in range(-half, half + 1):
             y, x = t[0] + dy, t[1] + dx
             if 0 <= y < h and 0 <= x < w:
+                count += 1
                 for c in range(4):
                     d = int(est[y, x, c]) - int(est[s[0] + dy, s[1] + dx, c])
                     acc += CHANNEL_WEIGHTS[c] * d * d
-    return acc
+                    if c < 3:
+                        sums[c] += d
+    # count * (sum / count)^2 * mean / 4, in exact integers
+    return acc + (mean * sum(v * v for v in sums)) // (4 * count)
 
 
 def naive_insert(nb, nc, c, d, k):
@@ -93,9 +100,9 @@ def target_at(lev, y, x):
     return int(hits[0]) if len(hits) else -1
 
 
-def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8):
+def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0):
     """One target at a time, straight from the description in patchmatch.cl: jumps 1, 2, 4, ... up to
-    ``jump_max``."""
+    ``jump_max``, distances with the mean-colour weight ``mean``."""
     h, w = lev.shape
     k = cost.shape[1]
     nnf, cost = nnf.copy(), cost.copy()
@@ -106,7 +113,7 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8):
 
         def consider(cy, cx, nb=nb, nc=nc, ty=ty, tx=tx):  # this iteration's target
             if 0 <= cy < h and 0 <= cx < w and lev.valid[cy, cx]:
-                naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half), k)
+                naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half, mean), k)
 
         j = 1
         while j <= jump_max:
@@ -324,20 +331,39 @@ def test_weight_table():
     assert abs(int(lut[ref.LUT_STEPS]) - ref.LUT_ONE / np.e) <= 0.5
 
 
-def test_ssd_matches_naive(rng):
+@pytest.mark.parametrize("mean", [0, 4, 7])
+def test_ssd_matches_naive(rng, mean):
     lev, est, nnf, *_ = level_state(rng, half=3)
-    got = ref.ssd(est, lev.targets, nnf[:, 0], 3)
+    got = ref.ssd(est, lev.targets, nnf[:, 0], 3, mean)
+    border = 0
     for i in range(0, len(lev.targets), 7):
-        assert got[i] == naive_ssd(est, lev.targets[i], nnf[i, 0], 3)
+        assert got[i] == naive_ssd(est, lev.targets[i], nnf[i, 0], 3, mean)
+        border += min(*lev.targets[i], *(np.array(lev.shape) - 1 - lev.targets[i])) < 3
+    assert border  # windows cut by the image's edge are among those checked
 
 
-@pytest.mark.parametrize("k,jump_max", [(1, 8), (3, 8), (2, 2), (1, 1)])
-def test_patchmatch_matches_naive(rng, k, jump_max):
-    lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0)
-    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5, jump_max)
+def test_the_mean_term_prefers_a_textured_source_of_the_right_colour_to_a_smooth_one_of_another():
+    half = 3
+    est = np.zeros((7, 21, 4), np.uint8)
+    est[:, 0:7, :3] = 100  # the target: smooth, grey 100
+    est[:, 7:14, :3] = 80  # a smooth source, 20 darker
+    yy, xx = np.mgrid[0:7, 0:7]
+    est[:, 14:21, :3] = np.where((yy + xx) % 2, 79, 121)[..., None]  # a textured source, grey 100 on average
+    t, cand = np.array([[3, 3]], np.int32), np.array([[3, 10], [3, 17]], np.int32)
+    plain = [int(ref.ssd(est, t, cand[j:j + 1], half)[0]) for j in range(2)]
+    weighted = [int(ref.ssd(est, t, cand[j:j + 1], half, 4)[0]) for j in range(2)]
+    assert plain[0] < plain[1]  # the SSD alone picks the shadow
+    assert weighted[1] < weighted[0]  # the mean term picks the right colour
+    assert weighted[0] - plain[0] == 49 * 3 * 20 * 20  # once more the squared mean difference per pixel
+
+
+@pytest.mark.parametrize("k,jump_max,mean", [(1, 8, 0), (3, 8, 4), (2, 2, 0), (1, 1, 6)])
+def test_patchmatch_matches_naive(rng, k, jump_max, mean):
+    lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0, mean=mean)
+    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5, jump_max, mean)
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, lev.radius, 5,
-                   jump_max)
+                   jump_max, mean)
     np.testing.assert_array_equal(nnf, want[0])
     np.testing.assert_array_equal(cost, want[1])
     np.testing.assert_array_equal(out, want[2])
@@ -348,7 +374,7 @@ def test_patchmatch_matches_naive(rng, k, jump_max):
         assert len(seen) == len(set(seen))
         for (sy, sx), c in zip(nnf[i], cost[i]):
             if c != ref.EMPTY:
-                assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2)
+                assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2, mean)
 
 
 def work(lev, full):
@@ -441,29 +467,33 @@ def read(runtime, buf, like):
     return out
 
 
-@pytest.mark.parametrize("half,k,jump_max,radius", [(1, 1, 8, None), (2, 3, 2, 8), (3, 8, 8, None), (4, 2, 1, 3)])
-def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius):
-    lev, est, nnf, cost, best = level_state(rng, half=half, k=k)
+@pytest.mark.parametrize("half,k,jump_max,radius,mean",
+                         [(1, 1, 8, None, 0), (2, 3, 2, 8, 4), (3, 8, 8, None, 4), (4, 2, 1, 3, 0), (15, 1, 8, 3, 4)])
+def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean):
+    big = half > 4  # the largest patch: a small hole in a larger image leaves room for sources
+    lev, est, nnf, cost, best = level_state(rng, h=80 if big else 28, w=84 if big else 34, half=half, k=k,
+                                            frac=0.08 if big else 0.3, mean=mean)
     radius = lev.radius if radius is None else radius
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
     mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], radius, jump_max, 99, b_in,
-                                     b_out, lev.work_args)
+                                     b_out, lev.work_args, mean)
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, radius, 99,
-                   jump_max)
+                   jump_max, mean)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
 
 
-def test_rescore_kernel(runtime, rng):
+@pytest.mark.parametrize("mean", [0, 4])
+def test_rescore_kernel(runtime, rng, mean):
     lev, est, nnf, cost, best = level_state(rng, half=2, k=4, iterations=2)
     est[lev.mask, :3] = rng.integers(0, 256, (int(lev.mask.sum()), 3))  # the estimate moved on
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_best = buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best)
-    ref.rescore(est, lev.targets, nnf, cost, 2)
+    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best, mean)
+    ref.rescore(est, lev.targets, nnf, cost, 2, mean)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_best, best), nnf[:, 0])

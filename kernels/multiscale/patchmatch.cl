@@ -7,7 +7,8 @@
  * (rx0, ry0), size rw x rh) to its target index or -1; images are whole (width x height).  A source centre is usable when valid[] is set: its whole window is known and inside
  * the search area.  The SSD runs over the target window's in-image pixels, on the current estimate
  * est: RGB, plus FW times the squared difference of the texture feature in the spare byte (known
- * pixels are the original ones, so a source window reads original pixels).
+ * pixels are the original ones, so a source window reads original pixels); at the coarser levels
+ * the lists' costs add a mean-colour term to it (see ssd).
  * All arithmetic is integer: inpaint/methods/multiscale/reference.py reproduces every launch bit for bit.
  *
  * Random numbers come from hash32 (common/hash.cl, bundled before this file).
@@ -15,24 +16,32 @@
  * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
  * slot's cost), JUMP_MAX (the longest propagation jump); the reference states them. */
 
-/* SSD of the target window at (ty, tx) against the source window at (sy, sx), over the target
- * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image).  Stops after the
- * first row whose partial sum exceeds lim and returns it (such a candidate never enters the
- * list, exactly as with its full SSD). */
+/* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
+ * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image): the SSD, plus
+ * mean_w / 4 times the window's pixel count times the squared difference of the two windows'
+ * mean colours (rounded down).  Stops after the first row whose partial SSD exceeds lim and
+ * returns it (such a candidate never enters the list, exactly as with its full distance). */
 #define SIDE (2 * HALF + 1)
 inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
                 const int dy0, const int dy1, const int dx0, const int dx1,
-                const int sy, const int sx, const uint lim, const uchar4 *tw)
+                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w)
 {
     uint acc = 0;
+    int3 sum = (int3)(0);
     for (int dy = dy0; dy <= dy1; ++dy) {
         const uchar4 *trow = tw + (dy + HALF) * SIDE + HALF;
         __global const uchar4 *srow = est + (sy + dy) * width + sx;
         for (int dx = dx0; dx <= dx1; ++dx) {
             const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
+            sum += d.xyz;
         }
-        if (acc > lim) break;
+        if (acc > lim) return acc;
+    }
+    if (mean_w) {  /* (sum / count)^2 * count * mean_w / 4, in 64 bits */
+        const long count = (long)(dy1 - dy0 + 1) * (dx1 - dx0 + 1);
+        const long sq = (long)sum.x * sum.x + (long)sum.y * sum.y + (long)sum.z * sum.z;
+        acc += (uint)(((long)mean_w * sq) / (4 * count));
     }
     return acc;
 }
@@ -103,11 +112,11 @@ inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
 inline void consider(__global const uchar4 *est, __global const uchar *valid,
                      const int width, const int height, const int ty, const int tx,
                      const int dy0, const int dy1, const int dx0, const int dx1,
-                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw)
+                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw, const uint mean_w)
 {
     if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
     if (listed(nb, nc, c)) return;
-    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw));
+    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w));
 }
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
@@ -118,7 +127,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
-                         const int radius, const int jump_max, const uint key,
+                         const int radius, const int jump_max, const uint mean_w, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
@@ -133,7 +142,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             const int m = tidx[ly * rw + lx];
             if (m < 0) continue;
             const int2 b = best_in[m];
-            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw);
+            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w);
         }
     }
     int r = radius;
@@ -143,7 +152,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         const uint hx = hash32(hy);
         const uint m = (uint)(2 * r + 1);
         const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
-        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw);
+        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw, mean_w);
         r /= 2;
         ++step;
     }
@@ -151,17 +160,17 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
     best_out[i] = nb[0];
 }
 
-/* Recompute every listed candidate's SSD against the current estimate, then sort each list by
+/* Recompute every listed candidate's distance against the current estimate, then sort each list by
  * insertion (stable: equal SSDs keep their order).  best receives the new best. */
 __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
                       __global int2 *nnf, __global uint *cost, __global int2 *best,
-                      const int n, const int width, const int height)
+                      const int n, const int width, const int height, const uint mean_w)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
     for (int k = 0; k < K; ++k)
-        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw);
+        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w);
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];
         const uint cv = nc[a];

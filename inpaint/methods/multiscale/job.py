@@ -97,6 +97,13 @@ SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
 #: this level: a search this short gives the same fills as one over the whole search area, in
 #: about 30 % less time on a 12 MP photo.
 RADIUS_FINEST, JUMP_FINEST = 8, 2
+#: Weight of the mean-colour term in PatchMatch's distances at the coarser levels, in quarters
+#: (:func:`inpaint.methods.multiscale.reference.ssd`): the SSD already holds the squared mean
+#: difference once per pixel, and this adds it once more.  The coarser levels' fills are smooth,
+#: and with the SSD alone a smooth source of another colour (a shadow) often matches them better
+#: than a textured one of their own colour: the dark smears.  At the photo itself the coarser
+#: levels have settled the colours and the term is left out (it only lowered the detail there).
+MEAN_WEIGHT = 4
 
 
 class HostLevel:
@@ -141,11 +148,12 @@ class HostLevel:
         """One PatchMatch iteration with random key ``key``."""
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
                     self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
-                    self.lev.jump)
+                    self.lev.jump, self.lev.mean)
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
-        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half)
+        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half,
+                    self.lev.mean)
         self.best[:] = self.nnf[:, 0]
 
     def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
@@ -385,6 +393,8 @@ class MultiscaleInpainter(StepwiseJob):
             # the scaled-up match is no source here, needs the whole search area).
             if lv == 0 and lifted:
                 lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
+        if lv > 0:
+            lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area

@@ -129,6 +129,7 @@ class Level:
     area: tuple             # search area (x0, y0, x1, y1)
     widened: int            # times the area of Eq. 6 was widened (it held too few sources)
     jump: int = ref.JUMPS[-1]  # PatchMatch's longest propagation jump
+    mean: int = 0           # weight of the mean-colour term in every distance, in quarters (see ref.ssd)
 
     @property
     def shape(self) -> tuple[int, int]:
