@@ -22,9 +22,9 @@
  * mean colours (rounded down).  Stops after the first row whose partial SSD exceeds lim and
  * returns it (such a candidate never enters the list, exactly as with its full distance). */
 #define SIDE (2 * HALF + 1)
-inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
-                const int dy0, const int dy1, const int dx0, const int dx1,
-                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w)
+inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
+                     const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
+                     const int with_mean)
 {
     uint acc = 0;
     int3 sum = (int3)(0);
@@ -34,16 +34,26 @@ inline uint ssd(__global const uchar4 *est, const int width, const int ty, const
         for (int dx = dx0; dx <= dx1; ++dx) {
             const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
-            sum += d.xyz;
+            if (with_mean) sum += d.xyz;
         }
         if (acc > lim) return acc;
     }
-    if (mean_w) {  /* (sum / count)^2 * count * mean_w / 4, in 64 bits */
+    if (with_mean) {  /* (sum / count)^2 * count * mean_w / 4, in 64 bits */
         const long count = (long)(dy1 - dy0 + 1) * (dx1 - dx0 + 1);
         const long sq = (long)sum.x * sum.x + (long)sum.y * sum.y + (long)sum.z * sum.z;
         acc += (uint)(((long)mean_w * sq) / (4 * count));
     }
     return acc;
+}
+
+/* with_mean is a constant at each call, so the finest level's search (mean_w 0) keeps the plain
+ * loop, its time being most of a large photo's. */
+inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
+                const int dy0, const int dy1, const int dx0, const int dx1,
+                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w)
+{
+    return mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, mean_w, 1)
+                  : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, 0, 0);
 }
 
 /* The part of the target window at (ty, tx) inside the image, as offset ranges. */
