@@ -838,6 +838,25 @@ def test_opencl_equals_numpy_on_random_cases(runtime, h, w, seed, patch, candida
     _opencl_equals_numpy(runtime, h, w, seed, patch, candidates, alpha)
 
 
+def test_opencl_equals_numpy_with_the_mean_colour_term(runtime):
+    """A fill deep enough for the levels that weigh the windows' mean colour (and a smooth, shaded
+    picture, where the term decides between sources)."""
+    rng = np.random.default_rng(5)
+    yy, xx = np.mgrid[0:100, 0:108]
+    img = np.stack([xx * 2, yy * 2, (xx + yy)], -1).astype(np.uint8)
+    img[::7] //= 2  # dark stripes: smooth sources of another colour
+    img = (img + rng.integers(0, 24, img.shape)).astype(np.uint8)
+    mask = np.zeros((100, 108), bool)
+    mask[30:70, 40:80] = True
+    kw = dict(method="multiscale", patch=3, seed=2)
+    a = inpaint(img, mask, backend="numpy", **kw)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, **kw)
+    assert len(a.stats.levels) > ms.MEAN_FROM
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+    check_fill(img, mask, a, 3)
+
+
 def test_levels_and_stats(runtime, rng):
     img = rng.integers(0, 256, (120, 150, 3), dtype=np.uint8)
     mask = np.zeros((120, 150), bool)

@@ -97,13 +97,14 @@ SWEEPS, SWEEPS_FINEST, SWEEPS_FIRST = 80, 30, 200
 #: this level: a search this short gives the same fills as one over the whole search area, in
 #: about 30 % less time on a 12 MP photo.
 RADIUS_FINEST, JUMP_FINEST = 8, 2
-#: Weight of the mean-colour term in PatchMatch's distances at the coarser levels, in quarters
-#: (:func:`inpaint.methods.multiscale.reference.ssd`): the SSD already holds the squared mean
-#: difference once per pixel, and this adds it once more.  The coarser levels' fills are smooth,
-#: and with the SSD alone a smooth source of another colour (a shadow) often matches them better
-#: than a textured one of their own colour: the dark smears.  At the photo itself the coarser
-#: levels have settled the colours and the term is left out (it only lowered the detail there).
-MEAN_WEIGHT = 4
+#: Weight of the mean-colour term in PatchMatch's distances, in quarters
+#: (:func:`inpaint.methods.multiscale.reference.ssd`), at level ``MEAN_FROM`` (0: the photo itself)
+#: and every coarser one: the SSD already holds the squared mean difference once per pixel, and
+#: this adds it once more.  The coarse fills are smooth, and with the SSD alone a smooth source of
+#: another colour (a shadow) often matches them better than a textured one of their own colour:
+#: the dark smears.  The two finest levels keep the colours they are handed; there the term
+#: bought nothing measurable (at the photo itself it lowered the detail) and costs the most.
+MEAN_WEIGHT, MEAN_FROM = 4, 2
 
 
 class HostLevel:
@@ -393,7 +394,7 @@ class MultiscaleInpainter(StepwiseJob):
             # the scaled-up match is no source here, needs the whole search area).
             if lv == 0 and lifted:
                 lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
-        if lv > 0:
+        if lv >= MEAN_FROM:
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         self.stats.widened += lev.widened > 0
         if lv == 0:
