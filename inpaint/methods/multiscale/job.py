@@ -14,7 +14,8 @@ surroundings, however smooth the fill is for a while.
    - **PatchMatch** (:func:`inpaint.methods.multiscale.reference.patchmatch`): every patch that meets the
      hole looks for its ``candidates`` most similar source patches, taken only from the
      original known pixels inside the search area of Eq. 6 (``alpha``), by propagation from its
-     neighbours and random search;
+     neighbours and random search; at the coarse levels the distance weighs the windows' mean
+     colour once more (:data:`MEAN_WEIGHT`), so a smooth fill takes a source of its own colour;
    - **voting** (:func:`inpaint.methods.multiscale.reference.vote`): every hole pixel becomes the mean of
      what the patches covering it copy;
    - **gradient-domain correction** (:func:`inpaint.methods.multiscale.reference.gauss_seidel`): the
