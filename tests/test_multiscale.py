@@ -135,10 +135,19 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0
     return nnf, cost, best_out
 
 
-def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
+def naive_low_pass(est, mask, y, x):
+    """The rounded mean colour of the pixels of the 3x3 box around (y, x) that are in the image and
+    off ``mask`` (whole-image)."""
+    h, w = mask.shape
+    got = [(yy, xx) for yy in range(y - 1, y + 2) for xx in range(x - 1, x + 2)
+           if 0 <= yy < h and 0 <= xx < w and not mask[yy, xx]]
+    return [(sum(int(est[q][c]) for q in got) + len(got) // 2) // len(got) for c in range(3)]
+
+
+def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness, split=False):
     out = {}
     for y, x in pixels:
-        acc, ws = [0, 0, 0, 0], 0
+        acc, low, ws, best, bcost = [0, 0, 0, 0], [0, 0, 0], 0, None, None
         for dy in range(-half, half + 1):
             for dx in range(-half, half + 1):
                 t = target_at(lev, y - dy, x - dx)
@@ -148,11 +157,20 @@ def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness):
                     if cost[t, j] == ref.EMPTY:
                         continue
                     wk = (256 * softness) // (softness + int(cost[t, j]) - int(cost[t, 0]))
-                    sy, sx = nnf[t, j]
+                    sy, sx = nnf[t, j] + (dy, dx)
                     for c in range(4):
-                        acc[c] += wk * int(est[sy + dy, sx + dx, c])
+                        acc[c] += wk * int(est[sy, sx, c])
                     ws += wk
+                    if split:
+                        lp = naive_low_pass(est, lev.mask, sy, sx)
+                        low = [a + wk * b for a, b in zip(low, lp)]
+                        if bcost is None or cost[t, j] < bcost:
+                            best, bcost = (sy, sx), cost[t, j]
         out[(y, x)] = [(a + ws // 2) // ws for a in acc]
+        if split:
+            lp = naive_low_pass(est, lev.mask, *best)
+            out[(y, x)][:3] = [min(max((a + ws // 2) // ws + int(est[best][c]) - lp[c], 0), 255)
+                               for c, a in enumerate(low)]
     return out
 
 
@@ -383,17 +401,82 @@ def work(lev, full):
     return np.ascontiguousarray(full[y0:y1, x0:x1])
 
 
-def test_vote_matches_naive(rng):
+@pytest.mark.parametrize("split", [False, True])
+def test_vote_matches_naive(rng, split):
     lev, est, nnf, cost, _ = level_state(rng, k=3, iterations=2)
     out = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
-    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out)
-    want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000)
+    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out, low_map(lev, est, 2) if split else None)
+    want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000, split)
     oy, ox = lev.origin
     for (y, x), v in want.items():
         assert list(out[y - oy, x - ox]) == v
     listed = np.zeros(lev.tidx.shape, bool)
     listed[lev.pixels[:, 0] - oy, lev.pixels[:, 1] - ox] = True
     assert (out[~listed] == SENTINEL).all()
+
+
+def low_map(lev, est, half):
+    """The split votes' low-pass map of ``lev`` and its origin (y, x)."""
+    rect = levels.source_rect(lev, half)
+    return ref.low_pass(est, lev.hole_map, lev.origin, rect), (rect[1], rect[0])
+
+
+@pytest.mark.parametrize("rect,protect", [(None, False), ((0, 0, 5, 7), False), ((20, 10, 34, 28), False),
+                                          (None, True)])
+def test_low_pass_matches_naive(rng, rect, protect):
+    """Known pixels only: neither the hole's nor protected pixels' colours enter the low pass."""
+    lev, est, *_ = level_state(rng)
+    h, w = lev.shape
+    left_out = lev.mask.copy()
+    solve = lev.hole_map.copy()
+    if protect:  # a protected band through the work area, where it is marked 2
+        x0, y0, x1, y1 = lev.work
+        band = np.zeros((h, w), bool)
+        band[:, (x0 + x1) // 2:(x0 + x1) // 2 + 3] = True
+        band &= ~lev.mask
+        solve[band[y0:y1, x0:x1]] = 2
+        left_out |= band & (np.arange(w) < x1)[None, :] & (np.arange(w) >= x0)[None, :]
+        left_out[:y0] = lev.mask[:y0]
+        left_out[y1:] = lev.mask[y1:]
+    x0, y0, x1, y1 = rect or (0, 0, w, h)
+    got = ref.low_pass(est, solve, lev.origin, (x0, y0, x1, y1))
+    assert got.shape == (y1 - y0, x1 - x0, 3)
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if not left_out[y, x]:
+                assert list(got[y - y0, x - x0]) == naive_low_pass(est, left_out, y, x)
+
+
+def test_source_rect_holds_every_source_window(rng):
+    lev, *_ = level_state(rng)
+    x0, y0, x1, y1 = levels.source_rect(lev, 2)
+    ys, xs = np.nonzero(lev.valid)
+    assert ys.min() - 2 == y0 and xs.min() - 2 == x0 and ys.max() + 3 == y1 and xs.max() + 3 == x1
+
+
+def test_the_split_vote_keeps_the_texture_that_averaging_washes_out(rng):
+    """Every covering patch copies the same stripes, each shifted by its own offset: their mean
+    is flat, the split vote keeps the stripes of the best match (and the same tones)."""
+    h, w = 40, 40
+    stripes = np.where(np.arange(w) % 4 < 2, 60, 180).astype(np.uint8)
+    est = np.zeros((h, w, 4), np.uint8)
+    est[..., :3] = stripes[None, :, None]
+    mask = np.zeros((h, w), bool)
+    mask[14:26, 14:26] = True
+    est[mask, :3] = 120
+    lev = levels.prepare_level(mask, 2, None)
+    n = len(lev.targets)
+    nnf = np.zeros((n, 1, 2), np.int32)
+    nnf[:, 0, 0] = 5
+    nnf[:, 0, 1] = 5 + rng.integers(0, 4, n)  # randomly shifted stripes
+    cost = np.arange(n, dtype=np.uint32)[:, None] * 10
+    out = {}
+    for split in (False, True):
+        v = np.zeros(lev.tidx.shape + (4,), np.int32)
+        ref.vote(est, lev.hole, lev.tidx, lev.origin, nnf, cost, 2, 1, 340, v, low_map(lev, est, 2) if split else None)
+        out[split] = v[lev.hole[:, 0] - lev.origin[0], lev.hole[:, 1] - lev.origin[1], 0]
+    assert out[False].std() < 20 < out[True].std()
+    assert abs(out[True].mean() - out[False].mean()) < 12
 
 
 def test_work_area_holds_every_target_and_neighbour(rng):
@@ -437,13 +520,61 @@ def test_compose(rng):
     x = rng.integers(-100000, 100000, lev.tidx.shape + (4,)).astype(np.int32)
     out = est.copy()
     v[..., 3] = rng.integers(0, 256, v.shape[:2])  # votes are 0..255 in the feature
+    prior = rng.integers(0, 256, lev.tidx.shape).astype(np.uint8)
+    with_prior = est.copy()
     ref.compose(out, v, x, lev.hole, lev.origin)
+    ref.compose(with_prior, v, x, lev.hole, lev.origin, prior)
     hy, hx = lev.hole[:, 0], lev.hole[:, 1]
     ly, lx = hy - lev.origin[0], hx - lev.origin[1]
     want = np.clip(v[ly, lx, :3] + np.floor(x[ly, lx, :3] / ref.FIX + 0.5).astype(np.int64), 0, 255)
     np.testing.assert_array_equal(out[hy, hx, :3], want)
     np.testing.assert_array_equal(out[hy, hx, 3], v[ly, lx, 3])  # the feature is the vote's, uncorrected
+    np.testing.assert_array_equal(with_prior[hy, hx, :3], want)
+    np.testing.assert_array_equal(with_prior[hy, hx, 3], prior[ly, lx])  # or the prior's
     np.testing.assert_array_equal(out[~lev.mask], est[~lev.mask])
+    np.testing.assert_array_equal(with_prior[~lev.mask], est[~lev.mask])
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=hs.integers(1, 24), w=hs.integers(1, 24), seed=hs.integers(0, 9999), frac=hs.floats(0.0, 1.0))
+def test_pull_push_keeps_the_known_values_and_stays_within_them(h, w, seed, frac):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 256, (h, w))
+    known = rng.random((h, w)) < frac
+    got = ref.pull_push(values, known)
+    np.testing.assert_array_equal(got[known], values[known])
+    if known.any():
+        assert values[known].min() <= got.min() and got.max() <= values[known].max()
+    else:
+        assert (got == 0).all()
+    flat = ref.pull_push(np.full((h, w), 37), known)  # a constant carries in unchanged
+    assert (flat == (37 if known.any() else 0)).all()
+
+
+def test_pull_push_by_hand():
+    """Two known corners of a 2x2 block and a 1x2 picture: the means, then bilinear back."""
+    got = ref.pull_push(np.array([[10, 0], [0, 30]]), np.array([[True, False], [False, True]]))
+    np.testing.assert_array_equal(got, [[10, 20], [20, 30]])  # the block's mean, 20
+    got = ref.pull_push(np.array([[8, 0, 0, 40]]), np.array([[True, False, False, True]]))
+    # the coarse row [8, 40] scaled up: (3 * 8 + 40 + 2) // 4 = 16 and (8 + 3 * 40 + 2) // 4 = 32
+    np.testing.assert_array_equal(got, [[8, 16, 32, 40]])
+
+
+def test_texture_prior_carries_the_surroundings_into_the_hole(rng):
+    """A hole between a textured left and a smooth right expects texture on its left side only."""
+    h, w = 40, 60
+    est = np.zeros((h, w, 4), np.uint8)
+    est[:, :30, 3] = 40
+    est[:, 30:, 3] = 2
+    mask = np.zeros((h, w), bool)
+    mask[10:30, 15:45] = True
+    est[mask, 3] = rng.integers(0, 256, int(mask.sum()))  # never read
+    lev = levels.prepare_level(mask, 2, None)
+    prior = ref.texture_prior(est, lev.solve_map, lev.origin)
+    oy, ox = lev.origin
+    np.testing.assert_array_equal(prior[lev.hole_map == 0], work(lev, est[..., 3])[lev.hole_map == 0])
+    left, right = prior[20 - oy, 16 - ox], prior[20 - oy, 43 - ox]
+    assert left >= 30 and right <= 10 and left > prior[20 - oy, 30 - ox] > right
 
 
 # -- kernels == reference ---------------------------------------------------------------------
@@ -499,14 +630,23 @@ def test_rescore_kernel(runtime, rng, mean):
     np.testing.assert_array_equal(read(runtime, b_best, best), nnf[:, 0])
 
 
-@pytest.mark.parametrize("k_use", [1, 4])
-def test_vote_kernel(runtime, rng, k_use):
+@pytest.mark.parametrize("k_use,split", [(1, False), (4, False), (1, True), (4, True)])
+def test_vote_kernel(runtime, rng, k_use, split):
     lev, est, nnf, cost, _ = level_state(rng, half=3, k=4, iterations=2)
     b, _ = device_buffers(runtime, lev, est, nnf, cost)
     h, w = lev.shape
-    mcl.Vote(runtime, 3, 4)(b, b["pixels"], len(lev.pixels), w, h, k_use, 7000, lev.work_args)
+    kn = mcl.Vote(runtime, 3, 4)
+    rect = levels.source_rect(lev, 3)
+    if split:
+        x0, y0, x1, y1 = rect
+        b["low"] = cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)
+        kn.low_pass(b, rect, w, h, lev.work_args)
+        low = read(runtime, b["low"], np.zeros((y1 - y0, x1 - x0, 4), np.uint8))
+        np.testing.assert_array_equal(low[..., :3], low_map(lev, est, 3)[0])
+    kn(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args, rect if split else None)
     want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
-    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want)
+    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want,
+             low_map(lev, est, 3) if split else None)
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
 
 
@@ -533,6 +673,11 @@ def test_poisson_kernels(runtime, rng):
     ref.compose(want, v, x, lev.hole, lev.origin)
     got_x = read(runtime, b["x"], x)
     np.testing.assert_array_equal(got_x[hole, :3], x[hole, :3])
+    np.testing.assert_array_equal(read(runtime, b["est"], want), want)
+    prior = rng.integers(0, 256, lev.tidx.shape).astype(np.uint8)
+    b["prior"] = cl.Buffer(runtime.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=prior)
+    p.compose(b, len(lev.hole), w, lev.work_args)
+    ref.compose(want, v, x, lev.hole, lev.origin, prior)
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 

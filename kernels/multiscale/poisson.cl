@@ -67,9 +67,11 @@ __kernel void gauss_seidel_sweeps(__global const uchar *hole, __global const uch
     }
 }
 
+/* The hole's colours: the vote plus the correction.  Its feature: the vote's, or with use_prior
+ * the prior's (over the work area, like v), the texture expected from around the hole. */
 __kernel void compose(__global uchar4 *est, __global const int4 *v, __global const int4 *x,
-                      __global const int2 *pixels, const int n, const int width,
-                      const int rx0, const int ry0, const int rw)
+                      __global const int2 *pixels, __global const uchar *prior, const int use_prior,
+                      const int n, const int width, const int rx0, const int ry0, const int rw)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -78,5 +80,6 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
     const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
                                      floor_div(x[j].z + FIX / 2, FIX));
     const int3 k = clamp(c, 0, 255);
-    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, (uchar)v[j].w);  /* the feature is not corrected */
+    /* the feature is not corrected */
+    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, use_prior ? prior[j] : (uchar)v[j].w);
 }

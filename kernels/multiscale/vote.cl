@@ -37,29 +37,75 @@ inline void store_mean(__global int4 *out, const int2 p, const int4 acc, const i
         } \
     }
 
+/* The low-pass map of the split vote: every pixel (lx0 + i % lw, ly0 + i / lw) of its rectangle
+ * (n pixels) gets the rounded mean colour of the known pixels in the 3x3 box around it.  hole (1 on
+ * the hole, 2 on protected pixels) covers the work area; its hole and protected pixels are left
+ * out (no fill takes a protected object's colour), as are pixels outside the image. */
+__kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, __global uchar4 *low,
+                       const int n, const int width, const int height, const int lx0, const int ly0, const int lw,
+                       const int rx0, const int ry0, const int rw, const int rh)
+{
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const int y = ly0 + i / lw, x = lx0 + i % lw;
+    int3 sum = (int3)(0);
+    int count = 0;
+    for (int yy = y - 1; yy <= y + 1; ++yy)
+        for (int xx = x - 1; xx <= x + 1; ++xx) {
+            if (yy < 0 || yy >= height || xx < 0 || xx >= width) continue;
+            const int ly = yy - ry0, lx = xx - rx0;
+            if (ly >= 0 && ly < rh && lx >= 0 && lx < rw && hole[ly * rw + lx] != 0) continue;
+            sum += convert_int3(est[yy * width + xx].xyz);
+            ++count;
+        }
+    count = max(count, 1);
+    low[i] = (uchar4)((uchar)round_div(sum.x, count), (uchar)round_div(sum.y, count), (uchar)round_div(sum.z, count),
+                      0);
+}
+
+/* With split set, the colour is split by frequency: the weighted mean of the copied pixels' low
+ * pass (the map low_pass wrote, its rectangle at (lx0, ly0), lw wide), plus the detail (pixel minus
+ * low pass) of the best-matching covering candidate (the first in the order dy, dx, k at equal
+ * costs), clamped to 0..255; the feature stays the plain mean.  Averaging many slightly shifted
+ * copies keeps the tones but washes texture out. */
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
-                   __global int4 *out, const int n, const int width, const int height,
-                   const int k_use, const uint softness,
+                   __global int4 *out, __global const uchar4 *low, const int n, const int width,
+                   const int k_use, const uint softness, const int split, const int lx0, const int ly0, const int lw,
                    const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     const int2 p = pixels[i];
     int4 acc = (int4)(0);
+    int3 lsum = (int3)(0);
     int wsum = 0;
+    uint cmin = EMPTY;
+    int2 best = (int2)(0);
     FOR_EACH_COVERING_TARGET(
         const uint c0 = cost[t * K];
         for (int k = 0; k < k_use; ++k) {
             const uint ck = cost[t * K + k];
             if (ck == EMPTY) continue;
             const int wk = (int)((256u * softness) / (softness + ck - c0));
-            const int2 s = nnf[t * K + k];
-            acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
+            const int2 s = nnf[t * K + k] + (int2)(dy, dx);
+            acc += wk * convert_int4(est[s.x * width + s.y]);
             wsum += wk;
+            if (split) {
+                lsum += wk * convert_int3(low[(s.x - ly0) * lw + s.y - lx0].xyz);
+                if (ck < cmin) { cmin = ck; best = s; }
+            }
         }
     )
-    store_mean(out, p, acc, wsum, rx0, ry0, rw);
+    if (!split) {
+        store_mean(out, p, acc, wsum, rx0, ry0, rw);
+        return;
+    }
+    const int3 detail = convert_int3(est[best.x * width + best.y].xyz)
+                        - convert_int3(low[(best.x - ly0) * lw + best.y - lx0].xyz);
+    const int3 c = clamp((int3)(round_div(lsum.x, wsum), round_div(lsum.y, wsum), round_div(lsum.z, wsum)) + detail,
+                         0, 255);
+    out[(p.x - ry0) * rw + p.y - rx0] = (int4)(c, round_div(acc.w, wsum));
 }
 
 /* The sharp vote: like vote, but every candidate of every covering window weighs

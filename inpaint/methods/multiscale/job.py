@@ -4,7 +4,10 @@ The image and the hole are halved until the hole is about a patch thick.  Every 
 besides its colour, a **texture feature** (:func:`inpaint.methods.multiscale.reference.texture_features`: how
 strongly the grey level varies around it, from known pixels only, after Newson et al.), which
 every patch distance weighs: so the search keeps choosing sources as textured as the hole's
-surroundings, however smooth the fill is for a while.
+surroundings, however smooth the fill is for a while.  In the hole the feature follows the
+sources the votes copy; at the photo's own size it is the texture expected from the hole's
+surroundings (:func:`inpaint.methods.multiscale.reference.texture_prior`), so a fill that has
+turned smooth does not go on matching smooth sources.
 
 1. **First fill** (:func:`inpaint.methods.multiscale.reference.onion_search`): the coarsest hole is peeled
    from its edge inwards; each pixel copies the centre of the source patch that best matches
@@ -17,7 +20,9 @@ surroundings, however smooth the fill is for a while.
      neighbours and random search; at the coarse levels the distance weighs the windows' mean
      colour once more (:data:`MEAN_WEIGHT`), so a smooth fill takes a source of its own colour;
    - **voting** (:func:`inpaint.methods.multiscale.reference.vote`): every hole pixel becomes the mean of
-     what the patches covering it copy;
+     what the patches covering it copy; at the photo's own size only the tones are averaged and
+     the texture is the best-matching copy's, so the rounds there keep the texture the coarser
+     levels found;
    - **gradient-domain correction** (:func:`inpaint.methods.multiscale.reference.gauss_seidel`): the
      mismatch between the vote and the known pixels around the hole is spread into the hole,
      which carries the surrounding tones in and hides seams.
@@ -66,6 +71,7 @@ from .levels import (
     protect_pyramid,
     random_sources,
     random_valid,
+    source_rect,
     upsampled_sources,
 )
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, OPTIONS as DECLARED
@@ -88,8 +94,10 @@ ONION_CANDIDATES = 64
 #: Rounds (PatchMatch + vote + correction) at the coarsest level, the finest (the photo itself,
 #: where a round costs the most) and every level between.
 ROUNDS_COARSEST, ROUNDS_FINEST, ROUNDS = 8, 3, 5
-#: PatchMatch iterations per round (twice as many in the very first round).
-PM_ITERATIONS = 3
+#: PatchMatch iterations per round (twice as many in the very first round), and per round of the
+#: photo's own level's short search around the coarser level's matches (:data:`RADIUS_FINEST`):
+#: there one iteration a round found fills as good as three, in a third of the time.
+PM_ITERATIONS, PM_ITERATIONS_LIFTED = 3, 1
 #: Gauss-Seidel sweeps per round at the coarser levels, at the photo itself, and for the first
 #: correction at the coarsest level (which starts from zero).  The coarser levels' corrections
 #: must reach across the whole hole; at the photo itself the coarser fill has already brought the
@@ -108,6 +116,13 @@ RADIUS_FINEST, JUMP_FINEST = 8, 2
 #: the dark smears.  The two finest levels keep the colours they are handed; there the term
 #: bought nothing measurable (at the photo itself it lowered the detail) and costs the most.
 MEAN_WEIGHT, MEAN_FROM = 4, 2
+#: Levels, from the photo itself up, whose averaged votes are split by frequency
+#: (:func:`inpaint.methods.multiscale.reference.vote`): the tones averaged, the texture of the best
+#: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
+SPLIT_LEVELS = 1
+#: Levels, from the photo itself up, whose hole expects the texture of its surroundings
+#: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
+PRIOR_LEVELS = 1
 
 
 class HostLevel:
@@ -129,6 +144,8 @@ class HostLevel:
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
         self.best = np.zeros((n, 2), np.int32)
         self.src = np.full((len(level.hole), 2), -1, np.int32)
+        self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
+        self.low: tuple[np.ndarray, tuple[int, int]] | None = None  # the split votes' low-pass map, its origin
 
     def _timed(self, step: str, fn: Callable, *args: Any) -> None:
         t = time.perf_counter()
@@ -181,10 +198,27 @@ class HostLevel:
         """The sharp vote's source of every hole pixel, (M, 2) int32."""
         return self.src.copy()
 
-    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
-        """Every listed pixel becomes the weighted mean of what the covering patches copy."""
+    def split_votes(self) -> None:
+        """Make the low-pass map of the sources that split votes read (their known pixels, and so
+        the map, stay the same for the whole level)."""
+        t = time.perf_counter()
+        rect = source_rect(self.lev, self.half)
+        self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
+        self.seconds["vote"] += time.perf_counter() - t
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False) -> None:
+        """Every listed pixel becomes the weighted mean of what the covering patches copy (``split``:
+        the tones averaged, the texture of the best match; after :meth:`split_votes`)."""
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
-                    self.half, k_use, softness, self.v)
+                    self.half, k_use, softness, self.v, self.low if split else None)
+
+    def expect_prior(self) -> None:
+        """From now on the hole's texture feature is the one expected from its surroundings
+        (:func:`inpaint.methods.multiscale.reference.texture_prior`), not its sources'."""
+        self._timed("levels", self._set_prior)
+
+    def _set_prior(self) -> None:
+        self.prior = ref.texture_prior(self.est, self.lev.solve_map, self.lev.origin)
 
     def sweeps(self, n: int) -> None:
         """``n`` red-black Gauss-Seidel sweeps of the correction."""
@@ -193,7 +227,7 @@ class HostLevel:
 
     def compose(self) -> None:
         """Add the correction to the vote in the hole."""
-        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin)
+        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin, self.prior)
 
     def image(self) -> np.ndarray:
         """The whole estimate, (h, w, 3) uint8."""
@@ -301,6 +335,7 @@ class MultiscaleInpainter(StepwiseJob):
         self._plan: list[tuple[int, int, int]] = []  # (level, round, weight)
         self._pos = 0
         self._state: HostLevel | None = None
+        self._short = False  # whether the current level runs the short search
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._lut = ref.weight_lut()
@@ -390,6 +425,7 @@ class MultiscaleInpainter(StepwiseJob):
         lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
         key = self.seed * 1000 + lv
         starts = None
+        self._short = False  # the short search around the coarser level's matches
         if lv < len(self._masks) - 1:
             coarse, coarse_best = self._coarse
             starts, lifted = upsampled_sources(lev, coarse_best, coarse.lev.origin, key)
@@ -397,6 +433,7 @@ class MultiscaleInpainter(StepwiseJob):
             # the scaled-up match is no source here, needs the whole search area).
             if lv == 0 and lifted:
                 lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
+                self._short = True
         if lv >= MEAN_FROM:
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         self.stats.widened += lev.widened > 0
@@ -409,6 +446,10 @@ class MultiscaleInpainter(StepwiseJob):
                               self._events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
+        if lv < PRIOR_LEVELS:
+            st.expect_prior()
+        if lv < SPLIT_LEVELS:
+            st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
         if starts is None:
             # The first fill peels the hole from its edge inwards, each pixel copying its best
@@ -425,7 +466,7 @@ class MultiscaleInpainter(StepwiseJob):
             st.start(starts)
             st.lift(self._coarse[0])
             st.rescore()
-            st.vote(lev.pixels, self.k, self._softness())
+            st.vote(lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
             st.compose()
             self._coarse = None
         st.rescore()
@@ -442,12 +483,12 @@ class MultiscaleInpainter(StepwiseJob):
         st = self._state
         top = len(self._masks) - 1
         first = lv == top and rnd == 0
-        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):
+        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS_LIFTED if self._short else PM_ITERATIONS):
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
         if last:
             st.vote_sharp(self.k, self._unit(), self._lut)
         else:
-            st.vote(st.lev.pixels, self.k, self._softness())
+            st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
         st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
         st.compose()
         if not last:

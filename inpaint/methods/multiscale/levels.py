@@ -187,6 +187,12 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
                  widened=widened)
 
 
+def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:
+    """The rectangle (x0, y0, x1, y1) that holds every pixel of every source window of ``level``."""
+    rows, cols = np.flatnonzero(level.valid.any(axis=1)), np.flatnonzero(level.valid.any(axis=0))
+    return int(cols[0]) - half, int(rows[0]) - half, int(cols[-1]) + half + 1, int(rows[-1]) + half + 1
+
+
 def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> np.ndarray:
     """A source centre for each target (or for the targets ``which`` indexes): the k-th valid
     centre in row-major order, k a hash of the target's index (see :func:`random_valid`)."""

@@ -20,6 +20,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import reference as ref
+from .levels import source_rect
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -108,12 +109,25 @@ class Vote(_Wrapper):
         super().__init__(rt, half, k)
         self.knl = self._kernel("vote")
         self.knl_sharp = self._kernel("vote_sharp")
+        self.knl_low = self._kernel("low_pass")
 
-    def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, height: int, k_use: int,
-                 softness: int, work: tuple[int, int, int, int]) -> Any:
+    def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, k_use: int, softness: int,
+                 work: tuple[int, int, int, int], low: tuple[int, int, int, int] | None = None) -> Any:
+        """``vote`` over ``n`` listed pixels; with ``low`` (the rectangle (x0, y0, x1, y1) of the
+        map in ``b["low"]``), split by frequency."""
+        x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
-                        nnf=b["nnf"], cost=b["cost"], out=b["v"], n=n, width=width, height=height, k_use=k_use,
-                        softness=softness, **_work(work))
+                        nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"], n=n,
+                        width=width, k_use=k_use, softness=softness, split=int(low is not None), lx0=x0, ly0=y0,
+                        lw=x1 - x0, **_work(work))
+
+    def low_pass(self, b: dict[str, Any], rect: tuple[int, int, int, int], width: int, height: int,
+                 work: tuple[int, int, int, int]) -> Any:
+        """``low_pass`` over ``rect`` (x0, y0, x1, y1) into ``b["low"]``."""
+        x0, y0, x1, y1 = rect
+        n = (x1 - x0) * (y1 - y0)
+        return self.knl_low(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["hole"], low=b["low"], n=n,
+                            width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
     def sharp(self, b: dict[str, Any], pixels: Any, n: int, src: Any, nsrc: int, lut: Any, nlut: int, width: int,
               k_use: int, unit: int, work: tuple[int, int, int, int]) -> Any:
@@ -162,9 +176,11 @@ class Poisson(_Wrapper):
         return events
 
     def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
-        """Add the correction to the vote over the ``n`` hole pixels."""
+        """Add the correction to the vote over the ``n`` hole pixels; their features come from
+        ``b["prior"]`` where it is set."""
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), est=b["est"], v=b["v"], x=b["x"],
-                                pixels=b["holepix"], n=n, width=width, **_work(work[:3]))
+                                pixels=b["holepix"], prior=b.get("prior", b["hole"]), use_prior=int("prior" in b),
+                                n=n, width=width, **_work(work[:3]))
 
 
 class Pyramid(_Wrapper):
@@ -274,6 +290,7 @@ class DeviceLevel:
         }
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the sharp vote's sources, made when it first runs
+        self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
@@ -353,12 +370,36 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.sources`, on the device."""
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
-    def vote(self, pixels: np.ndarray, k_use: int, softness: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
+    def split_votes(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.split_votes`, on the device."""
         lev = self.lev
         h, w = lev.shape
+        self.low_rect = source_rect(lev, self.half)
+        x0, y0, x1, y1 = self.low_rect
+        t = time.perf_counter()
+        self.b["low"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)
+        self.seconds["transfers"] += time.perf_counter() - t
+        self.events.append(("vote", self.kn["vote"].low_pass(self.b, self.low_rect, w, h, lev.work_args)))
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
+        lev = self.lev
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
-        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), w, h, k_use, softness, lev.work_args)))
+        self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), lev.shape[1], k_use, softness,
+                                                    lev.work_args, self.low_rect if split else None)))
+
+    def expect_prior(self) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.expect_prior`: the work area's rows are
+        read back, the prior is computed on the host (as there) and sent."""
+        lev = self.lev
+        w = lev.shape[1]
+        x0, y0, x1, y1 = lev.work
+        rows = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], offset=y0 * w * 4)
+        prior = ref.texture_prior(rows, lev.solve_map, (0, x0))  # host work, like the level's lists
+        t = time.perf_counter()
+        self.b["prior"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+                                     hostbuf=prior)
+        self.seconds["transfers"] += time.perf_counter() - t
 
     def sweeps(self, n: int) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.sweeps`, on the device."""

@@ -202,19 +202,61 @@ def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndar
     nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
 
 
+def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]) -> np.ndarray:
+    """The rounded mean colour of the known pixels in the 3x3 box around every pixel of ``rect``
+    ((x0, y0, x1, y1), inside the image) (``vote.cl: low_pass``), (y1 - y0, x1 - x0, 3) uint8.
+
+    ``hole`` covers the work area at ``origin`` and is 1 on the hole and 2 on protected pixels;
+    both are left out (no fill takes a protected object's colour), as are pixels outside the
+    image.  Only the known pixels' values are used by the split vote.
+    """
+    h, w = est.shape[:2]
+    x0, y0, x1, y1 = rect
+    rh, rw = hole.shape
+    known = np.ones((h + 2, w + 2), bool)  # padded by one: the pixels outside the image are left out
+    known[0], known[-1], known[:, 0], known[:, -1] = False, False, False, False
+    oy, ox = origin
+    known[oy + 1:oy + rh + 1, ox + 1:ox + rw + 1] &= hole == 0
+    colour = np.zeros((h + 2, w + 2, 3), np.int64)
+    colour[1:-1, 1:-1] = est[..., :3]
+    total = np.zeros((y1 - y0, x1 - x0, 3), np.int64)
+    count = np.zeros((y1 - y0, x1 - x0), np.int64)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            k = known[y0 + dy:y1 + dy, x0 + dx:x1 + dx]
+            total += np.where(k[..., None], colour[y0 + dy:y1 + dy, x0 + dx:x1 + dx], 0)
+            count += k
+    return floor_div(total + (count // 2)[..., None], np.maximum(count, 1)[..., None]).astype(np.uint8)
+
+
 def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
-         cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray) -> None:
+         cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray,
+         split: tuple[np.ndarray, tuple[int, int]] | None = None) -> None:
     """Each listed pixel becomes the weighted mean of what the patches covering it copy
     (``vote.cl: vote``).
 
     Every target window that contains the pixel votes with each of its first ``k_use``
     candidates; candidate k weighs ``256 * softness // (softness + cost_k - cost_0)``.
     ``out`` (work area, 4) int32 receives the rounded means (colour and feature) at ``pixels``.
+
+    With ``split`` (a :func:`low_pass` map over every source pixel, and its origin (y, x)) the
+    vote is split by frequency: the colour is the weighted mean of the copied pixels' low pass
+    plus the detail (pixel minus low pass) of the best-matching covering candidate (the first in
+    the order dy, dx, k at equal costs), clamped to 0..255; the feature stays the plain mean.
+    Averaging many slightly shifted copies keeps the tones but washes texture out; the detail
+    of one copy keeps it.
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
-    acc = np.zeros((len(pixels), 4), np.int64)
-    wsum = np.zeros(len(pixels), np.int64)
+    n = len(pixels)
+    acc = np.zeros((n, 4), np.int64)
+    low_sum = np.zeros((n, 3), np.int64)
+    wsum = np.zeros(n, np.int64)
+    dmin = np.full(n, int(EMPTY) + 1, np.int64)
+    best = np.zeros((n, 2), np.int64)
+    if split is not None:
+        low, (ly0, lx0) = split
+        low = low.astype(np.int64)
     for dy in range(-half, half + 1):
         for dx in range(-half, half + 1):
             t = _local(tidx, origin, py - dy, px - dx)
@@ -229,7 +271,17 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
                 sx = np.where(use, nnf[ts, k, 1] + dx, 0)
                 acc += wk[:, None] * rgb[sy, sx]
                 wsum += wk
-    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+                if split is not None:
+                    low_sum += np.where(use[:, None], wk[:, None] * low[np.where(use, sy - ly0, 0),
+                                                                        np.where(use, sx - lx0, 0)], 0)
+                    take = use & (ck < dmin)
+                    dmin = np.where(take, ck, dmin)
+                    best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+    mean = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
+    if split is not None:
+        detail = rgb[best[:, 0], best[:, 1], :3] - low[best[:, 0] - ly0, best[:, 1] - lx0]
+        mean[:, :3] = np.clip(floor_div(low_sum + (wsum // 2)[:, None], wsum[:, None]) + detail, 0, 255)
+    out[py - origin[0], px - origin[1]] = mean
 
 
 def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray,
@@ -268,14 +320,16 @@ def gauss_seidel(hole: np.ndarray, est: np.ndarray, v: np.ndarray, x: np.ndarray
             x[py[some] - oy, px[some] - ox, :3] = floor_div(s[some] + (n[some] // 2)[:, None], n[some][:, None])
 
 
-def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int]) -> None:
+def compose(est: np.ndarray, v: np.ndarray, x: np.ndarray, pixels: np.ndarray, origin: tuple[int, int],
+            prior: np.ndarray | None = None) -> None:
     """``est = clamp(v + round(x / FIX), 0, 255)`` on the hole pixels' colours, and the vote's
-    feature (``poisson.cl: compose``); ``v`` and ``x`` cover the work area at ``origin``."""
+    feature or, given, the ``prior``'s (``poisson.cl: compose``); ``v``, ``x`` and ``prior``
+    (uint8) cover the work area at ``origin``."""
     py, px = pixels[:, 0], pixels[:, 1]
     ly, lx = py - origin[0], px - origin[1]
     corr = floor_div(x[ly, lx, :3] + FIX // 2, FIX)
     est[py, px, :3] = np.clip(v[ly, lx, :3] + corr, 0, 255).astype(np.uint8)
-    est[py, px, 3] = v[ly, lx, 3]  # the feature is not corrected
+    est[py, px, 3] = v[ly, lx, 3] if prior is None else prior[ly, lx]  # the feature is not corrected
 
 
 # -- the first fill: onion peel ---------------------------------------------------------------
@@ -471,3 +525,58 @@ def texture_features(rgb: np.ndarray, hole: np.ndarray, radius: int = -1) -> np.
     s, c = box(val), box(have.astype(np.int64))
     f = np.where(c > 0, np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255), 0)
     return np.where(hole, 0, f).astype(np.uint8)
+
+
+def _upsample2(coarse: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``coarse`` (int64) scaled up twice to ``shape``, bilinear at the pixel centres with weights
+    1/4 and 3/4 (the border repeats), rounded."""
+
+    def taps(n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        i = np.arange(n)
+        near = i // 2
+        far = np.clip(np.where(i % 2, near + 1, near - 1), 0, size - 1)
+        return near, far, np.full(n, 3), np.full(n, 1)
+
+    yn, yf, wyn, wyf = taps(shape[0], coarse.shape[0])
+    xn, xf, wxn, wxf = taps(shape[1], coarse.shape[1])
+    total = (wyn[:, None] * wxn[None, :] * coarse[yn[:, None], xn[None, :]]
+             + wyn[:, None] * wxf[None, :] * coarse[yn[:, None], xf[None, :]]
+             + wyf[:, None] * wxn[None, :] * coarse[yf[:, None], xn[None, :]]
+             + wyf[:, None] * wxf[None, :] * coarse[yf[:, None], xf[None, :]])
+    return (total + 8) // 16
+
+
+def pull_push(values: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """``values`` (int) at the ``known`` pixels, and elsewhere values carried in smoothly from them
+    (pull-push: the rounded means of the known pixels of 2x2 blocks, level by level, then
+    :func:`_upsample2` back down), int64.  All zero when nothing is known."""
+    v = np.where(known, values, 0).astype(np.int64)
+    if known.all() or not known.any():
+        return v
+    h, w = known.shape
+    ch, cw = (h + 1) // 2, (w + 1) // 2
+    total = np.zeros((ch, cw), np.int64)
+    count = np.zeros((ch, cw), np.int64)
+    for dy in (0, 1):
+        for dx in (0, 1):
+            part, have = v[dy::2, dx::2], known[dy::2, dx::2]
+            total[:part.shape[0], :part.shape[1]] += part
+            count[:have.shape[0], :have.shape[1]] += have
+    coarse = pull_push(floor_div(total + count // 2, np.maximum(count, 1)), count > 0)
+    return np.where(known, v, _upsample2(coarse, (h, w)))
+
+
+def texture_prior(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int]) -> np.ndarray:
+    """The texture the hole should have, from the known pixels' texture features around it
+    (:func:`pull_push` over the work area): uint8, covering ``hole`` (the work area's map, 1 on
+    the hole, 2 on protected pixels, whose texture is not expected either) at ``origin``; the
+    known pixels keep their features.
+
+    The fill's own features follow the sources it copies, and a fill that has turned smooth
+    keeps matching smooth sources; with the surroundings' texture expected, it takes sources
+    as textured as they are.
+    """
+    rh, rw = hole.shape
+    oy, ox = origin
+    feature = est[oy:oy + rh, ox:ox + rw, 3]
+    return np.clip(pull_push(feature, hole == 0), 0, 255).astype(np.uint8)
