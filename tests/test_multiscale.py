@@ -560,6 +560,15 @@ def test_pull_push_by_hand():
     np.testing.assert_array_equal(got, [[8, 16, 32, 40]])
 
 
+@pytest.mark.parametrize("rect", [(0, 0, 40, 30), (3, 2, 9, 11), (30, 20, 40, 30), (10, 5, 31, 24), (0, 29, 40, 30)])
+def test_texture_features_in_a_rectangle_equal_those_of_the_whole_photo(rng, rect):
+    img = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    mask = blob_mask(30, 40, rng, 0.3)
+    x0, y0, x1, y1 = rect
+    np.testing.assert_array_equal(ref.texture_features_in(img, mask, rect),
+                                  ref.texture_features(img, mask)[y0:y1, x0:x1])
+
+
 def test_texture_prior_carries_the_surroundings_into_the_hole(rng):
     """A hole between a textured left and a smooth right expects texture on its left side only."""
     h, w = 40, 60
@@ -570,7 +579,7 @@ def test_texture_prior_carries_the_surroundings_into_the_hole(rng):
     mask[10:30, 15:45] = True
     est[mask, 3] = rng.integers(0, 256, int(mask.sum()))  # never read
     lev = levels.prepare_level(mask, 2, None)
-    prior = ref.texture_prior(est, lev.solve_map, lev.origin)
+    prior = ref.texture_prior(work(lev, est[..., 3]), lev.solve_map)
     oy, ox = lev.origin
     np.testing.assert_array_equal(prior[lev.hole_map == 0], work(lev, est[..., 3])[lev.hole_map == 0])
     left, right = prior[20 - oy, 16 - ox], prior[20 - oy, 43 - ox]

@@ -120,9 +120,9 @@ MEAN_WEIGHT, MEAN_FROM = 4, 2
 #: (:func:`inpaint.methods.multiscale.reference.vote`): the tones averaged, the texture of the best
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
 SPLIT_LEVELS = 1
-#: Levels, from the photo itself up, whose hole expects the texture of its surroundings
+#: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
-PRIOR_LEVELS = 1
+EXPECTED_TEXTURE = True
 
 
 class HostLevel:
@@ -212,13 +212,11 @@ class HostLevel:
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
                     self.half, k_use, softness, self.v, self.low if split else None)
 
-    def expect_prior(self) -> None:
-        """From now on the hole's texture feature is the one expected from its surroundings
-        (:func:`inpaint.methods.multiscale.reference.texture_prior`), not its sources'."""
-        self._timed("levels", self._set_prior)
-
-    def _set_prior(self) -> None:
-        self.prior = ref.texture_prior(self.est, self.lev.solve_map, self.lev.origin)
+    def expect_prior(self, prior: np.ndarray) -> None:
+        """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one
+        expected from its surroundings, see :func:`inpaint.methods.multiscale.reference.texture_prior`),
+        not its sources'."""
+        self.prior = prior
 
     def sweeps(self, n: int) -> None:
         """``n`` red-black Gauss-Seidel sweeps of the correction."""
@@ -446,8 +444,9 @@ class MultiscaleInpainter(StepwiseJob):
                               self._events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
-        if lv < PRIOR_LEVELS:
-            st.expect_prior()
+        if lv == 0 and EXPECTED_TEXTURE:
+            feature = ref.texture_features_in(self.rgb, self.mask, lev.work)
+            st.expect_prior(ref.texture_prior(feature, lev.solve_map))
         if lv < SPLIT_LEVELS:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on

@@ -388,17 +388,11 @@ class DeviceLevel:
         self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), lev.shape[1], k_use, softness,
                                                     lev.work_args, self.low_rect if split else None)))
 
-    def expect_prior(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.expect_prior`: the work area's rows are
-        read back, the prior is computed on the host (as there) and sent."""
-        lev = self.lev
-        w = lev.shape[1]
-        x0, y0, x1, y1 = lev.work
-        rows = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], offset=y0 * w * 4)
-        prior = ref.texture_prior(rows, lev.solve_map, (0, x0))  # host work, like the level's lists
+    def expect_prior(self, prior: np.ndarray) -> None:
+        """As :meth:`inpaint.methods.multiscale.job.HostLevel.expect_prior`, on the device."""
         t = time.perf_counter()
         self.b["prior"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
-                                     hostbuf=prior)
+                                     hostbuf=np.ascontiguousarray(prior))
         self.seconds["transfers"] += time.perf_counter() - t
 
     def sweeps(self, n: int) -> None:

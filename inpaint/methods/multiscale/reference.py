@@ -566,17 +566,26 @@ def pull_push(values: np.ndarray, known: np.ndarray) -> np.ndarray:
     return np.where(known, v, _upsample2(coarse, (h, w)))
 
 
-def texture_prior(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int]) -> np.ndarray:
+def texture_features_in(rgb: np.ndarray, hole: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
+    """:func:`texture_features` of the pixels of ``rect`` ((x0, y0, x1, y1)) alone, (y1 - y0, x1 - x0)
+    uint8: the same values, computed from the rectangle grown by the reach of a feature's box and
+    its edges (FEATURE_RADIUS + 1 px), not from the whole photo."""
+    h, w = hole.shape
+    x0, y0, x1, y1 = rect
+    m = FEATURE_RADIUS + 1
+    cx0, cy0, cx1, cy1 = max(x0 - m, 0), max(y0 - m, 0), min(x1 + m, w), min(y1 + m, h)
+    f = texture_features(rgb[cy0:cy1, cx0:cx1], hole[cy0:cy1, cx0:cx1])
+    return f[y0 - cy0:y1 - cy0, x0 - cx0:x1 - cx0]
+
+
+def texture_prior(feature: np.ndarray, hole: np.ndarray) -> np.ndarray:
     """The texture the hole should have, from the known pixels' texture features around it
-    (:func:`pull_push` over the work area): uint8, covering ``hole`` (the work area's map, 1 on
-    the hole, 2 on protected pixels, whose texture is not expected either) at ``origin``; the
-    known pixels keep their features.
+    (:func:`pull_push`): uint8, like ``feature`` and ``hole`` (both over the work area; ``hole``
+    is 1 on the hole and 2 on protected pixels, whose texture is not expected either); the known
+    pixels keep their features.
 
     The fill's own features follow the sources it copies, and a fill that has turned smooth
     keeps matching smooth sources; with the surroundings' texture expected, it takes sources
     as textured as they are.
     """
-    rh, rw = hole.shape
-    oy, ox = origin
-    feature = est[oy:oy + rh, ox:ox + rw, 3]
     return np.clip(pull_push(feature, hole == 0), 0, 255).astype(np.uint8)
