@@ -334,6 +334,7 @@ class MultiscaleInpainter(StepwiseJob):
         self._pos = 0
         self._state: HostLevel | None = None
         self._short = False  # whether the current level runs the short search
+        self._ready: tuple[int, tuple[Level, np.ndarray | None]] | None = None  # the next level, set up
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._lut = ref.weight_lut()
@@ -418,9 +419,20 @@ class MultiscaleInpainter(StepwiseJob):
         return bufs
 
     # -- the algorithm --------------------------------------------------------------------
+    def _setup(self, lv: int) -> tuple[Level, np.ndarray | None]:
+        """Level ``lv``'s description and, at the photo's own level, the texture its hole expects:
+        host work alone, which the device path does while the device finishes the level above."""
+        lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
+        prior = None
+        if lv == 0 and EXPECTED_TEXTURE:
+            prior = ref.texture_prior(ref.texture_features_in(self.rgb, self.mask, lev.work), lev.solve_map)
+        return lev, prior
+
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
-        lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
+        ready = self._ready
+        self._ready = None
+        lev, prior = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
         key = self.seed * 1000 + lv
         starts = None
         self._short = False  # the short search around the coarser level's matches
@@ -444,9 +456,8 @@ class MultiscaleInpainter(StepwiseJob):
                               self._events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
-        if lv == 0 and EXPECTED_TEXTURE:
-            feature = ref.texture_features_in(self.rgb, self.mask, lev.work)
-            st.expect_prior(ref.texture_prior(feature, lev.solve_map))
+        if prior is not None:
+            st.expect_prior(prior)
         if lv < SPLIT_LEVELS:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
@@ -503,6 +514,7 @@ class MultiscaleInpainter(StepwiseJob):
             self._result_image = image
             self._sources = (st.sources(), lev.hole)
         else:
+            self._ready = (lv - 1, self._setup(lv - 1))  # before the read-back waits for the device
             best = st.best_matches()
             oy, ox = lev.origin
             best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
