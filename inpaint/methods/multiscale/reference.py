@@ -213,19 +213,28 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
     h, w = est.shape[:2]
     x0, y0, x1, y1 = rect
     rh, rw = hole.shape
-    known = np.ones((h + 2, w + 2), bool)  # padded by one: the pixels outside the image are left out
-    known[0], known[-1], known[:, 0], known[:, -1] = False, False, False, False
+    # the rectangle grown by one (clipped), its known pixels, and their colours (0 elsewhere)
+    gx0, gy0, gx1, gy1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, w), min(y1 + 1, h)
+    known = np.ones((gy1 - gy0, gx1 - gx0), bool)
     oy, ox = origin
-    known[oy + 1:oy + rh + 1, ox + 1:ox + rw + 1] &= hole == 0
-    colour = np.zeros((h + 2, w + 2, 3), np.int64)
-    colour[1:-1, 1:-1] = est[..., :3]
-    total = np.zeros((y1 - y0, x1 - x0, 3), np.int64)
-    count = np.zeros((y1 - y0, x1 - x0), np.int64)
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            k = known[y0 + dy:y1 + dy, x0 + dx:x1 + dx]
-            total += np.where(k[..., None], colour[y0 + dy:y1 + dy, x0 + dx:x1 + dx], 0)
-            count += k
+    hy0, hx0 = max(oy, gy0), max(ox, gx0)
+    hy1, hx1 = min(oy + rh, gy1), min(ox + rw, gx1)
+    if hy0 < hy1 and hx0 < hx1:
+        known[hy0 - gy0:hy1 - gy0, hx0 - gx0:hx1 - gx0] = hole[hy0 - oy:hy1 - oy, hx0 - ox:hx1 - ox] == 0
+    colour = est[gy0:gy1, gx0:gx1, :3].astype(np.int32) * known[..., None]
+    total = np.zeros((y1 - y0, x1 - x0, 3), np.int32)
+    count = np.zeros((y1 - y0, x1 - x0), np.int32)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            # the box's (dy, dx) neighbour of every pixel of the rectangle that has one in the image
+            ty0, ty1 = max(y0, -dy), min(y1, h - dy)
+            tx0, tx1 = max(x0, -dx), min(x1, w - dx)
+            if ty0 >= ty1 or tx0 >= tx1:
+                continue
+            src = (slice(ty0 + dy - gy0, ty1 + dy - gy0), slice(tx0 + dx - gx0, tx1 + dx - gx0))
+            dst = (slice(ty0 - y0, ty1 - y0), slice(tx0 - x0, tx1 - x0))
+            total[dst] += colour[src]
+            count[dst] += known[src]
     return floor_div(total + (count // 2)[..., None], np.maximum(count, 1)[..., None]).astype(np.uint8)
 
 
