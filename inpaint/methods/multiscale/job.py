@@ -85,10 +85,11 @@ MAX_PATCH = 31
 #: half the weight.
 SOFTNESS = 340
 #: The final vote's sharpness: a covering patch whose SSD exceeds the best one's by this much per
-#: compared value (squared grey levels) weighs exp(-1) of it.  Only near-equal matches share a
-#: pixel: 4 kept more of the sources' detail than 32, 16 or 8, with no seam to be seen (in
-#: smooth areas many patches match that closely and still blend).
-SHARPNESS = 4
+#: compared value (squared grey levels) weighs exp(-1) of it.  0: the step is one unit of the
+#: whole SSD, so the best-matching patch alone decides each pixel (equal ones share).  Blending
+#: even near-equal matches (4, 8, 32) smoothed the grain of smooth areas, which a photo's
+#: surroundings keep; deciding by the best patch showed no seam.
+SHARPNESS = 0
 #: Random source candidates each pixel of the first fill (the onion peel) starts from.
 ONION_CANDIDATES = 64
 #: Rounds (PatchMatch + vote + correction) at the coarsest level, the finest (the photo itself,
