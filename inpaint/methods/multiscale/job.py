@@ -335,7 +335,7 @@ class MultiscaleInpainter(StepwiseJob):
         self._pos = 0
         self._state: HostLevel | None = None
         self._short = False  # whether the current level runs the short search
-        self._ready: tuple[int, tuple[Level, np.ndarray | None]] | None = None  # the next level, set up
+        self._ready: tuple[int, Level] | None = None  # the next level, set up
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._lut = ref.weight_lut()
@@ -420,20 +420,24 @@ class MultiscaleInpainter(StepwiseJob):
         return bufs
 
     # -- the algorithm --------------------------------------------------------------------
-    def _setup(self, lv: int) -> tuple[Level, np.ndarray | None]:
-        """Level ``lv``'s description and, at the photo's own level, the texture its hole expects:
-        host work alone, which the device path does while the device finishes the level above."""
-        lev = prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
-        prior = None
+    def _setup(self, lv: int) -> Level:
+        """Level ``lv``'s description: host work alone, which the device path does while the
+        device finishes the level above."""
+        return prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv])
+
+    def _expect_texture(self, st: Any, lv: int) -> None:
+        """At the photo's own level, hand ``st`` the texture its hole expects: host work, done once
+        the level's first device work is queued (and its buffers, checked against the memory
+        left, exist)."""
         if lv == 0 and EXPECTED_TEXTURE:
-            prior = ref.texture_prior(ref.texture_features_in(self.rgb, self.mask, lev.work), lev.solve_map)
-        return lev, prior
+            lev = st.lev
+            st.expect_prior(ref.texture_prior(ref.texture_features_in(self.rgb, self.mask, lev.work), lev.solve_map))
 
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
         ready = self._ready
         self._ready = None
-        lev, prior = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
+        lev = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
         key = self.seed * 1000 + lv
         starts = None
         self._short = False  # the short search around the coarser level's matches
@@ -457,8 +461,6 @@ class MultiscaleInpainter(StepwiseJob):
                               self._events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
-        if prior is not None:
-            st.expect_prior(prior)
         if lv < SPLIT_LEVELS:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
@@ -471,6 +473,7 @@ class MultiscaleInpainter(StepwiseJob):
                                   (key * 4096 + i) & 0xFFFFFFFF).reshape(len(pix), ONION_CANDIDATES, 2)
                      for i, pix in enumerate(layers)]
             st.onion(layers, cands, (key * 4096) & 0xFFFFFFFF)
+            self._expect_texture(st, lv)
         else:
             # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it
             # starts sharp); the coarse correction, scaled up, is where the correction starts.
@@ -478,6 +481,7 @@ class MultiscaleInpainter(StepwiseJob):
             st.lift(self._coarse[0])
             st.rescore()
             st.vote(lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
+            self._expect_texture(st, lv)  # while the device votes
             st.compose()
             self._coarse = None
         st.rescore()
