@@ -569,6 +569,39 @@ def test_texture_features_in_a_rectangle_equal_those_of_the_whole_photo(rng, rec
                                   ref.texture_features(img, mask)[y0:y1, x0:x1])
 
 
+def test_expected_texture_of_one_hole_is_its_work_area_prior(rng):
+    img = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    mask = blob_mask(60, 80, rng, 0.3)
+    lev = levels.prepare_level(mask, 2, None)
+    got = ref.expected_texture(img, mask, lev.solve_map, lev.work, 2)
+    want = ref.texture_prior(ref.texture_features_in(img, mask, lev.work), lev.solve_map)
+    hole = lev.solve_map == 1
+    np.testing.assert_array_equal(got[hole], want[hole])
+    assert (got[~hole] == 0).all()
+
+
+def test_expected_texture_of_far_apart_holes_comes_from_each_ones_surroundings(rng):
+    """Two holes in opposite corners: each gets the prior of its own box grown by the margin, not
+    of the box around both."""
+    h, w = 200, 260
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    img[:, 130:] //= 8  # a smoother right half
+    mask = np.zeros((h, w), bool)
+    mask[10:30, 12:40] = True
+    mask[160:185, 200:240] = True
+    lev = levels.prepare_level(mask, 3, None)
+    got = ref.expected_texture(img, mask, lev.solve_map, lev.work, 3)
+    x0, y0 = lev.work[:2]
+    for (ys, xs) in ((slice(10, 30), slice(12, 40)), (slice(160, 185), slice(200, 240))):
+        rect = (xs.start - 3, ys.start - 3, xs.stop + 3, ys.stop + 3)
+        one = np.zeros((h, w), bool)
+        one[ys, xs] = True
+        solve = np.where(one, 1, 0)[rect[1]:rect[3], rect[0]:rect[2]]
+        want = ref.texture_prior(ref.texture_features_in(img, mask, rect), solve)
+        np.testing.assert_array_equal(got[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0], want[3:-3, 3:-3])
+    assert got[20 - y0, 20 - x0] > got[170 - y0, 220 - x0]  # the rough corner expects more texture
+
+
 def test_texture_prior_carries_the_surroundings_into_the_hole(rng):
     """A hole between a textured left and a smooth right expects texture on its left side only."""
     h, w = 40, 60

@@ -431,7 +431,7 @@ class MultiscaleInpainter(StepwiseJob):
         left, exist)."""
         if lv == 0 and EXPECTED_TEXTURE:
             lev = st.lev
-            st.expect_prior(ref.texture_prior(ref.texture_features_in(self.rgb, self.mask, lev.work), lev.solve_map))
+            st.expect_prior(ref.expected_texture(self.rgb, self.mask, lev.solve_map, lev.work, self.half))
 
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""

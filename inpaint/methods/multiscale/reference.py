@@ -598,3 +598,58 @@ def texture_prior(feature: np.ndarray, hole: np.ndarray) -> np.ndarray:
     as textured as they are.
     """
     return np.clip(pull_push(feature, hole == 0), 0, 255).astype(np.uint8)
+
+
+#: Side of the cells that group a hole's pixels for :func:`expected_texture`: parts of the hole
+#: more than about a cell apart get their expected texture each from their own surroundings.
+GROUP_CELL = 64
+
+
+def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work: tuple[int, int, int, int],
+                     margin: int) -> np.ndarray:
+    """The texture the hole's pixels expect (:func:`texture_prior`), uint8 over the work area
+    ``work`` ((x0, y0, x1, y1), whose map ``solve`` is 1 on the hole and 2 on protected pixels);
+    0 on the other pixels.
+
+    The hole's pixels are grouped by :data:`GROUP_CELL`-pixel cells (cells that touch, corners
+    included, form a group), and each group's prior is computed over its own pixels' box grown by
+    ``margin``: for one compact hole that is the work area itself, and two small holes in opposite
+    corners of a photo cost their own surroundings, not the whole photo's.
+    """
+    x0, y0, x1, y1 = work
+    h, w = hole.shape
+    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    ys, xs = np.nonzero(solve == 1)
+    if not len(ys):
+        return out
+    cy, cx = ys // GROUP_CELL, xs // GROUP_CELL
+    ncx = int(cx.max()) + 1
+    cells = {(int(k) // ncx, int(k) % ncx) for k in np.unique(cy * ncx + cx)}
+    group: dict[tuple[int, int], int] = {}
+    count = 0
+    for start in sorted(cells):  # flood fill over the occupied cells, 8-connected
+        if start in group:
+            continue
+        group[start] = count
+        stack = [start]
+        while stack:
+            a, b = stack.pop()
+            for da in (-1, 0, 1):
+                for db in (-1, 0, 1):
+                    q = (a + da, b + db)
+                    if q in cells and q not in group:
+                        group[q] = count
+                        stack.append(q)
+        count += 1
+    table = np.zeros((int(cy.max()) + 1, ncx), np.int64)
+    for (a, b), g in group.items():
+        table[a, b] = g
+    ids = table[cy, cx]
+    for g in range(count):
+        gy, gx = (ys, xs) if count == 1 else (ys[ids == g], xs[ids == g])
+        rx0, ry0 = max(int(gx.min()) + x0 - margin, 0), max(int(gy.min()) + y0 - margin, 0)
+        rx1, ry1 = min(int(gx.max()) + x0 + 1 + margin, w), min(int(gy.max()) + y0 + 1 + margin, h)
+        feature = texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
+        prior = texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
+        out[gy, gx] = prior[gy + y0 - ry0, gx + x0 - rx0]
+    return out
