@@ -201,7 +201,7 @@ def select_region(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
                 similar &= values <= values.dtype.type(hi)
             else:
                 similar &= np.abs(values - seed) <= limit
-        region = _component(similar, (y - y0, x - x0), connectivity)
+        region = component(similar, (y - y0, x - x0), connectivity)
         # A region that does not reach the window's inner edges is the whole region: a path
         # leaving the window would cross an edge pixel.
         reaches = ((y0 > 0 and region[0].any()) or (y1 < h and region[-1].any())
@@ -252,7 +252,7 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(lo - firsts, counts) + np.arange(total)
 
 
-def _component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.ndarray:
+def component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.ndarray:
     """The connected component of ``cand`` holding ``seed`` (which must be in ``cand``).
 
     The candidate pixels are cut into horizontal runs ``[a, b)`` per row; the runs of one row
@@ -379,6 +379,6 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
     y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
     outside = np.ones((y1 - y0 + 2, x1 - x0 + 2), bool)
     outside[1:-1, 1:-1] = ~mask[y0:y1, x0:x1]
-    reach = _component(outside, (0, 0), 4)
+    reach = component(outside, (0, 0), 4)
     out[y0:y1, x0:x1] = ~reach[1:-1, 1:-1]
     return out

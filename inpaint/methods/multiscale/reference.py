@@ -29,6 +29,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ... import cancel
+from ...masks import component
 
 #: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
 EMPTY = np.uint32(0xFFFFFFFF)
@@ -623,27 +624,14 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
     if not len(ys):
         return out
     cy, cx = ys // GROUP_CELL, xs // GROUP_CELL
-    ncx = int(cx.max()) + 1
-    cells = {(int(k) // ncx, int(k) % ncx) for k in np.unique(cy * ncx + cx)}
-    group: dict[tuple[int, int], int] = {}
+    occupied = np.zeros((int(cy.max()) + 1, int(cx.max()) + 1), bool)
+    occupied[cy, cx] = True
+    table = np.full(occupied.shape, -1, np.int64)
     count = 0
-    for start in sorted(cells):  # flood fill over the occupied cells, 8-connected
-        if start in group:
-            continue
-        group[start] = count
-        stack = [start]
-        while stack:
-            a, b = stack.pop()
-            for da in (-1, 0, 1):
-                for db in (-1, 0, 1):
-                    q = (a + da, b + db)
-                    if q in cells and q not in group:
-                        group[q] = count
-                        stack.append(q)
-        count += 1
-    table = np.zeros((int(cy.max()) + 1, ncx), np.int64)
-    for (a, b), g in group.items():
-        table[a, b] = g
+    for a, b in zip(*np.nonzero(occupied)):
+        if table[a, b] < 0:
+            table[component(occupied, (int(a), int(b)), 8)] = count
+            count += 1
     ids = table[cy, cx]
     for g in range(count):
         gy, gx = (ys, xs) if count == 1 else (ys[ids == g], xs[ids == g])
