@@ -135,17 +135,18 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0
     return nnf, cost, best_out
 
 
-def naive_low_pass(est, mask, y, x):
-    """The rounded mean colour of the pixels of the 3x3 box around (y, x) that are in the image and
-    off ``mask`` (whole-image)."""
+def naive_low_pass(est, mask, y, x, r=ref.LOW_RADIUS):
+    """The rounded mean colour of the pixels of the (2 r + 1)^2 box around (y, x) that are in the
+    image and off ``mask`` (whole-image)."""
     h, w = mask.shape
-    got = [(yy, xx) for yy in range(y - 1, y + 2) for xx in range(x - 1, x + 2)
+    got = [(yy, xx) for yy in range(y - r, y + r + 1) for xx in range(x - r, x + r + 1)
            if 0 <= yy < h and 0 <= xx < w and not mask[yy, xx]]
     return [(sum(int(est[q][c]) for q in got) + len(got) // 2) // len(got) for c in range(3)]
 
 
 def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness, split=False):
-    out = {}
+    """The vote's colours by pixel and, split, each pixel's best-matching copy (its source pixel)."""
+    out, src = {}, {}
     for y, x in pixels:
         acc, low, ws, best, bcost = [0, 0, 0, 0], [0, 0, 0], 0, None, None
         for dy in range(-half, half + 1):
@@ -168,10 +169,11 @@ def naive_vote(est, pixels, lev, nnf, cost, half, k_use, softness, split=False):
                             best, bcost = (sy, sx), cost[t, j]
         out[(y, x)] = [(a + ws // 2) // ws for a in acc]
         if split:
+            src[(y, x)] = best
             lp = naive_low_pass(est, lev.mask, *best)
             out[(y, x)][:3] = [min(max((a + ws // 2) // ws + int(est[best][c]) - lp[c], 0), 255)
                                for c, a in enumerate(low)]
-    return out
+    return out, src
 
 
 def naive_gauss_seidel(hole, est, v, x, sweeps):
@@ -242,31 +244,6 @@ def naive_onion_search(est, filled, osrc, lev, pixels, cands, half, key):
     return np.array(out, np.int32)
 
 
-def naive_vote_sharp(est, pixels, lev, nnf, cost, half, k_use, unit, lut):
-    out, src = {}, {}
-    for y, x in pixels:
-        entries = []
-        for dy in range(-half, half + 1):
-            for dx in range(-half, half + 1):
-                t = target_at(lev, y - dy, x - dx)
-                if t < 0:
-                    continue
-                for j in range(k_use):
-                    if cost[t, j] != ref.EMPTY:
-                        entries.append((int(cost[t, j]), int(nnf[t, j, 0]) + dy, int(nnf[t, j, 1]) + dx))
-        cmin = min(e[0] for e in entries)
-        src[(y, x)] = next((sy, sx) for c, sy, sx in entries if c == cmin)  # the first at the smallest cost
-        acc, ws = [0, 0, 0, 0], 0
-        for c, sy, sx in entries:
-            i = (c - cmin) // unit
-            wk = int(lut[i]) if i < len(lut) else 0
-            for ch in range(4):
-                acc[ch] += wk * int(est[sy, sx, ch])
-            ws += wk
-        out[(y, x)] = [(a + ws // 2) // ws for a in acc]
-    return out, src
-
-
 def onion_state(rng, h=26, w=31, half=2, layer=None, step=16):
     """The coarsest level of a fill part-way through its onion peel: layers before ``layer`` (all
     when None) are filled, with their sources recorded.  Colours are multiples of ``step``, so
@@ -325,30 +302,6 @@ def test_onion_fills_each_pixel_with_its_source_colour(rng):
     assert (~lev.mask[src[:, 0], src[:, 1]]).all()
 
 
-def test_vote_sharp_matches_naive(rng):
-    lev, est, nnf, cost, _ = level_state(rng, half=2, k=3, iterations=2)
-    out = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
-    src = np.full((len(lev.hole), 2), SENTINEL, np.int32)
-    lut = ref.weight_lut()
-    ref.vote_sharp(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 700, lut, out, src)
-    want, want_src = naive_vote_sharp(est, lev.pixels, lev, nnf, cost, 2, 3, 700, lut)
-    oy, ox = lev.origin
-    for (y, x), v in want.items():
-        assert list(out[y - oy, x - ox]) == v
-    for i, (y, x) in enumerate(lev.hole):
-        assert tuple(src[i]) == want_src[(y, x)]
-    assert (~lev.mask[src[:, 0], src[:, 1]]).all()  # every source is an original known pixel
-    listed = np.zeros(lev.tidx.shape, bool)
-    listed[lev.pixels[:, 0] - oy, lev.pixels[:, 1] - ox] = True
-    assert (out[~listed] == SENTINEL).all()
-
-
-def test_weight_table():
-    lut = ref.weight_lut()
-    assert lut[0] == ref.LUT_ONE and (np.diff(lut.astype(np.int64)) <= 0).all() and lut[-1] == 0
-    assert abs(int(lut[ref.LUT_STEPS]) - ref.LUT_ONE / np.e) <= 0.5
-
-
 @pytest.mark.parametrize("mean", [0, 4, 7])
 def test_ssd_matches_naive(rng, mean):
     lev, est, nnf, *_ = level_state(rng, half=3)
@@ -405,11 +358,16 @@ def work(lev, full):
 def test_vote_matches_naive(rng, split):
     lev, est, nnf, cost, _ = level_state(rng, k=3, iterations=2)
     out = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
-    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out, low_map(lev, est, 2) if split else None)
-    want = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000, split)
+    src = np.full((len(lev.hole), 2), SENTINEL, np.int32) if split else None
+    ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out, low_map(lev, est, 2) if split else None,
+             src)
+    want, want_src = naive_vote(est, lev.pixels, lev, nnf, cost, 2, 3, 5000, split)
     oy, ox = lev.origin
     for (y, x), v in want.items():
         assert list(out[y - oy, x - ox]) == v
+    if split:  # the hole pixels' best copies: original known pixels
+        assert [tuple(q) for q in src] == [want_src[(y, x)] for y, x in lev.hole]
+        assert (~lev.mask[src[:, 0], src[:, 1]]).all()
     listed = np.zeros(lev.tidx.shape, bool)
     listed[lev.pixels[:, 0] - oy, lev.pixels[:, 1] - ox] = True
     assert (out[~listed] == SENTINEL).all()
@@ -685,11 +643,34 @@ def test_vote_kernel(runtime, rng, k_use, split):
         kn.low_pass(b, rect, w, h, lev.work_args)
         low = read(runtime, b["low"], np.zeros((y1 - y0, x1 - x0, 4), np.uint8))
         np.testing.assert_array_equal(low[..., :3], low_map(lev, est, 3)[0])
-    kn(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args, rect if split else None)
+    src = cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                    hostbuf=np.full((len(lev.hole), 2), SENTINEL, np.int32))
+    nsrc = len(lev.hole) if split else 0
+    kn(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args, rect if split else None, src, nsrc)
     want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
+    want_src = np.full((len(lev.hole), 2), SENTINEL, np.int32)
     ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want,
-             low_map(lev, est, 3) if split else None)
+             low_map(lev, est, 3) if split else None, want_src if split else None)
     np.testing.assert_array_equal(read(runtime, b["v"], want), want)
+    np.testing.assert_array_equal(read(runtime, src, want_src), want_src)  # untouched unless split
+
+
+@pytest.mark.parametrize("h,rect", [(28, None), (80, None), (80, (3, 30, 40, 63)), (80, (0, 79, 34, 80))])
+def test_low_pass_kernel(runtime, rng, h, rect):
+    """The column-chunked kernel equals the reference's box sums: one chunk, several, a last
+    partial one, a rectangle not at a chunk boundary, one row; with a protected band."""
+    lev, est, nnf, cost, _ = level_state(rng, h=h, w=34)
+    x0, y0, x1, y1 = lev.work
+    solve = lev.hole_map.copy()
+    solve[:, (x1 - x0) // 2:(x1 - x0) // 2 + 2][solve[:, (x1 - x0) // 2:(x1 - x0) // 2 + 2] == 0] = 2
+    b, buf = device_buffers(runtime, lev, est, nnf, cost)
+    b["hole"] = buf(solve)
+    rect = rect or (0, 0, 34, h)
+    lx0, ly0, lx1, ly1 = rect
+    b["low"] = buf(np.full((ly1 - ly0, lx1 - lx0, 4), 7, np.uint8))
+    mcl.Vote(runtime, 2, 3).low_pass(b, rect, 34, h, lev.work_args)
+    got = read(runtime, b["low"], np.zeros((ly1 - ly0, lx1 - lx0, 4), np.uint8))
+    np.testing.assert_array_equal(got[..., :3], ref.low_pass(est, solve, lev.origin, rect))
 
 
 def poisson_state(runtime, rng):
@@ -820,22 +801,6 @@ def test_onion_kernels(runtime, rng, half, layer, step, r):
     np.testing.assert_array_equal(read(runtime, b["est"], est), est)
     np.testing.assert_array_equal(read(runtime, b["filled"], filled), filled)
     np.testing.assert_array_equal(read(runtime, b["osrc"], osrc), osrc)
-
-
-@pytest.mark.parametrize("half,k,k_use,unit", [(1, 1, 1, 1), (2, 3, 3, 300), (3, 4, 2, 5000)])
-def test_vote_sharp_kernel(runtime, rng, half, k, k_use, unit):
-    lev, est, nnf, cost, _ = level_state(rng, half=half, k=k, iterations=2)
-    b, buf = device_buffers(runtime, lev, est, nnf, cost)
-    src = buf(np.full((len(lev.hole), 2), SENTINEL, np.int32))
-    lut = ref.weight_lut()
-    h, w = lev.shape
-    mcl.Vote(runtime, half, k).sharp(b, b["pixels"], len(lev.pixels), src, len(lev.hole), buf(lut), len(lut), w,
-                                     k_use, unit, lev.work_args)
-    want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
-    want_src = np.full((len(lev.hole), 2), SENTINEL, np.int32)
-    ref.vote_sharp(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, half, k_use, unit, lut, want, want_src)
-    np.testing.assert_array_equal(read(runtime, b["v"], want), want)
-    np.testing.assert_array_equal(read(runtime, src, want_src), want_src)
 
 
 def naive_features(rgb, hole, r):

@@ -7,7 +7,8 @@
  *
  * tidx and out cover the work area (origin (rx0, ry0), size rw x rh; see patchmatch.cl).
  *
- * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost). */
+ * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost), LOW_RADIUS (the
+ * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass). */
 
 inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 0, b > 0 */
 {
@@ -37,40 +38,67 @@ inline void store_mean(__global int4 *out, const int2 p, const int4 acc, const i
         } \
     }
 
-/* The low-pass map of the split vote: every pixel (lx0 + i % lw, ly0 + i / lw) of its rectangle
- * (n pixels) gets the rounded mean colour of the known pixels in the 3x3 box around it.  hole (1 on
- * the hole, 2 on protected pixels) covers the work area; its hole and protected pixels are left
- * out (no fill takes a protected object's colour), as are pixels outside the image. */
+/* The known pixels of row yy in the box's columns x - LOW_RADIUS .. x + LOW_RADIUS: the sum of their
+ * colours, and their count in w.  hole (1 on the hole, 2 on protected pixels) covers the work
+ * area; its hole and protected pixels are left out (no fill takes a protected object's colour), as
+ * are pixels outside the image. */
+inline int4 known_row(__global const uchar4 *est, __global const uchar *hole, const int yy, const int x,
+                      const int width, const int height, const int rx0, const int ry0, const int rw, const int rh)
+{
+    int4 s = (int4)(0);
+    if (yy < 0 || yy >= height) return s;
+    const int ly = yy - ry0;
+    const int in_rows = ly >= 0 && ly < rh;
+    for (int xx = max(x - LOW_RADIUS, 0); xx <= min(x + LOW_RADIUS, width - 1); ++xx) {
+        const int lx = xx - rx0;
+        if (in_rows && lx >= 0 && lx < rw && hole[ly * rw + lx] != 0) continue;
+        s += (int4)(convert_int3(est[yy * width + xx].xyz), 1);
+    }
+    return s;
+}
+
+/* The low-pass map of the split vote: every pixel of its rectangle (at (lx0, ly0), lw x lh) gets
+ * the rounded mean colour of the known pixels in the (2 LOW_RADIUS + 1)^2 box around it (see
+ * known_row).  Work-item i runs down column lx0 + i % lw over LOW_CHUNK rows from
+ * ly0 + (i / lw) * LOW_CHUNK, keeping the box's row sums in a ring: a pixel costs one row of the
+ * box, not the whole box (the sums, and so the map, are the same). */
+#define LOW_SIDE (2 * LOW_RADIUS + 1)
 __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, __global uchar4 *low,
                        const int n, const int width, const int height, const int lx0, const int ly0, const int lw,
-                       const int rx0, const int ry0, const int rw, const int rh)
+                       const int lh, const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
-    const int y = ly0 + i / lw, x = lx0 + i % lw;
-    int3 sum = (int3)(0);
-    int count = 0;
-    for (int yy = y - 1; yy <= y + 1; ++yy)
-        for (int xx = x - 1; xx <= x + 1; ++xx) {
-            if (yy < 0 || yy >= height || xx < 0 || xx >= width) continue;
-            const int ly = yy - ry0, lx = xx - rx0;
-            if (ly >= 0 && ly < rh && lx >= 0 && lx < rw && hole[ly * rw + lx] != 0) continue;
-            sum += convert_int3(est[yy * width + xx].xyz);
-            ++count;
-        }
-    count = max(count, 1);
-    low[i] = (uchar4)((uchar)round_div(sum.x, count), (uchar)round_div(sum.y, count), (uchar)round_div(sum.z, count),
-                      0);
+    const int x = lx0 + i % lw, y0 = ly0 + (i / lw) * LOW_CHUNK;
+    const int y1 = min(y0 + LOW_CHUNK, ly0 + lh);
+    int4 ring[LOW_SIDE];
+    int4 total = (int4)(0);
+    for (int j = 0; j < LOW_SIDE - 1; ++j) {
+        ring[j] = known_row(est, hole, y0 - LOW_RADIUS + j, x, width, height, rx0, ry0, rw, rh);
+        total += ring[j];
+    }
+    int j = LOW_SIDE - 1;  /* the ring's slot for the box's next row */
+    for (int y = y0; y < y1; ++y) {
+        ring[j] = known_row(est, hole, y + LOW_RADIUS, x, width, height, rx0, ry0, rw, rh);
+        total += ring[j];
+        const int count = max(total.w, 1);
+        low[(y - ly0) * lw + x - lx0] = (uchar4)((uchar)round_div(total.x, count), (uchar)round_div(total.y, count),
+                                                 (uchar)round_div(total.z, count), 0);
+        j = j == LOW_SIDE - 1 ? 0 : j + 1;  /* now the box's top row, which leaves it */
+        total -= ring[j];
+    }
 }
 
 /* With split set, the colour is split by frequency: the weighted mean of the copied pixels' low
  * pass (the map low_pass wrote, its rectangle at (lx0, ly0), lw wide), plus the detail (pixel minus
  * low pass) of the best-matching covering candidate (the first in the order dy, dx, k at equal
  * costs), clamped to 0..255; the feature stays the plain mean.  Averaging many slightly shifted
- * copies keeps the tones but washes texture out. */
+ * copies keeps the tones but washes texture out.  The first nsrc pixels then also get src: the
+ * source pixel of that best candidate, the original pixel the fill copies there before blending. */
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
-                   __global int4 *out, __global const uchar4 *low, const int n, const int width,
+                   __global int4 *out, __global const uchar4 *low, __global int2 *src, const int nsrc,
+                   const int n, const int width,
                    const int k_use, const uint softness, const int split, const int lx0, const int ly0, const int lw,
                    const int rx0, const int ry0, const int rw, const int rh)
 {
@@ -106,49 +134,5 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     const int3 c = clamp((int3)(round_div(lsum.x, wsum), round_div(lsum.y, wsum), round_div(lsum.z, wsum)) + detail,
                          0, 255);
     out[(p.x - ry0) * rw + p.y - rx0] = (int4)(c, round_div(acc.w, wsum));
-}
-
-/* The sharp vote: like vote, but every candidate of every covering window weighs
- * lut[(cost - cost_min) / unit] (0 past LUT_SIZE entries), where cost_min is the smallest cost
- * among them all.  So the best-matching covering patch decides the pixel, patches within a few
- * units of it share the vote (in smooth areas, where many match about equally, they blend), and
- * worse ones drop out.  The first nsrc pixels also get src: the source pixel of that best
- * candidate (the first in the order dy, dx, k at equal costs), the original pixel the fill copies
- * there before blending.  lut (nlut entries) holds at most 256 each, so every sum fits in 32 bits. */
-__kernel void vote_sharp(__global const uchar4 *est, __global const int2 *pixels,
-                         __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
-                         __global int4 *out, __global int2 *src, __global const uint *lut,
-                         const int nlut, const int n, const int nsrc, const int width, const int k_use,
-                         const uint unit,
-                         const int rx0, const int ry0, const int rw, const int rh)
-{
-    const int i = get_global_id(0);
-    if (i >= n) return;
-    const int2 p = pixels[i];
-    uint cmin = EMPTY;
-    int2 best = (int2)(-1);
-    FOR_EACH_COVERING_TARGET(
-        for (int k = 0; k < k_use; ++k) {
-            const uint ck = cost[t * K + k];
-            if (ck == EMPTY || ck >= cmin) continue;
-            cmin = ck;
-            best = nnf[t * K + k] + (int2)(dy, dx);
-        }
-    )
-    int4 acc = (int4)(0);
-    int wsum = 0;
-    FOR_EACH_COVERING_TARGET(
-        for (int k = 0; k < k_use; ++k) {
-            const uint ck = cost[t * K + k];
-            if (ck == EMPTY) continue;
-            const uint j = (ck - cmin) / unit;
-            if (j >= (uint)nlut) continue;
-            const int wk = (int)lut[j];
-            const int2 s = nnf[t * K + k];
-            acc += wk * convert_int4(est[(s.x + dy) * width + s.y + dx]);
-            wsum += wk;
-        }
-    )
-    store_mean(out, p, acc, wsum, rx0, ry0, rw);
     if (i < nsrc) src[i] = best;
 }

@@ -29,9 +29,10 @@ turned smooth does not go on matching smooth sources.
 
 3. **Next level**: the matches, scaled up, rebuild the finer level's fill from its own pixels
    (not from the coarse pixels, which would hand it a blurred picture).
-4. **Final vote** (:func:`inpaint.methods.multiscale.reference.vote_sharp`): at the photo's own size the
-   best-matching patch covering a pixel decides it; only patches that match about as well
-   share the vote, so texture stays as sharp as its source, and smooth areas stay smooth.
+4. **Final vote**: the last round's vote at the photo's own size is split like its other rounds:
+   the tones below a 7x7 box are averaged over the covering copies and the finer detail is the
+   best-matching copy's, so texture stays as sharp as its source while blurred backgrounds stay
+   smooth, with no hard-edged pieces where neighbouring copies' tones differ.
 
 After Wexler, Shechtman and Irani (completion by voting), Barnes et al. (PatchMatch), Newson,
 Almansa, Gousseau and Pérez (texture features, best-patch reconstruction, onion-peel start)
@@ -84,12 +85,6 @@ MAX_PATCH = 31
 #: candidates whose SSD exceeds the patch's best by about this much per pixel and channel get
 #: half the weight.
 SOFTNESS = 340
-#: The final vote's sharpness: a covering patch whose SSD exceeds the best one's by this much per
-#: compared value (squared grey levels) weighs exp(-1) of it.  0: the step is one unit of the
-#: whole SSD, so the best-matching patch alone decides each pixel (equal ones share).  Blending
-#: even near-equal matches (4, 8, 32) smoothed the grain of smooth areas, which a photo's
-#: surroundings keep; deciding by the best patch showed no seam.
-SHARPNESS = 0
 #: Random source candidates each pixel of the first fill (the onion peel) starts from.
 ONION_CANDIDATES = 64
 #: Rounds (PatchMatch + vote + correction) at the coarsest level, the finest (the photo itself,
@@ -120,6 +115,7 @@ MEAN_WEIGHT, MEAN_FROM = 4, 2
 #: Levels, from the photo itself up, whose averaged votes are split by frequency
 #: (:func:`inpaint.methods.multiscale.reference.vote`): the tones averaged, the texture of the best
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
+#: The final vote, at the photo itself, is always split.
 SPLIT_LEVELS = 1
 #: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
@@ -190,13 +186,8 @@ class HostLevel:
             ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
         self.seconds["onion"] += time.perf_counter() - t
 
-    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
-        """The final vote, decided by the best-matching covering patches (``unit``: cost per table entry)."""
-        self._timed("vote", ref.vote_sharp, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin, self.nnf,
-                    self.cost, self.half, k_use, unit, lut, self.v, self.src)
-
     def sources(self) -> np.ndarray:
-        """The sharp vote's source of every hole pixel, (M, 2) int32."""
+        """The final vote's source of every hole pixel (its best-matching copy's), (M, 2) int32."""
         return self.src.copy()
 
     def split_votes(self) -> None:
@@ -207,11 +198,13 @@ class HostLevel:
         self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
         self.seconds["vote"] += time.perf_counter() - t
 
-    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False) -> None:
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
+             sources: bool = False) -> None:
         """Every listed pixel becomes the weighted mean of what the covering patches copy (``split``:
-        the tones averaged, the texture of the best match; after :meth:`split_votes`)."""
+        the tones averaged, the texture of the best match; after :meth:`split_votes`; with
+        ``sources``, the hole pixels' best matches are kept for :meth:`sources`)."""
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
-                    self.half, k_use, softness, self.v, self.low if split else None)
+                    self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None)
 
     def expect_prior(self, prior: np.ndarray) -> None:
         """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one
@@ -338,7 +331,6 @@ class MultiscaleInpainter(StepwiseJob):
         self._ready: tuple[int, Level] | None = None  # the next level, set up
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
-        self._lut = ref.weight_lut()
         self._result_image: np.ndarray | None = None
         if not mask.any():
             self.stats.empty_mask = True
@@ -461,7 +453,7 @@ class MultiscaleInpainter(StepwiseJob):
                               self._events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
-        if lv < SPLIT_LEVELS:
+        if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
         if starts is None:
@@ -490,20 +482,13 @@ class MultiscaleInpainter(StepwiseJob):
     def _softness(self) -> int:
         return SOFTNESS * 3 * self.patch * self.patch
 
-    def _unit(self) -> int:
-        """The sharp vote's cost step per table entry (:data:`SHARPNESS` per compared value)."""
-        return max(SHARPNESS * 3 * self.patch * self.patch // ref.LUT_STEPS, 1)
-
     def _round(self, lv: int, rnd: int, last: bool) -> None:
         st = self._state
         top = len(self._masks) - 1
         first = lv == top and rnd == 0
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS_LIFTED if self._short else PM_ITERATIONS):
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
-        if last:
-            st.vote_sharp(self.k, self._unit(), self._lut)
-        else:
-            st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
+        st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
         st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
         st.compose()
         if not last:

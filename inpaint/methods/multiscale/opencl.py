@@ -31,6 +31,8 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 GROUP = 64
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
+#: Rows of the low-pass map each work-item of ``low_pass`` makes, down one column.
+LOW_CHUNK = 32
 
 
 def group_size(rt: Runtime) -> int:
@@ -52,10 +54,12 @@ def _defines(half: int, k: int) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
-    the correction's fixed-point scale, the missing edge value and the longest propagation jump."""
+    the correction's fixed-point scale, the missing edge value, the longest propagation jump and
+    the split vote's low-pass radius."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
-            "JUMP_MAX": ref.JUMPS[-1]}
+            "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
+            "LOW_CHUNK": LOW_CHUNK}
 
 
 class _Wrapper:
@@ -102,39 +106,33 @@ class PatchMatch(_Wrapper):
 
 
 class Vote(_Wrapper):
-    """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel, and the
-    sharp vote that the best-matching covering patch decides."""
+    """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel (split
+    by frequency or not), and the low-pass map a split vote reads."""
 
     def __init__(self, rt: Runtime, half: int, k: int):
         super().__init__(rt, half, k)
         self.knl = self._kernel("vote")
-        self.knl_sharp = self._kernel("vote_sharp")
         self.knl_low = self._kernel("low_pass")
 
     def __call__(self, b: dict[str, Any], pixels: Any, n: int, width: int, k_use: int, softness: int,
-                 work: tuple[int, int, int, int], low: tuple[int, int, int, int] | None = None) -> Any:
+                 work: tuple[int, int, int, int], low: tuple[int, int, int, int] | None = None,
+                 src: Any = None, nsrc: int = 0) -> Any:
         """``vote`` over ``n`` listed pixels; with ``low`` (the rectangle (x0, y0, x1, y1) of the
-        map in ``b["low"]``), split by frequency."""
+        map in ``b["low"]``), split by frequency, and ``src`` receives the first ``nsrc`` pixels'
+        sources."""
         x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
-                        nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"], n=n,
-                        width=width, k_use=k_use, softness=softness, split=int(low is not None), lx0=x0, ly0=y0,
-                        lw=x1 - x0, **_work(work))
+                        nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"],
+                        src=src if src is not None else b["nnf"], nsrc=nsrc, n=n, width=width, k_use=k_use,
+                        softness=softness, split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
     def low_pass(self, b: dict[str, Any], rect: tuple[int, int, int, int], width: int, height: int,
                  work: tuple[int, int, int, int]) -> Any:
         """``low_pass`` over ``rect`` (x0, y0, x1, y1) into ``b["low"]``."""
         x0, y0, x1, y1 = rect
-        n = (x1 - x0) * (y1 - y0)
+        n = (x1 - x0) * -(-(y1 - y0) // LOW_CHUNK)  # a work-item per column and chunk of rows
         return self.knl_low(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["hole"], low=b["low"], n=n,
-                            width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
-
-    def sharp(self, b: dict[str, Any], pixels: Any, n: int, src: Any, nsrc: int, lut: Any, nlut: int, width: int,
-              k_use: int, unit: int, work: tuple[int, int, int, int]) -> Any:
-        """``vote_sharp`` over ``n`` listed pixels; ``src`` receives the first ``nsrc`` pixels' sources."""
-        return self.knl_sharp(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
-                              nnf=b["nnf"], cost=b["cost"], out=b["v"], src=src, lut=lut, nlut=nlut, n=n,
-                              nsrc=nsrc, width=width, k_use=k_use, unit=unit, **_work(work))
+                            width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, lh=y1 - y0, **_work(work))
 
 
 class Poisson(_Wrapper):
@@ -289,7 +287,7 @@ class DeviceLevel:
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
-        self.src = None  # the sharp vote's sources, made when it first runs
+        self.src = None  # the final vote's sources, made when it first runs
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
 
@@ -353,19 +351,6 @@ class DeviceLevel:
             self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
         del self.b["filled"], self.b["osrc"]
 
-    def vote_sharp(self, k_use: int, unit: int, lut: np.ndarray) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote_sharp`, on the device."""
-        cl, lev = self.cl, self.lev
-        if self.src is None:
-            t = time.perf_counter()
-            mf = cl.mem_flags
-            self.src = new_buffer(self.rt.context, mf.READ_WRITE, max(len(lev.hole), 1) * 8)
-            self.lut = new_buffer(self.rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
-            self.seconds["transfers"] += time.perf_counter() - t
-        self.events.append(("vote", self.kn["vote"].sharp(self.b, self.b["pixels"], len(lev.pixels), self.src,
-                                                          len(lev.hole), self.lut, len(lut), lev.shape[1], k_use,
-                                                          unit, lev.work_args)))
-
     def sources(self) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.sources`, on the device."""
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
@@ -381,12 +366,19 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("vote", self.kn["vote"].low_pass(self.b, self.low_rect, w, h, lev.work_args)))
 
-    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False) -> None:
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
+             sources: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
         lev = self.lev
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        if sources and self.src is None:
+            t = time.perf_counter()
+            self.src = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), lev.shape[1], k_use, softness,
-                                                    lev.work_args, self.low_rect if split else None)))
+                                                    lev.work_args, self.low_rect if split else None,
+                                                    self.src if sources else None,
+                                                    len(lev.hole) if sources else 0)))
 
     def expect_prior(self, prior: np.ndarray) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.expect_prior`, on the device."""

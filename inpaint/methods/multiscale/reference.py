@@ -35,6 +35,11 @@ from ...masks import component
 EMPTY = np.uint32(0xFFFFFFFF)
 #: Fixed-point scale of the Poisson correction (12 fractional bits).
 FIX = 4096
+#: Radius of the split vote's low pass (:func:`low_pass`: a 7x7 box).  The tones below that scale are
+#: averaged over the covering copies, the finer detail is the best copy's.  Taken whole from the
+#: best copy (a sharp vote), the tones stepped between neighbouring copies: a mosaic of hard-edged
+#: pieces in blurred backgrounds.  A 3x3 box averaged too much of the texture away.
+LOW_RADIUS = 3
 #: Propagation distances: each target tries its neighbours' matches at these steps.
 JUMPS = (1, 2, 4, 8)
 #: Weight of the texture feature (the spare byte) in every patch distance, against 1 for each colour.
@@ -204,8 +209,9 @@ def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndar
 
 
 def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]) -> np.ndarray:
-    """The rounded mean colour of the known pixels in the 3x3 box around every pixel of ``rect``
-    ((x0, y0, x1, y1), inside the image) (``vote.cl: low_pass``), (y1 - y0, x1 - x0, 3) uint8.
+    """The rounded mean colour of the known pixels in the (2 :data:`LOW_RADIUS` + 1)^2 box around
+    every pixel of ``rect`` ((x0, y0, x1, y1), inside the image) (``vote.cl: low_pass``),
+    (y1 - y0, x1 - x0, 3) uint8.
 
     ``hole`` covers the work area at ``origin`` and is 1 on the hole and 2 on protected pixels;
     both are left out (no fill takes a protected object's colour), as are pixels outside the
@@ -214,8 +220,9 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
     h, w = est.shape[:2]
     x0, y0, x1, y1 = rect
     rh, rw = hole.shape
-    # the rectangle grown by one (clipped), its known pixels, and their colours (0 elsewhere)
-    gx0, gy0, gx1, gy1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, w), min(y1 + 1, h)
+    # the rectangle grown by the radius (clipped), its known pixels, and their colours (0 elsewhere)
+    r = LOW_RADIUS
+    gx0, gy0, gx1, gy1 = max(x0 - r, 0), max(y0 - r, 0), min(x1 + r, w), min(y1 + r, h)
     known = np.ones((gy1 - gy0, gx1 - gx0), bool)
     oy, ox = origin
     hy0, hx0 = max(oy, gy0), max(ox, gx0)
@@ -225,8 +232,8 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
     colour = est[gy0:gy1, gx0:gx1, :3].astype(np.int32) * known[..., None]
     total = np.zeros((y1 - y0, x1 - x0, 3), np.int32)
     count = np.zeros((y1 - y0, x1 - x0), np.int32)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
             # the box's (dy, dx) neighbour of every pixel of the rectangle that has one in the image
             ty0, ty1 = max(y0, -dy), min(y1, h - dy)
             tx0, tx1 = max(x0, -dx), min(x1, w - dx)
@@ -241,7 +248,7 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
 
 def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
          cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray,
-         split: tuple[np.ndarray, tuple[int, int]] | None = None) -> None:
+         split: tuple[np.ndarray, tuple[int, int]] | None = None, src: np.ndarray | None = None) -> None:
     """Each listed pixel becomes the weighted mean of what the patches covering it copy
     (``vote.cl: vote``).
 
@@ -254,7 +261,9 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     plus the detail (pixel minus low pass) of the best-matching covering candidate (the first in
     the order dy, dx, k at equal costs), clamped to 0..255; the feature stays the plain mean.
     Averaging many slightly shifted copies keeps the tones but washes texture out; the detail
-    of one copy keeps it.
+    of one copy keeps it.  With ``split``, ``src`` ((m, 2) int32, optional) receives for the first
+    m pixels the source pixel of that best candidate: the original pixel the fill copies there
+    before blending.
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
@@ -291,6 +300,8 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     if split is not None:
         detail = rgb[best[:, 0], best[:, 1], :3] - low[best[:, 0] - ly0, best[:, 1] - lx0]
         mean[:, :3] = np.clip(floor_div(low_sum + (wsum // 2)[:, None], wsum[:, None]) + detail, 0, 255)
+        if src is not None:
+            src[:] = best[:len(src)]
     out[py - origin[0], px - origin[1]] = mean
 
 
@@ -425,69 +436,6 @@ def onion_apply(est: np.ndarray, filled: np.ndarray, osrc: np.ndarray, pixels: n
     est[py[ok], px[ok]] = est[found[ok, 0], found[ok, 1]]
     osrc[ly, lx] = found
     filled[ly, lx] = 1
-
-
-# -- the final vote: sharp ----------------------------------------------------------------------
-#: Weights of the sharp vote: ``LUT_ONE * exp(-i / LUT_STEPS)`` for i < ``LUT_SIZE`` (0 beyond).  With
-#: ``LUT_ONE`` 256 every sum of the vote fits in 32 bits (31x31 patches, 8 candidates).
-LUT_SIZE, LUT_STEPS, LUT_ONE = 256, 16, 256
-
-
-def weight_lut() -> np.ndarray:
-    """The sharp vote's weights, uint32[LUT_SIZE]: ``round(LUT_ONE * exp(-i / LUT_STEPS))``.  Built
-    once on the host and handed to the kernel, so both sides use the same integers."""
-    return np.rint(LUT_ONE * np.exp(-np.arange(LUT_SIZE) / LUT_STEPS)).astype(np.uint32)
-
-
-def vote_sharp(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
-               cost: np.ndarray, half: int, k_use: int, unit: int, lut: np.ndarray, out: np.ndarray,
-               src: np.ndarray) -> None:
-    """The sharp vote (``vote.cl: vote_sharp``): every listed pixel becomes the weighted mean of what
-    the patches covering it copy, each candidate weighing ``lut[(cost - cost_min) // unit]`` (0 past
-    the table), where ``cost_min`` is the smallest cost among all of them.
-
-    So the best-matching covering patch decides the pixel; patches within a few ``unit`` of it share
-    the vote (in smooth areas, where many match about equally, they blend), and worse ones drop out.
-    ``out`` (work area, 4) int32 receives the rounded means (colour and feature); ``src`` (len(src), 2)
-    int32 receives, for the first ``len(src)`` pixels, the source pixel of that best candidate (the
-    first one in the order dy, dx, k at equal costs): the original pixel the fill copies there before
-    blending.
-    """
-    rgb = est.astype(np.int64)
-    py, px = pixels[:, 0], pixels[:, 1]
-    n = len(pixels)
-    big = np.int64(int(EMPTY) + 1)
-    dmin = np.full(n, big, np.int64)
-    sy_best = np.full(n, -1, np.int64)
-    sx_best = np.full(n, -1, np.int64)
-    entries = []
-    for dy in range(-half, half + 1):
-        for dx in range(-half, half + 1):
-            t = _local(tidx, origin, py - dy, px - dx)
-            ok = t >= 0
-            ts = np.where(ok, t, 0)
-            for k in range(k_use):
-                ck = cost[ts, k].astype(np.int64)
-                use = ok & (ck != int(EMPTY))
-                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
-                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
-                take = use & (ck < dmin)
-                dmin = np.where(take, ck, dmin)
-                sy_best = np.where(take, sy, sy_best)
-                sx_best = np.where(take, sx, sx_best)
-                entries.append((use, ck, sy, sx))
-    acc = np.zeros((n, 4), np.int64)
-    wsum = np.zeros(n, np.int64)
-    lut64 = lut.astype(np.int64)
-    for use, ck, sy, sx in entries:
-        i = np.where(use, (ck - dmin) // unit, len(lut))
-        wk = np.where(i < len(lut), lut64[np.minimum(i, len(lut) - 1)], 0)
-        acc += wk[:, None] * rgb[sy, sx]
-        wsum += wk
-    out[py - origin[0], px - origin[1]] = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
-    m = len(src)
-    src[:, 0] = sy_best[:m]
-    src[:, 1] = sx_best[:m]
 
 
 # -- texture features ---------------------------------------------------------------------------
