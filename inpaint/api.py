@@ -48,7 +48,7 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         True on the object to remove.
     method : {'multiscale', 'criminisi'}
         ``'multiscale'`` (default): coarse-to-fine PatchMatch in which the best-matching patches
-        decide each pixel, with a gradient-domain correction
+        give each pixel its texture, with a gradient-domain correction
         (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`).  ``'criminisi'``: the
         paper's eight-stage greedy pipeline (:class:`~inpaint.methods.criminisi.job.Inpainter`).
     token : inpaint.cancel.Token, optional

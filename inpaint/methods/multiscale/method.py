@@ -28,8 +28,8 @@ def _headline(stats: Any) -> list[str]:
 
 METHOD = Method(
     name="multiscale",
-    summary="coarse-to-fine PatchMatch in which the best-matching patches decide each pixel, so texture stays "
-            "sharp, with the surrounding tones carried in",
+    summary="coarse-to-fine PatchMatch in which the best-matching patches give each pixel its texture, so "
+            "texture stays sharp, with the surrounding tones carried in",
     options=OPTIONS, load_job=_job, steps=STEPS, labels=LABELS, unit="rounds", cost=1.0, headline=_headline,
     where=lambda stats, step: "device" if stats.backend == "opencl" else "host",
     mapping=lambda result, mask: draw_offsets(result.image, result.source_map, mask))

@@ -9,7 +9,7 @@ STEPS = ("onion", "patchmatch", "vote", "poisson", "levels")
 LABELS = {
     "onion": "first fill: peel the hole from its edge inwards, each pixel copying its best match",
     "patchmatch": "PatchMatch: find each patch's most similar source patches",
-    "vote": "voting: the best-matching patches decide each pixel",
+    "vote": "voting: each hole pixel from what the covering patches copy",
     "poisson": "gradient-domain correction: carry the surrounding tones in",
     "levels": "image pyramid: halve the photo, carry each level's fill to the next",
 }
