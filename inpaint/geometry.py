@@ -135,5 +135,13 @@ def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
 
 def clear_centres(blocked: np.ndarray, half: int) -> np.ndarray:
     """Centres whose (2 half + 1)^2 window holds no ``blocked`` pixel (pixels outside the
-    image do not block): where a source patch may lie when ``blocked`` marks protected pixels."""
-    return ~dilate(np.asarray(blocked, bool), half)
+    image do not block): where a source patch may lie when ``blocked`` marks protected pixels.
+    Only the box of the blocked pixels, grown by ``half``, is dilated: a far object costs its size."""
+    blocked = np.asarray(blocked, bool)
+    out = np.ones(blocked.shape, bool)
+    box = bbox(blocked)
+    if box is not None:
+        h, w = blocked.shape
+        x0, y0, x1, y1 = grow(box, half, w, h)
+        out[y0:y1, x0:x1] = ~dilate(blocked[y0:y1, x0:x1], half)
+    return out

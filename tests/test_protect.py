@@ -107,12 +107,15 @@ def test_the_protected_pixels_are_halved_with_the_pyramid():
 
 def test_clear_centres_is_the_naive_window_rule():
     rng = np.random.default_rng(3)
-    blocked = rng.random((20, 25)) < 0.04
-    for half in (0, 1, 2, 4):
-        got = geometry.clear_centres(blocked, half)
-        for y in range(20):
-            for x in range(25):
-                assert got[y, x] == _windows_clear([(y, x)], blocked, half)
+    corner = np.zeros((20, 25), bool)  # a few pixels: only their box is dilated
+    corner[15:17, 2:4] = True
+    corner[18, 1] = True
+    for blocked in (rng.random((20, 25)) < 0.04, corner, np.zeros((20, 25), bool)):
+        for half in (0, 1, 2, 4):
+            got = geometry.clear_centres(blocked, half)
+            for y in range(20):
+                for x in range(25):
+                    assert got[y, x] == _windows_clear([(y, x)], blocked, half)
 
 
 @pytest.mark.parametrize("method", ["multiscale", "criminisi"])
