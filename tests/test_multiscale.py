@@ -1077,7 +1077,7 @@ def _finest_level(img, mask):
     assert len(job.stats.levels) > 1
     while job.step():
         pass
-    return job._state.lev, levels.prepare_level(mask, job.half, job.alpha)
+    return job._part._state.lev, levels.prepare_level(mask, job.half, job.alpha)
 
 
 def test_the_finest_level_searches_near_the_lifted_matches():
@@ -1106,3 +1106,108 @@ def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
     monkeypatch.setattr(ms, "upsampled_sources", one_random)
     lev, whole = _finest_level(img, mask)
     assert (lev.radius, lev.jump) == (whole.radius, whole.jump)
+
+
+# -- holes far apart, filled one group after another -------------------------------------------
+
+
+def _components(mask):
+    """Every 8-connected component of ``mask``, by flood fill (an oracle beside the cell grid)."""
+    left, out = mask.copy(), []
+    while left.any():
+        stack = [tuple(np.argwhere(left)[0])]
+        comp = np.zeros_like(mask)
+        while stack:
+            y, x = stack.pop()
+            if 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and left[y, x]:
+                left[y, x], comp[y, x] = False, True
+                stack += [(y + dy, x + dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+        out.append(comp)
+    return out
+
+
+@given(h=hs.integers(8, 70), w=hs.integers(8, 70), seed=hs.integers(0, 9999), n=hs.integers(1, 6))
+@settings(max_examples=60, deadline=None)
+def test_hole_groups_split_the_hole_along_its_parts(h, w, seed, n):
+    """The groups are disjoint, cover the hole, run largest first, and never cut a part."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((h, w), bool)
+    for _ in range(n):
+        y, x = rng.integers(0, h), rng.integers(0, w)
+        mask[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = True
+    groups = levels.hole_groups(mask)
+    assert sum(g.astype(int) for g in groups).max() == 1 if len(groups) > 1 else groups[0] is mask
+    np.testing.assert_array_equal(np.logical_or.reduce(groups), mask)
+    sizes = [int(g.sum()) for g in groups]
+    assert sizes == sorted(sizes, reverse=True)
+    for comp in _components(mask):
+        assert sum(bool((g & comp).any()) for g in groups) == 1
+
+
+def test_hole_groups_keep_near_parts_together_and_far_ones_apart():
+    mask = np.zeros((400, 600), bool)
+    mask[20:40, 30:60] = True     # 30 wide: grown by 30 it reaches x = 90
+    mask[20:40, 85:95] = True     # inside that: the same group
+    mask[350:370, 540:560] = True  # far away: a group of its own
+    groups = levels.hole_groups(mask)
+    assert len(groups) == 2
+    assert groups[0][20, 30] and groups[0][20, 90] and not groups[0][360, 550]
+    assert groups[1][360, 550] and groups[1].sum() == 20 * 20
+    wires = np.zeros((300, 500), bool)  # two strokes across the photo: one group, as before
+    wires[100:103, :] = True
+    wires[200:204, :] = True
+    assert levels.hole_groups(wires)[0] is wires
+    specks = np.zeros((400, 400), bool)  # more parts than are told apart: the hole is one group
+    specks[::24, ::24] = True
+    assert len(_components(specks)) > levels.MAX_GROUPS and levels.hole_groups(specks)[0] is specks
+
+
+def _far_scene():
+    rng = np.random.default_rng(4)
+    yy, xx = np.mgrid[0:150, 0:220]
+    img = np.stack([(xx * 3) % 256, (yy * 5) % 256, ((xx + yy) * 7) % 256], -1).astype(np.uint8)
+    img = np.clip(img.astype(int) + rng.integers(-20, 21, img.shape), 0, 255).astype(np.uint8)
+    mask = np.zeros((150, 220), bool)
+    mask[10:30, 12:34] = True
+    mask[118:140, 180:205] = True
+    return img, mask
+
+
+def test_far_holes_are_filled_apart_exactly():
+    """numpy == OpenCL; pixels outside the hole unchanged; every source outside the whole hole; the
+    rounds of both groups; progress reaches 1 through the groups in order."""
+    img, mask = _far_scene()
+    seen = []
+    job = start(img, mask, backend="numpy")
+    assert len(job._groups) == 2
+    while job.step():
+        seen.append(job.progress)
+    got = job.result()
+    assert got.stats.groups == 2 and seen == sorted(seen) and job.progress == 1.0
+    other = inpaint(img, mask, backend="opencl")
+    np.testing.assert_array_equal(got.image, other.image)
+    np.testing.assert_array_equal(got.source_map, other.source_map)
+    np.testing.assert_array_equal(got.image[~mask], img[~mask])
+    src = got.source_map[mask]
+    assert (src >= 0).all() and not mask[src[:, 0], src[:, 1]].any()
+    assert (got.source_map[~mask] == -1).all()
+    alone = [ms._Fill(img, g, whole=mask, backend="numpy").run().stats.iterations for g in job._groups]
+    assert got.stats.iterations == sum(alone)
+
+
+def test_a_far_group_never_copies_from_under_another_part():
+    """The object under one part of the hole is no source for another part's fill, even when it
+    matches that part's surroundings best and the search covers the whole photo."""
+    rng = np.random.default_rng(8)
+    img = np.clip(128 + rng.integers(-12, 13, (150, 220, 3)), 0, 255).astype(np.uint8)
+    mask = np.zeros((150, 220), bool)
+    mask[20:36, 20:40] = True
+    mask[100:140, 160:210] = True
+    red = np.array([200, 30, 40])
+    img[14:42, 14:46] = np.clip(red + rng.integers(-12, 13, (28, 32, 3)), 0, 255)  # a red frame around the first
+    img[100:140, 160:210] = np.clip(red + rng.integers(-12, 13, (40, 50, 3)), 0, 255)  # red under the second
+    assert len(levels.hole_groups(mask)) == 2
+    for backend in ("numpy", "opencl"):
+        got = inpaint(img, mask, alpha="full", backend=backend)
+        src = got.source_map[mask]
+        assert not mask[src[:, 0], src[:, 1]].any()

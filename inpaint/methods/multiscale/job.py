@@ -65,6 +65,7 @@ from . import reference as ref
 from .levels import (
     Level,
     free_centres,
+    hole_groups,
     image_pyramid,
     mask_pyramid,
     onion_layers,
@@ -252,6 +253,10 @@ class MultiscaleStats(FillStats):
         The finest level's search area.
     widened : int
         Levels whose search area of Eq. 6 held too few sources and was widened.
+    groups : int
+        Parts of the hole filled one after another, far enough apart to be filled alone
+        (:func:`inpaint.methods.multiscale.levels.hole_groups`); ``levels`` and ``search_area``
+        are then the largest part's.
     """
 
     method: str = "multiscale"
@@ -259,10 +264,17 @@ class MultiscaleStats(FillStats):
     patch: int = DEFAULT_PATCH
     levels: list = dataclasses.field(default_factory=list)
     candidates: int = DEFAULT_CANDIDATES
+    groups: int = 1
 
 
 class MultiscaleInpainter(StepwiseJob):
     """Step-wise multiscale fill (see the module docstring).
+
+    A hole whose parts lie far apart (:func:`inpaint.methods.multiscale.levels.hole_groups`: no
+    part within the search area of Eq. 6 of another at ``alpha = 1``) is filled one group of
+    parts after another, each over a work area and a pyramid of its own size, with the other
+    parts protected: two small objects in opposite corners of a phone photo cost what each does
+    alone, not a fill spanning the photo.
 
     Parameters
     ----------
@@ -305,6 +317,137 @@ class MultiscaleInpainter(StepwiseJob):
                  profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True):
         t0 = time.perf_counter()
         rgb, mask = check_arrays(image, mask)
+        # the profile is checked whatever the backend, before any work
+        engine = engine if engine is not None else resolve(backend, device, profile)
+        self._rgb, self._whole = np.ascontiguousarray(rgb), mask
+        self._groups = hole_groups(mask) if mask.any() else [mask]
+        self._kw = dict(alpha=alpha, patch=patch, candidates=candidates, protect=protect, backend=backend,
+                        seed=seed, timings=timings)
+        self._index = 0
+        grouping = time.perf_counter() - t0
+        # the first group checks every parameter, and that the whole hole has sources
+        self._part: _Fill | None = self._make(engine)
+        # the other groups run on the runtime the first one opened
+        self._engine = engine if self._part._rt is None else engine.with_runtime(self._part._rt)
+        self.patch, self.half, self.alpha = self._part.patch, self._part.half, self._part.alpha
+        self._weights = [int(g.sum()) for g in self._groups]
+        self._filled: list[MultiscaleStats] = []  # the statistics of the groups filled
+        self._out = self._rgb.copy() if len(self._groups) > 1 else None  # the finished groups' fills
+        self._sources: list[tuple[np.ndarray, np.ndarray]] = []  # their final sources and hole pixels
+        self._extra = grouping  # seconds of this job's own
+        self.stats = self._merged()
+
+    def _make(self, engine: Any) -> _Fill:
+        """The fill of group ``self._index``."""
+        if len(self._groups) == 1:
+            return _Fill(self._rgb, self._whole, engine=engine, **self._kw)
+        return _Fill(self._rgb, self._groups[self._index], whole=self._whole, engine=engine, **self._kw)
+
+    def _merged(self) -> MultiscaleStats:
+        """The statistics of the groups filled so far and of the current one, as one run's."""
+        parts = self._filled + ([self._part.stats] if self._part is not None else [])
+        if len(self._groups) == 1:
+            return parts[0]
+        st = dataclasses.replace(parts[0], groups=len(self._groups))  # the largest group's, run first
+        st.iterations = sum(p.iterations for p in parts)
+        st.widened = sum(p.widened for p in parts)
+        st.stage_seconds = {s: sum(p.stage_seconds.get(s, 0.0) for p in parts) for s in STEPS}
+        for field in ("transfer_seconds", "build_seconds", "context_seconds"):
+            setattr(st, field, sum(getattr(p, field) for p in parts))
+        st.total_seconds = self._extra + sum(p.total_seconds for p in parts)
+        st.timed = all(p.timed for p in parts)
+        return st
+
+    @property
+    def done(self) -> bool:
+        """True once every group's finest level's last round has run."""
+        return self._part is None and self._index == len(self._groups) or (
+            len(self._groups) == 1 and self._part is not None and self._part.done)
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the work done, in [0, 1], each group weighed by its pixels."""
+        if self.done:
+            return 1.0
+        total = sum(self._weights)
+        done = sum(self._weights[:self._index])
+        if self._part is not None:
+            done += self._part.progress * self._weights[self._index]
+        return done / total if total else 0.0
+
+    @property
+    def iterations(self) -> int:
+        """Rounds run so far, over every group."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8: the groups filled so far, and the current group's
+        fill as :attr:`_Fill.image` gives it."""
+        if len(self._groups) == 1:
+            return self._part.image
+        out = self._out.copy()
+        if self._part is not None:
+            g = self._groups[self._index]
+            out[g] = self._part.image[g]
+        return out
+
+    def step(self) -> bool:
+        """Run one round.  Returns True while rounds remain."""
+        if len(self._groups) == 1:
+            more = self._part.step()
+            self.stats = self._part.stats
+            return more
+        if self._part is None:
+            return False
+        if not self._part.step():  # the group's own time is its statistics'
+            t = time.perf_counter()
+            # keep the group's fill, sources and statistics, and let its buffers go
+            part = self._part
+            self._filled.append(part.result().stats)
+            sources, hole = part._sources
+            self._out[hole[:, 0], hole[:, 1]] = part._result_image[hole[:, 0], hole[:, 1]]
+            self._sources.append((sources, hole))
+            self._part = None
+            self._index += 1
+            self._extra += time.perf_counter() - t
+            if self._index < len(self._groups):
+                self._part = self._make(self._engine)
+        self.stats = self._merged()
+        return not self.done
+
+    def result(self) -> Any:
+        """The image, the source map and the statistics (an :class:`inpaint.methods.base.InpaintResult`).
+
+        The source map gives, for every hole pixel, the original pixel its best patch copies
+        there (what the fill would be without blending); -1 elsewhere.
+        """
+        if len(self._groups) == 1:
+            return self._part.result()
+        self.stats = self._merged()
+        found = list(self._sources) if self.done else []
+
+        def source_map() -> np.ndarray:
+            src = np.full(self._whole.shape + (2,), -1, np.int32)
+            for sources, hole in found:
+                src[hole[:, 0], hole[:, 1]] = sources
+            return src
+
+        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats)
+
+
+class _Fill(StepwiseJob):
+    """The fill of one group of the hole's parts (all of them, mostly): :class:`MultiscaleInpainter`'s
+    work, which takes the same parameters and, with ``whole``, the whole hole, whose other parts are
+    protected and, like the group, unknown to the texture features."""
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
+                 patch: int = DEFAULT_PATCH,
+                 candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
+                 profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True,
+                 whole: np.ndarray | None = None):
+        t0 = time.perf_counter()
+        rgb, mask = check_arrays(image, mask)
         h, w = mask.shape
         self.patch = parse_patch(patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
@@ -317,6 +460,7 @@ class MultiscaleInpainter(StepwiseJob):
         engine = engine if engine is not None else resolve(backend, device, profile)
         self.rgb = np.ascontiguousarray(rgb)
         self.mask = mask.copy()
+        self.whole = self.mask if whole is None else whole  # unknown to the texture features
         self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
         self._seconds = {s: 0.0 for s in STEPS}
         self._seconds["transfers"] = 0.0
@@ -338,13 +482,18 @@ class MultiscaleInpainter(StepwiseJob):
             self._result_image = self.rgb.copy()
             self._elapsed = time.perf_counter() - t0
             return
-        if mask.all():
+        if self.whole.all():
             raise InputError("the mask covers the whole image: there is nothing to copy from")
+        asked = self.protect
+        if whole is not None:  # the hole's other parts: no source covers them
+            others = whole & ~mask
+            self.protect = others if self.protect is None else self.protect | others
+        # (free of this group's pixels and of the others' is free of the whole hole's)
         if not free_centres(mask, self.half, geometry.bbox(mask), self.protect).any():
             raise InputError(
                 f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
                 + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
-                   if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
+                   if asked is not None else "the mask; use a smaller patch or a smaller mask"))
         if not engine.numpy:
             from . import opencl as mcl
 
@@ -373,7 +522,7 @@ class MultiscaleInpainter(StepwiseJob):
         if self._rt is not None:
             self._images = self._device_pyramid()
         else:
-            rgba = to_rgba(self.rgb, ref.texture_features(self.rgb, mask))
+            rgba = to_rgba(self.rgb, ref.texture_features(self.rgb, self.whole))
             self._images = image_pyramid(rgba, len(masks))
             self._seconds["levels"] += time.perf_counter() - t
         top = len(masks) - 1
@@ -399,10 +548,10 @@ class MultiscaleInpainter(StepwiseJob):
         shapes = [m.shape for m in self._masks]
         bufs = [new_buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
         self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
-        x0, y0, x1, y1 = geometry.bbox(self.mask)
+        x0, y0, x1, y1 = geometry.bbox(self.whole)
         t = time.perf_counter()
         hole = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                         hostbuf=np.ascontiguousarray(self.mask[y0:y1, x0:x1], np.uint8))
+                         hostbuf=np.ascontiguousarray(self.whole[y0:y1, x0:x1], np.uint8))
         edges = new_buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
         self._seconds["transfers"] += time.perf_counter() - t
         for ev in kn.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):

@@ -9,7 +9,12 @@ import numpy as np
 
 from ... import geometry
 from ...geometry import dilate
+from ...masks import component
 from . import reference as ref
+
+#: Side of the cells in which :func:`hole_groups` finds the hole's parts (parts closer than a
+#: cell are one part), and the most parts it tells apart (beyond, the hole is filled whole).
+GROUP_CELL, MAX_GROUPS = 8, 64  # a cell's row: one 64-bit word of bools
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -67,6 +72,69 @@ def down2(a: np.ndarray) -> np.ndarray:
     total += 2
     total >>= 2
     return total.astype(np.uint8)
+
+
+def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
+    """The hole's parts that are filled one after another, each a mask, largest first; the hole
+    itself when it is one part.
+
+    Parts whose boxes, each grown by its own longer side (the search area of Eq. 6 at
+    ``alpha = 1``), meet are one group and filled together; a group far from the others is
+    filled apart, over a work area and a pyramid of its own size rather than ones spanning the
+    whole hole's box.  Parts are found in cells of ``GROUP_CELL`` pixels; a hole of more than
+    ``MAX_GROUPS`` parts is one group.
+    """
+    h, w = mask.shape
+    c = GROUP_CELL
+    ph, pw = -(-h // c), -(-w // c)
+    padded = np.zeros((ph * c, pw * c), bool)
+    padded[:h, :w] = mask
+    # a cell's row of eight pixels is one 64-bit word
+    cells = (padded.view(np.uint64) != 0).reshape(ph, c, pw).any(axis=1)
+    left = cells.copy()
+    parts, boxes = [], []
+    while left.any():
+        if len(parts) == MAX_GROUPS:
+            return [mask]
+        seed = divmod(int(np.argmax(left)), pw)
+        part = component(left, seed, 8)
+        left &= ~part
+        x0, y0, x1, y1 = geometry.bbox(part)
+        parts.append(part)
+        boxes.append((x0 * c, y0 * c, min(x1 * c, w), min(y1 * c, h)))
+    if len(parts) == 1:
+        return [mask]
+    group = list(range(len(parts)))  # union-find over the parts
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    def meets(a: geometry.Rect, b: geometry.Rect) -> bool:
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    grown = [geometry.grow(b, max(b[2] - b[0], b[3] - b[1]), w, h) for b in boxes]
+    for i in range(len(parts)):
+        for j in range(i):
+            if meets(grown[i], boxes[j]) or meets(grown[j], boxes[i]):
+                group[root(i)] = root(j)
+    members: dict[int, np.ndarray] = {}
+    for i, part in enumerate(parts):
+        r = root(i)
+        members[r] = part if r not in members else members[r] | part
+    if len(members) == 1:
+        return [mask]
+    out = []
+    for cells_g in members.values():
+        cx0, cy0, cx1, cy1 = geometry.bbox(cells_g)
+        y0, y1, x0, x1 = cy0 * c, min(cy1 * c, h), cx0 * c, min(cx1 * c, w)
+        inside = np.repeat(np.repeat(cells_g[cy0:cy1, cx0:cx1], c, axis=0), c, axis=1)[:y1 - y0, :x1 - x0]
+        g = np.zeros_like(mask)
+        g[y0:y1, x0:x1] = mask[y0:y1, x0:x1] & inside
+        out.append(g)
+    return sorted(out, key=lambda m: -int(m.sum()))
 
 
 def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None) -> list[np.ndarray]:

@@ -19,11 +19,13 @@ def _job() -> type:
 def _headline(stats: Any) -> list[str]:
     alpha = "full" if stats.alpha is None else stats.alpha
     levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
+    apart = [f"{stats.groups} parts of the hole lie far apart: filled one after another (the levels and "
+             "search area above are the largest's)"] if stats.groups > 1 else []
     return [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
             f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
             f"search area {stats.search_area}; levels {levels}",
             f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
-            + build_note(stats)]
+            + build_note(stats)] + apart
 
 
 METHOD = Method(
