@@ -1136,6 +1136,7 @@ def test_hole_groups_split_the_hole_along_its_parts(h, w, seed, n):
         y, x = rng.integers(0, h), rng.integers(0, w)
         mask[y:y + rng.integers(1, 6), x:x + rng.integers(1, 6)] = True
     groups = levels.hole_groups(mask)
+    assert len(groups) <= levels.MAX_GROUPS
     assert sum(g.astype(int) for g in groups).max() == 1 if len(groups) > 1 else groups[0] is mask
     np.testing.assert_array_equal(np.logical_or.reduce(groups), mask)
     sizes = [int(g.sum()) for g in groups]
@@ -1159,7 +1160,13 @@ def test_hole_groups_keep_near_parts_together_and_far_ones_apart():
     assert levels.hole_groups(wires)[0] is wires
     specks = np.zeros((400, 400), bool)  # more parts than are told apart: the hole is one group
     specks[::24, ::24] = True
-    assert len(_components(specks)) > levels.MAX_GROUPS and levels.hole_groups(specks)[0] is specks
+    assert len(_components(specks)) > levels.MAX_PARTS and levels.hole_groups(specks)[0] is specks
+    three = np.zeros((400, 600), bool)  # three groups: one fill, cheaper than three pyramids
+    three[10:30, 10:30] = three[370:390, 10:30] = three[370:390, 570:590] = True
+    assert levels.hole_groups(three)[0] is three
+    near = np.zeros((400, 600), bool)  # far apart for their size, but in a small box: one fill
+    near[100:104, 100:104] = near[100:104, 200:204] = True
+    assert levels.hole_groups(near)[0] is near
 
 
 def _far_scene():

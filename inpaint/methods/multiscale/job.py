@@ -254,9 +254,9 @@ class MultiscaleStats(FillStats):
     widened : int
         Levels whose search area of Eq. 6 held too few sources and was widened.
     groups : int
-        Parts of the hole filled one after another, far enough apart to be filled alone
-        (:func:`inpaint.methods.multiscale.levels.hole_groups`); ``levels`` and ``search_area``
-        are then the largest part's.
+        Groups of the hole's parts filled one after the other, far enough apart to be filled
+        alone (:func:`inpaint.methods.multiscale.levels.hole_groups`); ``levels`` and
+        ``search_area`` are then the largest group's.
     """
 
     method: str = "multiscale"
@@ -270,11 +270,11 @@ class MultiscaleStats(FillStats):
 class MultiscaleInpainter(StepwiseJob):
     """Step-wise multiscale fill (see the module docstring).
 
-    A hole whose parts lie far apart (:func:`inpaint.methods.multiscale.levels.hole_groups`: no
-    part within the search area of Eq. 6 of another at ``alpha = 1``) is filled one group of
-    parts after another, each over a work area and a pyramid of its own size, with the other
-    parts protected: two small objects in opposite corners of a phone photo cost what each does
-    alone, not a fill spanning the photo.
+    A hole of two groups of parts far apart (:func:`inpaint.methods.multiscale.levels.hole_groups`:
+    neither within the search area of Eq. 6 of the other at ``alpha = 1``, the box around both
+    covering half the photo or more) is filled one group after the other, each over a work area
+    of its own size, with the other protected: two small objects in opposite corners of a phone
+    photo do not cost a fill spanning the photo.
 
     Parameters
     ----------

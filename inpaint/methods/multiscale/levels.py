@@ -13,8 +13,9 @@ from ...masks import component
 from . import reference as ref
 
 #: Side of the cells in which :func:`hole_groups` finds the hole's parts (parts closer than a
-#: cell are one part), and the most parts it tells apart (beyond, the hole is filled whole).
-GROUP_CELL, MAX_GROUPS = 8, 64  # a cell's row: one 64-bit word of bools
+#: cell are one part; a cell's row is one 64-bit word of bools), the most parts it tells apart,
+#: and the most groups it fills apart (beyond either, the hole is filled whole).
+GROUP_CELL, MAX_PARTS, MAX_GROUPS = 8, 64, 2
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -79,10 +80,12 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     itself when it is one part.
 
     Parts whose boxes, each grown by its own longer side (the search area of Eq. 6 at
-    ``alpha = 1``), meet are one group and filled together; a group far from the others is
-    filled apart, over a work area and a pyramid of its own size rather than ones spanning the
-    whole hole's box.  Parts are found in cells of ``GROUP_CELL`` pixels; a hole of more than
-    ``MAX_GROUPS`` parts is one group.
+    ``alpha = 1``), meet are one group and filled together.  Two groups are filled apart when the
+    box around both covers half the photo or more: each then works over an area of its own size,
+    not over one spanning the photo.  Each fill still builds a pyramid of the whole photo, which
+    costs more than it saves for three groups or more (and for a box around them that is small),
+    so those are filled whole.  Parts are found in cells of ``GROUP_CELL`` pixels; a hole of more
+    than ``MAX_PARTS`` parts is filled whole.
     """
     h, w = mask.shape
     c = GROUP_CELL
@@ -93,8 +96,11 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     cells = (padded.view(np.uint64) != 0).reshape(ph, c, pw).any(axis=1)
     left = cells.copy()
     parts, boxes = [], []
+    x0, y0, x1, y1 = geometry.bbox(cells)
+    if 2 * geometry.area((x0 * c, y0 * c, min(x1 * c, w), min(y1 * c, h))) < h * w:
+        return [mask]
     while left.any():
-        if len(parts) == MAX_GROUPS:
+        if len(parts) == MAX_PARTS:
             return [mask]
         seed = divmod(int(np.argmax(left)), pw)
         part = component(left, seed, 8)
@@ -124,7 +130,7 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     for i, part in enumerate(parts):
         r = root(i)
         members[r] = part if r not in members else members[r] | part
-    if len(members) == 1:
+    if not 1 < len(members) <= MAX_GROUPS:
         return [mask]
     out = []
     for cells_g in members.values():

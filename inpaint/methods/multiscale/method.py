@@ -19,7 +19,7 @@ def _job() -> type:
 def _headline(stats: Any) -> list[str]:
     alpha = "full" if stats.alpha is None else stats.alpha
     levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
-    apart = [f"{stats.groups} parts of the hole lie far apart: filled one after another (the levels and "
+    apart = [f"{stats.groups} groups of the hole lie far apart: filled one after the other (the levels and "
              "search area above are the largest's)"] if stats.groups > 1 else []
     return [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
             f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
