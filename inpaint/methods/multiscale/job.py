@@ -321,6 +321,8 @@ class MultiscaleInpainter(StepwiseJob):
         engine = engine if engine is not None else resolve(backend, device, profile)
         self._rgb, self._whole = np.ascontiguousarray(rgb), mask
         self._groups = hole_groups(mask) if mask.any() else [mask]
+        if len(self._groups) > 1:  # the later groups' fills read it: the caller's array may change
+            self._whole = mask.copy()
         self._kw = dict(alpha=alpha, patch=patch, candidates=candidates, protect=protect, backend=backend,
                         seed=seed, timings=timings)
         self._index = 0
