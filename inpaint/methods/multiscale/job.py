@@ -363,8 +363,9 @@ class MultiscaleInpainter(StepwiseJob):
     @property
     def done(self) -> bool:
         """True once every group's finest level's last round has run."""
-        return self._part is None and self._index == len(self._groups) or (
-            len(self._groups) == 1 and self._part is not None and self._part.done)
+        if len(self._groups) == 1:
+            return self._part.done
+        return self._part is None  # the next group's fill is made as soon as one ends
 
     @property
     def progress(self) -> float:
