@@ -3,7 +3,7 @@
 Usage::
 
     python tools/quality_steps.py PEERS.json [--split tune] [--seeds 0,1,2]
-                                  [--set MODULE.NAME=VALUE ...] [--option NAME=VALUE ...]
+                                  [--set MODULE.NAME=VALUE ...] [--option NAME=VALUE ...] [--rules]
 
 ``PEERS.json`` is the JSON of ``inpaint bench --quality --json`` (its peers' numbers are read,
 so the peers are not run again).  The fill is whatever ``inpaint`` imports: run this with
@@ -16,6 +16,11 @@ cases with detail in [0.8, 1.25], and the cases whose SWD is at or below the bes
 averaged over the seeds (with the per-seed values), and beside them the best single peer's
 mean SSIM and the lowest mean SWD among the peers and the paper's Criminisi settings.  A single
 seed's mean SWD moves by a few tenths between seeds: compare changes over several seeds.
+
+``--rules`` also holds the fill to the acceptance rules of ``docs/QUALITY.md`` (each case's
+numbers averaged over the seeds first), and computes the same numbers for an oracle that takes,
+for each case, whichever method (a peer or this fill) scores best on that very case: what no
+single method can beat.  A rule the oracle misses is beyond every method measured.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ def main() -> int:
     p.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--backend", default="opencl")
+    p.add_argument("--rules", action="store_true", help="also hold the fill to the acceptance rules")
     args = p.parse_args()
     for item in args.set:
         target, value = item.split("=", 1)
@@ -101,7 +107,63 @@ def main() -> int:
           + "; SWD " + " ".join(f"{s['swd']:.3f}" for s in per_seed))
     print(json.dumps({"split": args.split, "seeds": seeds, "set": args.set, "options": options, "mean": mean,
                       "per_seed": per_seed}))
+    if args.rules:
+        ours = {n: {k: statistics.fmean(r[n][k] for r in runs) for k in ("coarse_ssim", "swd")} for n in names}
+        fractions = {c.name: float(np.asarray(c.mask, bool).mean()) for c in cases}
+        details = [[r[n]["detail"] for n in names] for r in runs]
+        for line in rules(ours, details, numbers, peers, names, fractions):
+            print(line)
     return 0
+
+
+#: The acceptance rules: coarse SSIM lead over the best peer, SWD factor of the best peer's, share
+#: of cases won on SWD, the median detail's band, the least detail on a large hole and how many of
+#: the largest holes that applies to.
+CS_LEAD, SWD_FACTOR, WIN_SHARE, DETAIL_BAND, LARGE_DETAIL, LARGE_HOLES = 0.025, 0.75, 0.40, (0.85, 1.20), 0.5, 8
+
+
+def rules(ours: dict, details: list, numbers: dict, peers: list, names: list, fractions: dict) -> list[str]:
+    """Lines holding ``ours`` (case -> mean coarse SSIM and SWD over the seeds) and the per-case
+    oracle of every method to the acceptance rules; ``details`` holds each seed's per-case detail."""
+    def peer_mean(q: str, key: str) -> float:
+        return statistics.fmean(numbers[n][q][key] for n in names)
+
+    cs_peer = max(peers, key=lambda q: peer_mean(q, "coarse_ssim"))
+    swd_peer = min(peers, key=lambda q: peer_mean(q, "swd"))
+    cs_need = peer_mean(cs_peer, "coarse_ssim") + CS_LEAD
+    shift8 = peer_mean("truth_shift8", "coarse_ssim")
+    swd_need = SWD_FACTOR * peer_mean(swd_peer, "swd")
+    oracle = {n: {"coarse_ssim": max([ours[n]["coarse_ssim"]] + [numbers[n][q]["coarse_ssim"] for q in peers]),
+                  "swd": min([ours[n]["swd"]] + [numbers[n][q]["swd"] for q in peers])} for n in names}
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    lines = [f"rules over {len(names)} cases (this fill: each case's mean over the seeds; "
+             "oracle: each case's best of this fill and the peers)"]
+    for who, rows in (("this fill", ours), ("oracle", oracle)):
+        cs = statistics.fmean(rows[n]["coarse_ssim"] for n in names)
+        swd = statistics.fmean(rows[n]["swd"] for n in names)
+        lines.append(f"  {who}: mean coarse SSIM {cs:.4f} against {cs_need:.4f} ({cs_peer} + {CS_LEAD}): "
+                     f"{verdict(cs >= cs_need)}; against the truth shifted 8 px {shift8:.4f}: {verdict(cs >= shift8)}")
+        lines.append(f"  {who}: mean SWD {swd:.3f} against {swd_need:.3f} ({SWD_FACTOR} x {swd_peer}): "
+                     f"{verdict(swd <= swd_need)}")
+    wins = sum(ours[n]["swd"] <= min(numbers[n][q]["swd"] for q in peers) for n in names)
+    lines.append(f"  this fill: SWD at or below the best peer's on {wins} of {len(names)} cases "
+                 f"({wins / len(names):.0%}, rule {WIN_SHARE:.0%}): {verdict(wins >= WIN_SHARE * len(names))}")
+    for q in peers:
+        best = sum(numbers[n][q]["swd"] <= min([ours[n]["swd"]] + [numbers[n][o]["swd"] for o in peers if o != q])
+                   for n in names)
+        lines.append(f"    {q}: SWD the lowest of all methods on {best} of {len(names)} cases")
+    median = statistics.fmean(statistics.median(d) for d in details)
+    lines.append(f"  this fill: median detail {median:.2f} (mean of the seeds' medians), band {DETAIL_BAND}: "
+                 f"{verdict(DETAIL_BAND[0] <= median <= DETAIL_BAND[1])}")
+    large = sorted(names, key=lambda n: -fractions[n])[:LARGE_HOLES]
+    least = {n: statistics.fmean(d[names.index(n)] for d in details) for n in large}
+    lines.append(f"  this fill: detail on the {len(large)} largest holes "
+                 + ", ".join(f"{n} ({fractions[n]:.0%}) {least[n]:.2f}" for n in large)
+                 + f": {verdict(min(least.values()) >= LARGE_DETAIL)}")
+    return lines
 
 
 if __name__ == "__main__":
