@@ -38,9 +38,9 @@ def blob_mask(h, w, rng, frac=0.3):
     return ((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1
 
 
-def level_state(rng, h=28, w=34, half=2, k=3, iterations=1, frac=0.3, mean=0):
+def level_state(rng, h=28, w=34, half=2, k=3, iterations=1, frac=0.3, mean=0, near=0):
     """A mid-run level: random image, a blob hole with a random estimate, filled match lists
-    (distances with the mean-colour weight ``mean``)."""
+    (distances with the mean-colour weight ``mean`` and the distance weight ``near``)."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     mask = blob_mask(h, w, rng, frac)
     lev = levels.prepare_level(mask, half, None)
@@ -53,11 +53,11 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1, frac=0.3, mean=0):
     cost = np.full((n, k), ref.EMPTY, np.uint32)
     nnf[:, 0] = levels.random_sources(lev, 7)
     cost[:, 0] = 0
-    ref.rescore(est, lev.targets, nnf, cost, half, mean)
+    ref.rescore(est, lev.targets, nnf, cost, half, mean, near)
     best = nnf[:, 0].copy()
     for it in range(iterations):
         ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best.copy(), best, half,
-                       lev.radius, it, mean_weight=mean)
+                       lev.radius, it, mean_weight=mean, near_weight=near)
     return lev, est, nnf, cost, best
 
 
@@ -65,9 +65,10 @@ def level_state(rng, h=28, w=34, half=2, k=3, iterations=1, frac=0.3, mean=0):
 CHANNEL_WEIGHTS = (1, 1, 1, ref.FEATURE_WEIGHT)  # RGB, then the texture feature
 
 
-def naive_ssd(est, t, s, half, mean=0):
+def naive_ssd(est, t, s, half, mean=0, near=0):
     """The weighted SSD over the target window's in-image pixels, plus ``mean / 4`` times their
-    count times the squared difference of the two windows' mean colours (rounded down)."""
+    count times the squared difference of the two windows' mean colours (rounded down), plus
+    ``near`` per pixel between the centres (|dy| + |dx|)."""
     h, w = est.shape[:2]
     acc, count, sums = 0, 0, [0, 0, 0]
     for dy in range(-half, half + 1):
@@ -81,7 +82,7 @@ def naive_ssd(est, t, s, half, mean=0):
                     if c < 3:
                         sums[c] += d
     # count * (sum / count)^2 * mean / 4, in exact integers
-    return acc + (mean * sum(v * v for v in sums)) // (4 * count)
+    return acc + (mean * sum(v * v for v in sums)) // (4 * count) + near * (abs(t[0] - s[0]) + abs(t[1] - s[1]))
 
 
 def naive_insert(nb, nc, c, d, k):
@@ -100,9 +101,9 @@ def target_at(lev, y, x):
     return int(hits[0]) if len(hits) else -1
 
 
-def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0):
+def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0, near=0):
     """One target at a time, straight from the description in patchmatch.cl: jumps 1, 2, 4, ... up to
-    ``jump_max``, distances with the mean-colour weight ``mean``."""
+    ``jump_max``, distances with the mean-colour weight ``mean`` and the distance weight ``near``."""
     h, w = lev.shape
     k = cost.shape[1]
     nnf, cost = nnf.copy(), cost.copy()
@@ -113,7 +114,7 @@ def naive_patchmatch(est, lev, nnf, cost, best_in, half, key, jump_max=8, mean=0
 
         def consider(cy, cx, nb=nb, nc=nc, ty=ty, tx=tx):  # this iteration's target
             if 0 <= cy < h and 0 <= cx < w and lev.valid[cy, cx]:
-                naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half, mean), k)
+                naive_insert(nb, nc, (cy, cx), naive_ssd(est, (ty, tx), (cy, cx), half, mean, near), k)
 
         j = 1
         while j <= jump_max:
@@ -328,13 +329,28 @@ def test_the_mean_term_prefers_a_textured_source_of_the_right_colour_to_a_smooth
     assert weighted[0] - plain[0] == 49 * 3 * 20 * 20  # once more the squared mean difference per pixel
 
 
-@pytest.mark.parametrize("k,jump_max,mean", [(1, 8, 0), (3, 8, 4), (2, 2, 0), (1, 1, 6)])
-def test_patchmatch_matches_naive(rng, k, jump_max, mean):
-    lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0, mean=mean)
-    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5, jump_max, mean)
+def test_ssd_distance_term_prefers_the_nearer_of_equal_sources():
+    half = 3
+    est = np.zeros((7, 40, 4), np.uint8)
+    yy, xx = np.mgrid[0:7, 0:7]
+    tile = np.where((yy * 3 + xx) % 5 < 2, 200, 40).astype(np.uint8)
+    for x0 in (0, 10, 30):  # the target's window, then the same texture 10 and 30 px away
+        est[:, x0:x0 + 7, :3] = tile[..., None]
+    t, cand = np.array([[3, 3], [3, 3]], np.int32), np.array([[3, 13], [3, 33]], np.int32)
+    assert ref.ssd(est, t, cand, half).tolist() == [0, 0]  # equal windows: the SSD cannot choose
+    assert ref.ssd(est, t, cand, half, near_weight=1000).tolist() == [10 * 1000, 30 * 1000]
+    # the two terms add: a far source must match better by more than the distance it adds
+    est[0, 33, 0] += 1
+    assert ref.ssd(est, t[:1], cand[1:], half, near_weight=1000)[0] == 1 + 30 * 1000
+
+
+@pytest.mark.parametrize("k,jump_max,mean,near", [(1, 8, 0, 0), (3, 8, 4, 1000), (2, 2, 0, 37), (1, 1, 6, 0)])
+def test_patchmatch_matches_naive(rng, k, jump_max, mean, near):
+    lev, est, nnf, cost, best = level_state(rng, h=20, w=23, k=k, iterations=0, mean=mean, near=near)
+    want = naive_patchmatch(est, lev, nnf, cost, best, 2, 5, jump_max, mean, near)
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, lev.radius, 5,
-                   jump_max, mean)
+                   jump_max, mean, near)
     np.testing.assert_array_equal(nnf, want[0])
     np.testing.assert_array_equal(cost, want[1])
     np.testing.assert_array_equal(out, want[2])
@@ -345,7 +361,7 @@ def test_patchmatch_matches_naive(rng, k, jump_max, mean):
         assert len(seen) == len(set(seen))
         for (sy, sx), c in zip(nnf[i], cost[i]):
             if c != ref.EMPTY:
-                assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2, mean)
+                assert lev.valid[sy, sx] and c == naive_ssd(est, lev.targets[i], (sy, sx), 2, mean, near)
 
 
 def work(lev, full):
@@ -598,33 +614,34 @@ def read(runtime, buf, like):
     return out
 
 
-@pytest.mark.parametrize("half,k,jump_max,radius,mean",
-                         [(1, 1, 8, None, 0), (2, 3, 2, 8, 4), (3, 8, 8, None, 4), (4, 2, 1, 3, 0), (15, 1, 8, 3, 4)])
-def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean):
+@pytest.mark.parametrize("half,k,jump_max,radius,mean,near",
+                         [(1, 1, 8, None, 0, 0), (2, 3, 2, 8, 4, 1000), (3, 8, 8, None, 4, 1000), (4, 2, 1, 3, 0, 37),
+                          (15, 1, 8, 3, 4, 1000)])
+def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
     big = half > 4  # the largest patch: a small hole in a larger image leaves room for sources
     lev, est, nnf, cost, best = level_state(rng, h=80 if big else 28, w=84 if big else 34, half=half, k=k,
-                                            frac=0.08 if big else 0.3, mean=mean)
+                                            frac=0.08 if big else 0.3, mean=mean, near=near)
     radius = lev.radius if radius is None else radius
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
     mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], radius, jump_max, 99, b_in,
-                                     b_out, lev.work_args, mean)
+                                     b_out, lev.work_args, mean, near)
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, radius, 99,
-                   jump_max, mean)
+                   jump_max, mean, near)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
 
 
-@pytest.mark.parametrize("mean", [0, 4])
-def test_rescore_kernel(runtime, rng, mean):
+@pytest.mark.parametrize("mean,near", [(0, 0), (4, 0), (4, 1000)])
+def test_rescore_kernel(runtime, rng, mean, near):
     lev, est, nnf, cost, best = level_state(rng, half=2, k=4, iterations=2)
     est[lev.mask, :3] = rng.integers(0, 256, (int(lev.mask.sum()), 3))  # the estimate moved on
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_best = buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best, mean)
-    ref.rescore(est, lev.targets, nnf, cost, 2, mean)
+    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best, mean, near)
+    ref.rescore(est, lev.targets, nnf, cost, 2, mean, near)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_best, best), nnf[:, 0])

@@ -8,7 +8,7 @@
  * the search area.  The SSD runs over the target window's in-image pixels, on the current estimate
  * est: RGB, plus FW times the squared difference of the texture feature in the spare byte (known
  * pixels are the original ones, so a source window reads original pixels); at the coarser levels
- * the lists' costs add a mean-colour term to it (see ssd).
+ * the lists' costs add a mean-colour term and a distance term to it (see ssd).
  * All arithmetic is integer: inpaint/methods/multiscale/reference.py reproduces every launch bit for bit.
  *
  * Random numbers come from hash32 (common/hash.cl, bundled before this file).
@@ -19,8 +19,9 @@
 /* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image): the SSD, plus
  * mean_w / 4 times the window's pixel count times the squared difference of the two windows'
- * mean colours (rounded down).  Stops after the first row whose partial SSD exceeds lim and
- * returns it (such a candidate never enters the list, exactly as with its full distance). */
+ * mean colours (rounded down); ssd adds near_w times the distance between the two centres.
+ * Stops after the first row whose partial SSD exceeds lim and returns it (such a candidate never
+ * enters the list, exactly as with its full distance). */
 #define SIDE (2 * HALF + 1)
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
@@ -50,10 +51,12 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
  * loop, its time being most of a large photo's. */
 inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
                 const int dy0, const int dy1, const int dx0, const int dx1,
-                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w)
+                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w)
 {
-    return mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, mean_w, 1)
-                  : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, 0, 0);
+    /* the distance term: near_w per pixel between the two centres (|dy| + |dx|) */
+    const uint near = near_w * (uint)(abs(ty - sy) + abs(tx - sx));
+    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, mean_w, 1)
+                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, 0, 0)) + near;
 }
 
 /* The part of the target window at (ty, tx) inside the image, as offset ranges. */
@@ -122,11 +125,11 @@ inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
 inline void consider(__global const uchar4 *est, __global const uchar *valid,
                      const int width, const int height, const int ty, const int tx,
                      const int dy0, const int dy1, const int dx0, const int dx1,
-                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw, const uint mean_w)
+                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw, const uint mean_w, const uint near_w)
 {
     if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
     if (listed(nb, nc, c)) return;
-    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w));
+    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w));
 }
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
@@ -137,7 +140,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
-                         const int radius, const int jump_max, const uint mean_w, const uint key,
+                         const int radius, const int jump_max, const uint mean_w, const uint near_w, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh)
 {
     const int i = get_global_id(0);
@@ -152,7 +155,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             const int m = tidx[ly * rw + lx];
             if (m < 0) continue;
             const int2 b = best_in[m];
-            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w);
+            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w, near_w);
         }
     }
     int r = radius;
@@ -162,7 +165,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         const uint hx = hash32(hy);
         const uint m = (uint)(2 * r + 1);
         const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
-        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw, mean_w);
+        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw, mean_w, near_w);
         r /= 2;
         ++step;
     }
@@ -174,13 +177,13 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
  * insertion (stable: equal SSDs keep their order).  best receives the new best. */
 __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
                       __global int2 *nnf, __global uint *cost, __global int2 *best,
-                      const int n, const int width, const int height, const uint mean_w)
+                      const int n, const int width, const int height, const uint mean_w, const uint near_w)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
     for (int k = 0; k < K; ++k)
-        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w);
+        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w);
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];
         const uint cv = nc[a];

@@ -204,6 +204,7 @@ class Level:
     widened: int            # times the area of Eq. 6 was widened (it held too few sources)
     jump: int = ref.JUMPS[-1]  # PatchMatch's longest propagation jump
     mean: int = 0           # weight of the mean-colour term in every distance, in quarters (see ref.ssd)
+    near: int = 0           # weight of the distance term: per pixel between target and source (see ref.ssd)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -85,24 +85,25 @@ class PatchMatch(_Wrapper):
         self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
-                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0) -> Any:
-        """``work`` = (x0, y0, width, height) of the work area, ``mean`` the mean-colour term's weight
-        (see ``kernels/multiscale/patchmatch.cl``)."""
+                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0) -> Any:
+        """``work`` = (x0, y0, width, height) of the work area, ``mean`` and ``near`` the weights of the
+        mean-colour and distance terms (see ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, key=key, **_work(work))
+                        mean_w=mean, near_w=near, key=key, **_work(work))
 
     def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
         """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
         return self.knl_start(self.rt.queue, *_launch(self.group, n), sources=sources, nnf=b["nnf"],
                               cost=b["cost"], n=n)
 
-    def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0) -> Any:
+    def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
+                near: int = 0) -> Any:
         """Recompute every listed candidate's distance; ``best`` receives each target's best."""
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                                 nnf=b["nnf"], cost=b["cost"], best=best, n=n, width=width, height=height,
-                                mean_w=mean)
+                                mean_w=mean, near_w=near)
 
 
 class Vote(_Wrapper):
@@ -318,7 +319,7 @@ class DeviceLevel:
         h, w = lev.shape
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean)))
+                                                        b_out, lev.work_args, lev.mean, lev.near)))
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:
@@ -326,7 +327,7 @@ class DeviceLevel:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
-                                                                lev.mean)))
+                                                                lev.mean, lev.near)))
 
     def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.job.HostLevel.onion`, on the device."""

@@ -85,22 +85,26 @@ def _channel_weights() -> np.ndarray:
     return np.array([1, 1, 1, FEATURE_WEIGHT], np.int32)
 
 
-def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_weight: int = 0) -> np.ndarray:
+def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_weight: int = 0,
+        near_weight: int = 0) -> np.ndarray:
     """Distance of every target window to its candidate window, as int64: the SSD (RGB, plus
     :data:`FEATURE_WEIGHT` times the feature's), plus ``mean_weight / 4`` times the window's
-    pixel count times the squared difference of the two windows' mean colours, rounded down
+    pixel count times the squared difference of the two windows' mean colours, rounded down,
+    plus ``near_weight`` times the distance between the two centres (|dy| + |dx|)
     (``patchmatch.cl: ssd``).
 
     The mean-colour term weighs a window's overall colour beyond its share of the SSD: a smooth
     target (as a coarse fill is) then prefers a source of its own colour, textured or not, over
-    a smooth source of another colour (a shadow in a lit area).  Target pixels outside the
-    image are skipped; candidate windows lie inside the image (the caller passes only valid
-    candidates, others may hold any in-image centre).
+    a smooth source of another colour (a shadow in a lit area).  The distance term makes a source
+    from farther away win only by a clear margin: at the coarse levels, where the fill's content
+    is chosen, near matches continue what meets the hole (a line, a plank's gap) and far ones bring
+    in content from elsewhere.  Target pixels outside the image are skipped; candidate windows lie
+    inside the image (the caller passes only valid candidates, others may hold any in-image centre).
     """
     h, w = est.shape[:2]
     rgb = est.astype(np.int32)
     wts = _channel_weights()
-    acc = np.zeros(len(targets), np.int64)
+    acc = near_weight * (np.abs(targets[:, 0] - cand[:, 0]) + np.abs(targets[:, 1] - cand[:, 1])).astype(np.int64)
     total = np.zeros((len(targets), 3), np.int64)
     count = np.zeros(len(targets), np.int64)
     cy = np.clip(cand[:, 0], half, h - 1 - half)
@@ -147,7 +151,7 @@ def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, 
     nnf[rows] = np.where(before[..., None], n, np.where(at[..., None], cand[rows, None, :], shifted_n))
 
 
-def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight) -> None:
+def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_weight) -> None:
     cancel.check()  # a round on a large image takes seconds: a stop request ends it here
     h, w = valid.shape
     ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
@@ -157,7 +161,7 @@ def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight) -> No
     if not ok.any():
         return
     d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
-    d[ok] = ssd(est, targets[ok], cand[ok], half, mean_weight)
+    d[ok] = ssd(est, targets[ok], cand[ok], half, mean_weight, near_weight)
     _insert(nnf, cost, cand, d, ok)
 
 
@@ -172,7 +176,7 @@ def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarr
 def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: tuple[int, int],
                valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
                best_out: np.ndarray, half: int, radius: int, key: int, jump_max: int = JUMPS[-1],
-               mean_weight: int = 0) -> None:
+               mean_weight: int = 0, near_weight: int = 0) -> None:
     """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
 
     Each target tries, in this order, (1) its neighbours' best matches at distances
@@ -180,7 +184,7 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
     (2) random candidates around its current best within ``radius``, halving the radius
     each time.  ``best_in`` (N, 2) is every target's best match at the start of the
     iteration; ``best_out`` receives the new best.  Distances are :func:`ssd`'s, with
-    ``mean_weight``.
+    ``mean_weight`` and ``near_weight``.
     """
     n = len(targets)
     for j in (j for j in JUMPS if j <= jump_max):
@@ -188,21 +192,22 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
             t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
             ok = t >= 0
             cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
-            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight)
+            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight, near_weight)
     for off in random_offsets(n, radius, key):
-        _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool), mean_weight)
+        _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool), mean_weight,
+                  near_weight)
     best_out[:] = nnf[:, 0]
 
 
 def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndarray, half: int,
-            mean_weight: int = 0) -> None:
+            mean_weight: int = 0, near_weight: int = 0) -> None:
     """Recompute every listed candidate's distance (:func:`ssd`) against ``est``, then sort each list
     (stable: equal SSDs keep their order) (``patchmatch.cl: rescore``)."""
     k_count = cost.shape[1]
     for k in range(k_count):
         full = cost[:, k] != EMPTY
         if full.any():
-            cost[full, k] = ssd(est, targets[full], nnf[full, k], half, mean_weight).astype(np.uint32)
+            cost[full, k] = ssd(est, targets[full], nnf[full, k], half, mean_weight, near_weight).astype(np.uint32)
     order = np.argsort(cost, axis=1, kind="stable")
     cost[:] = np.take_along_axis(cost, order, axis=1)
     nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
