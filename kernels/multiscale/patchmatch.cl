@@ -21,7 +21,8 @@
  * mean_w / 4 times the window's pixel count times the squared difference of the two windows'
  * mean colours (rounded down); ssd adds near_w times the distance between the two centres.
  * Stops after the first row whose partial SSD exceeds lim and returns it (such a candidate never
- * enters the list, exactly as with its full distance). */
+ * enters the list, exactly as with its full distance: nothing is added to the list at lim or
+ * above). */
 #define SIDE (2 * HALF + 1)
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
@@ -53,10 +54,12 @@ inline uint ssd(__global const uchar4 *est, const int width, const int ty, const
                 const int dy0, const int dy1, const int dx0, const int dx1,
                 const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w)
 {
-    /* the distance term: near_w per pixel between the two centres (|dy| + |dx|) */
+    /* the distance term: near_w per pixel between the two centres (|dy| + |dx|); a candidate it
+     * alone puts past lim is not compared at all, and the SSD stops at what is left of lim */
     const uint near = near_w * (uint)(abs(ty - sy) + abs(tx - sx));
-    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, mean_w, 1)
-                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim, tw, 0, 0)) + near;
+    if (near >= lim) return near;
+    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1)
+                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0)) + near;
 }
 
 /* The part of the target window at (ty, tx) inside the image, as offset ranges. */

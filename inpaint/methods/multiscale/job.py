@@ -113,14 +113,14 @@ RADIUS_FINEST, JUMP_FINEST = 8, 2
 #: the dark smears.  The two finest levels keep the colours they are handed; there the term
 #: bought nothing measurable (at the photo itself it lowered the detail) and costs the most.
 MEAN_WEIGHT, MEAN_FROM = 4, 2
-#: Weight of the distance term in PatchMatch's distances at the levels of the mean-colour term
-#: (:func:`inpaint.methods.multiscale.reference.ssd`): a source costs this much more per pixel
+#: Weight of the distance term in PatchMatch's distances at level ``NEAR_FROM`` and every coarser
+#: one (:func:`inpaint.methods.multiscale.reference.ssd`): a source costs this much more per pixel
 #: of that level between its centre and the target's (about a 2.6 grey-level difference on every
 #: value of a 7x7 window).  The coarse levels choose what fills the hole; without it a far source
 #: whose window matched a little better brought other content in (forest floor into rock, a
 #: plank's gap that stopped at the hole).  At the two finest levels the term made copies repeat
 #: in blocks and streaks.
-NEAR_WEIGHT = 1000
+NEAR_WEIGHT, NEAR_FROM = 1000, 2
 #: Levels, from the photo itself up, whose averaged votes are split by frequency
 #: (:func:`inpaint.methods.multiscale.reference.vote`): the tones averaged, the texture of the best
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
@@ -602,7 +602,9 @@ class _Fill(StepwiseJob):
                 lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
                 self._short = True
         if lv >= MEAN_FROM:
-            lev = dataclasses.replace(lev, mean=MEAN_WEIGHT, near=NEAR_WEIGHT)
+            lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
+        if lv >= NEAR_FROM:
+            lev = dataclasses.replace(lev, near=NEAR_WEIGHT)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
