@@ -117,9 +117,9 @@ MEAN_WEIGHT, MEAN_FROM = 4, 2
 #: one (:func:`inpaint.methods.multiscale.reference.ssd`): a source costs this much more per pixel
 #: of that level between its centre and the target's (about a 2.6 grey-level difference on every
 #: value of a 7x7 window).  The coarse levels choose what fills the hole; without it a far source
-#: whose window matched a little better brought other content in (forest floor into rock, a
-#: plank's gap that stopped at the hole).  At the two finest levels the term made copies repeat
-#: in blocks and streaks.
+#: whose window matched a little better won, and a line meeting the hole (a plank's gap) stopped
+#: there.  From half size down the fills copied the object's leftover fringe, and at every level
+#: they repeated in blocks and streaks.
 NEAR_WEIGHT, NEAR_FROM = 1000, 2
 #: Levels, from the photo itself up, whose averaged votes are split by frequency
 #: (:func:`inpaint.methods.multiscale.reference.vote`): the tones averaged, the texture of the best
