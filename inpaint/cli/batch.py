@@ -113,10 +113,10 @@ def make_output_folder(folder: Path | None) -> None:
 def output_for(image: Path, folder: Path | None, suffix: str) -> Path:
     """Where a result goes: ``FOLDER/<name>``, or ``<stem><suffix>.<ext>`` beside the input; for
     an image read from standard input (``-``), standard output."""
-    from .streams import STREAM, is_stream
+    from .streams import STREAM, StreamPath, is_stream
 
     if is_stream(image):
-        return Path(STREAM)
+        return StreamPath(STREAM)
     if folder is not None:
         return folder / image.name
     return result_name(image, suffix)

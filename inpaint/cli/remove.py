@@ -47,6 +47,7 @@ from .shared import (
     apply_environment,
     max_pixels,
 )
+from .streams import command_path
 
 USAGE = ("inpaint IMAGE --mask MASK [-o OUT] [options]\n"
          "       inpaint IMAGE... | FOLDER [--masks DIR] [-o FOLDER] [--jobs N] [options]\n"
@@ -193,7 +194,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
             case = load_case(args.case)
         except ValueError as exc:  # an unknown name: the message lists the cases
             raise InputError(str(exc)) from None
-        out = Path(args.output) if args.output is not None else Path(f"{case.name}{REMOVED_SUFFIX}.png")
+        out = command_path(args.output) if args.output is not None else Path(f"{case.name}{REMOVED_SUFFIX}.png")
         return [(case.paths["image"], case.paths["mask"], out)]
     if not args.image:
         raise InputError("no input image given")
@@ -202,11 +203,11 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if args.mask is not None and args.masks is not None:
         raise InputError("give either --mask (one mask for every image) or --masks DIR, not both")
     if not is_batch(args.image):
-        image = Path(args.image[0])
+        image = command_path(args.image[0])
         if args.mask is None and args.masks is None:
             raise InputError("--mask is required (the object to remove)")
-        mask = Path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        out = Path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX)
+        mask = command_path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
+        out = command_path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX)
         return [(image, mask, out)]
     images = batch_images(args.image)
     if args.save_mapping is not None:
@@ -255,7 +256,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
 
         image_path, mask_path, out = work[0]
         with standard_streams([("input image", image_path), ("mask", mask_path),
-                               ("--protect mask", Path(args.protect) if args.protect else None)], out,
+                               ("--protect mask", command_path(args.protect) if args.protect else None)], out,
                               [("--save-mapping", args.save_mapping)]) as ((image_path, mask_path, protect), out):
             if protect is not None:
                 args.protect = str(protect)

@@ -27,6 +27,7 @@ from .guard import EXIT_TABLE
 from .perimage import ImageRun
 from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
 from .shared import add_device_options, add_run_options, apply_environment, max_pixels
+from .streams import command_path
 
 #: Memory the carver needs per pixel of the larger of the input and the output.
 CARVE_BYTES_PER_PIXEL = 64
@@ -248,14 +249,14 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         raise InputError("--grow applies to the --remove mask; give --remove MASK")
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if not is_batch(args.image):
-        src = Path(args.image[0])
-        out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
+        src = command_path(args.image[0])
+        out = command_path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
             engine = engine_for(args)
         from .streams import standard_streams
 
-        protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
+        protect, remove = (command_path(m) if m else None for m in (args.protect, args.remove))
         with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
                               [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
             _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)

@@ -1,11 +1,13 @@
 """Atomic writes: a temporary file in the destination folder, then ``os.replace``.
 
 A signal or an error never leaves a partial file: the front ends call :func:`cleanup_temp_files`
-when they stop.  A process killed outright (SIGKILL, a power cut) cannot clean up, so temporary
-files carry a recognisable name, ``.<name>~inpaint.<host>.<pid>.<random>.tmp``, and a later write
-into the same folder removes the stale ones (:func:`remove_stale_temps`): those of this host
-whose process is gone, owned by this user, untouched for :data:`STALE_AFTER` seconds.  A live
-process's file is never removed: its process answers, and its file is fresh while it writes.
+when they stop, which also removes the private folders of :func:`new_temp_folder` (where the
+command keeps a photo read from standard input).  A process killed outright (SIGKILL, a power
+cut) cannot clean up, so temporary files carry a recognisable name,
+``.<name>~inpaint.<host>.<pid>.<random>.tmp``, and a later write into the same folder removes
+the stale ones (:func:`remove_stale_temps`): those of this host whose process is gone, owned by
+this user, untouched for :data:`STALE_AFTER` seconds.  A live process's file is never removed:
+its process answers, and its file is fresh while it writes.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import errno
 import os
 import re
 import secrets
+import shutil
 import socket
 import stat
+import tempfile
 import threading
 import time
 import zlib
@@ -78,10 +82,14 @@ def remove_stale_temps(folder: str | os.PathLike[str]) -> list[str]:
             continue
         try:
             st = entry.stat(follow_symlinks=False)
-            if (not stat.S_ISREG(st.st_mode) or (uid is not None and st.st_uid != uid)
+            folder = stat.S_ISDIR(st.st_mode)
+            if (not (folder or stat.S_ISREG(st.st_mode)) or (uid is not None and st.st_uid != uid)
                     or now - st.st_mtime < STALE_AFTER or _alive(int(m.group(2)))):
                 continue
-            os.unlink(entry.path)
+            if folder:
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
             removed.append(entry.path)
         except OSError:
             continue
@@ -113,10 +121,32 @@ def new_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
 
 
+def new_temp_folder(purpose: str) -> Path:
+    """A private folder in the system's temporary folder (``TMPDIR``), registered for
+    :func:`cleanup_temp_files` before it exists, and named like the temporary files, so that the
+    folders of killed runs are removed by the next one (:func:`remove_stale_temps`)."""
+    parent = tempfile.gettempdir()
+    remove_stale_temps(parent)
+    for _ in range(100):
+        folder = os.path.join(parent, f".{purpose}~inpaint.{_host_tag()}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+        with _TEMP_LOCK:
+            _TEMP_FILES.add(folder)
+        try:
+            os.mkdir(folder, 0o700)
+            return Path(folder)
+        except FileExistsError:
+            with _TEMP_LOCK:
+                _TEMP_FILES.discard(folder)
+    raise FileExistsError(errno.EEXIST, "no free temporary folder name", parent)
+
+
 def drop_temp(tmp: str) -> None:
-    """Remove a temporary file and forget it."""
+    """Remove a temporary file (or folder of :func:`new_temp_folder`) and forget it."""
     try:
-        os.unlink(tmp)
+        if os.path.isdir(tmp) and not os.path.islink(tmp):
+            shutil.rmtree(tmp)
+        else:
+            os.unlink(tmp)
     except OSError:
         pass
     with _TEMP_LOCK:

@@ -13,7 +13,7 @@ from PIL import Image
 
 from ..errors import InputError
 from ..masks import mask_from_array
-from .read import open_image, upright
+from .read import file_limit, open_image, upright
 
 #: The mask rule, stated once (the commands' and the app's help quote it).
 MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
@@ -48,9 +48,8 @@ def mask_from_image(img: Image.Image) -> np.ndarray:
 
 
 def mask_file_limit(size: tuple[int, int]) -> int:
-    """Largest mask file accepted for an image of ``size``: room for 16 bytes a pixel (four
-    float channels, uncompressed) and 1 MiB of headers and metadata."""
-    return int(size[0]) * int(size[1]) * 16 + (1 << 20)
+    """Largest mask file accepted for an image of ``size`` (:func:`~inpaint.io.read.file_limit`)."""
+    return file_limit(int(size[0]) * int(size[1]))
 
 
 def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "mask") -> np.ndarray:

@@ -53,14 +53,33 @@ def _swap_rawmode(raw: str) -> str:
 
 
 def check_name(path: str | os.PathLike[str], what: str) -> None:
-    """Refuse a file name the system cannot open (a NUL character), and ``-``: the commands read
-    and write files only, not standard input and output."""
+    """Refuse a file name the system cannot open (a NUL character), and the text ``-``: the
+    library reads and writes files only, not standard input and output.  A path object is a file's
+    name even when it reads ``-`` (``Path('./-')``, the file named ``-``)."""
     name = os.fspath(path)
     if "\x00" in name:
         raise InputError(f"the {what} file name {name!r} is not valid: it holds a NUL character")
-    if name == "-":
+    if isinstance(path, str) and name == "-":
         raise InputError(f"'-' (standard input or output) is not supported for the {what}: give a file name "
                          "(./- for a file named '-')")
+
+
+def file_limit(pixels: int) -> int:
+    """The most bytes a file of an image of ``pixels`` pixels may need: 16 bytes a pixel (four
+    float channels, uncompressed) and 1 MiB of headers and metadata."""
+    return int(pixels) * 16 + (1 << 20)
+
+
+def too_large(what: str, pixels: int | Exception | None) -> InputError:
+    """The error for an image of more than Pillow's pixel limit (``--max-pixels``); ``pixels``
+    may be Pillow's error or warning, whose message quotes the count (and its error threshold,
+    twice the limit: the message states the limit)."""
+    if isinstance(pixels, Exception):
+        found = re.search(r"\((\d+) pixels\)", str(pixels))
+        pixels = int(found.group(1)) if found else None
+    return InputError(
+        f"{what} is too large: {f'{pixels} pixels, ' if pixels else ''}more than the limit of "
+        f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with --max-pixels")
 
 
 def check_regular(path: str | os.PathLike[str], what: str, max_bytes: int | None = None) -> None:
@@ -120,12 +139,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         if img is not None:
             img.close()
-        # Pillow's own message quotes its error threshold (twice the limit); state the limit.
-        size = re.search(r"\((\d+) pixels\)", str(exc))
-        raise InputError(
-            f"{what} {shown(p)} is too large: {size.group(1) + ' pixels, ' if size else ''}more than the limit of "
-            f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with "
-            "--max-pixels") from None
+        raise too_large(f"{what} {shown(p)}", exc) from None
     except UnidentifiedImageError:
         raise InputError(f"{what} {shown(p)} is not an image Pillow can read") from None
     except MemoryError:
