@@ -230,6 +230,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         paired_file,
         plan_batch,
         run_batch,
+        single_output,
     )
     from .options import engine_for, parse_grow, parse_int
 
@@ -249,7 +250,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = Path(args.image[0])
-        out = Path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
+        out, out_dir = single_output(src, args.output, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
             engine = engine_for(args)
@@ -258,6 +259,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         protect, remove = (Path(m) if m else None for m in (args.protect, args.remove))
         with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
                               [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
+            make_output_folder(out_dir)
             _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
@@ -272,8 +274,11 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
                                                               batch_mask(args.remove, image), paired_file(image, None))
                                                   if m is not None], out)
-                                         for image, out in zip(images, outs)], quiet=args.quiet)
+                                         for image, out in zip(images, outs)], quiet=args.quiet,
+                      overwrite=args.overwrite or args.force)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
+    if not images:
+        return run_batch("inpaint resize", [], lambda *_: None, quiet=args.quiet)
 
     engine = engine_for(args)
     make_output_folder(out_dir)
