@@ -257,6 +257,8 @@ def test_batch_plans_never_write_onto_an_input_or_another_result_nor_take_a_resu
     outs = [work[i][2] for i in keep]
     assert not any(same(o, p) for o in outs for p in inputs)
     assert all(not same(o, q) for i, o in enumerate(outs) for q in outs[i + 1:])
+    # without --overwrite, the images whose result exists are already done, and only they
+    assert plan_batch("t", work, quiet=True) == [i for i in keep if not os.path.lexists(work[i][2])]
 
 
 # --- signals and cancellation -------------------------------------------------------------------

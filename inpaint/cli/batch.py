@@ -10,7 +10,8 @@ loop that runs the files, reports a bad one and carries on.
 * the mask of ``x.jpg`` is ``x_mask.png`` beside it, or ``DIR/x.png`` from a mask folder (any
   image extension, PNG first); for a link, the mask of the file it names is found too;
 * results go beside the inputs under a suffixed name, or into an ``-o`` folder under the
-  input's own name.
+  input's own name (for one image too); a batch never takes a result for an input, and leaves
+  out an image whose result exists (already done) unless ``--overwrite``.
 """
 
 from __future__ import annotations

@@ -100,19 +100,20 @@ def build_parser() -> argparse.ArgumentParser:
             f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
     p.add_argument("--version", action="version", version=f"inpaint {version()}")
-    p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, for a "
-                                            "batch (see --masks)")
+    p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, or a "
+                                            "quoted pattern such as 'photos/*.jpg', for a batch (see --masks)")
     p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
-                                        "input); with several images, the one mask for all of them")
+                                        "input; default: IMAGE_mask.png beside the image, with a note); with "
+                                        "several images, the one mask for all of them")
     p.add_argument("--masks", metavar="DIR",
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case; standard output for standard input); "
-                                          "'-' writes standard output in the input's format, 'png:-' in PNG; for "
-                                          "a batch, an existing folder that receives each result under its "
-                                          "input's name")
+                                          "'-' writes standard output in the input's format, 'png:-' in PNG; a "
+                                          "folder (an existing one, or a new one ending in '/') receives each "
+                                          "result under its input's name, for one image as for a batch")
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")

@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
                           + MASK_RULE + " " + EXIT_TABLE)
     parser.add_argument("image", nargs="+",
-                        help="input image ('-': standard input); or several images or folders, for a batch (each "
-                             "resized to the same --width/--height)")
+                        help="input image ('-': standard input); or several images or folders, or a quoted pattern "
+                             "such as 'photos/*.jpg', for a batch (each resized to the same --width/--height)")
     parser.add_argument("--width", "-W", metavar="W",
                         help="target width in pixels, or a share of the input's such as 50%% (default: the input's)")
     parser.add_argument("--height", "-H", metavar="H",
@@ -51,8 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(exactly), 640x480 (the largest size within it keeping the aspect ratio), 640 or x480")
     parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input; "
                                                "standard output for standard input); '-' writes standard output "
-                                               "in the input's format, 'png:-' in PNG; for a batch, an existing "
-                                               "folder that receives each result under its input's name")
+                                               "in the input's format, 'png:-' in PNG; a folder (an existing one, "
+                                               "or a new one ending in '/') receives each result under its "
+                                               "input's name, for one image as for a batch")
     parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
                                                           "for every image, or a folder DIR holding DIR/IMAGE.png")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
