@@ -169,7 +169,8 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("mapping-psd", ["a.png", "--mask", "m.png", "-o", "o.png", "--save-mapping", "map.psd"], BAD,
      r"PSD is not a format", ()),
     ("no-extension", ["a.png", "--mask", "m.png", "-o", "result"], BAD, r"cannot tell the image format", ()),
-    ("output-is-folder", ["a.png", "--mask", "m.png", "-o", "dir.png"], BAD, r"output dir\.png is a folder", ()),
+    ("output-is-folder", ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "dir.png", *QUICK], OK,
+     r"-> dir\.png/a\.png", ("dir.png/a.png",)),   # into the folder, as a batch's -o FOLDER
     ("output-folder-missing", ["a.png", "--mask", "m.png", "-o", "nodir/o.png"], BAD,
      r"output folder nodir does not exist", ()),
     ("output-is-input", ["a.png", "--mask", "m.png", "-o", "a.png"], BAD, r"is the input image; refusing", ()),

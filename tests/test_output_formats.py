@@ -529,25 +529,28 @@ def test_jpeg_blocks_outside_the_fill_are_kept(tmp_path, subsampling, progressiv
     assert abs(out.stat().st_size / src.stat().st_size - 1) < 0.05
 
 
-def _swap_table_selectors(data: bytes) -> bytes:
-    """The JPEG with its components' quantisation-table selectors (Tq in SOF0) exchanged: luma on
-    table 1, chroma on table 0, a valid file that decodes to other colours."""
+def _set_table_selectors(data: bytes, selectors: tuple[int, ...]) -> bytes:
+    """The JPEG with its components' quantisation-table selectors (Tq in SOF0) set to
+    ``selectors`` (Y, Cb, Cr): a valid file that decodes to other colours."""
     i = data.index(b"\xff\xc0")
     count = data[i + 9]
     out = bytearray(data)
     for c in range(count):
-        tq = i + 10 + 3 * c + 2
-        out[tq] = 1 - out[tq]
+        out[i + 10 + 3 * c + 2] = selectors[c]
     return bytes(out)
 
 
-@pytest.mark.parametrize("subsampling", [2, 0])
-def test_jpeg_with_unusual_table_selectors_is_filled_with_the_right_tables(tmp_path, subsampling):
+@pytest.mark.parametrize("subsampling, selectors", [
+    (2, (1, 0, 0)), (0, (1, 0, 0)),   # luma on table 1, chroma on table 0
+    (2, (0, 0, 1)), (0, (0, 0, 1)),   # luma and Cb on table 0, Cr on table 1
+    (2, (0, 1, 0)), (1, (1, 1, 0)),
+])
+def test_jpeg_with_unusual_table_selectors_is_filled_with_the_right_tables(tmp_path, subsampling, selectors):
     usual, src = tmp_path / "usual.jpg", tmp_path / "p.jpg"
     _photo_jpeg(usual, subsampling, quality=85, crop=(3, 5, 243, 186))
-    src.write_bytes(_swap_table_selectors(usual.read_bytes()))
+    src.write_bytes(_set_table_selectors(usual.read_bytes(), selectors))
     a = jpeglib.read_dct(str(src))
-    assert list(np.asarray(a.quant_tbl_no)) == [1, 0, 0]
+    assert list(np.asarray(a.quant_tbl_no)) == list(selectors)
     pic = imageio.read_image(src)
     h, w = pic.rgb.shape[:2]
     mask = np.zeros((h, w), bool)
@@ -560,7 +563,12 @@ def test_jpeg_with_unusual_table_selectors_is_filled_with_the_right_tables(tmp_p
     assert imageio.save_images([(result, out, {"plan": plan, "mask": mask})])[0] is None
     assert plan.jpeg_edit is not None and plan.notes == []
     b = jpeglib.read_dct(str(out))
-    assert list(np.asarray(b.quant_tbl_no)) == [1, 0, 0]
+    assert list(np.asarray(b.quant_tbl_no)) == list(selectors)
+    # edited block by block: the blocks of the MCUs without a filled pixel are the input's
+    grid = jpeg_edit.touched_mcus(mask, (8 * (1 + (subsampling == 2)), 8 * (1 + (subsampling > 0))))
+    cgrid = grid[:a.Cb.shape[0], :a.Cb.shape[1]]
+    for old, new in ((a.Cb, b.Cb), (a.Cr, b.Cr)):
+        assert np.array_equal(old[~cgrid], new[~cgrid])
     # decoded by OpenCV: the filled pixels are the fill's, within JPEG's error (as for the same
     # photo with the usual selectors); quantised with one table and stored under the other they
     # were speckled
@@ -703,9 +711,12 @@ def test_jpeg_quality_option_is_a_plain_reencode(tmp_path):
     assert out.stat().st_size < 0.7 * src.stat().st_size
 
 
-def test_cli_jpeg_fill_keeps_blocks_and_exits_0(tmp_path):
+@pytest.mark.parametrize("selectors", [None, (0, 0, 1)], ids=["usual", "luma-and-cb-on-one-table"])
+def test_cli_jpeg_fill_keeps_blocks_and_exits_0(tmp_path, selectors):
     src, out, mpath = tmp_path / "p.jpg", tmp_path / "o.jpg", tmp_path / "m.png"
     _photo_jpeg(src, 2, crop=(0, 0, 160, 128))
+    if selectors is not None:
+        src.write_bytes(_set_table_selectors(src.read_bytes(), selectors))
     mask = np.zeros((128, 160), np.uint8)
     mask[40:60, 50:80] = 255
     Image.fromarray(mask).save(mpath)
@@ -716,7 +727,22 @@ def test_cli_jpeg_fill_keeps_blocks_and_exits_0(tmp_path):
     assert "note" not in r.stderr
     a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
     grid = jpeg_edit.touched_mcus(mask > 0, (16, 16))
-    assert np.array_equal(a.Cb[~grid], b.Cb[~grid])
+    assert np.array_equal(a.Cb[~grid], b.Cb[~grid]) and np.array_equal(a.Cr[~grid], b.Cr[~grid])
+    assert list(np.asarray(b.quant_tbl_no)) == list(np.asarray(a.quant_tbl_no))
+
+
+def test_a_jpeg_the_block_editor_fails_on_is_encoded_again_with_a_note_in_plain_words(tmp_path, monkeypatch):
+    def fails(*args, **kwargs):
+        raise RuntimeError("jpeg_write_coefficients: bad state 202 (JERR_BAD_STATE)")
+
+    monkeypatch.setattr(jpeg_edit, "_edit", fails)
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, quality=88, crop=(0, 0, 160, 128))
+    _, plan, notes, _ = _fill(src, out)
+    assert plan.jpeg_edit is not None
+    assert notes == ["the JPEG could not be edited block by block, so it was encoded again with its own "
+                     "quantisation tables: the pixels outside the mask change slightly"]
+    assert _open(out).quantization == _open(src).quantization
 
 
 # -- metadata beyond EXIF, ICC and XMP ---------------------------------------------------------------

@@ -77,27 +77,49 @@ def photos(tmp_path, monkeypatch):
 # --- batch planning ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv", [
-    ["x.png", "x_removed.png"],                                # a glob after an earlier run
-    ["x_removed.png", "x.png", "--jobs", "2"],
-    ["resize", "x.png", "x_resized.png", "--width", "20"],
     ["x.png", "y.png", "--mask", "x_removed.png", "--overwrite"],   # a result onto the shared mask
-], ids=["removed", "removed-first-jobs", "resize", "onto-mask"])
+    ["x.png", "y.png", "--protect", "y_removed.png"],               # a result onto the shared --protect mask
+], ids=["onto-mask", "onto-protect"])
 def test_a_batch_never_replaces_one_of_its_inputs(photos, run, argv):
-    _photo(photos / "x_removed.png", 5)   # an earlier result, with a mask of its own
-    save_mask(photos / "x_removed_mask.png", box_mask(20, 24, slice(6, 12), slice(8, 15)))
-    if argv[0] == "resize":
-        _photo(photos / "x_resized.png", 7)
-        save_mask(photos / "x_resized_mask.png", box_mask(20, 24, slice(6, 12), slice(8, 15)))
-    if "--mask" in argv:  # y.png's result is y_removed.png; make x's land on the mask
-        os.replace(photos / "x_removed.png", photos / "m.png")
-        argv = [a if a != "x_removed.png" else "m.png" for a in argv]
-        os.symlink("m.png", photos / "x_removed.png")
+    _photo(photos / "m.png", 5)
+    os.symlink("m.png", photos / argv[argv.index("--mask" if "--mask" in argv else "--protect") + 1])
     before = snapshot(photos)
     code, _, err = run(*argv, "--backend", "numpy")
     assert code == 2, err
-    assert re.search(r"error: the result of \S+ would be written to \S+, which is the (input image|mask) ", err), err
+    assert re.search(r"error: the result of \S+ would be written to \S+, which is the mask ", err), err
     assert "nothing was written" in err and len(err.strip().splitlines()) == 1
     assert snapshot(photos) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ["x.png", "x_removed.png", "y.png"],                       # what the shell makes of *.png after a run
+    ["x_removed.png", "x.png", "y.png", "--jobs", "2"],
+    ["*.png"],                                                 # the same pattern, quoted
+    ["."],                                                     # the folder
+    ["resize", "x.png", "x_resized.png", "y.png", "--width", "20"],
+    ["resize", "*.png", "--width", "20"],
+], ids=["removed", "removed-first-jobs", "pattern", "folder", "resize", "resize-pattern"])
+def test_a_batch_run_again_leaves_out_its_earlier_results_and_does_only_the_rest(photos, run, argv):
+    _photo(photos / "x_removed.png", 5)   # an earlier result, even with a mask of its own
+    save_mask(photos / "x_removed_mask.png", box_mask(20, 24, slice(6, 12), slice(8, 15)))
+    _photo(photos / "x_resized.png", 7)
+    save_mask(photos / "x_resized_mask.png", box_mask(20, 24, slice(6, 12), slice(8, 15)))
+    before = snapshot(photos)
+    code, _, err = run(*argv, "--backend", "numpy", *(QUICK if argv[0] != "resize" else ()))
+    assert code == 0, err
+    assert "note: 1 already done (x.png): its result exists; --overwrite does it again" in err
+    if argv != ["."]:  # a folder leaves results out by their names
+        assert re.search(r"note: skipped [12] earlier results? of other inputs", err), err
+    assert "1 image: 1 " in err and "0 failed" in err
+    result = "y_resized.png" if argv[0] == "resize" else "y_removed.png"
+    after = snapshot(photos)
+    assert sorted(set(after) - set(before)) == [result]  # nothing else written...
+    assert {k: after[k] for k in before} == before       # ...nothing replaced
+    code, _, err = run(*argv, "--backend", "numpy", *(QUICK if argv[0] != "resize" else ()))
+    assert code == 0, err
+    assert "note: 2 already done (x.png, y.png): their results exist" in err
+    assert "nothing to do: no image of the batch needs work" in err and "images/s" not in err
+    assert snapshot(photos) == after
 
 
 def test_one_file_named_twice_is_done_once(photos, run):
@@ -123,8 +145,9 @@ def test_two_results_into_one_file_refuse_the_batch_before_any_work(photos, run)
 def test_existing_results_are_kept_unless_overwrite(photos, run):
     old = _photo(photos / "y_removed.png", 9)
     code, _, err = run("x.png", "y.png", "--backend", "numpy", "-p", "5", *QUICK)
-    assert code == 2
-    assert "y.png: the output y_removed.png already exists; use --overwrite to replace it" in err
+    assert code == 0, err
+    assert "note: 1 already done (y.png): its result exists; --overwrite does it again" in err
+    assert "1 image: 1 removed, 0 failed" in err
     assert np.array_equal(np.asarray(Image.open(photos / "y_removed.png")), old)
     assert (photos / "x_removed.png").exists()   # the other image was done
     code, _, err = run("y.png", "--mask", "y_mask.png", "--backend", "numpy", "-p", "5", "--overwrite", "-q", *QUICK)
@@ -191,7 +214,7 @@ _NAMES = ["a.png", "b.png", "a_removed.png", "sub/../a.png", "link.png", "hard.p
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(_NAMES), st.sampled_from(_NAMES)),
                 min_size=1, max_size=5))
-def test_batch_plans_never_let_a_result_land_on_an_input_or_another_result(tmp_path_factory, jobs):
+def test_batch_plans_never_write_onto_an_input_or_another_result_nor_take_a_result_in(tmp_path_factory, jobs):
     root = tmp_path_factory.mktemp("plan")
     (root / "sub").mkdir()
     for name in ("a.png", "b.png", "a_removed.png", "sub/a.png", "m.png"):
@@ -210,24 +233,32 @@ def test_batch_plans_never_let_a_result_land_on_an_input_or_another_result(tmp_p
         return any(not same(w[0], img) and any(same(img, m) for m in w[1]) and not any(same(w[0], m) for m in masks)
                    for w in work)
 
-    images_given = [i for i in range(len(work)) if not other_mask(i)]
+    def other_result(i: int) -> bool:  # another image's output, or its x_removed / x_resized beside it
+        img = work[i][0]
+        return any(not other_mask(j) and not same(w[0], img)
+                   and any(same(img, r) for r in (w[2], *(w[0].with_name(f"{w[0].stem}{s}{w[0].suffix}")
+                                                          for s in ("_removed", "_resized"))))
+                   for j, w in enumerate(work))
+
+    images_given = [i for i in range(len(work)) if not other_mask(i) and not other_result(i)]
+    inputs = [p for i, (img, masks, _) in enumerate(work) for p in ([img] if i in images_given else []) + masks]
     try:
-        keep = plan_batch("t", work, quiet=True)
+        keep = plan_batch("t", work, quiet=True, overwrite=True)
     except InputError:
         kept = [work[i] for n, i in enumerate(images_given)
                 if not any(same(work[i][0], work[j][0]) for j in images_given[:n])]
-        inputs = [p for img, masks, _ in work for p in [img, *masks]]
         assert (any(same(out, p) for _, _, out in kept for p in inputs)
                 or any(same(a[2], b[2]) for i, a in enumerate(kept) for b in kept[i + 1:]))
         return
     images = [work[i][0] for i in keep]
     assert all(not same(p, q) for i, p in enumerate(images) for q in images[i + 1:])
-    assert not any(other_mask(i) for i in keep)  # masks of other inputs are left out...
+    assert not any(other_mask(i) or other_result(i) for i in keep)  # masks and results of others left out...
     assert all(any(same(work[i][0], k) for k in images) for i in images_given)  # ...and only they
-    inputs = [p for img, masks, _ in work for p in [img, *masks]]
     outs = [work[i][2] for i in keep]
     assert not any(same(o, p) for o in outs for p in inputs)
     assert all(not same(o, q) for i, o in enumerate(outs) for q in outs[i + 1:])
+    # without --overwrite, the images whose result exists are already done, and only they
+    assert plan_batch("t", work, quiet=True) == [i for i in keep if not os.path.lexists(work[i][2])]
 
 
 # --- signals and cancellation -------------------------------------------------------------------

@@ -5,16 +5,20 @@ loop that runs the files, reports a bad one and carries on.
 
 * a folder given stands for its image files (:data:`IMAGE_EXTENSIONS`), sorted by name, less
   masks and earlier results (names ending in ``_mask``, ``_removed`` or ``_resized``);
+* a file-name pattern (``'photos/*.jpg'``, quoted so that the shell leaves it to the command)
+  stands for the image files it matches, sorted by name: a batch even when it matches one;
 * the mask of ``x.jpg`` is ``x_mask.png`` beside it, or ``DIR/x.png`` from a mask folder (any
-  image extension, PNG first);
-* results go beside the inputs under a suffixed name, or into an existing ``-o`` folder under
-  the input's own name.
+  image extension, PNG first); for a link, the mask of the file it names is found too;
+* results go beside the inputs under a suffixed name, or into an ``-o`` folder under the
+  input's own name (for one image too); a batch never takes a result for an input, and leaves
+  out an image whose result exists (already done) unless ``--overwrite``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import glob
 import os
 import signal
 import threading
@@ -25,28 +29,42 @@ from typing import Any
 
 from .. import cancel
 from ..errors import BuildFailure, InputError
-from ..io.naming import MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX, result_name, shown
+from ..io.naming import MASK_SUFFIX, RESULT_SUFFIXES, result_name, shown
 from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, stop_exception, thread_error
 from .shared import say
 
 #: Image file extensions a batch folder is scanned for.
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
 #: Name endings of the files a folder scan leaves out: masks and results of earlier runs.
-SKIPPED_SUFFIXES = (MASK_SUFFIX, REMOVED_SUFFIX, RESIZED_SUFFIX)
+SKIPPED_SUFFIXES = (MASK_SUFFIX, *RESULT_SUFFIXES)
+#: The characters that make a command-line name a file-name pattern (:mod:`glob`'s).
+_PATTERN_CHARS = frozenset("*?[")
+
+
+def is_pattern(item: str) -> bool:
+    """Whether a command-line name is a file-name pattern (``'photos/*.jpg'``): it holds ``*``,
+    ``?`` or ``[`` and no file has that very name."""
+    return bool(_PATTERN_CHARS & set(item)) and not os.path.lexists(item)
 
 
 def is_batch(items: Sequence[str]) -> bool:
-    """Whether the command's inputs make a batch: several, or one folder."""
-    return len(items) > 1 or (len(items) == 1 and Path(items[0]).is_dir())
+    """Whether the command's inputs make a batch: several, one folder, or one file-name pattern
+    (whatever it matches)."""
+    return len(items) > 1 or (len(items) == 1 and (Path(items[0]).is_dir() or is_pattern(items[0])))
+
+
+def _is_image_name(path: Path) -> bool:
+    return path.suffix.lower() in IMAGE_EXTENSIONS
 
 
 def batch_images(items: Sequence[str]) -> list[Path]:
-    """The images of a batch: the files given, and the image files of the folders given.
+    """The images of a batch: the files given, the image files of the folders given (less masks
+    and earlier results, by name), and the image files each pattern matches.
 
     Raises
     ------
     InputError
-        No image at all.
+        A pattern that matches no image file, or no image at all.
     """
     from .streams import is_stream
 
@@ -55,25 +73,87 @@ def batch_images(items: Sequence[str]) -> list[Path]:
         if is_stream(item):
             raise InputError("'-' (standard input) takes one image, not a batch: give the batch's files or folders")
         path = Path(item)
-        if path.is_dir():
-            found += sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS
+        if is_pattern(item):
+            matches = sorted(p for p in map(Path, glob.glob(item, recursive=True)) if p.is_file() and _is_image_name(p))
+            if not matches:
+                raise InputError(f"no image file matches {shown(item)} (looked for {', '.join(IMAGE_EXTENSIONS)}); "
+                                 "nothing was done")
+            found += matches
+        elif path.is_dir():
+            found += sorted(f for f in path.iterdir() if f.is_file() and _is_image_name(f)
                             and not f.stem.endswith(SKIPPED_SUFFIXES))
         else:
             found.append(path)
     if not found:
-        raise InputError(f"no image file in {', '.join(map(str, items))} (looked for {', '.join(IMAGE_EXTENSIONS)})")
+        raise InputError(f"no image file in {', '.join(map(shown, items))} (looked for {', '.join(IMAGE_EXTENSIONS)})")
     return found
 
 
-def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> Path:
-    """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image (the
-    first that exists, PNG first); the PNG name when none does, so that the error names it."""
+def other_names(image: Path) -> list[Path]:
+    """The other names of the file ``image`` names: the file a symbolic link leads to, and the
+    hard links to it in the folders of both names (image files only); none for a plain file.
+    They are relative to the working folder when they lie under it."""
+    names: list[Path] = []
+    try:
+        st = os.stat(image)
+    except (OSError, ValueError):
+        return names
+    real = Path(os.path.realpath(image))
+    with contextlib.suppress(ValueError):
+        real = real.relative_to(Path.cwd().resolve())
+    if image.is_symlink():  # a linked folder on the way holds the link's mask already
+        names.append(real)
+    if st.st_nlink > 1:  # hard links: only then is a folder listed
+        for folder in dict.fromkeys((image.parent, real.parent)):
+            try:
+                entries = sorted(folder.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name in (image.name, real.name) or not _is_image_name(entry) or entry.is_symlink():
+                    continue
+                with contextlib.suppress(OSError):
+                    other = os.stat(entry)
+                    if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                        names.append(entry)
+    return names
+
+
+def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
+    """``FOLDER/<stem>.<ext>`` or ``<stem><suffix>.<ext>`` beside ``image``: the first that
+    exists (PNG first), else None."""
     where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
     for ext in IMAGE_EXTENSIONS:
         for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
             if candidate.is_file():
                 return candidate
-    return where / f"{stem}.png"
+    return None
+
+
+def find_mask(image: Path, folder: Path | None = None, suffix: str = MASK_SUFFIX) -> tuple[Path, Path | None]:
+    """An image's mask by the pairing rule, and the other name of the image it was found by.
+
+    The mask is ``FOLDER/<stem>.<ext>`` (a mask folder), else ``<stem><suffix>.<ext>`` beside the
+    image (any image extension, PNG first), for the name given; for a link, then for the file's
+    other names (:func:`other_names`: the file a symbolic link names, its hard links).  The second
+    value is that other name, or None when the mask pairs with the name given.  When no mask
+    exists, the PNG name beside the name given, so that the error names it.
+    """
+    own = _paired(image, folder, suffix)
+    if own is not None:
+        return own, None
+    for other in other_names(image):
+        found = _paired(other, folder, suffix)
+        if found is not None:
+            return found, other
+    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
+    return where / f"{stem}.png", None
+
+
+def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> Path:
+    """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image
+    (:func:`find_mask`, links followed)."""
+    return find_mask(image, folder, suffix)[0]
 
 
 def batch_mask(value: str | None, image: Path) -> Path | None:
@@ -82,6 +162,19 @@ def batch_mask(value: str | None, image: Path) -> Path | None:
     if not value:
         return None
     return paired_file(image, Path(value)) if Path(value).is_dir() else Path(value)
+
+
+def named_folder(output: str | None) -> Path | None:
+    """The folder ``-o`` names: an existing folder, or a new one written with a trailing slash
+    (``done/``); None for anything else (a file name, standard output, no ``-o``)."""
+    from .streams import is_stream
+
+    if output is None or is_stream(output):
+        return None
+    folder = Path(output)
+    if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
+        return folder
+    return None
 
 
 def output_folder(output: str | None) -> Path | None:
@@ -94,11 +187,25 @@ def output_folder(output: str | None) -> Path | None:
         return None
     if is_stream(output):
         raise InputError(f"-o {output} (standard output) takes one image, not a batch: give a folder")
-    folder = Path(output)
-    if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
-        return folder
-    raise InputError(f"with several images, -o must be an existing folder, or a new one ending in '/'; "
-                     f"{folder} is not")
+    folder = named_folder(output)
+    if folder is None:
+        raise InputError(f"with several images, -o must be an existing folder, or a new one ending in '/'; "
+                         f"{output} is not")
+    return folder
+
+
+def single_output(image: Path, output: str | None, suffix: str) -> tuple[Path, Path | None]:
+    """Where one image's result goes, and the ``-o`` folder to make first (None: none).
+
+    ``-o FILE`` is the file; ``-o DIR/`` (a trailing slash, or an existing folder) puts the result
+    where a batch would (:func:`output_for`); without ``-o`` the result goes beside the input.
+    """
+    from .streams import command_path, is_stream
+
+    folder = None if is_stream(image) else named_folder(output)
+    if folder is not None:
+        return output_for(image, folder, suffix), folder
+    return (command_path(output) if output is not None else output_for(image, None, suffix)), None
 
 
 def make_output_folder(folder: Path | None) -> None:
@@ -134,69 +241,122 @@ def _identities(path: Path) -> set[Any]:
     return found
 
 
-def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], quiet: bool = False) -> list[int]:
+def _listed(paths: Sequence[Path], limit: int = 3) -> str:
+    """A few file names for a note: ``a.png, b.png, ...``."""
+    return ", ".join(shown(p.name) for p in paths[:limit]) + (", ..." if len(paths) > limit else "")
+
+
+def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], quiet: bool = False, *,
+               overwrite: bool = False, own: Sequence[bool] | None = None) -> list[int]:
     """Check a batch before any work; returns the indices of the jobs to run.
 
     ``jobs`` holds ``(image, other inputs (masks), output)`` for each image.  Every path is
     resolved to the file it names (:func:`os.path.realpath` and the device and inode), so ``x``,
     ``./x``, ``sub/../x`` and links to ``x`` are one file:
 
-    * an image given twice is filled once (a note says so);
     * a file that is another image's mask (by the pairing rule: ``x_mask.png`` beside ``x.png``,
       ``--masks``, ``--mask``, ``--protect``, ``--remove``) is no image of the batch: it is left
       out, and one note says how many were (``inpaint photos/*`` on a folder holding masks);
+    * a file that is another image's result (``x_removed.png`` or ``x_resized.png`` beside
+      ``x.png``, or the ``-o`` folder's ``x.png``) is no image of the batch either: an output is
+      never an input, and one note says how many were left out;
+    * an image named twice (the same name, or two names of one file: links) is done once, under
+      the name whose mask pairs with it by name (``own``: True for such a job; a plain file
+      before a symbolic link, else the first given), and a note says so;
     * a result that would replace any input of the batch (an image or a mask, its own or
       another's), or that two images would share, refuses the whole batch, before anything is
-      written (an input is never replaced by a batch, even with ``--force``).
+      written (an input is never replaced by a batch, even with ``--force``);
+    * an image whose result exists is already done: left out unless ``overwrite``, with a note.
 
     Raises
     ------
     InputError
         A collision, naming both files.
     """
+    n = len(jobs)
+    own = list(own) if own is not None else [False] * n
     images = [_identities(image) for image, _, _ in jobs]
     masks = [set().union(*map(_identities, others)) for _, others, _ in jobs]
-    keep: list[int] = []
-    seen: dict[Any, Path] = {}
-    skipped = 0
-    for i, (image, _, _) in enumerate(jobs):
-        ids = images[i]
-        # the mask of an input that is another file, unless that file is this one's mask (a pair
-        # of images, each the other's mask, are both filled)
-        if any(ids & masks[j] and not ids & images[j] and not images[j] & masks[i] for j in range(len(jobs))):
-            skipped += 1
+    outs = [_identities(out) for _, _, out in jobs]
+    # what this batch or an earlier run writes for each image: its output, and the results of
+    # both commands beside it (``x_removed.png`` is an earlier result even for ``-o FOLDER``)
+    results = [outs[j].union(*(_identities(result_name(image, suffix)) for suffix in RESULT_SUFFIXES))
+               for j, (image, _, _) in enumerate(jobs)]
+
+    def owners(table: list[set[Any]]) -> dict[Any, list[int]]:
+        found: dict[Any, list[int]] = {}
+        for j, ids in enumerate(table):
+            for k in ids:
+                found.setdefault(k, []).append(j)
+        return found
+
+    mask_of, result_of = owners(masks), owners(results)
+
+    def others(ids: set[Any], table: dict[Any, list[int]]) -> set[int]:
+        return {j for k in ids for j in table.get(k, ())}
+
+    # the mask of an input that is another file, unless that file is this one's mask (a pair of
+    # images, each the other's mask, are both filled)
+    is_mask = [any(not images[i] & images[j] and not images[j] & masks[i] for j in others(images[i], mask_of))
+               for i in range(n)]
+    # the result of another image of the batch (never the image's own result: that is a collision)
+    is_result = [not is_mask[i] and any(not is_mask[j] and not images[i] & images[j]
+                                        for j in others(images[i], result_of)) for i in range(n)]
+    # one file under several names: done once, under its best name
+    groups: list[list[int]] = []
+    group_of: dict[Any, int] = {}
+    for i in range(n):
+        if is_mask[i] or is_result[i]:
             continue
-        first = next((seen[k] for k in ids if k in seen), None)
-        if first is not None:
-            if not quiet:
-                say(f"{prog}: note: {shown(image)} is {shown(first)}, given twice: it is done once")
-            continue
-        seen.update(dict.fromkeys(ids, image))
-        keep.append(i)
-    if skipped and not quiet:
-        say(f"{prog}: note: skipped {skipped} mask{'s' if skipped != 1 else ''} of other inputs")
+        g = next((group_of[k] for k in images[i] if k in group_of), None)
+        if g is None:
+            g = len(groups)
+            groups.append([])
+        groups[g].append(i)
+        group_of.update(dict.fromkeys(images[i], g))
+    keep = []
+    for group in groups:
+        best = max(group, key=lambda i: (own[i], not jobs[i][0].is_symlink(), -i))
+        keep.append(best)
+        if not quiet:
+            for i in group:
+                if i == best:
+                    continue
+                image, first = jobs[i][0], jobs[best][0]
+                same = "" if str(image) == str(first) else f"{shown(first)}, "
+                say(f"{prog}: note: {shown(image)} is {same}given twice: it is done once")
+    keep.sort()
+    if not quiet:
+        for count, what in ((sum(is_mask), "mask"), (sum(is_result), "earlier result")):
+            if count:
+                say(f"{prog}: note: skipped {count} {what}{'s' if count != 1 else ''} of other inputs")
     inputs: dict[Any, tuple[str, Path]] = {}
-    for image, others, _ in jobs:
-        for k in _identities(image):
-            inputs.setdefault(k, ("input image", image))
-        for other in others:
+    for i, (image, masks_of_i, _) in enumerate(jobs):
+        if not is_result[i]:
+            for k in images[i]:
+                inputs.setdefault(k, ("input image", image))
+        for other in masks_of_i:
             for k in _identities(other):
                 inputs.setdefault(k, ("mask", other))
-    outputs: dict[Any, Path] = {}
+    taken: dict[Any, Path] = {}
     for i in keep:
         image, _, out = jobs[i]
-        ids = _identities(out)
-        hit = next((inputs[k] for k in ids if k in inputs), None)
+        hit = next((inputs[k] for k in outs[i] if k in inputs), None)
         if hit is not None:
-            raise InputError(f"the result of {image} would be written to {out}, which is the {hit[0]} {hit[1]} of "
-                             "this batch; nothing was written (leave earlier results out of the batch, or "
-                             "use -o FOLDER)")
-        other = next((outputs[k] for k in ids if k in outputs), None)
+            raise InputError(f"the result of {shown(image)} would be written to {shown(out)}, which is the "
+                             f"{hit[0]} {shown(hit[1])} of this batch; nothing was written (use -o FOLDER)")
+        other = next((taken[k] for k in outs[i] if k in taken), None)
         if other is not None:
-            raise InputError(f"{other} and {image} would both be written to {out}; nothing was written "
-                             "(rename one, or run them separately)")
-        outputs.update(dict.fromkeys(ids, image))
-    return keep
+            raise InputError(f"{shown(other)} and {shown(image)} would both be written to {shown(out)}; nothing was "
+                             "written (rename one, or run them separately)")
+        taken.update(dict.fromkeys(outs[i], image))
+    done = [i for i in keep if not overwrite and os.path.lexists(jobs[i][2])]
+    if done and not quiet:
+        say(f"{prog}: note: {len(done)} already done ({_listed([jobs[i][0] for i in done])}): "
+            f"{'their results exist' if len(done) != 1 else 'its result exists'}; --overwrite does "
+            f"{'them' if len(done) != 1 else 'it'} again")
+    skip = set(done)
+    return [i for i in keep if i not in skip]
 
 
 def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], None], *, jobs: int = 1,
@@ -210,10 +370,16 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     line and skipped; the batch goes on to its summary.  With ``jobs > 1`` the files run on that
     many threads, taking turns on ``devices`` (``None`` for each file when empty); a turn's
     device that cannot compile the kernels hands its files to the next device that can.  A
-    summary with the throughput ends the run.
+    summary ends the run, with the throughput over the images done (none when none was); a
+    batch left with no image (every one already done) says that there is nothing to do.
     """
     n, t0 = len(images), time.perf_counter()
+    if n == 0:
+        if not quiet:
+            say(f"{prog}: nothing to do: no image of the batch needs work")
+        return 0
     failed: list[str] = []
+    succeeded: list[int] = []
     device_failed: list[str] = []
     lock = threading.Lock()
 
@@ -239,6 +405,8 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
 
                 warn_once(f"{str(failure).partition('; ')[0]}; its turns go to the next device")
                 one(i, label, None)
+            with lock:
+                succeeded.append(i)
         except Exception as exc:  # bad input, environment or device: this file only
             code = exit_code(exc)
             if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
@@ -264,8 +432,10 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     dt = time.perf_counter() - t0
     if not quiet or failed:
         listed = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
-        say(f"{prog}: {n} image{'s' if n != 1 else ''}: {n - len(failed)} {verb}, {len(failed)} failed{listed}; "
-              f"{dt:.1f} s, {n / dt:.1f} images/s")
+        done = len(succeeded)
+        rate = f", {done / dt:.1f} images/s" if done and dt > 0 else ""
+        say(f"{prog}: {n} image{'s' if n != 1 else ''}: {done} {verb}, {len(failed)} failed{listed}; "
+            f"{dt:.1f} s{rate}")
     return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
 
 

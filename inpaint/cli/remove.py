@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 import warnings
@@ -26,13 +27,14 @@ from .batch import (
     batch_images,
     batch_mask,
     best_devices,
+    find_mask,
     is_batch,
     make_output_folder,
     output_folder,
     output_for,
-    paired_file,
     plan_batch,
     run_batch,
+    single_output,
 )
 from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
@@ -46,6 +48,7 @@ from .shared import (
     advanced_group,
     apply_environment,
     max_pixels,
+    say,
 )
 from .streams import command_path
 
@@ -98,19 +101,20 @@ def build_parser() -> argparse.ArgumentParser:
             f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
     p.add_argument("--version", action="version", version=f"inpaint {version()}")
-    p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, for a "
-                                            "batch (see --masks)")
+    p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, or a "
+                                            "quoted pattern such as 'photos/*.jpg', for a batch (see --masks)")
     p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
-                                        "input); with several images, the one mask for all of them")
+                                        "input; default: IMAGE_mask.png beside the image, with a note); with "
+                                        "several images, the one mask for all of them")
     p.add_argument("--masks", metavar="DIR",
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case; standard output for standard input); "
-                                          "'-' writes standard output in the input's format, 'png:-' in PNG; for "
-                                          "a batch, an existing folder that receives each result under its "
-                                          "input's name")
+                                          "'-' writes standard output in the input's format, 'png:-' in PNG; a "
+                                          "folder (an existing one, or a new one ending in '/') receives each "
+                                          "result under its input's name, for one image as for a batch")
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")
@@ -184,7 +188,10 @@ def _with_engine(options: dict[str, Any], engine: Any) -> dict[str, Any]:
 
 def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     """``(image, mask, output)`` for every image to fill: one for ``IMAGE --mask MASK`` and
-    ``--case NAME``, several for a batch."""
+    ``--case NAME``, several for a batch.  ``args.own`` gets, for each, whether its mask pairs
+    with the image's name as given (not through a link); ``args.out_dir`` the ``-o`` folder to
+    make, if any."""
+    args.own, args.out_dir = None, None
     if args.case is not None:
         if args.image or args.mask is not None or args.masks is not None:
             raise InputError("give either --case or IMAGE --mask, not both")
@@ -202,22 +209,37 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         raise InputError("the input image file name is empty")
     if args.mask is not None and args.masks is not None:
         raise InputError("give either --mask (one mask for every image) or --masks DIR, not both")
+    masks = Path(args.masks) if args.masks is not None else None
+    if masks is not None and not masks.is_dir():
+        raise InputError(f"--masks {masks} is not a folder")
     if not is_batch(args.image):
+        from .streams import is_stream
+
         image = command_path(args.image[0])
-        if args.mask is None and args.masks is None:
+        out, args.out_dir = single_output(image, args.output, REMOVED_SUFFIX)
+        if args.mask is not None:
+            return [(image, command_path(args.mask), out)]
+        if is_stream(image):
             raise InputError("--mask is required (the object to remove)")
-        mask = command_path(args.mask) if args.mask is not None else paired_file(image, Path(args.masks))
-        out = command_path(args.output) if args.output is not None else output_for(image, None, REMOVED_SUFFIX)
+        mask, via = find_mask(image, masks)
+        if masks is None and not mask.is_file() and os.path.lexists(image):  # else: the image's own error
+            raise InputError(f"--mask is required (the object to remove): there is no {shown(mask.name)} beside "
+                             f"{shown(image)}")
+        if not args.quiet:
+            where = f" (for {shown(via)}, which {shown(image)} names)" if via is not None else ""
+            say(f"inpaint: note: the mask is {shown(mask)}{where}")
         return [(image, mask, out)]
     images = batch_images(args.image)
     if args.save_mapping is not None:
         raise InputError("--save-mapping takes one image, not a batch")
     out_dir = output_folder(args.output)
-    masks = Path(args.masks) if args.masks is not None else None
-    if masks is not None and not masks.is_dir():
-        raise InputError(f"--masks {masks} is not a folder")
-    return [(image, Path(args.mask) if args.mask is not None else paired_file(image, masks),
-             output_for(image, out_dir, REMOVED_SUFFIX)) for image in images]
+    work, own = [], []
+    for image in images:
+        mask, via = (Path(args.mask), None) if args.mask is not None else find_mask(image, masks)
+        work.append((image, mask, output_for(image, out_dir, REMOVED_SUFFIX)))
+        own.append(args.mask is None and via is None and mask.is_file())
+    args.own, args.out_dir = own, out_dir
+    return work
 
 
 def _guess_backend(backend: str) -> str:
@@ -260,6 +282,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
                               [("--save-mapping", args.save_mapping)]) as ((image_path, mask_path, protect), out):
             if protect is not None:
                 args.protect = str(protect)
+            make_output_folder(args.out_dir)
             _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
     return _remove_batch(args, options, radius, work, jobs)
@@ -272,10 +295,13 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     from .options import engine_for
 
     keep = plan_batch("inpaint", [(image, [m for m in (mask, batch_mask(args.protect, image)) if m is not None], out)
-                                  for image, mask, out in work], quiet=args.quiet)
+                                  for image, mask, out in work], quiet=args.quiet,
+                      overwrite=args.overwrite or args.force, own=args.own)
     work = [work[i] for i in keep]
+    if not work:
+        return run_batch("inpaint", [], lambda *_: None, quiet=args.quiet)
     engine = engine_for(args)
-    make_output_folder(Path(args.output) if args.output is not None else None)
+    make_output_folder(args.out_dir)
 
     def one(i: int, label: str, device: Any) -> None:
         image, mask, out = work[i]

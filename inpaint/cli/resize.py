@@ -41,8 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Content-aware resize by seam carving (shrink, enlarge, protect, remove objects). "
                           + MASK_RULE + " " + EXIT_TABLE)
     parser.add_argument("image", nargs="+",
-                        help="input image ('-': standard input); or several images or folders, for a batch (each "
-                             "resized to the same --width/--height)")
+                        help="input image ('-': standard input); or several images or folders, or a quoted pattern "
+                             "such as 'photos/*.jpg', for a batch (each resized to the same --width/--height)")
     parser.add_argument("--width", "-W", metavar="W",
                         help="target width in pixels, or a share of the input's such as 50%% (default: the input's)")
     parser.add_argument("--height", "-H", metavar="H",
@@ -52,8 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(exactly), 640x480 (the largest size within it keeping the aspect ratio), 640 or x480")
     parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input; "
                                                "standard output for standard input); '-' writes standard output "
-                                               "in the input's format, 'png:-' in PNG; for a batch, an existing "
-                                               "folder that receives each result under its input's name")
+                                               "in the input's format, 'png:-' in PNG; a folder (an existing one, "
+                                               "or a new one ending in '/') receives each result under its "
+                                               "input's name, for one image as for a batch")
     parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
                                                           "for every image, or a folder DIR holding DIR/IMAGE.png")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
@@ -231,6 +232,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         paired_file,
         plan_batch,
         run_batch,
+        single_output,
     )
     from .options import engine_for, parse_grow, parse_int
 
@@ -250,7 +252,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = command_path(args.image[0])
-        out = command_path(args.output) if args.output is not None else output_for(src, None, RESIZED_SUFFIX)
+        out, out_dir = single_output(src, args.output, RESIZED_SUFFIX)
         with phases.timing(CONTEXT) if args.stats and phases and args.backend != "numpy" else \
                 contextlib.nullcontext():
             engine = engine_for(args)
@@ -259,6 +261,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         protect, remove = (command_path(m) if m else None for m in (args.protect, args.remove))
         with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
                               [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
+            make_output_folder(out_dir)
             _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
         return 0
     if args.save_seams is not None:
@@ -273,8 +276,11 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     keep = plan_batch("inpaint resize", [(image, [m for m in (batch_mask(args.protect, image),
                                                               batch_mask(args.remove, image), paired_file(image, None))
                                                   if m is not None], out)
-                                         for image, out in zip(images, outs)], quiet=args.quiet)
+                                         for image, out in zip(images, outs)], quiet=args.quiet,
+                      overwrite=args.overwrite or args.force)
     images, outs = [images[i] for i in keep], [outs[i] for i in keep]
+    if not images:
+        return run_batch("inpaint resize", [], lambda *_: None, quiet=args.quiet)
 
     engine = engine_for(args)
     make_output_folder(out_dir)

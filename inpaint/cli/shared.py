@@ -107,7 +107,7 @@ def add_run_options(parser: argparse._ActionsContainer, verb: str,
                              "kind, the jobs take turns on them")
     parser.add_argument("--overwrite", "-y", action="store_true",
                         help="replace output files that already exist (without it, an existing output is refused, "
-                             "and in a batch that image is skipped)")
+                             "and a batch leaves out the images whose results exist, as already done)")
     parser.add_argument("--force", action="store_true",
                         help="allow the output of a single image to replace its input file (implies --overwrite)")
     advanced.add_argument("--max-pixels", type=int, default=None,

@@ -263,8 +263,10 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str |
                                      header=edit.get("header"))
         except Exception as exc:  # noqa: BLE001 - jpeglib could not: encode it again instead
             note = encode(img, fh, fmt, plan.options)
-            why = f"the JPEG could not be edited block by block ({type(exc).__name__}: {exc}), so it was encoded " \
-                  "again with its own quantisation tables: the pixels outside the mask change slightly"
+            # our own reasons are in a user's words; a library's error text is not for users
+            reason = f" ({exc})" if isinstance(exc, jpeg_edit.CannotEdit) else ""
+            why = f"the JPEG could not be edited block by block{reason}, so it was encoded again with its own " \
+                  "quantisation tables: the pixels outside the mask change slightly"
             return "; ".join(n for n in (why, note) if n)
         fh.write(data)
         return None

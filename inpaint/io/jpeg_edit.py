@@ -64,6 +64,10 @@ _LOCK = threading.Lock()
 _SUBSAMPLING = {(1, 1): 0, (1, 2): 1, (2, 2): 2}
 
 
+class CannotEdit(ValueError):
+    """A JPEG that cannot be edited block by block; the message says why, in a user's words."""
+
+
 #: (file, message) of the libjpeg warnings already told in this process: reading a file's
 #: coefficients again (for the edit) repeats them.
 _TOLD: set[tuple[str, str]] = set()
@@ -153,8 +157,8 @@ def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:
         comps = int(header.num_components)
         space = str(header.jpeg_color_space)
         factors = [tuple(int(x) for x in f) for f in np.asarray(header.samp_factor)]
-    except Exception as exc:  # noqa: BLE001 - a JPEG libjpeg cannot read this way (e.g. arithmetic-coded)
-        return None, f"its coding cannot be edited block by block ({type(exc).__name__})"
+    except Exception:  # noqa: BLE001 - a JPEG libjpeg cannot read this way (e.g. arithmetic-coded)
+        return None, "libjpeg cannot read its blocks (an unusual coding, or a damaged file)"
     if comps not in (1, 3) or ("YCbCr" not in space and "GRAYSCALE" not in space):
         return None, f"its colour space ({space.split('.')[-1].replace('JCS_', '')}) cannot be edited block by block"
     if comps == 3 and (factors[1] != (1, 1) or factors[2] != (1, 1) or factors[0] not in _SUBSAMPLING
@@ -258,7 +262,7 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
 
     Raises
     ------
-    ValueError
+    CannotEdit
         When ``src`` cannot be edited block by block, or the new blocks would not share the
         input's quantisation tables.
     """
@@ -268,7 +272,7 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
         if header is None:
             header, why = _read_header(jpeglib, src, qtables, subsampling)
             if why:
-                raise ValueError(why)
+                raise CannotEdit(why)
         return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling)
 
 
@@ -293,15 +297,14 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
         part = os.path.join(tmp, "part.jpg")
         img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
         # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
-        # quantised with the table the input gives that component, whichever slot holds it (the
-        # encoder puts luma on its first table and chroma on the next)
+        # quantised with the table the input gives that component, whichever slot holds it
         img.save(part, "JPEG", qtables=_tables_by_component(dct, qtables, colour),
                  subsampling=subsampling if colour else 0)
         new = jpeglib.read_dct(part)
         new.load()
         comps = 3 if colour else 1
         if any(not np.array_equal(new.get_component_qt(c), dct.get_component_qt(c)) for c in range(comps)):
-            raise ValueError("the new blocks' quantisation tables differ from the input's")
+            raise CannotEdit("the new blocks' quantisation tables differ from the input's")
         by, bx = sy0 // 8, sx0 // 8
         # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
         _copy(dct.Y, new.Y, touched_mcus(changed, (8, 8)), by, bx)
@@ -321,15 +324,15 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
 
 
 def _tables_by_component(dct: Any, qtables: dict, colour: bool) -> list:
-    """Pillow's tables of ``qtables`` (by slot) in the order the encoder assigns them: luma's first,
-    then chroma's (Cb's, and Cr's where it has a table of its own).  ``dct`` is the loaded copy:
-    reading the plan's own header would load it in place, and a second write would see the
-    first one's blocks."""
+    """Pillow's tables of ``qtables`` (by slot), one for each component in order: Pillow's encoder
+    quantises its component *i* with the *i*-th table given, so every component gets the table
+    the input gives it, however the input shares its slots (luma and Cb on one table, Cr on
+    another is legal too).  ``dct`` is the loaded copy: reading the plan's own header would
+    load it in place, and a second write would see the first one's blocks."""
     slots = [int(x) for x in np.asarray(dct.quant_tbl_no)[:3 if colour else 1]]
-    order = list(dict.fromkeys(slots))
-    if any(slot not in qtables for slot in order):
-        raise ValueError("a component's quantisation table cannot be read")
-    return [qtables[slot] for slot in order]
+    if any(slot not in qtables for slot in slots):
+        raise CannotEdit("a component's quantisation table cannot be read")
+    return [qtables[slot] for slot in slots]
 
 
 def jpeg_end(data: bytes) -> int:
@@ -385,7 +388,7 @@ def _app_segments(data: bytes) -> list[bytes]:
     segments, i = [], 2
     while i + 4 <= len(data):
         if data[i] != 0xFF:
-            raise ValueError("damaged JPEG header")
+            raise CannotEdit("its header is damaged")
         kind = data[i + 1]
         if kind == 0xFF:  # fill byte
             i += 1

@@ -29,6 +29,8 @@ REMOVED_SUFFIX = "_removed"
 RESIZED_SUFFIX = "_resized"
 #: Name ending of a mask file paired with its image (``photo_mask.png``).
 MASK_SUFFIX = "_mask"
+#: Name endings of the commands' results, which a batch never takes for inputs.
+RESULT_SUFFIXES = (REMOVED_SUFFIX, RESIZED_SUFFIX)
 
 
 def result_name(image: str | os.PathLike[str], suffix: str = REMOVED_SUFFIX, ext: str | None = None) -> Path:
