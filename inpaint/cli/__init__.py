@@ -9,14 +9,17 @@ both ``inpaint`` and ``inpaint resize`` take are declared once (:mod:`~inpaint.c
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cancel import signals_held
+from ..cancel import STOP_SIGNALS, signals_held
 from . import phases
-from .guard import guarded
-from .shared import COMMANDS
+
+# The command's own modules load in main(), with the stop signals held: this module imports only
+# what the standard library and the signals need, so that the command holds them a moment after
+# Python starts (a Ctrl-C while numpy loads would end with Python's traceback).
 
 
 def _command(name: str) -> Any:
@@ -48,8 +51,13 @@ def _start(name: str, argv: list[str], prog: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
-    phases.enter()  # --stats times the start-up up to here
     program = argv is None  # the command itself: the process ends with this run
+    if program and hasattr(signal, "pthread_sigmask"):  # let through once the guard's handlers are in
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    phases.enter()  # --stats times the start-up up to here
+    from .guard import guarded
+    from .shared import COMMANDS
+
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"

@@ -469,9 +469,21 @@ def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
                     signal.signal(sig, handler)
                 except (ValueError, OSError, TypeError):  # pragma: no cover
                     pass
-    if program:  # the process ends with this run: a signal from now on ends it at once, with this status
+    if program:  # the process ends with this run, with this status, whatever signal comes now
         _Process.status = status
+        _ignore_stop_signals()
     return status
+
+
+def _ignore_stop_signals() -> None:
+    """Ignore the stop signals from now on.  The run is over and its status known; Python puts the
+    default handlers back while it exits (an ignored signal stays ignored), and a signal then
+    would end the process by the signal, after its run said it succeeded."""
+    for sig in _STOP_SIGNALS:
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):  # pragma: no cover - not the main thread
+            pass
 
 
 def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_files: Callable[[], None]) -> int:
