@@ -167,6 +167,15 @@ def test_the_quick_start_comes_first_and_ci_runs_its_test_command():
     assert all(part.strip() in steps for part in tests.split("&&")), ci
 
 
+def test_the_quick_start_activates_the_venv_before_a_bare_inpaint():
+    """After the set-up line, the quick start activates the virtual environment, so that the
+    README's later ``inpaint ...`` lines run as written (and not 'inpaint: command not found')."""
+    lines = _blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    setup = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
+    bare = next(i for i, line in enumerate(lines) if re.match(r"\s*inpaint\s", line))
+    assert any(line.split("#")[0].strip() == ". .venv/bin/activate" for line in lines[setup:bare]), lines[setup:bare]
+
+
 def _linked(text: str) -> list[str]:
     """The local targets of a page's Markdown links and images (no URLs, no anchors)."""
     targets = re.findall(r"\]\(([^)\s]+)\)", text)
