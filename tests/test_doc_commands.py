@@ -165,3 +165,86 @@ def test_the_quick_start_comes_first_and_ci_runs_its_test_command():
           if not line.lstrip().startswith("#") for part in line.split("&&")]
     steps = iter(ci)
     assert all(part.strip() in steps for part in tests.split("&&")), ci
+
+
+def test_the_quick_start_activates_the_venv_before_a_bare_inpaint():
+    """After the set-up line, the quick start activates the virtual environment, so that the
+    README's later ``inpaint ...`` lines run as written (and not 'inpaint: command not found')."""
+    lines = _blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    setup = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
+    bare = next(i for i, line in enumerate(lines) if re.match(r"\s*inpaint\s", line))
+    assert any(line.split("#")[0].strip() == ". .venv/bin/activate" for line in lines[setup:bare]), lines[setup:bare]
+
+
+def _linked(text: str) -> list[str]:
+    """The local targets of a page's Markdown links and images (no URLs, no anchors)."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t.split("#")[0] for t in targets if t.split("#")[0] and not re.match(r"^[a-z]+:", t)]
+
+
+def test_every_local_link_of_the_readme_and_docs_resolves():
+    broken = [(doc.relative_to(REPO).as_posix(), target) for doc in [*DOCS, REPO / "tools" / "README.md",
+                                                                      REPO / "bench" / "results" / "README.md"]
+              for target in _linked(doc.read_text(encoding="utf-8")) if not (doc.parent / target).exists()]
+    assert broken == []
+
+
+def test_docs_hold_prose_and_the_images_it_shows_and_no_page_names_the_old_data_folders():
+    """Raw measurements live in bench/results/; docs/ has pages, their images and the app's
+    screenshots. Nothing tracked names the folders they came from."""
+    stray = [p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*")
+             if p.is_file() and p.suffix not in (".md", ".png", ".jpg")]
+    assert stray == []
+    assert not [p for p in (REPO / "docs").iterdir() if p.is_dir() and p.name not in ("quality", "screenshots")]
+    assert (REPO / "bench" / "results" / "quality_pocl.json").is_file()
+    old = re.compile(r"docs/(bench|h100|h200)/")
+    named = [p.relative_to(REPO).as_posix() for folder in ("README.md", "CHANGELOG.md", "docs", "tools", "bench",
+                                                          "tests", "inpaint", "kernels", ".ci")
+             for p in ([REPO / folder] if (REPO / folder).is_file() else (REPO / folder).rglob("*"))
+             if p.is_file() and p.suffix in ("", ".md", ".py", ".cl", ".json", ".txt", ".toml")
+             and p.name != "test_doc_commands.py" and old.search(p.read_text(encoding="utf-8", errors="replace"))]
+    assert named == []
+
+
+def test_every_tool_is_in_the_tools_index():
+    index = (REPO / "tools" / "README.md").read_text(encoding="utf-8")
+    missing = [p.name for p in (REPO / "tools").glob("*.py") if f"`{p.name}`" not in index]
+    assert missing == []
+
+
+@pytest.mark.parametrize("command", [[], ["resize"]])
+def test_output_help_names_every_form_that_o_takes(command, capsys):
+    """``-o``: a file, ``-``, ``FORMAT:-``, and for a batch a folder, made when named with a
+    trailing '/'."""
+    with pytest.raises(SystemExit):
+        cli.main([*command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    help_o = text[text.index("-o OUTPUT, --output OUTPUT"):][:600]
+    for part in ("output image file", "'-' writes standard output", "FORMAT:- (png:-, jpg:-", "for a batch, a folder",
+                 "made if its name ends in '/'"):
+        assert part in help_o, help_o
+    assert "an existing folder" not in help_o
+
+
+def test_a_batch_makes_the_folder_the_help_promises(tmp_path, run):
+    ramp = np.add.outer(np.arange(24), np.arange(32)).astype(np.uint8)
+    mask = np.zeros((24, 32), np.uint8)
+    mask[8:12, 10:14] = 255
+    for name in ("a", "b"):
+        Image.fromarray(np.dstack([ramp, ramp, ramp])).save(tmp_path / f"{name}.png")
+        Image.fromarray(mask).save(tmp_path / f"{name}_mask.png")
+    code, _, err = run(tmp_path / "a.png", tmp_path / "b.png", "-o", f"{tmp_path / 'new' / 'done'}/",
+                       "--backend", "numpy", "-q")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "new" / "done").iterdir()) == ["a.png", "b.png"]
+
+
+def test_bench_help_says_what_the_default_benchmark_runs():
+    from inpaint_bench import cli as bench_cli
+
+    text = " ".join(bench_cli.build_parser().format_help().split())
+    assert "numpy vs OpenCL for the default fill and for the paper's pipeline" in text
+    assert "1 with --quality, --objects or --quick alone" in text
+    assert "the paper's pipeline: findBestPatch variant" in text
+    for name in bench_cli.TOOLS:
+        assert f"'inpaint bench {name} --help'" in text

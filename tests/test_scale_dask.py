@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,47 @@ def test_a_dask_batch_writes_what_the_command_writes(tmp_path, monkeypatch):
     got = {p.name: p.read_bytes() for p in done.iterdir()}
     assert sorted(got) == sorted(expected)  # and no other file (no temporary one)
     assert [name for name in expected if got[name] != expected[name]] == []  # byte for byte
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_pages_recipe_runs_as_written_with_workers_elsewhere(tmp_path):
+    """The set-up block's three lines, run as the page writes them: the scheduler and the worker
+    in a folder of their own, the batch with relative paths from another one."""
+    page = (REPO / "docs" / "SCALE.md").read_text(encoding="utf-8")
+    block = re.search(r"start a scheduler.*?```sh\n(.*?)```", page, re.S | re.I).group(1)
+    lines = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    assert [line.split()[0] for line in lines] == [".venv/bin/dask", ".venv/bin/dask", ".venv/bin/python"]
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "dask").exists():
+        pytest.skip("the dask command is not installed beside this Python")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+
+    def argv(line: str) -> list[str]:
+        words = line.replace("HOST:8786", address).split()
+        words[0] = str(bin_dir / Path(words[0]).name)
+        return [str(TOOL) if word == "tools/scale_dask.py" else word for word in words]
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    elsewhere, batch = tmp_path / "workers", tmp_path / "batch"
+    elsewhere.mkdir()
+    batch.mkdir()
+    _photos(batch / "photos")
+    scheduler = argv(lines[0]) + ["--port", str(port), "--dashboard-address", ":0"]
+    started = [subprocess.Popen(cmd, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for cmd in (scheduler, argv(lines[1]) + ["--dashboard-address", ":0"])]
+    try:
+        proc = subprocess.run(argv(lines[2]) + ["--method", "criminisi", "--backend", "numpy"], cwd=batch, env=env,
+                              capture_output=True, text=True, timeout=300)
+    finally:
+        for child in started:
+            child.terminate()
+        for child in started:
+            child.wait(timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(p.name for p in (batch / "done").iterdir()) == sorted(name + ext for name, ext in CASES)

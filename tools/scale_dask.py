@@ -54,14 +54,19 @@ def remove_one(image: str, mask: str, out: str, **options: Any) -> str:
 
 
 def pairs(photos: str, done: str) -> Iterator[tuple[str, str, str]]:
-    """``(image, mask, output)`` for every photo of folder ``photos`` that has a mask."""
+    """``(image, mask, output)`` for every photo of folder ``photos`` that has a mask.
+
+    The paths are absolute (made so from this process's working folder): a worker runs in a
+    folder of its own, where a relative path would name another file or none.
+    """
     suffixes = set(Image.registered_extensions())
-    for path in sorted(Path(photos).iterdir()):
+    done = Path(done).absolute()
+    for path in sorted(Path(photos).absolute().iterdir()):
         if path.suffix.lower() not in suffixes or path.stem.endswith(("_mask", "_removed", "_resized")):
             continue
         masks = sorted(path.parent.glob(glob.escape(path.stem) + "_mask.*"))
         if masks:
-            yield str(path), str(masks[0]), str(Path(done) / path.name)
+            yield str(path), str(masks[0]), str(done / path.name)
 
 
 def run(client: Client, jobs: Iterable[tuple[str, str, str]], retries: int = 2, **options: Any) -> dict[str, str]:

@@ -1,8 +1,9 @@
-"""Command line of the benchmarks: ``inpaint bench [seam|integral] ...`` (also ``inpaint-bench``).
+"""Command line of the benchmarks: ``inpaint bench [seam|integral|startup|scaling] ...`` (also
+``inpaint-bench``).
 
 ``inpaint bench [OPTIONS]`` runs the pipeline benchmark (``--quality``: the fill-quality
-benchmark); ``inpaint bench seam ...`` the seam-carving benchmark and ``inpaint bench
-integral ...`` the integral-image benchmark, each with its own options (``--help``).
+benchmark); ``inpaint bench NAME ...`` runs one of :data:`TOOLS`, each with its own options
+(``--help``).
 """
 
 from __future__ import annotations

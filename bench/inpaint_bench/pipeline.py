@@ -3,7 +3,8 @@
 Modes (combine freely; with none of ``--grid/--table2/--table4/--profiles/--partitions``
 the default benchmark runs):
 
-* default: numpy vs OpenCL (every device) at alpha = 0.05 / P = 17 and full search / P = 9,
+* default: numpy vs OpenCL (every device) for the default fill and for the paper's pipeline at
+  alpha = 0.05 / P = 17 and full search / P = 9 (``--quick``: without the full search),
   with the ratio and the speed targets of ``targets.toml`` (e.g. WalkingMan in < 0.25 s and
   < 3 s on PoCL; 5x the paper's Adreno 330 at alpha = 0.05 / P = 17).
 * ``--grid``: alpha x P x device x {local, global} plus the numpy serial baseline (Tables
@@ -804,8 +805,9 @@ def write_csv(rows: Sequence[dict[str, Any]], path: Path) -> None:
 # --- command ------------------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``inpaint bench``."""
-    parser.description = ("Benchmark the pipeline beside the paper's tables. With no mode option: numpy vs "
-                          "OpenCL at alpha=0.05/P=17 and full/P=9 on walkingman, judged against the speed targets.")
+    parser.description = ("Benchmark the fill beside the paper's tables. With no mode option: numpy vs OpenCL "
+                          "for the default fill and for the paper's pipeline at alpha=0.05/P=17 and full/P=9 "
+                          "(--quick: without full/P=9) on walkingman, judged against the speed targets.")
     parser.add_argument("--case", default="walkingman",
                         help="case name, comma-separated names, 'all', or a folder with image.png, mask.png "
                              "(and truth.png); default walkingman")
@@ -818,17 +820,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a short run: alone, the default benchmark without its full-search row and with one "
                              "timed run each (unless --repeat); with --grid, only alpha in {full, 0.05} and "
                              "P in {9, 17}")
-    parser.add_argument("--alphas", help="grid: comma-separated alphas (overrides the default/--quick list)")
+    parser.add_argument("--alphas", help="grid: comma-separated alphas, the paper's name for the command's "
+                                         "--search-area (overrides the default/--quick list)")
     parser.add_argument("--patches", help="grid: comma-separated patch sizes")
     parser.add_argument("--alpha", help="alpha for --table2 (default full) and --profiles/--partitions (default 0.05)")
     parser.add_argument("--patch", help="patch for --table2 (default 9) and --profiles/--partitions (default 17)")
     parser.add_argument("--variant", choices=("auto", "local", "global"), default="auto",
-                        help="findBestPatch variant (grid default: both local and global)")
+                        help="the paper's pipeline: findBestPatch variant (grid default: both local and global)")
     parser.add_argument("--prune", choices=("auto", "on", "off", "both"), default="auto",
-                        help="findBestPatch pruning against a sampled bound (auto: on CPU devices); "
+                        help="the paper's pipeline: findBestPatch pruning against a sampled bound (auto: on CPU "
+                             "devices); "
                              "both: time pruned and unpruned side by side (default benchmark only)")
     parser.add_argument("--repeat", type=int, default=None,
-                        help="timed runs per configuration (median; default 3, with --quality 1)")
+                        help="timed runs per configuration (median; default 3; 1 with --quality, --objects or "
+                             "--quick alone)")
     parser.add_argument("--numpy-repeat", type=int, default=None,
                         help="at most this many timed numpy runs per cell (numpy full search is slow)")
     parser.add_argument("--numpy-all", action="store_true",

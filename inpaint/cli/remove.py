@@ -110,11 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
-    p.add_argument("-o", "--output", help="output image (default: <input>_removed.<ext> beside the input; "
+    p.add_argument("-o", "--output", help="output image file (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case; standard output for standard input); "
-                                          "'-' writes standard output in the input's format, 'png:-' in PNG; a "
-                                          "folder (an existing one, or a new one ending in '/') receives each "
-                                          "result under its input's name, for one image as for a batch")
+                                          "'-' writes standard output in the input's format, FORMAT:- (png:-, "
+                                          "jpg:-, tif:-, webp:-, bmp:-) in that format; for a batch, and for one "
+                                          "image, a folder that receives each result under its input's name, made "
+                                          "if its name ends in '/' (done/)")
     p.add_argument("--grow", metavar="N", default=None,
                    help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
                         "goes too (default 0)")

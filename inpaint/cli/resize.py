@@ -50,11 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", metavar="GEOMETRY",
                         help="target size as ImageMagick writes it: 75%% (both sides), 50%%x100%%, 640x480! "
                              "(exactly), 640x480 (the largest size within it keeping the aspect ratio), 640 or x480")
-    parser.add_argument("-o", "--output", help="output image (default: <input>_resized.<ext> beside the input; "
-                                               "standard output for standard input); '-' writes standard output "
-                                               "in the input's format, 'png:-' in PNG; a folder (an existing one, "
-                                               "or a new one ending in '/') receives each result under its "
-                                               "input's name, for one image as for a batch")
+    parser.add_argument("-o", "--output", help="output image file (default: <input>_resized.<ext> beside the "
+                                               "input; standard output for standard input); '-' writes standard "
+                                               "output in the input's format, FORMAT:- (png:-, jpg:-, tif:-, "
+                                               "webp:-, bmp:-) in that format; for a batch, and for one image, a "
+                                               "folder that receives each result under its input's name, made if "
+                                               "its name ends in '/' (done/)")
     parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
                                                           "for every image, or a folder DIR holding DIR/IMAGE.png")
     parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "

@@ -22,7 +22,7 @@
  * whose SSD equals the minimum never exceeds the bound so it is never cut (ties still go to
  * the smallest index), and the minimum itself is stored exactly.  Only entries above the
  * minimum differ from the full map.  The bound stays in global memory, so ssd_local's local
- * memory is the same with or without pruning.  Measured on PoCL (docs/bench/ssd_prune.md):
+ * memory is the same with or without pruning.  Measured on PoCL (bench/results/ssd_prune.md):
  * 1.8-3.7x faster per launch with 2-4 % of the candidates scored in full; checking every
  * 2 or 3 rows, a denser sample and an 8-group ssd_bound were all slower. */
 
