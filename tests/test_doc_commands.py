@@ -220,7 +220,8 @@ def test_output_help_names_every_form_that_o_takes(command, capsys):
         cli.main([*command, "--help"])
     text = " ".join(capsys.readouterr().out.split())
     help_o = text[text.index("-o OUTPUT, --output OUTPUT"):][:600]
-    for part in ("output image file", "'-' writes standard output", "FORMAT:- (png:-, jpg:-", "for a batch, a folder",
+    for part in ("output image file", "'-' writes standard output", "FORMAT:- (png:-, jpg:-",
+                 "for a batch, and for one image, a folder",
                  "made if its name ends in '/'"):
         assert part in help_o, help_o
     assert "an existing folder" not in help_o

@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 
 from .. import install_hint
-from ..errors import InputWarning
+from ..errors import InpaintError, InputWarning
 from .naming import shown
 
 #: The transform from an upright array back to the stored one, per EXIF orientation (the inverse
@@ -64,7 +64,7 @@ _LOCK = threading.Lock()
 _SUBSAMPLING = {(1, 1): 0, (1, 2): 1, (2, 2): 2}
 
 
-class CannotEdit(ValueError):
+class CannotEdit(InpaintError, ValueError):
     """A JPEG that cannot be edited block by block; the message says why, in a user's words."""
 
 
