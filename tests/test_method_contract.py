@@ -185,3 +185,49 @@ def test_each_method_reports_through_its_object():
         assert table.splitlines()[:2] == method.headline(res.stats)
         picture = method.mapping(res, mask)
         assert picture.size == (24, 24)
+
+
+def test_asking_a_method_for_an_option_it_lacks_is_a_clear_error():
+    method = registry.get("criminisi")
+    with pytest.raises(InputError, match="^the criminisi method has no option 'candidates'; it takes alpha, patch"):
+        method.option("candidates")
+
+
+def test_a_numpy_only_method_refuses_opencl_in_one_line(monkeypatch):
+    import dataclasses
+
+    method = dataclasses.replace(registry.get("criminisi"), backends=("numpy",))
+    monkeypatch.setitem(registry.METHODS, "criminisi", method)
+    img = np.zeros((16, 16, 3), np.uint8)
+    mask = np.zeros((16, 16), bool)
+    mask[6:9, 6:9] = True
+    with pytest.raises(InputError) as refused:
+        api.start(img, mask, method="criminisi", backend="opencl")
+    assert str(refused.value) == ("the criminisi method runs on numpy only, not opencl; choose backend 'auto' or "
+                                  "'numpy'")
+    assert api.start(img, mask, method="criminisi", backend="auto", patch=3).stats.backend in ("numpy", "opencl")
+
+
+def test_a_finished_fill_whose_source_map_misses_a_pixel_is_an_error():
+    """The source map's rule holds where the result is made: every filled pixel has its source."""
+    from inpaint.errors import InpaintError, SourceMapError
+    from inpaint.methods.base import FillStats, InpaintResult
+
+    mask = np.zeros((6, 7), bool)
+    mask[2:4, 3:5] = True
+    sources = np.full((6, 7, 2), -1, np.int32)
+    sources[2:4, 3:5] = (0, 0)
+    image = np.zeros((6, 7, 3), np.uint8)
+    assert InpaintResult(image, lambda: sources.copy(), FillStats(method="toy"), mask=mask).source_map[2, 3, 0] == 0
+    sources[3, 4] = -1
+    broken = InpaintResult(image, lambda: sources.copy(), FillStats(method="toy"), mask=mask)
+    with pytest.raises(SourceMapError, match="^the toy fill left 1 of its 4 filled pixels without a source"):
+        _ = broken.source_map
+    assert issubclass(SourceMapError, InpaintError)
+    for name in registry.METHODS:  # the real methods' maps pass it
+        rng = np.random.default_rng(5)
+        img = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
+        hole = np.zeros((24, 24), bool)
+        hole[9:13, 9:14] = True
+        res = api.inpaint(img, hole, method=name, backend="numpy", patch=5)
+        assert (res.source_map[hole] >= 0).all()

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import cancel
+from ..errors import SourceMapError
 
 
 class StepwiseJob:
@@ -107,16 +108,39 @@ class InpaintResult:
         96 MB, and writing an 8-bit RGB result does not need it.
     stats : FillStats
         The method's statistics (e.g. :class:`inpaint.methods.criminisi.job.InpaintStats`).
+
+    Parameters
+    ----------
+    image, source_map, stats
+        The attributes; ``source_map`` may be a function that builds the map.
+    mask : ndarray, (H, W) bool, optional
+        The pixels the finished fill filled: the map must give each of them a source, checked
+        when the map is built (None: a fill stopped early, whose map covers what it filled).
+
+    Raises
+    ------
+    inpaint.errors.SourceMapError
+        From :attr:`source_map`: a pixel of ``mask`` has no source.
     """
 
-    def __init__(self, image: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray], stats: Any):
+    def __init__(self, image: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray], stats: Any,
+                 mask: np.ndarray | None = None):
         self.image = image
         self.stats = stats
         self._source_map = source_map
+        self._mask = mask
 
     @property
     def source_map(self) -> np.ndarray:
         """The source map, built on first use (see the class docstring)."""
         if callable(self._source_map):
             self._source_map = self._source_map()
+        if self._mask is not None:
+            missing = int(np.count_nonzero(self._source_map[self._mask][:, 0] < 0))
+            if missing:
+                method = getattr(self.stats, "method", "") or "the"
+                raise SourceMapError(f"the {method} fill left {missing} of its {int(self._mask.sum())} filled pixels "
+                                     "without a source in its source map")
+            self._mask = None  # checked
         return self._source_map
+

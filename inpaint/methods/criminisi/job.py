@@ -535,4 +535,4 @@ class Inpainter(StepwiseJob):
         patches = list(self.stats.patches)  # as of now, should the job go on
         return InpaintResult(image=self.image,
                              source_map=lambda: source_map(self._mask_initial, patches, self.half),
-                             stats=self.stats)
+                             stats=self.stats, mask=self._mask_initial if self.done else None)

@@ -444,7 +444,8 @@ class MultiscaleInpainter(StepwiseJob):
                 src[hole[:, 0], hole[:, 1]] = sources
             return src
 
-        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats)
+        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats,
+                             mask=self._whole if self.done else None)
 
 
 class _Fill(StepwiseJob):
@@ -761,4 +762,5 @@ class _Fill(StepwiseJob):
         # The finished image is handed over without a copy (a copy of a phone photo costs tens of
         # milliseconds); ``job.image`` still returns copies.
         image = self._result_image if self._result_image is not None else self.image
-        return InpaintResult(image=image, source_map=source_map, stats=st)
+        return InpaintResult(image=image, source_map=source_map, stats=st,
+                             mask=self.mask if found is not None else None)
