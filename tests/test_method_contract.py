@@ -231,3 +231,75 @@ def test_a_finished_fill_whose_source_map_misses_a_pixel_is_an_error():
         hole[9:13, 9:14] = True
         res = api.inpaint(img, hole, method=name, backend="numpy", patch=5)
         assert (res.source_map[hole] >= 0).all()
+
+
+@pytest.fixture(scope="module")
+def toy_tree(tmp_path_factory):
+    """A copy of the package with the toy family added (``tests/toy_family/``): its folder, and one
+    line in the registry."""
+    import shutil
+
+    tree = tmp_path_factory.mktemp("toy_tree")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("inpaint", "kernels", "profiles"):
+        shutil.copytree(ROOT / name, tree / name, ignore=ignore)
+    shutil.copytree(ROOT / "tests" / "toy_family", tree / "inpaint" / "methods" / "toy", ignore=ignore)
+    path = tree / "inpaint" / "methods" / "registry.py"
+    before = path.read_text(encoding="utf-8")
+    last = '    import_module("inpaint.methods.criminisi.method").METHOD,\n'
+    after = before.replace(last, last + '    import_module("inpaint.methods.toy.method").METHOD,\n')
+    path.write_text(after, encoding="utf-8")
+    assert len(after.splitlines()) == len(before.splitlines()) + 1
+    return tree
+
+
+def _command(tree, cwd, *argv):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    return subprocess.run([sys.executable, "-m", "inpaint", *map(str, argv)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def test_a_new_family_is_one_folder_and_one_registry_line(toy_tree, tmp_path):
+    """The toy family (numpy only, with its own options) runs through the command: the fill, its
+    picture of where the fill came from, its timing table, and a 16-bit write-back that copies."""
+    from PIL import Image
+
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 256, (23, 31, 3), dtype=np.uint8)
+    mask = np.zeros((23, 31), bool)
+    mask[6:15, 9:20] = True
+    Image.fromarray(img).save(tmp_path / "x.png")
+    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(tmp_path / "m.png")
+    run = _command(toy_tree, tmp_path, "x.png", "--mask", "m.png", "--method", "toy", "-o", "out.png",
+                   "--save-mapping", "map.png", "--stats", "--backend", "auto")
+    assert run.returncode == 0, run.stderr
+    out = np.asarray(Image.open(tmp_path / "out.png"))
+    assert (out[~mask] == img[~mask]).all()
+    assert (out[6, 9:20] == img[5, 9:20]).all() and (out[7:15, 9] == img[7:15, 8]).all()  # the first layer
+    known = {tuple(p) for p in img[~mask]}
+    assert all(tuple(p) in known for p in out[mask])
+    with Image.open(tmp_path / "map.png") as picture:
+        assert picture.size == (31, 23)
+    assert "toy fill on host (numpy)" in run.stdout and "| peel the hole, each pixel copying a known neighbour |" \
+        in run.stdout
+
+    deep = rng.integers(256, 65536, (23, 31), dtype=np.uint16)
+    Image.fromarray(deep).save(tmp_path / "deep.png")
+    run = _command(toy_tree, tmp_path, "deep.png", "--mask", "m.png", "--method", "toy", "-o", "deep_out.png")
+    assert run.returncode == 0, run.stderr
+    with Image.open(tmp_path / "deep_out.png") as written:
+        assert written.mode == "I;16"
+        back = np.asarray(written)
+    assert (back[~mask] == deep[~mask]).all()
+    assert (back[6, 9:20] == deep[5, 9:20]).all()  # copied at full depth
+    assert set(back[mask].tolist()) <= set(deep[~mask].tolist())
+
+    refused = _command(toy_tree, tmp_path, "x.png", "--mask", "m.png", "--method", "toy", "-o", "gpu.png",
+                       "--backend", "opencl")
+    assert refused.returncode != 0 and not (tmp_path / "gpu.png").exists()
+    assert "the toy method runs on numpy only, not opencl" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr

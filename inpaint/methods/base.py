@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import cancel
-from ..errors import SourceMapError
+from ..errors import InputError, SourceMapError
 
 
 class StepwiseJob:
@@ -35,6 +36,23 @@ class StepwiseJob:
             if callback is not None and self.stats.iterations:
                 callback(self)
             return self.result()
+
+
+def options_type(name: str, declared: Sequence[Any]) -> type:
+    """A family's typed options: a frozen dataclass with one field per declaration
+    (:class:`inpaint.methods.options.Option`), defaulting to the declared default.
+
+    Parameters
+    ----------
+    name : str
+        The class name, e.g. ``'ToyOptions'``.
+    declared : sequence of Option
+        Kept as the class's ``declarations``, whose checks :class:`Job` runs on the values given.
+    """
+    made = dataclasses.make_dataclass(
+        name, [(o.name, Any, dataclasses.field(default=o.default)) for o in declared], frozen=True)
+    made.declarations = tuple(declared)
+    return made
 
 
 @dataclasses.dataclass
@@ -144,3 +162,173 @@ class InpaintResult:
             self._mask = None  # checked
         return self._source_map
 
+
+class Job(StepwiseJob):
+    """A family's job on the shared rules: what a family's job owns is its plan and its steps.
+
+    Made with the image, the mask and the family's option values, it checks the arrays (and
+    ``protect``), checks each value by its declaration into :attr:`options` (an instance of the
+    family's :attr:`Options`), resolves the engine, and applies the rules every fill shares: an
+    empty mask leaves the image as it is (``stats.empty_mask``, no step), a mask over the whole
+    image is an :class:`~inpaint.errors.InputError`.  Otherwise :meth:`prepare` (the family's)
+    checks for sources, opens its device backend (:meth:`open_device`) and returns the plan: one
+    weight per step, in the units progress is measured in.  :meth:`step` runs :meth:`run_step`
+    with the step's index and books the time, the weight and the iteration; :meth:`result`
+    assembles the image and the source map, whose coverage of the mask is checked when a
+    finished fill's map is built.
+
+    Subclasses set :attr:`Options` and :attr:`Stats`, and provide :meth:`prepare`,
+    :meth:`run_step`, :meth:`current` (the image so far) and :meth:`sources` (the source map).
+
+    Attributes
+    ----------
+    options : Options
+        The checked option values.
+    rgb : ndarray, (H, W, 3) uint8
+        The image as given (never written).
+    mask : ndarray, (H, W) bool
+        The hole (a copy).
+    protect : ndarray, (H, W) bool or None
+        The pixels no source may cover (None: none).
+    engine : inpaint.cl.engine.Engine
+    stats : FillStats
+        The family's statistics (:attr:`Stats`).
+    """
+
+    #: The family's typed options (made by :func:`options_type`) and statistics (a :class:`FillStats`).
+    Options: type
+    Stats: type = FillStats
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, **values: Any):
+        from ..cl.engine import resolve
+        from .checks import check_arrays, check_protect
+
+        t0 = time.perf_counter()
+        rgb, mask = check_arrays(image, mask)
+        checks = {o.name: o.check for o in self.Options.declarations}
+        unknown = sorted(set(values) - set(checks))
+        if unknown:
+            raise InputError(f"the {self.Stats.method} method does not take {', '.join(unknown)}")
+        self.options = self.Options(**{k: checks[k](v) for k, v in values.items()})
+        self.rgb, self.mask = np.ascontiguousarray(rgb), mask.copy()
+        self.protect = check_protect(getattr(self.options, "protect", None), mask.shape)
+        opt = self.options
+        engine = getattr(opt, "engine", None)
+        self.engine = engine if engine is not None else resolve(getattr(opt, "backend", "auto"),
+                                                                getattr(opt, "device", None),
+                                                                getattr(opt, "profile", None))
+        self.stats = self.Stats()
+        self.events: list[tuple[str, Any]] = []  # (step, OpenCL event) to book once they finish
+        self._plan: list[float] = []
+        self._pos, self._done_weight = 0, 0.0
+        if not mask.any():
+            self.stats.empty_mask = True
+        elif mask.all():
+            raise InputError("the mask covers the whole image: there is nothing to copy from")
+        else:
+            self._plan = [float(w) for w in self.prepare()]
+        self._elapsed = time.perf_counter() - t0
+
+    # -- what a family provides -----------------------------------------------------------
+    def prepare(self) -> Sequence[float]:
+        """Check for sources, set up the backends, and return the plan: each step's weight."""
+        raise NotImplementedError
+
+    def run_step(self, index: int) -> None:
+        """Run step ``index`` of the plan."""
+        raise NotImplementedError
+
+    def step_name(self, index: int) -> str | None:
+        """The row of the timing table that step ``index``'s wall time is booked under (a host
+        step's), or None: the family books its own times."""
+        return None
+
+    def current(self) -> np.ndarray:
+        """The image so far, (H, W, 3) uint8 (a new array)."""
+        raise NotImplementedError
+
+    def sources(self) -> np.ndarray:
+        """The source map of what is filled so far (see :class:`InpaintResult`)."""
+        raise NotImplementedError
+
+    # -- what every job shares ------------------------------------------------------------
+    def no_sources(self, patch: int) -> InputError:
+        """The error of a hole that leaves no ``patch`` x ``patch`` source window."""
+        return InputError(
+            f"no valid source patch: no {patch}x{patch} window of the image is free of "
+            + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
+               if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
+
+    def open_device(self, prepare: Callable[[Any], Any]) -> tuple[Any, Any]:
+        """``(runtime, prepare(runtime))`` on the engine's OpenCL device, or ``(None, None)`` on numpy;
+        books the build and context times, the backend and device in :attr:`stats`."""
+        def timed(rt: Any) -> tuple[Any, float]:
+            before = rt.build_seconds
+            made = prepare(rt)
+            return made, rt.build_seconds - before
+
+        t = time.perf_counter()
+        rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed)
+        made = None
+        if rt is not None:
+            made, self.stats.build_seconds = got
+            self.stats.backend, self.stats.device = "opencl", rt.name
+        self.stats.context_seconds = time.perf_counter() - t - self.stats.build_seconds
+        self.stats.timed = rt is None or rt.profiling
+        return rt, made
+
+    def book_events(self, seconds: dict[str, float], queue: Any = None) -> None:
+        """Add the finished time of every event in :attr:`events` to ``seconds`` by step (after
+        ``queue.finish()``, when given), and forget them."""
+        from ..cl.runtime import event_time
+
+        if self.events and self.stats.timed:
+            if queue is not None:
+                queue.finish()
+            for step, ev in self.events:
+                seconds[step] += event_time(ev)
+        self.events.clear()
+
+    @property
+    def done(self) -> bool:
+        """True once every step of the plan has run."""
+        return self._pos >= len(self._plan)
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the plan's weight done, in [0, 1]."""
+        total = sum(self._plan)
+        return 1.0 if self.done or not total else self._done_weight / total
+
+    @property
+    def iterations(self) -> int:
+        """Steps run so far."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8 (a copy)."""
+        return self.rgb.copy() if self.stats.empty_mask else self.current()
+
+    def step(self) -> bool:
+        """Run the plan's next step.  Returns True while steps remain."""
+        if self.done:
+            return False
+        t0 = time.perf_counter()
+        self.run_step(self._pos)
+        spent = time.perf_counter() - t0
+        name = self.step_name(self._pos)
+        if name is not None:
+            self.stats.stage_seconds[name] = self.stats.stage_seconds.get(name, 0.0) + spent
+        self._done_weight += self._plan[self._pos]
+        self._pos += 1
+        self.stats.iterations += 1
+        self._elapsed += spent
+        return not self.done
+
+    def result(self) -> InpaintResult:
+        """The image, the source map and the statistics; a finished fill's map must give every
+        pixel of the mask its source (:class:`InpaintResult`)."""
+        self.stats.total_seconds = self._elapsed
+        finished = self.done and not self.stats.empty_mask
+        return InpaintResult(self.image, self.sources, self.stats, mask=self.mask.copy() if finished else None)
