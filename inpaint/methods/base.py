@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections import abc
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ class StepwiseJob:
             return self.result()
 
 
-def options_type(name: str, declared: Sequence[Any]) -> type:
+def options_type(name: str, declared: abc.Sequence[Any]) -> type:
     """A family's typed options: a frozen dataclass with one field per declaration
     (:class:`inpaint.methods.options.Option`), defaulting to the declared default.
 
@@ -212,12 +213,14 @@ class Job(StepwiseJob):
         self.options = self.Options(**{k: checks[k](v) for k, v in values.items()})
         self.rgb, self.mask = np.ascontiguousarray(rgb), mask.copy()
         self.protect = check_protect(getattr(self.options, "protect", None), mask.shape)
+        self.stats = self.Stats()
+        self.check()
         opt = self.options
         engine = getattr(opt, "engine", None)
         self.engine = engine if engine is not None else resolve(getattr(opt, "backend", "auto"),
                                                                 getattr(opt, "device", None),
                                                                 getattr(opt, "profile", None))
-        self.stats = self.Stats()
+        self.runtime: Any = None  # the OpenCL runtime :meth:`open_device` opened
         self.events: list[tuple[str, Any]] = []  # (step, OpenCL event) to book once they finish
         self._plan: list[float] = []
         self._pos, self._done_weight = 0, 0.0
@@ -230,7 +233,10 @@ class Job(StepwiseJob):
         self._elapsed = time.perf_counter() - t0
 
     # -- what a family provides -----------------------------------------------------------
-    def prepare(self) -> Sequence[float]:
+    def check(self) -> None:
+        """Check what depends on the image (a patch that must fit in it...), before any work."""
+
+    def prepare(self) -> abc.Sequence[float]:
         """Check for sources, set up the backends, and return the plan: each step's weight."""
         raise NotImplementedError
 
@@ -247,9 +253,15 @@ class Job(StepwiseJob):
         """The image so far, (H, W, 3) uint8 (a new array)."""
         raise NotImplementedError
 
-    def sources(self) -> np.ndarray:
-        """The source map of what is filled so far (see :class:`InpaintResult`)."""
+    def source_map(self) -> Callable[[], np.ndarray]:
+        """A function that builds the source map of what is filled so far (see :class:`InpaintResult`),
+        holding what it needs and not the job (a result outlives its job's buffers)."""
         raise NotImplementedError
+
+    def result_image(self) -> np.ndarray:
+        """The image :meth:`result` hands over: :meth:`current`, unless the family can hand over
+        its finished image without a copy."""
+        return self.current()
 
     # -- what every job shares ------------------------------------------------------------
     def no_sources(self, patch: int) -> InputError:
@@ -270,6 +282,7 @@ class Job(StepwiseJob):
         t = time.perf_counter()
         rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed)
         made = None
+        self.runtime = rt
         if rt is not None:
             made, self.stats.build_seconds = got
             self.stats.backend, self.stats.device = "opencl", rt.name
@@ -330,5 +343,132 @@ class Job(StepwiseJob):
         """The image, the source map and the statistics; a finished fill's map must give every
         pixel of the mask its source (:class:`InpaintResult`)."""
         self.stats.total_seconds = self._elapsed
-        finished = self.done and not self.stats.empty_mask
-        return InpaintResult(self.image, self.sources, self.stats, mask=self.mask.copy() if finished else None)
+        if self.stats.empty_mask:
+            shape = self.mask.shape + (2,)
+            return InpaintResult(self.rgb.copy(), lambda: np.full(shape, -1, np.int32), self.stats)
+        return InpaintResult(self.result_image(), self.source_map(), self.stats,
+                             mask=self.mask.copy() if self.done else None)
+
+
+class Sequence(StepwiseJob):
+    """Jobs run one after another as one job: each fills its own part of the hole, on the runtime
+    the first one opened; ``stats``, ``progress``, ``image`` and ``result`` are those of one run.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    masks : list of ndarray, (H, W) bool
+        The parts, filled in this order (one part: the sequence is that part's job).
+    make : callable
+        ``make(index, engine)``: the job of part ``index`` on ``engine`` (None for the first:
+        its options' own).  The first is made at once, so its checks come first.
+    started : float, optional
+        The :func:`time.perf_counter` at which the caller began (its own work is booked too).
+    """
+
+    def __init__(self, image: np.ndarray, masks: list[np.ndarray], make: Callable[[int, Any], Job],
+                 started: float | None = None):
+        t0 = time.perf_counter() if started is None else started
+        self._masks, self._make = masks, make
+        self._index = 0
+        self._part: Job | None = make(0, None)
+        self.first = self._part
+        rt = self._part.runtime
+        self._engine = self._part.engine if rt is None else self._part.engine.with_runtime(rt)
+        self._weights = [int(m.sum()) for m in masks]
+        self._filled: list[Any] = []  # the statistics of the parts filled
+        self._maps: list[tuple[np.ndarray, Callable[[], np.ndarray]]] = []  # their masks and source maps
+        self._out = np.array(image) if len(masks) > 1 else None  # the finished parts' fills
+        self._extra = time.perf_counter() - t0 - self._part._elapsed  # seconds of the sequence's own
+        self.stats = self.merge()
+
+    def merge(self) -> Any:
+        """The statistics of the parts filled so far and of the current one, as one run's."""
+        parts = self._filled + ([self._part.stats] if self._part is not None else [])
+        if len(self._masks) == 1:
+            return parts[0]
+        st = dataclasses.replace(parts[0])  # the first part's: families fill the largest first
+        st.iterations = sum(p.iterations for p in parts)
+        st.widened = sum(p.widened for p in parts)
+        st.stage_seconds = {s: sum(p.stage_seconds.get(s, 0.0) for p in parts) for s in parts[0].stage_seconds}
+        for field in ("transfer_seconds", "build_seconds", "context_seconds"):
+            setattr(st, field, sum(getattr(p, field) for p in parts))
+        st.total_seconds = self._extra + sum(p.total_seconds for p in parts)
+        st.timed = all(p.timed for p in parts)
+        return st
+
+    @property
+    def done(self) -> bool:
+        """True once every part is filled."""
+        if len(self._masks) == 1:
+            return self._part.done
+        return self._part is None  # the next part's job is made as soon as one ends
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the work done, in [0, 1], each part weighed by its pixels."""
+        if self.done:
+            return 1.0
+        total = sum(self._weights)
+        done = sum(self._weights[:self._index])
+        if self._part is not None:
+            done += self._part.progress * self._weights[self._index]
+        return done / total if total else 0.0
+
+    @property
+    def iterations(self) -> int:
+        """Steps run so far, over every part."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8: the parts filled so far, and the current part's fill."""
+        if len(self._masks) == 1:
+            return self._part.image
+        out = self._out.copy()
+        if self._part is not None:
+            g = self._masks[self._index]
+            out[g] = self._part.image[g]
+        return out
+
+    def step(self) -> bool:
+        """Run one step of the current part.  Returns True while steps remain."""
+        if len(self._masks) == 1:
+            more = self._part.step()
+            self.stats = self._part.stats
+            return more
+        if self._part is None:
+            return False
+        if not self._part.step():  # the part's own time is its statistics'
+            t = time.perf_counter()
+            # keep the part's fill, source map and statistics, and let its buffers go
+            res = self._part.result()
+            self._filled.append(res.stats)
+            g = self._masks[self._index]
+            self._out[g] = res.image[g]
+            self._maps.append((g, res._source_map))
+            self._part = None
+            self._index += 1
+            self._extra += time.perf_counter() - t
+            if self._index < len(self._masks):
+                self._part = self._make(self._index, self._engine)
+        self.stats = self.merge()
+        return not self.done
+
+    def result(self) -> InpaintResult:
+        """The image, the source map and the statistics of the whole run."""
+        if len(self._masks) == 1:
+            return self._part.result()
+        self.stats = self.merge()
+        found = list(self._maps) if self.done else []
+        shape = self._out.shape[:2] + (2,)
+
+        def source_map() -> np.ndarray:
+            src = np.full(shape, -1, np.int32)
+            for g, build in found:
+                src[g] = build()[g]
+            return src
+
+        whole = np.logical_or.reduce(self._masks) if self.done else None
+        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats,
+                             mask=whole)

@@ -63,5 +63,6 @@ class ToyJob(Job):
     def current(self) -> np.ndarray:
         return self._image.copy()
 
-    def sources(self) -> np.ndarray:
-        return self._src.copy()
+    def source_map(self):
+        src = self._src.copy()
+        return lambda: src
