@@ -303,3 +303,114 @@ def test_a_new_family_is_one_folder_and_one_registry_line(toy_tree, tmp_path):
     assert refused.returncode != 0 and not (tmp_path / "gpu.png").exists()
     assert "the toy method runs on numpy only, not opencl" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+
+
+def _row_copy_job():
+    """A family of the tests' own, on the base job: each step fills one row of the hole from the
+    known pixel left of the hole's box, weighed by the row's hole pixels."""
+    import dataclasses
+
+    from inpaint.methods.base import FillStats, Job, options_type
+    from inpaint.methods.options import BACKEND, DEVICE, ENGINE, PROFILE, PROTECT, TIMINGS
+
+    @dataclasses.dataclass
+    class RowStats(FillStats):
+        method: str = "rows"
+
+    class RowJob(Job):
+        Options = options_type("RowOptions", (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS))
+        Stats = RowStats
+
+        def prepare(self):
+            self.rows = [r for r in range(self.mask.shape[0]) if self.mask[r].any()]
+            self.left = int(np.nonzero(self.mask.any(axis=0))[0][0]) - 1
+            if self.left < 0:
+                raise self.no_sources(1)
+            self.out, self.src = self.rgb.copy(), np.full(self.mask.shape + (2,), -1, np.int32)
+            return [int(self.mask[r].sum()) for r in self.rows]
+
+        def run_step(self, index):
+            r = self.rows[index]
+            self.out[r, self.mask[r]] = self.rgb[r, self.left]
+            self.src[r, self.mask[r]] = (r, self.left)
+
+        def current(self):
+            return self.out.copy()
+
+        def source_map(self):
+            src = self.src.copy()
+            return lambda: src
+
+    return RowJob
+
+
+def test_the_base_job_owns_the_mask_rules_progress_and_result():
+    from inpaint.errors import SourceMapError
+
+    job_class = _row_copy_job()
+    img = np.random.default_rng(2).integers(0, 256, (9, 12, 3), dtype=np.uint8)
+    mask = np.zeros((9, 12), bool)
+    mask[2, 4:6] = True       # 2 pixels
+    mask[3:5, 4:10] = True    # 6 + 6
+    job = job_class(img, mask, backend="numpy")
+    seen = []
+    res = job.run(lambda j: seen.append(j.progress))
+    assert seen[:3] == [2 / 14, 8 / 14, 1.0] and job.done and res.stats.iterations == 3
+    assert (res.image[mask] == img[np.nonzero(mask)[0], 3]).all() and (res.image[~mask] == img[~mask]).all()
+    assert (res.source_map[mask][:, 1] == 3).all() and (res.source_map[~mask] == -1).all()
+
+    empty = job_class(img, np.zeros((9, 12), bool))
+    assert empty.done and empty.stats.empty_mask and not empty.step()
+    got = empty.result()
+    assert (got.image == img).all() and (got.source_map == -1).all()
+    with pytest.raises(InputError, match="^the mask covers the whole image: there is nothing to copy from$"):
+        job_class(img, np.ones((9, 12), bool))
+    edge = np.zeros((9, 12), bool)
+    edge[:, 0] = True
+    with pytest.raises(InputError, match="^no valid source patch: no 1x1 window of the image is free of the mask;"):
+        job_class(img, edge)
+    with pytest.raises(InputError, match="^backend must be one of"):
+        job_class(img, mask, backend="cuda")
+
+    class Leaky(job_class):  # a family whose map misses a pixel it filled
+        def run_step(self, index):
+            super().run_step(index)
+            self.src[2, 4] = -1
+
+    with pytest.raises(SourceMapError):
+        _ = Leaky(img, mask).run().source_map
+
+
+def test_a_sequence_runs_its_jobs_one_after_another_as_one():
+    from inpaint.methods.base import Sequence
+
+    job_class = _row_copy_job()
+    img = np.random.default_rng(3).integers(0, 256, (10, 14, 3), dtype=np.uint8)
+    first, second = np.zeros((10, 14), bool), np.zeros((10, 14), bool)
+    first[1:3, 2:6] = True    # 8 pixels, 2 rows
+    second[6:9, 8:12] = True  # 12 pixels, 3 rows
+    engines = []
+
+    def make(index, engine):
+        engines.append(engine)
+        return job_class(img, (first, second)[index], backend="numpy", **({"engine": engine} if engine else {}))
+
+    seq = Sequence(img, [first, second], make)
+    seen = []
+    res = seq.run(lambda j: seen.append(round(j.progress, 6)))
+    assert seen[:5] == [round(x, 6) for x in (4 / 20, 8 / 20, 12 / 20, 16 / 20, 1.0)]
+    assert engines[0] is None and engines[1] is not None and engines[1].numpy
+    alone = [job_class(img, m, backend="numpy").run() for m in (first, second)]
+    whole = first | second
+    assert (res.image[first] == alone[0].image[first]).all() and (res.image[second] == alone[1].image[second]).all()
+    assert (res.image[~whole] == img[~whole]).all()
+    assert (res.source_map[first] == alone[0].source_map[first]).all()
+    assert (res.source_map[second] == alone[1].source_map[second]).all() and (res.source_map[~whole] == -1).all()
+    assert res.stats.iterations == 5 == sum(a.stats.iterations for a in alone)
+
+
+def test_every_registered_method_runs_on_the_base_job():
+    from inpaint.methods.base import Job, Sequence
+
+    for method in registry.METHODS.values():
+        assert issubclass(method.job, (Job, Sequence)), method.name
