@@ -179,7 +179,11 @@ class Job(StepwiseJob):
     finished fill's map is built.
 
     Subclasses set :attr:`Options` and :attr:`Stats`, and provide :meth:`prepare`,
-    :meth:`run_step`, :meth:`current` (the image so far) and :meth:`sources` (the source map).
+    :meth:`run_step`, :meth:`current` (the image so far) and :meth:`source_map`; optionally
+    :meth:`check` (checks that need the image, run before the engine is resolved),
+    :meth:`step_name` (the timing row a host step is booked under) and :meth:`result_image`.
+    A family whose steps are not known in advance (Criminisi's patches) keeps its own
+    :meth:`step`, :attr:`done` and :attr:`progress`.
 
     Attributes
     ----------
