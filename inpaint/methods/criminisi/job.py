@@ -218,6 +218,7 @@ class Inpainter(Job):
                          source=source, loop=loop, timings=timings)
 
     def check(self) -> None:
+        """The patch against the image, the values the steps read, and the state every path reads."""
         self.height, self.width = self.mask.shape
         self.patch = parse_patch(self.options.patch, self.height, self.width, MAX_PATCH)
         self.half = self.patch // 2

@@ -243,6 +243,7 @@ class _Fill(Job):
         super().__init__(image, mask, **values)
 
     def check(self) -> None:
+        """The patch against the image, the values the steps read, and the state every path reads."""
         h, w = self.mask.shape
         self.patch = parse_patch(self.options.patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
