@@ -67,10 +67,13 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     Raises
     ------
     InputError
-        An unknown method, an option the method does not take, or a bad value.
+        An unknown method, an option the method does not take, a backend it does not run on, or
+        a bad value.
     """
     chosen = registry.get(method)
     chosen.check_names(options)
+    engine = options.get("engine")
+    chosen.check_backend(engine.backend if engine is not None else options.get("backend", "auto"))
     token = token if token is not None else cancel.current()  # made before the job: a stop from now on ends it
     job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
     job.token = token

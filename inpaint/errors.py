@@ -53,6 +53,11 @@ class ProfileError(InpaintError, ValueError):
     """A profile file is unknown, malformed, or cannot be met by the device (:mod:`inpaint.cl.profiles`)."""
 
 
+class SourceMapError(InpaintError, RuntimeError):
+    """A finished fill's source map leaves a filled pixel without its source: a fill method broke
+    its contract (:class:`inpaint.methods.base.InpaintResult`)."""
+
+
 class CaseDataError(InpaintError, RuntimeError):
     """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.io.cases`)."""
 

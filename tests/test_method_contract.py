@@ -185,3 +185,232 @@ def test_each_method_reports_through_its_object():
         assert table.splitlines()[:2] == method.headline(res.stats)
         picture = method.mapping(res, mask)
         assert picture.size == (24, 24)
+
+
+def test_asking_a_method_for_an_option_it_lacks_is_a_clear_error():
+    method = registry.get("criminisi")
+    with pytest.raises(InputError, match="^the criminisi method has no option 'candidates'; it takes alpha, patch"):
+        method.option("candidates")
+
+
+def test_a_numpy_only_method_refuses_opencl_in_one_line(monkeypatch):
+    import dataclasses
+
+    method = dataclasses.replace(registry.get("criminisi"), backends=("numpy",))
+    monkeypatch.setitem(registry.METHODS, "criminisi", method)
+    img = np.zeros((16, 16, 3), np.uint8)
+    mask = np.zeros((16, 16), bool)
+    mask[6:9, 6:9] = True
+    with pytest.raises(InputError) as refused:
+        api.start(img, mask, method="criminisi", backend="opencl")
+    assert str(refused.value) == ("the criminisi method runs on numpy only, not opencl; choose backend 'auto' or "
+                                  "'numpy'")
+    assert api.start(img, mask, method="criminisi", backend="auto", patch=3).stats.backend in ("numpy", "opencl")
+
+
+def test_a_finished_fill_whose_source_map_misses_a_pixel_is_an_error():
+    """The source map's rule holds where the result is made: every filled pixel has its source."""
+    from inpaint.errors import InpaintError, SourceMapError
+    from inpaint.methods.base import FillStats, InpaintResult
+
+    mask = np.zeros((6, 7), bool)
+    mask[2:4, 3:5] = True
+    sources = np.full((6, 7, 2), -1, np.int32)
+    sources[2:4, 3:5] = (0, 0)
+    image = np.zeros((6, 7, 3), np.uint8)
+    assert InpaintResult(image, lambda: sources.copy(), FillStats(method="toy"), mask=mask).source_map[2, 3, 0] == 0
+    sources[3, 4] = -1
+    broken = InpaintResult(image, lambda: sources.copy(), FillStats(method="toy"), mask=mask)
+    with pytest.raises(SourceMapError, match="^the toy fill left 1 of its 4 filled pixels without a source"):
+        _ = broken.source_map
+    assert issubclass(SourceMapError, InpaintError)
+    for name in registry.METHODS:  # the real methods' maps pass it
+        rng = np.random.default_rng(5)
+        img = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
+        hole = np.zeros((24, 24), bool)
+        hole[9:13, 9:14] = True
+        res = api.inpaint(img, hole, method=name, backend="numpy", patch=5)
+        assert (res.source_map[hole] >= 0).all()
+
+
+@pytest.fixture(scope="module")
+def toy_tree(tmp_path_factory):
+    """A copy of the package with the toy family added (``tests/toy_family/``): its folder, and one
+    line in the registry."""
+    import shutil
+
+    tree = tmp_path_factory.mktemp("toy_tree")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("inpaint", "kernels", "profiles"):
+        shutil.copytree(ROOT / name, tree / name, ignore=ignore)
+    shutil.copytree(ROOT / "tests" / "toy_family", tree / "inpaint" / "methods" / "toy", ignore=ignore)
+    path = tree / "inpaint" / "methods" / "registry.py"
+    before = path.read_text(encoding="utf-8")
+    last = '    import_module("inpaint.methods.criminisi.method").METHOD,\n'
+    after = before.replace(last, last + '    import_module("inpaint.methods.toy.method").METHOD,\n')
+    path.write_text(after, encoding="utf-8")
+    assert len(after.splitlines()) == len(before.splitlines()) + 1
+    return tree
+
+
+def _command(tree, cwd, *argv):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    return subprocess.run([sys.executable, "-m", "inpaint", *map(str, argv)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def test_a_new_family_is_one_folder_and_one_registry_line(toy_tree, tmp_path):
+    """The toy family (numpy only, with its own options) runs through the command: the fill, its
+    picture of where the fill came from, its timing table, and a 16-bit write-back that copies."""
+    from PIL import Image
+
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 256, (23, 31, 3), dtype=np.uint8)
+    mask = np.zeros((23, 31), bool)
+    mask[6:15, 9:20] = True
+    Image.fromarray(img).save(tmp_path / "x.png")
+    Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)).save(tmp_path / "m.png")
+    run = _command(toy_tree, tmp_path, "x.png", "--mask", "m.png", "--method", "toy", "-o", "out.png",
+                   "--save-mapping", "map.png", "--stats", "--backend", "auto")
+    assert run.returncode == 0, run.stderr
+    out = np.asarray(Image.open(tmp_path / "out.png"))
+    assert (out[~mask] == img[~mask]).all()
+    assert (out[6, 9:20] == img[5, 9:20]).all() and (out[7:15, 9] == img[7:15, 8]).all()  # the first layer
+    known = {tuple(p) for p in img[~mask]}
+    assert all(tuple(p) in known for p in out[mask])
+    with Image.open(tmp_path / "map.png") as picture:
+        assert picture.size == (31, 23)
+    assert "toy fill on host (numpy)" in run.stdout and "| peel the hole, each pixel copying a known neighbour |" \
+        in run.stdout
+
+    deep = rng.integers(256, 65536, (23, 31), dtype=np.uint16)
+    Image.fromarray(deep).save(tmp_path / "deep.png")
+    run = _command(toy_tree, tmp_path, "deep.png", "--mask", "m.png", "--method", "toy", "-o", "deep_out.png")
+    assert run.returncode == 0, run.stderr
+    with Image.open(tmp_path / "deep_out.png") as written:
+        assert written.mode == "I;16"
+        back = np.asarray(written)
+    assert (back[~mask] == deep[~mask]).all()
+    assert (back[6, 9:20] == deep[5, 9:20]).all()  # copied at full depth
+    assert set(back[mask].tolist()) <= set(deep[~mask].tolist())
+
+    refused = _command(toy_tree, tmp_path, "x.png", "--mask", "m.png", "--method", "toy", "-o", "gpu.png",
+                       "--backend", "opencl")
+    assert refused.returncode != 0 and not (tmp_path / "gpu.png").exists()
+    assert "the toy method runs on numpy only, not opencl" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+
+
+def _row_copy_job():
+    """A family of the tests' own, on the base job: each step fills one row of the hole from the
+    known pixel left of the hole's box, weighed by the row's hole pixels."""
+    import dataclasses
+
+    from inpaint.methods.base import FillStats, Job, options_type
+    from inpaint.methods.options import BACKEND, DEVICE, ENGINE, PROFILE, PROTECT, TIMINGS
+
+    @dataclasses.dataclass
+    class RowStats(FillStats):
+        method: str = "rows"
+
+    class RowJob(Job):
+        Options = options_type("RowOptions", (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS))
+        Stats = RowStats
+
+        def prepare(self):
+            self.rows = [r for r in range(self.mask.shape[0]) if self.mask[r].any()]
+            self.left = int(np.nonzero(self.mask.any(axis=0))[0][0]) - 1
+            if self.left < 0:
+                raise self.no_sources(1)
+            self.out, self.src = self.rgb.copy(), np.full(self.mask.shape + (2,), -1, np.int32)
+            return [int(self.mask[r].sum()) for r in self.rows]
+
+        def run_step(self, index):
+            r = self.rows[index]
+            self.out[r, self.mask[r]] = self.rgb[r, self.left]
+            self.src[r, self.mask[r]] = (r, self.left)
+
+        def current(self):
+            return self.out.copy()
+
+        def source_map(self):
+            src = self.src.copy()
+            return lambda: src
+
+    return RowJob
+
+
+def test_the_base_job_owns_the_mask_rules_progress_and_result():
+    from inpaint.errors import SourceMapError
+
+    job_class = _row_copy_job()
+    img = np.random.default_rng(2).integers(0, 256, (9, 12, 3), dtype=np.uint8)
+    mask = np.zeros((9, 12), bool)
+    mask[2, 4:6] = True       # 2 pixels
+    mask[3:5, 4:10] = True    # 6 + 6
+    job = job_class(img, mask, backend="numpy")
+    seen = []
+    res = job.run(lambda j: seen.append(j.progress))
+    assert seen[:3] == [2 / 14, 8 / 14, 1.0] and job.done and res.stats.iterations == 3
+    assert (res.image[mask] == img[np.nonzero(mask)[0], 3]).all() and (res.image[~mask] == img[~mask]).all()
+    assert (res.source_map[mask][:, 1] == 3).all() and (res.source_map[~mask] == -1).all()
+
+    empty = job_class(img, np.zeros((9, 12), bool))
+    assert empty.done and empty.stats.empty_mask and not empty.step()
+    got = empty.result()
+    assert (got.image == img).all() and (got.source_map == -1).all()
+    with pytest.raises(InputError, match="^the mask covers the whole image: there is nothing to copy from$"):
+        job_class(img, np.ones((9, 12), bool))
+    edge = np.zeros((9, 12), bool)
+    edge[:, 0] = True
+    with pytest.raises(InputError, match="^no valid source patch: no 1x1 window of the image is free of the mask;"):
+        job_class(img, edge)
+    with pytest.raises(InputError, match="^backend must be one of"):
+        job_class(img, mask, backend="cuda")
+
+    class Leaky(job_class):  # a family whose map misses a pixel it filled
+        def run_step(self, index):
+            super().run_step(index)
+            self.src[2, 4] = -1
+
+    with pytest.raises(SourceMapError):
+        _ = Leaky(img, mask).run().source_map
+
+
+def test_a_sequence_runs_its_jobs_one_after_another_as_one():
+    from inpaint.methods.base import Sequence
+
+    job_class = _row_copy_job()
+    img = np.random.default_rng(3).integers(0, 256, (10, 14, 3), dtype=np.uint8)
+    first, second = np.zeros((10, 14), bool), np.zeros((10, 14), bool)
+    first[1:3, 2:6] = True    # 8 pixels, 2 rows
+    second[6:9, 8:12] = True  # 12 pixels, 3 rows
+    engines = []
+
+    def make(index, engine):
+        engines.append(engine)
+        return job_class(img, (first, second)[index], backend="numpy", **({"engine": engine} if engine else {}))
+
+    seq = Sequence(img, [first, second], make)
+    seen = []
+    res = seq.run(lambda j: seen.append(round(j.progress, 6)))
+    assert seen[:5] == [round(x, 6) for x in (4 / 20, 8 / 20, 12 / 20, 16 / 20, 1.0)]
+    assert engines[0] is None and engines[1] is not None and engines[1].numpy
+    alone = [job_class(img, m, backend="numpy").run() for m in (first, second)]
+    whole = first | second
+    assert (res.image[first] == alone[0].image[first]).all() and (res.image[second] == alone[1].image[second]).all()
+    assert (res.image[~whole] == img[~whole]).all()
+    assert (res.source_map[first] == alone[0].source_map[first]).all()
+    assert (res.source_map[second] == alone[1].source_map[second]).all() and (res.source_map[~whole] == -1).all()
+    assert res.stats.iterations == 5 == sum(a.stats.iterations for a in alone)
+
+
+def test_every_registered_method_runs_on_the_base_job():
+    from inpaint.methods.base import Job, Sequence
+
+    for method in registry.METHODS.values():
+        assert issubclass(method.job, (Job, Sequence)), method.name

@@ -12,6 +12,7 @@ from inpaint import geometry
 from inpaint.api import inpaint, start
 from inpaint.errors import InputError
 from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
+from inpaint.methods.multiscale.host import HostLevel
 
 SENTINEL = -12345
 
@@ -780,9 +781,9 @@ def test_lift_kernel_equals_host(runtime, rng):
     masks = [mask, levels.down2(mask)]
     images = levels.image_pyramid(img, 2)
     fine_lev, coarse_lev = (levels.prepare_level(m, 2, None) for m in masks)
-    coarse = ms.HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
+    coarse = HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
     coarse.est[coarse_lev.mask] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 4))
-    fine = ms.HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
+    fine = HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
     fine.lift(coarse)
     mf = cl.mem_flags
 

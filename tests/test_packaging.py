@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -99,6 +100,53 @@ def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert "ssd.cl" in out.stdout and "native" in out.stdout
+
+
+def test_installed_wheel_imports_every_method_and_runs_the_command(wheel, tmp_path):
+    """Every registered method's job imports from the installed wheel, and ``python -m inpaint --help``
+    runs there, outside the checkout."""
+    from inpaint.methods.registry import METHODS
+
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
+    code = ("import inpaint; from inpaint.methods.registry import METHODS; "
+            f"assert inpaint.__file__.startswith({str(target)!r}), inpaint.__file__; "
+            "print(sorted(name for name, m in METHODS.items() if m.job.__module__.startswith('inpaint.methods.')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == repr(sorted(METHODS))
+    helped = subprocess.run([sys.executable, "-m", "inpaint", "--help"], cwd=tmp_path, capture_output=True,
+                            text=True, env=env)
+    assert helped.returncode == 0, helped.stderr
+    assert "--method" in helped.stdout and all(name in helped.stdout for name in METHODS)
+
+
+def test_a_new_package_reaches_the_wheel_without_a_line_of_packaging(tmp_path):
+    """A new method family is one folder: the wheel built from a copy of the checkout with a new
+    package under ``inpaint/methods/`` holds it, with nothing added to the packaging."""
+    tree = tmp_path / "tree"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "quality", "objects")
+    for name in ("inpaint", "mobile_ui", "kernels", "profiles", "datasets"):
+        shutil.copytree(ROOT / name, tree / name, ignore=ignore)
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, tree / name)
+    family = tree / "inpaint" / "methods" / "newfamily"
+    family.mkdir()
+    (family / "__init__.py").write_text('"""A new method family."""\n', encoding="utf-8")
+    (family / "job.py").write_text("VALUE = 1\n", encoding="utf-8")
+    out = tmp_path / "out"
+    cfg = tmp_path / "build.cfg"
+    cfg.write_text(f"[build]\nbuild_base = {tmp_path / 'build'}\n", encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(tree)], check=True, capture_output=True, text=True,
+                   env={**os.environ, "DIST_EXTRA_CONFIG": str(cfg)})
+    (whl,) = out.glob("inpaint_cl-*.whl")
+    names = set(zipfile.ZipFile(whl).namelist())
+    assert {"inpaint/methods/newfamily/__init__.py", "inpaint/methods/newfamily/job.py"} <= names
+    assert "inpaint/kernels/multiscale/vote.cl" in names
 
 
 def test_wheel_states_the_code_and_photo_licences(wheel):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections import abc
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import cancel
+from ..errors import InputError, SourceMapError
 
 
 class StepwiseJob:
@@ -34,6 +37,23 @@ class StepwiseJob:
             if callback is not None and self.stats.iterations:
                 callback(self)
             return self.result()
+
+
+def options_type(name: str, declared: abc.Sequence[Any]) -> type:
+    """A family's typed options: a frozen dataclass with one field per declaration
+    (:class:`inpaint.methods.options.Option`), defaulting to the declared default.
+
+    Parameters
+    ----------
+    name : str
+        The class name, e.g. ``'ToyOptions'``.
+    declared : sequence of Option
+        Kept as the class's ``declarations``, whose checks :class:`Job` runs on the values given.
+    """
+    made = dataclasses.make_dataclass(
+        name, [(o.name, Any, dataclasses.field(default=o.default)) for o in declared], frozen=True)
+    made.declarations = tuple(declared)
+    return made
 
 
 @dataclasses.dataclass
@@ -107,16 +127,352 @@ class InpaintResult:
         96 MB, and writing an 8-bit RGB result does not need it.
     stats : FillStats
         The method's statistics (e.g. :class:`inpaint.methods.criminisi.job.InpaintStats`).
+
+    Parameters
+    ----------
+    image, source_map, stats
+        The attributes; ``source_map`` may be a function that builds the map.
+    mask : ndarray, (H, W) bool, optional
+        The pixels the finished fill filled: the map must give each of them a source, checked
+        when the map is built (None: a fill stopped early, whose map covers what it filled).
+
+    Raises
+    ------
+    inpaint.errors.SourceMapError
+        From :attr:`source_map`: a pixel of ``mask`` has no source.
     """
 
-    def __init__(self, image: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray], stats: Any):
+    def __init__(self, image: np.ndarray, source_map: np.ndarray | Callable[[], np.ndarray], stats: Any,
+                 mask: np.ndarray | None = None):
         self.image = image
         self.stats = stats
         self._source_map = source_map
+        self._mask = mask
 
     @property
     def source_map(self) -> np.ndarray:
         """The source map, built on first use (see the class docstring)."""
         if callable(self._source_map):
             self._source_map = self._source_map()
+        if self._mask is not None:
+            missing = int(np.count_nonzero(self._source_map[self._mask][:, 0] < 0))
+            if missing:
+                method = getattr(self.stats, "method", "") or "the"
+                raise SourceMapError(f"the {method} fill left {missing} of its {int(self._mask.sum())} filled pixels "
+                                     "without a source in its source map")
+            self._mask = None  # checked
         return self._source_map
+
+
+class Job(StepwiseJob):
+    """A family's job on the shared rules: what a family's job owns is its plan and its steps.
+
+    Made with the image, the mask and the family's option values, it checks the arrays (and
+    ``protect``), checks each value by its declaration into :attr:`options` (an instance of the
+    family's :attr:`Options`), resolves the engine, and applies the rules every fill shares: an
+    empty mask leaves the image as it is (``stats.empty_mask``, no step), a mask over the whole
+    image is an :class:`~inpaint.errors.InputError`.  Otherwise :meth:`prepare` (the family's)
+    checks for sources, opens its device backend (:meth:`open_device`) and returns the plan: one
+    weight per step, in the units progress is measured in.  :meth:`step` runs :meth:`run_step`
+    with the step's index and books the time, the weight and the iteration; :meth:`result`
+    assembles the image and the source map, whose coverage of the mask is checked when a
+    finished fill's map is built.
+
+    Subclasses set :attr:`Options` and :attr:`Stats`, and provide :meth:`prepare`,
+    :meth:`run_step`, :meth:`current` (the image so far) and :meth:`source_map`; optionally
+    :meth:`check` (checks that need the image, run before the engine is resolved),
+    :meth:`step_name` (the timing row a host step is booked under) and :meth:`result_image`.
+    A family whose steps are not known in advance (Criminisi's patches) keeps its own
+    :meth:`step`, :attr:`done` and :attr:`progress`.
+
+    Attributes
+    ----------
+    options : Options
+        The checked option values.
+    rgb : ndarray, (H, W, 3) uint8
+        The image as given (never written).
+    mask : ndarray, (H, W) bool
+        The hole (a copy).
+    protect : ndarray, (H, W) bool or None
+        The pixels no source may cover (None: none).
+    engine : inpaint.cl.engine.Engine
+    stats : FillStats
+        The family's statistics (:attr:`Stats`).
+    """
+
+    #: The family's typed options (made by :func:`options_type`) and statistics (a :class:`FillStats`).
+    Options: type
+    Stats: type = FillStats
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, **values: Any):
+        from ..cl.engine import resolve
+        from .checks import check_arrays, check_protect
+
+        t0 = time.perf_counter()
+        rgb, mask = check_arrays(image, mask)
+        checks = {o.name: o.check for o in self.Options.declarations}
+        unknown = sorted(set(values) - set(checks))
+        if unknown:
+            raise InputError(f"the {self.Stats.method} method does not take {', '.join(unknown)}")
+        self.options = self.Options(**{k: checks[k](v) for k, v in values.items()})
+        self.rgb, self.mask = np.ascontiguousarray(rgb), mask.copy()
+        self.protect = check_protect(getattr(self.options, "protect", None), mask.shape)
+        self.stats = self.Stats()
+        self.check()
+        opt = self.options
+        engine = getattr(opt, "engine", None)
+        self.engine = engine if engine is not None else resolve(getattr(opt, "backend", "auto"),
+                                                                getattr(opt, "device", None),
+                                                                getattr(opt, "profile", None))
+        self.runtime: Any = None  # the OpenCL runtime :meth:`open_device` opened
+        self.events: list[tuple[str, Any]] = []  # (step, OpenCL event) to book once they finish
+        self._plan: list[float] = []
+        self._pos, self._done_weight = 0, 0.0
+        if not mask.any():
+            self.stats.empty_mask = True
+        elif mask.all():
+            raise InputError("the mask covers the whole image: there is nothing to copy from")
+        else:
+            self._plan = [float(w) for w in self.prepare()]
+        self._elapsed = time.perf_counter() - t0
+
+    # -- what a family provides -----------------------------------------------------------
+    def check(self) -> None:
+        """Check what depends on the image (a patch that must fit in it...), before any work."""
+
+    def prepare(self) -> abc.Sequence[float]:
+        """Check for sources, set up the backends, and return the plan: each step's weight."""
+        raise NotImplementedError
+
+    def run_step(self, index: int) -> None:
+        """Run step ``index`` of the plan."""
+        raise NotImplementedError
+
+    def step_name(self, index: int) -> str | None:
+        """The row of the timing table that step ``index``'s wall time is booked under (a host
+        step's), or None: the family books its own times."""
+        return None
+
+    def current(self) -> np.ndarray:
+        """The image so far, (H, W, 3) uint8 (a new array)."""
+        raise NotImplementedError
+
+    def source_map(self) -> Callable[[], np.ndarray]:
+        """A function that builds the source map of what is filled so far (see :class:`InpaintResult`),
+        holding what it needs and not the job (a result outlives its job's buffers)."""
+        raise NotImplementedError
+
+    def result_image(self) -> np.ndarray:
+        """The image :meth:`result` hands over: :meth:`current`, unless the family can hand over
+        its finished image without a copy."""
+        return self.current()
+
+    # -- what every job shares ------------------------------------------------------------
+    def no_sources(self, patch: int) -> InputError:
+        """The error of a hole that leaves no ``patch`` x ``patch`` source window."""
+        return InputError(
+            f"no valid source patch: no {patch}x{patch} window of the image is free of "
+            + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
+               if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
+
+    def open_device(self, prepare: Callable[[Any], Any]) -> tuple[Any, Any]:
+        """``(runtime, prepare(runtime))`` on the engine's OpenCL device, or ``(None, None)`` on numpy;
+        books the build and context times, the backend and device in :attr:`stats`."""
+        def timed(rt: Any) -> tuple[Any, float]:
+            before = rt.build_seconds
+            made = prepare(rt)
+            return made, rt.build_seconds - before
+
+        t = time.perf_counter()
+        rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed)
+        made = None
+        self.runtime = rt
+        if rt is not None:
+            made, self.stats.build_seconds = got
+            self.stats.backend, self.stats.device = "opencl", rt.name
+        self.stats.context_seconds = time.perf_counter() - t - self.stats.build_seconds
+        self.stats.timed = rt is None or rt.profiling
+        return rt, made
+
+    def book_events(self, seconds: dict[str, float], queue: Any = None) -> None:
+        """Add the finished time of every event in :attr:`events` to ``seconds`` by step (after
+        ``queue.finish()``, when given), and forget them."""
+        from ..cl.runtime import event_time
+
+        if self.events and self.stats.timed:
+            if queue is not None:
+                queue.finish()
+            for step, ev in self.events:
+                seconds[step] += event_time(ev)
+        self.events.clear()
+
+    @property
+    def done(self) -> bool:
+        """True once every step of the plan has run."""
+        return self._pos >= len(self._plan)
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the plan's weight done, in [0, 1]."""
+        total = sum(self._plan)
+        return 1.0 if self.done or not total else self._done_weight / total
+
+    @property
+    def iterations(self) -> int:
+        """Steps run so far."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8 (a copy)."""
+        return self.rgb.copy() if self.stats.empty_mask else self.current()
+
+    def step(self) -> bool:
+        """Run the plan's next step.  Returns True while steps remain."""
+        if self.done:
+            return False
+        t0 = time.perf_counter()
+        self.run_step(self._pos)
+        spent = time.perf_counter() - t0
+        name = self.step_name(self._pos)
+        if name is not None:
+            self.stats.stage_seconds[name] = self.stats.stage_seconds.get(name, 0.0) + spent
+        self._done_weight += self._plan[self._pos]
+        self._pos += 1
+        self.stats.iterations += 1
+        self._elapsed += spent
+        return not self.done
+
+    def result(self) -> InpaintResult:
+        """The image, the source map and the statistics; a finished fill's map must give every
+        pixel of the mask its source (:class:`InpaintResult`)."""
+        self.stats.total_seconds = self._elapsed
+        if self.stats.empty_mask:
+            shape = self.mask.shape + (2,)
+            return InpaintResult(self.rgb.copy(), lambda: np.full(shape, -1, np.int32), self.stats)
+        return InpaintResult(self.result_image(), self.source_map(), self.stats,
+                             mask=self.mask.copy() if self.done else None)
+
+
+class Sequence(StepwiseJob):
+    """Jobs run one after another as one job: each fills its own part of the hole, on the runtime
+    the first one opened; ``stats``, ``progress``, ``image`` and ``result`` are those of one run.
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    masks : list of ndarray, (H, W) bool
+        The parts, filled in this order (one part: the sequence is that part's job).
+    make : callable
+        ``make(index, engine)``: the job of part ``index`` on ``engine`` (None for the first:
+        its options' own).  The first is made at once, so its checks come first.
+    started : float, optional
+        The :func:`time.perf_counter` at which the caller began (its own work is booked too).
+    """
+
+    def __init__(self, image: np.ndarray, masks: list[np.ndarray], make: Callable[[int, Any], Job],
+                 started: float | None = None):
+        t0 = time.perf_counter() if started is None else started
+        self._masks, self._make = masks, make
+        self._index = 0
+        self._part: Job | None = make(0, None)
+        self.first = self._part
+        rt = self._part.runtime
+        self._engine = self._part.engine if rt is None else self._part.engine.with_runtime(rt)
+        self._weights = [int(m.sum()) for m in masks]
+        self._filled: list[Any] = []  # the statistics of the parts filled
+        self._maps: list[tuple[np.ndarray, Callable[[], np.ndarray]]] = []  # their masks and source maps
+        self._out = np.array(image) if len(masks) > 1 else None  # the finished parts' fills
+        self._extra = time.perf_counter() - t0 - self._part._elapsed  # seconds of the sequence's own
+        self.stats = self.merge()
+
+    def merge(self) -> Any:
+        """The statistics of the parts filled so far and of the current one, as one run's."""
+        parts = self._filled + ([self._part.stats] if self._part is not None else [])
+        if len(self._masks) == 1:
+            return parts[0]
+        st = dataclasses.replace(parts[0])  # the first part's: families fill the largest first
+        st.iterations = sum(p.iterations for p in parts)
+        st.widened = sum(p.widened for p in parts)
+        st.stage_seconds = {s: sum(p.stage_seconds.get(s, 0.0) for p in parts) for s in parts[0].stage_seconds}
+        for field in ("transfer_seconds", "build_seconds", "context_seconds"):
+            setattr(st, field, sum(getattr(p, field) for p in parts))
+        st.total_seconds = self._extra + sum(p.total_seconds for p in parts)
+        st.timed = all(p.timed for p in parts)
+        return st
+
+    @property
+    def done(self) -> bool:
+        """True once every part is filled."""
+        if len(self._masks) == 1:
+            return self._part.done
+        return self._part is None  # the next part's job is made as soon as one ends
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the work done, in [0, 1], each part weighed by its pixels."""
+        if self.done:
+            return 1.0
+        total = sum(self._weights)
+        done = sum(self._weights[:self._index])
+        if self._part is not None:
+            done += self._part.progress * self._weights[self._index]
+        return done / total if total else 0.0
+
+    @property
+    def iterations(self) -> int:
+        """Steps run so far, over every part."""
+        return self.stats.iterations
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current image, (H, W, 3) uint8: the parts filled so far, and the current part's fill."""
+        if len(self._masks) == 1:
+            return self._part.image
+        out = self._out.copy()
+        if self._part is not None:
+            g = self._masks[self._index]
+            out[g] = self._part.image[g]
+        return out
+
+    def step(self) -> bool:
+        """Run one step of the current part.  Returns True while steps remain."""
+        if len(self._masks) == 1:
+            more = self._part.step()
+            self.stats = self._part.stats
+            return more
+        if self._part is None:
+            return False
+        if not self._part.step():  # the part's own time is its statistics'
+            t = time.perf_counter()
+            # keep the part's fill, source map and statistics, and let its buffers go
+            res = self._part.result()
+            self._filled.append(res.stats)
+            g = self._masks[self._index]
+            self._out[g] = res.image[g]
+            self._maps.append((g, res._source_map))
+            self._part = None
+            self._index += 1
+            self._extra += time.perf_counter() - t
+            if self._index < len(self._masks):
+                self._part = self._make(self._index, self._engine)
+        self.stats = self.merge()
+        return not self.done
+
+    def result(self) -> InpaintResult:
+        """The image, the source map and the statistics of the whole run."""
+        if len(self._masks) == 1:
+            return self._part.result()
+        self.stats = self.merge()
+        found = list(self._maps) if self.done else []
+        shape = self._out.shape[:2] + (2,)
+
+        def source_map() -> np.ndarray:
+            src = np.full(shape, -1, np.int32)
+            for g, build in found:
+                src[g] = build()[g]
+            return src
+
+        whole = np.logical_or.reduce(self._masks) if self.done else None
+        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats,
+                             mask=whole)

@@ -176,6 +176,9 @@ class Method:
         ``where(stats, step)``: ``'device'`` or ``'host'``.
     mapping : callable
         ``mapping(result, mask)``: the picture of where the fill came from (``--save-mapping``).
+    backends : tuple of str
+        The backends it runs on (of :data:`inpaint.cl.BACKENDS` less ``'auto'``): ``('numpy',)`` for
+        a family without kernels, which ``'auto'`` then runs on numpy without asking for a device.
     """
 
     name: str
@@ -189,6 +192,7 @@ class Method:
     headline: Callable[[Any], list]
     where: Callable[[Any, str], str]
     mapping: Callable[[Any, Any], Any]
+    backends: tuple = ("numpy", "opencl")
 
     @property
     def job(self) -> type:
@@ -206,8 +210,25 @@ class Method:
         return {o.name: o.default for o in self.options if o.group == "tune"}
 
     def option(self, name: str) -> Option:
-        """The declaration of option ``name``."""
-        return next(o for o in self.options if o.name == name)
+        """The declaration of option ``name``.
+
+        Raises
+        ------
+        InputError
+            The method takes no option ``name`` (the message lists those it takes).
+        """
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise InputError(f"the {self.name} method has no option {name!r}; it takes {', '.join(self.names)}")
+
+    def check_backend(self, backend: str) -> None:
+        """Raise :class:`~inpaint.errors.InputError` when ``backend`` (``'auto'``, or one of
+        :attr:`backends`) names a backend this method does not run on; other values are left to the
+        backend option's own check."""
+        if backend in BACKENDS and backend != "auto" and backend not in self.backends:
+            raise InputError(f"the {self.name} method runs on {' and '.join(self.backends)} only, not {backend}; "
+                             f"choose backend {' or '.join(repr(b) for b in ('auto', *self.backends))}")
 
     def check_names(self, options: Mapping[str, Any]) -> None:
         """Raise :class:`~inpaint.errors.InputError` for an option this method does not take."""

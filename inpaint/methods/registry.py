@@ -6,16 +6,19 @@ its options, job, report rows and picture; none of them names a method.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from ..errors import InputError
-from .criminisi.method import METHOD as CRIMINISI
 from .defaults import DEFAULT_METHOD
-from .multiscale.method import METHOD as MULTISCALE
 from .options import Method, Option
 
-#: The methods, the default first.
-METHODS: dict[str, Method] = {m.name: m for m in (MULTISCALE, CRIMINISI)}
+#: The methods, the default first: a family is a folder of this package whose ``method.py``
+#: exports ``METHOD``, and one line here.
+METHODS: dict[str, Method] = {m.name: m for m in (
+    import_module("inpaint.methods.multiscale.method").METHOD,
+    import_module("inpaint.methods.criminisi.method").METHOD,
+)}
 
 __all__ = ["DEFAULTS", "DEFAULT_METHOD", "METHODS", "METHOD_NAMES", "OPTIONS", "all_options", "defaults_of", "get"]
 

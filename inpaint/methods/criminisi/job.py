@@ -18,14 +18,12 @@ from typing import Any
 import numpy as np
 
 from ... import geometry
-from ...cl.engine import resolve
 from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
-from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_protect, parse_patch, search_factor
-from ..options import checked
+from ..base import FillStats, InpaintResult, Job
+from ..checks import parse_patch, search_factor
 from .buffers import Buffers
-from .options import BY_NAME as OPTIONS, OPTIONS as DECLARED
+from .options import BY_NAME as OPTIONS, Options
 from .reference import MAX_PATCH
 from .stages import BY_NAME, NAMES, bundle_for, parse_partition
 
@@ -133,7 +131,7 @@ def source_map(mask: np.ndarray, patches: Iterable[Sequence[int]], half: int) ->
     return src
 
 
-class Inpainter(StepwiseJob):
+class Inpainter(Job):
     """Step-wise Criminisi object removal.
 
     Parameters
@@ -207,79 +205,84 @@ class Inpainter(StepwiseJob):
     (True, 1.0)
     """
 
+    Options = Options
+    Stats = InpaintStats
+
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
                  device: Any = None, profile: Any = None, engine: Any = None,
                  partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
                  source: str = "original", loop: str = "auto", timings: bool = True):
-        t0 = time.perf_counter()
-        rgb, mask = check_arrays(image, mask)
-        self.height, self.width = mask.shape
-        self.patch = parse_patch(patch, self.height, self.width, MAX_PATCH)
+        super().__init__(image, mask, alpha=alpha, patch=patch, protect=protect, backend=backend, device=device,
+                         profile=profile, engine=engine, partition=partition, variant=variant, prune=prune,
+                         source=source, loop=loop, timings=timings)
+
+    def check(self) -> None:
+        """The patch against the image, the values the steps read, and the state every path reads."""
+        self.height, self.width = self.mask.shape
+        self.patch = parse_patch(self.options.patch, self.height, self.width, MAX_PATCH)
         self.half = self.patch // 2
-        self.alpha = search_factor(alpha)
-        checked(DECLARED, backend=backend, variant=variant, prune=prune, source=source, loop=loop, timings=timings)
-        protect = check_protect(protect, (self.height, self.width))
+        self.alpha = search_factor(self.options.alpha)
+        self.source, self.variant, self.prune = self.options.source, self.options.variant, self.options.prune
         # Stage 3 marks windows free of the hole; windows over a protected pixel are then
         # cleared on the host, the one place that knows them.
-        self._clear = None if protect is None else geometry.clear_centres(protect, self.half)
-        self.source = source
-        engine = engine if engine is not None else resolve(backend, device, profile)
-        self.stats = InpaintStats(alpha=self.alpha, patch=self.patch, source=source)
-        self.mask = mask.copy()
-        self._mask_initial = mask.copy()
-        self._remaining = int(mask.sum())
-        self._initial = self._remaining
-        self._box = geometry.bbox(mask)
+        self._clear = None if self.protect is None else geometry.clear_centres(self.protect, self.half)
+        self.stats.alpha, self.stats.patch, self.stats.source = self.alpha, self.patch, self.source
+        self._unfilled = self.mask.copy()  # the pixels still to fill
+        self._remaining = self._initial = int(self.mask.sum())
+        self._box = geometry.bbox(self.mask)
         self._on_device: tuple[str, ...] = ()
-        self._rt = None
+        self._rt, self._kernels, self._resident = None, {}, False
 
-        if self._box is None:
-            self.stats.empty_mask = True
-        elif self._remaining == mask.size:
-            raise InputError("the mask covers the whole image: there is nothing to copy from")
+    def prepare(self) -> list[float]:
+        """Open the device for the stages that run there, make the buffers, and mark the first
+        sources; the progress counts pixels filled (:attr:`progress`), not steps."""
+        self._open()
+        self._make_buffers()
+        self._first_pass()
+        return [float(self._initial)]
 
-        self.variant, self.prune = variant, prune
-        self._kernels: dict[str, Any] = {}
-        if not engine.numpy and self._box is not None:
-            stages = parse_partition(partition if partition is not None else "all")
-            resident = len(stages) == len(NAMES) and source == "original" and loop != "host"
+    def _open(self) -> None:
+        """Build the stages' kernels on the device (when any runs there), and choose the loop."""
+        o = self.options
+        if not self.engine.numpy:
+            stages = parse_partition(o.partition if o.partition is not None else "all")
+            resident = len(stages) == len(NAMES) and o.source == "original" and o.loop != "host"
 
-            def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # one program for every stage on the device
+            def kernels(rt: Any) -> dict[str, Any]:  # one program for every stage on the device
                 from . import opencl
 
-                before = rt.build_seconds
                 try:
-                    bundle = bundle_for(rt, stages, self.patch, variant, prune, resident)
+                    bundle = bundle_for(rt, stages, self.patch, o.variant, o.prune, resident)
                     made = {s: BY_NAME[s].wrapper(rt, self, bundle) for s in stages}
                     if resident:
                         made["loop"] = opencl.Loop(rt, bundle)
                 except ValueError as exc:
                     raise InputError(str(exc)) from None
-                return made, rt.build_seconds - before
+                return made
 
             if stages:
-                t_rt = time.perf_counter()
-                self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
+                self._rt, made = self.open_device(kernels)
                 if self._rt is not None:
-                    self._on_device = stages
-                    self._kernels, self.stats.build_seconds = made
-                self.stats.context_seconds = time.perf_counter() - t_rt - self.stats.build_seconds
-        self._timed = self._rt is None or self._rt.profiling
-        self.stats.timed = self._timed
-        if self._rt is not None:
-            self.stats.backend = "opencl" if len(self._on_device) == len(NAMES) else "mixed"
-            self.stats.device = self._rt.name
+                    self._on_device, self._kernels = stages, made
+        if self._rt is not None and len(self._on_device) != len(NAMES):
+            self.stats.backend = "mixed"
         self.stats.device_stages = self._on_device
-        resident_possible = len(self._on_device) == len(NAMES) and source == "original"
-        if loop == "device" and not resident_possible and self._box is not None:
+        resident_possible = len(self._on_device) == len(NAMES) and o.source == "original"
+        if o.loop == "device" and not resident_possible:
             raise InputError("loop 'device' needs every stage on an OpenCL device and source 'original'")
-        self._resident = resident_possible and loop != "host"
+        self._resident = resident_possible and o.loop != "host"
         self.stats.loop = "device" if self._resident else "host"
+        if "ssd" in self._kernels:
+            ssd = self._kernels["ssd"]
+            self.stats.variant, self.stats.pruned = ssd.label, ssd.prune
+            self.stats.local_mem_bytes = self._rt.work_group_info(ssd.knl)["local_mem_size"]
 
-        h, w = self.height, self.width
+    def _make_buffers(self) -> None:
+        """Every array of the stages, host side, and the buffer manager that keeps each fresh."""
+        h, w, mask = self.height, self.width, self.mask
         host = {
-            "rgb": to_rgba(rgb, 255),
+            "rgb": to_rgba(self.rgb, 255),
             "grey": np.zeros((h, w), np.uint8),
             "unknown": mask.astype(np.uint8),
             "conf": (~mask).astype(np.float32),
@@ -303,39 +306,30 @@ class Inpainter(StepwiseJob):
         # before reading it (grey and valid over the whole image here; front, confidence,
         # priority and the SSD map wherever a later stage reads them).
         self._buf = Buffers(host, self._rt, names, self.stats,
-                             ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
-        self._events: list[tuple[str, Any]] = []
-        if self._rt is not None:
-            if "ssd" in self._kernels:
-                ssd = self._kernels["ssd"]
-                self.stats.variant, self.stats.pruned = ssd.label, ssd.prune
-                self.stats.local_mem_bytes = self._rt.work_group_info(ssd.knl)["local_mem_size"]
+                            ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
 
-        self._dirty_prio: geometry.Rect | None = None
+    def _first_pass(self) -> None:
+        """Stages 1 and 3 over the whole image: the sources, checked; the search area, widened
+        when it holds too few."""
+        w, h = self.width, self.height
         self._dirty_valid: geometry.Rect | None = None
-        if self._box is not None:
-            self.stats.search_area = geometry.search_area(self._box, self.alpha, w, h)
-            full = (0, 0, w, h)
-            self._run("grey", full)
-            self._run("valid", full, self._integral_pays())
-            self._buf.need(["valid"], "host")
-            self._unprotect(full)
-            if not self._buf.host["valid"].any():
-                raise InputError(
-                    f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
-                    + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
-                       if self._clear is not None else "the mask; use a smaller patch or a smaller mask"))
-            if self._resident:  # the device-resident loop reads the device's copy directly
-                self._buf.need(["valid"], "device")
-            if source == "original":
-                area, _, widened = geometry.source_area(self._buf.host["valid"] != 0, self._box, self.alpha,
-                                                        self.half)
-                if widened:
-                    self.stats.search_area = area
-                    self.stats.widened = widened
-                    self.alpha = None if area == (0, 0, w, h) else self._widened_alpha(widened)
-            self._dirty_prio = self._box
-        self._elapsed = time.perf_counter() - t0
+        self.stats.search_area = geometry.search_area(self._box, self.alpha, w, h)
+        full = (0, 0, w, h)
+        self._run("grey", full)
+        self._run("valid", full, self._integral_pays())
+        self._buf.need(["valid"], "host")
+        self._unprotect(full)
+        if not self._buf.host["valid"].any():
+            raise self.no_sources(self.patch)
+        if self._resident:  # the device-resident loop reads the device's copy directly
+            self._buf.need(["valid"], "device")
+        if self.source == "original":
+            area, _, widened = geometry.source_area(self._buf.host["valid"] != 0, self._box, self.alpha, self.half)
+            if widened:
+                self.stats.search_area = area
+                self.stats.widened = widened
+                self.alpha = None if area == (0, 0, w, h) else self._widened_alpha(widened)
+        self._dirty_prio: geometry.Rect | None = self._box
 
     def _unprotect(self, rect: geometry.Rect) -> None:
         """Clear the valid centres over a protected pixel within ``rect`` (stage 3 just marked them)."""
@@ -359,8 +353,8 @@ class Inpainter(StepwiseJob):
         self._buf.need(st.reads, side)
         if side == "device":
             ev = st.device(self, self._kernels[stage], *args)
-            if self._timed:
-                self._events.extend((stage, e) for e in (ev if isinstance(ev, list) else [ev]))
+            if self.stats.timed:
+                self.events.extend((stage, e) for e in (ev if isinstance(ev, list) else [ev]))
         else:
             t = time.perf_counter()
             st.host(self, *args)
@@ -383,13 +377,7 @@ class Inpainter(StepwiseJob):
         return direct > 16 * self.width * self.height + INTEGRAL_PROGRAM_PIXELS
 
     def _collect_events(self, finish: bool = False) -> None:
-        from ...cl.runtime import event_time
-
-        if finish and self._events:
-            self._rt.queue.finish()
-        for stage, ev in self._events:
-            self.stats.stage_seconds[stage] += event_time(ev)
-        self._events.clear()
+        self.book_events(self.stats.stage_seconds, self._rt.queue if finish and self._rt is not None else None)
 
     # -- public ---------------------------------------------------------------------------
     @property
@@ -402,13 +390,7 @@ class Inpainter(StepwiseJob):
         """Fraction of the target pixels filled so far, in [0, 1]."""
         return 1.0 if self._initial == 0 else 1.0 - self._remaining / self._initial
 
-    @property
-    def iterations(self) -> int:
-        """Patches copied so far."""
-        return self.stats.iterations
-
-    @property
-    def image(self) -> np.ndarray:
+    def current(self) -> np.ndarray:
         """The current image, (H, W, 3) uint8 (a copy; partially filled while running)."""
         self._buf.need(["rgb"], "host")
         return to_rgb(self._buf.host["rgb"])
@@ -472,7 +454,7 @@ class Inpainter(StepwiseJob):
     def _record(self, ty: int, tx: int, sy: int, sx: int, ssd: Any) -> None:
         """Book a copied patch: the host's mask and count, the statistics."""
         half, w, h = self.half, self.width, self.height
-        filled = self.mask[max(ty - half, 0):min(ty + half + 1, h), max(tx - half, 0):min(tx + half + 1, w)]
+        filled = self._unfilled[max(ty - half, 0):min(ty + half + 1, h), max(tx - half, 0):min(tx + half + 1, w)]
         self._remaining -= np.count_nonzero(filled)
         filled[...] = False
         self.stats.patches.append((ty, tx, sy, sx))
@@ -499,8 +481,8 @@ class Inpainter(StepwiseJob):
                     + [("ssd", x) for x in kn["ssd"].bind(b, w, h, cen)]
                     + [("reduce", slices),
                        ("copy", kn["loop"].bind_copy(b, pairs, groups, LOOP_CHUNK, w, h, half, cen, box))])
-        queue, ev, enqueue = self._rt.queue, self._events, cl.enqueue_nd_range_kernel
-        if self._timed:
+        queue, ev, enqueue = self._rt.queue, self.events, cl.enqueue_nd_range_kernel
+        if self.stats.timed:
             for _ in range(k):
                 for stage, (knl, size, local) in launches:
                     ev.append((stage, enqueue(queue, knl, size, local)))
@@ -528,11 +510,12 @@ class Inpainter(StepwiseJob):
         self._elapsed += time.perf_counter() - t0
         return not self.done
 
+    def source_map(self) -> Any:
+        """Replays the copies made so far (:func:`source_map`)."""
+        mask, patches, half = self.mask, list(self.stats.patches), self.half  # as of now, should the job go on
+        return lambda: source_map(mask, patches, half)
+
     def result(self) -> InpaintResult:
         """The current image, the source map and the statistics."""
-        self.stats.total_seconds = self._elapsed
         self._collect_events(finish=True)
-        patches = list(self.stats.patches)  # as of now, should the job go on
-        return InpaintResult(image=self.image,
-                             source_map=lambda: source_map(self._mask_initial, patches, self.half),
-                             stats=self.stats)
+        return super().result()

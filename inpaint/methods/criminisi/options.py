@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..base import options_type
 from ..checks import check_choice
 from ..defaults import LOOPS, PRUNE, SOURCES, VARIANTS
 from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
@@ -45,3 +46,5 @@ OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DE
            VARIANT, PRUNE_OPTION, SOURCE, LOOP, TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
+#: The typed options the job reads.
+Options = options_type("CriminisiOptions", OPTIONS)

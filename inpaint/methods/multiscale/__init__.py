@@ -2,6 +2,7 @@
 
 ``job.py`` runs it step-wise (:class:`~inpaint.methods.multiscale.job.MultiscaleInpainter`);
 ``levels.py`` builds the pyramid and each level's targets and sources; ``reference.py`` is the
-numpy specification; ``opencl.py`` the thin kernel wrappers and the device-side level state
-(``kernels/multiscale/``).
+numpy specification; ``host.py`` the host backend (a level's state in numpy arrays);
+``opencl.py`` the device backend: the thin kernel wrappers, the device set-up (the program and
+the image pyramid, built on the device) and the device-side level state (``kernels/multiscale/``).
 """

@@ -49,19 +49,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import geometry
 from ...cl.engine import resolve
-from ...errors import InputError
-from ...pixels import to_rgb, to_rgba
-from ..base import FillStats, InpaintResult, StepwiseJob
-from ..checks import check_arrays, check_protect, parse_patch, search_factor
-from ..options import checked
+from ...pixels import to_rgba
+from ..base import FillStats, Job, Sequence
+from ..checks import check_arrays, parse_patch, search_factor
 from . import reference as ref
+from .host import HostLevel
 from .levels import (
     Level,
     free_centres,
@@ -73,10 +71,9 @@ from .levels import (
     protect_pyramid,
     random_sources,
     random_valid,
-    source_rect,
     upsampled_sources,
 )
-from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, OPTIONS as DECLARED
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
 from .steps import STEPS
 
 DEFAULT_PATCH = OPTIONS["patch"].default
@@ -131,118 +128,6 @@ SPLIT_LEVELS = 1
 EXPECTED_TEXTURE = True
 
 
-class HostLevel:
-    """One level's state in numpy (the reference backend).
-
-    ``image`` is the level's picture, RGB and texture feature ((h, w, 4) uint8); the estimate
-    starts as it and is filled in place.
-    """
-
-    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
-        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
-        h, w = level.shape
-        self.est = image.copy()
-        wh, ww = level.tidx.shape
-        self.v = np.zeros((wh, ww, 4), np.int32)
-        self.x = np.zeros((wh, ww, 4), np.int32)
-        n = len(level.targets)
-        self.nnf = np.full((n, k, 2), -1, np.int32)
-        self.cost = np.full((n, k), ref.EMPTY, np.uint32)
-        self.best = np.zeros((n, 2), np.int32)
-        self.src = np.full((len(level.hole), 2), -1, np.int32)
-        self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
-        self.low: tuple[np.ndarray, tuple[int, int]] | None = None  # the split votes' low-pass map, its origin
-
-    def _timed(self, step: str, fn: Callable, *args: Any) -> None:
-        t = time.perf_counter()
-        fn(*args)
-        self.seconds[step] += time.perf_counter() - t
-
-    def start(self, sources: np.ndarray) -> None:
-        """Every candidate list holds its target's ``sources`` row alone."""
-        self.nnf[:, 0] = sources
-        self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
-
-    def lift(self, coarse: HostLevel) -> None:
-        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
-        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
-        t = time.perf_counter()
-        hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
-        self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
-        self.seconds["levels"] += time.perf_counter() - t
-
-    def patchmatch(self, key: int) -> None:
-        """One PatchMatch iteration with random key ``key``."""
-        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
-                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
-                    self.lev.jump, self.lev.mean, self.lev.near)
-
-    def rescore(self) -> None:
-        """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
-        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half,
-                    self.lev.mean, self.lev.near)
-        self.best[:] = self.nnf[:, 0]
-
-    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
-        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`)."""
-        t = time.perf_counter()
-        lev = self.lev
-        filled = (lev.hole_map == 0).astype(np.uint8)
-        osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
-        for i, (pix, cand) in enumerate(zip(layers, cands)):
-            found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
-                                     lev.radius, (key + i) & 0xFFFFFFFF)
-            ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
-        self.seconds["onion"] += time.perf_counter() - t
-
-    def sources(self) -> np.ndarray:
-        """The final vote's source of every hole pixel (its best-matching copy's), (M, 2) int32."""
-        return self.src.copy()
-
-    def split_votes(self) -> None:
-        """Make the low-pass map of the sources that split votes read (their known pixels, and so
-        the map, stay the same for the whole level)."""
-        t = time.perf_counter()
-        rect = source_rect(self.lev, self.half)
-        self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
-        self.seconds["vote"] += time.perf_counter() - t
-
-    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
-             sources: bool = False) -> None:
-        """Every listed pixel becomes the weighted mean of what the covering patches copy (``split``:
-        the tones averaged, the texture of the best match; after :meth:`split_votes`; with
-        ``sources``, the hole pixels' best matches are kept for :meth:`sources`)."""
-        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
-                    self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None)
-
-    def expect_prior(self, prior: np.ndarray) -> None:
-        """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one
-        expected from its surroundings, see :func:`inpaint.methods.multiscale.reference.texture_prior`),
-        not its sources'."""
-        self.prior = prior
-
-    def sweeps(self, n: int) -> None:
-        """``n`` red-black Gauss-Seidel sweeps of the correction."""
-        self._timed("poisson", ref.gauss_seidel, self.lev.solve_map, self.est, self.v, self.x, self.lev.colours,
-                    self.lev.origin, n)
-
-    def compose(self) -> None:
-        """Add the correction to the vote in the hole."""
-        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin, self.prior)
-
-    def image(self) -> np.ndarray:
-        """The whole estimate, (h, w, 3) uint8."""
-        return to_rgb(self.est)
-
-    def values(self, pixels: np.ndarray) -> np.ndarray:
-        """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
-        return self.est[pixels[:, 0], pixels[:, 1], :3]
-
-    def best_matches(self) -> np.ndarray:
-        """Each target's best source centre, (N, 2) int32."""
-        return self.best.copy()
-
-
 @dataclasses.dataclass
 class MultiscaleStats(FillStats):
     """What a multiscale run did (:class:`inpaint.methods.base.FillStats` holds the common fields).
@@ -275,7 +160,7 @@ class MultiscaleStats(FillStats):
     groups: int = 1
 
 
-class MultiscaleInpainter(StepwiseJob):
+class MultiscaleInpainter(Sequence):
     """Step-wise multiscale fill (see the module docstring).
 
     A hole of two groups of parts far apart (:func:`inpaint.methods.multiscale.levels.hole_groups`:
@@ -320,256 +205,89 @@ class MultiscaleInpainter(StepwiseJob):
     """
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = DEFAULT_PATCH,
-                 candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
-                 profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True):
+                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, protect: Any = None,
+                 backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None, seed: int = 0,
+                 timings: bool = True):
         t0 = time.perf_counter()
         rgb, mask = check_arrays(image, mask)
         # the profile is checked whatever the backend, before any work
         engine = engine if engine is not None else resolve(backend, device, profile)
-        self._rgb, self._whole = np.ascontiguousarray(rgb), mask
+        values = dict(alpha=alpha, patch=patch, candidates=candidates, protect=protect, backend=backend, seed=seed,
+                      timings=timings)
         self._groups = hole_groups(mask) if mask.any() else [mask]
-        if len(self._groups) > 1:  # the later groups' fills read it: the caller's array may change
-            self._whole = mask.copy()
-        self._kw = dict(alpha=alpha, patch=patch, candidates=candidates, protect=protect, backend=backend,
-                        seed=seed, timings=timings)
-        self._index = 0
-        grouping = time.perf_counter() - t0
-        # the first group checks every parameter, and that the whole hole has sources
-        self._part: _Fill | None = self._make(engine)
-        # the other groups run on the runtime the first one opened
-        self._engine = engine if self._part._rt is None else engine.with_runtime(self._part._rt)
-        self.patch, self.half, self.alpha = self._part.patch, self._part.half, self._part.alpha
-        self._weights = [int(g.sum()) for g in self._groups]
-        self._filled: list[MultiscaleStats] = []  # the statistics of the groups filled
-        self._out = self._rgb.copy() if len(self._groups) > 1 else None  # the finished groups' fills
-        self._sources: list[tuple[np.ndarray, np.ndarray]] = []  # their final sources and hole pixels
-        self._extra = grouping  # seconds of this job's own
-        self.stats = self._merged()
+        whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
-    def _make(self, engine: Any) -> _Fill:
-        """The fill of group ``self._index``."""
-        if len(self._groups) == 1:
-            return _Fill(self._rgb, self._whole, engine=engine, **self._kw)
-        return _Fill(self._rgb, self._groups[self._index], whole=self._whole, engine=engine, **self._kw)
+        def make(index: int, on: Any) -> _Fill:  # the first group checks every value, and the whole hole's sources
+            return _Fill(rgb, self._groups[index] if whole is not None else mask, whole=whole,
+                         engine=engine if on is None else on, **values)
 
-    def _merged(self) -> MultiscaleStats:
-        """The statistics of the groups filled so far and of the current one, as one run's."""
-        parts = self._filled + ([self._part.stats] if self._part is not None else [])
-        if len(self._groups) == 1:
-            return parts[0]
-        st = dataclasses.replace(parts[0], groups=len(self._groups))  # the largest group's, run first
-        st.iterations = sum(p.iterations for p in parts)
-        st.widened = sum(p.widened for p in parts)
-        st.stage_seconds = {s: sum(p.stage_seconds.get(s, 0.0) for p in parts) for s in STEPS}
-        for field in ("transfer_seconds", "build_seconds", "context_seconds"):
-            setattr(st, field, sum(getattr(p, field) for p in parts))
-        st.total_seconds = self._extra + sum(p.total_seconds for p in parts)
-        st.timed = all(p.timed for p in parts)
-        return st
+        super().__init__(rgb, self._groups, make, started=t0)
+        self.patch, self.half, self.alpha = self.first.patch, self.first.half, self.first.alpha
 
-    @property
-    def done(self) -> bool:
-        """True once every group's finest level's last round has run."""
-        if len(self._groups) == 1:
-            return self._part.done
-        return self._part is None  # the next group's fill is made as soon as one ends
-
-    @property
-    def progress(self) -> float:
-        """Fraction of the work done, in [0, 1], each group weighed by its pixels."""
-        if self.done:
-            return 1.0
-        total = sum(self._weights)
-        done = sum(self._weights[:self._index])
-        if self._part is not None:
-            done += self._part.progress * self._weights[self._index]
-        return done / total if total else 0.0
-
-    @property
-    def iterations(self) -> int:
-        """Rounds run so far, over every group."""
-        return self.stats.iterations
-
-    @property
-    def image(self) -> np.ndarray:
-        """The current image, (H, W, 3) uint8: the groups filled so far, and the current group's
-        fill as :attr:`_Fill.image` gives it."""
-        if len(self._groups) == 1:
-            return self._part.image
-        out = self._out.copy()
-        if self._part is not None:
-            g = self._groups[self._index]
-            out[g] = self._part.image[g]
-        return out
-
-    def step(self) -> bool:
-        """Run one round.  Returns True while rounds remain."""
-        if len(self._groups) == 1:
-            more = self._part.step()
-            self.stats = self._part.stats
-            return more
-        if self._part is None:
-            return False
-        if not self._part.step():  # the group's own time is its statistics'
-            t = time.perf_counter()
-            # keep the group's fill, sources and statistics, and let its buffers go
-            part = self._part
-            self._filled.append(part.result().stats)
-            sources, hole = part._sources
-            self._out[hole[:, 0], hole[:, 1]] = part._result_image[hole[:, 0], hole[:, 1]]
-            self._sources.append((sources, hole))
-            self._part = None
-            self._index += 1
-            self._extra += time.perf_counter() - t
-            if self._index < len(self._groups):
-                self._part = self._make(self._engine)
-        self.stats = self._merged()
-        return not self.done
-
-    def result(self) -> Any:
-        """The image, the source map and the statistics (an :class:`inpaint.methods.base.InpaintResult`).
-
-        The source map gives, for every hole pixel, the original pixel its best patch copies
-        there (what the fill would be without blending); -1 elsewhere.
-        """
-        if len(self._groups) == 1:
-            return self._part.result()
-        self.stats = self._merged()
-        found = list(self._sources) if self.done else []
-
-        def source_map() -> np.ndarray:
-            src = np.full(self._whole.shape + (2,), -1, np.int32)
-            for sources, hole in found:
-                src[hole[:, 0], hole[:, 1]] = sources
-            return src
-
-        return InpaintResult(image=self._out if self.done else self.image, source_map=source_map, stats=self.stats)
+    def merge(self) -> MultiscaleStats:
+        """The statistics of one run, with the number of groups."""
+        st = super().merge()
+        return dataclasses.replace(st, groups=len(self._groups)) if len(self._groups) > 1 else st
 
 
-class _Fill(StepwiseJob):
+class _Fill(Job):
     """The fill of one group of the hole's parts (all of them, mostly): :class:`MultiscaleInpainter`'s
     work, which takes the same parameters and, with ``whole``, the whole hole, whose other parts are
     protected and, like the group, unknown to the texture features."""
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = DEFAULT_PATCH,
-                 candidates: int = DEFAULT_CANDIDATES, protect: Any = None, backend: str = "auto", device: Any = None,
-                 profile: Any = None, engine: Any = None, seed: int = 0, timings: bool = True,
-                 whole: np.ndarray | None = None):
-        t0 = time.perf_counter()
-        rgb, mask = check_arrays(image, mask)
-        h, w = mask.shape
-        self.patch = parse_patch(patch, h, w, MAX_PATCH)
+    Options = Options
+    Stats = MultiscaleStats
+
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, whole: np.ndarray | None = None, **values: Any):
+        self._given_whole = whole
+        super().__init__(image, mask, **values)
+
+    def check(self) -> None:
+        """The patch against the image, the values the steps read, and the state every path reads."""
+        h, w = self.mask.shape
+        self.patch = parse_patch(self.options.patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
-        self.alpha = search_factor(alpha)
-        values = checked(DECLARED, candidates=candidates, backend=backend, seed=seed, timings=timings)
-        self.protect = check_protect(protect, (h, w))
-        k = values["candidates"]
-        self.k, self.seed = k, values["seed"]
-        # the profile is checked whatever the backend, before any work
-        engine = engine if engine is not None else resolve(backend, device, profile)
-        self.rgb = np.ascontiguousarray(rgb)
-        self.mask = mask.copy()
-        self.whole = self.mask if whole is None else whole  # unknown to the texture features
-        self.stats = MultiscaleStats(patch=self.patch, candidates=k, alpha=self.alpha)
+        self.alpha = search_factor(self.options.alpha)
+        self.k, self.seed = self.options.candidates, self.options.seed
+        self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
+        self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
         self._seconds["transfers"] = 0.0
-        self._events: list = []
-        self._rt = None
-        self._kernels: dict[str, Any] = {}
-        self._done = False
-        self._plan: list[tuple[int, int, int]] = []  # (level, round, weight)
-        self._pos = 0
-        self._state: HostLevel | None = None
-        self._short = False  # whether the current level runs the short search
+        self._rt, self._state, self._short = None, None, False
         self._ready: tuple[int, Level] | None = None  # the next level, set up
         self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
-        if not mask.any():
-            self.stats.empty_mask = True
-            self._done = True
-            self._result_image = self.rgb.copy()
-            self._elapsed = time.perf_counter() - t0
-            return
-        if self.whole.all():
-            raise InputError("the mask covers the whole image: there is nothing to copy from")
-        asked = self.protect
-        if whole is not None:  # the hole's other parts: no source covers them
-            others = whole & ~mask
-            self.protect = others if self.protect is None else self.protect | others
+
+    def prepare(self) -> list[int]:
+        """Check the sources, open the device, build the pyramids; the plan is one step a round,
+        weighed by its level's hole pixels."""
+        avoid = self.protect
+        if self._given_whole is not None:  # the hole's other parts: no source covers them
+            others = self.whole & ~self.mask
+            avoid = others if avoid is None else avoid | others
         # (free of this group's pixels and of the others' is free of the whole hole's)
-        if not free_centres(mask, self.half, geometry.bbox(mask), self.protect).any():
-            raise InputError(
-                f"no valid source patch: no {self.patch}x{self.patch} window of the image is free of "
-                + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
-                   if asked is not None else "the mask; use a smaller patch or a smaller mask"))
-        if not engine.numpy:
+        if not free_centres(self.mask, self.half, geometry.bbox(self.mask), avoid).any():
+            raise self.no_sources(self.patch)
+        if not self.engine.numpy:
             from . import opencl as mcl
 
-            def kernels(rt: Any) -> tuple[dict[str, Any], float]:  # the whole program, and its build time
-                before = rt.build_seconds
-                made = {"pm": mcl.PatchMatch(rt, self.half, k), "vote": mcl.Vote(rt, self.half, k),
-                        "onion": mcl.Onion(rt, self.half, k), "poisson": mcl.Poisson(rt, self.half, k),
-                        "pyramid": mcl.Pyramid(rt, self.half, k)}
-                return made, rt.build_seconds - before
-
-            t_rt = time.perf_counter()
-            self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
-            if self._rt is not None:
-                import pyopencl as cl
-
-                self._cl = cl
-                self._kernels, self.stats.build_seconds = made
-                self.stats.backend, self.stats.device = "opencl", self._rt.name
-            self.stats.context_seconds = time.perf_counter() - t_rt - self.stats.build_seconds
-        self.stats.timed = self._rt is None or self._rt.profiling
-        masks = mask_pyramid(mask, self.patch, self.protect)
-        self._masks = masks
-        self._protects = protect_pyramid(self.protect, len(masks))
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k))
+        self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
+        self._protects = protect_pyramid(avoid, len(masks))
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
         t = time.perf_counter()
         if self._rt is not None:
-            self._images = self._device_pyramid()
+            self._images = mcl.device_pyramid(self._rt, self._kernels, self.rgb, self.whole,
+                                              [m.shape for m in masks], self._seconds, self.events)
         else:
             rgba = to_rgba(self.rgb, ref.texture_features(self.rgb, self.whole))
             self._images = image_pyramid(rgba, len(masks))
             self._seconds["levels"] += time.perf_counter() - t
         top = len(masks) - 1
-        for lv in range(top, -1, -1):
-            rounds = ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS
-            weight = int(masks[lv].sum())
-            self._plan += [(lv, r, weight) for r in range(rounds)]
-        self._total_weight = sum(wt for _, _, wt in self._plan)
-        self._done_weight = 0
-        self._elapsed = time.perf_counter() - t0
-
-    def _device_pyramid(self) -> list:
-        """Every level's picture as a device buffer of RGB and texture feature: the photo crosses
-        the bus once, as packed RGB, gets its features and is halved on the device."""
-        from ...cl.runtime import new_buffer
-
-        mf = self._cl.mem_flags
-        ctx = self._rt.context
-        kn = self._kernels["pyramid"]
-        t = time.perf_counter()
-        rgb = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=self.rgb)
-        self._seconds["transfers"] += time.perf_counter() - t
-        shapes = [m.shape for m in self._masks]
-        bufs = [new_buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
-        self._events.append(("levels", kn.pack(rgb, bufs[0], shapes[0][0] * shapes[0][1])))
-        x0, y0, x1, y1 = geometry.bbox(self.whole)
-        t = time.perf_counter()
-        hole = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                         hostbuf=np.ascontiguousarray(self.whole[y0:y1, x0:x1], np.uint8))
-        edges = new_buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
-        self._seconds["transfers"] += time.perf_counter() - t
-        for ev in kn.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
-            self._events.append(("levels", ev))
-        for lv in range(1, len(shapes)):
-            self._events.append(("levels", kn.halve(bufs[lv - 1], shapes[lv - 1], bufs[lv], shapes[lv])))
-        return bufs
+        self._rounds = [(lv, r) for lv in range(top, -1, -1)
+                        for r in range(ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS)]
+        return [int(masks[lv].sum()) for lv, _ in self._rounds]
 
     # -- the algorithm --------------------------------------------------------------------
     def _setup(self, lv: int) -> Level:
@@ -612,7 +330,7 @@ class _Fill(StepwiseJob):
             from .opencl import DeviceLevel
 
             st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
-                              self._events)
+                              self.events)
         else:
             st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
         if lv < SPLIT_LEVELS or lv == 0:
@@ -673,40 +391,19 @@ class _Fill(StepwiseJob):
             best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
             self._coarse = (st, best_map)
 
-    def _collect_events(self) -> None:
-        from ...cl.runtime import event_time
+    def run_step(self, index: int) -> None:
+        """Run one round (entering its level first, leaving it after its last)."""
+        lv, rnd = self._rounds[index]
+        if rnd == 0:
+            self._enter(lv)
+            self._level = lv
+        self._round(lv, rnd, index == len(self._rounds) - 1)
+        if index + 1 == len(self._rounds) or self._rounds[index + 1][0] != lv:
+            self._leave(lv)
+            self.book_events(self._seconds, self._rt.queue if self._rt is not None else None)
 
-        if not self.stats.timed:  # launches on a queue without profiling: nothing to read
-            self._events.clear()
-        if not self._events:
-            return
-        self._rt.queue.finish()
-        for step, ev in self._events:
-            self._seconds[step] += event_time(ev)
-        self._events.clear()
-
-    # -- public ---------------------------------------------------------------------------
-    @property
-    def done(self) -> bool:
-        """True once the finest level's last round has run."""
-        return self._done
-
-    @property
-    def progress(self) -> float:
-        """Fraction of the work done, in [0, 1]."""
-        if self._done:
-            return 1.0
-        return self._done_weight / self._total_weight if self._total_weight else 0.0
-
-    @property
-    def iterations(self) -> int:
-        """Rounds run so far."""
-        return self.stats.iterations
-
-    @property
-    def image(self) -> np.ndarray:
-        """The current image, (H, W, 3) uint8: during the run, the current level's fill scaled up
-        into the hole."""
+    def current(self) -> np.ndarray:
+        """The current image: during the run, the current level's fill scaled up into the hole."""
         if self._result_image is not None:
             return self._result_image.copy()
         out = self.rgb.copy()
@@ -717,48 +414,28 @@ class _Fill(StepwiseJob):
             out[self.mask] = up[self.mask]
         return out
 
-    def step(self) -> bool:
-        """Run one round.  Returns True while rounds remain."""
-        if self._done:
-            return False
-        t0 = time.perf_counter()
-        lv, rnd, weight = self._plan[self._pos]
-        if rnd == 0:
-            self._enter(lv)
-            self._level = lv
-        self._round(lv, rnd, self._pos == len(self._plan) - 1)
-        self._pos += 1
-        self._done_weight += weight
-        self.stats.iterations += 1
-        if self._pos == len(self._plan) or self._plan[self._pos][0] != lv:
-            self._leave(lv)
-            self._collect_events()
-        self._done = self._pos == len(self._plan)
-        self._elapsed += time.perf_counter() - t0
-        return not self._done
+    def result_image(self) -> np.ndarray:
+        # The finished image is handed over without a copy (a copy of a phone photo costs tens of
+        # milliseconds); ``job.image`` still returns copies.
+        return self._result_image if self._result_image is not None else self.current()
 
-    def result(self) -> Any:
-        """The image, the source map and the statistics (an :class:`inpaint.methods.base.InpaintResult`).
+    def source_map(self) -> Any:
+        """For every hole pixel, the original pixel its best patch copies there (what the fill would
+        be without blending); -1 elsewhere."""
+        shape, found = self.mask.shape + (2,), self._sources if self.done else None
 
-        The source map gives, for every hole pixel, the original pixel its best patch copies
-        there (what the fill would be without blending); -1 elsewhere.
-        """
-        self._collect_events()
-        st = self.stats
-        st.stage_seconds = {s: self._seconds[s] for s in STEPS}
-        st.transfer_seconds = self._seconds["transfers"]
-        st.total_seconds = self._elapsed
-        shape = self.mask.shape + (2,)
-        found = self._sources if self._done and not st.empty_mask else None
-
-        def source_map() -> np.ndarray:
+        def build() -> np.ndarray:
             src = np.full(shape, -1, np.int32)
             if found is not None:
                 sources, hole = found
                 src[hole[:, 0], hole[:, 1]] = sources
             return src
 
-        # The finished image is handed over without a copy (a copy of a phone photo costs tens of
-        # milliseconds); ``job.image`` still returns copies.
-        image = self._result_image if self._result_image is not None else self.image
-        return InpaintResult(image=image, source_map=source_map, stats=st)
+        return build
+
+    def result(self) -> Any:
+        """The image, the source map and the statistics (an :class:`inpaint.methods.base.InpaintResult`)."""
+        self.book_events(self._seconds, self._rt.queue if self._rt is not None else None)
+        self.stats.stage_seconds = {s: self._seconds[s] for s in STEPS}
+        self.stats.transfer_seconds = self._seconds["transfers"]
+        return super().result()

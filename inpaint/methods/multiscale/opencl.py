@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import geometry
 from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
@@ -250,12 +251,43 @@ class Onion(_Wrapper):
                               osrc=b["osrc"], pixels=pixels, found=found, n=n, width=width, **_work(work[:3]))
 
 
+def kernels(rt: Runtime, half: int, k: int) -> dict[str, Any]:
+    """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates: the whole program."""
+    return {"pm": PatchMatch(rt, half, k), "vote": Vote(rt, half, k), "onion": Onion(rt, half, k),
+            "poisson": Poisson(rt, half, k), "pyramid": Pyramid(rt, half, k)}
+
+
+def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
+                   shapes: list[tuple[int, int]], seconds: dict[str, float], events: list) -> list:
+    """Every level's picture as a device buffer of RGB and texture feature: the photo ``rgb``
+    crosses the bus once, as packed RGB, gets its features (``whole``: the pixels unknown to
+    them) and is halved on the device into the levels of ``shapes``.  Transfers are booked in
+    ``seconds['transfers']``, the launches' events in ``events`` under ``'levels'``."""
+    mf = cl.mem_flags
+    ctx = rt.context
+    pyr = kn["pyramid"]
+    t = time.perf_counter()
+    rgb_buf = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=rgb)
+    seconds["transfers"] += time.perf_counter() - t
+    bufs = [new_buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
+    events.append(("levels", pyr.pack(rgb_buf, bufs[0], shapes[0][0] * shapes[0][1])))
+    x0, y0, x1, y1 = geometry.bbox(whole)
+    t = time.perf_counter()
+    hole = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(whole[y0:y1, x0:x1], np.uint8))
+    edges = new_buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
+    seconds["transfers"] += time.perf_counter() - t
+    for ev in pyr.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
+        events.append(("levels", ev))
+    for lv in range(1, len(shapes)):
+        events.append(("levels", pyr.halve(bufs[lv - 1], shapes[lv - 1], bufs[lv], shapes[lv])))
+    return bufs
+
+
 class DeviceLevel:
     """One level's state in OpenCL buffers; the same operations as the job's numpy level state
-    (:class:`inpaint.methods.multiscale.job.HostLevel`).
+    (:class:`inpaint.methods.multiscale.host.HostLevel`).
 
-    ``est`` is the level's picture already on the device
-    (:meth:`inpaint.methods.multiscale.job.MultiscaleInpainter._device_pyramid`), filled in place;
+    ``est`` is the level's picture already on the device (:func:`device_pyramid`), filled in place;
     the other buffers are created and cleared on the device, so only the level's lists and maps
     cross the bus.
     """
@@ -300,7 +332,7 @@ class DeviceLevel:
         return arr
 
     def start(self, sources: np.ndarray) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.start`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.start`, on the device."""
         t = time.perf_counter()
         src = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                              hostbuf=np.ascontiguousarray(sources, np.int32))
@@ -308,13 +340,13 @@ class DeviceLevel:
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
     def lift(self, coarse: DeviceLevel) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.lift`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
         lev = self.lev
         self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
                                                                coarse.lev.shape[1])))
 
     def patchmatch(self, key: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.patchmatch`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
@@ -323,14 +355,14 @@ class DeviceLevel:
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.rescore`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.rescore`, on the device."""
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
                                                                 lev.mean, lev.near)))
 
     def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.onion`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
         cl, lev = self.cl, self.lev
         ctx, mf = self.rt.context, cl.mem_flags
         h, w = lev.shape
@@ -353,11 +385,11 @@ class DeviceLevel:
         del self.b["filled"], self.b["osrc"]
 
     def sources(self) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sources`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.sources`, on the device."""
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
     def split_votes(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.split_votes`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.split_votes`, on the device."""
         lev = self.lev
         h, w = lev.shape
         self.low_rect = source_rect(lev, self.half)
@@ -369,7 +401,7 @@ class DeviceLevel:
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
              sources: bool = False) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.vote`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.vote`, on the device."""
         lev = self.lev
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
         if sources and self.src is None:
@@ -382,14 +414,14 @@ class DeviceLevel:
                                                     len(lev.hole) if sources else 0)))
 
     def expect_prior(self, prior: np.ndarray) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.expect_prior`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.expect_prior`, on the device."""
         t = time.perf_counter()
         self.b["prior"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                                      hostbuf=np.ascontiguousarray(prior))
         self.seconds["transfers"] += time.perf_counter() - t
 
     def sweeps(self, n: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.sweeps`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.sweeps`, on the device."""
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
@@ -399,17 +431,17 @@ class DeviceLevel:
             self.events.append(("poisson", ev))
 
     def compose(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.compose`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.compose`, on the device."""
         lev = self.lev
         self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
 
     def image(self) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.image`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.image`, on the device."""
         h, w = self.lev.shape
         return to_rgb(self._read(np.empty((h, w, 4), np.uint8), self.b["est"]))
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.values`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.values`, on the device."""
         # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
         y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
         w = self.lev.shape[1]
@@ -417,5 +449,5 @@ class DeviceLevel:
         return band[pixels[:, 0] - y0, pixels[:, 1], :3]
 
     def best_matches(self) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.job.HostLevel.best_matches`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.best_matches`, on the device."""
         return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])

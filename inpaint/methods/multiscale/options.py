@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InputError
+from ..base import options_type
 from ..checks import parse_int
 from ..defaults import MAX_CANDIDATES, MAX_SEED
 from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
@@ -48,3 +49,5 @@ OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BA
            TIMINGS)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
+#: The typed options the job reads.
+Options = options_type("MultiscaleOptions", OPTIONS)

@@ -1,0 +1,128 @@
+"""The multiscale fill's host backend: one level's state in numpy arrays, stepped by the
+numpy reference (:mod:`inpaint.methods.multiscale.reference`).  :class:`~inpaint.methods.multiscale.opencl.DeviceLevel`
+is the same state in device buffers, stepped by the kernels; the job drives either.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...pixels import to_rgb
+from . import reference as ref
+from .levels import Level, source_rect
+
+
+class HostLevel:
+    """One level's state in numpy (the reference backend).
+
+    ``image`` is the level's picture, RGB and texture feature ((h, w, 4) uint8); the estimate
+    starts as it and is filled in place.
+    """
+
+    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
+        self.lev, self.k, self.half, self.seconds = level, k, half, seconds
+        h, w = level.shape
+        self.est = image.copy()
+        wh, ww = level.tidx.shape
+        self.v = np.zeros((wh, ww, 4), np.int32)
+        self.x = np.zeros((wh, ww, 4), np.int32)
+        n = len(level.targets)
+        self.nnf = np.full((n, k, 2), -1, np.int32)
+        self.cost = np.full((n, k), ref.EMPTY, np.uint32)
+        self.best = np.zeros((n, 2), np.int32)
+        self.src = np.full((len(level.hole), 2), -1, np.int32)
+        self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
+        self.low: tuple[np.ndarray, tuple[int, int]] | None = None  # the split votes' low-pass map, its origin
+
+    def _timed(self, step: str, fn: Callable, *args: Any) -> None:
+        t = time.perf_counter()
+        fn(*args)
+        self.seconds[step] += time.perf_counter() - t
+
+    def start(self, sources: np.ndarray) -> None:
+        """Every candidate list holds its target's ``sources`` row alone."""
+        self.nnf[:, 0] = sources
+        self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
+
+    def lift(self, coarse: HostLevel) -> None:
+        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
+        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
+        t = time.perf_counter()
+        hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
+        self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
+        self.seconds["levels"] += time.perf_counter() - t
+
+    def patchmatch(self, key: int) -> None:
+        """One PatchMatch iteration with random key ``key``."""
+        self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
+                    self.lev.jump, self.lev.mean, self.lev.near)
+
+    def rescore(self) -> None:
+        """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
+        self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half,
+                    self.lev.mean, self.lev.near)
+        self.best[:] = self.nnf[:, 0]
+
+    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`)."""
+        t = time.perf_counter()
+        lev = self.lev
+        filled = (lev.hole_map == 0).astype(np.uint8)
+        osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
+        for i, (pix, cand) in enumerate(zip(layers, cands)):
+            found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
+                                     lev.radius, (key + i) & 0xFFFFFFFF)
+            ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
+        self.seconds["onion"] += time.perf_counter() - t
+
+    def sources(self) -> np.ndarray:
+        """The final vote's source of every hole pixel (its best-matching copy's), (M, 2) int32."""
+        return self.src.copy()
+
+    def split_votes(self) -> None:
+        """Make the low-pass map of the sources that split votes read (their known pixels, and so
+        the map, stay the same for the whole level)."""
+        t = time.perf_counter()
+        rect = source_rect(self.lev, self.half)
+        self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
+        self.seconds["vote"] += time.perf_counter() - t
+
+    def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
+             sources: bool = False) -> None:
+        """Every listed pixel becomes the weighted mean of what the covering patches copy (``split``:
+        the tones averaged, the texture of the best match; after :meth:`split_votes`; with
+        ``sources``, the hole pixels' best matches are kept for :meth:`sources`)."""
+        self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
+                    self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None)
+
+    def expect_prior(self, prior: np.ndarray) -> None:
+        """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one
+        expected from its surroundings, see :func:`inpaint.methods.multiscale.reference.texture_prior`),
+        not its sources'."""
+        self.prior = prior
+
+    def sweeps(self, n: int) -> None:
+        """``n`` red-black Gauss-Seidel sweeps of the correction."""
+        self._timed("poisson", ref.gauss_seidel, self.lev.solve_map, self.est, self.v, self.x, self.lev.colours,
+                    self.lev.origin, n)
+
+    def compose(self) -> None:
+        """Add the correction to the vote in the hole."""
+        self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin, self.prior)
+
+    def image(self) -> np.ndarray:
+        """The whole estimate, (h, w, 3) uint8."""
+        return to_rgb(self.est)
+
+    def values(self, pixels: np.ndarray) -> np.ndarray:
+        """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
+        return self.est[pixels[:, 0], pixels[:, 1], :3]
+
+    def best_matches(self) -> np.ndarray:
+        """Each target's best source centre, (N, 2) int32."""
+        return self.best.copy()
