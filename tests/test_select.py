@@ -1,0 +1,170 @@
+"""Selecting an object with a box, a lasso or taps (inpaint.select) and the ``inpaint select`` command."""
+
+import numpy as np
+import pytest
+
+from inpaint import select as sel_mod
+from inpaint.errors import InputError
+from inpaint.masks import grabcut_available, grow
+from inpaint.select import select_around, select_box, select_point
+
+needs_cv2 = pytest.mark.skipif(not grabcut_available(), reason="GrabCut needs OpenCV (optional)")
+BOTH = [pytest.param(True, marks=needs_cv2, id="grabcut"), pytest.param(False, id="colour-model")]
+
+
+def iou(a, b):
+    return (a & b).sum() / max((a | b).sum(), 1)
+
+
+def textured_scene(seed=0, size=(173, 229)):
+    """A green, leafy backdrop (noise at two scales) with a reddish blob of its own texture: an
+    ellipse with a bump, off centre, of an awkward size."""
+    rng = np.random.default_rng(seed)
+    h, w = size
+    coarse = rng.normal(0, 18, (h // 8 + 2, w // 8 + 2, 3))
+    back = np.array([70, 120, 60]) + np.kron(coarse, np.ones((8, 8, 1)))[:h, :w] + rng.normal(0, 10, (h, w, 3))
+    yy, xx = np.mgrid[:h, :w]
+    obj = ((yy - 90) / 42.0) ** 2 + ((xx - 120) / 55.0) ** 2 <= 1
+    obj |= ((yy - 52) / 14.0) ** 2 + ((xx - 100) / 16.0) ** 2 <= 1
+    front = np.array([200, 80, 60]) + rng.normal(0, 14, (h, w, 3))
+    img = np.where(obj[..., None], front, back)
+    return img.clip(0, 255).astype(np.uint8), obj
+
+
+def bounding_box(obj, grow_by):
+    rows, cols = np.flatnonzero(obj.any(axis=1)), np.flatnonzero(obj.any(axis=0))
+    return (cols[0] - grow_by, rows[0] - grow_by, cols[-1] + 1 + grow_by, rows[-1] + 1 + grow_by)
+
+
+@needs_cv2
+@pytest.mark.parametrize("seed", range(3))
+def test_a_box_and_a_lasso_find_the_object_on_a_textured_background(seed):
+    img, obj = textured_scene(seed)
+    box = select_box(img, bounding_box(obj, 10 + 3 * seed))
+    lasso = select_around(img, grow(obj, 15 + 5 * seed))
+    assert iou(box, obj) >= 0.9
+    assert iou(lasso, obj) >= 0.9
+
+
+@pytest.mark.parametrize("grabcut", BOTH)
+@pytest.mark.parametrize("seed", range(2))
+def test_the_selection_lies_inside_the_box_and_the_lasso(grabcut, seed):
+    """Whatever the cut decides, nothing outside the gesture is selected, and the result is a
+    bool mask of the image's size."""
+    img, obj = textured_scene(seed)
+    rng = np.random.default_rng(seed)
+    x0, y0 = int(rng.integers(0, 80)), int(rng.integers(0, 60))
+    box = (x0, y0, x0 + int(rng.integers(40, 140)), y0 + int(rng.integers(40, 110)))
+    got = select_box(img, box, grabcut=grabcut)
+    inside = np.zeros(obj.shape, bool)
+    inside[box[1]:box[3], box[0]:box[2]] = True
+    assert got.shape == obj.shape and got.dtype == bool
+    assert not (got & ~inside).any()
+    lasso = grow(obj, 12) & (np.arange(obj.shape[1]) < 150)[None, :]   # a lasso that cuts through it
+    got = select_around(img, lasso, grabcut=grabcut)
+    assert not (got & ~lasso).any()
+
+
+def test_the_colour_model_finds_a_distinct_object_without_opencv():
+    img, obj = textured_scene(1)
+    assert iou(select_box(img, bounding_box(obj, 12), grabcut=False), obj) >= 0.8
+    assert iou(select_around(img, grow(obj, 20), grabcut=False), obj) >= 0.8
+
+
+def test_without_opencv_a_note_names_the_install_command(monkeypatch):
+    monkeypatch.setattr(sel_mod, "grabcut_available", lambda: False)
+    note = sel_mod.fallback_note()
+    assert "OpenCV" in note and "pip install 'inpaint-cl[app]'" in note
+    img, obj = textured_scene(0)
+    assert iou(select_box(img, bounding_box(obj, 12)), obj) >= 0.8     # None: the colour model
+
+
+@pytest.mark.parametrize("box, message", [
+    ((-1, 0, 50, 50), "outside"), ((0, 0, 230, 50), "outside"), ((0, 0, 50, 174), "outside"),
+    ((0, 0, 229, 173), "whole"), ((10, 10, 11, 40), "too small"), ((1, 2, 3), "four numbers"),
+    (("a", 0, 5, 5), "four numbers"), ((0, 0, float("nan"), 5), "finite"),
+])
+def test_bad_boxes_are_input_errors(box, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_box(img, box, grabcut=False)
+
+
+def test_a_box_may_be_given_corner_to_corner_in_any_order():
+    img, obj = textured_scene(0)
+    x0, y0, x1, y1 = bounding_box(obj, 10)
+    np.testing.assert_array_equal(select_box(img, (x1, y1, x0, y0), grabcut=False),
+                                  select_box(img, (x0, y0, x1, y1), grabcut=False))
+
+
+@pytest.mark.parametrize("mask, message", [
+    (np.zeros((173, 229), bool), "empty"), (np.ones((173, 229), bool), "whole"),
+    (np.ones((172, 229), bool), "229x172 but the image is 229x173"),
+])
+def test_bad_lassos_are_input_errors(mask, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_around(img, mask, grabcut=False)
+
+
+@pytest.mark.parametrize("args, message", [
+    (([(229, 10)],), "outside"), (([(0, -1)],), "outside"), (([("x", 1)],), "two numbers"),
+])
+def test_bad_taps_are_input_errors(args, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_point(img, *args, grabcut=False)
+    with pytest.raises(InputError, match="tolerance"):
+        select_point(img, [(5, 5)], tolerance=-1, grabcut=False)
+    with pytest.raises(InputError, match="selection"):
+        select_point(img, [(5, 5)], selection=np.zeros((5, 5), bool), grabcut=False)
+
+
+@pytest.mark.parametrize("grabcut", BOTH)
+def test_a_tap_selects_the_object_and_a_tap_inside_takes_away(grabcut):
+    """A tap on the object selects it (and keeps the tapped pixel); a second tap on the
+    background adds nothing of the object; a tap inside the selection subtracts its part,
+    without touching the caller's array."""
+    img, obj = textured_scene(2)
+    one = select_point(img, [(120, 100)], grabcut=grabcut)
+    assert one[100, 120] and iou(one, obj) >= (0.85 if grabcut else 0.5)
+    kept = one.copy()
+    less = select_point(img, [(120, 100)], selection=one, grabcut=grabcut)
+    np.testing.assert_array_equal(one, kept)
+    assert not less[100, 120] and less.sum() < one.sum() and not (less & ~one).any()
+
+
+def test_a_second_tap_on_another_colour_adds_it():
+    """Two parts of clearly different colours: without GrabCut the first tap takes one, the
+    second (outside the selection) adds the other."""
+    img = np.full((90, 120, 3), 30, np.uint8)
+    img[20:70, 20:60] = (200, 40, 40)
+    img[20:70, 60:100] = (40, 40, 200)
+    first = select_point(img, [(30, 40)], grabcut=False)
+    both = select_point(img, [(80, 40)], selection=first, grabcut=False)
+    parts = np.zeros(first.shape, bool)
+    parts[20:70, 20:100] = True
+    assert first[:, 60:].sum() == 0 and first[20:70, 20:60].mean() > 0.99
+    assert both[20:70, 60:100].mean() > 0.99 and not (both & ~parts).any()
+    np.testing.assert_array_equal(both, select_point(img, [(30, 40), (80, 40)], grabcut=False))
+
+
+@needs_cv2
+def test_the_same_gesture_gives_the_same_selection():
+    img, obj = textured_scene(0)
+    box = bounding_box(obj, 9)
+    np.testing.assert_array_equal(select_box(img, box), select_box(img, box))
+
+
+@needs_cv2
+def test_a_large_photo_is_cut_reduced_and_answered_at_full_size():
+    """A photo far over WORK_SIDE: the answer is per pixel of the photo and its edge follows the
+    object at full resolution (no blocks of the reduction factor along it)."""
+    small, obj_small = textured_scene(0)
+    f = 7
+    img = np.kron(small, np.ones((f, f, 1), np.uint8))
+    img[1::2, ::3] = np.clip(img[1::2, ::3].astype(int) + 6, 0, 255).astype(np.uint8)   # fine texture
+    box = tuple(v * f for v in bounding_box(obj_small, 10))
+    got = select_box(img, box)
+    truth = np.kron(obj_small, np.ones((f, f), bool))
+    assert got.shape == truth.shape and iou(got, truth) >= 0.9
