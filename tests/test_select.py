@@ -1,7 +1,13 @@
 """Selecting an object with a box, a lasso or taps (inpaint.select) and the ``inpaint select`` command."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+from PIL import Image
 
 from inpaint import select as sel_mod
 from inpaint.errors import InputError
@@ -168,3 +174,89 @@ def test_a_large_photo_is_cut_reduced_and_answered_at_full_size():
     got = select_box(img, box)
     truth = np.kron(obj_small, np.ones((f, f), bool))
     assert got.shape == truth.shape and iou(got, truth) >= 0.9
+
+
+# ---------------------------------------------------------------------------------------
+# The command: inpaint select, and inpaint IMAGE --box / --around
+# ---------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def command(*argv, cwd):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "inpaint", *map(str, argv)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+@pytest.fixture
+def photo(tmp_path):
+    img, obj = textured_scene(0)
+    path = tmp_path / "photo.png"
+    Image.fromarray(img).save(path)
+    return path, img, obj
+
+
+def test_select_writes_a_white_on_black_mask_of_the_images_size_and_never_overwrites(photo):
+    path, img, obj = photo
+    box = ",".join(str(v) for v in bounding_box(obj, 10))
+    proc = command("select", path.name, "--box", box, "-o", "mask.png", cwd=path.parent)
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(path.parent / "mask.png") as m:
+        mask = np.asarray(m)
+    assert mask.shape == img.shape[:2] and set(np.unique(mask)) == {0, 255}
+    np.testing.assert_array_equal(mask == 255, select_box(img, bounding_box(obj, 10)))
+    before = (path.parent / "mask.png").read_bytes()
+    again = command("select", path.name, "--point", "120,90", "-o", "mask.png", cwd=path.parent)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "already exists" in again.stderr
+    assert (path.parent / "mask.png").read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mask.png", "photo.png"]   # no temporary file left
+    over = command("select", path.name, "--around", "mask.png", "-o", "mask.png", "--overwrite", cwd=path.parent)
+    assert over.returncode == 2 and "mask.png" in over.stderr     # the output is an input: refused
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--box", "0,0,500,20"], "reaches outside"), (["--box", "1,2,3"], "four numbers"),
+    (["--point", "5"], "two numbers"), (["--around", "small.png"], "size"),
+    (["--box", "1,1,30,30", "--tolerance", "9"], "--tolerance applies to --point"),
+])
+def test_select_refuses_bad_gestures_in_one_line_and_writes_nothing(photo, run, argv, message, monkeypatch):
+    path, img, obj = photo
+    monkeypatch.chdir(path.parent)
+    Image.fromarray(np.zeros((10, 10), np.uint8)).save(path.parent / "small.png")
+    code, out, err = run("select", path, *argv, "-o", path.parent / "out.png")
+    assert code == 2 and err.count("\n") == 1 and message in err and err.startswith("inpaint select: error:")
+    assert not (path.parent / "out.png").exists()
+
+
+@pytest.mark.parametrize("gesture", ["box", "around"])
+def test_inpaint_with_a_box_or_lasso_removes_the_selection_and_keeps_the_rest_exact(tmp_path, gesture):
+    """``inpaint IMAGE --box ...`` selects and removes in one run: the object's pixels change,
+    and every pixel outside the selection grown by its rim is the input's, exactly."""
+    img, _ = textured_scene(1, size=(71, 93))
+    obj_box = bounding_box(_small_object(img.shape), 6)
+    img[_small_object(img.shape)] = (210, 70, 50)
+    Image.fromarray(img).save(tmp_path / "x.png")
+    if gesture == "box":
+        argv = ["--box", ",".join(map(str, obj_box))]
+        sel = select_box(img, obj_box)
+    else:
+        lasso = grow(_small_object(img.shape), 8)
+        Image.fromarray(np.where(lasso, 255, 0).astype(np.uint8)).save(tmp_path / "rough.png")
+        argv = ["--around", "rough.png"]
+        sel = select_around(img, lasso)
+    from inpaint.cli.select import SELECT_RIM
+
+    proc = command("x.png", *argv, "--backend", "numpy", "-o", "out.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(tmp_path / "out.png") as res:
+        out = np.asarray(res)
+    gone = grow(sel, SELECT_RIM)
+    assert iou(sel, _small_object(img.shape)) > 0.8
+    np.testing.assert_array_equal(out[~gone], img[~gone])
+    assert np.abs(out[sel].astype(int) - img[sel]).mean() > 40       # the red object is gone
+
+
+def _small_object(shape):
+    yy, xx = np.mgrid[:shape[0], :shape[1]]
+    return ((yy - 35) / 12.0) ** 2 + ((xx - 45) / 15.0) ** 2 <= 1
