@@ -260,3 +260,16 @@ def test_inpaint_with_a_box_or_lasso_removes_the_selection_and_keeps_the_rest_ex
 def _small_object(shape):
     yy, xx = np.mgrid[:shape[0], :shape[1]]
     return ((yy - 35) / 12.0) ** 2 + ((xx - 45) / 15.0) ** 2 <= 1
+
+
+def test_the_app_extra_brings_opencv_and_every_extra_names_the_same_build():
+    """Two OpenCV distributions (opencv-python-headless and the contrib build) both install the
+    module cv2 over each other: the extras name one."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    named = {name: {re.split(r"[<>=~!\[; ]", r)[0] for r in reqs if r.startswith("opencv")}
+             for name, reqs in extras.items()}
+    assert named["app"], "the app extra brings OpenCV (GrabCut selects with a box, a lasso or a tap)"
+    assert len(set().union(*named.values())) == 1, named
