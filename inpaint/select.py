@@ -2,7 +2,9 @@
 
 A box or a lasso says where the object surely is not: everything outside it is background,
 and inside it OpenCV's GrabCut (a colour-model graph cut) finds the object
-(``GC_PR_FGD`` inside, ``GC_BGD`` outside).  A tap seeds the same cut with a box grown from
+(``GC_PR_FGD`` inside, ``GC_BGD`` outside, a thin rim just inside the gesture ``GC_PR_BGD``).
+Where the cut loses the object (its colours are the background's too), it is made again with
+the gesture's deepest part as certain object.  A tap seeds the same cut with a box grown from
 the colour region under it (:mod:`inpaint.tapselect`), its colour region as certainly object.
 
 Each cut runs on the gesture's neighbourhood reduced to at most :data:`WORK_SIDE` pixels a
@@ -36,12 +38,19 @@ ITERATIONS = 3
 #: A tap's colour tolerance, in 8-bit levels (the app's default with GrabCut).
 TOLERANCE = 64
 #: A tap's box: its colour region's bounding box grown by this share of its size on each side.
-TAP_GROWTH = 0.5
+TAP_GROWTH = 0.25
+#: Beyond a tap's box, a ring this share of its colour region's size wide may still be object
+#: (probable background).
+TAP_REACH = 2.0
 #: The background a cut learns from: a band around the gesture this share of its size wide.
 BAND = 0.25
 #: The rim inside a box or lasso that starts as probable background, as a share of the depth of
 #: the gesture's deepest point.
 INNER_RIM = 0.1
+#: Where a box's or lasso's cut keeps less than this share of it, the cut is made again with
+#: its deepest part (:data:`CORE` of the deepest point's depth and deeper) as certain object.
+LOST = 0.05
+CORE = 0.7
 #: Fewest pixels outside a box or lasso: GrabCut learns the background from them.
 MIN_OUTSIDE = 64
 
@@ -334,20 +343,28 @@ def _select_inside(rgb: np.ndarray, inside: np.ndarray, bounds: tuple[int, int, 
     crop = _grown(*bounds, BAND, h, w)
     y0, y1, x0, x1 = crop
     sub_inside = inside[y0:y1, x0:x1]
+    use = _use_grabcut(grabcut)
 
-    def labels_at(f: int, shape: tuple[int, int]) -> np.ndarray:
+    def labels_at(f: int, shape: tuple[int, int], core: float = 0.0) -> np.ndarray:
         small = _sample(sub_inside, f, shape)
         labels = np.where(small, 3, 0).astype(np.uint8)   # GC_PR_FGD inside, GC_BGD outside
-        if INNER_RIM > 0 and grabcut_available() and small.any():
+        if use and small.any():
             import cv2
 
             # The gesture's own edge is likelier background than object: a rim inside it,
             # a share of its deepest point's depth, starts as probable background.
             depth = cv2.distanceTransform(np.pad(small, 1).view(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
             labels[small & (depth <= INNER_RIM * depth.max())] = 2     # GC_PR_BGD
+            if core:
+                labels[depth >= core * depth.max()] = 1                # GC_FGD
         return labels
 
-    return _cut(rgb, crop, labels_at, _use_grabcut(grabcut)) & inside
+    got = _cut(rgb, crop, labels_at, use) & inside
+    if use and CORE and got.sum() < LOST * inside.sum():
+        # The cut gave (nearly) everything to the background, as it does where the object's
+        # colours are the background's too: the gesture's deepest part is the object.
+        got = _cut(rgb, crop, lambda f, shape: labels_at(f, shape, CORE), use) & inside
+    return got
 
 
 def select_point(image: np.ndarray, points, *, selection: np.ndarray | None = None,
@@ -357,7 +374,8 @@ def select_point(image: np.ndarray, points, *, selection: np.ndarray | None = No
 
     A tap's colour region (:mod:`inpaint.tapselect`: the tapped colour, connected, holes
     filled) is certainly object; GrabCut decides the rest of a box grown from it by
-    :data:`TAP_GROWTH` of its size, with the existing selection there as object too.  A tap
+    :data:`TAP_GROWTH` of its size (probable object) and of a ring :data:`TAP_REACH` of its
+    size beyond that (probable background), with the existing selection there as object too.  A tap
     inside the selection marks its colour region there as background and cuts the selection
     again.
 
@@ -436,15 +454,18 @@ def _add(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, grabcut: bool) ->
     h, w = rgb.shape[:2]
     if not grabcut:
         return region
-    box = _grown(*_bounds(region), TAP_GROWTH, h, w)
-    crop = _grown(*box, BAND, h, w)
+    bounds = _bounds(region)
+    box = _grown(*bounds, TAP_GROWTH, h, w)
+    reach = _grown(*bounds, TAP_GROWTH + TAP_REACH, h, w)
+    crop = _grown(*reach, BAND, h, w)
     y0, y1, x0, x1 = crop
-    inbox = np.zeros((y1 - y0, x1 - x0), bool)
-    inbox[box[0] - y0:box[1] - y0, box[2] - x0:box[3] - x0] = True
+    inbox = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    inbox[reach[0] - y0:reach[1] - y0, reach[2] - x0:reach[3] - x0] = 2     # GC_PR_BGD
+    inbox[box[0] - y0:box[1] - y0, box[2] - x0:box[3] - x0] = 3             # GC_PR_FGD
     sure = (region | sel)[y0:y1, x0:x1]
 
     def labels_at(f: int, shape: tuple[int, int]) -> np.ndarray:
-        labels = np.where(_sample(inbox, f, shape), 3, 0).astype(np.uint8)
+        labels = _sample(inbox, f, shape).copy()
         labels[_sample(sure, f, shape)] = 1          # GC_FGD
         return labels
 
