@@ -7,8 +7,8 @@ Where the cut loses the object (its colours are the background's too), it is mad
 the gesture's deepest part as certain object.  A tap seeds the same cut with a box grown from
 the colour region under it (:mod:`inpaint.tapselect`), its colour region as certainly object.
 
-Each cut runs on the gesture's neighbourhood reduced to at most :data:`WORK_SIDE` pixels a
-side (block means), so a selection costs about the same on any photo; the reduced answer is
+Each cut runs on the gesture's neighbourhood reduced to at most :data:`WORK_PIXELS` pixels
+(block means), so a selection costs about the same on any photo; the reduced answer is
 brought back to full size and its edge refined there: the pixels along the edge go to the
 object or the background, whichever of the two local mean colours next to them they are
 closer to.
@@ -29,12 +29,12 @@ from .errors import InputError
 from .masks import fill_holes, grabcut_available
 from .tapselect import _colour_region
 
-__all__ = ["TOLERANCE", "WORK_SIDE", "fallback_note", "select_around", "select_box", "select_point"]
+__all__ = ["TOLERANCE", "WORK_PIXELS", "fallback_note", "select_around", "select_box", "select_point"]
 
-#: The longest side, in pixels, a cut is computed at (larger neighbourhoods are reduced).
-WORK_SIDE = 480
+#: The most pixels a cut is computed on (larger neighbourhoods are reduced).
+WORK_PIXELS = 110_000
 #: GrabCut's iterations per selection.
-ITERATIONS = 3
+ITERATIONS = 2
 #: A tap's colour tolerance, in 8-bit levels (the app's default with GrabCut).
 TOLERANCE = 64
 #: A tap's box: its colour region's bounding box grown by this share of its size on each side.
@@ -114,10 +114,12 @@ def _grown(y0: int, y1: int, x0: int, x1: int, share: float, h: int, w: int,
     return max(y0 - gy, 0), min(y1 + gy, h), max(x0 - gx, 0), min(x1 + gx, w)
 
 
-def _reduce(sub: np.ndarray, side: int) -> tuple[np.ndarray, int]:
-    """``sub`` (uint8) reduced by the integer factor that brings its longest side to at most
-    ``side``: block means (the last blocks repeat the edge), and the factor."""
-    f = max(1, -(-max(sub.shape[:2]) // side))
+def _reduce(sub: np.ndarray, pixels: int) -> tuple[np.ndarray, int]:
+    """``sub`` (uint8) reduced by the smallest integer factor that brings it to at most
+    ``pixels`` pixels: block means (the last blocks repeat the edge), and the factor."""
+    f = max(1, int(np.ceil(np.sqrt(sub.shape[0] * sub.shape[1] / pixels))))
+    while -(-sub.shape[0] // f) * -(-sub.shape[1] // f) > pixels:
+        f += 1
     if f == 1:
         return np.ascontiguousarray(sub), 1
     h, w = sub.shape[:2]
@@ -248,7 +250,7 @@ def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: b
     crop reduced by ``f``; returns the full-size selection in the crop's place."""
     y0, y1, x0, x1 = crop
     sub = rgb[y0:y1, x0:x1]
-    small, f = _reduce(sub, WORK_SIDE)
+    small, f = _reduce(sub, WORK_PIXELS)
     labels = labels_at(f, small.shape[:2])
     fg = _grabcut(small, labels) if grabcut else _colour_model(small, labels)
     fg = _clean(fg, labels == 1 if keep else None)
@@ -430,10 +432,10 @@ def select_point(image: np.ndarray, points, *, selection: np.ndarray | None = No
 
 
 def _tap_region(rgb: np.ndarray, yx: tuple[int, int], tol: float, reduced: dict) -> np.ndarray:
-    """The colour region under a tap, found on the photo reduced to about 2 x WORK_SIDE a side
+    """The colour region under a tap, found on the photo reduced to at most 4 x WORK_PIXELS
     (kept in ``reduced`` for the next tap), at full size."""
     if "small" not in reduced:
-        reduced["small"], reduced["f"] = _reduce(rgb, 2 * WORK_SIDE)
+        reduced["small"], reduced["f"] = _reduce(rgb, 4 * WORK_PIXELS)
     small, f = reduced["small"], reduced["f"]
     y, x = yx
     colour = rgb[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2].reshape(-1, 3).mean(axis=0, dtype=np.float32)

@@ -164,7 +164,7 @@ def test_the_same_gesture_gives_the_same_selection():
 
 @needs_cv2
 def test_a_large_photo_is_cut_reduced_and_answered_at_full_size():
-    """A photo far over WORK_SIDE: the answer is per pixel of the photo and its edge follows the
+    """A photo far over WORK_PIXELS: the answer is per pixel of the photo and its edge follows the
     object at full resolution (no blocks of the reduction factor along it)."""
     small, obj_small = textured_scene(0)
     f = 7
