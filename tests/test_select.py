@@ -273,3 +273,14 @@ def test_the_app_extra_brings_opencv_and_every_extra_names_the_same_build():
              for name, reqs in extras.items()}
     assert named["app"], "the app extra brings OpenCV (GrabCut selects with a box, a lasso or a tap)"
     assert len(set().union(*named.values())) == 1, named
+
+
+def test_select_without_opencv_says_so_and_still_writes_the_mask(photo, run, monkeypatch):
+    path, img, obj = photo
+    monkeypatch.setattr(sel_mod, "grabcut_available", lambda: False)
+    code, out, err = run("select", path, "--box", ",".join(map(str, bounding_box(obj, 10))),
+                         "-o", path.parent / "m.png")
+    assert code == 0, err
+    assert "inpaint select: note: OpenCV is not installed" in err and "pip install 'inpaint-cl[app]'" in err
+    with Image.open(path.parent / "m.png") as m:
+        assert iou(np.asarray(m) == 255, obj) >= 0.8

@@ -17,9 +17,10 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.naming import MASK_SUFFIX, shown
-from .guard import EXIT_TABLE
 from .shared import max_pixels, say
 
+EXIT_STATUS = ("Exit status: 0 done, 2 bad input or environment (an existing output without --overwrite, a box "
+               "outside the image, a full disk...), 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")
 #: The rim ``inpaint IMAGE --box/--around`` grows the selection by when ``--grow`` is not given:
 #: the selection follows the object's edge, and the pixels blended with it go too.
 SELECT_RIM = 3
@@ -95,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..io import MASK_RULE
 
     parser.description = ("Select an object in one gesture and write its mask (white on the object, black "
-                          "elsewhere) for 'inpaint IMAGE --mask MASK'. " + MASK_RULE + " " + EXIT_TABLE)
+                          "elsewhere) for 'inpaint IMAGE --mask MASK'. " + MASK_RULE + " " + EXIT_STATUS)
     parser.add_argument("image", help="input image")
     gesture = parser.add_mutually_exclusive_group(required=True)
     add_gesture_options(gesture)
