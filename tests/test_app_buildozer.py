@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "buildozer.spec"
 #: python-for-android recipes the app may rely on (pure-Python packages need none).
-P4A_RECIPES = {"python3", "kivy", "numpy", "pillow"}
+P4A_RECIPES = {"python3", "kivy", "numpy", "pillow", "opencv"}
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_tests_docs_benchmarks_and_tools_stay_out(spec):
 
 def test_requirements_have_recipes_and_no_pyopencl(spec):
     reqs = {r.split("==")[0].split(">=")[0].lower() for r in _list(spec["requirements"])}
-    assert reqs == P4A_RECIPES, "requirements must be python-for-android recipes: python3, kivy, numpy, pillow"
+    assert reqs == P4A_RECIPES, "requirements must be python-for-android recipes: python3, kivy, numpy, pillow, opencv"
     assert "pyopencl" not in reqs
 
 

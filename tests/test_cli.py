@@ -774,7 +774,7 @@ def test_usage_lists_the_subcommands(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     usage = capsys.readouterr().out.split("\n\n")[0]
-    assert "inpaint {resize,bench,devices,app}" in usage and "inpaint --case NAME" in usage
+    assert "inpaint {resize,select,bench,devices,app}" in usage and "inpaint --case NAME" in usage
 
 
 def test_bare_inpaint_prints_usage_and_writes_nothing(tmp_path, run, monkeypatch):

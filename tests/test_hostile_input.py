@@ -242,7 +242,7 @@ CASES: list[tuple[str, list, int, str | None, tuple[str, ...]]] = [
     ("max-pixels-text", ["a.png", "--mask", "m.png", "--max-pixels", "lots"], BAD, r"invalid int value", ()),
     # -- inpaint: good runs ------------------------------------------------------------------
     ("version", ["--version"], OK, r"^inpaint \d+\.\d+", ()),
-    ("help", ["--help"], OK, r"usage: inpaint IMAGE --mask MASK(.|\n)*inpaint \{resize,bench,devices,app\}", ()),
+    ("help", ["--help"], OK, r"usage: inpaint IMAGE --mask MASK(.|\n)*inpaint \{resize,select,bench,devices,app\}", ()),
     ("grow", ["a.png", "--mask", "m.png", "--grow", "2", "-p", "3", "--backend", "numpy", "-o", "o.png", *QUICK], OK,
      r"removed (\d+) pixels \(the mask grown by 2 from 42\)", ("o.png",)),
     ("ico-small", ["a.png", "--mask", "m.png", "-p", "3", "--backend", "numpy", "-o", "o.ico", *QUICK], OK, None,

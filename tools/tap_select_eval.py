@@ -1,9 +1,12 @@
 """Measure tap-to-select against true object masks (a tool of the checkout, for docs/TAP_SELECT.md).
 
-Two selections are compared: the colour range of earlier versions (``colour``:
-:func:`mobile_ui.masktools.tap_select_colour`) and the object-aware tap
-(``object``: :func:`inpaint.tapselect.select_object`, which the app's tap uses where OpenCV is
-installed).
+Three tap selections are compared: the colour range of earlier versions (``colour``:
+:func:`mobile_ui.masktools.tap_select_colour`), the object-aware tap (``object``:
+:func:`inpaint.tapselect.select_object`, which the app's tap uses where OpenCV is installed),
+and the tap of :func:`inpaint.select.select_point` (``select``: a box grown from the tap's
+colour region, cut by GrabCut, on the selection so far).  Two gestures of :mod:`inpaint.select`
+are measured too: a lasso (:func:`~inpaint.select.select_around`) and a box
+(:func:`~inpaint.select.select_box`).
 
 The truth
 ---------
@@ -31,7 +34,12 @@ that adds more background than object is undone and tried again at half the tole
 user lowering the slider); below 4 that spot is given up.  Both selections get the same
 user, the same seeds and the default tolerance of each.
 
-``python tools/tap_select_eval.py [--set tune|held-out|all] [--out FOLDER]`` prints Markdown.
+The gestures' user: a lasso is the object's outline grown by a random 10-40 px (seeded), the
+margin wandering by up to a third of itself (smooth noise); a box is the object's bounding box
+grown by a random 5-20 % of its size on each side (seeded).
+
+``python tools/tap_select_eval.py [--set tune|held-out|all] [--methods colour,object,select]
+[--no-gestures] [--json FILE]`` prints Markdown.
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ from build_object_cases import (  # noqa: E402
     reduce_mask,
 )
 
+from inpaint import select as gesture  # noqa: E402
 from inpaint.io.cases import load_case  # noqa: E402
 from inpaint.tapselect import select_object  # noqa: E402
 from mobile_ui import masktools  # noqa: E402
@@ -125,8 +134,9 @@ def tap_point(missing: np.ndarray, rng: np.random.Generator) -> tuple[int, int] 
     return int(ys[i]), int(xs[i])
 
 
-def simulate(select, image, obj, tolerance, taps, seed):
-    """The user above; returns the selection after each kept tap and the seconds each call took."""
+def simulate(select, image, obj, tolerance, taps, seed, stateful=False):
+    """The user above; returns the selection after each kept tap and the seconds each call took.
+    A ``stateful`` select takes the selection so far and returns the new one."""
     rng = np.random.default_rng(seed)
     sel = np.zeros(obj.shape, bool)
     given_up = np.zeros(obj.shape, bool)
@@ -138,7 +148,7 @@ def simulate(select, image, obj, tolerance, taps, seed):
         t = tolerance
         while True:
             t0 = time.perf_counter()
-            region = select(image, yx, t)
+            region = select(image, yx, t, sel) if stateful else select(image, yx, t)
             seconds.append(time.perf_counter() - t0)
             new = region & ~sel
             if (new & ~obj).sum() <= (new & obj).sum():
@@ -155,10 +165,60 @@ def simulate(select, image, obj, tolerance, taps, seed):
     return after, seconds
 
 
+def tap_gesture(image, yx, tolerance, selection):
+    """One tap of :func:`inpaint.select.select_point` on the selection so far."""
+    return gesture.select_point(image, [(yx[1], yx[0])], selection=selection, tolerance=tolerance, grabcut=True)
+
+
 METHODS = {
     "colour": (masktools.tap_select_colour, masktools.COLOUR_TOLERANCE),
     "object": (partial(select_object, grabcut=True), masktools.OBJECT_TOLERANCE),
+    "select": (tap_gesture, gesture.TOLERANCE),
 }
+#: Methods that take the selection so far (a tap inside it subtracts).
+STATEFUL = {"select"}
+
+
+def lasso_of(obj: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A loose lasso around ``obj``: its outline grown by a random 10-40 px, the margin
+    wandering by up to a third of itself along the way (smooth noise), filled."""
+    h, w = obj.shape
+    margin = rng.uniform(10, 40)
+    dist = ndimage.distance_transform_edt(~obj)
+    coarse = rng.uniform(-1, 1, (max(h // 40, 2), max(w // 40, 2)))
+    wobble = ndimage.zoom(coarse, (h / coarse.shape[0], w / coarse.shape[1]), order=3)[:h, :w]
+    wobble = np.pad(wobble, ((0, h - wobble.shape[0]), (0, w - wobble.shape[1])), mode="edge")
+    return ndimage.binary_fill_holes(dist <= margin * (1 + wobble / 3)) | obj
+
+
+def box_of(obj: np.ndarray, rng: np.random.Generator) -> tuple[int, int, int, int]:
+    """A box over ``obj``: its bounding box grown by a random 5-20 % of its size on each side
+    (each side its own share), kept inside the image; ``(x0, y0, x1, y1)``."""
+    h, w = obj.shape
+    rows, cols = np.flatnonzero(obj.any(axis=1)), np.flatnonzero(obj.any(axis=0))
+    bh, bw = rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1
+    g = rng.uniform(0.05, 0.20, 4)
+    return (max(int(cols[0] - g[0] * bw), 0), max(int(rows[0] - g[1] * bh), 0),
+            min(int(cols[-1] + 1 + g[2] * bw), w), min(int(rows[-1] + 1 + g[3] * bh), h))
+
+
+def evaluate_gestures(cases, gestures=("lasso", "box")):
+    """``{(case, gesture): {"iou": mean, "s": median seconds}}`` over the seeded users."""
+    rows = {}
+    for name, image, obj in cases:
+        for g in gestures:
+            ious, secs = [], []
+            for seed in SEEDS:
+                rng = np.random.default_rng(seed)
+                t0 = time.perf_counter()
+                if g == "lasso":
+                    sel = gesture.select_around(image, lasso_of(obj, rng), grabcut=True)
+                else:
+                    sel = gesture.select_box(image, box_of(obj, rng), grabcut=True)
+                secs.append(time.perf_counter() - t0)
+                ious.append(iou(sel, obj))
+            rows[(name, g)] = {"iou": float(np.mean(ious)), "s": float(np.median(secs))}
+    return rows
 
 
 def evaluate(cases, methods, taps=(1, 3)):
@@ -169,7 +229,7 @@ def evaluate(cases, methods, taps=(1, 3)):
             ious = {t: [] for t in taps}
             secs = []
             for seed in SEEDS:
-                after, seconds = simulate(select, image, obj, tol, max(taps), seed)
+                after, seconds = simulate(select, image, obj, tol, max(taps), seed, stateful=m in STATEFUL)
                 for t in taps:
                     ious[t].append(iou(after[t - 1], obj))
                 secs += seconds
@@ -177,12 +237,52 @@ def evaluate(cases, methods, taps=(1, 3)):
     return rows
 
 
+def time_12mp(case: str = "dog_window", runs: int = 5) -> dict[str, list[float]]:
+    """Seconds per selection on a 4000x3000 photo: ``case``'s image and truth enlarged (bicubic,
+    the truth nearest), one seeded user's lasso, box and tap, each ``runs`` times."""
+    sets = load_sets()
+    image, obj = next((i, o) for n, i, o in sets["tune"] + sets["held-out"] if n == case)
+    big = np.asarray(Image.fromarray(image).resize((4000, 3000), Image.BICUBIC))
+    truth = np.asarray(Image.fromarray(obj).resize((4000, 3000), Image.NEAREST))
+    rng = np.random.default_rng(0)
+    lasso = np.asarray(Image.fromarray(lasso_of(obj, rng)).resize((4000, 3000), Image.NEAREST))
+    sy, sx = 3000 / obj.shape[0], 4000 / obj.shape[1]
+    x0, y0, x1, y1 = box_of(obj, rng)
+    box = (int(x0 * sx), int(y0 * sy), int(x1 * sx), int(y1 * sy))
+    ty, tx = tap_point(obj, rng)
+    tap = [(int(tx * sx), int(ty * sy))]
+    calls = {"lasso": lambda: gesture.select_around(big, lasso),
+             "box": lambda: gesture.select_box(big, box),
+             "tap": lambda: gesture.select_point(big, tap)}
+    seconds = {}
+    for name, call in calls.items():
+        seconds[name] = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            sel = call()
+            seconds[name].append(time.perf_counter() - t0)
+        seconds[name + " IoU"] = [iou(sel, truth)]
+    return seconds
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", choices=("tune", "held-out", "all"), default="all")
-    p.add_argument("--methods", default="colour,object")
+    p.add_argument("--methods", default="colour,object,select")
+    p.add_argument("--gestures", action=argparse.BooleanOptionalAction, default=True,
+                   help="also measure a lasso and a box (inpaint.select)")
     p.add_argument("--json", type=Path)
+    p.add_argument("--time", action="store_true",
+                   help="only time a lasso, a box and a tap on a 4000x3000 photo (dog_window enlarged)")
     args = p.parse_args(argv)
+    if args.time:
+        for name, values in time_12mp().items():
+            if name.endswith("IoU"):
+                print(f"{name}: {values[0]:.3f}")
+            else:
+                print(f"{name}: median {np.median(values):.3f} s, max {max(values):.3f} s "
+                      f"({', '.join(f'{v:.3f}' for v in values)})")
+        return 0
     sets = load_sets()
     methods = args.methods.split(",")
     names = ("tune", "held-out") if args.set == "all" else (args.set,)
@@ -205,6 +305,17 @@ def main(argv=None) -> int:
             cells += [f"**{np.mean([r[1] for r in rs]):.3f}**", f"**{np.mean([r[3] for r in rs]):.3f}**",
                       f"{np.median([r['s'] for r in rs]):.3f}"]
         print("| mean | | " + " | ".join(cells) + " |")
+        if args.gestures:
+            rows = evaluate_gestures(sets[s])
+            report[s] |= {f"{n}/{g}": r for (n, g), r in rows.items()}
+            print(f"\n### {s}: IoU with the object of a lasso and a box (mean of {len(SEEDS)} seeded users), "
+                  "median seconds per selection\n")
+            print("| case | lasso | lasso s | box | box s |\n|---|---|---|---|---|")
+            for name, _, _ in sets[s]:
+                a, b = rows[(name, "lasso")], rows[(name, "box")]
+                print(f"| {name} | {a['iou']:.3f} | {a['s']:.3f} | {b['iou']:.3f} | {b['s']:.3f} |")
+            means = [np.mean([rows[(n, g)]["iou"] for n, _, _ in sets[s]]) for g in ("lasso", "box")]
+            print(f"| mean | **{means[0]:.3f}** | | **{means[1]:.3f}** | |")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

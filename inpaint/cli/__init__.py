@@ -1,4 +1,4 @@
-"""The ``inpaint`` command: object removal, plus ``resize``, ``bench``, ``devices`` and ``app``.
+"""The ``inpaint`` command: object removal, plus ``resize``, ``select``, ``bench``, ``devices`` and ``app``.
 
 One module per command (:mod:`~inpaint.cli.remove`, :mod:`~inpaint.cli.resize`,
 :mod:`~inpaint.cli.devices`, :mod:`~inpaint.cli.bench`, :mod:`~inpaint.cli.app`), each with
@@ -35,6 +35,8 @@ def _command(name: str) -> Any:
             from . import devices as module
         elif name == "app":
             from . import app as module
+        elif name == "select":
+            from . import select as module
         else:
             from . import remove as module
     return module

@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--masks", metavar="DIR",
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
+    from .select import add_gesture_options
+
+    add_gesture_options(p)  # --box, --around: select the object instead of --mask
     p.add_argument("--case", help="use a bundled example (image and mask) instead, e.g. walkingman")
     p.add_argument("-o", "--output", help="output image file (default: <input>_removed.<ext> beside the input; "
                                           "<case>_removed.png for --case; standard output for standard input); "
@@ -213,6 +216,12 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     masks = Path(args.masks) if args.masks is not None else None
     if masks is not None and not masks.is_dir():
         raise InputError(f"--masks {masks} is not a folder")
+    if args.box is not None or args.around is not None:
+        if args.mask is not None or args.masks is not None or is_batch(args.image):
+            raise InputError("--box and --around select the object of one image, instead of --mask or --masks")
+        image = command_path(args.image[0])
+        out, args.out_dir = single_output(image, args.output, REMOVED_SUFFIX)
+        return [(image, None, out)]
     if not is_batch(args.image):
         from .streams import is_stream
 
@@ -274,15 +283,21 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
     work = _jobs(args)
+    if work[0][1] is None and args.grow is None:  # a selection follows the object's edge: its rim goes too
+        from .select import SELECT_RIM
+
+        radius = SELECT_RIM
     if not is_batch(args.image or []):
         from .streams import standard_streams
 
         image_path, mask_path, out = work[0]
-        with standard_streams([("input image", image_path), ("mask", mask_path),
+        with standard_streams([("input image", image_path), ("mask", mask_path or _around(args)),
                                ("--protect mask", command_path(args.protect) if args.protect else None)], out,
                               [("--save-mapping", args.save_mapping)]) as ((image_path, mask_path, protect), out):
             if protect is not None:
                 args.protect = str(protect)
+            if mask_path is not None and args.around is not None:  # the --around mask, read as given
+                args.around, mask_path = mask_path, None
             make_output_folder(args.out_dir)
             _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
@@ -323,7 +338,8 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
 
     run = ImageRun("inpaint", args, label, phases, progress)
     protect_path = batch_mask(args.protect, image_path)
-    sources = [("input image", image_path), ("mask", mask_path)]
+    sources = [("input image", image_path)] + ([("mask", mask_path)] if mask_path is not None else
+                                               [("--around mask", _around(args))] if args.around else [])
     if protect_path is not None:
         sources.append(("--protect mask", protect_path))
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
@@ -344,8 +360,16 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     plan = imageio.plan_output(pic, out, quality=parse_quality(args.quality))
     if mapping is not None:
         imageio.check_output(mapping, mode="RGB", size=pic.size, what="--save-mapping")
-    with timing(READ):
-        mask = imageio.read_mask(mask_path, pic.size)
+    if mask_path is None:  # --box or --around: the object is selected here
+        from .select import fallback_note, selection
+
+        run.note(fallback_note())
+        mask = selection(pic.rgb, pic.size, args.box, _around(args))
+        if not mask.any():
+            raise InputError("the selection is empty: nothing to remove (draw the box or lasso around the object)")
+    else:
+        with timing(READ):
+            mask = imageio.read_mask(mask_path, pic.size)
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
@@ -397,6 +421,11 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
                 f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
                 f"-> {shown(out)}")
+
+
+def _around(args: argparse.Namespace) -> Path | None:
+    """The ``--around`` rough mask's path, if given."""
+    return command_path(args.around) if args.around is not None else None
 
 
 def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:

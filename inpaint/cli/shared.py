@@ -14,6 +14,7 @@ from .progress import STYLES
 #: The commands besides object removal, and what each does (the usage and the help list them).
 COMMANDS = {
     "resize": "content-aware resize by seam carving",
+    "select": "write the mask of an object chosen by a box, a loose lasso or taps",
     "bench": "benchmarks: the pipeline beside the paper's Tables 2, 4, 5-8, fill quality (--quality), 'seam', "
              "'integral'; needs the inpaint-bench package",
     "devices": "list OpenCL devices and each profile's effective limits",

@@ -1,0 +1,286 @@
+"""Selecting an object with a box, a lasso or taps (inpaint.select) and the ``inpaint select`` command."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from inpaint import select as sel_mod
+from inpaint.errors import InputError
+from inpaint.masks import grabcut_available, grow
+from inpaint.select import select_around, select_box, select_point
+
+needs_cv2 = pytest.mark.skipif(not grabcut_available(), reason="GrabCut needs OpenCV (optional)")
+BOTH = [pytest.param(True, marks=needs_cv2, id="grabcut"), pytest.param(False, id="colour-model")]
+
+
+def iou(a, b):
+    return (a & b).sum() / max((a | b).sum(), 1)
+
+
+def textured_scene(seed=0, size=(173, 229)):
+    """A green, leafy backdrop (noise at two scales) with a reddish blob of its own texture: an
+    ellipse with a bump, off centre, of an awkward size."""
+    rng = np.random.default_rng(seed)
+    h, w = size
+    coarse = rng.normal(0, 18, (h // 8 + 2, w // 8 + 2, 3))
+    back = np.array([70, 120, 60]) + np.kron(coarse, np.ones((8, 8, 1)))[:h, :w] + rng.normal(0, 10, (h, w, 3))
+    yy, xx = np.mgrid[:h, :w]
+    obj = ((yy - 90) / 42.0) ** 2 + ((xx - 120) / 55.0) ** 2 <= 1
+    obj |= ((yy - 52) / 14.0) ** 2 + ((xx - 100) / 16.0) ** 2 <= 1
+    front = np.array([200, 80, 60]) + rng.normal(0, 14, (h, w, 3))
+    img = np.where(obj[..., None], front, back)
+    return img.clip(0, 255).astype(np.uint8), obj
+
+
+def bounding_box(obj, grow_by):
+    rows, cols = np.flatnonzero(obj.any(axis=1)), np.flatnonzero(obj.any(axis=0))
+    return (cols[0] - grow_by, rows[0] - grow_by, cols[-1] + 1 + grow_by, rows[-1] + 1 + grow_by)
+
+
+@needs_cv2
+@pytest.mark.parametrize("seed", range(3))
+def test_a_box_and_a_lasso_find_the_object_on_a_textured_background(seed):
+    img, obj = textured_scene(seed)
+    box = select_box(img, bounding_box(obj, 10 + 3 * seed))
+    lasso = select_around(img, grow(obj, 15 + 5 * seed))
+    assert iou(box, obj) >= 0.9
+    assert iou(lasso, obj) >= 0.9
+
+
+@pytest.mark.parametrize("grabcut", BOTH)
+@pytest.mark.parametrize("seed", range(2))
+def test_the_selection_lies_inside_the_box_and_the_lasso(grabcut, seed):
+    """Whatever the cut decides, nothing outside the gesture is selected, and the result is a
+    bool mask of the image's size."""
+    img, obj = textured_scene(seed)
+    rng = np.random.default_rng(seed)
+    x0, y0 = int(rng.integers(0, 80)), int(rng.integers(0, 60))
+    box = (x0, y0, x0 + int(rng.integers(40, 140)), y0 + int(rng.integers(40, 110)))
+    got = select_box(img, box, grabcut=grabcut)
+    inside = np.zeros(obj.shape, bool)
+    inside[box[1]:box[3], box[0]:box[2]] = True
+    assert got.shape == obj.shape and got.dtype == bool
+    assert not (got & ~inside).any()
+    lasso = grow(obj, 12) & (np.arange(obj.shape[1]) < 150)[None, :]   # a lasso that cuts through it
+    got = select_around(img, lasso, grabcut=grabcut)
+    assert not (got & ~lasso).any()
+
+
+def test_the_colour_model_finds_a_distinct_object_without_opencv():
+    img, obj = textured_scene(1)
+    assert iou(select_box(img, bounding_box(obj, 12), grabcut=False), obj) >= 0.8
+    assert iou(select_around(img, grow(obj, 20), grabcut=False), obj) >= 0.8
+
+
+def test_without_opencv_a_note_names_the_install_command(monkeypatch):
+    monkeypatch.setattr(sel_mod, "grabcut_available", lambda: False)
+    note = sel_mod.fallback_note()
+    assert "OpenCV" in note and "pip install 'inpaint-cl[app]'" in note
+    img, obj = textured_scene(0)
+    assert iou(select_box(img, bounding_box(obj, 12)), obj) >= 0.8     # None: the colour model
+
+
+@pytest.mark.parametrize("box, message", [
+    ((-1, 0, 50, 50), "outside"), ((0, 0, 230, 50), "outside"), ((0, 0, 50, 174), "outside"),
+    ((0, 0, 229, 173), "whole"), ((10, 10, 11, 40), "too small"), ((1, 2, 3), "four numbers"),
+    (("a", 0, 5, 5), "four numbers"), ((0, 0, float("nan"), 5), "finite"),
+])
+def test_bad_boxes_are_input_errors(box, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_box(img, box, grabcut=False)
+
+
+def test_a_box_may_be_given_corner_to_corner_in_any_order():
+    img, obj = textured_scene(0)
+    x0, y0, x1, y1 = bounding_box(obj, 10)
+    np.testing.assert_array_equal(select_box(img, (x1, y1, x0, y0), grabcut=False),
+                                  select_box(img, (x0, y0, x1, y1), grabcut=False))
+
+
+@pytest.mark.parametrize("mask, message", [
+    (np.zeros((173, 229), bool), "empty"), (np.ones((173, 229), bool), "whole"),
+    (np.ones((172, 229), bool), "229x172 but the image is 229x173"),
+])
+def test_bad_lassos_are_input_errors(mask, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_around(img, mask, grabcut=False)
+
+
+@pytest.mark.parametrize("args, message", [
+    (([(229, 10)],), "outside"), (([(0, -1)],), "outside"), (([("x", 1)],), "two numbers"),
+])
+def test_bad_taps_are_input_errors(args, message):
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match=message):
+        select_point(img, *args, grabcut=False)
+    with pytest.raises(InputError, match="tolerance"):
+        select_point(img, [(5, 5)], tolerance=-1, grabcut=False)
+    with pytest.raises(InputError, match="selection"):
+        select_point(img, [(5, 5)], selection=np.zeros((5, 5), bool), grabcut=False)
+
+
+@pytest.mark.parametrize("grabcut", BOTH)
+def test_a_tap_selects_the_object_and_a_tap_inside_takes_away(grabcut):
+    """A tap on the object selects it (and keeps the tapped pixel); a second tap on the
+    background adds nothing of the object; a tap inside the selection subtracts its part,
+    without touching the caller's array."""
+    img, obj = textured_scene(2)
+    one = select_point(img, [(120, 100)], grabcut=grabcut)
+    assert one[100, 120] and iou(one, obj) >= (0.85 if grabcut else 0.5)
+    kept = one.copy()
+    less = select_point(img, [(120, 100)], selection=one, grabcut=grabcut)
+    np.testing.assert_array_equal(one, kept)
+    assert not less[100, 120] and less.sum() < one.sum() and not (less & ~one).any()
+
+
+def test_a_second_tap_on_another_colour_adds_it():
+    """Two parts of clearly different colours: without GrabCut the first tap takes one, the
+    second (outside the selection) adds the other."""
+    img = np.full((90, 120, 3), 30, np.uint8)
+    img[20:70, 20:60] = (200, 40, 40)
+    img[20:70, 60:100] = (40, 40, 200)
+    first = select_point(img, [(30, 40)], grabcut=False)
+    both = select_point(img, [(80, 40)], selection=first, grabcut=False)
+    parts = np.zeros(first.shape, bool)
+    parts[20:70, 20:100] = True
+    assert first[:, 60:].sum() == 0 and first[20:70, 20:60].mean() > 0.99
+    assert both[20:70, 60:100].mean() > 0.99 and not (both & ~parts).any()
+    np.testing.assert_array_equal(both, select_point(img, [(30, 40), (80, 40)], grabcut=False))
+
+
+@needs_cv2
+def test_the_same_gesture_gives_the_same_selection():
+    img, obj = textured_scene(0)
+    box = bounding_box(obj, 9)
+    np.testing.assert_array_equal(select_box(img, box), select_box(img, box))
+
+
+@needs_cv2
+def test_a_large_photo_is_cut_reduced_and_answered_at_full_size():
+    """A photo far over WORK_PIXELS: the answer is per pixel of the photo and its edge follows the
+    object at full resolution (no blocks of the reduction factor along it)."""
+    small, obj_small = textured_scene(0)
+    f = 7
+    img = np.kron(small, np.ones((f, f, 1), np.uint8))
+    img[1::2, ::3] = np.clip(img[1::2, ::3].astype(int) + 6, 0, 255).astype(np.uint8)   # fine texture
+    box = tuple(v * f for v in bounding_box(obj_small, 10))
+    got = select_box(img, box)
+    truth = np.kron(obj_small, np.ones((f, f), bool))
+    assert got.shape == truth.shape and iou(got, truth) >= 0.9
+
+
+# ---------------------------------------------------------------------------------------
+# The command: inpaint select, and inpaint IMAGE --box / --around
+# ---------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def command(*argv, cwd):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "inpaint", *map(str, argv)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+@pytest.fixture
+def photo(tmp_path):
+    img, obj = textured_scene(0)
+    path = tmp_path / "photo.png"
+    Image.fromarray(img).save(path)
+    return path, img, obj
+
+
+def test_select_writes_a_white_on_black_mask_of_the_images_size_and_never_overwrites(photo):
+    path, img, obj = photo
+    box = ",".join(str(v) for v in bounding_box(obj, 10))
+    proc = command("select", path.name, "--box", box, "-o", "mask.png", cwd=path.parent)
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(path.parent / "mask.png") as m:
+        mask = np.asarray(m)
+    assert mask.shape == img.shape[:2] and set(np.unique(mask)) == {0, 255}
+    np.testing.assert_array_equal(mask == 255, select_box(img, bounding_box(obj, 10)))
+    before = (path.parent / "mask.png").read_bytes()
+    again = command("select", path.name, "--point", "120,90", "-o", "mask.png", cwd=path.parent)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "already exists" in again.stderr
+    assert (path.parent / "mask.png").read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mask.png", "photo.png"]   # no temporary file left
+    over = command("select", path.name, "--around", "mask.png", "-o", "mask.png", "--overwrite", cwd=path.parent)
+    assert over.returncode == 2 and "mask.png" in over.stderr     # the output is an input: refused
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--box", "0,0,500,20"], "reaches outside"), (["--box", "1,2,3"], "four numbers"),
+    (["--point", "5"], "two numbers"), (["--around", "small.png"], "size"),
+    (["--box", "1,1,30,30", "--tolerance", "9"], "--tolerance applies to --point"),
+])
+def test_select_refuses_bad_gestures_in_one_line_and_writes_nothing(photo, run, argv, message, monkeypatch):
+    path, img, obj = photo
+    monkeypatch.chdir(path.parent)
+    Image.fromarray(np.zeros((10, 10), np.uint8)).save(path.parent / "small.png")
+    code, out, err = run("select", path, *argv, "-o", path.parent / "out.png")
+    assert code == 2 and err.count("\n") == 1 and message in err and err.startswith("inpaint select: error:")
+    assert not (path.parent / "out.png").exists()
+
+
+@pytest.mark.parametrize("gesture", ["box", "around"])
+def test_inpaint_with_a_box_or_lasso_removes_the_selection_and_keeps_the_rest_exact(tmp_path, gesture):
+    """``inpaint IMAGE --box ...`` selects and removes in one run: the object's pixels change,
+    and every pixel outside the selection grown by its rim is the input's, exactly."""
+    img, _ = textured_scene(1, size=(71, 93))
+    obj_box = bounding_box(_small_object(img.shape), 6)
+    img[_small_object(img.shape)] = (210, 70, 50)
+    Image.fromarray(img).save(tmp_path / "x.png")
+    if gesture == "box":
+        argv = ["--box", ",".join(map(str, obj_box))]
+        sel = select_box(img, obj_box)
+    else:
+        lasso = grow(_small_object(img.shape), 8)
+        Image.fromarray(np.where(lasso, 255, 0).astype(np.uint8)).save(tmp_path / "rough.png")
+        argv = ["--around", "rough.png"]
+        sel = select_around(img, lasso)
+    from inpaint.cli.select import SELECT_RIM
+
+    proc = command("x.png", *argv, "--backend", "numpy", "-o", "out.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(tmp_path / "out.png") as res:
+        out = np.asarray(res)
+    gone = grow(sel, SELECT_RIM)
+    assert iou(sel, _small_object(img.shape)) > 0.8
+    np.testing.assert_array_equal(out[~gone], img[~gone])
+    assert np.abs(out[sel].astype(int) - img[sel]).mean() > 40       # the red object is gone
+
+
+def _small_object(shape):
+    yy, xx = np.mgrid[:shape[0], :shape[1]]
+    return ((yy - 35) / 12.0) ** 2 + ((xx - 45) / 15.0) ** 2 <= 1
+
+
+def test_the_app_extra_brings_opencv_and_every_extra_names_the_same_build():
+    """Two OpenCV distributions (opencv-python-headless and the contrib build) both install the
+    module cv2 over each other: the extras name one."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    named = {name: {re.split(r"[<>=~!\[; ]", r)[0] for r in reqs if r.startswith("opencv")}
+             for name, reqs in extras.items()}
+    assert named["app"], "the app extra brings OpenCV (GrabCut selects with a box, a lasso or a tap)"
+    assert len(set().union(*named.values())) == 1, named
+
+
+def test_select_without_opencv_says_so_and_still_writes_the_mask(photo, run, monkeypatch):
+    path, img, obj = photo
+    monkeypatch.setattr(sel_mod, "grabcut_available", lambda: False)
+    code, out, err = run("select", path, "--box", ",".join(map(str, bounding_box(obj, 10))),
+                         "-o", path.parent / "m.png")
+    assert code == 0, err
+    assert "inpaint select: note: OpenCV is not installed" in err and "pip install 'inpaint-cl[app]'" in err
+    with Image.open(path.parent / "m.png") as m:
+        assert iou(np.asarray(m) == 255, obj) >= 0.8
