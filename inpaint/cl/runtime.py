@@ -26,7 +26,7 @@ from ..cancel import signals_held
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
-from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
+from .kcache import address_space_limit, address_space_used, load_pyopencl, load_refusal, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
 
@@ -58,7 +58,15 @@ T = TypeVar("T")
 INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"
 
 
+def _loadable() -> None:
+    """Raise :class:`OpenCLUnavailable` where loading OpenCL's drivers would end the process."""
+    refused = load_refusal()
+    if refused is not None:
+        raise OpenCLUnavailable(refused)
+
+
 def _platforms() -> list[Any]:
+    _loadable()
     if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
@@ -224,6 +232,7 @@ def select_device(device: str | Any | None = None, profile: Profile | None = Non
     BuildFailure
         If no device is named and none can compile the kernels.
     """
+    _loadable()
     if cl and isinstance(device, cl.Device):
         return device
     if device:
