@@ -22,7 +22,7 @@ from PIL import Image
 
 from inpaint.api import inpaint
 from inpaint.cl import diagnose, runtime as rtmod
-from inpaint.errors import BuildFailure
+from inpaint.errors import BuildFailure, OutOfMemory
 
 OPENCL = pytest.mark.opencl  # the tests that run kernels; the reasons' tests run anywhere
 
@@ -321,3 +321,67 @@ def test_whole_command_with_no_device_that_builds(tmp_path):
     listing = inpaint_cmd("devices", "--profile", "native")
     assert listing.returncode == 3
     assert listing.stdout.count("**unusable**") == len(_devices())
+
+
+# -- a job larger than the device's largest buffer ----------------------------------------------
+
+def _small_buffers(tmp_path, nbytes, name="small_buffers"):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "{name}"\nmax_mem_alloc_size = {nbytes}\n', encoding="utf-8")
+    return path
+
+
+@OPENCL
+@pytest.mark.parametrize("method", ["criminisi", "multiscale"])
+def test_a_job_past_the_largest_buffer_falls_back_or_is_refused_before_any_work(fresh, tmp_path, method):
+    img, mask = _scene()  # 40 x 48: its 32-bit picture takes 7680 bytes
+    profile = _small_buffers(tmp_path, 4096)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = inpaint(img, mask, backend="auto", profile=profile, method=method)
+    assert res.stats.backend == "numpy"
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and said[0].startswith("this job needs an OpenCL buffer of 7680 bytes, and ")
+    assert said[0].endswith("takes at most 4096 bytes (profile small_buffers); using numpy, "
+                            f"{rtmod.NUMPY_SLOWDOWN}"), said
+    assert np.array_equal(res.image, inpaint(img, mask, backend="numpy", method=method).image)
+    with pytest.raises(OutOfMemory, match=r"^this job needs an OpenCL buffer of 7680 bytes, .* takes at most 4096 "
+                                          r"bytes \(profile small_buffers\); use a smaller image, or --backend numpy$"):
+        inpaint(img, mask, backend="opencl", profile=profile, method=method)
+    # a profile whose buffers are large enough changes nothing
+    assert inpaint(img, mask, backend="opencl", profile=_small_buffers(tmp_path, 1 << 20, "roomy"),
+                   method=method).stats.backend == "opencl"
+
+
+@OPENCL
+def test_a_buffer_past_the_largest_is_refused_as_out_of_memory_not_a_driver_error(fresh, tmp_path):
+    rt = rtmod.get_runtime(profile=_small_buffers(tmp_path, 4096))
+    flags = rtmod.cl.mem_flags.READ_WRITE
+    assert rtmod.new_buffer(rt.context, flags, 4096).size == 4096
+    with pytest.raises(OutOfMemory, match="needs an OpenCL buffer of 4100 bytes, and .* takes at most 4096 bytes"):
+        rtmod.new_buffer(rt.context, flags, 4100)
+
+
+@OPENCL
+def test_the_commands_fall_back_or_refuse_in_one_line(tmp_path):
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    profile = _small_buffers(tmp_path, 4096)
+    env = dict(os.environ)
+    env.pop("PYOPENCL_CTX", None)
+
+    def command(*args):
+        return subprocess.run([sys.executable, "-m", "inpaint", *map(str, args), "--profile", profile,
+                               "--progress", "none"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+    for argv in (["a.png", "--mask", "m.png", *QUICK_FLAGS], ["resize", "a.png", "--width", "44"]):
+        auto = command(*argv, "-o", "auto.png", "-y")
+        assert auto.returncode == 0, auto.stderr
+        notes = [ln for ln in auto.stderr.splitlines() if "OpenCL buffer" in ln]
+        assert len(notes) == 1 and "using numpy" in notes[0], auto.stderr
+        strict = command(*argv, "-o", "cl.png", "--backend", "opencl")
+        assert strict.returncode == 2, strict.stderr
+        assert strict.stderr.count("\n") == 1 and "takes at most 4096 bytes (profile small_buffers)" in strict.stderr
+        assert not (tmp_path / "cl.png").exists()

@@ -54,22 +54,26 @@ class Engine:
         """The same engine, holding the runtime opened for it (jobs run on that one)."""
         return dataclasses.replace(self, runtime=runtime)
 
-    def open(self, profiling: bool = True,
-             prepare: Callable[[Any], T] | None = None) -> tuple[Any, T | None]:
+    def open(self, profiling: bool = True, prepare: Callable[[Any], T] | None = None,
+             largest: int = 0) -> tuple[Any, T | None]:
         """``(runtime or None, prepare(runtime))``: :func:`inpaint.cl.runtime.open_runtime` on this
-        engine; the runtime it holds, when it holds one that compiles the job."""
+        engine; the runtime it holds, when it holds one that compiles the job.  ``largest``: the
+        bytes of the job's largest buffer, checked against the device's before any build."""
         from . import runtime as rtmod
 
         if self.numpy:
             return None, None
         if self.runtime is not None and bool(self.runtime.profiling) == bool(profiling):
+            if not rtmod.check_fits(self.runtime, largest, self.backend, self.device):
+                return None, None
             try:
                 return self.runtime, (prepare(self.runtime) if prepare is not None else None)
             except rtmod.BuildFailure:
                 if rtmod.explicit_choice(self.device):
                     raise
                 # the device cannot build the job: open_runtime passes over it to the next one
-        return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare)
+        return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare,
+                                  largest=largest)
 
 
 def resolve(backend: str = "auto", device: Any = None, profile: Any = None, check: bool = False) -> Engine:

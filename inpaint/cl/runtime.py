@@ -287,6 +287,8 @@ class Runtime:
         with signals_held():  # ... or here
             self.context = cl.Context([self.device])
             self.queue = cl.CommandQueue(self.context, properties=props)
+        with _ALLOC_LIMITS_LOCK:
+            _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
         self.profiling = profiling
         self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
@@ -418,8 +420,43 @@ def warn_once(text: str) -> None:
     warnings.warn(text, FallbackWarning, stacklevel=4)
 
 
+def buffer_too_large(rt: Runtime, nbytes: int) -> str | None:
+    """Why a buffer of ``nbytes`` cannot be made on ``rt``'s device, in one line, or None: past the
+    device's largest single buffer (``CL_DEVICE_MAX_MEM_ALLOC_SIZE``, capped by the profile)."""
+    limit = rt.limits.max_mem_alloc_size
+    if nbytes <= limit:
+        return None
+    capped = rt.profile.max_mem_alloc_size is not None and limit == rt.profile.max_mem_alloc_size
+    return (f"this job needs an OpenCL buffer of {_megabytes(nbytes)}, and {rt.name} takes at most "
+            f"{_megabytes(limit)}{f' (profile {rt.profile.name})' if capped else ''}")
+
+
+def _megabytes(nbytes: int) -> str:
+    return f"{nbytes / (1 << 20):.0f} MB" if nbytes >= 1 << 20 else f"{nbytes} bytes"
+
+
+def check_fits(rt: Runtime, largest: int, backend: str, device: Any = None) -> bool:
+    """Whether a job whose largest buffer takes ``largest`` bytes fits ``rt``'s device; when it
+    does not, ``backend='auto'`` without a named device gets one warning (the job runs on numpy)
+    and False.
+
+    Raises
+    ------
+    OutOfMemory
+        It does not fit, and OpenCL or this device was asked for.
+    """
+    problem = buffer_too_large(rt, largest)
+    if problem is None:
+        return True
+    if backend == "opencl" or explicit_choice(device):
+        raise OutOfMemory(f"{problem}; use a smaller image, or --backend numpy")
+    warn_once(f"{problem}; using numpy, {NUMPY_SLOWDOWN}")
+    return False
+
+
 def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
-                 prepare: Callable[[Runtime], T] | None = None) -> tuple[Runtime | None, T | None]:
+                 prepare: Callable[[Runtime], T] | None = None,
+                 largest: int = 0) -> tuple[Runtime | None, T | None]:
     """The runtime a job runs on, with its kernels built: ``(runtime, prepare(runtime))``.
 
     "Can compile" is part of the choice.  ``prepare(rt)`` builds the job's own programs (no
@@ -436,6 +473,9 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         As for :func:`get_runtime`.
     prepare : callable, optional
         Builds what the job needs on a runtime; its result is returned.
+    largest : int
+        The bytes of the job's largest buffer, checked against the device's largest before
+        anything is built (:func:`check_fits`).
 
     Raises
     ------
@@ -443,6 +483,8 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         ``backend='opencl'`` and no usable device, or ``device`` names none.
     BuildFailure
         ``backend='opencl'``, or a named device, and the driver cannot compile the kernels.
+    OutOfMemory
+        ``backend='opencl'``, or a named device, and the job's largest buffer is too large for it.
     """
     if backend == "numpy":
         return None, None
@@ -461,6 +503,8 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
             else:
                 text = f"OpenCL unavailable, using the numpy backend: {text}"
             warn_once(text)
+            return None, None
+        if not check_fits(rt, largest, backend, device):
             return None, None
         try:
             made = prepare(rt) if prepare is not None else None
@@ -492,6 +536,10 @@ def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling
 #: What a buffer may map beyond its size (the driver's alignment and bookkeeping).
 BUFFER_SLACK = 16 << 20
 
+# The largest buffer of each runtime's context, and its device's name: context pointer -> (bytes, name).
+_ALLOC_LIMITS: dict[int, tuple[int, str]] = {}
+_ALLOC_LIMITS_LOCK = threading.Lock()
+
 
 def check_room(context: Any, nbytes: int) -> None:
     """Refuse a buffer of ``nbytes`` that the address-space limit (``ulimit -v``) leaves no room
@@ -499,11 +547,19 @@ def check_room(context: Any, nbytes: int) -> None:
     when it cannot allocate a buffer's memory: it aborts the process (a failed assertion in
     Debian's build, a crash in pip's).
 
+    A buffer past the device's largest (``CL_DEVICE_MAX_MEM_ALLOC_SIZE``, capped by the profile)
+    is refused too, where pyopencl would raise its own ``INVALID_BUFFER_SIZE``.
+
     Raises
     ------
     inpaint.errors.OutOfMemory
         The buffer does not fit under the limit.
     """
+    with _ALLOC_LIMITS_LOCK:
+        largest = _ALLOC_LIMITS.get(int(context.int_ptr))
+    if largest is not None and nbytes > largest[0]:
+        raise OutOfMemory(f"this job needs an OpenCL buffer of {_megabytes(nbytes)}, and {largest[1]} takes at most "
+                          f"{_megabytes(largest[0])}; use a smaller image, or --backend numpy")
     limit = address_space_limit()
     if limit is None:
         return

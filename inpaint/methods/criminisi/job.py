@@ -260,7 +260,9 @@ class Inpainter(StepwiseJob):
 
             if stages:
                 t_rt = time.perf_counter()
-                self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
+                # (the largest buffers hold a 32-bit word per pixel: the picture, the scores)
+                self._rt, made = engine.open(profiling=bool(timings), prepare=kernels,
+                                             largest=self.height * self.width * 4)
                 if self._rt is not None:
                     self._on_device = stages
                     self._kernels, self.stats.build_seconds = made

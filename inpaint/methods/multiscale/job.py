@@ -516,7 +516,7 @@ class _Fill(StepwiseJob):
                 return made, rt.build_seconds - before
 
             t_rt = time.perf_counter()
-            self._rt, made = engine.open(profiling=bool(timings), prepare=kernels)
+            self._rt, made = engine.open(profiling=bool(timings), prepare=kernels, largest=self._largest_buffer())
             if self._rt is not None:
                 import pyopencl as cl
 
@@ -544,6 +544,15 @@ class _Fill(StepwiseJob):
         self._total_weight = sum(wt for _, _, wt in self._plan)
         self._done_weight = 0
         self._elapsed = time.perf_counter() - t0
+
+    def _largest_buffer(self) -> int:
+        """The bytes of the largest device buffer the fill makes, at most: a 32-bit word per pixel
+        of the picture, or, over the finest level's work area (the hole's box grown by the
+        patch), an int4 per pixel or the candidates' matches (two ints each)."""
+        h, w = self.mask.shape
+        x0, y0, x1, y1 = geometry.grow(geometry.bbox(self.mask), self.half + 1, w, h)
+        area = (x1 - x0) * (y1 - y0)
+        return max(h * w * 4, area * 16, area * self.k * 8)
 
     def _device_pyramid(self) -> list:
         """Every level's picture as a device buffer of RGB and texture feature: the photo crosses
