@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -22,10 +24,11 @@ from PIL import Image
 
 from inpaint.api import inpaint
 from inpaint.cl import diagnose, runtime as rtmod
-from inpaint.errors import BuildFailure, OutOfMemory
+from inpaint.errors import BuildFailure, FallbackWarning, OutOfMemory
 
 OPENCL = pytest.mark.opencl  # the tests that run kernels; the reasons' tests run anywhere
 
+REPO = Path(__file__).resolve().parent.parent
 REJECTED = "-cl-std=CL9.9"  # an option every driver rejects: a real build failure
 
 
@@ -276,6 +279,8 @@ def test_batch_with_jobs_finishes_every_image(failing, run, photos, tmp_path):
 def test_devices_marks_a_device_that_cannot_build(failing, run):
     devices = _devices()
     failing(lambda d: d == devices[0])
+    with pytest.warns(FallbackWarning):  # the first device fails to build here, and is remembered
+        inpaint(*_scene(), backend="auto", **QUICK)
     code, out, err = run("devices", "--profile", "native")
     assert out.count("**unusable**: ") == 1 and REJECTED in out
     if len(devices) > 1:
@@ -385,3 +390,42 @@ def test_the_commands_fall_back_or_refuse_in_one_line(tmp_path):
         assert strict.returncode == 2, strict.stderr
         assert strict.stderr.count("\n") == 1 and "takes at most 4096 bytes (profile small_buffers)" in strict.stderr
         assert not (tmp_path / "cl.png").exists()
+
+
+# -- a driver that ends the process ----------------------------------------------------------------
+
+@pytest.mark.skipif(sys.platform != "linux", reason="an OpenCL driver registered through an ICD folder")
+def test_devices_survives_a_driver_that_aborts_and_says_why(tmp_path):
+    # PoCL from pip with its kernel library gone: it aborts the process that compiles on it.
+    import importlib.util
+
+    libs = Path(importlib.util.find_spec("pyopencl").origin).parent / ".libs"
+    pocl = sorted(libs.glob("libpocl*.so*"))
+    share = importlib.util.find_spec("pocl_binary_distribution")
+    if not pocl or share is None:
+        pytest.skip("needs PoCL from pip (pocl-binary-distribution) beside pyopencl")
+    data = Path(share.origin).parent / ".libs"
+    damaged = tmp_path / "site"  # the same layout, without the kernel library
+    (damaged / "pyopencl" / ".libs").mkdir(parents=True)
+    (damaged / "pocl_binary_distribution" / ".libs" / "share" / "pocl").mkdir(parents=True)
+    for lib in [*libs.glob("*.so*"), *data.glob("*.so*")]:
+        (damaged / lib.parent.parent.name / ".libs" / lib.name).symlink_to(lib)
+    (damaged / "pocl_binary_distribution" / ".libs" / "share" / "pocl" / "include").symlink_to(
+        data / "share" / "pocl" / "include")
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "damaged.icd").write_text(f"{damaged / 'pyopencl' / '.libs' / pocl[0].name}\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYOPENCL_CTX"}
+    env.update(OCL_ICD_VENDORS=str(tmp_path / "vendors"), POCL_CACHE_DIR=str(tmp_path / "pocl"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-m", "inpaint", "devices", "--profile", "native"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode in (0, 3), proc.stderr  # not killed by the driver's abort
+    unusable = [ln for ln in proc.stdout.splitlines() if ln.startswith("**unusable**: ")]
+    assert unusable and all(
+        re.fullmatch(r"\*\*unusable\*\*: its driver ended the process \(SIGABRT\): Kernel library file "
+                     r"\.\.\./kernel-\S+\.bc doesn't exist; reinstall or update the driver", ln) for ln in unusable), \
+        proc.stdout
+    usable = proc.stdout.count("usable: compiles and runs the fill")
+    assert proc.returncode == (0 if usable else 3)
+    assert proc.stderr == ("" if usable else "inpaint devices: error: no OpenCL device can run the fill (each says "
+                           "why above); --backend auto runs it in numpy, much slower\n")

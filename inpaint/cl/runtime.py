@@ -100,6 +100,21 @@ def all_devices() -> list[tuple[int, int, Any]]:
     return found
 
 
+def device_spec(device: Any) -> str:
+    """``'P:D'``, the platform and device indices that name ``device`` (as ``--device`` takes
+    them); they name the same device in another process of the same environment.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        ``device`` is not among :func:`all_devices`.
+    """
+    for pi, di, dev in all_devices():
+        if dev == device:
+            return f"{pi}:{di}"
+    raise OpenCLUnavailable(f"{device.name.strip()} is not among this machine's OpenCL devices")
+
+
 def opencl_available() -> bool:
     """Whether at least one OpenCL device can be used."""
     try:
