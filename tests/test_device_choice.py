@@ -429,3 +429,50 @@ def test_devices_survives_a_driver_that_aborts_and_says_why(tmp_path):
     assert proc.returncode == (0 if usable else 3)
     assert proc.stderr == ("" if usable else "inpaint devices: error: no OpenCL device can run the fill (each says "
                            "why above); --backend auto runs it in numpy, much slower\n")
+
+
+# -- a named device is never replaced ----------------------------------------------------------------
+
+def _listed():
+    if not rtmod.opencl_available():
+        pytest.skip("no OpenCL device here to name one beside")
+
+
+@pytest.mark.parametrize("spec", ["9:9", "no such device anywhere"])
+def test_pyopencl_ctx_matching_no_device_is_an_error_not_numpy(tmp_path, spec):
+    _listed()
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    env = dict(os.environ, PYOPENCL_CTX=spec, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                                     os.environ.get("PYTHONPATH")])))
+    for argv, prog in ((["a.png", "--mask", "m.png", *QUICK_FLAGS], "inpaint"),
+                       (["resize", "a.png", "--width", "44"], "inpaint resize")):
+        proc = subprocess.run([sys.executable, "-m", "inpaint", *argv, "-o", "out.png"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 3, proc.stderr
+        assert proc.stderr.startswith(f"{prog}: error: no such device: PYOPENCL_CTX {spec!r} matches no OpenCL "
+                                      "device; available: ") and proc.stderr.count("\n") == 1, proc.stderr
+        assert not (tmp_path / "out.png").exists()
+    # numpy asks for no device: the variable does not matter there
+    ok = subprocess.run([sys.executable, "-m", "inpaint", "a.png", "--mask", "m.png", *QUICK_FLAGS, "-o", "out.png",
+                         "--backend", "numpy"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and ok.stderr.startswith("inpaint: removed "), ok.stderr
+
+
+def test_the_api_refuses_a_device_or_token_that_names_nothing(fresh, monkeypatch):
+    from inpaint.errors import InputError, OpenCLUnavailable
+
+    _listed()
+    img, mask = _scene()
+    with pytest.raises(OpenCLUnavailable, match=r"^device '99:99' matches no OpenCL device; available: "):
+        inpaint(img, mask, device="99:99", **QUICK)
+    for bad in (object(), 3, "", "  "):
+        with pytest.raises(InputError, match=r"^device must be 'PLATFORM:DEVICE', 'gpu', 'cpu', part of a device "
+                                             r"name or a pyopencl\.Device, got "):
+            inpaint(img, mask, device=bad, **QUICK)
+    with pytest.raises(InputError, match=r"^token must be an inpaint\.cancel\.Token or None, got 1$"):
+        inpaint(img, mask, token=1, backend="numpy", **QUICK)
+    monkeypatch.setenv("PYOPENCL_CTX", "99:99")
+    with pytest.raises(OpenCLUnavailable, match=r"^PYOPENCL_CTX '99:99' matches no OpenCL device"):
+        inpaint(img, mask, **QUICK)

@@ -495,7 +495,8 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
     Raises
     ------
     OpenCLUnavailable
-        ``backend='opencl'`` and no usable device, or ``device`` names none.
+        ``backend='opencl'`` and no usable device, or a named device (``device`` or
+        ``PYOPENCL_CTX``) that matches none or cannot be used.
     BuildFailure
         ``backend='opencl'``, or a named device, and the driver cannot compile the kernels.
     OutOfMemory
@@ -508,7 +509,7 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         try:
             rt = get_runtime(device, profile, profiling)
         except OpenCLUnavailable as exc:
-            if backend == "opencl" or (explicit_choice(device) and isinstance(exc, BuildFailure)):
+            if backend == "opencl" or explicit_choice(device):  # a named device is never replaced
                 raise
             text = str(exc)
             if isinstance(exc, BuildFailure):  # 'CAUSE; FIX' -> 'CAUSE; using numpy, ...; FIX'
