@@ -38,7 +38,8 @@ _BUILD_LISTENERS: list[Callable[[str, tuple[str, ...], float], Any]] = []
 
 def add_build_listener(listener: Callable[[str, tuple[str, ...], float], Any]) -> None:
     """Call ``listener(event, sources, seconds)`` around every program build in this process:
-    ``event`` is ``'start'`` (``seconds`` 0) or ``'end'`` (the build's wall time)."""
+    ``event`` is ``'start'`` (``seconds`` 0), then ``'end'`` (the build's wall time) or, when the
+    driver could not build the program, ``'failed'`` (the time it took to say so)."""
     _BUILD_LISTENERS.append(listener)
 
 
@@ -110,18 +111,22 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
         for listener in list(_BUILD_LISTENERS):
             listener("start", sources, 0.0)
         t = time.perf_counter()
-        text = "\n".join(kernel_source(s) for s in sources)
-        options = list(build_options(defines))
-        if failed is not None:
-            prg = _build_afresh(cl, context, text, options, failed)
-        else:
-            try:
-                prg = cl.Program(context, text).build(options=options)
-            except cl.Error as exc:
-                prg = _build_afresh(cl, context, text, options, exc)
-        seconds = time.perf_counter() - t
-    for listener in list(_BUILD_LISTENERS):
-        listener("end", sources, seconds)
+        event = "failed"
+        try:
+            text = "\n".join(kernel_source(s) for s in sources)
+            options = list(build_options(defines))
+            if failed is not None:
+                prg = _build_afresh(cl, context, text, options, failed)
+            else:
+                try:
+                    prg = cl.Program(context, text).build(options=options)
+                except cl.Error as exc:
+                    prg = _build_afresh(cl, context, text, options, exc)
+            event = "end"
+        finally:
+            seconds = time.perf_counter() - t
+            for listener in list(_BUILD_LISTENERS):
+                listener(event, sources, seconds)
     return prg, seconds
 
 
