@@ -401,6 +401,31 @@ def test_the_commands_fall_back_or_refuse_in_one_line(tmp_path):
         assert not (tmp_path / "cl.png").exists()
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="PoCL's own variables")
+def test_the_compilers_own_summary_line_never_reaches_standard_error(tmp_path):
+    # PoCL told to look for its headers where they are not: every compile fails, and clang writes
+    # "1 error generated." to file descriptor 2 itself.
+    if not rtmod.opencl_available() or not _pocl_only():
+        pytest.skip("needs PoCL as the only OpenCL driver")
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    env = {k: v for k, v in os.environ.items() if k != "PYOPENCL_CTX"}
+    env.update(POCL_BUILDING="1", POCL_CACHE_DIR=str(tmp_path / "pocl"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
+    for backend, status in (("auto", 0), ("opencl", 3)):
+        proc = subprocess.run([sys.executable, "-m", "inpaint", "a.png", "--mask", "m.png", "-o", f"{backend}.png",
+                               "--backend", backend, *QUICK_FLAGS], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == status, proc.stderr
+        assert "generated" not in proc.stderr, proc.stderr
+        lines = proc.stderr.splitlines()
+        if backend == "auto":
+            assert len(lines) == 2 and "using numpy" in lines[0] and lines[1].startswith("inpaint: removed "), lines
+        else:
+            assert len(lines) == 1 and lines[0].startswith("inpaint: error: "), lines
+
+
 # -- a driver that ends the process ----------------------------------------------------------------
 
 @pytest.mark.skipif(sys.platform != "linux", reason="an OpenCL driver registered through an ICD folder")
@@ -485,3 +510,55 @@ def test_the_api_refuses_a_device_or_token_that_names_nothing(fresh, monkeypatch
     monkeypatch.setenv("PYOPENCL_CTX", "99:99")
     with pytest.raises(OpenCLUnavailable, match=r"^PYOPENCL_CTX '99:99' matches no OpenCL device"):
         inpaint(img, mask, **QUICK)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file descriptor 2 is filtered on POSIX")
+def test_only_the_compilers_summary_is_dropped_from_file_descriptor_2(capfd):
+    from inpaint.cl.build import _compiler_summary_dropped
+
+    with _compiler_summary_dropped():
+        for text in (b"inpaint: a note\n", b"1 error generated.\n", b"\rinpaint: filling  40%", b"12 warnings ",
+                     b"generated.\n", b"3 errors generated. and more\n", b"7"):
+            os.write(2, text)
+    os.write(2, b"|after\n")
+    assert capfd.readouterr().err == "inpaint: a note\n\rinpaint: filling  40%3 errors generated. and more\n7|after\n"
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_devices_prints_what_its_standard_output_cannot_hold_as_escapes(tmp_path, encoding):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INPAINT_")}
+    env.update(PYTHONIOENCODING=encoding, INPAINT_PROFILE="pr\u00f3file\u2013x",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-m", "inpaint", "devices", "--no-check"], env=env, capture_output=True,
+                          timeout=300)
+    assert proc.returncode in (0, 3), proc.stderr  # 3: no OpenCL device here
+    assert b"internal error" not in proc.stderr
+    first = proc.stdout.decode(encoding).splitlines()[0]
+    shown = "pr\\xf3file\\u2013x" if encoding == "ascii" else "pr\u00f3file\\u2013x"
+    assert first.startswith(f"INPAINT_PROFILE={shown} (from the environment): unusable, a run refuses it "
+                            f"(unknown profile '{shown}'"), first
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file descriptor 2 is filtered on POSIX")
+def test_builds_in_several_threads_share_one_filter_and_put_standard_error_back(capfd):
+    import threading
+
+    from inpaint.cl.build import _compiler_summary_dropped
+
+    before = os.fstat(2)
+    inside = threading.Barrier(2)
+
+    def build(name):
+        with _compiler_summary_dropped():
+            inside.wait(timeout=30)  # both inside at once, as a batch's two workers compile
+            os.write(2, f"{name}\n1 error generated.\n".encode())
+            inside.wait(timeout=30)
+
+    threads = [threading.Thread(target=build, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert sorted(capfd.readouterr().err.splitlines()) == ["a", "b"]
+    assert (os.fstat(2).st_ino, os.fstat(2).st_dev) == (before.st_ino, before.st_dev)

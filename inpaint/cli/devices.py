@@ -64,6 +64,9 @@ def _child_main(where: str) -> None:
     reason (as :func:`json.dumps` text, so that any name survives any stream encoding)."""
     import json
 
+    from ..cl.build import keep_compiler_output
+
+    keep_compiler_output()  # a driver's last words before it aborts are the reason this one gives
     problem = _fill_on(where)
     sys.stdout.write(("ok" if problem is None else json.dumps(problem)) + "\n")
     sys.stdout.flush()
@@ -188,6 +191,13 @@ def environment() -> str:
     return "\n".join(lines)
 
 
+def _print(text: str) -> None:
+    """Print ``text`` in whatever encoding standard output has: a character it cannot hold (in a
+    device's name, a setting's value) is written as its escape, ``\\xf3``."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
+
+
 def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
     exit 2, no OpenCL device, or none that can run the fill: exit 3)."""
@@ -196,12 +206,12 @@ def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     args = parser.parse_args(list(argv))
     settings = environment()
     if settings:
-        print(settings + "\n")
+        _print(settings + "\n")
     try:
         text, chosen = describe(args.profile, args.check)
     except OpenCLUnavailable as exc:
         raise DeviceError(f"no OpenCL device: {exc}") from None
-    print(text)
+    _print(text)
     if args.check and chosen is None:
         raise DeviceError("no OpenCL device can run the fill (each says why above); --backend auto runs it in "
                           "numpy, much slower")
