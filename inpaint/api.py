@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import cancel
+from .errors import InputError
 from .methods import registry
 from .methods.base import FillStats, InpaintResult, StepwiseJob
 from .methods.criminisi.job import Inpainter, InpaintStats
@@ -68,12 +69,18 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     ------
     InputError
         An unknown method, an option the method does not take, a backend it does not run on, or
-        a bad value.
+        a bad value (a ``device`` of the wrong type, a ``token`` that is not a
+        :class:`~inpaint.cancel.Token`).
+    OpenCLUnavailable
+        A named ``device`` (or ``PYOPENCL_CTX``) that matches no OpenCL device or cannot be used,
+        or ``backend='opencl'`` without a usable device.
     """
     chosen = registry.get(method)
     chosen.check_names(options)
     engine = options.get("engine")
     chosen.check_backend(engine.backend if engine is not None else options.get("backend", "auto"))
+    if token is not None and not isinstance(token, cancel.Token):
+        raise InputError(f"token must be an inpaint.cancel.Token or None, got {token!r}")
     token = token if token is not None else cancel.current()  # made before the job: a stop from now on ends it
     job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
     job.token = token

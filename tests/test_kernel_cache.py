@@ -235,6 +235,7 @@ def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
 @pytest.mark.parametrize("limit, size, words", [
     ("RLIMIT_FSIZE", 1000 << 10, "file-size limit (ulimit -f: 1000 KB)"),    # LLVM ended the process (exit 1)
     ("RLIMIT_AS", 700 << 20, "address-space limit (ulimit -v: 700 MB)"),    # PoCL hung compiling, or aborted
+    ("RLIMIT_AS", 500_000 << 10, "address-space limit (ulimit -v: 488 MB)"),  # PoCL aborted starting its threads
 ])
 def test_a_small_process_limit_falls_back_or_says_so(tmp_path, limit, size, words):
     import resource
@@ -252,10 +253,45 @@ def test_a_small_process_limit_falls_back_or_says_so(tmp_path, limit, size, word
 
     auto = limited("auto")
     assert auto.returncode == 0, auto.stderr
-    assert words in auto.stderr and "numpy" in auto.stderr
+    warning, done = auto.stderr.splitlines()  # one warning, then the result line; nothing from a driver
+    assert words in warning and "numpy" in warning, auto.stderr
+    assert done.startswith("inpaint: removed ") and (tmp_path / "auto.png").is_file(), auto.stderr
     strict = limited("opencl")
     assert strict.returncode == 3 and len(strict.stderr.strip().splitlines()) == 1, strict.stderr
     assert words in strict.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX limits")
+def test_under_a_small_address_space_limit_the_library_never_loads_opencl(tmp_path):
+    # PoCL starts its threads when the platforms are listed, and aborts the process doing so under
+    # a small limit: the library must not get that far, whichever backend is asked for.
+    script = """
+import resource, sys, warnings
+resource.setrlimit(resource.RLIMIT_AS, (500 << 20, 500 << 20))
+import numpy as np
+from inpaint.api import inpaint
+from inpaint.errors import OpenCLUnavailable
+img = np.random.default_rng(1).integers(0, 256, (20, 24, 3), dtype=np.uint8)
+mask = np.zeros((20, 24), bool)
+mask[8:12, 9:14] = True
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    inpaint(img, mask, method="criminisi", backend="auto")
+print("auto:", *(str(w.message) for w in caught), sep=" ")
+try:
+    inpaint(img, mask, method="criminisi", backend="opencl")
+except OpenCLUnavailable as exc:
+    print("opencl:", exc)
+print("loaded:", "pyopencl" in sys.modules)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(tmp_path / "cache"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    auto, strict, loaded = proc.stdout.splitlines()
+    assert auto.startswith("auto: OpenCL unavailable, using the numpy backend: the address-space limit (ulimit -v: "
+                           "500 MB)"), proc.stdout
+    assert strict.startswith("opencl: the address-space limit (ulimit -v: 500 MB) is too small"), proc.stdout
+    assert loaded == "loaded: False"
 
 
 @pytest.mark.opencl

@@ -454,12 +454,17 @@ def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moment
         took = min(took, time.monotonic() - t0)
         assert whole.returncode == 0, whole.stderr
     (tmp_path / "out.png").unlink()
+    # Where no OpenCL device can run the fill, each run says so first (the fallback to numpy): the
+    # same warning, whenever the signal comes after it.
+    warned = "".join(ln for ln in whole.stderr.splitlines(keepends=True) if ln.startswith("inpaint: warning: "))
     stopped = 0
     for delay in np.linspace(0.0, took, moments):
         proc = _spawn(argv, tmp_path, stdout=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
+        if warned and err.startswith(warned):
+            err = err[len(warned):]
         assert "Traceback" not in err and len(err.splitlines()) <= 1, (delay, err)
         if proc.returncode == -signal.SIGTERM:
             # The system's default for SIGTERM, with the same status (143) to a shell: before the

@@ -12,14 +12,17 @@ name every parameter once, with scalars converted to the prototype's types.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import shutil
+import sys
 import tempfile
+import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -38,7 +41,8 @@ _BUILD_LISTENERS: list[Callable[[str, tuple[str, ...], float], Any]] = []
 
 def add_build_listener(listener: Callable[[str, tuple[str, ...], float], Any]) -> None:
     """Call ``listener(event, sources, seconds)`` around every program build in this process:
-    ``event`` is ``'start'`` (``seconds`` 0) or ``'end'`` (the build's wall time)."""
+    ``event`` is ``'start'`` (``seconds`` 0), then ``'end'`` (the build's wall time) or, when the
+    driver could not build the program, ``'failed'`` (the time it took to say so)."""
     _BUILD_LISTENERS.append(listener)
 
 
@@ -60,6 +64,101 @@ def build_options(defines: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     for key in sorted(defines or {}):
         opts.append(f"-D{key}={_define(defines[key])}")
     return tuple(opts)
+
+
+#: The summary line clang writes straight to file descriptor 2 after a failed compile (at a line's
+#: end: after a progress display's unfinished line, too); the build error already carries the
+#: diagnostics, and the run reports them in its own line.
+_COMPILER_SUMMARY = re.compile(rb"(?<!\d)\d+ (?:error|warning)s? generated\.\r?\n\Z")
+#: The end of an unfinished line that may still become that summary: held until the line ends.
+_MAY_BECOME_SUMMARY = re.compile(rb"(?<!\d)\d+(?: [a-z]*)*\.?\Z")
+
+
+# The filter of file descriptor 2 is one for the process, however many threads build at once (a
+# batch's workers): the first build installs it, the last one to end takes it away.
+_FILTER_LOCK = threading.Lock()
+_FILTER: dict[str, Any] = {"users": 0, "saved": None, "read": None, "thread": None, "off": False}
+
+
+def keep_compiler_output() -> None:
+    """Leave file descriptor 2 alone during builds in this process: a driver that aborts while it
+    compiles says why there, and a process checking a device for another one must pass that on
+    (the filter's thread would have no time to)."""
+    _FILTER["off"] = True
+
+
+def _forward(read_end: int, saved: int) -> None:
+    """Pass what comes through the pipe on to the real standard error, less the summary lines."""
+    held = b""
+    while True:
+        try:
+            chunk = os.read(read_end, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        *lines, held = (held + chunk).split(b"\n")  # the whole lines, then the unfinished one
+        out = b"".join(_COMPILER_SUMMARY.sub(b"", line + b"\n") for line in lines)
+        tail = _MAY_BECOME_SUMMARY.search(held, max(len(held) - 40, 0))
+        cut = tail.start() if tail is not None else len(held)
+        out, held = out + held[:cut], held[cut:]
+        _write_all(saved, out)
+    _write_all(saved, held)
+
+
+def _flush_stderr() -> None:
+    try:
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+@contextlib.contextmanager
+def _compiler_summary_dropped() -> Iterator[None]:
+    """Drop the compiler's summary line ("1 error generated.") from file descriptor 2 meanwhile.
+
+    The driver's compiler writes it there, past Python.  Everything else written there meanwhile
+    (the command's own notes from other threads) is passed on as it comes, in order.
+    """
+    if os.name != "posix" or _FILTER["off"]:
+        yield
+        return
+    with _FILTER_LOCK:
+        if _FILTER["users"] == 0:
+            _flush_stderr()
+            try:
+                saved = os.dup(2)
+            except OSError:  # no standard error at all: nothing to keep clean
+                saved = None
+            if saved is not None:
+                read_end, write_end = os.pipe()
+                os.dup2(write_end, 2)
+                os.close(write_end)
+                thread = threading.Thread(target=_forward, args=(read_end, saved), name="inpaint-stderr",
+                                          daemon=True)
+                thread.start()
+                _FILTER.update(saved=saved, read=read_end, thread=thread)
+        _FILTER["users"] += 1
+    try:
+        yield
+    finally:
+        with _FILTER_LOCK:
+            _FILTER["users"] -= 1
+            if _FILTER["users"] == 0 and _FILTER["saved"] is not None:
+                _flush_stderr()
+                os.dup2(_FILTER["saved"], 2)  # the pipe's last writer: the thread reads to its end
+                _FILTER["thread"].join()
+                os.close(_FILTER["read"])
+                os.close(_FILTER["saved"])
+                _FILTER.update(saved=None, read=None, thread=None)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        try:
+            data = data[os.write(fd, data):]
+        except OSError:  # a closed or full standard error: as if written there
+            return
 
 
 def _build_afresh(cl: Any, context: Any, text: str, options: list[str], exc: Exception) -> Any:
@@ -110,18 +209,23 @@ def build(context: Any, sources: Sequence[str], defines: Mapping[str, Any] | Non
         for listener in list(_BUILD_LISTENERS):
             listener("start", sources, 0.0)
         t = time.perf_counter()
-        text = "\n".join(kernel_source(s) for s in sources)
-        options = list(build_options(defines))
-        if failed is not None:
-            prg = _build_afresh(cl, context, text, options, failed)
-        else:
-            try:
-                prg = cl.Program(context, text).build(options=options)
-            except cl.Error as exc:
-                prg = _build_afresh(cl, context, text, options, exc)
-        seconds = time.perf_counter() - t
-    for listener in list(_BUILD_LISTENERS):
-        listener("end", sources, seconds)
+        event = "failed"
+        try:
+            text = "\n".join(kernel_source(s) for s in sources)
+            options = list(build_options(defines))
+            with _compiler_summary_dropped():
+                if failed is not None:
+                    prg = _build_afresh(cl, context, text, options, failed)
+                else:
+                    try:
+                        prg = cl.Program(context, text).build(options=options)
+                    except cl.Error as exc:
+                        prg = _build_afresh(cl, context, text, options, exc)
+            event = "end"
+        finally:
+            seconds = time.perf_counter() - t
+            for listener in list(_BUILD_LISTENERS):
+                listener(event, sources, seconds)
     return prg, seconds
 
 

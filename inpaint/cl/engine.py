@@ -12,9 +12,11 @@ The device choice itself, "can it compile" included, is :func:`inpaint.cl.runtim
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..errors import InputError
 from .profiles import Profile, load_profile
 
 T = TypeVar("T")
@@ -54,48 +56,78 @@ class Engine:
         """The same engine, holding the runtime opened for it (jobs run on that one)."""
         return dataclasses.replace(self, runtime=runtime)
 
-    def open(self, profiling: bool = True,
-             prepare: Callable[[Any], T] | None = None) -> tuple[Any, T | None]:
+    def open(self, profiling: bool = True, prepare: Callable[[Any], T] | None = None,
+             largest: int = 0) -> tuple[Any, T | None]:
         """``(runtime or None, prepare(runtime))``: :func:`inpaint.cl.runtime.open_runtime` on this
-        engine; the runtime it holds, when it holds one that compiles the job."""
+        engine; the runtime it holds, when it holds one that compiles the job.  ``largest``: the
+        bytes of the job's largest buffer, checked against the device's before any build."""
         from . import runtime as rtmod
 
         if self.numpy:
             return None, None
         if self.runtime is not None and bool(self.runtime.profiling) == bool(profiling):
+            if not rtmod.check_fits(self.runtime, largest, self.backend, self.device):
+                return None, None
             try:
                 return self.runtime, (prepare(self.runtime) if prepare is not None else None)
             except rtmod.BuildFailure:
                 if rtmod.explicit_choice(self.device):
                     raise
                 # the device cannot build the job: open_runtime passes over it to the next one
-        return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare)
+        return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare,
+                                  largest=largest)
+
+
+def check_device_value(device: Any) -> None:
+    """Refuse a ``device`` argument that can name no device: not None, text or a ``pyopencl.Device``.
+
+    Raises
+    ------
+    InputError
+        It is of another type, or blank text.
+    """
+    if device is None:
+        return
+    if isinstance(device, str):
+        if device.strip():
+            return
+    else:
+        loaded = sys.modules.get("pyopencl")  # a pyopencl.Device exists only once pyopencl is loaded
+        if loaded is not None and isinstance(device, loaded.Device):
+            return
+    raise InputError("device must be 'PLATFORM:DEVICE', 'gpu', 'cpu', part of a device name or a pyopencl.Device, "
+                     f"got {device!r}")
 
 
 def resolve(backend: str = "auto", device: Any = None, profile: Any = None, check: bool = False) -> Engine:
     """The engine of ``backend``, ``device`` and ``profile``, the profile loaded once.
 
-    With ``check`` (the command line, before any work), a named device, or any device for
-    ``backend='opencl'``, must exist: it is looked up now, and the one found is kept.
+    With ``check`` (the command line, before any work), a named device (``device`` or
+    ``PYOPENCL_CTX``), or any device for ``backend='opencl'``, must exist: it is looked up now,
+    and the one found is kept.
 
     ``backend`` is taken as checked (the method's declaration checks it).
 
     Raises
     ------
+    InputError
+        ``device`` is neither text nor a ``pyopencl.Device``.
     inpaint.cl.profiles.ProfileError
         An unknown or malformed profile.
     OpenCLUnavailable, BuildFailure
         With ``check``: no such device, or no OpenCL device (see
         :func:`inpaint.cl.runtime.select_device`).
     """
+    check_device_value(device)
     if isinstance(profile, Profile):
         prof = profile
     else:
         prof = load_profile(profile)
-    if check and backend != "numpy" and not (device is None and backend == "auto"):
+    if check and backend != "numpy":
         from . import runtime as rtmod
 
-        found = rtmod.select_device(device, prof)
-        if device is not None:
-            device = found
+        if backend == "opencl" or rtmod.explicit_choice(device):  # (PYOPENCL_CTX names one too)
+            found = rtmod.select_device(device, prof)
+            if device is not None:
+                device = found
     return Engine(backend, device, prof)

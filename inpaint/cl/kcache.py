@@ -273,6 +273,19 @@ def _address_space_limit() -> str | None:
             f"raise it to {MIN_ADDRESS_SPACE >> 20} MB or more")
 
 
+def load_refusal() -> str | None:
+    """Why OpenCL's drivers must not be loaded in this process at all, or None.
+
+    Under a small address-space limit PoCL aborts the process while it starts its threads, which
+    the OpenCL loader does for every installed driver when the platforms are first listed; nothing
+    can catch that, so the limit is read (as it is now) before pyopencl is imported.  Without
+    pyopencl there is nothing to refuse (the caller says it is missing).
+    """
+    if _state["pyopencl"] is None and not _installed():
+        return None
+    return _address_space_limit()
+
+
 def _prepare_pocl() -> None:
     reason = _file_size_limit() or _address_space_limit()
     if reason is not None:

@@ -39,6 +39,8 @@ class Limits:
     max_work_item_sizes: tuple[int, int, int]
     compute_units: int
     global_mem_size: int
+    #: The largest single buffer (``CL_DEVICE_MAX_MEM_ALLOC_SIZE``).
+    max_mem_alloc_size: int = 1 << 62
 
     def fits_group(self, shape: tuple[int, ...]) -> bool:
         """Whether a work-group of ``shape`` is allowed."""
@@ -93,6 +95,7 @@ class Profile:
     max_work_item_sizes: tuple[int, int, int] | None = None
     compute_units: int | None = None
     global_mem_size: int | None = None
+    max_mem_alloc_size: int | None = None
     path: Path | None = None
 
     def effective_limits(self, device: Any) -> Limits:
@@ -123,6 +126,7 @@ class Profile:
             max_work_item_sizes=sizes,  # type: ignore[arg-type]
             compute_units=cap(self.compute_units, int(device.max_compute_units)),
             global_mem_size=cap(self.global_mem_size, int(device.global_mem_size)),
+            max_mem_alloc_size=cap(self.max_mem_alloc_size, int(device.max_mem_alloc_size)),
         )
         if limits.max_work_group_size < 64 or limits.max_work_item_sizes[0] < 8 or limits.max_work_item_sizes[1] < 8:
             raise ProfileError(
@@ -138,7 +142,7 @@ class Profile:
         return limits
 
 
-_INT_FIELDS = ("local_mem_size", "max_work_group_size", "compute_units", "global_mem_size")
+_INT_FIELDS = ("local_mem_size", "max_work_group_size", "compute_units", "global_mem_size", "max_mem_alloc_size")
 _STR_FIELDS = ("description",)
 #: Fields that describe a device but cap nothing: not part of a profile (keep them as comments).
 _NOT_LIMITS = ("clock_mhz", "image_support", "double_support", "opencl_version", "opencl_profile")

@@ -26,7 +26,7 @@ from ..cancel import signals_held
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
-from .kcache import address_space_limit, address_space_used, load_pyopencl, unusable_reason
+from .kcache import address_space_limit, address_space_used, load_pyopencl, load_refusal, unusable_reason
 from .profiles import Limits, Profile, load_profile
 
 
@@ -58,7 +58,15 @@ T = TypeVar("T")
 INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"
 
 
+def _loadable() -> None:
+    """Raise :class:`OpenCLUnavailable` where loading OpenCL's drivers would end the process."""
+    refused = load_refusal()
+    if refused is not None:
+        raise OpenCLUnavailable(refused)
+
+
 def _platforms() -> list[Any]:
+    _loadable()
     if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
     try:
@@ -90,6 +98,21 @@ def all_devices() -> list[tuple[int, int, Any]]:
     if not found:
         raise OpenCLUnavailable(f"OpenCL platforms exist but none has a device; {INSTALL_HINT}")
     return found
+
+
+def device_spec(device: Any) -> str:
+    """``'P:D'``, the platform and device indices that name ``device`` (as ``--device`` takes
+    them); they name the same device in another process of the same environment.
+
+    Raises
+    ------
+    OpenCLUnavailable
+        ``device`` is not among :func:`all_devices`.
+    """
+    for pi, di, dev in all_devices():
+        if dev == device:
+            return f"{pi}:{di}"
+    raise OpenCLUnavailable(f"{device.name.strip()} is not among this machine's OpenCL devices")
 
 
 def opencl_available() -> bool:
@@ -224,6 +247,7 @@ def select_device(device: str | Any | None = None, profile: Profile | None = Non
     BuildFailure
         If no device is named and none can compile the kernels.
     """
+    _loadable()
     if cl and isinstance(device, cl.Device):
         return device
     if device:
@@ -278,6 +302,8 @@ class Runtime:
         with signals_held():  # ... or here
             self.context = cl.Context([self.device])
             self.queue = cl.CommandQueue(self.context, properties=props)
+        with _ALLOC_LIMITS_LOCK:
+            _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
         self.profiling = profiling
         self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
@@ -409,8 +435,43 @@ def warn_once(text: str) -> None:
     warnings.warn(text, FallbackWarning, stacklevel=4)
 
 
+def buffer_too_large(rt: Runtime, nbytes: int) -> str | None:
+    """Why a buffer of ``nbytes`` cannot be made on ``rt``'s device, in one line, or None: past the
+    device's largest single buffer (``CL_DEVICE_MAX_MEM_ALLOC_SIZE``, capped by the profile)."""
+    limit = rt.limits.max_mem_alloc_size
+    if nbytes <= limit:
+        return None
+    capped = rt.profile.max_mem_alloc_size is not None and limit == rt.profile.max_mem_alloc_size
+    return (f"this job needs an OpenCL buffer of {_megabytes(nbytes)}, and {rt.name} takes at most "
+            f"{_megabytes(limit)}{f' (profile {rt.profile.name})' if capped else ''}")
+
+
+def _megabytes(nbytes: int) -> str:
+    return f"{nbytes / (1 << 20):.0f} MB" if nbytes >= 1 << 20 else f"{nbytes} bytes"
+
+
+def check_fits(rt: Runtime, largest: int, backend: str, device: Any = None) -> bool:
+    """Whether a job whose largest buffer takes ``largest`` bytes fits ``rt``'s device; when it
+    does not, ``backend='auto'`` without a named device gets one warning (the job runs on numpy)
+    and False.
+
+    Raises
+    ------
+    OutOfMemory
+        It does not fit, and OpenCL or this device was asked for.
+    """
+    problem = buffer_too_large(rt, largest)
+    if problem is None:
+        return True
+    if backend == "opencl" or explicit_choice(device):
+        raise OutOfMemory(f"{problem}; use a smaller image, or --backend numpy")
+    warn_once(f"{problem}; using numpy, {NUMPY_SLOWDOWN}")
+    return False
+
+
 def open_runtime(backend: str, device: Any = None, profile: Any = None, profiling: bool = True,
-                 prepare: Callable[[Runtime], T] | None = None) -> tuple[Runtime | None, T | None]:
+                 prepare: Callable[[Runtime], T] | None = None,
+                 largest: int = 0) -> tuple[Runtime | None, T | None]:
     """The runtime a job runs on, with its kernels built: ``(runtime, prepare(runtime))``.
 
     "Can compile" is part of the choice.  ``prepare(rt)`` builds the job's own programs (no
@@ -427,13 +488,19 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         As for :func:`get_runtime`.
     prepare : callable, optional
         Builds what the job needs on a runtime; its result is returned.
+    largest : int
+        The bytes of the job's largest buffer, checked against the device's largest before
+        anything is built (:func:`check_fits`).
 
     Raises
     ------
     OpenCLUnavailable
-        ``backend='opencl'`` and no usable device, or ``device`` names none.
+        ``backend='opencl'`` and no usable device, or a named device (``device`` or
+        ``PYOPENCL_CTX``) that matches none or cannot be used.
     BuildFailure
         ``backend='opencl'``, or a named device, and the driver cannot compile the kernels.
+    OutOfMemory
+        ``backend='opencl'``, or a named device, and the job's largest buffer is too large for it.
     """
     if backend == "numpy":
         return None, None
@@ -442,7 +509,7 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
         try:
             rt = get_runtime(device, profile, profiling)
         except OpenCLUnavailable as exc:
-            if backend == "opencl" or (explicit_choice(device) and isinstance(exc, BuildFailure)):
+            if backend == "opencl" or explicit_choice(device):  # a named device is never replaced
                 raise
             text = str(exc)
             if isinstance(exc, BuildFailure):  # 'CAUSE; FIX' -> 'CAUSE; using numpy, ...; FIX'
@@ -452,6 +519,8 @@ def open_runtime(backend: str, device: Any = None, profile: Any = None, profilin
             else:
                 text = f"OpenCL unavailable, using the numpy backend: {text}"
             warn_once(text)
+            return None, None
+        if not check_fits(rt, largest, backend, device):
             return None, None
         try:
             made = prepare(rt) if prepare is not None else None
@@ -483,6 +552,10 @@ def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling
 #: What a buffer may map beyond its size (the driver's alignment and bookkeeping).
 BUFFER_SLACK = 16 << 20
 
+# The largest buffer of each runtime's context, and its device's name: context pointer -> (bytes, name).
+_ALLOC_LIMITS: dict[int, tuple[int, str]] = {}
+_ALLOC_LIMITS_LOCK = threading.Lock()
+
 
 def check_room(context: Any, nbytes: int) -> None:
     """Refuse a buffer of ``nbytes`` that the address-space limit (``ulimit -v``) leaves no room
@@ -490,11 +563,19 @@ def check_room(context: Any, nbytes: int) -> None:
     when it cannot allocate a buffer's memory: it aborts the process (a failed assertion in
     Debian's build, a crash in pip's).
 
+    A buffer past the device's largest (``CL_DEVICE_MAX_MEM_ALLOC_SIZE``, capped by the profile)
+    is refused too, where pyopencl would raise its own ``INVALID_BUFFER_SIZE``.
+
     Raises
     ------
     inpaint.errors.OutOfMemory
         The buffer does not fit under the limit.
     """
+    with _ALLOC_LIMITS_LOCK:
+        largest = _ALLOC_LIMITS.get(int(context.int_ptr))
+    if largest is not None and nbytes > largest[0]:
+        raise OutOfMemory(f"this job needs an OpenCL buffer of {_megabytes(nbytes)}, and {largest[1]} takes at most "
+                          f"{_megabytes(largest[0])}; use a smaller image, or --backend numpy")
     limit = address_space_limit()
     if limit is None:
         return

@@ -5,11 +5,16 @@ which one a run takes, their real limits, and each profile's effective limits on
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import signal
+import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..cl.diagnose import reason
 from ..cl.profiles import available_profiles, load_profile
-from ..cl.runtime import preference
+from ..cl.runtime import cannot_build, device_spec, preference
 from ..errors import DeviceError, InputError, OpenCLUnavailable, ProfileError
 from ..methods.options import env_setting
 from .shared import COMMANDS, environment_settings
@@ -24,9 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a second or two a device on the first run, less once the kernels are cached)")
 
 
-def check_device(device: Any) -> str | None:
-    """None when ``device`` compiles and runs the default fill (a tiny one, whose program a real
-    run then loads from the cache), else why not, in one line."""
+#: How long a device's check may take before it counts as hung (a cold compile takes seconds).
+CHECK_SECONDS = 300
+
+
+def _fill_on(where: str) -> str | None:
+    """Compile and run the default fill on the device ``'P:D'`` in this process: None when it runs,
+    else why not, in one line."""
     import warnings
 
     import numpy as np
@@ -40,7 +49,7 @@ def check_device(device: Any) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            inpaint(image, mask, backend="opencl", device=device, timings=False)
+            inpaint(image, mask, backend="opencl", device=where, timings=False)
     except OpenCLUnavailable as exc:
         return str(exc)
     except Exception as exc:  # noqa: BLE001 - a driver that fails in any other way is as unusable
@@ -48,6 +57,72 @@ def check_device(device: Any) -> str | None:
 
         return error_message(exc)
     return None
+
+
+def _child_main(where: str) -> None:
+    """The check of one device in a process of its own: one line on standard output, ``ok`` or the
+    reason (as :func:`json.dumps` text, so that any name survives any stream encoding)."""
+    import json
+
+    from ..cl.build import keep_compiler_output
+
+    keep_compiler_output()  # a driver's last words before it aborts are the reason this one gives
+    problem = _fill_on(where)
+    sys.stdout.write(("ok" if problem is None else json.dumps(problem)) + "\n")
+    sys.stdout.flush()
+
+
+def _ended(returncode: int, stderr: str) -> str:
+    """Why a device's check process ended without answering, in one line, from its exit and the
+    driver's last words."""
+    try:
+        how = f"ended the process ({signal.Signals(-returncode).name})" if returncode < 0 else \
+            f"ended the process (exit status {returncode})"
+    except ValueError:
+        how = f"ended the process (signal {-returncode})"
+    # (a file the driver names by its whole path is named by its own name: the line stays short)
+    said = [re.sub(r"(?:/[^/\s]+)+/([^/\s]+)", r".../\1", " ".join(ln.split())).rstrip(".")
+            for ln in stderr.splitlines() if ln.strip()]
+    cause = f"its driver {how}" + (f": {said[-1]}" if said else " compiling the fill")
+    return reason(cause, "reinstall or update the driver")
+
+
+def check_device(device: Any) -> str | None:
+    """None when ``device`` compiles and runs the default fill (a tiny one, whose program a real
+    run then loads from the cache), else why not, in one line.
+
+    The check runs in a process of its own: a damaged driver (a PoCL without its kernel library)
+    aborts the process that compiles on it, and the listing must survive to say so.
+    """
+    import json
+    import subprocess
+
+    failed = cannot_build(device)
+    if failed is not None:  # this process has seen it fail already
+        return reason(*failed)
+    where = device_spec(device)
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])),
+               PYTHONIOENCODING="utf-8")
+    code = f"from inpaint.cli.devices import _child_main; _child_main({where!r})"
+    try:
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            out, err = child.communicate(timeout=CHECK_SECONDS)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    except subprocess.TimeoutExpired:
+        return (f"its driver did not compile and run the fill in {CHECK_SECONDS} s; update the driver, or use "
+                "another --device")
+    except OSError as exc:
+        return f"cannot start a process to check it ({exc.strerror or exc})"
+    answer = out.decode("utf-8", "replace").strip().splitlines()
+    if child.returncode == 0 and answer:
+        return None if answer[-1] == "ok" else str(json.loads(answer[-1]))
+    return _ended(child.returncode, err.decode("utf-8", "replace"))
 
 
 def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str, str | None]:
@@ -116,6 +191,13 @@ def environment() -> str:
     return "\n".join(lines)
 
 
+def _print(text: str) -> None:
+    """Print ``text`` in whatever encoding standard output has: a character it cannot hold (in a
+    device's name, a setting's value) is written as its escape, ``\\xf3``."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
+
+
 def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
     exit 2, no OpenCL device, or none that can run the fill: exit 3)."""
@@ -124,12 +206,12 @@ def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     args = parser.parse_args(list(argv))
     settings = environment()
     if settings:
-        print(settings + "\n")
+        _print(settings + "\n")
     try:
         text, chosen = describe(args.profile, args.check)
     except OpenCLUnavailable as exc:
         raise DeviceError(f"no OpenCL device: {exc}") from None
-    print(text)
+    _print(text)
     if args.check and chosen is None:
         raise DeviceError("no OpenCL device can run the fill (each says why above); --backend auto runs it in "
                           "numpy, much slower")

@@ -230,7 +230,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
 
     timers: list[threading.Timer] = []
     result = CompileTime()
-    first = {"wall": None, "builds": 0.0, "noted": False}
+    first = {"wall": None, "builds": 0.0, "noted": False, "built": False}
 
     def show() -> None:
         global _COMPILE_NOTED
@@ -252,9 +252,12 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
                 timer.daemon = True
                 timers.append(timer)
                 timer.start()
-        elif event == "end":
+        elif event in ("end", "failed"):  # (a failed build compiled nothing this run uses)
             while timers:
                 timers.pop().cancel()
+            if event == "failed":
+                return
+            first["built"] = True
             first["builds"] += seconds
             if bar is not None and hasattr(bar, "exclude"):
                 bar.exclude(seconds)
@@ -270,7 +273,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         build.remove_build_listener(listener)
         while timers:
             timers.pop().cancel()
-        if first["noted"]:
+        if first["noted"] and first["built"]:
             from ..cl import kcache
 
             last = kcache.written_after(first["wall"])

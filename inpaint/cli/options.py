@@ -100,8 +100,9 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
     * ``--device`` with ``--backend numpy`` is a contradiction (bad input).
     * ``--device`` that matches no device, or ``--backend opencl`` without any OpenCL device,
       raise :class:`~inpaint.errors.DeviceError` (exit 3) with the devices that exist.
-    * ``--backend auto`` without ``--device`` never fails here: it falls back to numpy later,
-      with a warning.
+    * A ``PYOPENCL_CTX`` that matches no device is as wrong as such a ``--device``.
+    * ``--backend auto`` without either never fails here: it falls back to numpy later, with a
+      warning.
 
     Raises
     ------
@@ -118,16 +119,17 @@ def check_device(backend: str, device: str | None, profile: Any = None) -> Any:
         if device is not None:
             raise InputError("--device chooses an OpenCL device, but --backend numpy runs without one")
         return Engine(backend, None, prof)
-    if device is None and backend == "auto":
-        return Engine(backend, None, prof)
     from ..cl import runtime as rtmod
+
+    if backend == "auto" and not rtmod.explicit_choice(device):
+        return Engine(backend, None, prof)
 
     try:
         return resolve(backend, device, prof, check=True)
     except rtmod.BuildFailure as exc:
         raise DeviceError(str(exc)) from None
     except rtmod.OpenCLUnavailable as exc:
-        if device is None:
+        if not rtmod.explicit_choice(device):
             raise DeviceError(f"OpenCL is not available: {exc}; or run with --backend numpy") from None
         raise DeviceError(f"no such device: {exc}") from None
 

@@ -275,16 +275,19 @@ class Job(StepwiseJob):
             + ("the mask and the protected pixels; protect less, or use a smaller patch or mask"
                if self.protect is not None else "the mask; use a smaller patch or a smaller mask"))
 
-    def open_device(self, prepare: Callable[[Any], Any]) -> tuple[Any, Any]:
+    def open_device(self, prepare: Callable[[Any], Any], largest: int = 0) -> tuple[Any, Any]:
         """``(runtime, prepare(runtime))`` on the engine's OpenCL device, or ``(None, None)`` on numpy;
-        books the build and context times, the backend and device in :attr:`stats`."""
+        books the build and context times, the backend and device in :attr:`stats`.  ``largest``:
+        the bytes of the job's largest device buffer, checked against the device's before any
+        work (:meth:`inpaint.cl.engine.Engine.open`)."""
         def timed(rt: Any) -> tuple[Any, float]:
             before = rt.build_seconds
             made = prepare(rt)
             return made, rt.build_seconds - before
 
         t = time.perf_counter()
-        rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed)
+        rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed,
+                                   largest=largest)
         made = None
         self.runtime = rt
         if rt is not None:

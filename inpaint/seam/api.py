@@ -148,13 +148,13 @@ def _opencl_carver(rt: Any, mode: str) -> Any:
     return OpenCLCarver(rt, mode)
 
 
-def _on_carver(engine: Any, mode: str, run: Callable[[Any], Any]) -> Any:
+def _on_carver(engine: Any, mode: str, run: Callable[[Any], Any], largest: int = 0) -> Any:
     """``run(carver)`` on the engine's OpenCL device, the first that compiles the carving kernels
     (they are built as the carving needs them), else, for ``backend='auto'``, on numpy with one
-    warning."""
+    warning; also there when a buffer of ``largest`` bytes is past the device's largest."""
     if engine.numpy:
         return run(ref.NumpyCarver(mode))
-    rt, out = engine.open(prepare=lambda rt: run(_opencl_carver(rt, mode)))
+    rt, out = engine.open(prepare=lambda rt: run(_opencl_carver(rt, mode)), largest=largest)
     return run(ref.NumpyCarver(mode)) if rt is None else out
 
 
@@ -333,4 +333,5 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
 
             # numpy never reads the profile (a bad one is an error only where a device runs)
             engine = Engine("numpy") if backend == "numpy" else resolve(backend, device, profile)
-        return _on_carver(engine, energy, run)
+        # (a 32-bit word per pixel of the larger of the input and the result, the largest buffer)
+        return _on_carver(engine, energy, run, largest=max(h0, th) * max(w0, tw) * 4)

@@ -262,7 +262,8 @@ class Inpainter(Job):
                 return made
 
             if stages:
-                self._rt, made = self.open_device(kernels)
+                # (the largest buffers hold a 32-bit word per pixel: the picture, the scores)
+                self._rt, made = self.open_device(kernels, largest=self.height * self.width * 4)
                 if self._rt is not None:
                     self._on_device, self._kernels = stages, made
         if self._rt is not None and len(self._on_device) != len(NAMES):

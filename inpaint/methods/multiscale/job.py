@@ -272,7 +272,8 @@ class _Fill(Job):
         if not self.engine.numpy:
             from . import opencl as mcl
 
-            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k))
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k),
+                                                        largest=self._largest_buffer())
         self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
         self._protects = protect_pyramid(avoid, len(masks))
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
@@ -288,6 +289,15 @@ class _Fill(Job):
         self._rounds = [(lv, r) for lv in range(top, -1, -1)
                         for r in range(ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS)]
         return [int(masks[lv].sum()) for lv, _ in self._rounds]
+
+    def _largest_buffer(self) -> int:
+        """The bytes of the largest device buffer the fill makes, at most: a 32-bit word per pixel
+        of the picture, or, over the finest level's work area (the hole's box grown by the
+        patch), an int4 per pixel or the candidates' matches (two ints each)."""
+        h, w = self.mask.shape
+        x0, y0, x1, y1 = geometry.grow(geometry.bbox(self.mask), self.half + 1, w, h)
+        area = (x1 - x0) * (y1 - y0)
+        return max(h * w * 4, area * 16, area * self.k * 8)
 
     # -- the algorithm --------------------------------------------------------------------
     def _setup(self, lv: int) -> Level:
