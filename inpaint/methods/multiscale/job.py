@@ -291,9 +291,8 @@ class _Fill(Job):
         return [int(masks[lv].sum()) for lv, _ in self._rounds]
 
     def _largest_buffer(self) -> int:
-        """The bytes of the largest device buffer the fill makes, at most: a 32-bit word per pixel
-        of the picture, or, over the finest level's work area (the hole's box grown by the
-        patch), an int4 per pixel or the candidates' matches (two ints each)."""
+        """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
+        work area, an int4 per pixel or the candidates' matches (two ints each)."""
         h, w = self.mask.shape
         x0, y0, x1, y1 = geometry.grow(geometry.bbox(self.mask), self.half + 1, w, h)
         area = (x1 - x0) * (y1 - y0)
