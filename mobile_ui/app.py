@@ -80,12 +80,17 @@ class Shell(Layout):
     topbar = ObjectProperty(None)
     editor = ObjectProperty(None)
     toolbox = ObjectProperty(None)
+    original_label = ObjectProperty(None)  # shown over the photo while the original is
     portrait = BooleanProperty(True)
     panel_width = NumericProperty(dp(360))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.bind(size=self._trigger_layout, pos=self._trigger_layout)
+
+    def on_original_label(self, _shell, label):
+        if label is not None:
+            label.bind(size=self._trigger_layout)
 
     def on_toolbox(self, _shell, box):
         if box is not None:
@@ -112,6 +117,8 @@ class Shell(Layout):
             box.pos = (x + w - pw, y + h - tb.height - box.height)
             ed.pos = (x, y)
             ed.size = (max(w - pw, 1), h)
+        if self.original_label is not None:   # the photo's top-left corner, inside it
+            self.original_label.pos = (ed.x + dp(8), ed.top - self.original_label.height - dp(8))
 
 
 class InpaintApp(App):
@@ -456,9 +463,25 @@ class InpaintApp(App):
         self._update_info()
 
     def open_path(self, path: str, mask_path: str | None = None) -> None:
+        """Open the photo at ``path`` with the mask at ``mask_path``; without one, the photo's
+        paired mask (``NAME_mask.png`` beside it, the batch command's rule) when there is one."""
+        from inpaint.cli.batch import paired_file
+
         photo = storage.load_image(path)
-        mask = masktools.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
+        note = ""
+        if mask_path:
+            mask = masktools.load_mask(mask_path, photo.pixels.shape[:2])
+        else:
+            mask = None
+            paired = paired_file(photo.path, None)
+            if paired.is_file():
+                try:
+                    mask = masktools.load_mask(paired, photo.pixels.shape[:2])
+                    note = f" Started from its mask {paired.name}."
+                except (OSError, ValueError) as exc:
+                    note = f" Its mask {paired.name} is not used: {exc}"
         self.set_document(photo.pixels, mask, Path(path).name, photo)
+        self.status += note
         self._remember_folder(Path(path).parent)
         self._save_settings()
 

@@ -82,6 +82,11 @@ def kv(display):
 
     if EventLoop.window is None or Window is None:
         pytest.skip("Kivy could not open a window on this display")
+    # The configured size is a request: a window manager or SDL may fit it to the screen.  Set it
+    # again so that every test sees the same window on any display.
+    Window.size = WINDOW
+    EventLoop.idle()
+    assert tuple(Window.size) == WINDOW, f"the test window is {Window.size}, not {WINDOW}"
     return Window
 
 
@@ -379,6 +384,28 @@ def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, sc
     pump(2)
     assert app._popup.ids.chooser.path == str(photos)
     app.dismiss_popup()
+
+
+def test_a_photo_opens_with_its_paired_mask_beside_it(fresh, scene, tmp_path):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    mask = np.zeros(img.shape[:2], bool)
+    mask[10:20, 30:45] = True
+    Image.fromarray(img).save(tmp_path / "beach.png")
+    Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "beach_mask.png")
+    app.open_path(str(tmp_path / "beach.png"))
+    pump(2)
+    np.testing.assert_array_equal(app.editor.mask, mask)
+    assert "beach_mask.png" in app.status
+    Image.fromarray(img).save(tmp_path / "walk.png")         # no mask beside it: an empty one
+    app.open_path(str(tmp_path / "walk.png"))
+    assert not app.editor.mask.any() and "mask" not in app.status.split(".", 1)[1]
+    Image.fromarray(img).save(tmp_path / "hill.png")         # a mask of another size: not used, said so
+    Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "hill_mask.png")
+    app.open_path(str(tmp_path / "hill.png"))
+    assert not app.editor.mask.any() and "hill_mask.png is not used" in app.status
 
 
 def _thumbs(widget):
@@ -1471,13 +1498,18 @@ def test_compare_shows_the_original_while_held(quick, scene, kv):
     t.touch_up()
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
+    label = app.root.ids.original_label
+    assert label.opacity == 0, "no label while the result shows"
     for _ in range(3):                                   # Tab held (its key repeats), as in IOPaint
         kv.dispatch("on_key_down", 9, 0, "\t", [])
         pump()
         np.testing.assert_array_equal(ed.displayed, img)
+        assert label.opacity == 1 and label.text == "original"
+        assert ed.collide_point(*label.pos) and ed.collide_point(label.right, label.top), "over the photo"
     kv.dispatch("on_key_up", 9, 0)
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
+    assert label.opacity == 0
 
 
 def test_save_keeps_the_original(quick, tmp_path, scene):
