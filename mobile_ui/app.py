@@ -414,8 +414,9 @@ class InpaintApp(App):
         from inpaint.methods import registry
 
         method = registry.get(self.method)  # each setting's text parsed by the method's declaration
-        alpha, patch = (method.option(k).parse(getattr(self, k), k) for k in ("alpha", "patch"))
-        params = {"method": self.method, "alpha": alpha, "patch": patch, "backend": self.backend}
+        params = {"method": self.method}
+        params.update({o.name: o.parse(getattr(self, o.name), o.name) for o in settings.tune_options(method)})
+        params["backend"] = self.backend
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
             params["profile"] = self.profile or None
@@ -1224,6 +1225,7 @@ class InpaintApp(App):
         choices, why = devices.list_devices()
         self.device_choices = [devices.AUTO] + [c.label for c in choices]
         popup = Factory.SettingsPopup()
+        popup.follow(self)
         popup.ids.opencl_note.text = "" if not why else f"OpenCL unavailable, using numpy: {why}"
         popup.profile_values = devices.list_profiles()
         self._devices = choices
@@ -1233,9 +1235,12 @@ class InpaintApp(App):
 
     def set_quality(self, name: str) -> None:
         """Apply a Quality choice (:data:`mobile_ui.settings.QUALITY`) to the fill's settings."""
+        from inpaint.methods import registry
+
         values = settings.QUALITY.get(name)
-        if values is not None:
-            self.alpha, self.patch = values["alpha"], values["patch"]
+        if values is not None and settings.has_quality(registry.get(self.method)):
+            for key, value in values.items():
+                setattr(self, key, value)
 
     def update_device_info(self, popup=None):
         popup = popup or self._popup

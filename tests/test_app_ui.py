@@ -1633,6 +1633,39 @@ def test_settings_speak_in_words_and_keep_the_options(fresh):
         app.dismiss_popup()
 
 
+def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
+    import dataclasses
+
+    from inpaint.methods import registry
+
+    app = quick
+    criminisi = registry.get("criminisi")
+    no_alpha = dataclasses.replace(criminisi, name="noalpha",
+                                   options=tuple(o for o in criminisi.options if o.name != "alpha"))
+    monkeypatch.setitem(registry.METHODS, "noalpha", no_alpha)
+    popup = app.show_settings()
+    pump(2)
+    try:
+        assert {"alpha", "patch"} <= set(popup.ids) and popup.has_quality
+        app.method = "noalpha"
+        pump(2)
+        assert "alpha" not in popup.ids and "patch" in popup.ids and not popup.has_quality
+        shown = [w.text for w in popup.ids.tune.children]
+        assert "Copy texture from" not in shown and "Texture piece size" in shown
+        params = app.run_params()
+        assert "alpha" not in params and params["patch"] == int(app.patch)
+        app.dismiss_popup()
+        pump()
+        app.remove()                                          # a removal with that method runs
+        pump_until(lambda: not app.busy, what="removal")
+        settle(app)
+        assert not app.editor.mask.any() and app.last_removal is not None
+        app.method = "criminisi"
+        pump(2)
+    finally:
+        app.dismiss_popup()
+
+
 def test_layout_adapts_to_landscape(fresh, kv):
     shell = fresh.root
     ed, box = shell.editor, shell.toolbox
