@@ -218,8 +218,12 @@ class SettingsPopup(Popup):
         self._app = app
         self._bound: list[tuple[str, int]] = []   # the app's properties the spinners follow
         app.bind(method=self._rebuild)
-        self.bind(on_dismiss=lambda *_a: (app.unbind(method=self._rebuild), self._unbind_app()))
+        self.bind(on_dismiss=self._unfollow)
         self._rebuild()
+
+    def _unfollow(self, *_args) -> None:   # returns None: a true value would keep the popup open
+        self._app.unbind(method=self._rebuild)
+        self._unbind_app()
 
     def _unbind_app(self) -> None:
         for name, uid in self._bound:

@@ -1656,6 +1656,7 @@ def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
         assert "alpha" not in params and params["patch"] == int(app.patch)
         app.dismiss_popup()
         pump()
+        assert popup.parent is None and app._popup is None, "closed"
         app.remove()                                          # a removal with that method runs
         pump_until(lambda: not app.busy, what="removal")
         settle(app)
