@@ -1667,6 +1667,45 @@ def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
         app.dismiss_popup()
 
 
+def _within(widget, box) -> bool:
+    """Whether ``widget``'s window rectangle lies within ``box`` (x, y, right, top)."""
+    x, y = widget.to_window(widget.x, widget.y)
+    return box[0] - 1 <= x and box[1] - 1 <= y and x + widget.width <= box[2] + 1 and y + widget.height <= box[3] + 1
+
+
+def test_every_settings_row_shows_inside_the_popup(fresh, kv):
+    app = fresh
+    app.device_choices = []
+    try:
+        for size in (WINDOW, (800, 480)):
+            kv.size = size
+            pump(3)
+            popup = app.show_settings()
+            popup.ids.device_info.text = "\n".join(f"limit {i}: a line of the device's description" for i in range(6))
+            pump(3)
+            sv = popup.ids.settings_scroll
+            x, y = sv.to_window(sv.x, sv.y)
+            shown = (x, y, x + sv.width, y + sv.height)          # what the scroll view shows now
+            area = (popup.x, popup.y, popup.right, popup.top)
+            rows = [w for w in popup.ids.settings_rows.walk() if w.__class__.__name__ == "ChoiceSpinner"
+                    and not w.disabled or w in (popup.ids.profiles, popup.ids.device)]
+            assert len(rows) >= 6
+            for row in rows + [popup.ids.device_info]:
+                if size == WINDOW:                                 # a phone's height: all at once
+                    assert _within(row, shown) and _within(row, area), f"{size}: {row.text!r} hidden"
+                else:                                              # a short window: each scrolled to
+                    sv.scroll_to(row, padding=0, animate=False)
+                    pump(2)
+                    x, y = sv.to_window(sv.x, sv.y)
+                    assert _within(row, (x, y, x + sv.width, y + sv.height)) and _within(row, area), \
+                        f"{size}: {row.text!r} out of reach"
+            app.dismiss_popup()
+            pump()
+    finally:
+        kv.size = WINDOW
+        pump(3)
+
+
 def test_layout_adapts_to_landscape(fresh, kv):
     shell = fresh.root
     ed, box = shell.editor, shell.toolbox
