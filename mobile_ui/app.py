@@ -923,10 +923,11 @@ class InpaintApp(App):
         base = self._fraction_started     # done before the clock started: not part of the pace
         done = (fraction - base) / (1.0 - base) if base < 1.0 else 0.0
         left = seconds_left(time.monotonic() - self._job_started, done)
-        eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
-        # A large photo's fill spends its first seconds on coarse levels, a small share of the work:
-        # 0.03 % rather than 0 % shows that it moves.
-        self.status = f"{self._job_status}… {format_percent(fraction)} · {eta}"
+        # Until there is a pace to go by, the percentage alone: a large photo's fill spends its
+        # first seconds on coarse levels, a small share of the work, and 0.03 % rather than 0 %
+        # shows that it moves.
+        eta = f" · about {format_seconds(left)} left" if left is not None else ""
+        self.status = f"{self._job_status}… {format_percent(fraction)}{eta}"
 
     @mainthread
     def _remove_done(self, token, before, removal, outcome):
