@@ -80,12 +80,17 @@ class Shell(Layout):
     topbar = ObjectProperty(None)
     editor = ObjectProperty(None)
     toolbox = ObjectProperty(None)
+    original_label = ObjectProperty(None)  # shown over the photo while the original is
     portrait = BooleanProperty(True)
     panel_width = NumericProperty(dp(360))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.bind(size=self._trigger_layout, pos=self._trigger_layout)
+
+    def on_original_label(self, _shell, label):
+        if label is not None:
+            label.bind(size=self._trigger_layout)
 
     def on_toolbox(self, _shell, box):
         if box is not None:
@@ -112,6 +117,8 @@ class Shell(Layout):
             box.pos = (x + w - pw, y + h - tb.height - box.height)
             ed.pos = (x, y)
             ed.size = (max(w - pw, 1), h)
+        if self.original_label is not None:   # the photo's top-left corner, inside it
+            self.original_label.pos = (ed.x + dp(8), ed.top - self.original_label.height - dp(8))
 
 
 class InpaintApp(App):
@@ -407,8 +414,9 @@ class InpaintApp(App):
         from inpaint.methods import registry
 
         method = registry.get(self.method)  # each setting's text parsed by the method's declaration
-        alpha, patch = (method.option(k).parse(getattr(self, k), k) for k in ("alpha", "patch"))
-        params = {"method": self.method, "alpha": alpha, "patch": patch, "backend": self.backend}
+        params = {"method": self.method}
+        params.update({o.name: o.parse(getattr(self, o.name), o.name) for o in settings.tune_options(method)})
+        params["backend"] = self.backend
         if self.backend != "numpy":
             params["device"] = None if self.device in ("", devices.AUTO) else self.device.split()[0]
             params["profile"] = self.profile or None
@@ -456,9 +464,25 @@ class InpaintApp(App):
         self._update_info()
 
     def open_path(self, path: str, mask_path: str | None = None) -> None:
+        """Open the photo at ``path`` with the mask at ``mask_path``; without one, the photo's
+        paired mask (``NAME_mask.png`` beside it, the batch command's rule) when there is one."""
+        from inpaint.cli.batch import paired_file
+
         photo = storage.load_image(path)
-        mask = masktools.load_mask(mask_path, photo.pixels.shape[:2]) if mask_path else None
+        note = ""
+        if mask_path:
+            mask = masktools.load_mask(mask_path, photo.pixels.shape[:2])
+        else:
+            mask = None
+            paired = paired_file(photo.path, None)
+            if paired.is_file():
+                try:
+                    mask = masktools.load_mask(paired, photo.pixels.shape[:2])
+                    note = f" Started from its mask {paired.name}."
+                except (OSError, ValueError) as exc:
+                    note = f" Its mask {paired.name} is not used: {exc}"
         self.set_document(photo.pixels, mask, Path(path).name, photo)
+        self.status += note
         self._remember_folder(Path(path).parent)
         self._save_settings()
 
@@ -899,10 +923,11 @@ class InpaintApp(App):
         base = self._fraction_started     # done before the clock started: not part of the pace
         done = (fraction - base) / (1.0 - base) if base < 1.0 else 0.0
         left = seconds_left(time.monotonic() - self._job_started, done)
-        eta = f"about {format_seconds(left)} left" if left is not None else "estimating the time left"
-        # A large photo's fill spends its first seconds on coarse levels, a small share of the work:
-        # 0.03 % rather than 0 % shows that it moves.
-        self.status = f"{self._job_status}… {format_percent(fraction)} · {eta}"
+        # Until there is a pace to go by, the percentage alone: a large photo's fill spends its
+        # first seconds on coarse levels, a small share of the work, and 0.03 % rather than 0 %
+        # shows that it moves.
+        eta = f" · about {format_seconds(left)} left" if left is not None else ""
+        self.status = f"{self._job_status}… {format_percent(fraction)}{eta}"
 
     @mainthread
     def _remove_done(self, token, before, removal, outcome):
@@ -1201,6 +1226,7 @@ class InpaintApp(App):
         choices, why = devices.list_devices()
         self.device_choices = [devices.AUTO] + [c.label for c in choices]
         popup = Factory.SettingsPopup()
+        popup.follow(self)
         popup.ids.opencl_note.text = "" if not why else f"OpenCL unavailable, using numpy: {why}"
         popup.profile_values = devices.list_profiles()
         self._devices = choices
@@ -1210,9 +1236,12 @@ class InpaintApp(App):
 
     def set_quality(self, name: str) -> None:
         """Apply a Quality choice (:data:`mobile_ui.settings.QUALITY`) to the fill's settings."""
+        from inpaint.methods import registry
+
         values = settings.QUALITY.get(name)
-        if values is not None:
-            self.alpha, self.patch = values["alpha"], values["patch"]
+        if values is not None and settings.has_quality(registry.get(self.method)):
+            for key, value in values.items():
+                setattr(self, key, value)
 
     def update_device_info(self, popup=None):
         popup = popup or self._popup

@@ -14,6 +14,8 @@ from inpaint.cl import BACKENDS  # noqa: F401 - the settings screen lists them
 AUTO = "auto"
 ALPHAS = ("0.05", "0.1", "0.2", "0.5", "1", "2", "full")
 PATCHES = ("3", "5", "7", "9", "11", "13", "15", "17")
+#: The values the Settings screen offers for each fill option (others: their default and current value).
+CHOICES = {"alpha": ALPHAS, "patch": PATCHES}
 
 
 @dataclasses.dataclass(frozen=True)

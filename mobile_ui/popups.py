@@ -211,6 +211,57 @@ class SettingsPopup(Popup):
     in words (:mod:`mobile_ui.words`) and keeps its value."""
 
     profile_values = ListProperty([])   # the profiles' names (the spinner shows them in words)
+    has_quality = BooleanProperty(True)  # the method takes the options the Quality choice sets
+
+    def follow(self, app) -> None:
+        """Show ``app``'s fill options, rebuilt whenever its method changes."""
+        self._app = app
+        self._bound: list[tuple[str, int]] = []   # the app's properties the spinners follow
+        app.bind(method=self._rebuild)
+        self.bind(on_dismiss=self._unfollow)
+        self._rebuild()
+
+    def _unfollow(self, *_args) -> None:   # returns None: a true value would keep the popup open
+        self._app.unbind(method=self._rebuild)
+        self._unbind_app()
+
+    def _unbind_app(self) -> None:
+        for name, uid in self._bound:
+            self._app.unbind_uid(name, uid)
+        self._bound = []
+
+    def _rebuild(self, *_args) -> None:
+        """One row per fill option the chosen method declares (:func:`settings.tune_options`):
+        its name in words and a spinner of its values in words; ``ids`` names each spinner."""
+        from kivy.factory import Factory
+
+        from inpaint.methods import registry
+
+        from . import devices, settings, words
+
+        app, grid = self._app, self.ids.tune
+        self._unbind_app()
+        for child in grid.children[:]:
+            if getattr(child, "option", None) in self.ids:
+                del self.ids[child.option]
+        grid.clear_widgets()
+        method = registry.get(app.method)
+        self.has_quality = settings.has_quality(method)
+        for option in settings.tune_options(method):
+            name = option.name
+            current = getattr(app, name)
+            values = list(devices.CHOICES.get(name, ())) or list(dict.fromkeys((str(option.default), current)))
+            grid.add_widget(Factory.FieldLabel(text=words.TITLES.get(name, name), size_hint_x=0.42))
+            spinner = Factory.ChoiceSpinner(values=[words.label(name, v) for v in values],
+                                            text=words.label(name, current))
+            spinner.option = name
+            spinner.bind(text=lambda _s, text, name=name, values=values:
+                         setattr(app, name, words.value(name, text, values)))
+            uid = app.fbind(name, lambda _a, value, spinner=spinner, name=name:
+                            setattr(spinner, "text", words.label(name, value)))
+            self._bound.append((name, uid))
+            grid.add_widget(spinner)
+            self.ids[name] = spinner
 
 
 #: The Resize dialog's presets: (button text, size as ``inpaint resize --size`` takes it).

@@ -61,6 +61,18 @@ QUALITY = {
 CUSTOM = "Custom (see Advanced)"
 
 
+def tune_options(method) -> list:
+    """The fill options ``method`` (a :class:`~inpaint.methods.options.Method`) declares as app
+    settings, in its order: the Settings screen's rows and the keywords a run passes."""
+    return [o for o in method.options if o.group == "tune" and o.setting]
+
+
+def has_quality(method) -> bool:
+    """Whether ``method`` takes every option the Quality choice sets (else that row is hidden)."""
+    names = {o.name for o in tune_options(method)}
+    return all(set(values) <= names for values in QUALITY.values())
+
+
 def quality_of(alpha: str, patch: str) -> str:
     """The name of the Quality choice that sets ``alpha`` and ``patch``, else :data:`CUSTOM`."""
     for name, values in QUALITY.items():

@@ -20,6 +20,7 @@ from PIL import Image, ImageOps
 
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
+from inpaint.io.read import open_image
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -47,14 +48,16 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
     Raises
     ------
     FileNotFoundError, ValueError
-        Missing file, or a file Pillow cannot read (the message says which).
+        Missing file, or a file Pillow cannot read or that is too large (the message says which,
+        in the command's words: :func:`inpaint.io.read.open_image`).
     """
     p = Path(os.path.abspath(Path(path).expanduser()))   # absolute: the app reopens it from anywhere
     if not p.is_file():
         raise FileNotFoundError(f"no such image file: {p}")
+    # The command's reader: its checks and its one-line messages (a decompression bomb is "too large").
+    img, _tiles = open_image(p, "image")
     try:
-        with Image.open(p) as im:
-            im.load()
+        with img as im:
             fmt = im.format
             exif = im.getexif()
             icc = im.info.get("icc_profile")
@@ -66,7 +69,7 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
                 rgb = flat
             else:
                 rgb = upright.convert("RGB")
-    except (OSError, SyntaxError, Image.DecompressionBombError) as exc:
+    except (OSError, SyntaxError) as exc:
         raise ValueError(f"cannot read {p.name} as an image: {exc}") from None
     exif_bytes = None
     if len(exif):

@@ -33,6 +33,8 @@ def _patch(value: str) -> str:
 
 
 _FORMATS = {"alpha": _alpha, "patch": _patch}
+#: The Settings screen's name of each fill option; an option without one shows its own name.
+TITLES = {"alpha": "Copy texture from", "patch": "Texture piece size"}
 
 
 def label(key: str, value: str) -> str:

@@ -186,12 +186,28 @@ def test_load_errors_are_readable(tmp_path):
         load_image(tmp_path / "missing.png")
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not an image")
-    with pytest.raises(ValueError, match="cannot read bad.png"):
+    with pytest.raises(ValueError, match="bad.png is not an image"):
         load_image(bad)
     Image.fromarray(np.zeros((4, 5), np.uint8)).save(tmp_path / "m.png")
     with pytest.raises(ValueError, match="5x4"):
         load_mask(tmp_path / "m.png", (5, 5))
     assert load_mask(tmp_path / "m.png", (4, 5)).shape == (4, 5)
+
+
+def test_a_decompression_bomb_is_the_commands_one_line_too_large(tmp_path, monkeypatch):
+    from inpaint.io.read import read_image
+
+    Image.fromarray(np.zeros((60, 50, 3), np.uint8)).save(tmp_path / "big.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)       # 3000 pixels: over twice the limit
+    with pytest.raises(ValueError) as app_error:
+        load_image(tmp_path / "big.png")
+    with pytest.raises(ValueError) as cli_error:
+        read_image(tmp_path / "big.png")
+    assert str(app_error.value) == str(cli_error.value)
+    assert "too large" in str(app_error.value) and "\n" not in str(app_error.value)
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 2000)       # over the limit, under twice it
+    with pytest.raises(ValueError, match="too large"):
+        load_image(tmp_path / "big.png")
 
 
 def test_rgba_photos_are_flattened(tmp_path):

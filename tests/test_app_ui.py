@@ -82,6 +82,11 @@ def kv(display):
 
     if EventLoop.window is None or Window is None:
         pytest.skip("Kivy could not open a window on this display")
+    # The configured size is a request: a window manager or SDL may fit it to the screen.  Set it
+    # again so that every test sees the same window on any display.
+    Window.size = WINDOW
+    EventLoop.idle()
+    assert tuple(Window.size) == WINDOW, f"the test window is {Window.size}, not {WINDOW}"
     return Window
 
 
@@ -379,6 +384,28 @@ def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, sc
     pump(2)
     assert app._popup.ids.chooser.path == str(photos)
     app.dismiss_popup()
+
+
+def test_a_photo_opens_with_its_paired_mask_beside_it(fresh, scene, tmp_path):
+    from PIL import Image
+
+    app = fresh
+    img, _ = scene
+    mask = np.zeros(img.shape[:2], bool)
+    mask[10:20, 30:45] = True
+    Image.fromarray(img).save(tmp_path / "beach.png")
+    Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "beach_mask.png")
+    app.open_path(str(tmp_path / "beach.png"))
+    pump(2)
+    np.testing.assert_array_equal(app.editor.mask, mask)
+    assert "beach_mask.png" in app.status
+    Image.fromarray(img).save(tmp_path / "walk.png")         # no mask beside it: an empty one
+    app.open_path(str(tmp_path / "walk.png"))
+    assert not app.editor.mask.any() and "mask" not in app.status.split(".", 1)[1]
+    Image.fromarray(img).save(tmp_path / "hill.png")         # a mask of another size: not used, said so
+    Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "hill_mask.png")
+    app.open_path(str(tmp_path / "hill.png"))
+    assert not app.editor.mask.any() and "hill_mask.png is not used" in app.status
 
 
 def _thumbs(widget):
@@ -811,7 +838,7 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
         assert ed._overlay_color.a == 0, "the live fill replaces the red mask"
-        assert re.fullmatch(r"Removing… \d+% · (about \d+:\d\d left|estimating the time left)", app.status), \
+        assert re.fullmatch(r"Removing… \d+%( · about \d+:\d\d left)?", app.status), \
             app.status
         assert app.busy, "the run must still be held at the gate"
         tap(app.root.ids.cancel_btn)
@@ -894,9 +921,9 @@ def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, s
         pump_until(lambda: not app.busy, what="the removal")
         settle(app)
         app.unbind(status=spy)
-    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+% · .*", text)]
+    filling = [i for i, text in enumerate(seen) if re.fullmatch(r"Removing… \d+%( · .*)?", text)]
     assert filling and seen.index("Removing: preparing the fill (72x56, 0.0 MP)…") < filling[0], seen
-    assert seen[filling[0]] == "Removing… 0% · estimating the time left", seen
+    assert seen[filling[0]] == "Removing… 0%", seen
     assert app.status.startswith("Removed in "), app.status
 
 
@@ -960,7 +987,7 @@ def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene
     assert compiling and texts.index("Removing: preparing the fill (72x56, 0.0 MP)…") < compiling[0], texts
     shown = next(i for i in range(compiling[0], len(texts)) if not texts[i].startswith(
         "Removing: preparing the device, compiling"))
-    assert re.fullmatch(r"Removing… \d+(\.\d+)?% · estimating the time left", texts[shown]) \
+    assert re.fullmatch(r"Removing… \d+(\.\d+)?%", texts[shown]) \
         or texts[shown].startswith("Removed in "), texts
     # Kernels compiled after the program's build (at their first launch) while the note was shown.
     ends = [t for t in built if t < seen[shown][0]]
@@ -977,9 +1004,9 @@ def test_progress_gives_the_time_left(fresh):
         assert app.status == "Removing… 25% · about 0:30 left"
         app._job_started = time.monotonic()
         app._show_progress(0.0)
-        assert app.status == "Removing… 0% · estimating the time left"
+        assert app.status == "Removing… 0%", "no estimate yet: the percentage, no placeholder"
         app._show_progress(0.0003)                       # a large photo's first seconds: it moves
-        assert app.status.startswith("Removing… 0.03% · "), app.status
+        assert app.status == "Removing… 0.03%", app.status
         # After a first run's compiling the clock starts at the fill's first progress (20 %): the
         # pace is that of the 40 % done since, in 10 s, so the 40 % left take 10 s more.
         app._job_started, app._fraction_started = time.monotonic() - 10.0, 0.2
@@ -1471,13 +1498,18 @@ def test_compare_shows_the_original_while_held(quick, scene, kv):
     t.touch_up()
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
+    label = app.root.ids.original_label
+    assert label.opacity == 0, "no label while the result shows"
     for _ in range(3):                                   # Tab held (its key repeats), as in IOPaint
         kv.dispatch("on_key_down", 9, 0, "\t", [])
         pump()
         np.testing.assert_array_equal(ed.displayed, img)
+        assert label.opacity == 1 and label.text == "original"
+        assert ed.collide_point(*label.pos) and ed.collide_point(label.right, label.top), "over the photo"
     kv.dispatch("on_key_up", 9, 0)
     pump()
     np.testing.assert_array_equal(ed.displayed, result)
+    assert label.opacity == 0
 
 
 def test_save_keeps_the_original(quick, tmp_path, scene):
@@ -1599,6 +1631,79 @@ def test_settings_speak_in_words_and_keep_the_options(fresh):
         app.backend, app.method = "numpy", "multiscale"
         app.alpha, app.patch, app.profile = "0.2", "5", "native"
         app.dismiss_popup()
+
+
+def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
+    import dataclasses
+
+    from inpaint.methods import registry
+
+    app = quick
+    criminisi = registry.get("criminisi")
+    no_alpha = dataclasses.replace(criminisi, name="noalpha",
+                                   options=tuple(o for o in criminisi.options if o.name != "alpha"))
+    monkeypatch.setitem(registry.METHODS, "noalpha", no_alpha)
+    popup = app.show_settings()
+    pump(2)
+    try:
+        assert {"alpha", "patch"} <= set(popup.ids) and popup.has_quality
+        app.method = "noalpha"
+        pump(2)
+        assert "alpha" not in popup.ids and "patch" in popup.ids and not popup.has_quality
+        shown = [w.text for w in popup.ids.tune.children]
+        assert "Copy texture from" not in shown and "Texture piece size" in shown
+        params = app.run_params()
+        assert "alpha" not in params and params["patch"] == int(app.patch)
+        app.dismiss_popup()
+        pump()
+        assert popup.parent is None and app._popup is None, "closed"
+        app.remove()                                          # a removal with that method runs
+        pump_until(lambda: not app.busy, what="removal")
+        settle(app)
+        assert not app.editor.mask.any() and app.last_removal is not None
+        app.method = "criminisi"
+        pump(2)
+    finally:
+        app.dismiss_popup()
+
+
+def _within(widget, box) -> bool:
+    """Whether ``widget``'s window rectangle lies within ``box`` (x, y, right, top)."""
+    x, y = widget.to_window(widget.x, widget.y)
+    return box[0] - 1 <= x and box[1] - 1 <= y and x + widget.width <= box[2] + 1 and y + widget.height <= box[3] + 1
+
+
+def test_every_settings_row_shows_inside_the_popup(fresh, kv):
+    app = fresh
+    app.device_choices = []
+    try:
+        for size in (WINDOW, (800, 480)):
+            kv.size = size
+            pump(3)
+            popup = app.show_settings()
+            popup.ids.device_info.text = "\n".join(f"limit {i}: a line of the device's description" for i in range(6))
+            pump(3)
+            sv = popup.ids.settings_scroll
+            x, y = sv.to_window(sv.x, sv.y)
+            shown = (x, y, x + sv.width, y + sv.height)          # what the scroll view shows now
+            area = (popup.x, popup.y, popup.right, popup.top)
+            rows = [w for w in popup.ids.settings_rows.walk() if w.__class__.__name__ == "ChoiceSpinner"
+                    and not w.disabled or w in (popup.ids.profiles, popup.ids.device)]
+            assert len(rows) >= 6
+            for row in rows + [popup.ids.device_info]:
+                if size == WINDOW:                                 # a phone's height: all at once
+                    assert _within(row, shown) and _within(row, area), f"{size}: {row.text!r} hidden"
+                else:                                              # a short window: each scrolled to
+                    sv.scroll_to(row, padding=0, animate=False)
+                    pump(2)
+                    x, y = sv.to_window(sv.x, sv.y)
+                    assert _within(row, (x, y, x + sv.width, y + sv.height)) and _within(row, area), \
+                        f"{size}: {row.text!r} out of reach"
+            app.dismiss_popup()
+            pump()
+    finally:
+        kv.size = WINDOW
+        pump(3)
 
 
 def test_layout_adapts_to_landscape(fresh, kv):
