@@ -27,6 +27,7 @@ for _key, _value in (("KIVY_NO_ARGS", "1"), ("KIVY_NO_CONSOLELOG", "1"), ("KIVY_
                      ("KIVY_HOME", _KIVY_HOME), ("KIVY_METRICS_DENSITY", "1")):
     os.environ[_key] = _value
 
+from inpaint.methods.defaults import DEFAULT_METHOD  # noqa: E402 - window-free
 from mobile_ui import settings  # noqa: E402 - window-free
 from mobile_ui.masktools import DEFAULT_TOLERANCE  # noqa: E402 - window-free
 
@@ -170,6 +171,7 @@ def fresh(app, scene):
     settle(app)
     app.dismiss_popup()
     app.engine = None
+    app.method = DEFAULT_METHOD  # a test that chose another method may have failed before putting it back
     app.set_document(img.copy(), mask.copy(), "scene")
     app.editor.tool = "brush"
     app.editor.brush_size = 36
