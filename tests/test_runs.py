@@ -664,6 +664,7 @@ def test_opencl_out_of_memory_is_bad_input_and_device_failures_stay_3(kind, stat
 
 
 @pytest.mark.opencl
+@pytest.mark.slow  # the quick selection keeps the small-limit fallback (test_kernel_cache.py)
 def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(tmp_path):
     # PoCL does not return an error when it cannot allocate a buffer's memory: it aborted
     # (Debian's build: a failed assertion, SIGABRT) or crashed (pip's: SIGSEGV).

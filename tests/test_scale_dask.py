@@ -90,6 +90,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.slow  # a scheduler and a worker of their own: the quick batch test above covers the tool
 def test_the_pages_recipe_runs_as_written_with_workers_elsewhere(tmp_path):
     """The set-up block's three lines, run as the page writes them: the scheduler and the worker
     in a folder of their own, the batch with relative paths from another one."""
