@@ -466,7 +466,7 @@ class InpaintApp(App):
     def open_path(self, path: str, mask_path: str | None = None) -> None:
         """Open the photo at ``path`` with the mask at ``mask_path``; without one, the photo's
         paired mask (``NAME_mask.png`` beside it, the batch command's rule) when there is one."""
-        from inpaint.cli.batch import paired_file
+        from inpaint.io.naming import paired_file
 
         photo = storage.load_image(path)
         note = ""

@@ -29,12 +29,19 @@ from typing import Any
 
 from .. import cancel
 from ..errors import BuildFailure, InputError
-from ..io.naming import MASK_SUFFIX, RESULT_SUFFIXES, result_name, shown
+from ..io.naming import (
+    IMAGE_EXTENSIONS,
+    MASK_SUFFIX,
+    RESULT_SUFFIXES,
+    is_image_name,
+    paired_file,
+    result_name,
+    shown,
+)
 from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, stop_exception, thread_error
 from .shared import say
 
 #: Image file extensions a batch folder is scanned for.
-IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
 #: Name endings of the files a folder scan leaves out: masks and results of earlier runs.
 SKIPPED_SUFFIXES = (MASK_SUFFIX, *RESULT_SUFFIXES)
 #: The characters that make a command-line name a file-name pattern (:mod:`glob`'s).
@@ -51,10 +58,6 @@ def is_batch(items: Sequence[str]) -> bool:
     """Whether the command's inputs make a batch: several, one folder, or one file-name pattern
     (whatever it matches)."""
     return len(items) > 1 or (len(items) == 1 and (Path(items[0]).is_dir() or is_pattern(items[0])))
-
-
-def _is_image_name(path: Path) -> bool:
-    return path.suffix.lower() in IMAGE_EXTENSIONS
 
 
 def batch_images(items: Sequence[str]) -> list[Path]:
@@ -74,86 +77,19 @@ def batch_images(items: Sequence[str]) -> list[Path]:
             raise InputError("'-' (standard input) takes one image, not a batch: give the batch's files or folders")
         path = Path(item)
         if is_pattern(item):
-            matches = sorted(p for p in map(Path, glob.glob(item, recursive=True)) if p.is_file() and _is_image_name(p))
+            matches = sorted(p for p in map(Path, glob.glob(item, recursive=True)) if p.is_file() and is_image_name(p))
             if not matches:
                 raise InputError(f"no image file matches {shown(item)} (looked for {', '.join(IMAGE_EXTENSIONS)}); "
                                  "nothing was done")
             found += matches
         elif path.is_dir():
-            found += sorted(f for f in path.iterdir() if f.is_file() and _is_image_name(f)
+            found += sorted(f for f in path.iterdir() if f.is_file() and is_image_name(f)
                             and not f.stem.endswith(SKIPPED_SUFFIXES))
         else:
             found.append(path)
     if not found:
         raise InputError(f"no image file in {', '.join(map(shown, items))} (looked for {', '.join(IMAGE_EXTENSIONS)})")
     return found
-
-
-def other_names(image: Path) -> list[Path]:
-    """The other names of the file ``image`` names: the file a symbolic link leads to, and the
-    hard links to it in the folders of both names (image files only); none for a plain file.
-    They are relative to the working folder when they lie under it."""
-    names: list[Path] = []
-    try:
-        st = os.stat(image)
-    except (OSError, ValueError):
-        return names
-    real = Path(os.path.realpath(image))
-    with contextlib.suppress(ValueError):
-        real = real.relative_to(Path.cwd().resolve())
-    if image.is_symlink():  # a linked folder on the way holds the link's mask already
-        names.append(real)
-    if st.st_nlink > 1:  # hard links: only then is a folder listed
-        for folder in dict.fromkeys((image.parent, real.parent)):
-            try:
-                entries = sorted(folder.iterdir())
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name in (image.name, real.name) or not _is_image_name(entry) or entry.is_symlink():
-                    continue
-                with contextlib.suppress(OSError):
-                    other = os.stat(entry)
-                    if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                        names.append(entry)
-    return names
-
-
-def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
-    """``FOLDER/<stem>.<ext>`` or ``<stem><suffix>.<ext>`` beside ``image``: the first that
-    exists (PNG first), else None."""
-    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
-    for ext in IMAGE_EXTENSIONS:
-        for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def find_mask(image: Path, folder: Path | None = None, suffix: str = MASK_SUFFIX) -> tuple[Path, Path | None]:
-    """An image's mask by the pairing rule, and the other name of the image it was found by.
-
-    The mask is ``FOLDER/<stem>.<ext>`` (a mask folder), else ``<stem><suffix>.<ext>`` beside the
-    image (any image extension, PNG first), for the name given; for a link, then for the file's
-    other names (:func:`other_names`: the file a symbolic link names, its hard links).  The second
-    value is that other name, or None when the mask pairs with the name given.  When no mask
-    exists, the PNG name beside the name given, so that the error names it.
-    """
-    own = _paired(image, folder, suffix)
-    if own is not None:
-        return own, None
-    for other in other_names(image):
-        found = _paired(other, folder, suffix)
-        if found is not None:
-            return found, other
-    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
-    return where / f"{stem}.png", None
-
-
-def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> Path:
-    """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image
-    (:func:`find_mask`, links followed)."""
-    return find_mask(image, folder, suffix)[0]
 
 
 def batch_mask(value: str | None, image: Path) -> Path | None:

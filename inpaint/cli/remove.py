@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
-from ..io.naming import REMOVED_SUFFIX, shown
+from ..io.naming import REMOVED_SUFFIX, find_mask, shown
 from ..methods import registry
 from ..methods.defaults import DEFAULT_METHOD
 from ..report import format_stats
@@ -27,7 +27,6 @@ from .batch import (
     batch_images,
     batch_mask,
     best_devices,
-    find_mask,
     is_batch,
     make_output_folder,
     output_folder,

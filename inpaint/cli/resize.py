@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError, InputWarning, SeamError
 from ..io import MASK_RULE
-from ..io.naming import shown
+from ..io.naming import paired_file, shown
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .perimage import ImageRun
@@ -230,7 +230,6 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         make_output_folder,
         output_folder,
         output_for,
-        paired_file,
         plan_batch,
         run_batch,
         single_output,

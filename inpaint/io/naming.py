@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -60,3 +61,81 @@ def check_new(path: str | os.PathLike[str], overwrite: bool, what: str = "output
     """
     if not overwrite and os.path.lexists(path):
         raise InputError(f"the {what} {path} already exists; use --overwrite to replace it")
+
+
+#: The file endings of the images the commands read from a folder, and that masks may have.
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+
+
+def is_image_name(path: Path) -> bool:
+    """Whether ``path`` ends as an image file (:data:`IMAGE_EXTENSIONS`, any case)."""
+    return path.suffix.lower() in IMAGE_EXTENSIONS
+
+
+def other_names(image: Path) -> list[Path]:
+    """The other names of the file ``image`` names: the file a symbolic link leads to, and the
+    hard links to it in the folders of both names (image files only); none for a plain file.
+    They are relative to the working folder when they lie under it."""
+    names: list[Path] = []
+    try:
+        st = os.stat(image)
+    except (OSError, ValueError):
+        return names
+    real = Path(os.path.realpath(image))
+    with contextlib.suppress(ValueError):
+        real = real.relative_to(Path.cwd().resolve())
+    if image.is_symlink():  # a linked folder on the way holds the link's mask already
+        names.append(real)
+    if st.st_nlink > 1:  # hard links: only then is a folder listed
+        for folder in dict.fromkeys((image.parent, real.parent)):
+            try:
+                entries = sorted(folder.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name in (image.name, real.name) or not is_image_name(entry) or entry.is_symlink():
+                    continue
+                with contextlib.suppress(OSError):
+                    other = os.stat(entry)
+                    if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                        names.append(entry)
+    return names
+
+
+def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
+    """``FOLDER/<stem>.<ext>`` or ``<stem><suffix>.<ext>`` beside ``image``: the first that
+    exists (PNG first), else None."""
+    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
+    for ext in IMAGE_EXTENSIONS:
+        for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def find_mask(image: Path, folder: Path | None = None, suffix: str = MASK_SUFFIX) -> tuple[Path, Path | None]:
+    """An image's mask by the pairing rule, and the other name of the image it was found by.
+
+    The mask is ``FOLDER/<stem>.<ext>`` (a mask folder), else ``<stem><suffix>.<ext>`` beside the
+    image (any image extension, PNG first), for the name given; for a link, then for the file's
+    other names (:func:`other_names`: the file a symbolic link names, its hard links).  The second
+    value is that other name, or None when the mask pairs with the name given.  When no mask
+    exists, the PNG name beside the name given, so that the error names it.
+    """
+    own = _paired(image, folder, suffix)
+    if own is not None:
+        return own, None
+    for other in other_names(image):
+        found = _paired(other, folder, suffix)
+        if found is not None:
+            return found, other
+    where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
+    return where / f"{stem}.png", None
+
+
+def paired_file(image: Path, folder: Path | None, suffix: str = MASK_SUFFIX) -> Path:
+    """An image's mask: ``FOLDER/<stem>.<ext>``, or ``<stem><suffix>.<ext>`` beside the image
+    (:func:`find_mask`, links followed)."""
+    return find_mask(image, folder, suffix)[0]
+
+
