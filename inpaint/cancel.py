@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _FLAG = threading.Event()
 _LOCK = threading.Lock()
@@ -131,6 +132,32 @@ def check() -> None:
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+#: What a stop signal that comes while the signals are held does at once (see :func:`end_held_with`).
+_END_HELD: list[Callable[[int], None]] = []
+
+
+def end_held_with(end: Callable[[int], None] | None) -> None:
+    """Let a front end that owns the process end it at once on a stop signal that comes while the
+    main thread holds the signals (a cold compile takes seconds and cannot be interrupted): a
+    thread of ours takes the signal meanwhile and calls ``end(signum)``, which must not return
+    (it ends the process: :func:`os._exit`).  ``None`` turns this off."""
+    _END_HELD[:] = [] if end is None else [end]
+
+
+def _watch_held(done: threading.Event, end: Callable[[int], None]) -> None:
+    """Take the stop signals while the main thread holds them.  The signals are held in this
+    thread too (it starts in the held block), as :func:`signal.sigtimedwait` needs; one taken
+    just after the block ended goes back to the process, for the handlers it has by then."""
+    while True:
+        info = signal.sigtimedwait(STOP_SIGNALS, 0.05)
+        if info is not None and not done.is_set():
+            end(info.si_signo)
+        if info is not None:
+            os.kill(os.getpid(), info.si_signo)
+        if done.is_set():
+            return
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """Hold the stop signals in this thread for a moment; they come when it ends.
@@ -140,13 +167,20 @@ def signals_held() -> Iterator[None]:
     compiles and delete the compiler's output, so the build fails with the compiler's line on
     standard error ("1 error generated.") before the run stops.  Python's handler could not have
     run during such a call anyway.  Threads started meanwhile (the driver's, numpy's BLAS) keep the
-    signals held, so that one always comes to a thread of ours.
+    signals held, so that one always comes to a thread of ours.  A front end that owns the process
+    can still stop at once meanwhile: :func:`end_held_with`.
     """
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    done = threading.Event()
+    if (_END_HELD and hasattr(signal, "sigtimedwait") and not set(STOP_SIGNALS) & set(old)
+            and threading.current_thread() is threading.main_thread()):
+        threading.Thread(target=_watch_held, args=(done, _END_HELD[0]), daemon=True,
+                         name="inpaint-held-signals").start()
     try:
         yield
     finally:
+        done.set()
         signal.pthread_sigmask(signal.SIG_SETMASK, old)

@@ -153,6 +153,15 @@ def _compiler_summary_dropped() -> Iterator[None]:
                 _FILTER.update(saved=None, read=None, thread=None)
 
 
+def unfilter_stderr() -> None:
+    """Point file descriptor 2 straight at standard error again, for good: the process is about to
+    end (a stop signal) and its last line must not wait in the filter."""
+    _FILTER["off"] = True
+    saved = _FILTER["saved"]
+    if saved is not None:
+        os.dup2(saved, 2)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     while data:
         try:

@@ -46,8 +46,11 @@ def _start(name: str, argv: list[str], prog: str) -> int:
     """Run command ``name``: the kernel caches are prepared first, before anything loads OpenCL
     (PoCL reads its cache folder when it starts)."""
     from ..cl import kcache
+    from . import guard
 
     kcache.prepare()
+    if name != "app":
+        guard.stop_promptly()
     return _command(name).main(argv, prog)
 
 

@@ -127,6 +127,49 @@ class _Process:
 
     prog: str | None = None  # the command's name while it owns the process (``program``), else None
     status: int | None = None  # its exit status once its run is over (the process is on its way out)
+    lock = threading.Lock()
+    handled = False  # the main thread took a stop signal: it ends the run itself
+    ending = False  # the stop deadline ends the process: the main thread must not report too
+
+
+#: Seconds the main thread has to take a stop signal before the run ends without it: a call into
+#: the OpenCL driver (PoCL compiles each kernel at its first launch) runs no Python handler
+#: until it returns, and a run stops within a second.
+STOP_GRACE = 0.5
+
+
+def stop_promptly() -> None:
+    """Make the command that owns the process stop within a second of a stop signal, also while
+    its main thread waits inside the OpenCL driver or holds the signals for a compile: a thread
+    then ends the run as the handler would (:func:`_end_now`).  Not for the app, whose own
+    handlers close its windows and keep its state."""
+    prog = _Process.prog
+    if prog is None or threading.current_thread() is not threading.main_thread():
+        return
+
+    def end(signum: int) -> None:
+        with _Process.lock:
+            if _Process.handled:
+                return
+            _Process.ending = True
+        cancel.request()
+        _end_now(prog, signum)
+
+    cancel.end_held_with(end)  # a signal while the signals are held: at once
+    read, write = os.pipe()  # a signal the driver keeps Python's handler from: after the grace
+    os.set_blocking(write, False)
+    try:
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+        return
+
+    def watch() -> None:
+        while True:
+            data = os.read(read, 64)
+            time.sleep(STOP_GRACE)
+            end(data[-1])
+
+    threading.Thread(target=watch, daemon=True, name="inpaint-stop-deadline").start()
 
 
 def stop_exception(signum: int) -> BaseException:
@@ -164,6 +207,10 @@ def _on_signal(signum: int, frame: Any) -> None:
     raised safely and the command owns the process, the run ends here, the same way."""
     cancel.request()
     prog = _Process.prog
+    with _Process.lock:
+        if _Process.ending:  # the stop deadline is ending the process (another thread)
+            time.sleep(60)
+        _Process.handled = True
     if prog is None or _can_raise(frame):
         raise stop_exception(signum)
     _end_now(prog, signum)
@@ -173,9 +220,13 @@ def _end_now(prog: str, signum: int) -> None:
     """End the process at once for ``signum``: remove the temporary files of an unfinished
     write, say the one line, and exit with the signal's status; once the run is over (its result
     written and reported), exit quietly with the run's own status."""
-    for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
-        signal.signal(sig, signal.SIG_IGN)
+    if threading.current_thread() is threading.main_thread():
+        for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
+            signal.signal(sig, signal.SIG_IGN)
     _remove_temp_files()
+    unfilter = getattr(sys.modules.get("inpaint.cl.build"), "unfilter_stderr", None)
+    if unfilter is not None:  # the line must not wait in a compile's filter of standard error
+        unfilter()
     if _Process.status is None:
         _say(_stop_line(prog, signum))
     for stream in (sys.stdout, sys.stderr):
