@@ -18,6 +18,11 @@ class InputError(InpaintError, ValueError):
     """Bad user input (parameters, images, masks, outputs); the message says what to change."""
 
 
+class ImageTooLarge(InputError):
+    """An image of more pixels than the reader's limit (a guard against decompression bombs;
+    :data:`PIL.Image.MAX_IMAGE_PIXELS`, which the command's ``--max-pixels`` sets)."""
+
+
 class DeviceError(InpaintError):
     """No usable device: the requested OpenCL device does not exist or OpenCL is missing."""
 

@@ -132,7 +132,8 @@ def test_decompression_bomb_guard_names_the_limit(tmp_path, monkeypatch, side):
     with pytest.raises(InputError, match=r"too large") as info:
         imageio.read_image(path)
     msg = str(info.value)
-    assert "100 pixels" in msg and "--max-pixels" in msg
+    assert "100 pixels" in msg
+    assert "--max-pixels" not in msg  # the command's flag: the command adds it, the app has none
     assert f"{side * side}" in msg
 
 

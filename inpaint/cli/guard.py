@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import cancel
-from ..errors import CaseDataError, DeviceError, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
+from ..errors import CaseDataError, DeviceError, ImageTooLarge, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
@@ -105,6 +105,8 @@ def error_message(exc: BaseException) -> str:
             return ("the OpenCL device ran out of memory for this job; use a smaller image, or "
                     f"--backend numpy ({one_line(exc)})")
         return f"the OpenCL device failed: {one_line(exc)}; try --backend numpy or another --device"
+    if isinstance(exc, ImageTooLarge):
+        return f"{one_line(exc)}; raise the limit with --max-pixels"
     return one_line(exc)
 
 

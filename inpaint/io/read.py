@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from ..errors import InputError, InputWarning
+from ..errors import ImageTooLarge, InputError, InputWarning
 from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
@@ -70,16 +70,16 @@ def file_limit(pixels: int) -> int:
     return int(pixels) * 16 + (1 << 20)
 
 
-def too_large(what: str, pixels: int | Exception | None) -> InputError:
+def too_large(what: str, pixels: int | Exception | None) -> ImageTooLarge:
     """The error for an image of more than Pillow's pixel limit (``--max-pixels``); ``pixels``
     may be Pillow's error or warning, whose message quotes the count (and its error threshold,
     twice the limit: the message states the limit)."""
     if isinstance(pixels, Exception):
         found = re.search(r"\((\d+) pixels\)", str(pixels))
         pixels = int(found.group(1)) if found else None
-    return InputError(
+    return ImageTooLarge(
         f"{what} is too large: {f'{pixels} pixels, ' if pixels else ''}more than the limit of "
-        f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs); raise it with --max-pixels")
+        f"{Image.MAX_IMAGE_PIXELS} pixels (a guard against decompression bombs)")
 
 
 def check_regular(path: str | os.PathLike[str], what: str, max_bytes: int | None = None) -> None:
