@@ -22,6 +22,7 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ..base import FillStats, InpaintResult, Job
 from ..checks import parse_patch, search_factor
+from ..context import RunContext
 from .buffers import Buffers
 from .options import BY_NAME as OPTIONS, Options
 from .reference import MAX_PATCH
@@ -144,18 +145,6 @@ class Inpainter(Job):
         Search factor of Eq. 6 (``'full'``: search the whole image).
     patch : int
         Odd patch side P >= 3.
-    protect : ndarray, (H, W) bool, optional
-        Pixels the fill must not copy from (a sampling exclusion): no source patch covers one.
-        They stay as they are unless the mask also covers them.
-    backend : {'auto', 'opencl', 'numpy'}
-        ``'auto'`` uses OpenCL when a device exists, else numpy with one warning.
-    device : str, optional
-        OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
-    profile : str or path, optional
-        Device profile: the device's limits (see ``profiles/README.md``).
-    engine : inpaint.cl.engine.Engine, optional
-        The backend, device and profile resolved by the caller (:func:`inpaint.cl.engine.resolve`,
-        the command resolves them once); given, it stands for ``backend``, ``device`` and ``profile``.
     partition : str or sequence of str, optional
         Stages to run on the device, the others in numpy: a named partition of
         :data:`inpaint.methods.criminisi.stages.PARTITIONS` (``'all'``, the default; ``'none'``; ``'coprocess'``) or
@@ -180,11 +169,11 @@ class Inpainter(Job):
         iterations at once and reads their log afterwards, so it never waits between them.
         It needs the whole pipeline on the device and ``source='original'``.  ``'auto'``
         (default) takes it whenever it can.  The result is the same either way, bit for bit.
-    timings : bool
-        Measure each device stage's execution time (OpenCL profiling events), for
-        ``stats.stage_seconds``.  False runs on a queue without profiling, which some drivers
-        enqueue faster (the NVIDIA driver about 40 % faster per launch), and leaves the device
-        stages' times at zero (``stats.timed`` is False).  Results are identical either way.
+    context : inpaint.methods.context.RunContext, optional
+        Where and how it runs; or its fields as keywords (``**run``: ``backend``, ``device``,
+        ``profile``, ``engine``, ``timings``, ``protect``, as :class:`~inpaint.methods.context.RunContext`
+        states them).  ``protect``: pixels the fill must not copy from (a sampling exclusion): no
+        source patch covers one, and they stay as they are unless the mask also covers them.
 
     Raises
     ------
@@ -209,13 +198,11 @@ class Inpainter(Job):
     Stats = InpaintStats
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
-                 device: Any = None, profile: Any = None, engine: Any = None,
-                 partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
-                 source: str = "original", loop: str = "auto", timings: bool = True):
-        super().__init__(image, mask, alpha=alpha, patch=patch, protect=protect, backend=backend, device=device,
-                         profile=profile, engine=engine, partition=partition, variant=variant, prune=prune,
-                         source=source, loop=loop, timings=timings)
+                 patch: int = OPTIONS["patch"].default, partition: Sequence[str] | None = None,
+                 variant: str = "auto", prune: Any = "auto", source: str = "original", loop: str = "auto",
+                 context: RunContext | None = None, **run: Any):
+        super().__init__(image, mask, alpha=alpha, patch=patch, partition=partition, variant=variant, prune=prune,
+                         source=source, loop=loop, context=context, **run)
 
     def check(self) -> None:
         """The patch against the image, the values the steps read, and the state every path reads."""
