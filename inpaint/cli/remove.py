@@ -13,7 +13,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..methods.context import RunContext
 from ..methods.defaults import DEFAULT_METHOD
 from ..report import format_stats
 from .batch import (
+    ReadAhead,
     batch_images,
     batch_mask,
     best_devices,
@@ -327,22 +328,35 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
         return run_batch("inpaint", [], lambda *_: None, quiet=args.quiet)
     engine = engine_for(args)
     make_output_folder(args.out_dir)
+    from .. import io as imageio
 
-    def one(i: int, label: str, device: Any) -> None:
+    # one job: the next image is read, and the last result written, while an image is filled
+    ahead = ReadAhead(lambda i: imageio.read_image(work[i][0], work_bytes_per_pixel=FILL_BYTES_PER_PIXEL),
+                      len(work)) if jobs == 1 else None
+
+    def one(i: int, label: str, device: Any) -> Any:
         image, mask, out = work[i]
-        _remove_one(args, options, radius, image, mask, out, label=label, progress=jobs == 1,
-                    engine=engine if device is None else engine.on(device))
+        return _remove_one(args, options, radius, image, mask, out, label=label, progress=jobs == 1,
+                           engine=engine if device is None else engine.on(device),
+                           read=(lambda: ahead.take(i)) if ahead is not None else None, later=ahead is not None)
 
-    return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
-                     devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
+    try:
+        return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
+                         devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed",
+                         behind=True)
+    finally:
+        if ahead is not None:
+            ahead.close()
 
 
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
                 out: Path, label: str | None = None, progress: bool = True, phases: Phases | None = None,
-                engine: Any = None) -> None:
+                engine: Any = None, read: Callable[[], Any] | None = None, later: bool = False) -> Any:
     """Fill one image and write its result (and --save-mapping); raises on bad input.  With
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time.
-    ``engine``: the run's, resolved by a batch before its first image (None: resolved here)."""
+    ``engine``: the run's, resolved by a batch before its first image (None: resolved here);
+    ``read``: reads the image (a batch's, read ahead); ``later``: the writing and the report are
+    returned as a function, for the batch to run behind, instead of run here."""
     from .. import io as imageio
     from ..masks import covers_everything, grow
     from .options import engine_for
@@ -360,7 +374,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
             engine = engine_for(args)
     with timing(READ):
-        pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+        pic = read() if read is not None else imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
@@ -414,26 +428,33 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             phases.add(BUILD, s.build_seconds)
         phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
     run.stopped()  # stopped after the work: its result is not written
-    with timing(WRITE):
-        result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
-        items = [(result, out, meta)]
-        if mapping is not None:
-            items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
-        notes = run.save(items)
-    run.note("; ".join(n for n in (fill_note, notes[0]) if n))
-    s = res.stats
-    if args.stats:
-        print((f"{label}\n" if label else "") + format_stats(s))
-        run.print_phases()
-    if not args.quiet:
-        extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
-                 "sources") if s.widened else ""
-        grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
-        unit = registry.get(s.method).unit
-        compiled = run.compile_words()
-        run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
-                f"-> {shown(out)}")
+
+    def write_and_report() -> None:
+        with timing(WRITE):
+            result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
+            items = [(result, out, meta)]
+            if mapping is not None:
+                items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
+            notes = run.save(items)
+        run.note("; ".join(n for n in (fill_note, notes[0]) if n))
+        s = res.stats
+        if args.stats:
+            print((f"{label}\n" if label else "") + format_stats(s))
+            run.print_phases()
+        if not args.quiet:
+            extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
+                     "sources") if s.widened else ""
+            grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
+            unit = registry.get(s.method).unit
+            compiled = run.compile_words()
+            run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+                    f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
+                    f"-> {shown(out)}")
+
+    if later:
+        return write_and_report
+    write_and_report()
+    return None
 
 
 def _around(args: argparse.Namespace) -> Path | None:
