@@ -26,20 +26,23 @@ from . import cancel
 from .errors import InputError
 from .methods import registry
 from .methods.base import FillStats, InpaintResult, StepwiseJob
+from .methods.context import RunContext, run_context
 from .methods.criminisi.job import Inpainter, InpaintStats
 from .methods.defaults import DEFAULT_METHOD
 from .methods.multiscale.job import MultiscaleInpainter, MultiscaleStats
 from .methods.registry import DEFAULTS, METHOD_NAMES as METHODS, OPTIONS
 
 __all__ = ["DEFAULT_METHOD", "DEFAULTS", "JOBS", "METHODS", "OPTIONS", "FillStats", "InpaintResult", "InpaintStats",
-           "Inpainter", "MultiscaleInpainter", "MultiscaleStats", "StepwiseJob", "inpaint", "start"]
+           "Inpainter", "MultiscaleInpainter", "MultiscaleStats", "RunContext", "StepwiseJob", "inpaint",
+           "start"]
 
 #: The job class of each method of :data:`inpaint.methods.registry.METHODS`.
 JOBS: dict[str, type] = {name: m.job for name, m in registry.METHODS.items()}
 
 
 def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, token: cancel.Token | None = None,
-          **options: Any) -> StepwiseJob:
+          backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None, timings: bool = True,
+          protect: np.ndarray | None = None, context: RunContext | None = None, **options: Any) -> StepwiseJob:
     """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
 
     Parameters
@@ -56,6 +59,21 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         The job's stop (:meth:`inpaint.cancel.Token.cancel`); default: the enclosing
         :func:`inpaint.cancel.scope`'s (a command's run, the app's job), else a new one, which
         any :func:`inpaint.cancel.request` from now on cancels.
+    backend : {'auto', 'opencl', 'numpy'}
+        ``'auto'`` (default) uses OpenCL when a device exists, else numpy with one warning.
+    device : str or pyopencl.Device, optional
+        OpenCL device: ``'PLATFORM:DEVICE'``, ``'gpu'``, ``'cpu'`` or part of its name.
+    profile : str or path, optional
+        Device profile (its limits; see ``profiles/README.md``).
+    engine : inpaint.cl.engine.Engine, optional
+        The backend, device and profile already resolved (:func:`inpaint.cl.engine.resolve`); given,
+        it stands for them.
+    timings : bool
+        Measure each device stage's time (``stats.stage_seconds``; default True).
+    protect : ndarray, (H, W) bool, optional
+        Pixels no source patch may cover.
+    context : inpaint.methods.context.RunContext, optional
+        All of the above in one object (the command makes one); given, leave them out.
     **options
         The chosen method's parameters (its method object's options,
         :data:`~inpaint.methods.registry.OPTIONS`); those left out take their declared defaults.
@@ -77,12 +95,16 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     """
     chosen = registry.get(method)
     chosen.check_names(options)
-    engine = options.get("engine")
-    chosen.check_backend(engine.backend if engine is not None else options.get("backend", "auto"))
+    if context is None:
+        context = RunContext(backend, device, profile, engine, timings, protect)  # each checked by its declaration
+    elif backend != "auto" or timings is not True or any(v is not None for v in (device, profile, engine, protect)):
+        raise InputError("give either context or backend, device, profile, engine, timings and protect, not both")
+    context = run_context(context)
+    chosen.check_backend(context.chosen_backend)
     if token is not None and not isinstance(token, cancel.Token):
         raise InputError(f"token must be an inpaint.cancel.Token or None, got {token!r}")
     token = token if token is not None else cancel.current()  # made before the job: a stop from now on ends it
-    job = chosen.job(image, mask, **options)  # the job checks each value by its declaration
+    job = chosen.job(image, mask, context=context, **options)  # the job checks each option by its declaration
     job.token = token
     return job
 
@@ -95,7 +117,8 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD
     Parameters
     ----------
     image, mask, method, token, **options
-        As for :func:`start`.
+        As for :func:`start` (its run keywords too: ``backend``, ``device``, ``profile``, ``engine``,
+        ``timings``, ``protect``, ``context``).
     progress : callable, optional
         ``progress(fraction)`` is called after every step.
 

@@ -110,7 +110,10 @@ def test_defaults_come_from_the_declarations():
     ("criminisi", "timings", "yes", "timings must be True or False, got 'yes'"),
 ])
 def test_api_start_rejects_a_bad_value_with_the_declared_message(method, option, value, message):
-    declared = registry.get(method).option(option)
+    from inpaint.methods.options import RUN_OPTIONS
+
+    run = {o.name: o for o in RUN_OPTIONS}
+    declared = run[option] if option in run else registry.get(method).option(option)
     with pytest.raises(InputError) as declared_error:
         declared.check(value)
     assert str(declared_error.value) == message
@@ -311,14 +314,13 @@ def _row_copy_job():
     import dataclasses
 
     from inpaint.methods.base import FillStats, Job, options_type
-    from inpaint.methods.options import BACKEND, DEVICE, ENGINE, PROFILE, PROTECT, TIMINGS
 
     @dataclasses.dataclass
     class RowStats(FillStats):
         method: str = "rows"
 
     class RowJob(Job):
-        Options = options_type("RowOptions", (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS))
+        Options = options_type("RowOptions", ())
         Stats = RowStats
 
         def prepare(self):
@@ -414,3 +416,67 @@ def test_every_registered_method_runs_on_the_base_job():
 
     for method in registry.METHODS.values():
         assert issubclass(method.job, (Job, Sequence)), method.name
+
+
+def test_the_run_context_is_no_method_option():
+    """Backend, device, profile, engine, timings and protect are the run's, one object every method
+    takes; a family's options are its own parameters only."""
+    import dataclasses
+
+    from inpaint.cl.engine import Engine
+    from inpaint.methods.context import NAMES, RunContext
+
+    assert set(NAMES) == {"backend", "device", "profile", "engine", "timings", "protect"}
+    for method in registry.METHODS.values():
+        assert not set(method.names) & set(NAMES), method.name
+    img = np.random.default_rng(4).integers(0, 255, (20, 22, 3), dtype=np.uint8)
+    mask = np.zeros((20, 22), bool)
+    mask[8:12, 9:13] = True
+    protect = np.zeros((20, 22), bool)
+    protect[:, :3] = True
+    for name in registry.METHODS:
+        by_keywords = api.start(img, mask, method=name, patch=3, backend="numpy", timings=False, protect=protect)
+        context = RunContext(engine=Engine("numpy"), timings=False, protect=protect)
+        by_context = api.start(img, mask, method=name, patch=3, context=context)
+        job = by_context.first if hasattr(by_context, "first") else by_context
+        assert {f.name for f in dataclasses.fields(job.options)} == set(registry.get(name).names)
+        assert job.context.engine.numpy and job.context.timings is False and job.protect is not None
+        a, b = by_keywords.run(), by_context.run()
+        assert (a.image == b.image).all() and (a.source_map == b.source_map).all()
+        with pytest.raises(InputError, match="^give either context or backend, device, profile, engine, timings and "
+                                             "protect, not both$"):
+            api.start(img, mask, method=name, context=context, backend="numpy")
+        with pytest.raises(InputError, match="^context must be an inpaint.methods.context.RunContext"):
+            api.start(img, mask, method=name, context={"backend": "numpy"})
+        with pytest.raises(InputError, match="^backend must be one of"):
+            RunContext(backend="cuda")
+
+
+def test_the_command_hands_the_fill_one_run_context(tmp_path, monkeypatch):
+    """The command resolves the engine once and passes it, the timings choice and the --protect
+    mask as the run context; the method's options are its own."""
+    from PIL import Image
+
+    from inpaint.methods.context import RunContext
+
+    rng = np.random.default_rng(6)
+    Image.fromarray(rng.integers(0, 255, (21, 25, 3), dtype=np.uint8)).save(tmp_path / "i.png")
+    hole, keep = np.zeros((21, 25), np.uint8), np.zeros((21, 25), np.uint8)
+    hole[8:12, 10:14], keep[:, :4] = 255, 255
+    Image.fromarray(hole).save(tmp_path / "m.png")
+    Image.fromarray(keep).save(tmp_path / "k.png")
+    seen, real = [], api.inpaint
+
+    def spy(image, mask, **kw):
+        seen.append(kw)
+        return real(image, mask, **kw)
+
+    monkeypatch.setattr(api, "inpaint", spy)
+    assert remove_main([str(tmp_path / "i.png"), "--mask", str(tmp_path / "m.png"), "-o", str(tmp_path / "o.png"),
+                        "--backend", "numpy", "--method", "criminisi", "-p", "3", "--protect", str(tmp_path / "k.png"),
+                        "-q"]) == 0
+    (kw,) = seen
+    context = kw["context"]
+    assert isinstance(context, RunContext) and context.engine.numpy and context.timings is False
+    assert (context.protect == (keep > 0)).all()
+    assert {k for k in kw if k not in ("method", "progress", "token", "context")} == {"patch"}

@@ -375,3 +375,44 @@ def test_reduce_split_over_work_groups(runtime, n, levels, invalid, chunk, seed)
     assert got[1] == idx
     if idx >= 0:
         assert int(got[2:3].view(np.uint32)[0]) == val
+
+
+@pytest.mark.parametrize("patch", [3, 5])
+def test_every_stage_runs_on_its_stage_context_alone(runtime, rng, patch):
+    """Through the stage table, with a :class:`StageContext` and no job: each stage on the device
+    leaves the arrays it writes equal to the same stage on the host, stage after stage."""
+    from types import SimpleNamespace
+
+    from inpaint import geometry
+    from inpaint.methods.criminisi.buffers import Buffers
+    from inpaint.methods.criminisi.stages import NAMES, STAGES, StageContext, bundle_for
+
+    h, w, half = 24, 31, patch // 2
+    st = frozen_state(rng, h, w, half)
+    box = geometry.bbox(st["unknown"] != 0)
+    stats = SimpleNamespace(transfer_seconds=0.0)
+    on_host = StageContext(w, h, patch, box, "global", False)
+    on_host.buffers = Buffers({k: v.copy() for k, v in st.items()}, None, set(), stats)
+    on_device = StageContext(w, h, patch, box, "global", False, runtime=runtime)
+    bundle = bundle_for(runtime, NAMES, patch, "global", False)
+    on_device.kernels = {s.name: s.wrapper(runtime, on_device, bundle) for s in STAGES}
+    on_device.buffers = Buffers({k: v.copy() for k, v in st.items()}, runtime, set(st), stats)
+    cen = geometry.centres((0, 0, w, h), half)
+    whole = (0, 0, w, h)
+    for stage in STAGES:
+        if stage.name == "copy":  # the target and the best source the stages before found
+            res = on_host.buffers.host["result"]
+            ty, tx = divmod(int(res[0]), w)
+            ry, rx = divmod(int(res[1]), cen[2] - cen[0])
+            args = ((ty, tx), (cen[1] + ry, cen[0] + rx))
+        else:
+            args = {"ssd": (cen,), "reduce": (geometry.area(cen),)}.get(stage.name, (whole,))
+        for ctx, device in ((on_host, False), (on_device, True)):
+            side = "device" if device else "host"
+            ctx.buffers.need(stage.reads, side)
+            stage.run(ctx, device, *args)
+            ctx.buffers.wrote(stage.writes, side)
+        on_device.buffers.need(stage.writes, "host")
+        for name in stage.writes:
+            np.testing.assert_array_equal(on_device.buffers.host[name], on_host.buffers.host[name], err_msg=name)
+    assert on_host.buffers.host["result"][1] >= 0 and not (on_host.buffers.host["rgb"] == st["rgb"]).all()

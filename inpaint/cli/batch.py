@@ -21,8 +21,10 @@ import contextvars
 import glob
 import os
 import signal
+import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -295,10 +297,138 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     return [i for i in keep if i not in skip]
 
 
-def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], None], *, jobs: int = 1,
-              devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done") -> int:
+class ReadAhead:
+    """Reads a one-job batch's images one ahead: while image ``i`` is worked on, image ``i + 1``
+    is read on a thread of its own.  What reading it warns is told when its turn comes, where it
+    would have been told, and an error is raised then, for that image only.
+
+    Parameters
+    ----------
+    read : callable
+        ``read(i)``: image ``i``, read (no messages but warnings).
+    count : int
+        The images of the batch.
+    """
+
+    def __init__(self, read: Callable[[int], Any], count: int):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._read, self._count = read, count
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="inpaint-read")
+        self._ahead: dict[int, tuple[Any, list]] = {}
+        self._kept: dict[int, list] = {}  # reading thread -> the warnings it keeps for later
+        self._shows = warnings.showwarning
+        warnings.showwarning = self._show
+
+    def _show(self, *args: Any, **kwargs: Any) -> None:
+        kept = self._kept.get(threading.get_ident())
+        if kept is None:
+            self._shows(*args, **kwargs)
+        else:
+            kept.append((args, kwargs))
+
+    def _reading(self, i: int, told: list) -> Any:
+        self._kept[threading.get_ident()] = told
+        try:
+            return self._read(i)
+        finally:
+            del self._kept[threading.get_ident()]
+
+    def take(self, i: int) -> Any:
+        """Image ``i`` (read ahead, else read now), its warnings told; the next starts reading."""
+        ahead = self._ahead.pop(i, None)
+        if i + 1 < self._count and not cancel.requested():
+            told: list = []
+            self._ahead[i + 1] = (self._pool.submit(self._reading, i + 1, told), told)
+        if ahead is None:
+            return self._read(i)
+        future, told = ahead
+        try:
+            return future.result()
+        finally:
+            for args, kwargs in told:
+                self._shows(*args, **kwargs)
+
+    def close(self) -> None:
+        """Stop reading ahead (a read under way finishes; its image is forgotten), and show
+        warnings as before."""
+        for future, _ in self._ahead.values():
+            future.cancel()
+        self._ahead.clear()
+        self._pool.shutdown(wait=False)
+        if warnings.showwarning == self._show:
+            warnings.showwarning = self._shows
+
+
+class WriteBehind:
+    """The last part of each image of a one-job batch (encoding, writing, its report), run on a
+    thread of its own while the next image is read and worked on, one at a time.
+
+    While it is in use standard error keeps the images' order: a line of the main thread first
+    waits for the last part under way, whose own lines come first.  On leaving, the last part
+    under way finishes (through a stop signal too: an image filled is written and reported, as
+    when the parts ran one after the other).
+    """
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="inpaint-write")
+        self._pending: Any = None
+        self._stream: Any = None
+
+    def __enter__(self) -> WriteBehind:
+        self._stream, sys.stderr = sys.stderr, self
+        return self
+
+    def submit(self, last: Callable[[], None]) -> None:
+        """Run ``last`` behind, once the one before it has finished."""
+        self.settle()
+        self._pending = self._pool.submit(contextvars.copy_context().run, last)
+
+    def settle(self) -> None:
+        """Wait for the last part under way; raise its error (an error of the batch)."""
+        pending = self._pending
+        if pending is None:
+            return
+        try:
+            pending.result()
+        finally:
+            if pending.done():
+                self._pending = None
+
+    def write(self, text: str) -> int:
+        if threading.current_thread() is threading.main_thread():
+            self.settle()
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            while self._pending is not None:
+                try:
+                    self.settle()
+                except BaseException:  # a signal while waiting: the write goes on
+                    if self._pending is None:  # the last part's own error
+                        raise
+        finally:
+            sys.stderr = self._stream
+            self._pool.shutdown(wait=False)
+
+
+def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], Any], *, jobs: int = 1,
+              devices: Sequence[Any] = (), quiet: bool = False, verb: str = "done", behind: bool = False) -> int:
     """Run ``one(i, label, device)`` for every image; returns the exit status: 0, or 3 if a file
     failed on its device, else 2 if any failed.
+
+    ``one`` may return a function, the image's last part (its encoding, writing and report):
+    with ``behind`` and one job, it runs on a thread of its own while the next image is read
+    and worked on (:class:`WriteBehind`), else at once.
 
     A file whose job fails for bad input, its environment or its device (exit status 2 or 3 by
     :func:`inpaint.cli.guard.exit_code`: unreadable, no mask, an existing output, a full disk,
@@ -322,6 +452,28 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
     claimed: set[int] = set()
     active: set[int] = set()  # the images pool threads are working on now
 
+    def reported(label: str, i: int, exc: Exception) -> bool:
+        """Report a file's failure in one line; False for an error of the batch (a bug)."""
+        code = exit_code(exc)
+        if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
+            return False
+        with lock:
+            failed.append(shown(images[i].name))
+            if code == EXIT_NO_DEVICE:
+                device_failed.append(shown(images[i].name))
+        # (outside the lock: on one job, a line waits for the result written behind, which takes it)
+        say(f"{prog}: error: {label}: {error_message(exc)}")
+        return True
+
+    def finish(i: int, label: str, last: Callable[[], None]) -> None:
+        try:
+            last()
+            with lock:
+                succeeded.append(i)
+        except Exception as exc:  # bad input or environment (a full disk): this file only
+            if not reported(label, i, exc):
+                raise
+
     def job(i: int) -> None:
         with lock:  # each image runs once, on a pool thread or, when threads ran out, here
             if i in claimed or cancel.requested():  # after a stop request no image starts
@@ -331,7 +483,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         turn = devices[i % len(devices)] if devices else None
         try:
             try:
-                one(i, label, turn)
+                last = one(i, label, turn)
             except BuildFailure as failure:
                 if turn is None:
                     raise
@@ -340,18 +492,15 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
                 from ..cl.runtime import warn_once
 
                 warn_once(f"{str(failure).partition('; ')[0]}; its turns go to the next device")
-                one(i, label, None)
-            with lock:
-                succeeded.append(i)
+                last = one(i, label, None)
         except Exception as exc:  # bad input, environment or device: this file only
-            code = exit_code(exc)
-            if code not in (EXIT_BAD_INPUT, EXIT_NO_DEVICE) and not isinstance(exc, ValueError):
+            if not reported(label, i, exc):
                 raise
-            with lock:
-                failed.append(shown(images[i].name))
-                if code == EXIT_NO_DEVICE:
-                    device_failed.append(shown(images[i].name))
-                say(f"{prog}: error: {label}: {error_message(exc)}")
+            return
+        if writer is not None and last is not None:
+            writer.submit(lambda: finish(i, label, last))
+        else:
+            finish(i, label, last if last is not None else lambda: None)
 
     def pooled(i: int) -> None:
         active.add(i)
@@ -360,9 +509,11 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         finally:
             active.discard(i)
 
+    writer = WriteBehind() if behind and jobs == 1 else None
     if jobs == 1:
-        for i in range(n):
-            job(i)
+        with writer if writer is not None else contextlib.nullcontext():
+            for i in range(n):
+                job(i)
     else:
         _run_on_threads(jobs, n, pooled, prog, active)
     dt = time.perf_counter() - t0

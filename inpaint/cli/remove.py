@@ -13,7 +13,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,11 @@ from .. import DISTRIBUTION, __version__
 from ..errors import InputError, InputWarning
 from ..io.naming import REMOVED_SUFFIX, find_mask, shown
 from ..methods import registry
+from ..methods.context import RunContext
 from ..methods.defaults import DEFAULT_METHOD
 from ..report import format_stats
 from .batch import (
+    ReadAhead,
     batch_images,
     batch_mask,
     best_devices,
@@ -41,6 +43,7 @@ from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
 from .shared import (
     COMMANDS,
+    DEVICE_OPTIONS,
     add_alias,
     add_device_options,
     add_run_options,
@@ -162,12 +165,14 @@ def _add_method_options(tune: argparse._ActionsContainer, advanced: argparse._Ac
 
 
 def _method_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The chosen method's options from the command line, parsed once by their declarations
-    (unset ones take the method's defaults)."""
+    """The chosen method's own options from the command line, parsed once by their declarations
+    (unset ones take the method's defaults); the run context's are :func:`_run_context`'s."""
     method = registry.get(args.method)
     argv = getattr(args, "argv", [])
     given = {}
     for name, option in _OPTIONS.items():
+        if option.group == "device":  # --backend, --device, --profile: the run context's
+            continue
         value = getattr(args, name)
         given[name] = option.parse(value, _flag(name, argv)) if option.early and value is not None else value
     allowed = method.names
@@ -175,18 +180,24 @@ def _method_options(args: argparse.Namespace) -> dict[str, Any]:
     if wrong:
         verb = "applies" if len(wrong) == 1 else "apply"
         raise InputError(f"{', '.join(wrong)} only {verb} to another --method; the {method.name} method takes "
-                         + ", ".join(_OPTIONS[k].flag for k in allowed if k in given))
-    options = {k: v if _OPTIONS[k].early else _OPTIONS[k].parse(v, _flag(k, argv))
-               for k, v in given.items() if v is not None}
-    options["timings"] = bool(args.stats)  # device stage times only when they are printed
-    return options
+                         + ", ".join(_takes(method, [k for k in allowed if k in given])))
+    return {k: v if _OPTIONS[k].early else _OPTIONS[k].parse(v, _flag(k, argv))
+            for k, v in given.items() if v is not None}
 
 
-def _with_engine(options: dict[str, Any], engine: Any) -> dict[str, Any]:
-    """The method's options with the engine resolved at the edge in place of the device options'
-    text (:mod:`inpaint.cl.engine`)."""
-    return dict({k: v for k, v in options.items() if not (k in _OPTIONS and _OPTIONS[k].group == "device")},
-                engine=engine)
+def _takes(method: Any, names: list[str]) -> list[str]:
+    """The flags of ``method``'s options ``names`` with the device options' among them: before its
+    first option ranked after them."""
+    device = [o for o in DEVICE_OPTIONS if o.flag is not None]
+    own = [_OPTIONS[k] for k in names]
+    at = next((i for i, o in enumerate(own) if o.rank > max(d.rank for d in device)), len(own))
+    return [o.flag for o in own[:at] + device + own[at:]]
+
+
+def _run_context(args: argparse.Namespace, engine: Any, protect: Any = None) -> RunContext:
+    """The run context of one image: the engine resolved at the edge (:mod:`inpaint.cl.engine`),
+    device stage times only when they are printed, the --protect mask."""
+    return RunContext(engine=engine, timings=bool(args.stats), protect=protect)
 
 
 def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
@@ -317,20 +328,35 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
         return run_batch("inpaint", [], lambda *_: None, quiet=args.quiet)
     engine = engine_for(args)
     make_output_folder(args.out_dir)
+    from .. import io as imageio
 
-    def one(i: int, label: str, device: Any) -> None:
+    # one job: the next image is read, and the last result written, while an image is filled
+    ahead = ReadAhead(lambda i: imageio.read_image(work[i][0], work_bytes_per_pixel=FILL_BYTES_PER_PIXEL),
+                      len(work)) if jobs == 1 else None
+
+    def one(i: int, label: str, device: Any) -> Any:
         image, mask, out = work[i]
-        _remove_one(args, _with_engine(options, engine if device is None else engine.on(device)), radius, image,
-                    mask, out, label=label, progress=jobs == 1)
+        return _remove_one(args, options, radius, image, mask, out, label=label, progress=jobs == 1,
+                           engine=engine if device is None else engine.on(device),
+                           read=(lambda: ahead.take(i)) if ahead is not None else None, later=ahead is not None)
 
-    return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
-                     devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed")
+    try:
+        return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
+                         devices=best_devices(args.backend, args.device, jobs), quiet=args.quiet, verb="removed",
+                         behind=True)
+    finally:
+        if ahead is not None:
+            ahead.close()
 
 
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
-                out: Path, label: str | None = None, progress: bool = True, phases: Phases | None = None) -> None:
+                out: Path, label: str | None = None, progress: bool = True, phases: Phases | None = None,
+                engine: Any = None, read: Callable[[], Any] | None = None, later: bool = False) -> Any:
     """Fill one image and write its result (and --save-mapping); raises on bad input.  With
-    ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time."""
+    ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time.
+    ``engine``: the run's, resolved by a batch before its first image (None: resolved here);
+    ``read``: reads the image (a batch's, read ahead); ``later``: the writing and the report are
+    returned as a function, for the batch to run behind, instead of run here."""
     from .. import io as imageio
     from ..masks import covers_everything, grow
     from .options import engine_for
@@ -344,11 +370,11 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
     run.check_outputs(out, sources, args.save_mapping, "--save-mapping", mapping)
     phases, timing = run.phases, run.timing
-    if label is None:  # one image (a batch resolved its engine before its first image)
+    if engine is None:  # one image (a batch resolved its engine before its first image)
         with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
-            options = _with_engine(options, engine_for(args))
+            engine = engine_for(args)
     with timing(READ):
-        pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+        pic = read() if read is not None else imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
     w, h = pic.size
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
@@ -373,9 +399,10 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     if radius and mask.any():
         mask = grow(mask, radius)
     name = run.name
+    protect = None
     if protect_path is not None:
         with timing(READ):
-            options = dict(options, protect=_read_protect(protect_path, pic.size, mask, name))
+            protect = _read_protect(protect_path, pic.size, mask, name)
     run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
     new = run.new
     meta = {"plan": plan, "mask": mask, "new": new}
@@ -392,7 +419,8 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
 
     t_fill = time.perf_counter()
     with run.working("filling") as bar:
-        res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token, **options)
+        res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token,
+                      context=_run_context(args, engine, protect), **options)
     if phases is not None:
         s = res.stats
         if s.backend != "numpy":
@@ -400,26 +428,33 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             phases.add(BUILD, s.build_seconds)
         phases.add(FILL, time.perf_counter() - t_fill - s.context_seconds - s.build_seconds)
     run.stopped()  # stopped after the work: its result is not written
-    with timing(WRITE):
-        result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
-        items = [(result, out, meta)]
-        if mapping is not None:
-            items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
-        notes = run.save(items)
-    run.note("; ".join(n for n in (fill_note, notes[0]) if n))
-    s = res.stats
-    if args.stats:
-        print((f"{label}\n" if label else "") + format_stats(s))
-        run.print_phases()
-    if not args.quiet:
-        extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
-                 "sources") if s.widened else ""
-        grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
-        unit = registry.get(s.method).unit
-        compiled = run.compile_words()
-        run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
-                f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
-                f"-> {shown(out)}")
+
+    def write_and_report() -> None:
+        with timing(WRITE):
+            result, fill_note = imageio.apply_fill(pic, res.image, lambda: res.source_map, mask)
+            items = [(result, out, meta)]
+            if mapping is not None:
+                items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
+            notes = run.save(items)
+        run.note("; ".join(n for n in (fill_note, notes[0]) if n))
+        s = res.stats
+        if args.stats:
+            print((f"{label}\n" if label else "") + format_stats(s))
+            run.print_phases()
+        if not args.quiet:
+            extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
+                     "sources") if s.widened else ""
+            grown = f" (the mask grown by {radius} from {drawn})" if radius else ""
+            unit = registry.get(s.method).unit
+            compiled = run.compile_words()
+            run.say(f"removed {int(mask.sum())} pixels{grown} in {s.iterations} {unit}, "
+                    f"{s.total_seconds:.3f} s ({s.backend} on {s.device}{extra}{'; ' + compiled if compiled else ''}) "
+                    f"-> {shown(out)}")
+
+    if later:
+        return write_and_report
+    write_and_report()
+    return None
 
 
 def _around(args: argparse.Namespace) -> Path | None:

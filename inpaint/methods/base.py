@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import cancel
 from ..errors import InputError, SourceMapError
+from .context import RunContext, run_context, split
 
 
 class StepwiseJob:
@@ -167,9 +168,11 @@ class InpaintResult:
 class Job(StepwiseJob):
     """A family's job on the shared rules: what a family's job owns is its plan and its steps.
 
-    Made with the image, the mask and the family's option values, it checks the arrays (and
-    ``protect``), checks each value by its declaration into :attr:`options` (an instance of the
-    family's :attr:`Options`), resolves the engine, and applies the rules every fill shares: an
+    Made with the image, the mask, the family's option values and the run's context (a
+    :class:`~inpaint.methods.context.RunContext`, or its fields as keywords: ``backend``, ``device``,
+    ``profile``, ``engine``, ``timings``, ``protect``), it checks the arrays (and ``protect``),
+    checks each value by its declaration into :attr:`options` (an instance of the family's
+    :attr:`Options`), resolves the engine, and applies the rules every fill shares: an
     empty mask leaves the image as it is (``stats.empty_mask``, no step), a mask over the whole
     image is an :class:`~inpaint.errors.InputError`.  Otherwise :meth:`prepare` (the family's)
     checks for sources, opens its device backend (:meth:`open_device`) and returns the plan: one
@@ -189,6 +192,8 @@ class Job(StepwiseJob):
     ----------
     options : Options
         The checked option values.
+    context : RunContext
+        Where and how the fill runs.
     rgb : ndarray, (H, W, 3) uint8
         The image as given (never written).
     mask : ndarray, (H, W) bool
@@ -204,11 +209,12 @@ class Job(StepwiseJob):
     Options: type
     Stats: type = FillStats
 
-    def __init__(self, image: np.ndarray, mask: np.ndarray, **values: Any):
-        from ..cl.engine import resolve
+    def __init__(self, image: np.ndarray, mask: np.ndarray, *, context: RunContext | None = None, **values: Any):
         from .checks import check_arrays, check_protect
 
         t0 = time.perf_counter()
+        run, values = split(values)
+        self.context = run_context(context, **run)
         rgb, mask = check_arrays(image, mask)
         checks = {o.name: o.check for o in self.Options.declarations}
         unknown = sorted(set(values) - set(checks))
@@ -216,14 +222,10 @@ class Job(StepwiseJob):
             raise InputError(f"the {self.Stats.method} method does not take {', '.join(unknown)}")
         self.options = self.Options(**{k: checks[k](v) for k, v in values.items()})
         self.rgb, self.mask = np.ascontiguousarray(rgb), mask.copy()
-        self.protect = check_protect(getattr(self.options, "protect", None), mask.shape)
+        self.protect = check_protect(self.context.protect, mask.shape)
         self.stats = self.Stats()
         self.check()
-        opt = self.options
-        engine = getattr(opt, "engine", None)
-        self.engine = engine if engine is not None else resolve(getattr(opt, "backend", "auto"),
-                                                                getattr(opt, "device", None),
-                                                                getattr(opt, "profile", None))
+        self.engine = self.context.resolve()
         self.runtime: Any = None  # the OpenCL runtime :meth:`open_device` opened
         self.events: list[tuple[str, Any]] = []  # (step, OpenCL event) to book once they finish
         self._plan: list[float] = []
@@ -286,7 +288,7 @@ class Job(StepwiseJob):
             return made, rt.build_seconds - before
 
         t = time.perf_counter()
-        rt, got = self.engine.open(profiling=bool(getattr(self.options, "timings", True)), prepare=timed,
+        rt, got = self.engine.open(profiling=self.context.timings, prepare=timed,
                                    largest=largest)
         made = None
         self.runtime = rt

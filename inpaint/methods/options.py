@@ -7,7 +7,9 @@ report rows and its source-map picture; :mod:`inpaint.methods.registry` maps nam
 The command's flags (:mod:`inpaint.cli.remove`), the app's settings and :func:`inpaint.api.start`
 are generated from these declarations, so none of them names a method.
 
-The options every method takes are declared here; each family adds its own.
+The options every method shares (alpha, patch) and the run context's (:data:`RUN_OPTIONS`:
+backend, device, profile, engine, timings, protect; :class:`inpaint.methods.context.RunContext`)
+are declared here; each family adds its own.
 """
 
 from __future__ import annotations
@@ -140,6 +142,9 @@ PROFILE = Option(
          "device's own limits); see 'inpaint devices'")
 ENGINE = Option("engine", group="device", rank=43)
 TIMINGS = Option("timings", default=True, check=lambda v: check_flag("timings", v), rank=100)
+#: The run context's options (:class:`inpaint.methods.context.RunContext`): where and how a fill
+#: runs, the same for every method, apart from the method's own options.
+RUN_OPTIONS = (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS)
 
 
 def build_note(stats: Any) -> str:
@@ -158,7 +163,8 @@ class Method:
     summary : str
         One line for ``--method``'s help.
     options : tuple of Option
-        The options it takes, in the order messages list them.
+        Its own options (what its fill does), in the order messages list them; the run
+        context's (:data:`RUN_OPTIONS`) are every method's.
     load_job : callable
         Returns the step-wise job class (imported on first use: the command builds its parser
         without it).
@@ -201,7 +207,7 @@ class Method:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """The options' keywords."""
+        """Its own options' keywords."""
         return tuple(o.name for o in self.options)
 
     @property
@@ -235,4 +241,4 @@ class Method:
         bad = sorted(k for k in options if k not in self.names)
         if bad:
             raise InputError(f"the {self.name} method does not take {', '.join(bad)}; it takes "
-                             f"{', '.join(self.names)}")
+                             f"{', '.join(self.names) or 'no options of its own'}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError
 from .defaults import DEFAULT_METHOD
-from .options import Method, Option
+from .options import RUN_OPTIONS, Method, Option
 
 #: The methods, the default first: a family is a folder of this package whose ``method.py``
 #: exports ``METHOD``, and one line here.
@@ -37,9 +37,9 @@ def get(name: Any) -> Method:
 
 
 def all_options() -> list[Option]:
-    """Every method's options, each once (a shared option as the first method declares it), in
-    ``--help`` order."""
-    seen: dict[str, Option] = {}
+    """Every method's options and the run context's (:data:`inpaint.methods.options.RUN_OPTIONS`),
+    each once (a shared option as the first method declares it), in ``--help`` order."""
+    seen: dict[str, Option] = {o.name: o for o in RUN_OPTIONS}
     for method in METHODS.values():
         for option in method.options:
             seen.setdefault(option.name, option)
@@ -53,7 +53,8 @@ def defaults_of(name: str) -> str:
 
 #: The methods' names, the default first.
 METHOD_NAMES: tuple[str, ...] = tuple(METHODS)
-#: The options each method takes, by method.
+#: The options of its own each method takes, by method (every method also takes the run
+#: context's, :data:`inpaint.methods.options.RUN_OPTIONS`).
 OPTIONS: dict[str, tuple[str, ...]] = {name: m.names for name, m in METHODS.items()}
 #: The defaults that differ between methods (the app's settings and ``--help`` show them), by method.
 DEFAULTS: dict[str, dict[str, Any]] = {name: m.defaults for name, m in METHODS.items()}

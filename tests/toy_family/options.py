@@ -1,9 +1,8 @@
 """The toy method's options, each declared once (see :mod:`inpaint.methods.options`)."""
 
 from ..base import options_type
-from ..options import BACKEND, DEVICE, ENGINE, PROFILE, PROTECT, TIMINGS
 
-#: Every option of the method, in the order messages list them.
-OPTIONS = (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS)
+#: The method's own options: none (it takes the run context's, as every method does).
+OPTIONS = ()
 #: The typed options its job reads.
 Options = options_type("ToyOptions", OPTIONS)

@@ -22,10 +22,11 @@ from ...errors import InputError
 from ...pixels import to_rgb, to_rgba
 from ..base import FillStats, InpaintResult, Job
 from ..checks import parse_patch, search_factor
+from ..context import RunContext
 from .buffers import Buffers
 from .options import BY_NAME as OPTIONS, Options
 from .reference import MAX_PATCH
-from .stages import BY_NAME, NAMES, bundle_for, parse_partition
+from .stages import BY_NAME, NAMES, StageContext, bundle_for, parse_partition
 
 #: Direct window pixels that cost as much as loading the integral-image program (see
 #: :meth:`Inpainter._integral_pays`).
@@ -144,18 +145,6 @@ class Inpainter(Job):
         Search factor of Eq. 6 (``'full'``: search the whole image).
     patch : int
         Odd patch side P >= 3.
-    protect : ndarray, (H, W) bool, optional
-        Pixels the fill must not copy from (a sampling exclusion): no source patch covers one.
-        They stay as they are unless the mask also covers them.
-    backend : {'auto', 'opencl', 'numpy'}
-        ``'auto'`` uses OpenCL when a device exists, else numpy with one warning.
-    device : str, optional
-        OpenCL device (``'P:D'``, ``'gpu'``, ``'cpu'`` or part of its name).
-    profile : str or path, optional
-        Device profile: the device's limits (see ``profiles/README.md``).
-    engine : inpaint.cl.engine.Engine, optional
-        The backend, device and profile resolved by the caller (:func:`inpaint.cl.engine.resolve`,
-        the command resolves them once); given, it stands for ``backend``, ``device`` and ``profile``.
     partition : str or sequence of str, optional
         Stages to run on the device, the others in numpy: a named partition of
         :data:`inpaint.methods.criminisi.stages.PARTITIONS` (``'all'``, the default; ``'none'``; ``'coprocess'``) or
@@ -180,11 +169,11 @@ class Inpainter(Job):
         iterations at once and reads their log afterwards, so it never waits between them.
         It needs the whole pipeline on the device and ``source='original'``.  ``'auto'``
         (default) takes it whenever it can.  The result is the same either way, bit for bit.
-    timings : bool
-        Measure each device stage's execution time (OpenCL profiling events), for
-        ``stats.stage_seconds``.  False runs on a queue without profiling, which some drivers
-        enqueue faster (the NVIDIA driver about 40 % faster per launch), and leaves the device
-        stages' times at zero (``stats.timed`` is False).  Results are identical either way.
+    context : inpaint.methods.context.RunContext, optional
+        Where and how it runs; or its fields as keywords (``**run``: ``backend``, ``device``,
+        ``profile``, ``engine``, ``timings``, ``protect``, as :class:`~inpaint.methods.context.RunContext`
+        states them).  ``protect``: pixels the fill must not copy from (a sampling exclusion): no
+        source patch covers one, and they stay as they are unless the mask also covers them.
 
     Raises
     ------
@@ -209,13 +198,11 @@ class Inpainter(Job):
     Stats = InpaintStats
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = OPTIONS["patch"].default, protect: Any = None, backend: str = "auto",
-                 device: Any = None, profile: Any = None, engine: Any = None,
-                 partition: Sequence[str] | None = None, variant: str = "auto", prune: Any = "auto",
-                 source: str = "original", loop: str = "auto", timings: bool = True):
-        super().__init__(image, mask, alpha=alpha, patch=patch, protect=protect, backend=backend, device=device,
-                         profile=profile, engine=engine, partition=partition, variant=variant, prune=prune,
-                         source=source, loop=loop, timings=timings)
+                 patch: int = OPTIONS["patch"].default, partition: Sequence[str] | None = None,
+                 variant: str = "auto", prune: Any = "auto", source: str = "original", loop: str = "auto",
+                 context: RunContext | None = None, **run: Any):
+        super().__init__(image, mask, alpha=alpha, patch=patch, partition=partition, variant=variant, prune=prune,
+                         source=source, loop=loop, context=context, **run)
 
     def check(self) -> None:
         """The patch against the image, the values the steps read, and the state every path reads."""
@@ -230,9 +217,11 @@ class Inpainter(Job):
         self.stats.alpha, self.stats.patch, self.stats.source = self.alpha, self.patch, self.source
         self._unfilled = self.mask.copy()  # the pixels still to fill
         self._remaining = self._initial = int(self.mask.sum())
-        self._box = geometry.bbox(self.mask)
+        # what every stage works on (the runtime, kernels and buffers come as the job sets up)
+        self._ctx = StageContext(self.width, self.height, self.patch, geometry.bbox(self.mask), self.variant,
+                                 self.prune)
         self._on_device: tuple[str, ...] = ()
-        self._rt, self._kernels, self._resident = None, {}, False
+        self._resident = False
 
     def prepare(self) -> list[float]:
         """Open the device for the stages that run there, make the buffers, and mark the first
@@ -254,7 +243,7 @@ class Inpainter(Job):
 
                 try:
                     bundle = bundle_for(rt, stages, self.patch, o.variant, o.prune, resident)
-                    made = {s: BY_NAME[s].wrapper(rt, self, bundle) for s in stages}
+                    made = {s: BY_NAME[s].wrapper(rt, self._ctx, bundle) for s in stages}
                     if resident:
                         made["loop"] = opencl.Loop(rt, bundle)
                 except ValueError as exc:
@@ -263,10 +252,10 @@ class Inpainter(Job):
 
             if stages:
                 # (the largest buffers hold a 32-bit word per pixel: the picture, the scores)
-                self._rt, made = self.open_device(kernels, largest=self.height * self.width * 4)
-                if self._rt is not None:
-                    self._on_device, self._kernels = stages, made
-        if self._rt is not None and len(self._on_device) != len(NAMES):
+                rt, made = self.open_device(kernels, largest=self.height * self.width * 4)
+                if rt is not None:
+                    self._on_device, self._ctx.runtime, self._ctx.kernels = stages, rt, made
+        if self._ctx.runtime is not None and len(self._on_device) != len(NAMES):
             self.stats.backend = "mixed"
         self.stats.device_stages = self._on_device
         resident_possible = len(self._on_device) == len(NAMES) and o.source == "original"
@@ -274,10 +263,10 @@ class Inpainter(Job):
             raise InputError("loop 'device' needs every stage on an OpenCL device and source 'original'")
         self._resident = resident_possible and o.loop != "host"
         self.stats.loop = "device" if self._resident else "host"
-        if "ssd" in self._kernels:
-            ssd = self._kernels["ssd"]
+        if "ssd" in self._ctx.kernels:
+            ssd = self._ctx.kernels["ssd"]
             self.stats.variant, self.stats.pruned = ssd.label, ssd.prune
-            self.stats.local_mem_bytes = self._rt.work_group_info(ssd.knl)["local_mem_size"]
+            self.stats.local_mem_bytes = self._ctx.runtime.work_group_info(ssd.knl)["local_mem_size"]
 
     def _make_buffers(self) -> None:
         """Every array of the stages, host side, and the buffer manager that keeps each fresh."""
@@ -298,7 +287,7 @@ class Inpainter(Job):
         for s in self._on_device:
             names.update(BY_NAME[s].reads + BY_NAME[s].writes)
         if self._resident:
-            bx0, by0, bx1, by1 = self._box
+            bx0, by0, bx1, by1 = self._ctx.box
             # The first rectangle: the whole box; then the iterations done (loop.cl counts them).
             host["rect"] = np.array([bx0, by0, bx1 - bx0, by1 - by0, 0], np.int32)
             host["log"] = np.full(3 * LOOP_CHUNK, -1, np.int32)
@@ -306,40 +295,41 @@ class Inpainter(Job):
         # On the device-resident loop no host stage reads these, and the device writes each
         # before reading it (grey and valid over the whole image here; front, confidence,
         # priority and the SSD map wherever a later stage reads them).
-        self._buf = Buffers(host, self._rt, names, self.stats,
-                            ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
+        self._ctx.buffers = Buffers(host, self._ctx.runtime, names, self.stats,
+                                    ("grey", "valid", "front", "cpatch", "prio", "ssd") if self._resident else ())
 
     def _first_pass(self) -> None:
         """Stages 1 and 3 over the whole image: the sources, checked; the search area, widened
         when it holds too few."""
         w, h = self.width, self.height
         self._dirty_valid: geometry.Rect | None = None
-        self.stats.search_area = geometry.search_area(self._box, self.alpha, w, h)
+        self.stats.search_area = geometry.search_area(self._ctx.box, self.alpha, w, h)
         full = (0, 0, w, h)
         self._run("grey", full)
         self._run("valid", full, self._integral_pays())
-        self._buf.need(["valid"], "host")
+        self._ctx.buffers.need(["valid"], "host")
         self._unprotect(full)
-        if not self._buf.host["valid"].any():
+        if not self._ctx.buffers.host["valid"].any():
             raise self.no_sources(self.patch)
         if self._resident:  # the device-resident loop reads the device's copy directly
-            self._buf.need(["valid"], "device")
+            self._ctx.buffers.need(["valid"], "device")
         if self.source == "original":
-            area, _, widened = geometry.source_area(self._buf.host["valid"] != 0, self._box, self.alpha, self.half)
+            valid = self._ctx.buffers.host["valid"] != 0
+            area, _, widened = geometry.source_area(valid, self._ctx.box, self.alpha, self.half)
             if widened:
                 self.stats.search_area = area
                 self.stats.widened = widened
                 self.alpha = None if area == (0, 0, w, h) else self._widened_alpha(widened)
-        self._dirty_prio: geometry.Rect | None = self._box
+        self._dirty_prio: geometry.Rect | None = self._ctx.box
 
     def _unprotect(self, rect: geometry.Rect) -> None:
         """Clear the valid centres over a protected pixel within ``rect`` (stage 3 just marked them)."""
         if self._clear is None:
             return
         x0, y0, x1, y1 = rect
-        self._buf.need(["valid"], "host")
-        self._buf.host["valid"][y0:y1, x0:x1] &= self._clear[y0:y1, x0:x1]
-        self._buf.wrote(["valid"], "host")
+        self._ctx.buffers.need(["valid"], "host")
+        self._ctx.buffers.host["valid"][y0:y1, x0:x1] &= self._clear[y0:y1, x0:x1]
+        self._ctx.buffers.wrote(["valid"], "host")
 
     def _widened_alpha(self, times: int) -> float:
         alpha = 0.0 if self.alpha is None else self.alpha
@@ -351,16 +341,16 @@ class Inpainter(Job):
     def _run(self, stage: str, *args: Any) -> None:
         st = BY_NAME[stage]
         side = "device" if stage in self._on_device else "host"
-        self._buf.need(st.reads, side)
+        self._ctx.buffers.need(st.reads, side)
         if side == "device":
-            ev = st.device(self, self._kernels[stage], *args)
+            ev = st.run(self._ctx, True, *args)
             if self.stats.timed:
                 self.events.extend((stage, e) for e in (ev if isinstance(ev, list) else [ev]))
         else:
             t = time.perf_counter()
-            st.host(self, *args)
+            st.run(self._ctx, False, *args)
             self.stats.stage_seconds[stage] += time.perf_counter() - t
-        self._buf.wrote(st.writes, side)
+        self._ctx.buffers.wrote(st.writes, side)
 
     def _integral_pays(self) -> bool:
         """Whether the first, whole-image stage 3 should count from an integral image.
@@ -372,13 +362,14 @@ class Inpainter(Job):
         window pixels of direct counting.  Per-iteration updates touch a few windows around
         the copied patch, where the direct count is 10-30x faster, so they always count directly.
         """
-        x0, y0, x1, y1 = self._box
+        x0, y0, x1, y1 = self._ctx.box
         side = self.patch
         direct = (x1 - x0 + side) * (y1 - y0 + side) * side * side
         return direct > 16 * self.width * self.height + INTEGRAL_PROGRAM_PIXELS
 
     def _collect_events(self, finish: bool = False) -> None:
-        self.book_events(self.stats.stage_seconds, self._rt.queue if finish and self._rt is not None else None)
+        rt = self._ctx.runtime
+        self.book_events(self.stats.stage_seconds, rt.queue if finish and rt is not None else None)
 
     # -- public ---------------------------------------------------------------------------
     @property
@@ -393,8 +384,8 @@ class Inpainter(Job):
 
     def current(self) -> np.ndarray:
         """The current image, (H, W, 3) uint8 (a copy; partially filled while running)."""
-        self._buf.need(["rgb"], "host")
-        return to_rgb(self._buf.host["rgb"])
+        self._ctx.buffers.need(["rgb"], "host")
+        return to_rgb(self._ctx.buffers.host["rgb"])
 
     def step(self) -> bool:
         """Fill one patch (on the device-resident loop, possibly several).  Returns True while
@@ -414,7 +405,7 @@ class Inpainter(Job):
         self._run("priority", rect)
 
         alpha = self.alpha
-        area = geometry.search_area(self._box, alpha, w, h)
+        area = geometry.search_area(self._ctx.box, alpha, w, h)
         widened = False
         while True:
             cen = geometry.centres(area, self.half)
@@ -422,8 +413,8 @@ class Inpainter(Job):
             if n > 0:
                 self._run("ssd", cen)
                 self._run("reduce", n)
-                self._buf.need(["result"], "host")
-                res = self._buf.host["result"]
+                self._ctx.buffers.need(["result"], "host")
+                res = self._ctx.buffers.host["result"]
                 self._collect_events()  # everything before the blocking read has finished
                 if res[0] < 0:
                     raise RuntimeError("internal error: target pixels remain but the fill front is empty")
@@ -433,7 +424,7 @@ class Inpainter(Job):
                 raise RuntimeError("internal error: no valid source patch in the whole image")
             widened = True
             alpha = geometry.widen(0.0 if alpha is None else alpha)
-            area = geometry.search_area(self._box, alpha, w, h)
+            area = geometry.search_area(self._ctx.box, alpha, w, h)
         self.stats.widened += widened
 
         ty, tx = divmod(int(res[0]), w)
@@ -446,7 +437,7 @@ class Inpainter(Job):
         self._record(ty, tx, sy, sx, res[2])
         # What the copy disturbs: front/confidence/priority within 2*half, validity within half.
         x0, y0, x1, y1 = geometry.grow(patch_rect, 2 * half, w, h)
-        bx0, by0, bx1, by1 = self._box
+        bx0, by0, bx1, by1 = self._ctx.box
         self._dirty_prio = (max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1))
         self._dirty_valid = geometry.grow(patch_rect, half, w, h)
         self._elapsed += time.perf_counter() - t0
@@ -472,9 +463,9 @@ class Inpainter(Job):
         import pyopencl as cl
 
         t0 = time.perf_counter()
-        w, h, half, box = self.width, self.height, self.half, self._box
+        w, h, half, box = self.width, self.height, self.half, self._ctx.box
         k = min(LOOP_CHUNK, max(LOOP_MIN_CHUNK, -(-self._remaining // (self.patch * self.patch))))
-        kn, b = self._kernels, self._buf.dev
+        kn, b = self._ctx.kernels, self._ctx.buffers.dev
         cen = geometry.centres(geometry.search_area(box, self.alpha, w, h), half)
         # Stages 2, 4 and 5 run as one kernel here: their time is booked under priority.
         slices, groups, pairs = kn["reduce"].bind_slices(b, geometry.area(cen))
@@ -482,7 +473,7 @@ class Inpainter(Job):
                     + [("ssd", x) for x in kn["ssd"].bind(b, w, h, cen)]
                     + [("reduce", slices),
                        ("copy", kn["loop"].bind_copy(b, pairs, groups, LOOP_CHUNK, w, h, half, cen, box))])
-        queue, ev, enqueue = self._rt.queue, self.events, cl.enqueue_nd_range_kernel
+        queue, ev, enqueue = self._ctx.runtime.queue, self.events, cl.enqueue_nd_range_kernel
         if self.stats.timed:
             for _ in range(k):
                 for stage, (knl, size, local) in launches:
@@ -492,11 +483,11 @@ class Inpainter(Job):
             for _ in range(k):
                 for knl, size, local in plain:
                     enqueue(queue, knl, size, local)
-        self._buf.wrote(("front", "cpatch", "prio", "result", "ssd", "rgb", "grey", "unknown", "conf", "rect",
+        self._ctx.buffers.wrote(("front", "cpatch", "prio", "result", "ssd", "rgb", "grey", "unknown", "conf", "rect",
                          "log"), "device")
-        self._buf.need(["log"], "host")
+        self._ctx.buffers.need(["log"], "host")
         self._collect_events()
-        log = self._buf.host["log"].reshape(LOOP_CHUNK, 3)
+        log = self._ctx.buffers.host["log"].reshape(LOOP_CHUNK, 3)
         ncx = cen[2] - cen[0]
         done = self.stats.iterations
         for i in range(done, done + k):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import options_type
 from ..checks import check_choice
 from ..defaults import LOOPS, PRUNE, SOURCES, VARIANTS
-from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
+from ..options import ALPHA, PATCH, Option
 from .stages import NAMES, PARTITIONS, parse_partition
 
 #: ``--early-exit``'s words and the library's values of ``prune``.
@@ -41,9 +41,9 @@ PRUNE_OPTION = Option(
     help="criminisi: the patch search stops scoring a candidate once its partial SSD passes a sampled bound (same "
          "result; auto: on CPU devices, where it is faster)")
 
-#: Every option of the method, in the order messages list them (alpha and patch: the paper's).
-OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, PARTITION,
-           VARIANT, PRUNE_OPTION, SOURCE, LOOP, TIMINGS)
+#: The method's own options, in the order messages list them (alpha and patch: the paper's); the run
+#: context's are every method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
+OPTIONS = (ALPHA.with_default(0.05), PATCH.with_default(9), PARTITION, VARIANT, PRUNE_OPTION, SOURCE, LOOP)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.

@@ -4,6 +4,8 @@ Each :class:`Stage` says what the stage is called (and how the paper's Table 2 n
 which arrays it reads and writes, its kernel file, how to build its OpenCL wrapper
 (:mod:`inpaint.methods.criminisi.opencl`), and how to run it on either side: ``host`` calls
 the numpy reference (:mod:`inpaint.methods.criminisi.reference`), ``device`` the wrapper.
+Every stage works on one :class:`StageContext` (the picture's size, the patch, the object's
+box, the arrays on both sides, the runtime and the kernels), never on the job.
 :class:`inpaint.methods.criminisi.job.Inpainter` loops over this table; the command line, the reports and
 the benchmark read their names and labels from it.  Adding a stage is one entry here plus its kernel,
 reference and tests.
@@ -39,12 +41,13 @@ class Stage:
     kernel_file : str
         Its file under ``kernels/`` (``criminisi/<name>``).
     wrapper : callable
-        ``wrapper(rt, job, bundle)`` builds the stage's OpenCL wrapper for an Inpainter ``job``.
+        ``wrapper(rt, ctx, bundle)`` builds the stage's OpenCL wrapper on runtime ``rt`` for the
+        :class:`StageContext` ``ctx``.
     host : callable
-        ``host(job, *args)`` runs the numpy reference on the job's host arrays.
+        ``host(ctx, *args)`` runs the numpy reference on ``ctx``'s host arrays.
     device : callable
-        ``device(job, kernel, *args)`` launches the wrapper on the job's device buffers and
-        returns the launch event(s).
+        ``device(ctx, kernel, *args)`` launches the wrapper ``kernel`` on ``ctx``'s device buffers
+        and returns the launch event(s).
     """
 
     name: str
@@ -56,6 +59,57 @@ class Stage:
     host: Callable[..., None]
     device: Callable[..., Any]
 
+    def run(self, ctx: StageContext, on_device: bool, *args: Any) -> Any:
+        """Run the stage on ``ctx``: on the device with its kernel (``ctx.kernels``; returns the
+        launch event or events), else on the host (returns None)."""
+        if on_device:
+            return self.device(ctx, ctx.kernels[self.name], *args)
+        self.host(ctx, *args)
+        return None
+
+
+@dataclasses.dataclass
+class StageContext:
+    """What the stages work on: one object the job makes and hands to every stage.
+
+    The job fills it in as it sets up: the sizes first, then the runtime and the kernels once
+    the device is open (numpy: none), then the buffers.
+
+    Attributes
+    ----------
+    width, height : int
+        The picture's size.
+    patch : int
+        The patch side P (:attr:`half` = P // 2).
+    box : tuple
+        The object's box ``(x0, y0, x1, y1)``: the fill front and the highest priority lie in it.
+    variant, prune
+        findBestPatch's kernel variant and pruning, as the job was given them (its wrapper's).
+    buffers : Buffers
+        The arrays (the picture, grey, the masks, confidence, priorities, the SSD map, the
+        result): ``buffers.host`` on the host, ``buffers.dev`` on the device, each kept fresh where a
+        stage reads it (:class:`inpaint.methods.criminisi.buffers.Buffers`).
+    runtime : inpaint.cl.runtime.Runtime or None
+        The device's runtime (its queue, its limits: the device profile's), None on numpy.
+    kernels : dict
+        Each device stage's wrapper, by stage name (and the device-resident loop's, ``'loop'``).
+    """
+
+    width: int
+    height: int
+    patch: int
+    box: tuple
+    variant: str = "auto"
+    prune: Any = "auto"
+    buffers: Any = None
+    runtime: Any = None
+    kernels: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def half(self) -> int:
+        """The patch's half side."""
+        return self.patch // 2
+
 
 def _sc() -> Any:
     from . import opencl  # pyopencl: imported only when a device runs a stage
@@ -63,84 +117,84 @@ def _sc() -> Any:
     return opencl
 
 
-# -- numpy side: job._buf.host holds the arrays ------------------------------------------------
-def _grey_host(job: Any, rect: Any) -> None:
-    a = job._buf.host
+# -- numpy side: ctx.buffers.host holds the arrays ------------------------------------------------
+def _grey_host(ctx: StageContext, rect: Any) -> None:
+    a = ctx.buffers.host
     reference.grey(a["rgb"], a["grey"], rect)
 
 
-def _front_host(job: Any, rect: Any) -> None:
-    a = job._buf.host
+def _front_host(ctx: StageContext, rect: Any) -> None:
+    a = ctx.buffers.host
     reference.front(a["unknown"], a["front"], rect)
 
 
-def _valid_host(job: Any, rect: Any, use_integral: bool = False) -> None:
-    a = job._buf.host
-    reference.valid(a["unknown"], a["valid"], rect, job.half)
+def _valid_host(ctx: StageContext, rect: Any, use_integral: bool = False) -> None:
+    a = ctx.buffers.host
+    reference.valid(a["unknown"], a["valid"], rect, ctx.half)
 
 
-def _confidence_host(job: Any, rect: Any) -> None:
-    a = job._buf.host
-    reference.confidence(a["conf"], a["front"], a["cpatch"], rect, job.half)
+def _confidence_host(ctx: StageContext, rect: Any) -> None:
+    a = ctx.buffers.host
+    reference.confidence(a["conf"], a["front"], a["cpatch"], rect, ctx.half)
 
 
-def _priority_host(job: Any, rect: Any) -> None:
-    a = job._buf.host
+def _priority_host(ctx: StageContext, rect: Any) -> None:
+    a = ctx.buffers.host
     reference.priority(a["grey"], a["unknown"], a["front"], a["cpatch"], a["prio"], rect)
-    a["result"][0] = reference.argmax_priority(a["prio"], job._box)
+    a["result"][0] = reference.argmax_priority(a["prio"], ctx.box)
 
 
-def _ssd_host(job: Any, centres: Any) -> None:
-    a = job._buf.host
-    reference.ssd(a["rgb"][..., :3], a["unknown"], a["valid"], int(a["result"][0]), centres, job.half, a["ssd"])
+def _ssd_host(ctx: StageContext, centres: Any) -> None:
+    a = ctx.buffers.host
+    reference.ssd(a["rgb"][..., :3], a["unknown"], a["valid"], int(a["result"][0]), centres, ctx.half, a["ssd"])
 
 
-def _reduce_host(job: Any, n: int) -> None:
-    a = job._buf.host
+def _reduce_host(ctx: StageContext, n: int) -> None:
+    a = ctx.buffers.host
     idx, val = reference.argmin_ssd(a["ssd"], n)
     a["result"][1] = idx
     a["result"][2] = np.int64(val).astype(np.uint32).view(np.int32)
 
 
-def _copy_host(job: Any, target: Any, source: Any) -> None:
-    a = job._buf.host
-    reference.copy_patch(a["rgb"], a["grey"], a["unknown"], a["conf"], a["cpatch"], target, source, job.half)
+def _copy_host(ctx: StageContext, target: Any, source: Any) -> None:
+    a = ctx.buffers.host
+    reference.copy_patch(a["rgb"], a["grey"], a["unknown"], a["conf"], a["cpatch"], target, source, ctx.half)
 
 
-# -- device side: job._buf.dev holds the buffers ------------------------------------------------
-def _priority_device(job: Any, k: Any, rect: Any) -> list:
-    b = job._buf.dev
-    return [k(b, job.width, job.height, rect), k.best(b, job.width, job._box)]
+# -- device side: ctx.buffers.dev holds the buffers ------------------------------------------------
+def _priority_device(ctx: StageContext, k: Any, rect: Any) -> list:
+    b = ctx.buffers.dev
+    return [k(b, ctx.width, ctx.height, rect), k.best(b, ctx.width, ctx.box)]
 
 
 STAGES: tuple[Stage, ...] = (
     Stage("grey", "convert RGB to grey", ("rgb",), ("grey",), "criminisi/grey",
-          lambda rt, job, bundle: _sc().Grey(rt, bundle), _grey_host,
-          lambda job, k, rect: k(job._buf.dev, job.width, rect)),
+          lambda rt, ctx, bundle: _sc().Grey(rt, bundle), _grey_host,
+          lambda ctx, k, rect: k(ctx.buffers.dev, ctx.width, rect)),
     Stage("front", "update border of the area to be filled", ("unknown",), ("front",), "criminisi/front",
-          lambda rt, job, bundle: _sc().Front(rt, bundle), _front_host,
-          lambda job, k, rect: k(job._buf.dev, job.width, job.height, rect)),
+          lambda rt, ctx, bundle: _sc().Front(rt, bundle), _front_host,
+          lambda ctx, k, rect: k(ctx.buffers.dev, ctx.width, ctx.height, rect)),
     Stage("valid", "mark source pixels to be used", ("unknown",), ("valid",), "criminisi/valid",
-          lambda rt, job, bundle: _sc().Valid(rt, bundle), _valid_host,
-          lambda job, k, rect, use_integral=False: k(job._buf.dev, job.width, job.height, job.half, rect, job._box,
+          lambda rt, ctx, bundle: _sc().Valid(rt, bundle), _valid_host,
+          lambda ctx, k, rect, use_integral=False: k(ctx.buffers.dev, ctx.width, ctx.height, ctx.half, rect, ctx.box,
                                                      use_integral)),
     Stage("confidence", "update pixel confidence in the filling area", ("conf", "front"), ("cpatch",),
           "criminisi/confidence",
-          lambda rt, job, bundle: _sc().Confidence(rt, bundle), _confidence_host,
-          lambda job, k, rect: k(job._buf.dev, job.width, job.height, job.half, rect)),
+          lambda rt, ctx, bundle: _sc().Confidence(rt, bundle), _confidence_host,
+          lambda ctx, k, rect: k(ctx.buffers.dev, ctx.width, ctx.height, ctx.half, rect)),
     Stage("priority", "update pixel priorities in the filling area", ("grey", "unknown", "front", "cpatch", "result"),
           ("prio", "result"), "criminisi/priority",
-          lambda rt, job, bundle: _sc().Priority(rt, bundle), _priority_host, _priority_device),
+          lambda rt, ctx, bundle: _sc().Priority(rt, bundle), _priority_host, _priority_device),
     Stage("ssd", "find the best matching patch", ("rgb", "unknown", "valid", "result"), ("ssd",), "criminisi/ssd",
-          lambda rt, job, bundle: _sc().FindBestPatch(rt, job.patch, job.variant, job.prune, bundle), _ssd_host,
-          lambda job, k, centres: k(job._buf.dev, job.width, job.height, centres)),
+          lambda rt, ctx, bundle: _sc().FindBestPatch(rt, ctx.patch, ctx.variant, ctx.prune, bundle), _ssd_host,
+          lambda ctx, k, centres: k(ctx.buffers.dev, ctx.width, ctx.height, centres)),
     Stage("reduce", "best-patch reduction", ("ssd", "result"), ("result",), "criminisi/reduce",
-          lambda rt, job, bundle: _sc().Reduce(rt, bundle), _reduce_host,
-          lambda job, k, n: k(job._buf.dev, n)),
+          lambda rt, ctx, bundle: _sc().Reduce(rt, bundle), _reduce_host,
+          lambda ctx, k, n: k(ctx.buffers.dev, n)),
     Stage("copy", "update RGB and grey image of the filling patch", ("rgb", "grey", "unknown", "conf", "cpatch"),
           ("rgb", "grey", "unknown", "conf"), "criminisi/copy",
-          lambda rt, job, bundle: _sc().Copy(rt, bundle), _copy_host,
-          lambda job, k, target, source: k(job._buf.dev, job.width, job.height, job.half, target, source)),
+          lambda rt, ctx, bundle: _sc().Copy(rt, bundle), _copy_host,
+          lambda ctx, k, target, source: k(ctx.buffers.dev, ctx.width, ctx.height, ctx.half, target, source)),
 )
 
 #: The stage names, in pipeline order.

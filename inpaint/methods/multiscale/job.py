@@ -54,10 +54,10 @@ from typing import Any
 import numpy as np
 
 from ... import geometry
-from ...cl.engine import resolve
 from ...pixels import to_rgba
 from ..base import FillStats, Job, Sequence
 from ..checks import check_arrays, parse_patch, search_factor
+from ..context import RunContext, run_context, split
 from . import reference as ref
 from .host import HostLevel
 from .levels import (
@@ -182,19 +182,13 @@ class MultiscaleInpainter(Sequence):
     candidates : int
         Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
         (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
-    protect : ndarray, (H, W) bool, optional
-        Pixels the fill must not copy from (a sampling exclusion, like "sample from" in an
-        editor): no source patch, at any level, covers one.  They stay as they are unless the
-        mask also covers them.
-    backend : {'auto', 'opencl', 'numpy'}
-    device, profile
-        OpenCL device and device profile, as for :class:`inpaint.methods.criminisi.job.Inpainter`.
-    engine : inpaint.cl.engine.Engine, optional
-        The backend, device and profile resolved by the caller; given, it stands for them.
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
-    timings : bool
-        Measure each step's device time (see :class:`inpaint.methods.criminisi.job.Inpainter`).
+    context : inpaint.methods.context.RunContext, optional
+        Where and how it runs, or its fields as keywords (``**run``), as for
+        :class:`inpaint.methods.criminisi.job.Inpainter`.  ``protect``: pixels the fill must not
+        copy from (a sampling exclusion, like "sample from" in an editor): no source patch, at any
+        level, covers one.  They stay as they are unless the mask also covers them.
 
     Raises
     ------
@@ -205,21 +199,20 @@ class MultiscaleInpainter(Sequence):
     """
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, protect: Any = None,
-                 backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None, seed: int = 0,
-                 timings: bool = True):
+                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, seed: int = 0,
+                 context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
+        run, other = split(run)  # (another keyword: the first group's job refuses it)
+        context = run_context(context, **run)
         rgb, mask = check_arrays(image, mask)
-        # the profile is checked whatever the backend, before any work
-        engine = engine if engine is not None else resolve(backend, device, profile)
-        values = dict(alpha=alpha, patch=patch, candidates=candidates, protect=protect, backend=backend, seed=seed,
-                      timings=timings)
+        engine = context.resolve()  # the profile is checked whatever the backend, before any work
+        values = dict(alpha=alpha, patch=patch, candidates=candidates, seed=seed, **other)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
         def make(index: int, on: Any) -> _Fill:  # the first group checks every value, and the whole hole's sources
             return _Fill(rgb, self._groups[index] if whole is not None else mask, whole=whole,
-                         engine=engine if on is None else on, **values)
+                         context=context.on(engine if on is None else on), **values)
 
         super().__init__(rgb, self._groups, make, started=t0)
         self.patch, self.half, self.alpha = self.first.patch, self.first.half, self.first.alpha

@@ -10,7 +10,7 @@ from ...errors import InputError
 from ..base import options_type
 from ..checks import parse_int
 from ..defaults import MAX_CANDIDATES, MAX_SEED
-from ..options import ALPHA, BACKEND, DEVICE, ENGINE, PATCH, PROFILE, PROTECT, TIMINGS, Option
+from ..options import ALPHA, PATCH, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
 DEFAULT_CANDIDATES = 1
@@ -40,13 +40,13 @@ CANDIDATES = Option(
          "texture as sharp as its source); more blend more smoothly")
 SEED = Option(
     "seed", default=0, check=_seed, parse=lambda text, flag: parse_int(text, flag, 0, MAX_SEED), flag="--seed",
-    metavar="N", group="tune", rank=26,
+    metavar="N", group="tune", rank=45,
     help=f"multiscale: varies the fill, 0-{MAX_SEED} (default 0); the same seed always gives the same result, "
          "another seed another fill to choose from")
 
-#: Every option of the method, in the order messages list them.
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, SEED,
-           TIMINGS)
+#: The method's own options, in the order messages list them; the run context's are every
+#: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.

@@ -1,0 +1,123 @@
+"""A one-job batch reads the next image and writes the last result while it fills, and still
+reports every image in its place: its warnings, its error, its summary line."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from helpers import box_mask, save_mask
+from PIL import Image
+
+from inpaint import io as imageio
+from inpaint.cli import main
+
+
+@pytest.fixture
+def batch(tmp_path):
+    """a.png; b.tif of two frames (its reading warns); c.png whose mask has another size; d.png."""
+    rng = np.random.default_rng(21)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a", "c", "d"):
+        Image.fromarray(rng.integers(0, 256, (20, 24, 3), dtype=np.uint8)).save(folder / f"{name}.png")
+    frames = [Image.fromarray(rng.integers(0, 256, (20, 24, 3), dtype=np.uint8)) for _ in range(2)]
+    frames[0].save(folder / "b.tif", save_all=True, append_images=frames[1:])
+    for name in ("a", "b", "d"):
+        save_mask(folder / f"{name}_mask.png", box_mask(20, 24, slice(7, 12), slice(9, 14)))
+    save_mask(folder / "c_mask.png", box_mask(21, 24, slice(7, 12), slice(9, 14)))
+    return folder
+
+
+def test_a_one_job_batch_reads_ahead_and_writes_behind_in_order(batch, tmp_path, monkeypatch, capsys):
+    read_on, written_on = {}, {}
+    real_read, real_save = imageio.read_image, imageio.save_images
+
+    def read(path, *args, **kwargs):
+        read_on[path.name] = threading.current_thread().name
+        return real_read(path, *args, **kwargs)
+
+    def save(items, *args, **kwargs):
+        written_on[items[0][1].name] = threading.current_thread().name
+        return real_save(items, *args, **kwargs)
+
+    monkeypatch.setattr(imageio, "read_image", read)
+    monkeypatch.setattr(imageio, "save_images", save)
+    out = tmp_path / "out"
+    code = main([str(batch), "-o", f"{out}/", "--backend", "numpy", "--method", "criminisi", "-p", "3"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.tif", "d.png"]
+    # the images after the first were read on the reading thread, every result written behind
+    assert read_on["a.png"] == threading.current_thread().name
+    assert all(read_on[n].startswith("inpaint-read") for n in ("b.tif", "c.png", "d.png")), read_on
+    assert all(name.startswith("inpaint-write") for name in written_on.values()) and len(written_on) == 3
+
+    def at(*words):
+        return next(i for i, line in enumerate(err) if all(w in line for w in words))
+
+    removed_a, warned_b, removed_b = at("[1/4] a.png", "removed"), at("warning", "b.tif"), at("[2/4] b.tif", "removed")
+    error_c, removed_d, summary = at("error: [3/4] c.png"), at("[4/4] d.png", "removed"), at("4 images")
+    assert removed_a < warned_b < removed_b < error_c < removed_d < summary, err
+    assert len([line for line in err if "b.tif" in line and "warning" in line]) == 1
+    assert "3 removed, 1 failed (c.png)" in err[summary]
+
+
+def test_a_result_that_cannot_be_written_behind_is_that_images_error_only(batch, tmp_path, monkeypatch, capsys):
+    real_save = imageio.save_images
+
+    def save(items, *args, **kwargs):
+        if items[0][1].name == "a.png":
+            raise OSError(28, "No space left on device")
+        return real_save(items, *args, **kwargs)
+
+    monkeypatch.setattr(imageio, "save_images", save)
+    (batch / "c_mask.png").unlink()
+    save_mask(batch / "c_mask.png", box_mask(20, 24, slice(7, 12), slice(9, 14)))
+    out = tmp_path / "out"
+    code = main([str(batch), "-o", f"{out}/", "--backend", "numpy", "--method", "criminisi", "-p", "3"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert sorted(p.name for p in out.iterdir()) == ["b.tif", "c.png", "d.png"]
+    failed = [i for i, line in enumerate(err) if "error: [1/4] a.png: cannot write the output" in line]
+    removed_b = next(i for i, line in enumerate(err) if "[2/4] b.tif" in line and "removed" in line)
+    assert len(failed) == 1 and failed[0] < removed_b, err
+    assert "3 removed, 1 failed (a.png)" in err[-1]
+
+
+def test_ctrl_c_in_a_one_job_batch_keeps_each_result_reported(tmp_path):
+    """A stop while the next photo fills: the results reported are whole files, the last line says
+    the run was interrupted, and no temporary file stays."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rng = np.random.default_rng(8)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(6):
+        Image.fromarray(rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)).save(folder / f"p{i}.png")
+        save_mask(folder / f"p{i}_mask.png", box_mask(60, 80, slice(20, 38), slice(30, 50)))
+    repo = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")])))
+    out = tmp_path / "out"
+    with subprocess.Popen([sys.executable, "-m", "inpaint", str(folder), "-o", f"{out}/", "--backend", "numpy",
+                           "--method", "criminisi", "--progress", "none"], cwd=tmp_path, env=env,
+                          stderr=subprocess.PIPE, text=True) as p:
+        lines = [p.stderr.readline()]
+        while "removed" not in lines[-1] and lines[-1]:
+            lines.append(p.stderr.readline())
+        p.send_signal(signal.SIGINT)
+        lines += p.stderr.read().splitlines()
+        code = p.wait(timeout=120)
+    assert code == 130, lines
+    assert lines[-1].strip() == "inpaint: interrupted", lines
+    reported = [line.rsplit("/", 1)[-1].strip() for line in lines if "removed" in line]
+    assert reported and reported[0] == "p0.png"
+    for name in reported:
+        with Image.open(out / name) as written:
+            assert written.size == (80, 60)
+    assert all(p.suffix == ".png" for p in out.iterdir()), sorted(out.iterdir())  # no temporary file
