@@ -52,20 +52,26 @@ KV_FILE = str(Path(__file__).with_name("inpaint.kv"))
 class Shell(Layout):
     """Phone-first root layout.
 
-    Portrait: top bar above, editor in the middle, toolbox below (thumb reach).
-    Landscape: editor on the left, top bar and toolbox stacked in a side panel.
+    Portrait (a phone): the photo takes the height above the status line and one row of the
+    main tools (thumb reach); the row's More opens a bottom sheet, the top bar and the toolbox,
+    over the photo's lower part, and closes it (so does a job starting, or Esc / back).
+    Landscape (a desktop window): the photo on the left, the top bar, the toolbox and the status
+    line stacked in a side panel; the row is not shown.
     """
 
     topbar = ObjectProperty(None)
     editor = ObjectProperty(None)
     toolbox = ObjectProperty(None)
-    original_label = ObjectProperty(None)  # shown over the photo while the original is
+    statusbar = ObjectProperty(None)
+    bar = ObjectProperty(None)                 # the phone's row of main tools
+    original_label = ObjectProperty(None)      # shown over the photo while the original is
     portrait = BooleanProperty(True)
+    sheet_open = BooleanProperty(False)        # portrait: the top bar and toolbox show over the photo
     panel_width = NumericProperty(dp(360))
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.bind(size=self._trigger_layout, pos=self._trigger_layout)
+        self.bind(size=self._trigger_layout, pos=self._trigger_layout, sheet_open=self._trigger_layout)
 
     def on_original_label(self, _shell, label):
         if label is not None:
@@ -76,24 +82,37 @@ class Shell(Layout):
             box.bind(minimum_height=self._trigger_layout)
 
     def do_layout(self, *_args):
-        if not (self.topbar and self.editor and self.toolbox):
+        parts = (self.topbar, self.toolbox, self.editor, self.statusbar, self.bar)
+        if not all(parts):
             return
+        tb, box, ed, st, bar = parts
         x, y, w, h = self.x, self.y, self.width, self.height
         self.portrait = h >= w
-        tb, box, ed = self.topbar, self.toolbox, self.editor
         if self.portrait:
+            bar.size = (w, bar.height)
+            bar.pos = (x, y)
+            st.size = (w, st.height)
+            st.pos = (x, bar.top)
+            ed.pos = (x, st.top)
+            ed.size = (w, max(h - bar.height - st.height, 1))
             tb.size = (w, tb.height)
-            tb.pos = (x, y + h - tb.height)
             box.size = (w, box.minimum_height)
-            box.pos = (x, y)
-            ed.pos = (x, y + box.height)
-            ed.size = (w, max(h - tb.height - box.height, 1))
+            # The sheet rests on the status line while open, else lies below the window's edge
+            # (out of sight and out of reach of touches).
+            box.y = st.top if self.sheet_open else y - h - box.height - tb.height
+            box.x = tb.x = x
+            tb.y = box.top
         else:
             pw = min(self.panel_width, w * 0.45)
+            px = x + w - pw
             tb.size = (pw, tb.height)
-            tb.pos = (x + w - pw, y + h - tb.height)
-            box.size = (pw, max(h - tb.height, box.minimum_height))   # the panel's whole height
-            box.pos = (x + w - pw, y + h - tb.height - box.height)
+            tb.pos = (px, y + h - tb.height)
+            st.size = (pw, st.height)
+            st.pos = (px, y)
+            box.size = (pw, max(h - tb.height - st.height, box.minimum_height))   # the panel's free height
+            box.pos = (px, tb.y - box.height)
+            bar.size = (w, bar.height)
+            bar.pos = (x, y - h - bar.height)   # the phone's row: out of sight in a wide window
             ed.pos = (x, y)
             ed.size = (max(w - pw, 1), h)
         if self.original_label is not None:   # the photo's top-left corner, inside it

@@ -54,9 +54,12 @@ class KeyController:
 
     def on_key_down(self, _window, key, _scancode, codepoint, modifiers):
         app = self.app
-        if key == ESCAPE:  # close a popup, cancel a job
+        if key == ESCAPE:  # close a popup or the sheet of tools, cancel a job
             if app.popup_open:
                 app.dialogs.dismiss_popup()
+                return True
+            if app.root.portrait and app.root.sheet_open:
+                app.root.sheet_open = False
                 return True
             if app.busy:
                 app.removal.cancel()

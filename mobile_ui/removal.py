@@ -82,6 +82,8 @@ class RemovalController:
         app.editor.painting_enabled = False
         app.editor.show_original = False
         app.status = status
+        if app.root is not None:   # a phone's sheet of tools closes: the job shows on the photo
+            app.root.sheet_open = False
 
     def submit(self, fn: Callable[[Any], Any], on_done: Callable[[Any], Any], failed: str) -> None:
         """Run ``fn(job)`` on the worker as the job :meth:`begin_job` began; an error is a

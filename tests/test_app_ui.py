@@ -128,13 +128,30 @@ def settle(app):
 
 
 def tap(widget):
+    """A finger's tap on ``widget``'s centre, which must lie in the window (where a finger reaches)."""
+    from kivy.core.window import Window
     from kivy.tests.common import UnitTestTouch
 
     x, y = widget.to_window(*widget.center)
+    assert 0 <= x <= Window.width and 0 <= y <= Window.height, f"{widget} lies outside the window: out of reach"
     t = UnitTestTouch(x, y)
     t.touch_down()
     t.touch_up()
     pump()
+
+
+def tool(app, name):
+    """The control with id ``name`` where a finger reaches it: the row under the photo shows it,
+    else (portrait) its More button opens the sheet of tools that holds it."""
+    shell = app.root
+    widget, parent = shell.ids[name], shell.ids[name].parent
+    while parent is not shell and parent not in (shell.toolbox, shell.topbar):
+        parent = parent.parent
+    if shell.portrait and parent is not shell and not shell.sheet_open:
+        tap(shell.ids.more_btn)
+        pump(2)
+        assert shell.sheet_open, "More opens the sheet of tools"
+    return widget
 
 
 def screen_of(app, row, col):
@@ -178,6 +195,7 @@ def fresh(app, scene):
     app.grow = 0
     app.select_mode = "add"
     app.tolerance = DEFAULT_TOLERANCE
+    app.root.sheet_open = False
     pump(2)
     return app
 
@@ -221,7 +239,7 @@ def test_eraser_and_clear_are_undoable(fresh):
     assert not ed.mask.any()
     app.document.undo()
     np.testing.assert_array_equal(ed.mask, before)
-    tap(app.root.ids.clear_btn)
+    tap(tool(app, "clear_btn"))
     assert not ed.mask.any()
     app.document.undo()
     np.testing.assert_array_equal(ed.mask, before)
@@ -279,7 +297,7 @@ def test_pinch_zooms_and_pans_without_painting(fresh):
     assert not app.can_undo
     u, v = ed.view.widget_to_image(cx - ed.x, cy - ed.y)
     assert abs(u - under[0]) < 0.5 and abs(v - under[1]) < 0.5
-    tap(app.root.ids.fit_btn)
+    tap(tool(app, "fit_btn"))
     assert abs(ed.zoom - 1.0) < 1e-9
 
 
@@ -320,9 +338,9 @@ def test_zoom_label_is_the_displayed_scale_and_1_is_actual_size(fresh, kv):
     assert ed.view.scale == 1.0
     assert tuple(ed._img_rect.size) == (ed.image.shape[1], ed.image.shape[0])
     assert app.info.endswith("zoom 100%")
-    tap(app.root.ids.fit_btn)
+    tap(tool(app, "fit_btn"))
     assert app.info.endswith("(fit)")
-    tap(app.root.ids.actual_size_btn)
+    tap(tool(app, "actual_size_btn"))
     assert ed.view.scale == 1.0
 
 
@@ -694,7 +712,7 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     app = fresh
     img, mask = scene
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     assert app.busy or app.history.can_undo
     pump_until(lambda: not app.busy, what="the removal to finish")
     settle(app)
@@ -705,11 +723,11 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     assert app.last_result.stats.iterations == expected.stats.iterations
     assert app.status.startswith("Removed in ") and f"({int(mask.sum()):,} px filled)" in app.status
 
-    tap(app.root.ids.undo_btn)
+    tap(tool(app, "undo_btn"))
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(app.editor.mask, mask)
     np.testing.assert_array_equal(app.editor.displayed, img)
-    tap(app.root.ids.redo_btn)
+    tap(tool(app, "redo_btn"))
     np.testing.assert_array_equal(app.image, expected.image)
     assert not app.editor.mask.any()
 
@@ -747,7 +765,7 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     params = app.run_params()
     button = app.root.ids.try_again_btn
     assert not app.can_try_again and button.parent.opacity == 0, "Try again before any removal"
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     first = app.image
@@ -755,7 +773,8 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
-    for seed, again in ((1, lambda: tap(button)), (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
+    for seed, again in ((1, lambda: tap(tool(app, "try_again_btn"))),
+                        (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
         again()                      # the button, then the R key (IOPaint's key for the same)
         pump_until(lambda: not app.busy, what="another fill")
         settle(app)
@@ -766,21 +785,21 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
         fills.append(app.image)
         assert f"seed {seed}" in app.status and app.can_try_again
     for previous in (fills[1], fills[0]):   # each Try again is one undo step
-        tap(app.root.ids.undo_btn)
+        tap(tool(app, "undo_btn"))
         np.testing.assert_array_equal(app.image, previous)
     assert app.can_try_again
-    tap(app.root.ids.undo_btn)
+    tap(tool(app, "undo_btn"))
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(app.editor.mask, mask)
     assert not app.can_try_again and button.parent.opacity == 0, "the photo shown is no fill"
-    tap(app.root.ids.redo_btn)
+    tap(tool(app, "redo_btn"))
     np.testing.assert_array_equal(app.image, first)
     assert app.can_try_again
     method = app.method
     app.method = "criminisi"   # a method without a seed: Try again explains instead of filling the same
     try:
         depth = len(app.history)
-        tap(button)
+        tap(tool(app, "try_again_btn"))
         popup = app.dialogs.popup
         assert not app.busy and isinstance(popup, MessagePopup) and "same way every time" in popup.text
         assert len(app.history) == depth and app.image is first
@@ -832,19 +851,21 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
 
     ed.show_pixels = spy
     try:
-        tap(app.root.ids.remove_btn)
+        tap(tool(app, "bar_remove_btn"))                 # the phone's row under the photo
         assert app.busy
         pump()
         ids = app.root.ids
-        assert ids.cancel_btn.width >= 44 and ids.progress_bar.width >= 44, "progress bar and Cancel must show"
-        assert ids.remove_btn.width == 0, "Remove makes room for the progress bar"
+        for cancel, progress, remove in (("bar_cancel_btn", "bar_progress", "bar_remove_btn"),
+                                         ("cancel_btn", "progress_bar", "remove_btn")):   # the row and the sheet
+            assert ids[cancel].width >= 44 and ids[progress].width >= 44, "progress bar and Cancel must show"
+            assert ids[remove].width == 0, "Remove makes room for the progress bar"
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
         assert ed._overlay_color.a == 0, "the live fill replaces the red mask"
         assert re.fullmatch(r"Removing… \d+%( · about \d+:\d\d left)?", app.status), \
             app.status
         assert app.busy, "the run must still be held at the gate"
-        tap(app.root.ids.cancel_btn)
+        tap(tool(app, "bar_cancel_btn"))
     finally:
         _Slow.gate.set()
         del ed.show_pixels
@@ -859,7 +880,7 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     assert _Slow.threads == [app.worker.ident] and app.worker.ident != threading.get_ident()
     assert "unchanged" in app.status
     pump()
-    assert app.root.ids.remove_btn.width >= 44 and app.root.ids.cancel_btn.width == 0
+    assert app.root.ids.bar_remove_btn.width >= 44 and app.root.ids.bar_cancel_btn.width == 0
 
 
 class _Held(_Slow):
@@ -1139,7 +1160,7 @@ def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(quick, scene,
     painted = ed.mask.copy()
     np.testing.assert_array_equal(ed.grown, grow(painted, 3))
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     np.testing.assert_array_equal(app.image, inpaint(img, grow(painted, 3), **params).image)
@@ -1163,7 +1184,7 @@ def test_protect_strokes_are_never_copied_into_the_fill(fresh, scene):
     keep = ed.keep.copy()
     assert keep.any() and not (keep & mask).any()
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     src = app.last_result.source_map[mask]
@@ -1179,7 +1200,7 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     app, ed = fresh, fresh.editor
     img, _ = scene
     ed.mask[...] = False
-    tap(app.root.ids.select_btn)
+    tap(tool(app, "select_btn"))
     assert ed.tool == "select" and "Tap the object" in app.status
     ids = app.root.ids
     assert ids.tolerance_slider.width > 40 and ids.brush_slider.width == 0, "Select shows its tolerance slider"
@@ -1199,7 +1220,7 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     else:
         assert f"Tolerance lowered to {used}" in app.status, app.status
     np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
-    tap(ids.select_mode_btn)
+    tap(tool(app, "select_mode_btn"))
     assert app.select_mode == "subtract" and ids.select_mode_btn.text == "Subtract"
     drag([screen_of(app, *sky)])
     settle(app)
@@ -1222,7 +1243,7 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     assert not ed.mask.any()
 
     ed.fit()
-    tap(ids.select_mode_btn)
+    tap(tool(app, "select_mode_btn"))
     ids.tolerance_slider.value = 4                       # a lower tolerance selects less
     assert app.tolerance == 4
     drag([screen_of(app, *ball)])
@@ -1351,7 +1372,7 @@ def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch)
         app.dialogs.dismiss_popup()
         pytest.skip("Refine needs OpenCV (optional)")
     assert app.can_refine and app.root.ids.refine_btn.width >= 48
-    tap(app.root.ids.refine_btn)
+    tap(tool(app, "refine_btn"))
     pump_until(lambda: not app.busy, what="the refinement")
     settle(app)
     want = masktools.refine(img, part)
@@ -1364,7 +1385,7 @@ def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch)
 def test_invert_mask_is_undoable(fresh, scene, kv):
     app, ed = fresh, fresh.editor
     _, mask = scene
-    tap(app.root.ids.invert_btn)
+    tap(tool(app, "invert_btn"))
     np.testing.assert_array_equal(ed.mask, ~mask)
     kv.dispatch("on_key_down", 105, 0, "i", [])          # the i key inverts too
     np.testing.assert_array_equal(ed.mask, mask)
@@ -1709,12 +1730,17 @@ def test_every_settings_row_shows_inside_the_popup(fresh, kv):
         pump(3)
 
 
+def _in_window(widget, kv) -> bool:
+    return _within(widget, (0, 0, kv.width, kv.height))
+
+
 def test_layout_adapts_to_landscape(fresh, kv):
     shell = fresh.root
-    ed, box = shell.editor, shell.toolbox
-    assert shell.portrait and box.top <= ed.y + 1 and box.width == kv.width
-    assert shell.topbar.y >= ed.top - 1
-    assert all(shell.ids[n].height >= 48 for n in ("open_btn", "remove_btn", "clear_btn", "fit_btn"))
+    ed, box, bar, status = shell.editor, shell.toolbox, shell.bar, shell.statusbar
+    assert shell.portrait and bar.y == pytest.approx(shell.y) and bar.width == kv.width
+    assert status.y == pytest.approx(bar.top) and ed.y == pytest.approx(status.top)
+    assert ed.top == pytest.approx(kv.height)
+    assert not _in_window(box, kv) and not _in_window(shell.topbar, kv), "the sheet of tools waits below the window"
     try:
         kv.size = (800, 480)
         pump(3)
@@ -1724,9 +1750,12 @@ def test_layout_adapts_to_landscape(fresh, kv):
                  "invert_btn", "clear_btn"] + (["refine_btn"] if fresh.can_refine else [])
         for name in names:
             btn = shell.ids[name]
+            assert _in_window(btn, kv), f"{name} shows in the side panel"
             assert btn.height >= 48 and btn.width >= 48, f"{name}: touch targets must stay large (48 dp)"
-        assert box.y == pytest.approx(shell.y) and box.top == pytest.approx(shell.topbar.y), \
+        assert status.y == pytest.approx(shell.y) and box.y == pytest.approx(status.top) \
+            and box.top == pytest.approx(shell.topbar.y) and shell.topbar.top == pytest.approx(kv.height), \
             "the side panel takes the window's whole height"
+        assert not _in_window(bar, kv), "no phone row in a wide window"
         help_label = shell.ids.keys_help
         assert help_label.height > 48 and "Ctrl+Q" in help_label.text, "the free height lists the keys"
         fresh.status = "A long status line " * 12
@@ -1738,6 +1767,75 @@ def test_layout_adapts_to_landscape(fresh, kv):
         kv.size = WINDOW
         pump(3)
     assert shell.portrait
+
+
+def _shown(widget, top) -> bool:
+    """Whether ``widget`` and the boxes around it, up to ``top``, take room and show."""
+    while widget is not top:
+        if widget.width <= 0 or widget.opacity <= 0:
+            return False
+        widget = widget.parent
+    return True
+
+
+#: What a phone shows under the photo: the row of main tools and the view's zoom beside the status;
+#: the rest is in the sheet the row's More button opens.
+_ROW = ("bar_brush_btn", "bar_select_btn", "bar_undo_btn", "bar_remove_btn", "more_btn", "fit_btn",
+        "actual_size_btn")
+#: Every action of the top bar and the toolbox, shown in any state without a job running
+#: (the Select tool's own two once it is chosen).
+_ACTIONS = ("open_btn", "save_btn", "undo_btn", "redo_btn", "settings_btn", "brush_btn", "eraser_btn", "select_btn",
+            "move_btn", "clear_btn", "brush_slider", "grow_slider", "invert_btn", "compare_btn", "remove_btn")
+
+
+@pytest.mark.parametrize("size", [WINDOW, (360, 740)])
+def test_a_phone_gives_the_photo_most_of_the_height_and_keeps_every_tool_in_reach(fresh, kv, size):
+    from kivy.uix.button import Button
+    from kivy.uix.slider import Slider
+
+    app, shell = fresh, fresh.root
+    ids = shell.ids
+    named = {id(w.__self__): n for n, w in ids.items()}     # ids holds weak proxies
+    try:
+        kv.size = size
+        pump(3)
+        assert shell.portrait
+        assert shell.editor.height / kv.height >= 0.70, f"{size}: the photo gets {shell.editor.height / kv.height:.0%}"
+        assert shell.editor.width == kv.width
+        for name in _ROW:
+            assert _in_window(ids[name], kv) and ids[name].height >= 48 and ids[name].width >= 48, name
+        sheet = [w for part in (shell.topbar, shell.toolbox) for w in part.walk(restrict=True)
+                 if isinstance(w, (Button, Slider)) and id(w) in named]
+        assert len(sheet) > len(_ACTIONS) and all(not _in_window(w, kv) for w in sheet), \
+            "the sheet is closed: none of its tools shows"
+        wanted = set(_ACTIONS) | ({"refine_btn"} if app.can_refine else set()) \
+            | ({"protect_btn", "resize_btn"} if app.has_seam else set())
+        for tool_name in ("brush", "select"):
+            tap(ids[f"bar_{tool_name}_btn"])                  # the row's tools take effect at once
+            assert app.editor.tool == tool_name
+            tap(ids.more_btn)                                 # More opens the sheet
+            assert shell.sheet_open and ids.more_btn.text == "Close"
+            shown = [w for w in sheet if _shown(w, shell)]
+            for w in shown:
+                assert _in_window(w, kv) and w.y >= shell.statusbar.top - 1, f"{size}: {named[id(w)]} out of reach"
+                assert w.height >= 44 and w.width >= (96 if isinstance(w, Slider) else 44), \
+                    f"{size}: {named[id(w)]} too small to tap or slide"
+            wanted -= {named[id(w)] for w in shown}
+            assert shell.editor.height / kv.height >= 0.70, "the sheet lies over the photo, which keeps its size"
+            tap(ids.more_btn)                                 # 'Close'
+            assert not shell.sheet_open and not _in_window(shell.toolbox, kv)
+        wanted -= {"tolerance_slider", "select_mode_btn"}
+        assert not wanted, f"not reachable on a phone: {sorted(wanted)}"
+        # Esc (a phone's back button) closes the sheet first; a job starting closes it too.
+        tap(ids.more_btn)
+        kv.dispatch("on_key_down", 27, 0, None, [])
+        assert not shell.sheet_open and not app.popup_open
+        tap(ids.more_btn)
+        tap(tool(app, "invert_btn"))                          # a tool in the sheet works from there
+        assert app.editor.mask.mean() > 0.5 and shell.sheet_open
+    finally:
+        kv.size = WINDOW
+        pump(3)
 
 
 # -- errors and device notes ------------------------------------------------------------
