@@ -1,9 +1,9 @@
 """Render the app's main states to PNG files for the docs (needs a display, e.g. Xvfb, and the app extra).
 
 A documentation tool of the checkout, not part of the app package.
-``python tools/app_screenshots.py docs/screenshots`` renders a phone in portrait
-(720x1280 at density 2, saved scaled down to 360x640) and a desktop window (1280x800),
-each in its own process because Kivy fixes the screen density at import.
+``python tools/app_screenshots.py docs/screenshots`` renders a phone in portrait (480x800)
+and a desktop window (1280x800), each in its own process because Kivy fixes the screen
+density at import.  Each PNG takes at most :data:`MAX_BYTES` (see :func:`save_small`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,35 @@ import time
 from pathlib import Path
 
 PRESETS = {
-    # name: (width, height, density, scale of the saved file)
-    "phone": (720, 1280, 2.0, 0.5),
-    "desktop": (1280, 800, 1.0, 1.0),
+    # name: (width, height, density): the window, in pixels, and the pixels of one dp
+    "phone": (480, 800, 1.0),
+    "desktop": (1280, 800, 1.0),
 }
+#: The most one screenshot may take: a larger one is saved with 256 colours, then scaled down.
+MAX_BYTES = 300_000
+
+
+def save_small(img, path: Path, max_bytes: int = MAX_BYTES) -> str:
+    """Save ``img`` (PIL, RGB) as an optimised PNG at ``path`` taking at most ``max_bytes``: as it
+    is, else with a 256-colour palette (text and buttons stay sharp; a photo's gradients keep
+    well), else that scaled down by steps of 15 %.  Returns how it was saved ("" for as it is)."""
+    from PIL import Image
+
+    img.save(path, optimize=True)
+    if path.stat().st_size <= max_bytes:
+        return ""
+    scale = 1.0
+    while True:
+        size = (round(img.width * scale), round(img.height * scale))
+        small = img if scale == 1.0 else img.resize(size, Image.LANCZOS)
+        small.quantize(256, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
+        if path.stat().st_size <= max_bytes or min(size) < 64:
+            return "256 colours" + (f", scaled to {scale:.0%}" if scale < 1 else "")
+        scale *= 0.85
 
 
 def _render(preset: str, out: Path) -> None:
-    width, height, density, save_scale = PRESETS[preset]
+    width, height, density = PRESETS[preset]
     os.environ["KIVY_METRICS_DENSITY"] = str(density)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
@@ -73,10 +94,10 @@ def _render(preset: str, out: Path) -> None:
         pump(4)
         tmp = Window.screenshot(name=str(out / f".{preset}-{name}-%(cnt)s.png"))
         img = Image.open(tmp).convert("RGB")
-        if save_scale != 1.0:
-            img = img.resize((round(img.width * save_scale), round(img.height * save_scale)), Image.LANCZOS)
-        img.save(out / f"{preset}-{name}.png", optimize=True)
         os.unlink(tmp)
+        assert img.size == (width, height), f"the window is {img.size}, not {(width, height)}"
+        how = save_small(img, out / f"{preset}-{name}.png")
+        print(f"{preset}-{name}.png" + (f" ({how})" if how else ""))
 
     from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
@@ -86,6 +107,7 @@ def _render(preset: str, out: Path) -> None:
                      case="walkingman", overrides={"backend": backend})
     app._run_prepare()
     runTouchApp(embedded=True)
+    Window.size = (width, height)     # the configured size is a request: pin it, as the UI tests do
     pump(6)
     ed = app.editor
     shot("start")
@@ -164,6 +186,10 @@ def _render(preset: str, out: Path) -> None:
     app.tolerance = default
     pump(2)
     shot("select")
+    if app.root.portrait:             # a phone: the sheet of tools the row's More opens
+        app.root.sheet_open = True
+        shot("tools")
+        app.root.sheet_open = False
     if app.can_refine:
         app.selection.refine_mask()
         until(lambda: not app.busy)
