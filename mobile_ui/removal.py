@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from kivy.clock import Clock, mainthread
 
+from inpaint.geometry import bbox
 from inpaint.methods.defaults import MAX_SEED
 from inpaint.report import format_percent, format_seconds, seconds_left
 
@@ -233,8 +234,9 @@ class RemovalController:
         token = self.token
         self.phase_started = time.monotonic()
         self._phase_text(token, "preparing")
+        changing = bbox(removal.mask)   # the live fill changes these pixels alone
         fn = partial(run_inpaint, image=removal.image, mask=removal.mask, params=params,
-                     on_progress=partial(self._job_progress, token), factory=self.app.engine,
+                     on_progress=partial(self._job_progress, token, changing), factory=self.app.engine,
                      on_phase=partial(self._job_phase, token))
         self.submit(fn, partial(self._remove_done, token, before, removal), "Remove failed")
 
@@ -289,7 +291,7 @@ class RemovalController:
         self._phase_text(self.token, self.phase)
 
     @mainthread
-    def _job_progress(self, token, image, fraction, iterations):
+    def _job_progress(self, token, changing, image, fraction, iterations):
         if token != self.token or not self.app.busy:
             return
         if self.phase == "compiling":   # the first launches are compiled: the fill shows its own progress
@@ -297,7 +299,7 @@ class RemovalController:
             self.phase = "filling"
             if self.app.progress == 0:       # the time left counts from here, at the pace from here
                 self.job_started, self.fraction_started = time.monotonic(), fraction
-        self.app.editor.show_pixels(image)
+        self.app.editor.show_pixels(image, changing)
         self.app.editor._overlay_color.a = 0      # the red mask stays until the live fill replaces it
         self.show_progress(fraction)
 

@@ -845,9 +845,9 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     shown = []
     ed_show = ed.show_pixels
 
-    def spy(pixels):
+    def spy(pixels, rect=None):
         shown.append(pixels)
-        ed_show(pixels)
+        ed_show(pixels, rect)
 
     ed.show_pixels = spy
     try:
@@ -881,6 +881,35 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     assert "unchanged" in app.status
     pump()
     assert app.root.ids.bar_remove_btn.width >= 44 and app.root.ids.bar_cancel_btn.width == 0
+
+
+def test_a_live_fill_uploads_only_its_hole(fresh, scene, monkeypatch):
+    """A partial image differs from the photo in the mask alone: only the mask's bounding box is
+    converted and uploaded (a large photo's preview costs what its hole costs), and the texture
+    then holds exactly the partial image."""
+    from inpaint.geometry import bbox
+    from mobile_ui import editor as editor_module
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    converted = []
+    real = editor_module.rgba
+    monkeypatch.setattr(editor_module, "rgba", lambda px: converted.append(px.shape[:2]) or real(px))
+    app.engine = _Slow
+    _Slow.threads.clear()
+    _Slow.gate.clear()
+    try:
+        app.removal.remove()
+        pump_until(lambda: app.progress > 0, what="live progress")
+        x0, y0, x1, y1 = bbox(mask)
+        assert converted and set(converted) == {(y1 - y0, x1 - x0)} and (y1 - y0, x1 - x0) != img.shape[:2]
+        shown = np.frombuffer(ed._tex.pixels, np.uint8).reshape(img.shape[0], img.shape[1], 4)
+        assert not np.array_equal(ed.displayed, img), "a partial fill is shown"
+        np.testing.assert_array_equal(shown[..., :3], ed.displayed)
+    finally:
+        _Slow.gate.set()
+        app.removal.cancel()
+    settle(app)
 
 
 class _Held(_Slow):
