@@ -108,12 +108,21 @@ class ImageEditor(StencilView):
             self.fit()
         self._refresh_all()
 
-    def show_pixels(self, pixels: np.ndarray) -> None:
-        """Display ``pixels`` (e.g. a partially filled image) without changing the document."""
+    def show_pixels(self, pixels: np.ndarray, rect: tuple[int, int, int, int] | None = None) -> None:
+        """Display ``pixels`` (e.g. a partially filled image) without changing the document.
+
+        ``rect`` ``(x0, y0, x1, y1)``, half-open: the only pixels that differ from those shown,
+        and the only ones uploaded.  A live fill changes its hole alone, so a large photo's
+        preview then costs what its hole costs, not what the photo does.
+        """
         if self._tex is None or pixels.shape[:2] != self.image.shape[:2]:
             return
         self.displayed = pixels
-        self._tex.blit_buffer(rgba(pixels).tobytes(), colorfmt="rgba", bufferfmt="ubyte")
+        h, w = pixels.shape[:2]
+        x0, y0, x1, y1 = rect if rect is not None else (0, 0, w, h)
+        # numpy row r is the texture's row r (the texture is flipped when drawn, not its data).
+        self._tex.blit_buffer(rgba(pixels[y0:y1, x0:x1]).tobytes(), size=(x1 - x0, y1 - y0), pos=(x0, y0),
+                              colorfmt="rgba", bufferfmt="ubyte")
         self._img_rect.texture = self._tex
         self.canvas.ask_update()
 

@@ -148,7 +148,8 @@ class SavePopup(Popup):
         """Suggest a new file name for what is to be saved, in the folder it suggests."""
         app = App.get_running_app()
         if app is not None and "path" in self.ids:
-            suggested = Path(app.suggested_mask_path() if self.what == "mask" else app.suggested_save_path())
+            doc = app.document
+            suggested = Path(doc.suggested_mask_path() if self.what == "mask" else doc.suggested_save_path())
             self.ids.folder.path = str(suggested.parent)
             self.ids.path.text = suggested.name
 
@@ -177,7 +178,7 @@ class StatusLabel(Label):
         if touch.ud.get("status_tap") and self.collide_point(*touch.pos):
             app = App.get_running_app()
             if app is not None:
-                app.show_message("Status", self.text)
+                app.dialogs.show_message("Status", self.text)
             return True
         return super().on_touch_up(touch)
 

@@ -200,12 +200,14 @@ PHASES = ("preparing", "compiling", "filling")
 def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
                 on_progress: Callable[[np.ndarray, float, int], None] | None = None,
                 interval: float = 0.1, factory: Callable[..., Any] | None = None,
-                on_phase: Callable[[str], None] | None = None) -> Any:
+                on_phase: Callable[[str], None] | None = None, share: float = 0.1) -> Any:
     """Run the inpainting pipeline on the calling (worker) thread.
 
     The fill job (:func:`inpaint.api.start`, the default method) is created and stepped
     here, so the OpenCL queue belongs to this thread.  ``on_progress(image, fraction, iterations)`` is called
-    at most every ``interval`` seconds with the partially filled image.  ``on_phase(name)`` is
+    at most every ``interval`` seconds with the partially filled image, and less often when that
+    image is slow to make (a large photo's takes tenths of a second, here, while the fill
+    waits): the partial images take at most ``share`` of the time.  ``on_phase(name)`` is
     called as each of :data:`PHASES` begins (``'compiling'`` while an OpenCL program is built on
     this thread, then the phase it interrupted again; when the build compiled, as PoCL's cache
     shows, ``'filling'`` only comes with the fill's first progress).
@@ -252,15 +254,17 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
         phase[0] = "filling"
         if not compiled[0]:
             tell("filling")
-        last = time.perf_counter()
+        last, wait = time.perf_counter(), interval
         while not inp.done:
             job.check()
             inp.step()
             now = time.perf_counter()
-            if on_progress is not None and now - last >= interval and not inp.done:
-                last = now
+            if on_progress is not None and now - last >= wait and not inp.done:
                 compiling_ended()
-                on_progress(inp.image, float(inp.progress), int(inp.iterations))
+                pixels = inp.image
+                last = time.perf_counter()
+                wait = max(interval, (last - now) * (1.0 - share) / share)
+                on_progress(pixels, float(inp.progress), int(inp.iterations))
     finally:
         cl_build.remove_build_listener(listener)
     job.check()

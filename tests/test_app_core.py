@@ -310,10 +310,54 @@ def test_progress_reports_partial_images(photo):
     seen = []
     job = w.submit(lambda j: run_inpaint(j, photo, np.ones((13, 11), bool), {"n": 4},
                                          on_progress=lambda img, f, it: seen.append((img[0, 0, 0], f, it)),
-                                         interval=0.0, factory=_Steps))
+                                         interval=0.0, factory=_Steps, share=1.0))
     assert job.wait(10) and job.outcome == "done"
     assert [s[2] for s in seen] == [1, 2, 3] and seen[0][0] == 1 and seen[1][1] == 0.5
     w.shutdown()
+
+
+class _Clock:
+    """A clock that moves only when told: the fill's steps and its partial images take set times."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    time = staticmethod(time.time)
+
+
+@pytest.mark.parametrize("image_cost", [0.0, 0.2])
+def test_partial_images_take_at_most_a_tenth_of_the_fill(photo, monkeypatch, image_cost):
+    """A large photo's partial image takes tenths of a second to make, on the worker, while the
+    fill waits: the previews are spaced so that they take at most 10 % of the time (a cheap one
+    still comes every 0.1 s)."""
+    from mobile_ui import worker
+
+    clock = _Clock()
+    monkeypatch.setattr(worker, "time", clock)
+    made = []
+
+    class Timed(_Steps):
+        def step(self):
+            clock.now += 0.01                  # 200 steps: 2 s of fill
+            return super().step()
+
+        @property
+        def image(self):
+            made.append(clock.now)
+            clock.now += image_cost
+            return self._img.copy()
+
+    seen = []
+    run_inpaint(worker.Job(lambda job: None, None, None, None), photo, np.ones((13, 11), bool),
+                {"n": 200}, on_progress=lambda *a: seen.append(a[2]), factory=Timed)
+    assert len(seen) == len(made) >= 1, "the fill still shows its progress"
+    if image_cost:
+        assert len(made) * image_cost <= 0.1 * clock.now + image_cost, (len(made), clock.now)
+    else:
+        assert 15 <= len(made) <= 20, "a cheap partial image every 0.1 s"
 
 def test_phases_are_told_in_order_and_a_build_on_the_worker_is_compiling(photo, tmp_path, monkeypatch):
     """A build on the worker (while set up, or during a step) is told as compiling, then the
@@ -381,7 +425,7 @@ def test_after_a_build_that_compiled_the_phase_stays_compiling_until_the_first_p
                              (False, ["preparing", "compiling", "preparing", "filling", 1, 2, 3])):
         told = []
         fn = partial(run_inpaint, image=photo, mask=np.ones((13, 11), bool), params={"n": 5},
-                     factory=builds(writes), interval=0.0, on_phase=told.append,
+                     factory=builds(writes), interval=0.0, share=1.0, on_phase=told.append,
                      on_progress=lambda _im, _f, it, told=told: told.append(it))
         job = w.submit(fn)
         assert job.wait(10) and job.outcome == "done"

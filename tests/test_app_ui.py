@@ -128,13 +128,30 @@ def settle(app):
 
 
 def tap(widget):
+    """A finger's tap on ``widget``'s centre, which must lie in the window (where a finger reaches)."""
+    from kivy.core.window import Window
     from kivy.tests.common import UnitTestTouch
 
     x, y = widget.to_window(*widget.center)
+    assert 0 <= x <= Window.width and 0 <= y <= Window.height, f"{widget} lies outside the window: out of reach"
     t = UnitTestTouch(x, y)
     t.touch_down()
     t.touch_up()
     pump()
+
+
+def tool(app, name):
+    """The control with id ``name`` where a finger reaches it: the row under the photo shows it,
+    else (portrait) its More button opens the sheet of tools that holds it."""
+    shell = app.root
+    widget, parent = shell.ids[name], shell.ids[name].parent
+    while parent is not shell and parent not in (shell.toolbox, shell.topbar):
+        parent = parent.parent
+    if shell.portrait and parent is not shell and not shell.sheet_open:
+        tap(shell.ids.more_btn)
+        pump(2)
+        assert shell.sheet_open, "More opens the sheet of tools"
+    return widget
 
 
 def screen_of(app, row, col):
@@ -167,17 +184,18 @@ def fresh(app, scene):
     """The app with a fresh copy of the small scene (mask included) and default tools."""
     img, mask = scene
     if app.busy:
-        app.cancel()
+        app.removal.cancel()
     settle(app)
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
     app.engine = None
     app.method = DEFAULT_METHOD  # a test that chose another method may have failed before putting it back
-    app.set_document(img.copy(), mask.copy(), "scene")
+    app.document.set_document(img.copy(), mask.copy(), "scene")
     app.editor.tool = "brush"
     app.editor.brush_size = 36
     app.grow = 0
     app.select_mode = "add"
     app.tolerance = DEFAULT_TOLERANCE
+    app.root.sheet_open = False
     pump(2)
     return app
 
@@ -219,13 +237,13 @@ def test_eraser_and_clear_are_undoable(fresh):
     r, c = np.argwhere(before)[0]
     drag([screen_of(app, r, c)])
     assert not ed.mask.any()
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, before)
-    tap(app.root.ids.clear_btn)
+    tap(tool(app, "clear_btn"))
     assert not ed.mask.any()
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, before)
-    app.redo()
+    app.document.redo()
     assert not ed.mask.any()
 
 
@@ -279,7 +297,7 @@ def test_pinch_zooms_and_pans_without_painting(fresh):
     assert not app.can_undo
     u, v = ed.view.widget_to_image(cx - ed.x, cy - ed.y)
     assert abs(u - under[0]) < 0.5 and abs(v - under[1]) < 0.5
-    tap(app.root.ids.fit_btn)
+    tap(tool(app, "fit_btn"))
     assert abs(ed.zoom - 1.0) < 1e-9
 
 
@@ -320,9 +338,9 @@ def test_zoom_label_is_the_displayed_scale_and_1_is_actual_size(fresh, kv):
     assert ed.view.scale == 1.0
     assert tuple(ed._img_rect.size) == (ed.image.shape[1], ed.image.shape[0])
     assert app.info.endswith("zoom 100%")
-    tap(app.root.ids.fit_btn)
+    tap(tool(app, "fit_btn"))
     assert app.info.endswith("(fit)")
-    tap(app.root.ids.actual_size_btn)
+    tap(tool(app, "actual_size_btn"))
     assert ed.view.scale == 1.0
 
 
@@ -368,24 +386,24 @@ def test_open_dialog_starts_in_the_start_folder_and_takes_a_typed_path(fresh, sc
     photos.mkdir()
     Image.fromarray(img).save(photos / "beach.png")
     monkeypatch.setattr(app, "start_dir", str(tmp_path))
-    monkeypatch.setitem(app._settings, "last_dir", str(photos))
-    popup = app.show_open()                                # an example is open: the start folder
+    monkeypatch.setitem(app.prefs.state, "last_dir", str(photos))
+    popup = app.dialogs.show_open()                                # an example is open: the start folder
     pump(3)
     assert isinstance(popup, OpenPopup) and popup.ids.chooser.path == str(tmp_path)
     assert popup.ids.path_input.text == str(tmp_path), "the field shows the current folder"
     assert "example" in popup.ids.cases.text.lower()
-    assert not app.open_typed(popup, "nowhere") and "No such file or folder" in popup.problem
-    assert app.open_typed(popup, "photos")                 # relative to the folder shown: browse it
+    assert not app.dialogs.open_typed(popup, "nowhere") and "No such file or folder" in popup.problem
+    assert app.dialogs.open_typed(popup, "photos")                 # relative to the folder shown: browse it
     pump(2)
     assert popup.ids.chooser.path == str(photos) and popup.ids.path_input.text == str(photos)
-    assert app.open_typed(popup, "beach.png")              # a file: opened
+    assert app.dialogs.open_typed(popup, "beach.png")              # a file: opened
     pump(2)
-    assert app.doc_name == "beach.png" and app._popup is None
+    assert app.doc_name == "beach.png" and app.dialogs.popup is None
     assert app.photo.path == photos / "beach.png"
-    app.show_open()                                        # now: the photo's folder
+    app.dialogs.show_open()                                        # now: the photo's folder
     pump(2)
-    assert app._popup.ids.chooser.path == str(photos)
-    app.dismiss_popup()
+    assert app.dialogs.popup.ids.chooser.path == str(photos)
+    app.dialogs.dismiss_popup()
 
 
 def test_a_photo_opens_with_its_paired_mask_beside_it(fresh, scene, tmp_path):
@@ -397,16 +415,16 @@ def test_a_photo_opens_with_its_paired_mask_beside_it(fresh, scene, tmp_path):
     mask[10:20, 30:45] = True
     Image.fromarray(img).save(tmp_path / "beach.png")
     Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "beach_mask.png")
-    app.open_path(str(tmp_path / "beach.png"))
+    app.document.open_path(str(tmp_path / "beach.png"))
     pump(2)
     np.testing.assert_array_equal(app.editor.mask, mask)
     assert "beach_mask.png" in app.status
     Image.fromarray(img).save(tmp_path / "walk.png")         # no mask beside it: an empty one
-    app.open_path(str(tmp_path / "walk.png"))
+    app.document.open_path(str(tmp_path / "walk.png"))
     assert not app.editor.mask.any() and "mask" not in app.status.split(".", 1)[1]
     Image.fromarray(img).save(tmp_path / "hill.png")         # a mask of another size: not used, said so
     Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "hill_mask.png")
-    app.open_path(str(tmp_path / "hill.png"))
+    app.document.open_path(str(tmp_path / "hill.png"))
     assert not app.editor.mask.any() and "hill_mask.png is not used" in app.status
 
 
@@ -421,15 +439,15 @@ def test_open_dialog_shows_previews_and_recent_folders(fresh, scene, tmp_path, m
 
     app = fresh
     img, _ = scene
-    monkeypatch.setitem(app._settings, "recent_dirs", [])
+    monkeypatch.setitem(app.prefs.state, "recent_dirs", [])
     beach, walks = tmp_path / "beach", tmp_path / "walks"
     beach.mkdir(), walks.mkdir()
     Image.fromarray(img).save(beach / "scene.png")
     Image.new("RGB", (400, 300), (220, 20, 20)).save(walks / "red.jpg", quality=95)
     (walks / "notes.txt").write_text("not a photo")
-    app.open_path(str(beach / "scene.png"))
-    app.open_path(str(walks / "red.jpg"))
-    popup = app.show_open()
+    app.document.open_path(str(beach / "scene.png"))
+    app.document.open_path(str(walks / "red.jpg"))
+    popup = app.dialogs.show_open()
     pump(3)
     assert popup.ids.recent.values == [str(walks), str(beach)], "newest first"
     popup.ids.recent.text = str(beach)                   # a recent folder: browsed
@@ -460,8 +478,8 @@ def test_save_dialog_browses_folders_with_the_suggested_name(fresh, scene, tmp_p
     photos.mkdir(), elsewhere.mkdir()
     Image.fromarray(img).save(photos / "beach.png")
     Image.fromarray(img[::-1].copy()).save(elsewhere / "old.png")
-    app.open_path(str(photos / "beach.png"))
-    popup = app.show_save()
+    app.document.open_path(str(photos / "beach.png"))
+    popup = app.dialogs.show_save()
     pump(3)
     assert popup.ids.folder.path == str(photos) and popup.ids.path.text == "beach_removed.png"
     assert popup.ids.folder_label.text == f"In {photos}"
@@ -477,7 +495,7 @@ def test_save_dialog_browses_folders_with_the_suggested_name(fresh, scene, tmp_p
     pump(2)
     np.testing.assert_array_equal(np.asarray(Image.open(elsewhere / "beach_removed.png")), img)
     assert not (photos / "beach_removed.png").exists()
-    assert app.recent_folders()[:2] == [str(elsewhere), str(photos)], "a folder saved to is recent too"
+    assert app.prefs.recent_folders()[:2] == [str(elsewhere), str(photos)], "a folder saved to is recent too"
 
 
 def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scene, tmp_path, monkeypatch):
@@ -492,18 +510,18 @@ def test_last_photo_is_stored_absolute_and_a_missing_one_is_reported(fresh, scen
     monkeypatch.chdir(tmp_path)
     try:
         app._state_dir = tmp_path / "state"
-        app.open_path("gone.png")                           # a relative path, as typed on a command line
+        app.document.open_path("gone.png")                           # a relative path, as typed on a command line
         data = json.loads((app._state_dir / "settings.json").read_text())
         assert data["last_image"] == str(tmp_path / "gone.png")
         (tmp_path / "gone.png").unlink()
-        app._load_settings()
-        app._open_startup()
+        app.prefs.load()
+        app.document.open_startup()
         assert app.photo.path is None, "the example opens instead"
         assert app.status.startswith(f"The last photo, {tmp_path / 'gone.png'}, is no longer there")
     finally:
         app._state_dir = saved_dir
-        app._load_settings()
-        for key, value in app._overrides.items():
+        app.prefs.load()
+        for key, value in app.overrides.items():
             setattr(app, key, value)
 
 
@@ -516,46 +534,46 @@ def test_closing_with_an_unsaved_result_asks_first(quick, scene, kv, monkeypatch
     stops = []
     monkeypatch.setattr(app, "stop", lambda *a: stops.append(True))
     try:
-        assert not app.unsaved and not kv.dispatch("on_request_close"), "nothing to save: close at once"
+        assert not app.document.unsaved and not kv.dispatch("on_request_close"), "nothing to save: close at once"
         kv.dispatch("on_key_down", 113, 0, "q", ["ctrl"])
         assert stops == [True]
         stops.clear()
-        app._quitting = False
+        app.dialogs.quitting = False
 
-        app.remove()
+        app.removal.remove()
         pump_until(lambda: not app.busy, what="the removal")
         settle(app)
-        assert app.unsaved
+        assert app.document.unsaved
         assert kv.dispatch("on_request_close") is True, "the window must stay open"
-        assert isinstance(app._popup, ClosePopup) and not stops
+        assert isinstance(app.dialogs.popup, ClosePopup) and not stops
         pump(3)
-        tap(app._popup.ids.cancel_close)
-        assert app._popup is None and not stops and app.unsaved
+        tap(app.dialogs.popup.ids.cancel_close)
+        assert app.dialogs.popup is None and not stops and app.document.unsaved
 
         kv.dispatch("on_key_down", 113, 0, "q", ["ctrl"])        # Ctrl+Q asks the same
-        assert isinstance(app._popup, ClosePopup) and not stops
+        assert isinstance(app.dialogs.popup, ClosePopup) and not stops
         pump(3)
-        tap(app._popup.ids.discard)
+        tap(app.dialogs.popup.ids.discard)
         assert stops == [True]
         stops.clear()
-        app._quitting = False
+        app.dialogs.quitting = False
 
         assert kv.dispatch("on_request_close") is True
         pump(3)
-        tap(app._popup.ids.save_close)                         # Save: the Save dialog, then close
+        tap(app.dialogs.popup.ids.save_close)                         # Save: the Save dialog, then close
         pump(3)
-        popup = app._popup
+        popup = app.dialogs.popup
         assert isinstance(popup, SavePopup) and popup.what == "photo" and not stops
         out = tmp_path / "kept.png"
         popup.ids.path.text = str(out)
         tap(popup.ids.save_confirm)
-        assert out.is_file() and stops == [True] and not app.unsaved
-        app._quitting = False
-        app.undo()                                            # back to the photo as opened:
-        assert app.unsaved                                    # differs from what was saved
+        assert out.is_file() and stops == [True] and not app.document.unsaved
+        app.dialogs.quitting = False
+        app.document.undo()                                            # back to the photo as opened:
+        assert app.document.unsaved                                    # differs from what was saved
     finally:
-        app._quitting = False
-        app.dismiss_popup()
+        app.dialogs.quitting = False
+        app.dialogs.dismiss_popup()
 
 
 # -- replacing an unsaved result ----------------------------------------------------------
@@ -564,12 +582,12 @@ _OPENERS = ("open_button", "typed_path", "example", "dropped_file")
 
 def _unsaved_result(app):
     """Remove, then paint a next stroke; returns the image, mask and Undo depth as they are."""
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     app.editor.brush_size = 2 * 3 * app.editor.view.scale
     drag([screen_of(app, 10, c) for c in (8, 30)])        # a next object marked: Cancel keeps it too
-    assert app.unsaved and app.editor.mask.any() and len(app.history) == 2
+    assert app.document.unsaved and app.editor.mask.any() and len(app.history) == 2
     return app.image.copy(), app.editor.mask.copy(), len(app.history)
 
 
@@ -582,7 +600,7 @@ def _open_another(app, kv, how, photo):
         kv.dispatch("on_drop_file", str(photo).encode("utf-8"), 10, 10)    # as SDL gives it: bytes
         pump()
         return storage.load_image(photo).pixels, photo.name
-    popup = app.show_open()
+    popup = app.dialogs.show_open()
     pump(3)
     if how == "open_button":
         popup.ids.chooser.path = str(photo.parent)
@@ -604,7 +622,7 @@ def _open_another(app, kv, how, photo):
 
 def _assert_opened(app, image, name):
     np.testing.assert_array_equal(app.image, image)
-    assert app.doc_name == name and not app.unsaved
+    assert app.doc_name == name and not app.document.unsaved
     assert len(app.history) == 0 and not app.can_undo
 
 
@@ -619,73 +637,73 @@ def test_open_and_drop_ask_before_replacing_an_unsaved_result(quick, scene, kv, 
     photo = tmp_path / "other.png"
     Image.fromarray(np.ascontiguousarray(img[::-1, ::-1])).save(photo)
     try:
-        assert not app.unsaved                                   # nothing to save: opens at once
+        assert not app.document.unsaved                                   # nothing to save: opens at once
         image, name = _open_another(app, kv, how, photo)
-        assert not isinstance(app._popup, ClosePopup)
+        assert not isinstance(app.dialogs.popup, ClosePopup)
         _assert_opened(app, image, name)
 
         # Cancel: nothing changes, Undo included.
-        app.set_document(img.copy(), mask.copy(), "scene")
+        app.document.set_document(img.copy(), mask.copy(), "scene")
         result, marked, depth = _unsaved_result(app)
         _open_another(app, kv, how, photo)
-        question = app._popup
+        question = app.dialogs.popup
         assert isinstance(question, ClosePopup) and question.text.startswith("scene has changes")
         assert question.text.endswith(f"before opening {photo.name}?" if how != "example"
                                       else f"before opening the example {name}?" if name != "demo"
                                       else "before opening the example?")
         pump(3)
         tap(question.ids.cancel_close)
-        assert app._popup is None and app.doc_name == "scene" and app.unsaved
+        assert app.dialogs.popup is None and app.doc_name == "scene" and app.document.unsaved
         np.testing.assert_array_equal(app.image, result)
         np.testing.assert_array_equal(app.editor.mask, marked)
         np.testing.assert_array_equal(app.editor.displayed, result)
         assert len(app.history) == depth
-        app.undo()                                               # the history is the one before
-        app.undo()
+        app.document.undo()                                               # the history is the one before
+        app.document.undo()
         np.testing.assert_array_equal(app.image, img)
         np.testing.assert_array_equal(app.editor.mask, mask)
-        app.redo()
-        app.redo()
+        app.document.redo()
+        app.document.redo()
         np.testing.assert_array_equal(app.image, result)
         np.testing.assert_array_equal(app.editor.mask, marked)
 
         # Discard: the new photo opens.
-        assert app.unsaved
+        assert app.document.unsaved
         _open_another(app, kv, how, photo)
-        assert isinstance(app._popup, ClosePopup)
+        assert isinstance(app.dialogs.popup, ClosePopup)
         pump(3)
-        tap(app._popup.ids.discard)
+        tap(app.dialogs.popup.ids.discard)
         _assert_opened(app, image, name)
-        assert app._popup is None
+        assert app.dialogs.popup is None
 
         # Save…: a save that fails opens nothing; once saved, the new photo opens.
-        app.set_document(img.copy(), mask.copy(), "scene")
+        app.document.set_document(img.copy(), mask.copy(), "scene")
         result, marked, depth = _unsaved_result(app)
         taken, out = tmp_path / "taken.png", tmp_path / "kept.png"
         taken.write_bytes(b"someone else's file")
         for target in (taken, out):
             _open_another(app, kv, how, photo)
-            assert isinstance(app._popup, ClosePopup)
+            assert isinstance(app.dialogs.popup, ClosePopup)
             pump(3)
-            tap(app._popup.ids.save_close)
+            tap(app.dialogs.popup.ids.save_close)
             pump(3)
-            save = app._popup
+            save = app.dialogs.popup
             assert isinstance(save, SavePopup) and save.what == "photo"
             save.ids.path.text = str(target)
             tap(save.ids.save_confirm)
             if target is taken:                                  # not replaced without the tick
-                assert isinstance(app._popup, MessagePopup) and app._popup.title == "Not saved"
+                assert isinstance(app.dialogs.popup, MessagePopup) and app.dialogs.popup.title == "Not saved"
                 assert taken.read_bytes() == b"someone else's file"
-                assert app.doc_name == "scene" and app.unsaved and len(app.history) == depth
+                assert app.doc_name == "scene" and app.document.unsaved and len(app.history) == depth
                 np.testing.assert_array_equal(app.image, result)
                 np.testing.assert_array_equal(app.editor.mask, marked)
-                app.dismiss_popup()
+                app.dialogs.dismiss_popup()
         assert out.is_file()
         np.testing.assert_array_equal(np.asarray(Image.open(out)), result)
         _assert_opened(app, image, name)
-        assert app._popup is None
+        assert app.dialogs.popup is None
     finally:
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
 
 
@@ -694,7 +712,7 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     app = fresh
     img, mask = scene
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     assert app.busy or app.history.can_undo
     pump_until(lambda: not app.busy, what="the removal to finish")
     settle(app)
@@ -705,11 +723,11 @@ def test_remove_equals_the_library_and_undo_redo_are_exact(fresh, scene):
     assert app.last_result.stats.iterations == expected.stats.iterations
     assert app.status.startswith("Removed in ") and f"({int(mask.sum()):,} px filled)" in app.status
 
-    tap(app.root.ids.undo_btn)
+    tap(tool(app, "undo_btn"))
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(app.editor.mask, mask)
     np.testing.assert_array_equal(app.editor.displayed, img)
-    tap(app.root.ids.redo_btn)
+    tap(tool(app, "redo_btn"))
     np.testing.assert_array_equal(app.image, expected.image)
     assert not app.editor.mask.any()
 
@@ -721,20 +739,20 @@ def test_second_removal_edits_the_result(quick, scene):
     app, ed = quick, quick.editor
     img, mask = scene
     params = app.run_params()
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="first removal")
     first = app.image.copy()
     second = np.zeros_like(mask)
     second[5:9, 10:15] = True
     ed.mask[...] = second
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="second removal")
     settle(app)
     np.testing.assert_array_equal(first, library_fill(img, mask, **params).image)
     np.testing.assert_array_equal(app.image, inpaint(first, second, **params).image)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(app.image, first)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(app.image, img)
 
 
@@ -747,7 +765,7 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     params = app.run_params()
     button = app.root.ids.try_again_btn
     assert not app.can_try_again and button.parent.opacity == 0, "Try again before any removal"
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     first = app.image
@@ -755,7 +773,8 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
-    for seed, again in ((1, lambda: tap(button)), (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
+    for seed, again in ((1, lambda: tap(tool(app, "try_again_btn"))),
+                        (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
         again()                      # the button, then the R key (IOPaint's key for the same)
         pump_until(lambda: not app.busy, what="another fill")
         settle(app)
@@ -766,26 +785,27 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
         fills.append(app.image)
         assert f"seed {seed}" in app.status and app.can_try_again
     for previous in (fills[1], fills[0]):   # each Try again is one undo step
-        tap(app.root.ids.undo_btn)
+        tap(tool(app, "undo_btn"))
         np.testing.assert_array_equal(app.image, previous)
     assert app.can_try_again
-    tap(app.root.ids.undo_btn)
+    tap(tool(app, "undo_btn"))
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(app.editor.mask, mask)
     assert not app.can_try_again and button.parent.opacity == 0, "the photo shown is no fill"
-    tap(app.root.ids.redo_btn)
+    tap(tool(app, "redo_btn"))
     np.testing.assert_array_equal(app.image, first)
     assert app.can_try_again
     method = app.method
     app.method = "criminisi"   # a method without a seed: Try again explains instead of filling the same
     try:
         depth = len(app.history)
-        tap(button)
-        assert not app.busy and isinstance(app._popup, MessagePopup) and "same way every time" in app._popup.text
+        tap(tool(app, "try_again_btn"))
+        popup = app.dialogs.popup
+        assert not app.busy and isinstance(popup, MessagePopup) and "same way every time" in popup.text
         assert len(app.history) == depth and app.image is first
     finally:
         app.method = method
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
 
 
@@ -825,25 +845,27 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     shown = []
     ed_show = ed.show_pixels
 
-    def spy(pixels):
+    def spy(pixels, rect=None):
         shown.append(pixels)
-        ed_show(pixels)
+        ed_show(pixels, rect)
 
     ed.show_pixels = spy
     try:
-        tap(app.root.ids.remove_btn)
+        tap(tool(app, "bar_remove_btn"))                 # the phone's row under the photo
         assert app.busy
         pump()
         ids = app.root.ids
-        assert ids.cancel_btn.width >= 44 and ids.progress_bar.width >= 44, "progress bar and Cancel must show"
-        assert ids.remove_btn.width == 0, "Remove makes room for the progress bar"
+        for cancel, progress, remove in (("bar_cancel_btn", "bar_progress", "bar_remove_btn"),
+                                         ("cancel_btn", "progress_bar", "remove_btn")):   # the row and the sheet
+            assert ids[cancel].width >= 44 and ids[progress].width >= 44, "progress bar and Cancel must show"
+            assert ids[remove].width == 0, "Remove makes room for the progress bar"
         pump_until(lambda: app.progress > 0, what="live progress")
         assert any(not np.array_equal(p, img) for p in shown), "the partially filled image was never shown"
         assert ed._overlay_color.a == 0, "the live fill replaces the red mask"
         assert re.fullmatch(r"Removing… \d+%( · about \d+:\d\d left)?", app.status), \
             app.status
         assert app.busy, "the run must still be held at the gate"
-        tap(app.root.ids.cancel_btn)
+        tap(tool(app, "bar_cancel_btn"))
     finally:
         _Slow.gate.set()
         del ed.show_pixels
@@ -858,7 +880,36 @@ def test_fill_is_shown_live_and_cancel_leaves_the_image(fresh, scene):
     assert _Slow.threads == [app.worker.ident] and app.worker.ident != threading.get_ident()
     assert "unchanged" in app.status
     pump()
-    assert app.root.ids.remove_btn.width >= 44 and app.root.ids.cancel_btn.width == 0
+    assert app.root.ids.bar_remove_btn.width >= 44 and app.root.ids.bar_cancel_btn.width == 0
+
+
+def test_a_live_fill_uploads_only_its_hole(fresh, scene, monkeypatch):
+    """A partial image differs from the photo in the mask alone: only the mask's bounding box is
+    converted and uploaded (a large photo's preview costs what its hole costs), and the texture
+    then holds exactly the partial image."""
+    from inpaint.geometry import bbox
+    from mobile_ui import editor as editor_module
+
+    app, ed = fresh, fresh.editor
+    img, mask = scene
+    converted = []
+    real = editor_module.rgba
+    monkeypatch.setattr(editor_module, "rgba", lambda px: converted.append(px.shape[:2]) or real(px))
+    app.engine = _Slow
+    _Slow.threads.clear()
+    _Slow.gate.clear()
+    try:
+        app.removal.remove()
+        pump_until(lambda: app.progress > 0, what="live progress")
+        x0, y0, x1, y1 = bbox(mask)
+        assert converted and set(converted) == {(y1 - y0, x1 - x0)} and (y1 - y0, x1 - x0) != img.shape[:2]
+        shown = np.frombuffer(ed._tex.pixels, np.uint8).reshape(img.shape[0], img.shape[1], 4)
+        assert not np.array_equal(ed.displayed, img), "a partial fill is shown"
+        np.testing.assert_array_equal(shown[..., :3], ed.displayed)
+    finally:
+        _Slow.gate.set()
+        app.removal.cancel()
+    settle(app)
 
 
 class _Held(_Slow):
@@ -874,7 +925,7 @@ def test_red_mask_stays_until_the_live_fill_replaces_it(fresh, scene):
     app.engine = _Held
     _Held.gate.clear()
     try:
-        app.remove()
+        app.removal.remove()
         pump(3)
         assert app.busy and app.progress == 0
         assert ed._overlay_color.a == 1, "the mask overlay must stay while nothing is filled yet"
@@ -913,7 +964,7 @@ def test_a_removal_says_what_it_prepares_before_the_fill_shows_progress(fresh, s
     _HeldAtStart.gate.clear()
     seen, spy = _statuses(app)
     try:
-        app.remove()
+        app.removal.remove()
         assert app.status == "Removing: preparing the fill (72x56, 0.0 MP)…", app.status
         assert app.busy and app.progress == 0 and app.root.ids.cancel_btn.width >= 0
         pump_until(lambda: app.status.endswith(" s"), timeout=20, what="the seconds of preparing")
@@ -974,7 +1025,7 @@ def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene
     app.bind(status=spy)
     cl_build.add_build_listener(listener)
     try:
-        app.remove()
+        app.removal.remove()
         pump_until(lambda: not app.busy, what="the removal")
         settle(app)
     finally:
@@ -998,24 +1049,24 @@ def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene
 
 def test_progress_gives_the_time_left(fresh):
     app = fresh
-    app._begin_job("Removing…")
+    app.removal.begin_job("Removing…")
     try:
-        app._job_started = time.monotonic() - 10.0        # a quarter done after 10 s: 30 s to go
-        app._show_progress(0.25)
+        app.removal.job_started = time.monotonic() - 10.0        # a quarter done after 10 s: 30 s to go
+        app.removal.show_progress(0.25)
         assert app.progress == 0.25
         assert app.status == "Removing… 25% · about 0:30 left"
-        app._job_started = time.monotonic()
-        app._show_progress(0.0)
+        app.removal.job_started = time.monotonic()
+        app.removal.show_progress(0.0)
         assert app.status == "Removing… 0%", "no estimate yet: the percentage, no placeholder"
-        app._show_progress(0.0003)                       # a large photo's first seconds: it moves
+        app.removal.show_progress(0.0003)                       # a large photo's first seconds: it moves
         assert app.status == "Removing… 0.03%", app.status
         # After a first run's compiling the clock starts at the fill's first progress (20 %): the
         # pace is that of the 40 % done since, in 10 s, so the 40 % left take 10 s more.
-        app._job_started, app._fraction_started = time.monotonic() - 10.0, 0.2
-        app._show_progress(0.6)
+        app.removal.job_started, app.removal.fraction_started = time.monotonic() - 10.0, 0.2
+        app.removal.show_progress(0.6)
         assert app.status == "Removing… 60% · about 0:10 left", app.status
     finally:
-        app._finish_job()
+        app.removal.finish_job()
 
 
 @pytest.mark.opencl
@@ -1031,7 +1082,7 @@ def test_remove_runs_opencl_on_the_worker_thread(fresh, scene):
     app.backend = "opencl"
     try:
         params = app.run_params()
-        app.remove()
+        app.removal.remove()
         pump_until(lambda: not app.busy, what="the OpenCL removal")
         settle(app)
         assert app.last_result.stats.backend in ("opencl", "mixed"), app.status
@@ -1050,7 +1101,7 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     keep[20:40, 30:45] = True
     ed.keep[...] = keep                              # as painted with the Protect brush
     app.has_seam = True
-    popup = app.show_resize()
+    popup = app.dialogs.show_resize()
     pump()
     assert (popup.target_w, popup.target_h) == (72, 56)   # 100 % until a size is chosen
     popup.size_text = "64x56!"
@@ -1062,7 +1113,7 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
     assert app.image.shape == (56, 64, 3), app.status
     np.testing.assert_array_equal(app.image, expected)
     assert ed.mask.shape == (56, 64) and not ed.keep.any()
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(app.image, img)
     np.testing.assert_array_equal(ed.keep, keep)
 
@@ -1070,7 +1121,7 @@ def test_resize_with_seam_carving_is_undoable(fresh, scene):
 def test_resize_offers_percentages_and_the_command_s_sizes(fresh, scene):
     app = fresh
     app.has_seam = True
-    popup = app.show_resize()
+    popup = app.dialogs.show_resize()
     pump(2)
     buttons = {b.text: b for b in popup.ids.presets.children}
     assert set(buttons) == {"50%", "75%", "90%", "Narrower 80%", "Shorter 80%", "Wider 120%"}
@@ -1096,7 +1147,7 @@ def test_resize_offers_percentages_and_the_command_s_sizes(fresh, scene):
     popup.ids.size_input.text = "big"
     pump()
     assert popup.ids.resize_confirm.disabled and "Type a size such as 75%" in popup.ids.resize_result.text
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
 
 
 # -- mask tools -------------------------------------------------------------------------
@@ -1138,11 +1189,11 @@ def test_grow_previews_the_outline_and_remove_fills_the_grown_mask(quick, scene,
     painted = ed.mask.copy()
     np.testing.assert_array_equal(ed.grown, grow(painted, 3))
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     np.testing.assert_array_equal(app.image, inpaint(img, grow(painted, 3), **params).image)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, painted)      # the mask as painted, not grown
     app.root.ids.grow_slider.value = 0
     pump(2)
@@ -1162,7 +1213,7 @@ def test_protect_strokes_are_never_copied_into_the_fill(fresh, scene):
     keep = ed.keep.copy()
     assert keep.any() and not (keep & mask).any()
     params = app.run_params()
-    tap(app.root.ids.remove_btn)
+    tap(tool(app, "remove_btn"))
     pump_until(lambda: not app.busy, what="the removal")
     settle(app)
     src = app.last_result.source_map[mask]
@@ -1178,7 +1229,7 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     app, ed = fresh, fresh.editor
     img, _ = scene
     ed.mask[...] = False
-    tap(app.root.ids.select_btn)
+    tap(tool(app, "select_btn"))
     assert ed.tool == "select" and "Tap the object" in app.status
     ids = app.root.ids
     assert ids.tolerance_slider.width > 40 and ids.brush_slider.width == 0, "Select shows its tolerance slider"
@@ -1194,16 +1245,16 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     sky_region, used = masktools.tap_select_plausible(img, sky, DEFAULT_TOLERANCE)
     assert used < DEFAULT_TOLERANCE and sky_region.sum() < masktools.tap_select(img, sky, DEFAULT_TOLERANCE).sum()
     if sky_region.mean() > masktools.MAX_REGION:
-        tap(app._popup.ids.yes_btn)
+        tap(app.dialogs.popup.ids.yes_btn)
     else:
         assert f"Tolerance lowered to {used}" in app.status, app.status
     np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
-    tap(ids.select_mode_btn)
+    tap(tool(app, "select_mode_btn"))
     assert app.select_mode == "subtract" and ids.select_mode_btn.text == "Subtract"
     drag([screen_of(app, *sky)])
     settle(app)
     if sky_region.mean() > masktools.MAX_REGION:
-        tap(app._popup.ids.yes_btn)
+        tap(app.dialogs.popup.ids.yes_btn)
     np.testing.assert_array_equal(ed.mask, ball_region & ~sky_region)
     after_taps = ed.mask.copy()
 
@@ -1213,15 +1264,15 @@ def test_select_taps_add_and_subtract_regions_of_similar_colour(fresh, scene):
     drag([(cx, cy), (cx + 40, cy), (cx + 80, cy)])
     assert ed.view.ox != ox
     np.testing.assert_array_equal(ed.mask, after_taps)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, ball_region | sky_region)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, ball_region)
-    app.undo()
+    app.document.undo()
     assert not ed.mask.any()
 
     ed.fit()
-    tap(ids.select_mode_btn)
+    tap(tool(app, "select_mode_btn"))
     ids.tolerance_slider.value = 4                       # a lower tolerance selects less
     assert app.tolerance == 4
     drag([screen_of(app, *ball)])
@@ -1256,7 +1307,7 @@ def test_a_tap_says_selecting_at_once_ignores_taps_meanwhile_and_is_one_undo_ste
     before = ed.mask.copy()
     gated = _Gate(masktools.tap_select_plausible)
     monkeypatch.setattr(masktools, "tap_select_plausible", gated)
-    app.set_tool("select")
+    app.selection.set_tool("select")
     ball, sky = (34, 41), (5, 5)
     try:
         drag([screen_of(app, *ball)])
@@ -1271,12 +1322,12 @@ def test_a_tap_says_selecting_at_once_ignores_taps_meanwhile_and_is_one_undo_ste
     region, used = masktools.tap_select_plausible(img, ball, DEFAULT_TOLERANCE)
     np.testing.assert_array_equal(ed.mask, before | region)
     assert (region & ~before).any() and app.status.startswith("Added "), app.status
-    app.undo()                                           # one step: exactly the mask before the tap
+    app.document.undo()                                           # one step: exactly the mask before the tap
     pump(2)
     np.testing.assert_array_equal(ed.mask, before)
     assert (seen[-1][before] == MASK_RGBA).all() and not seen[-1][~before].any(), "Undo must show it"
     assert not app.can_undo
-    app.redo()
+    app.document.redo()
     np.testing.assert_array_equal(ed.mask, before | region)
 
 
@@ -1289,31 +1340,31 @@ def test_a_tap_that_selects_more_than_an_object_asks_first(fresh, monkeypatch):
     img = np.zeros((56, 72, 3), np.uint8)
     img[:, :] = (90, 140, 200)                           # a plain sky: one colour at any tolerance...
     img[40:56, 30:40] = (250, 250, 40)                   # ...with a small yellow object on its edge
-    app.set_document(img, None, "sky")
-    app.set_tool("select")
+    app.document.set_document(img, None, "sky")
+    app.selection.set_tool("select")
     pump(2)
     want, used = masktools.tap_select_plausible(img, (10, 10), DEFAULT_TOLERANCE)
     assert used == masktools.MIN_TOLERANCE and want.mean() > 0.9   # the sky, even at the lowest tolerance
     drag([screen_of(app, 10, 10)])
     settle(app)
-    popup = app._popup
+    popup = app.dialogs.popup
     assert isinstance(popup, QuestionPopup), popup
     assert f"selects {format_percent(want.mean())} of the photo" in popup.text, popup.text
     assert not ed.mask.any(), "nothing is selected before the answer"
     tap(popup.ids.no_btn)
     pump_until(lambda: popup.parent is None, what="the question to close")  # it takes touches until gone
-    assert app._popup is None and not ed.mask.any() and not app.can_undo
+    assert app.dialogs.popup is None and not ed.mask.any() and not app.can_undo
     assert "unchanged" in app.status
     drag([screen_of(app, 10, 10)])
     settle(app)
-    tap(app._popup.ids.yes_btn)
+    tap(app.dialogs.popup.ids.yes_btn)
     pump(2)
     np.testing.assert_array_equal(ed.mask, want)
-    app.undo()
+    app.document.undo()
     assert not ed.mask.any()
     drag([screen_of(app, 48, 35)])                       # the object: selected without a question
     settle(app)
-    assert app._popup is None and ed.mask[40:56, 30:40].all() and ed.mask.mean() < masktools.MAX_REGION
+    assert app.dialogs.popup is None and ed.mask[40:56, 30:40].all() and ed.mask.mean() < masktools.MAX_REGION
 
 
 def test_a_tap_during_a_removal_is_ignored_and_said(fresh, scene):
@@ -1321,7 +1372,7 @@ def test_a_tap_during_a_removal_is_ignored_and_said(fresh, scene):
     app.engine = _Held
     _Held.gate.clear()
     try:
-        app.remove()
+        app.removal.remove()
         pump(2)
         app.editor.tool = "select"
         mask = ed.mask.copy()
@@ -1345,31 +1396,31 @@ def test_refine_completes_the_selection_on_the_worker(fresh, scene, monkeypatch)
     part = ed.mask.copy()
     if not masktools.grabcut_available():
         assert not app.can_refine and app.root.ids.refine_btn.width == 0
-        app.refine_mask()
-        assert isinstance(app._popup, MessagePopup) and "OpenCV" in app._popup.text
-        app.dismiss_popup()
+        app.selection.refine_mask()
+        assert isinstance(app.dialogs.popup, MessagePopup) and "OpenCV" in app.dialogs.popup.text
+        app.dialogs.dismiss_popup()
         pytest.skip("Refine needs OpenCV (optional)")
     assert app.can_refine and app.root.ids.refine_btn.width >= 48
-    tap(app.root.ids.refine_btn)
+    tap(tool(app, "refine_btn"))
     pump_until(lambda: not app.busy, what="the refinement")
     settle(app)
     want = masktools.refine(img, part)
     np.testing.assert_array_equal(ed.mask, want)
     assert (want >= part).all() and want.sum() > part.sum()
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, part)
 
 
 def test_invert_mask_is_undoable(fresh, scene, kv):
     app, ed = fresh, fresh.editor
     _, mask = scene
-    tap(app.root.ids.invert_btn)
+    tap(tool(app, "invert_btn"))
     np.testing.assert_array_equal(ed.mask, ~mask)
     kv.dispatch("on_key_down", 105, 0, "i", [])          # the i key inverts too
     np.testing.assert_array_equal(ed.mask, mask)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, ~mask)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, mask)
 
 
@@ -1384,9 +1435,9 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     h, w = mask.shape
     orig = tmp_path / "photo.png"
     Image.fromarray(img).save(orig)
-    app.open_path(str(orig))
+    app.document.open_path(str(orig))
     ed.mask[...] = mask
-    popup = app.show_save()
+    popup = app.dialogs.show_save()
     pump()
     tap(popup.ids.save_mask_choice)
     assert popup.what == "mask" and popup.target() == tmp_path / "photo_mask.png"
@@ -1398,14 +1449,14 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     assert set(np.unique(saved)) == {0, 255}
     np.testing.assert_array_equal(saved == 255, mask)
     np.testing.assert_array_equal(read_mask(out, (w, h)), mask)   # what `inpaint --mask` reads
-    assert app.export_mask(str(out)) is None and "exists" in app._popup.text
-    app.dismiss_popup()
+    assert app.document.export_mask(str(out)) is None and "exists" in app.dialogs.popup.text
+    app.dialogs.dismiss_popup()
 
     grey = np.zeros((h, w), np.uint8)                    # anti-aliased: only > 127 is the object
     grey[10:20, 10:30] = 200
     grey[30:40, 5:15] = 127
     Image.fromarray(grey).save(tmp_path / "grey.png")
-    popup = app.show_open()
+    popup = app.dialogs.show_open()
     pump()
     popup.ids.chooser.selection = [str(tmp_path / "grey.png")]
     pump()
@@ -1415,45 +1466,45 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     rgba[5:15, 40:60, 3] = 255
     rgba[40:50, 40:60] = (255, 255, 255, 100)
     Image.fromarray(rgba, "RGBA").save(tmp_path / "alpha.png")
-    assert app.import_mask(str(tmp_path / "alpha.png"))
+    assert app.document.import_mask(str(tmp_path / "alpha.png"))
     np.testing.assert_array_equal(ed.mask, rgba[..., 3] > 127)
-    app.undo()
+    app.document.undo()
     np.testing.assert_array_equal(ed.mask, grey > 127)
     Image.fromarray(np.zeros((5, 6), np.uint8)).save(tmp_path / "small.png")
-    assert not app.import_mask(str(tmp_path / "small.png"))
-    assert isinstance(app._popup, MessagePopup) and "6x5" in app._popup.text
+    assert not app.document.import_mask(str(tmp_path / "small.png"))
+    assert isinstance(app.dialogs.popup, MessagePopup) and "6x5" in app.dialogs.popup.text
     np.testing.assert_array_equal(ed.mask, grey > 127)
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
     pump()
 
 
 def test_settings_keep_only_what_the_user_changed(app, tmp_path, monkeypatch):
     import json
 
-    saved_dir, saved_overrides = app._state_dir, app._overrides
+    saved_dir, saved_overrides = app._state_dir, app.overrides
     try:
-        app._state_dir, app._overrides = tmp_path, {}
+        app._state_dir, app.overrides = tmp_path, {}
         (tmp_path / "settings.json").write_text(json.dumps(      # written by the first app version
             {"alpha": "0.05", "patch": "9", "backend": "numpy", "device": "auto", "profile": "native"}))
-        app._load_settings()
+        app.prefs.load()
         default = settings.defaults()
         assert (app.alpha, app.patch, app.backend) == (default["alpha"], default["patch"], "numpy"), \
             "an old file's Criminisi alpha/patch must not pin the default method"
         app.patch = "11"
         app.grow = 4
-        app._save_settings()
+        app.prefs.save()
         data = json.loads((tmp_path / "settings.json").read_text())
         assert data["version"] == 2 and data["changed"] == {"backend": "numpy", "patch": "11", "grow": 4}
-        app._overrides = {"backend": "opencl"}                 # --backend opencl, this session only
+        app.overrides = {"backend": "opencl"}                 # --backend opencl, this session only
         app.backend = "opencl"
-        app._save_settings()
+        app.prefs.save()
         assert json.loads((tmp_path / "settings.json").read_text())["changed"]["backend"] == "numpy"
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "fresh" / "config"))   # no ~/.config yet
         folder = app._get_user_data_dir()
         assert folder == str(tmp_path / "fresh" / "config" / "inpaint") and os.path.isdir(folder)
     finally:
-        app._state_dir, app._overrides = saved_dir, saved_overrides
-        app._load_settings()
+        app._state_dir, app.overrides = saved_dir, saved_overrides
+        app.prefs.load()
         for key, value in saved_overrides.items():
             setattr(app, key, value)
         app.grow = 0
@@ -1466,20 +1517,20 @@ def test_problems_are_messages_not_crashes(fresh, scene):
     app, ed = fresh, fresh.editor
     img, _ = scene
     ed.mask[...] = False
-    app.remove()
-    assert isinstance(app._popup, MessagePopup) and "Paint over" in app._popup.text
-    app.dismiss_popup()
+    app.removal.remove()
+    assert isinstance(app.dialogs.popup, MessagePopup) and "Paint over" in app.dialogs.popup.text
+    app.dialogs.dismiss_popup()
     pump()
     ed.mask[...] = True                              # impossible: nothing left to copy from
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="the failing job")
     settle(app)
-    assert isinstance(app._popup, MessagePopup) and "mask" in app._popup.text
+    assert isinstance(app.dialogs.popup, MessagePopup) and "mask" in app.dialogs.popup.text
     np.testing.assert_array_equal(app.image, img)
-    app.dismiss_popup()
-    app.open_file("/nonexistent/photo.png")
-    assert isinstance(app._popup, MessagePopup) and "no such image" in app._popup.text
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
+    app.document.open_file("/nonexistent/photo.png")
+    assert isinstance(app.dialogs.popup, MessagePopup) and "no such image" in app.dialogs.popup.text
+    app.dialogs.dismiss_popup()
     pump()
 
 
@@ -1488,7 +1539,7 @@ def test_compare_shows_the_original_while_held(quick, scene, kv):
 
     app, ed = quick, quick.editor
     img, _ = scene
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="removal")
     settle(app)
     result = app.image.copy()
@@ -1523,22 +1574,22 @@ def test_save_keeps_the_original(quick, tmp_path, scene):
     img, _ = scene
     orig = tmp_path / "orig.png"
     Image.fromarray(img).save(orig)
-    app.open_path(str(orig))
+    app.document.open_path(str(orig))
     app.editor.mask[20:30, 30:40] = True
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="removal")
     settle(app)
-    popup = app.show_save()
+    popup = app.dialogs.show_save()
     pump()
     suggested = str(popup.target())
     assert suggested.endswith("orig_removed.png") and not os.path.exists(suggested)
     tap(popup.ids.save_confirm)
     np.testing.assert_array_equal(np.asarray(Image.open(suggested)), app.image)
-    assert app.save_to(str(orig)) is None            # refused: it is the original
-    assert "original" in app._popup.text
-    app.dismiss_popup()
+    assert app.document.save_to(str(orig)) is None            # refused: it is the original
+    assert "original" in app.dialogs.popup.text
+    app.dialogs.dismiss_popup()
     np.testing.assert_array_equal(storage.load_image(orig).pixels, img)
-    assert app.save_to(str(orig), overwrite=True) is not None     # only when asked
+    assert app.document.save_to(str(orig), overwrite=True) is not None     # only when asked
     np.testing.assert_array_equal(storage.load_image(orig).pixels, app.image)
 
 
@@ -1552,13 +1603,13 @@ def test_save_of_a_jpeg_keeps_the_blocks_outside_the_removal(quick, tmp_path, sc
     img, _ = scene
     orig, out = tmp_path / "orig.jpg", tmp_path / "orig_inpainted.jpg"
     Image.fromarray(img).save(orig, quality=90, subsampling=2)
-    app.open_path(str(orig))
+    app.document.open_path(str(orig))
     opened = app.image.copy()
     app.editor.mask[20:30, 30:40] = True
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="removal")
     settle(app)
-    assert app.save_to(str(out)) == out
+    assert app.document.save_to(str(out)) == out
     assert app.status == f"Saved {out}"
     changed = (app.image != opened).any(axis=2)
     assert changed.any()
@@ -1575,7 +1626,7 @@ def test_settings_show_the_device_and_its_limits(fresh):
     app = fresh
     app.backend = "auto"
     try:
-        popup = app.show_settings()
+        popup = app.dialogs.show_settings()
         pump(2)
         info = popup.ids.device_info.text
         if opencl_available():
@@ -1597,7 +1648,7 @@ def test_settings_show_the_device_and_its_limits(fresh):
         assert app.run_params()["method"] == "criminisi"
         popup.ids.method.text = "multiscale"
         popup.ids.patch.text = "5"
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
     finally:
         app.backend = "numpy"
@@ -1607,7 +1658,7 @@ def test_settings_speak_in_words_and_keep_the_options(fresh):
     from mobile_ui import devices, words
 
     app = fresh
-    popup = app.show_settings()
+    popup = app.dialogs.show_settings()
     pump(2)
     ids = popup.ids
     try:
@@ -1632,7 +1683,7 @@ def test_settings_speak_in_words_and_keep_the_options(fresh):
     finally:
         app.backend, app.method = "numpy", "multiscale"
         app.alpha, app.patch, app.profile = "0.2", "5", "native"
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
 
 
 def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
@@ -1645,7 +1696,7 @@ def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
     no_alpha = dataclasses.replace(criminisi, name="noalpha",
                                    options=tuple(o for o in criminisi.options if o.name != "alpha"))
     monkeypatch.setitem(registry.METHODS, "noalpha", no_alpha)
-    popup = app.show_settings()
+    popup = app.dialogs.show_settings()
     pump(2)
     try:
         assert {"alpha", "patch"} <= set(popup.ids) and popup.has_quality
@@ -1656,17 +1707,17 @@ def test_settings_rows_are_the_methods_declared_options(quick, monkeypatch):
         assert "Copy texture from" not in shown and "Texture piece size" in shown
         params = app.run_params()
         assert "alpha" not in params and params["patch"] == int(app.patch)
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
-        assert popup.parent is None and app._popup is None, "closed"
-        app.remove()                                          # a removal with that method runs
+        assert popup.parent is None and app.dialogs.popup is None, "closed"
+        app.removal.remove()                                          # a removal with that method runs
         pump_until(lambda: not app.busy, what="removal")
         settle(app)
         assert not app.editor.mask.any() and app.last_removal is not None
         app.method = "criminisi"
         pump(2)
     finally:
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
 
 
 def _within(widget, box) -> bool:
@@ -1682,7 +1733,7 @@ def test_every_settings_row_shows_inside_the_popup(fresh, kv):
         for size in (WINDOW, (800, 480)):
             kv.size = size
             pump(3)
-            popup = app.show_settings()
+            popup = app.dialogs.show_settings()
             popup.ids.device_info.text = "\n".join(f"limit {i}: a line of the device's description" for i in range(6))
             pump(3)
             sv = popup.ids.settings_scroll
@@ -1701,19 +1752,24 @@ def test_every_settings_row_shows_inside_the_popup(fresh, kv):
                     x, y = sv.to_window(sv.x, sv.y)
                     assert _within(row, (x, y, x + sv.width, y + sv.height)) and _within(row, area), \
                         f"{size}: {row.text!r} out of reach"
-            app.dismiss_popup()
+            app.dialogs.dismiss_popup()
             pump()
     finally:
         kv.size = WINDOW
         pump(3)
 
 
+def _in_window(widget, kv) -> bool:
+    return _within(widget, (0, 0, kv.width, kv.height))
+
+
 def test_layout_adapts_to_landscape(fresh, kv):
     shell = fresh.root
-    ed, box = shell.editor, shell.toolbox
-    assert shell.portrait and box.top <= ed.y + 1 and box.width == kv.width
-    assert shell.topbar.y >= ed.top - 1
-    assert all(shell.ids[n].height >= 48 for n in ("open_btn", "remove_btn", "clear_btn", "fit_btn"))
+    ed, box, bar, status = shell.editor, shell.toolbox, shell.bar, shell.statusbar
+    assert shell.portrait and bar.y == pytest.approx(shell.y) and bar.width == kv.width
+    assert status.y == pytest.approx(bar.top) and ed.y == pytest.approx(status.top)
+    assert ed.top == pytest.approx(kv.height)
+    assert not _in_window(box, kv) and not _in_window(shell.topbar, kv), "the sheet of tools waits below the window"
     try:
         kv.size = (800, 480)
         pump(3)
@@ -1723,9 +1779,12 @@ def test_layout_adapts_to_landscape(fresh, kv):
                  "invert_btn", "clear_btn"] + (["refine_btn"] if fresh.can_refine else [])
         for name in names:
             btn = shell.ids[name]
+            assert _in_window(btn, kv), f"{name} shows in the side panel"
             assert btn.height >= 48 and btn.width >= 48, f"{name}: touch targets must stay large (48 dp)"
-        assert box.y == pytest.approx(shell.y) and box.top == pytest.approx(shell.topbar.y), \
+        assert status.y == pytest.approx(shell.y) and box.y == pytest.approx(status.top) \
+            and box.top == pytest.approx(shell.topbar.y) and shell.topbar.top == pytest.approx(kv.height), \
             "the side panel takes the window's whole height"
+        assert not _in_window(bar, kv), "no phone row in a wide window"
         help_label = shell.ids.keys_help
         assert help_label.height > 48 and "Ctrl+Q" in help_label.text, "the free height lists the keys"
         fresh.status = "A long status line " * 12
@@ -1737,6 +1796,75 @@ def test_layout_adapts_to_landscape(fresh, kv):
         kv.size = WINDOW
         pump(3)
     assert shell.portrait
+
+
+def _shown(widget, top) -> bool:
+    """Whether ``widget`` and the boxes around it, up to ``top``, take room and show."""
+    while widget is not top:
+        if widget.width <= 0 or widget.opacity <= 0:
+            return False
+        widget = widget.parent
+    return True
+
+
+#: What a phone shows under the photo: the row of main tools and the view's zoom beside the status;
+#: the rest is in the sheet the row's More button opens.
+_ROW = ("bar_brush_btn", "bar_select_btn", "bar_undo_btn", "bar_remove_btn", "more_btn", "fit_btn",
+        "actual_size_btn")
+#: Every action of the top bar and the toolbox, shown in any state without a job running
+#: (the Select tool's own two once it is chosen).
+_ACTIONS = ("open_btn", "save_btn", "undo_btn", "redo_btn", "settings_btn", "brush_btn", "eraser_btn", "select_btn",
+            "move_btn", "clear_btn", "brush_slider", "grow_slider", "invert_btn", "compare_btn", "remove_btn")
+
+
+@pytest.mark.parametrize("size", [WINDOW, (360, 740)])
+def test_a_phone_gives_the_photo_most_of_the_height_and_keeps_every_tool_in_reach(fresh, kv, size):
+    from kivy.uix.button import Button
+    from kivy.uix.slider import Slider
+
+    app, shell = fresh, fresh.root
+    ids = shell.ids
+    named = {id(w.__self__): n for n, w in ids.items()}     # ids holds weak proxies
+    try:
+        kv.size = size
+        pump(3)
+        assert shell.portrait
+        assert shell.editor.height / kv.height >= 0.70, f"{size}: the photo gets {shell.editor.height / kv.height:.0%}"
+        assert shell.editor.width == kv.width
+        for name in _ROW:
+            assert _in_window(ids[name], kv) and ids[name].height >= 48 and ids[name].width >= 48, name
+        sheet = [w for part in (shell.topbar, shell.toolbox) for w in part.walk(restrict=True)
+                 if isinstance(w, (Button, Slider)) and id(w) in named]
+        assert len(sheet) > len(_ACTIONS) and all(not _in_window(w, kv) for w in sheet), \
+            "the sheet is closed: none of its tools shows"
+        wanted = set(_ACTIONS) | ({"refine_btn"} if app.can_refine else set()) \
+            | ({"protect_btn", "resize_btn"} if app.has_seam else set())
+        for tool_name in ("brush", "select"):
+            tap(ids[f"bar_{tool_name}_btn"])                  # the row's tools take effect at once
+            assert app.editor.tool == tool_name
+            tap(ids.more_btn)                                 # More opens the sheet
+            assert shell.sheet_open and ids.more_btn.text == "Close"
+            shown = [w for w in sheet if _shown(w, shell)]
+            for w in shown:
+                assert _in_window(w, kv) and w.y >= shell.statusbar.top - 1, f"{size}: {named[id(w)]} out of reach"
+                assert w.height >= 44 and w.width >= (96 if isinstance(w, Slider) else 44), \
+                    f"{size}: {named[id(w)]} too small to tap or slide"
+            wanted -= {named[id(w)] for w in shown}
+            assert shell.editor.height / kv.height >= 0.70, "the sheet lies over the photo, which keeps its size"
+            tap(ids.more_btn)                                 # 'Close'
+            assert not shell.sheet_open and not _in_window(shell.toolbox, kv)
+        wanted -= {"tolerance_slider", "select_mode_btn"}
+        assert not wanted, f"not reachable on a phone: {sorted(wanted)}"
+        # Esc (a phone's back button) closes the sheet first; a job starting closes it too.
+        tap(ids.more_btn)
+        kv.dispatch("on_key_down", 27, 0, None, [])
+        assert not shell.sheet_open and not app.popup_open
+        tap(ids.more_btn)
+        tap(tool(app, "invert_btn"))                          # a tool in the sheet works from there
+        assert app.editor.mask.mean() > 0.5 and shell.sheet_open
+    finally:
+        kv.size = WINDOW
+        pump(3)
 
 
 # -- errors and device notes ------------------------------------------------------------
@@ -1808,10 +1936,10 @@ def test_a_build_failure_fits_its_popup_and_shows_the_details(fresh, scene, kv, 
         raise BuildFailure(_BUILD_MESSAGE, details=_BUILD_LOG)
 
     monkeypatch.setattr("inpaint.api.start", failing_start)
-    app.remove()
+    app.removal.remove()
     pump_until(lambda: not app.busy, what="the failing removal")
     settle(app)
-    popup = app._popup
+    popup = app.dialogs.popup
     try:
         assert isinstance(popup, MessagePopup) and popup.title == "Remove failed"
         assert popup.text == _BUILD_MESSAGE and popup.hint == DEVICE_HINT
@@ -1845,10 +1973,10 @@ def test_a_build_failure_fits_its_popup_and_shows_the_details(fresh, scene, kv, 
         pump(3)
         assert not popup.showing_details and popup.ids.message_view.height > 100 and area.height == 0
         tap(popup.ids.ok_btn)
-        assert app._popup is None
+        assert app.dialogs.popup is None
     finally:
         kv.size = WINDOW
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump(3)
 
     # The status line: one line, shortened, the tools where they were.
@@ -1873,10 +2001,10 @@ def test_other_long_errors_fit_and_only_device_errors_point_to_settings(fresh, k
                 raise _exc
 
         app.engine = _Raising
-        app.remove()
+        app.removal.remove()
         pump_until(lambda: not app.busy, what="the failing removal")
         settle(app)
-        popup = app._popup
+        popup = app.dialogs.popup
         try:
             assert popup.text == str(exc) and popup.hint == hint
             _check_message_fits(popup, kv)
@@ -1885,7 +2013,7 @@ def test_other_long_errors_fit_and_only_device_errors_point_to_settings(fresh, k
             assert popup.ids.details_btn.width == 0 and popup.ids.ok_btn.x == pytest.approx(popup._container.x)
             assert popup.ids.ok_btn.width == pytest.approx(popup._container.width), "OK takes the whole row"
         finally:
-            app.dismiss_popup()
+            app.dialogs.dismiss_popup()
             pump()
 
 
@@ -1899,15 +2027,15 @@ def test_a_shortened_status_shows_whole_when_tapped(fresh):
     assert label.is_shortened and label.height <= 24
     tap(label)
     try:
-        assert isinstance(app._popup, MessagePopup) and app._popup.text == app.status
+        assert isinstance(app.dialogs.popup, MessagePopup) and app.dialogs.popup.text == app.status
     finally:
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
     app.status = "Mask inverted."
     pump(2)
     assert not label.is_shortened
     tap(label)
-    assert app._popup is None, "a status shown whole is no button"
+    assert app.dialogs.popup is None, "a status shown whole is no button"
 
 
 def test_a_fallback_to_numpy_is_told_once(quick, scene, monkeypatch):
@@ -1926,16 +2054,16 @@ def test_a_fallback_to_numpy_is_told_once(quick, scene, monkeypatch):
     monkeypatch.setattr(runtime, "get_runtime", cannot_build)
     app.backend = "auto"
     try:
-        app.remove()                                   # the real library: auto falls back to numpy
+        app.removal.remove()                                   # the real library: auto falls back to numpy
         pump_until(lambda: not app.busy, what="the removal on numpy")
         settle(app)
         assert not np.array_equal(app.image, img) and not ed.mask.any(), app.status
-        popup = app._popup
+        popup = app.dialogs.popup
         assert popup is not None and popup.title == "Ran on numpy", app.status
         assert popup.text.startswith(f"{cause}; using numpy") and popup.text.endswith("install another driver")
         assert "Settings" in popup.hint and "Run on to the processor (numpy" in popup.hint
         assert app.status.startswith("Ran on numpy. Removed in ") and f"Note: {cause}; using numpy" in app.status
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
 
         # The same note again (from a job that repeats it): told once per session.
@@ -1958,22 +2086,22 @@ def test_a_fallback_to_numpy_is_told_once(quick, scene, monkeypatch):
         app.engine = _Noting
         for told in (True, False):
             ed.mask[...] = mask
-            app.remove()
+            app.removal.remove()
             pump_until(lambda: not app.busy, what="the removal")
             settle(app)
             if told:
-                assert app._popup.title == "Ran on another device" and app._popup.text == note
-                assert "OpenCL device" in app._popup.hint
+                assert app.dialogs.popup.title == "Ran on another device" and app.dialogs.popup.text == note
+                assert "OpenCL device" in app.dialogs.popup.hint
                 assert app.status.startswith("Ran on another device. Removed in ")
                 assert app.status.endswith(f"Note: {note}")
-                app.dismiss_popup()
+                app.dialogs.dismiss_popup()
                 pump()
             else:
-                assert app._popup is None and "Note" not in app.status and app.status.startswith("Removed in ")
+                assert app.dialogs.popup is None and "Note" not in app.status and app.status.startswith("Removed in ")
     finally:
         app.backend = "numpy"
         app.engine = None
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
 
 
 def test_a_resize_tells_of_its_fallback(fresh, scene, monkeypatch):
@@ -1994,14 +2122,15 @@ def test_a_resize_tells_of_its_fallback(fresh, scene, monkeypatch):
     monkeypatch.setattr(seam, "resize", noting_resize)
     app.has_seam = True
     try:
-        app.resize(64, 56)
+        app.removal.resize(64, 56)
         pump_until(lambda: not app.busy, what="the resize")
         settle(app)
         assert app.image.shape == (56, 64, 3), app.status
-        assert app._popup is not None and app._popup.title == "Ran on numpy" and app._popup.text == note
+        popup = app.dialogs.popup
+        assert popup is not None and popup.title == "Ran on numpy" and popup.text == note
         assert app.status.startswith("Ran on numpy. Resized to 64x56") and app.status.endswith(f"Note: {note}")
     finally:
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
         pump()
 
 
@@ -2010,7 +2139,7 @@ def test_huge_details_are_clipped_with_a_note(fresh):
 
     log = "".join(f"line {i}: warning: something the driver says\n" for i in range(5000))   # ~240 KB
     assert len(log) > MAX_DETAILS
-    popup = fresh.show_message("Remove failed", "cause; fix", details=log)
+    popup = fresh.dialogs.show_message("Remove failed", "cause; fix", details=log)
     try:
         popup.showing_details = True
         pump(3)
@@ -2019,5 +2148,5 @@ def test_huge_details_are_clipped_with_a_note(fresh):
         assert text.endswith(f"({len(log) - MAX_DETAILS:,} more characters not shown)")
         assert popup.details == log
     finally:
-        fresh.dismiss_popup()
+        fresh.dialogs.dismiss_popup()
         pump()

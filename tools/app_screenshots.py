@@ -1,9 +1,9 @@
 """Render the app's main states to PNG files for the docs (needs a display, e.g. Xvfb, and the app extra).
 
 A documentation tool of the checkout, not part of the app package.
-``python tools/app_screenshots.py docs/screenshots`` renders a phone in portrait
-(720x1280 at density 2, saved scaled down to 360x640) and a desktop window (1280x800),
-each in its own process because Kivy fixes the screen density at import.
+``python tools/app_screenshots.py docs/screenshots`` renders a phone in portrait (480x800)
+and a desktop window (1280x800), each in its own process because Kivy fixes the screen
+density at import.  Each PNG takes at most :data:`MAX_BYTES` (see :func:`save_small`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,35 @@ import time
 from pathlib import Path
 
 PRESETS = {
-    # name: (width, height, density, scale of the saved file)
-    "phone": (720, 1280, 2.0, 0.5),
-    "desktop": (1280, 800, 1.0, 1.0),
+    # name: (width, height, density): the window, in pixels, and the pixels of one dp
+    "phone": (480, 800, 1.0),
+    "desktop": (1280, 800, 1.0),
 }
+#: The most one screenshot may take: a larger one is saved with 256 colours, then scaled down.
+MAX_BYTES = 300_000
+
+
+def save_small(img, path: Path, max_bytes: int = MAX_BYTES) -> str:
+    """Save ``img`` (PIL, RGB) as an optimised PNG at ``path`` taking at most ``max_bytes``: as it
+    is, else with a 256-colour palette (text and buttons stay sharp; a photo's gradients keep
+    well), else that scaled down by steps of 15 %.  Returns how it was saved ("" for as it is)."""
+    from PIL import Image
+
+    img.save(path, optimize=True)
+    if path.stat().st_size <= max_bytes:
+        return ""
+    scale = 1.0
+    while True:
+        size = (round(img.width * scale), round(img.height * scale))
+        small = img if scale == 1.0 else img.resize(size, Image.LANCZOS)
+        small.quantize(256, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
+        if path.stat().st_size <= max_bytes or min(size) < 64:
+            return "256 colours" + (f", scaled to {scale:.0%}" if scale < 1 else "")
+        scale *= 0.85
 
 
 def _render(preset: str, out: Path) -> None:
-    width, height, density, save_scale = PRESETS[preset]
+    width, height, density = PRESETS[preset]
     os.environ["KIVY_METRICS_DENSITY"] = str(density)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
@@ -73,10 +94,10 @@ def _render(preset: str, out: Path) -> None:
         pump(4)
         tmp = Window.screenshot(name=str(out / f".{preset}-{name}-%(cnt)s.png"))
         img = Image.open(tmp).convert("RGB")
-        if save_scale != 1.0:
-            img = img.resize((round(img.width * save_scale), round(img.height * save_scale)), Image.LANCZOS)
-        img.save(out / f"{preset}-{name}.png", optimize=True)
         os.unlink(tmp)
+        assert img.size == (width, height), f"the window is {img.size}, not {(width, height)}"
+        how = save_small(img, out / f"{preset}-{name}.png")
+        print(f"{preset}-{name}.png" + (f" ({how})" if how else ""))
 
     from inpaint.cl.runtime import opencl_available
     backend = "opencl" if opencl_available() else "numpy"
@@ -86,6 +107,7 @@ def _render(preset: str, out: Path) -> None:
                      case="walkingman", overrides={"backend": backend})
     app._run_prepare()
     runTouchApp(embedded=True)
+    Window.size = (width, height)     # the configured size is a request: pin it, as the UI tests do
     pump(6)
     ed = app.editor
     shot("start")
@@ -101,7 +123,7 @@ def _render(preset: str, out: Path) -> None:
     ed._cursor_pos = (x, y)
     ed._update_cursor()
     app.status = "Painting: 2 strokes"
-    app._update_info()
+    app.document.update_info()
     shot("painting")
     ed._cursor_pos = None
     ed._update_cursor()
@@ -112,35 +134,35 @@ def _render(preset: str, out: Path) -> None:
             time.sleep(2.5)
             super().__init__(*a, **k)
 
-    app.open_sample("walkingman")
+    app.document.open_sample("walkingman")
     pump(2)
     app.engine = SlowStart
-    app.remove()
+    app.removal.remove()
     until(lambda: app.status.endswith(" s"), timeout=30)
     shot("preparing")
-    app.cancel()
+    app.removal.cancel()
     until(lambda: app.worker.wait_idle(0))
 
     # The fill running live, with progress and Cancel.
-    app.open_sample("walkingman")
+    app.document.open_sample("walkingman")
     pump(2)
     app.engine = Slow
-    app.remove()
+    app.removal.remove()
     until(lambda: app.progress > 0.3 or not app.busy)
     shot("removing")
     until(lambda: not app.busy)
     pump(3)
     shot("result")
 
-    app.show_settings()
+    app.dialogs.show_settings()
     pump(3)
     shot("settings")
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
 
     # Mask tools on the walking man: Select taps, Refine, the Grow preview, saving the mask.
     from mask_tools_eval import simulate_taps  # (tools/ is this script's folder)
 
-    app.open_sample("walkingman")
+    app.document.open_sample("walkingman")
     pump(2)
     image = app.image
     obj = app.editor.mask.copy()
@@ -149,34 +171,38 @@ def _render(preset: str, out: Path) -> None:
     x, y = ed.view.image_to_widget(367, 322)
     ed.pan_by(ed.width / 2 - x, ed.height / 2 - y)
     ed.mask[...] = False
-    app.set_tool("select")
+    app.selection.set_tool("select")
     taps = []
     default = int(app.tolerance)
     simulate_taps(image, obj, default, 4, record=taps)
     from mobile_ui.popups import QuestionPopup
     for (row, col), tol in taps:
         app.tolerance = tol
-        app.select_at(row, col)
+        app.selection.select_at(row, col)
         until(lambda: not app.busy)
         pump(2)
-        if isinstance(app._popup, QuestionPopup):   # a region larger than an object: keep the sim's
-            app._popup.answer_yes()
+        if isinstance(app.dialogs.popup, QuestionPopup):   # a region larger than an object: keep the sim's
+            app.dialogs.popup.answer_yes()
     app.tolerance = default
     pump(2)
     shot("select")
+    if app.root.portrait:             # a phone: the sheet of tools the row's More opens
+        app.root.sheet_open = True
+        shot("tools")
+        app.root.sheet_open = False
     if app.can_refine:
-        app.refine_mask()
+        app.selection.refine_mask()
         until(lambda: not app.busy)
         pump(3)
         shot("refine")
     app.grow = 4
-    app.set_tool("brush")
+    app.selection.set_tool("brush")
     pump(3)
     shot("grow")
-    app.show_save("mask")
+    app.dialogs.show_save("mask")
     pump(3)
     shot("save-mask")
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
 
     # The dialogs: Open with previews and recent folders, Save into a folder, Resize, and the
     # question a tap larger than an object asks.
@@ -187,39 +213,39 @@ def _render(preset: str, out: Path) -> None:
     root = Path(__file__).resolve().parent.parent / "datasets" / "objects"
     for case in ("nuthatch_bark", "dog_window", "fig_bowl", "tower_sky", "bottle_table", "dandelion_meadow"):
         shutil.copyfile(root / case / "image.png", folder / f"{case}.png")
-    app.open_path(str(folder / "nuthatch_bark.png"))
-    app._remember_folder(home)
-    app._remember_folder(folder)
+    app.document.open_path(str(folder / "nuthatch_bark.png"))
+    app.prefs.remember_folder(home)
+    app.prefs.remember_folder(folder)
     pump(2)
-    popup = app.show_open()
+    popup = app.dialogs.show_open()
     popup.ids.chooser.selection = [str(folder / "dog_window.png")]
     thumbs_done = lambda: all(t.preview for t in popup.walk()            # noqa: E731
                               if type(t).__name__ == "PhotoThumb" and t.photo)
     pump(6)
     until(thumbs_done, timeout=60)
     shot("open")
-    app.dismiss_popup()
-    popup = app.show_save("photo")
+    app.dialogs.dismiss_popup()
+    popup = app.dialogs.show_save("photo")
     pump(6)
     until(lambda: all(t.preview for t in popup.walk() if type(t).__name__ == "PhotoThumb" and t.photo), 60)
     shot("save")
-    app.dismiss_popup()
+    app.dialogs.dismiss_popup()
     if app.has_seam:
-        popup = app.show_resize()
+        popup = app.dialogs.show_resize()
         popup.size_text = "80%x100%"
         pump(3)
         shot("resize")
-        app.dismiss_popup()
+        app.dialogs.dismiss_popup()
     # A tap on the bowl's wood: at the default tolerance most of the photo, so it is selected
     # again at a lower one (the status line says so).
-    app.open_path(str(folder / "fig_bowl.png"))
-    app.set_tool("select")
+    app.document.open_path(str(folder / "fig_bowl.png"))
+    app.selection.set_tool("select")
     app.tolerance = default
-    app.select_at(40, 40)
+    app.selection.select_at(40, 40)
     until(lambda: not app.busy)
     pump(3)
-    if isinstance(app._popup, QuestionPopup):
-        app._popup.answer_yes()
+    if isinstance(app.dialogs.popup, QuestionPopup):
+        app.dialogs.popup.answer_yes()
     shot("select-lowered")
     app._stop()
 
