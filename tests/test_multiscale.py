@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as hs
 from inpaint import geometry
 from inpaint.api import inpaint, start
 from inpaint.errors import InputError
-from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
+from inpaint.methods.multiscale import host, job as ms, levels, opencl as mcl, reference as ref
 from inpaint.methods.multiscale.host import HostLevel
 
 SENTINEL = -12345
@@ -606,7 +606,7 @@ def device_buffers(runtime, lev, est, nnf, cost, v=None, x=None):
     return {"est": buf(est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.hole_map),
             "holepix": buf(lev.hole), "pixels": buf(lev.pixels), "red": buf(lev.colours[0]),
-            "black": buf(lev.colours[1])}, buf
+            "black": buf(lev.colours[1]), "random_start": buf(np.zeros(1, np.int32))}, buf
 
 
 def read(runtime, buf, like):
@@ -773,28 +773,42 @@ def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
         assert (got[..., 3] == 0).all()
 
 
-def test_lift_kernel_equals_host(runtime, rng):
-    """The device's start from a coarser level equals the host's, and writes only the hole."""
+@pytest.mark.parametrize("k,spoil", [(3, 0.0), (1, 0.3)])
+def test_lift_kernel_equals_host(runtime, rng, k, spoil):
+    """The device's start from a coarser level (the hole's estimate and every list's start, random
+    where the scaled-up match is no source) equals the host's, and writes only the hole."""
     h, w = 60, 70
     img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
     masks = [mask, levels.down2(mask)]
     images = levels.image_pyramid(img, 2)
     fine_lev, coarse_lev = (levels.prepare_level(m, 2, None) for m in masks)
-    coarse = HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
+    coarse = HostLevel(coarse_lev, images[1], k, 2, {"levels": 0.0})
     coarse.est[coarse_lev.mask] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 4))
-    fine = HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
-    fine.lift(coarse)
+    coarse.best[:] = levels.random_sources(coarse_lev, 3)
+    coarse.best[rng.random(len(coarse.best)) < spoil] = (0, 0)  # no source: scaled up, none either
+    fine = HostLevel(fine_lev, images[0], k, 2, {"levels": 0.0})
+    fine.lift(coarse, 77)
+    assert fine.random_start == (spoil > 0)
     mf = cl.mem_flags
 
     def buf(a):
         return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
 
-    b = {"est": buf(images[0]), "holepix": buf(fine_lev.hole)}
-    mcl.Pyramid(runtime, 2, 3).lift(b, len(fine_lev.hole), w, {"est": buf(coarse.est)}, coarse_lev.shape[1])
+    n = len(fine_lev.targets)
+    b = {"est": buf(images[0]), "holepix": buf(fine_lev.hole), "targets": buf(fine_lev.targets),
+         "valid": buf(fine_lev.valid), "ends": buf(levels.valid_ends(fine_lev)),
+         "nnf": buf(np.full((n, k, 2), SENTINEL, np.int32)), "cost": buf(np.full((n, k), 7, np.uint32)),
+         "best": buf(np.full((n, 2), SENTINEL, np.int32)), "random_start": buf(np.zeros(1, np.int32))}
+    up = {"est": buf(coarse.est), "tidx": buf(coarse_lev.tidx), "best": buf(coarse.best)}
+    mcl.Pyramid(runtime, 2, k).lift(b, len(fine_lev.hole), n, (h, w), up, coarse_lev.shape[1], coarse_lev.work_args, 77)
     got = read(runtime, b["est"], images[0])
     np.testing.assert_array_equal(got, fine.est)  # colour and feature
     np.testing.assert_array_equal(got[~mask], images[0][~mask])
+    np.testing.assert_array_equal(read(runtime, b["nnf"], fine.nnf), fine.nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], fine.cost), fine.cost)
+    np.testing.assert_array_equal(read(runtime, b["best"], fine.best), fine.best)
+    assert read(runtime, b["random_start"], np.zeros(1, np.int32))[0] == int(fine.random_start)
 
 
 @pytest.mark.parametrize("half,layer,step,r", [(1, 0, 16, 7), (2, 1, 16, 7), (3, 2, 16, 7), (2, 1, 128, 7),
@@ -1095,16 +1109,16 @@ def _finest_level(img, mask):
     assert len(job.stats.levels) > 1
     while job.step():
         pass
-    return job._part._state.lev, levels.prepare_level(mask, job.half, job.alpha)
+    return job._part._state, levels.prepare_level(mask, job.half, job.alpha)
 
 
 def test_the_finest_level_searches_near_the_lifted_matches():
     img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
     mask = np.zeros((120, 150), bool)
     mask[40:80, 50:100] = True
-    lev, whole = _finest_level(img, mask)
-    assert (lev.radius, lev.jump) == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius,
-                                                                                              whole.jump)
+    st, whole = _finest_level(img, mask)
+    assert st.short
+    assert st.lev.short == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius, whole.jump)
 
 
 def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
@@ -1113,17 +1127,17 @@ def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
     mask[40:80, 50:100] = True
     lifted = levels.upsampled_sources
 
-    def one_random(level, coarse_best, origin, key):  # the first target's coarse match is no source here
+    def one_random(level, coarse, coarse_best, key):  # the first target's coarse match is no source here
         best = coarse_best.copy()
         t = level.targets[0] >> 1
-        best[t[0] - origin[0], t[1] - origin[1]] = -1
-        starts, all_lifted = lifted(level, best, origin, key)
+        best[coarse.tidx[t[0] - coarse.origin[0], t[1] - coarse.origin[1]]] = -1
+        starts, all_lifted = lifted(level, coarse, best, key)
         assert not all_lifted
         return starts, all_lifted
 
-    monkeypatch.setattr(ms, "upsampled_sources", one_random)
-    lev, whole = _finest_level(img, mask)
-    assert (lev.radius, lev.jump) == (whole.radius, whole.jump)
+    monkeypatch.setattr(host, "upsampled_sources", one_random)
+    st, whole = _finest_level(img, mask)
+    assert st.lev.short[0] > 0 and not st.short
 
 
 # -- holes far apart, filled one group after another -------------------------------------------

@@ -137,19 +137,30 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
  * iteration (best_in) at distances 1, 2, 4, ..., jump_max (at most JUMP_MAX), then random search around the current best
- * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
+ * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best.
+ * With short_radius > 0 and random_start[0] == 0 (every start of the level a lifted match, see
+ * pyramid.cl: lift_level) the search is the short one: short_radius and short_jump replace radius
+ * and jump_max, and an iteration with short_skip set changes nothing. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
                          const int radius, const int jump_max, const uint mean_w, const uint near_w, const uint key,
-                         const int rx0, const int ry0, const int rw, const int rh)
+                         const int rx0, const int ry0, const int rw, const int rh,
+                         __global const int *random_start, const int short_radius, const int short_jump,
+                         const int short_skip)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
+    const int is_short = short_radius > 0 && !random_start[0];
+    if (is_short && short_skip) {
+        best_out[i] = best_in[i];
+        return;
+    }
+    const int r0 = is_short ? short_radius : radius, jmax = is_short ? short_jump : jump_max;
     TARGET_STATE(i)
-    for (int j = 1; j <= min(jump_max, JUMP_MAX); j *= 2) {
+    for (int j = 1; j <= min(jmax, JUMP_MAX); j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);
@@ -161,7 +172,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w, near_w);
         }
     }
-    int r = radius;
+    int r = r0;
     uint step = 0;
     while (r >= 1) {
         const uint hy = hash32((uint)i * 747796405u + key * 7919u + step);

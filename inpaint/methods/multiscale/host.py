@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import Level, source_rect
+from .levels import Level, source_rect, upsampled_sources
 
 
 class HostLevel:
@@ -35,6 +35,7 @@ class HostLevel:
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
         self.best = np.zeros((n, 2), np.int32)
         self.src = np.full((len(level.hole), 2), -1, np.int32)
+        self.random_start = False  # whether a start of :meth:`lift` was random
         self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
         self.low: tuple[np.ndarray, tuple[int, int]] | None = None  # the split votes' low-pass map, its origin
 
@@ -48,19 +49,36 @@ class HostLevel:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
 
-    def lift(self, coarse: HostLevel) -> None:
-        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
-        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
+    def lift(self, coarse: HostLevel, key: int) -> None:
+        """Start from the coarser level: every hole pixel takes its estimate (colour and feature) at
+        half its coordinates, and every candidate list starts (as :meth:`start`) with the coarse
+        parent's best match scaled up, or a random source (``key``) where that is none here
+        (:func:`inpaint.methods.multiscale.levels.upsampled_sources`; ``lift_level`` in
+        ``kernels/multiscale/pyramid.cl``).  A random start anywhere turns the short search off."""
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
+        starts, lifted = upsampled_sources(self.lev, coarse.lev, coarse.best, key)
+        self.start(starts)
+        self.best[:] = starts
+        self.random_start = not lifted
         self.seconds["levels"] += time.perf_counter() - t
 
-    def patchmatch(self, key: int) -> None:
-        """One PatchMatch iteration with random key ``key``."""
+    @property
+    def short(self) -> bool:
+        """Whether the level's PatchMatch is the short search of ``Level.short``: it has one and
+        every start was a lifted match."""
+        return self.lev.short[0] > 0 and not self.random_start
+
+    def patchmatch(self, key: int, skip: bool = False) -> None:
+        """One PatchMatch iteration with random key ``key``, the short one where :attr:`short`
+        (none at all with ``skip``)."""
+        if skip and self.short:
+            return
+        radius, jump = self.lev.short if self.short else (self.lev.radius, self.lev.jump)
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
-                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
-                    self.lev.jump, self.lev.mean, self.lev.near)
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, radius, key,
+                    jump, self.lev.mean, self.lev.near)
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
@@ -122,7 +140,3 @@ class HostLevel:
     def values(self, pixels: np.ndarray) -> np.ndarray:
         """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
         return self.est[pixels[:, 0], pixels[:, 1], :3]
-
-    def best_matches(self) -> np.ndarray:
-        """Each target's best source centre, (N, 2) int32."""
-        return self.best.copy()

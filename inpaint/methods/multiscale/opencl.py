@@ -21,7 +21,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import source_rect
+from .levels import source_rect, valid_ends
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -86,13 +86,17 @@ class PatchMatch(_Wrapper):
         self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
-                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0) -> Any:
+                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0,
+                 short: tuple[int, int] = (0, 0), skip: bool = False) -> Any:
         """``work`` = (x0, y0, width, height) of the work area, ``mean`` and ``near`` the weights of the
-        mean-colour and distance terms (see ``kernels/multiscale/patchmatch.cl``)."""
+        mean-colour and distance terms, ``short`` the (radius, jump) of the short search taken when
+        ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration (see
+        ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, near_w=near, key=key, **_work(work))
+                        mean_w=mean, near_w=near, key=key, **_work(work), random_start=b["random_start"],
+                        short_radius=short[0], short_jump=short[1], short_skip=int(skip))
 
     def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
         """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
@@ -194,7 +198,7 @@ class Pyramid(_Wrapper):
         super().__init__(rt, half, k)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
-        self.knl_lift = self._kernel("lift")
+        self.knl_lift = self._kernel("lift_level")
         self.knl_edges = self._kernel("edges")
         self.knl_features = self._kernel("features")
         self.tile = rt.limits.work_group(self.TILE)
@@ -223,10 +227,19 @@ class Pyramid(_Wrapper):
         return [self.knl_edges(self.rt.queue, grid, self.tile, **args),
                 self.knl_features(self.rt.queue, grid, self.tile, **args)]
 
-    def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
-        """Every hole pixel takes the coarse estimate at half its coordinates."""
-        return self.knl_lift(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["holepix"], n=n,
-                             width=width, coarse_est=coarse["est"], cwidth=coarse_width)
+    def lift(self, b: dict[str, Any], nhole: int, n: int, shape: tuple[int, int], coarse: dict[str, Any],
+             coarse_width: int, coarse_work: tuple[int, int, int, int], key: int) -> Any:
+        """Every hole pixel takes the coarse estimate at half its coordinates, and every target's list
+        starts with its coarse parent's best match scaled up (``lift_level``): ``b`` needs
+        ``random_start`` cleared, ``ends`` and the start's ``best``; ``coarse`` the coarse level's
+        ``est``, ``tidx`` and ``best`` over its work area ``coarse_work`` = (x0, y0, width, height)."""
+        h, w = shape
+        cx0, cy0, cw, ch = coarse_work
+        return self.knl_lift(self.rt.queue, *_launch(self.group, max(nhole, n)), est=b["est"], hole=b["holepix"],
+                             nhole=nhole, width=w, height=h, coarse_est=coarse["est"], cwidth=coarse_width,
+                             targets=b["targets"], n=n, valid=b["valid"], ends=b["ends"], ctidx=coarse["tidx"],
+                             cbest=coarse["best"], cx0=cx0, cy0=cy0, cw=cw, ch=ch, key=key & 0xFFFFFFFF,
+                             nnf=b["nnf"], cost=b["cost"], best=b["best"], random_start=b["random_start"])
 
 
 class Onion(_Wrapper):
@@ -319,6 +332,7 @@ class DeviceLevel:
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
+        self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
@@ -339,19 +353,25 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
 
-    def lift(self, coarse: DeviceLevel) -> None:
+    def lift(self, coarse: DeviceLevel, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
-        lev = self.lev
-        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
-                                                               coarse.lev.shape[1])))
+        lev, clev = self.lev, coarse.lev
+        t = time.perf_counter()
+        self.b["ends"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
+                                    hostbuf=valid_ends(lev))
+        self.seconds["transfers"] += time.perf_counter() - t
+        b = dict(self.b, best=self.best_bufs[0])
+        up = dict(est=coarse.b["est"], tidx=coarse.b["tidx"], best=coarse.best_bufs[0])
+        self.events.append(("levels", self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up,
+                                                               clev.shape[1], clev.work_args, key)))
 
-    def patchmatch(self, key: int) -> None:
+    def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean, lev.near)))
+                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip)))
         self.best_bufs = [b_out, b_in]
 
     def rescore(self) -> None:
@@ -448,6 +468,3 @@ class DeviceLevel:
         band = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], y0 * w * 4)
         return band[pixels[:, 0] - y0, pixels[:, 1], :3]
 
-    def best_matches(self) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.best_matches`, on the device."""
-        return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])
