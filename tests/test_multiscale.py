@@ -724,14 +724,18 @@ def test_poisson_kernels(runtime, rng):
 
 @pytest.mark.parametrize("fused", [True, False])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
-    """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
+    """All sweeps and the composition in one launch of one work-group equal two launches per sweep
+    and one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
-    events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7, lev.work_args)
-    assert len(events) == (1 if fused else 14)
+    events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
+                       lev.work_args)
+    assert len(events) == (1 if fused else 15)  # the sweeps and the composition
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 7)
+    ref.compose(est, v, x, lev.hole, lev.origin)
     np.testing.assert_array_equal(read(runtime, b["x"], x)[hole, :3], x[hole, :3])
+    np.testing.assert_array_equal(read(runtime, b["est"], est), est)
 
 
 def test_start_lists_kernel(runtime, rng):

@@ -129,6 +129,11 @@ class HostLevel:
         self._timed("poisson", ref.gauss_seidel, self.lev.solve_map, self.est, self.v, self.x, self.lev.colours,
                     self.lev.origin, n)
 
+    def correct(self, n: int) -> None:
+        """:meth:`sweeps`, then :meth:`compose`."""
+        self.sweeps(n)
+        self.compose()
+
     def compose(self) -> None:
         """Add the correction to the vote in the hole."""
         self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin, self.prior)

@@ -370,8 +370,7 @@ class _Fill(Job):
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):  # the short search skips some
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
         st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
-        st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
-        st.compose()
+        st.correct(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
         if not last:
             st.rescore()
 

@@ -164,27 +164,38 @@ class Poisson(_Wrapper):
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"],
                            x=b["x"], pixels=colour, n=n, width=width, height=height, **_work(work[:3]))
 
-    def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
-               sweeps: int, work: tuple[int, int, int, int]) -> list:
-        """``sweeps`` red-black sweeps; returns the launch events."""
+    def correct(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, nhole: int, width: int,
+                height: int, sweeps: int, work: tuple[int, int, int, int],
+                result: tuple[Any, Any] | None = None) -> list:
+        """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
+        same launch where the sweeps take one); returns the launch events."""
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                     red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
-                                    sweeps=sweeps, **_work(work[:3]))]
+                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
+                                    **self._compose_args(b, result))]
         events = []
         for _ in range(sweeps):
             for pix, n in ((red, nred), (black, nblack)):
                 if n:
                     events.append(self.sweep(b, pix, n, width, height, work))
-        return events
+        return events + [self.compose(b, nhole, width, work, result)]
 
-    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
+    @staticmethod
+    def _compose_args(b: dict[str, Any], result: tuple[Any, Any] | None) -> dict[str, Any]:
+        src, out = result if result is not None else (b["holepix"], b["holepix"])
+        return dict(prior=b.get("prior", b["hole"]), use_prior=int("prior" in b), src=src, result=out,
+                    gather=int(result is not None))
+
+    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int],
+                result: tuple[Any, Any] | None = None) -> Any:
         """Add the correction to the vote over the ``n`` hole pixels; their features come from
-        ``b["prior"]`` where it is set."""
+        ``b["prior"]`` where it is set.  With ``result`` = (sources, out), ``out`` (3 ints a hole
+        pixel) also receives each pixel's source from ``sources`` and its new value."""
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), est=b["est"], v=b["v"], x=b["x"],
-                                pixels=b["holepix"], prior=b.get("prior", b["hole"]), use_prior=int("prior" in b),
-                                n=n, width=width, **_work(work[:3]))
+                                pixels=b["holepix"], n=n, width=width, **_work(work[:3]),
+                                **self._compose_args(b, result))
 
 
 class Pyramid(_Wrapper):
@@ -335,6 +346,8 @@ class DeviceLevel:
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
+        self.result = None  # the hole's values and sources, gathered after the final vote
+        self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
 
@@ -406,6 +419,8 @@ class DeviceLevel:
 
     def sources(self) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.sources`, on the device."""
+        if self.result is not None:
+            return self._gathered()[1].copy()
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
     def split_votes(self) -> None:
@@ -440,20 +455,42 @@ class DeviceLevel:
                                      hostbuf=np.ascontiguousarray(prior))
         self.seconds["transfers"] += time.perf_counter() - t
 
-    def sweeps(self, n: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.sweeps`, on the device."""
+    def _result_args(self) -> tuple[Any, Any] | None:
+        """Once the final vote has run, where compose gathers the fill's result (read by
+        :meth:`values` and :meth:`sources` at once)."""
+        if self.src is None:
+            return None
+        self._final = None  # what this compose gathers is read anew
+        if self.result is None:
+            t = time.perf_counter()
+            self.result = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(self.lev.hole), 1) * 12)
+            self.seconds["transfers"] += time.perf_counter() - t
+        return self.src, self.result
+
+    def correct(self, n: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.correct`, on the device."""
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
         red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
-        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n,
-                                            lev.work_args):
+        for ev in self.kn["poisson"].correct(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]),
+                                             len(lev.hole), w, h, n, lev.work_args, self._result_args()):
             self.events.append(("poisson", ev))
 
     def compose(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.compose`, on the device."""
         lev = self.lev
-        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args,
+                                                                  self._result_args())))
+
+    def _gathered(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hole pixels' values and sources, gathered by the last compose: the fill's one read."""
+        if self._final is None:
+            m = len(self.lev.hole)
+            out = self._read(np.empty((m, 3), np.int32), self.result)
+            self._final = (np.ascontiguousarray(out[:, 2]).view(np.uint8).reshape(m, 4)[:, :3],
+                           np.ascontiguousarray(out[:, :2]))
+        return self._final
 
     def image(self) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.image`, on the device."""
@@ -462,6 +499,8 @@ class DeviceLevel:
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.values`, on the device."""
+        if self.result is not None and pixels is self.lev.hole:
+            return self._gathered()[0]
         # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
         y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
         w = self.lev.shape[1]
