@@ -635,6 +635,31 @@ def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
 
 
+@pytest.mark.parametrize("random_start,skip,rescore", [(0, False, True), (0, True, True), (1, True, False),
+                                                      (0, True, False), (1, False, True)])
+def test_patchmatch_kernel_short_search_and_rescoring(runtime, rng, random_start, skip, rescore):
+    """One launch equals the reference's rescore (with ``rescore``, one candidate a list) and then
+    its iteration: the short search where every start was lifted, none at all with ``skip``."""
+    lev, est, nnf, cost, best = level_state(rng, h=40, w=46, half=2, k=1, mean=4, near=1000)
+    cost[:, 0] = 1  # stale costs: only a rescoring puts them right
+    short = (3, 2)
+    b, buf = device_buffers(runtime, lev, est, nnf, cost)
+    b["random_start"] = buf(np.array([random_start], np.int32))
+    b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
+    mcl.PatchMatch(runtime, 2, 1)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, lev.jump, 42, b_in,
+                                  b_out, lev.work_args, 4, 1000, short, skip, rescore)
+    if rescore:
+        ref.rescore(est, lev.targets, nnf, cost, 2, 4, 1000)
+    out = best.copy()
+    if not (skip and not random_start):
+        radius, jump = short if not random_start else (lev.radius, lev.jump)
+        ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, radius, 42,
+                       jump, 4, 1000)
+    np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
+    np.testing.assert_array_equal(read(runtime, b_out, best), out)
+
+
 @pytest.mark.parametrize("mean,near", [(0, 0), (4, 0), (4, 1000)])
 def test_rescore_kernel(runtime, rng, mean, near):
     lev, est, nnf, cost, best = level_state(rng, half=2, k=4, iterations=2)
@@ -747,10 +772,13 @@ def test_start_lists_kernel(runtime, rng):
     cl.enqueue_fill_buffer(runtime.queue, b["nnf"], np.int32(SENTINEL), 0, n * k * 8)
     cl.enqueue_fill_buffer(runtime.queue, b["cost"], np.int32(SENTINEL), 0, n * k * 4)
     src = cl.Buffer(runtime.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=sources)
-    mcl.PatchMatch(runtime, 2, k).start(b, src, n)
+    best = cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                     hostbuf=np.full((n, 2), SENTINEL, np.int32))
+    mcl.PatchMatch(runtime, 2, k).start(b, src, n, best)
     nnf = read(runtime, b["nnf"], np.empty((n, k, 2), np.int32))
     cost = read(runtime, b["cost"], np.empty((n, k), np.uint32))
     np.testing.assert_array_equal(nnf[:, 0], sources)
+    np.testing.assert_array_equal(read(runtime, best, np.empty((n, 2), np.int32)), sources)
     assert (nnf[:, 1:] == -1).all() and (cost[:, 0] == 0).all() and (cost[:, 1:] == ref.EMPTY).all()
 
 

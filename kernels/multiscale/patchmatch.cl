@@ -140,7 +140,9 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
  * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best.
  * With short_radius > 0 and random_start[0] == 0 (every start of the level a lifted match, see
  * pyramid.cl: lift_level) the search is the short one: short_radius and short_jump replace radius
- * and jump_max, and an iteration with short_skip set changes nothing. */
+ * and jump_max, and an iteration with short_skip set changes nothing.  With rescore set (K == 1
+ * only: the best match then stays, so the neighbours' best_in are those rescore would leave) the
+ * target first rescores its list as the rescore kernel does. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
                          __global int2 *nnf, __global uint *cost,
@@ -149,18 +151,21 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          const int radius, const int jump_max, const uint mean_w, const uint near_w, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh,
                          __global const int *random_start, const int short_radius, const int short_jump,
-                         const int short_skip)
+                         const int short_skip, const int rescore)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     const int is_short = short_radius > 0 && !random_start[0];
-    if (is_short && short_skip) {
+    if (is_short && short_skip && !rescore) {
         best_out[i] = best_in[i];
         return;
     }
     const int r0 = is_short ? short_radius : radius, jmax = is_short ? short_jump : jump_max;
     TARGET_STATE(i)
-    for (int j = 1; j <= min(jmax, JUMP_MAX); j *= 2) {
+    if (rescore)
+        for (int k = 0; k < K; ++k)
+            if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w);
+    for (int j = 1; j <= (is_short && short_skip ? 0 : min(jmax, JUMP_MAX)); j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);
@@ -172,7 +177,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w, near_w);
         }
     }
-    int r = r0;
+    int r = is_short && short_skip ? 0 : r0;
     uint step = 0;
     while (r >= 1) {
         const uint hy = hash32((uint)i * 747796405u + key * 7919u + step);
@@ -215,12 +220,14 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
 }
 
 /* Start every list with one candidate, sources[i], and K - 1 empty slots (the first slot's
- * cost 0 marks it as used until rescore). */
-__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost, const int n)
+ * cost 0 marks it as used until rescore); best[i] is the start. */
+__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost,
+                          __global int2 *best, const int n)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     nnf[i * K] = sources[i];
+    best[i] = sources[i];
     cost[i * K] = 0;
     for (int k = 1; k < K; ++k) {
         nnf[i * K + k] = (int2)(-1);

@@ -87,21 +87,22 @@ class PatchMatch(_Wrapper):
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0,
-                 short: tuple[int, int] = (0, 0), skip: bool = False) -> Any:
+                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False) -> Any:
         """``work`` = (x0, y0, width, height) of the work area, ``mean`` and ``near`` the weights of the
         mean-colour and distance terms, ``short`` the (radius, jump) of the short search taken when
-        ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration (see
+        ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration, ``rescore``
+        whether it rescores the lists first (one candidate each only; see
         ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
                         mean_w=mean, near_w=near, key=key, **_work(work), random_start=b["random_start"],
-                        short_radius=short[0], short_jump=short[1], short_skip=int(skip))
+                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore))
 
-    def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
-        """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
+    def start(self, b: dict[str, Any], sources: Any, n: int, best: Any) -> Any:
+        """Every list holds ``sources[i]`` alone, and so does ``best`` (see ``start_lists``)."""
         return self.knl_start(self.rt.queue, *_launch(self.group, n), sources=sources, nnf=b["nnf"],
-                              cost=b["cost"], n=n)
+                              cost=b["cost"], best=best, n=n)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
                 near: int = 0) -> Any:
@@ -346,6 +347,7 @@ class DeviceLevel:
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
+        self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
         self.result = None  # the hole's values and sources, gathered after the final vote
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
@@ -364,7 +366,7 @@ class DeviceLevel:
         src = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
                              hostbuf=np.ascontiguousarray(sources, np.int32))
         self.seconds["transfers"] += time.perf_counter() - t
-        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
+        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources), self.best_bufs[0])))
 
     def lift(self, coarse: DeviceLevel, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
@@ -384,11 +386,28 @@ class DeviceLevel:
         h, w = lev.shape
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip)))
+                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
+                                                        self._rescore_due)))
         self.best_bufs = [b_out, b_in]
+        self._rescore_due = False
 
     def rescore(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.rescore`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.rescore`, on the device.  With one
+        candidate a list the best match stays, so the rescoring waits for the next PatchMatch
+        iteration, which does it in its own launch, or for the next step that changes the estimate
+        or reads the costs; a level left with one due needs none (its costs are read no more)."""
+        if self.k == 1:
+            self._rescore_due = True
+        else:
+            self._rescore()
+
+    def _settle(self) -> None:
+        """Run a rescoring that is due (see :meth:`rescore`)."""
+        if self._rescore_due:
+            self._rescore_due = False
+            self._rescore()
+
+    def _rescore(self) -> None:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
@@ -396,6 +415,7 @@ class DeviceLevel:
 
     def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
+        self._settle()
         cl, lev = self.cl, self.lev
         ctx, mf = self.rt.context, cl.mem_flags
         h, w = lev.shape
@@ -425,6 +445,7 @@ class DeviceLevel:
 
     def split_votes(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.split_votes`, on the device."""
+        self._settle()
         lev = self.lev
         h, w = lev.shape
         self.low_rect = source_rect(lev, self.half)
@@ -437,6 +458,7 @@ class DeviceLevel:
     def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
              sources: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.vote`, on the device."""
+        self._settle()
         lev = self.lev
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
         if sources and self.src is None:
@@ -469,6 +491,7 @@ class DeviceLevel:
 
     def correct(self, n: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.correct`, on the device."""
+        self._settle()
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
@@ -479,6 +502,7 @@ class DeviceLevel:
 
     def compose(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.compose`, on the device."""
+        self._settle()
         lev = self.lev
         self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args,
                                                                   self._result_args())))
