@@ -606,7 +606,8 @@ def device_buffers(runtime, lev, est, nnf, cost, v=None, x=None):
     return {"est": buf(est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.hole_map),
             "holepix": buf(lev.hole), "pixels": buf(lev.pixels), "red": buf(lev.colours[0]),
-            "black": buf(lev.colours[1]), "random_start": buf(np.zeros(1, np.int32))}, buf
+            "black": buf(lev.colours[1]), "random_start": buf(np.zeros(1, np.int32)),
+            "ends": buf(levels.valid_ends(lev))}, buf
 
 
 def read(runtime, buf, like):
@@ -764,17 +765,13 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
 
 
 def test_start_lists_kernel(runtime, rng):
-    lev, _, _, _, _ = level_state(rng, k=3)
+    """Every list starts with the random source of the reference, drawn on the device."""
+    lev, est, nnf, cost, _ = level_state(rng, k=3)
     n, k = len(lev.targets), 3
     sources = levels.random_sources(lev, 11)
-    b = {"nnf": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 8),
-         "cost": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 4)}
-    cl.enqueue_fill_buffer(runtime.queue, b["nnf"], np.int32(SENTINEL), 0, n * k * 8)
-    cl.enqueue_fill_buffer(runtime.queue, b["cost"], np.int32(SENTINEL), 0, n * k * 4)
-    src = cl.Buffer(runtime.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=sources)
-    best = cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                     hostbuf=np.full((n, 2), SENTINEL, np.int32))
-    mcl.PatchMatch(runtime, 2, k).start(b, src, n, best)
+    b, buf = device_buffers(runtime, lev, est, np.full_like(nnf, SENTINEL), np.full_like(cost, 12345))
+    best = buf(np.full((n, 2), SENTINEL, np.int32))
+    mcl.PatchMatch(runtime, 2, k).start(b, n, lev.shape[1], lev.shape[0], 11, best)
     nnf = read(runtime, b["nnf"], np.empty((n, k, 2), np.int32))
     cost = read(runtime, b["cost"], np.empty((n, k), np.uint32))
     np.testing.assert_array_equal(nnf[:, 0], sources)
@@ -851,14 +848,14 @@ def test_onion_kernels(runtime, rng, half, layer, step, r):
     candidates, where the neighbours' sources alone decide, in their order."""
     lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer, step=step)
     pix = layers[layer]
-    cands = levels.random_valid(lev, np.arange(len(pix) * max(r, 1), dtype=np.uint32), 5).reshape(-1, max(r, 1), 2)
+    cands = levels.random_valid(lev, np.arange(len(pix) * r, dtype=np.uint32), 4321).reshape(len(pix), r, 2)
     b, buf = device_buffers(runtime, lev, est, np.zeros((1, 1, 2), np.int32), np.zeros((1, 1), np.uint32))
     b["filled"], b["osrc"] = buf(filled), buf(osrc)
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
     h, w = lev.shape
     kn = mcl.Onion(runtime, half, 1)
-    kn.search(b, buf(pix), buf(cands), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
-    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands[:, :r], lev.origin, half, lev.radius, 4321)
+    kn.search(b, buf(pix), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
+    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, half, lev.radius, 4321)
     np.testing.assert_array_equal(read(runtime, found, want), want)
     kn.apply(b, buf(pix), found, len(pix), w, lev.work_args)
     ref.onion_apply(est, filled, osrc, pix, want, lev.origin)

@@ -219,15 +219,37 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
     best[i] = nb[0];
 }
 
-/* Start every list with one candidate, sources[i], and K - 1 empty slots (the first slot's
- * cost 0 marks it as used until rescore); best[i] is the start. */
-__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost,
-                          __global int2 *best, const int n)
+/* The k-th valid source centre (y, x) in row-major order, k = hash32(idx * 2654435761 + key) modulo
+ * their number; ends[r] holds the valid centres in rows 0..r (levels.py: random_valid). */
+inline int2 random_valid(__global const uchar *valid, __global const uint *ends, const int width, const int height,
+                         const uint idx, const uint key)
+{
+    const uint k = hash32(idx * 2654435761u + key) % ends[height - 1];
+    int lo = 0, hi = height - 1;  /* the first row whose ends exceeds k */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (ends[mid] > k) hi = mid;
+        else lo = mid + 1;
+    }
+    uint rank = k - (lo ? ends[lo - 1] : 0u);
+    __global const uchar *row = valid + lo * width;
+    int x = 0;
+    for (;; ++x)
+        if (row[x] && rank-- == 0u) break;
+    return (int2)(lo, x);
+}
+
+/* Start every list with one candidate, the random source random_valid(i, key), and K - 1 empty
+ * slots (the first slot's cost 0 marks it as used until rescore); best[i] is the start. */
+__kernel void start_lists(__global const uchar *valid, __global const uint *ends, __global int2 *nnf,
+                          __global uint *cost, __global int2 *best, const int n, const int width, const int height,
+                          const uint key)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
-    nnf[i * K] = sources[i];
-    best[i] = sources[i];
+    const int2 c = random_valid(valid, ends, width, height, (uint)i, key);
+    nnf[i * K] = c;
+    best[i] = c;
     cost[i * K] = 0;
     for (int k = 1; k < K; ++k) {
         nnf[i * K + k] = (int2)(-1);

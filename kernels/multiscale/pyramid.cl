@@ -29,32 +29,12 @@ __kernel void halve(__global const uchar4 *fine, const int fw, const int fh,
     coarse[y * cw + x] = convert_uchar4((s + 2u) >> 2);
 }
 
-/* The k-th valid source centre (y, x) in row-major order, k = hash32(idx * 2654435761 + key) modulo
- * their number; ends[r] holds the valid centres in rows 0..r (levels.py: random_valid). */
-inline int2 random_valid(__global const uchar *valid, __global const uint *ends, const int width, const int height,
-                         const uint idx, const uint key)
-{
-    const uint k = hash32(idx * 2654435761u + key) % ends[height - 1];
-    int lo = 0, hi = height - 1;  /* the first row whose ends exceeds k */
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (ends[mid] > k) hi = mid;
-        else lo = mid + 1;
-    }
-    uint rank = k - (lo ? ends[lo - 1] : 0u);
-    __global const uchar *row = valid + lo * width;
-    int x = 0;
-    for (;; ++x)
-        if (row[x] && rank-- == 0u) break;
-    return (int2)(lo, x);
-}
-
 /* Start a level from the coarser one's result, one work-item per hole pixel and per target.
  * Every hole pixel p takes the coarse estimate at p / 2 (colour and texture feature).  Every
  * target t starts a list (as start_lists; best[i] is its start) with its coarse parent's best
  * match scaled up: c = t + 2 (cbest[parent] - t / 2), the parent looked up in the coarse level's
  * target map ctidx (origin (cx0, cy0), cw x ch); where the parent is no target or c is not a
- * valid source, the random source random_valid(i, key), and random_start[0] is set (it must be
+ * valid source, the random source random_valid(i, key) (patchmatch.cl), and random_start[0] is set (it must be
  * 0 before).  levels.py (upsampled_sources) and host.py (HostLevel.lift) reproduce it. */
 __kernel void lift_level(__global uchar4 *est, __global const int2 *hole, const int nhole, const int width,
                          const int height, __global const uchar4 *coarse_est, const int cwidth,

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import Level, source_rect, upsampled_sources
+from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources
 
 
 class HostLevel:
@@ -44,10 +44,15 @@ class HostLevel:
         fn(*args)
         self.seconds[step] += time.perf_counter() - t
 
-    def start(self, sources: np.ndarray) -> None:
-        """Every candidate list holds its target's ``sources`` row alone."""
+    def start(self, key: int) -> None:
+        """Every candidate list holds one random source alone (``key``: see
+        :func:`inpaint.methods.multiscale.levels.random_sources`)."""
+        self._start_with(random_sources(self.lev, key))
+
+    def _start_with(self, sources: np.ndarray) -> None:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
+        self.best[:] = sources
 
     def lift(self, coarse: HostLevel, key: int) -> None:
         """Start from the coarser level: every hole pixel takes its estimate (colour and feature) at
@@ -59,8 +64,7 @@ class HostLevel:
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
         starts, lifted = upsampled_sources(self.lev, coarse.lev, coarse.best, key)
-        self.start(starts)
-        self.best[:] = starts
+        self._start_with(starts)
         self.random_start = not lifted
         self.seconds["levels"] += time.perf_counter() - t
 
@@ -86,15 +90,19 @@ class HostLevel:
                     self.lev.mean, self.lev.near)
         self.best[:] = self.nnf[:, 0]
 
-    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
-        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`)."""
+    def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
+        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`):
+        layer i's pixels start from ``r`` random sources each (:func:`inpaint.methods.multiscale.levels.random_valid`),
+        and its search's random numbers, with key ``key + i``."""
         t = time.perf_counter()
         lev = self.lev
         filled = (lev.hole_map == 0).astype(np.uint8)
         osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
-        for i, (pix, cand) in enumerate(zip(layers, cands)):
+        for i, pix in enumerate(layers):
+            k = (key + i) & 0xFFFFFFFF
+            cand = random_valid(lev, np.arange(len(pix) * r, dtype=np.uint32), k).reshape(len(pix), r, 2)
             found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
-                                     lev.radius, (key + i) & 0xFFFFFFFF)
+                                     lev.radius, k)
             ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
         self.seconds["onion"] += time.perf_counter() - t
 

@@ -69,8 +69,6 @@ from .levels import (
     onion_layers,
     prepare_level,
     protect_pyramid,
-    random_sources,
-    random_valid,
 )
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
 from .steps import STEPS
@@ -341,12 +339,8 @@ class _Fill(Job):
         if self._coarse is None:
             # The first fill peels the hole from its edge inwards, each pixel copying its best
             # match on what is known or filled around it: a sharp start, not a smooth guess.
-            st.start(random_sources(lev, key))
-            layers = onion_layers(lev)
-            cands = [random_valid(lev, np.arange(len(pix) * ONION_CANDIDATES, dtype=np.uint32),
-                                  (key * 4096 + i) & 0xFFFFFFFF).reshape(len(pix), ONION_CANDIDATES, 2)
-                     for i, pix in enumerate(layers)]
-            st.onion(layers, cands, (key * 4096) & 0xFFFFFFFF)
+            st.start(key)  # random sources
+            st.onion(onion_layers(lev), ONION_CANDIDATES, key * 4096)
             self._expect_texture(st, lv)
         else:
             # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it

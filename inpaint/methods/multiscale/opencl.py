@@ -99,10 +99,10 @@ class PatchMatch(_Wrapper):
                         mean_w=mean, near_w=near, key=key, **_work(work), random_start=b["random_start"],
                         short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore))
 
-    def start(self, b: dict[str, Any], sources: Any, n: int, best: Any) -> Any:
-        """Every list holds ``sources[i]`` alone, and so does ``best`` (see ``start_lists``)."""
-        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources=sources, nnf=b["nnf"],
-                              cost=b["cost"], best=best, n=n)
+    def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any) -> Any:
+        """Every list holds a random source alone, and so does ``best`` (see ``start_lists``)."""
+        return self.knl_start(self.rt.queue, *_launch(self.group, n), valid=b["valid"], ends=b["ends"], nnf=b["nnf"],
+                              cost=b["cost"], best=best, n=n, width=width, height=height, key=key & 0xFFFFFFFF)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
                 near: int = 0) -> Any:
@@ -262,12 +262,13 @@ class Onion(_Wrapper):
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
 
-    def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
+    def search(self, b: dict[str, Any], pixels: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
-        """``found`` = each of the ``n`` layer pixels' best source (``r`` candidates each in ``cands``)."""
+        """``found`` = each of the ``n`` layer pixels' best source (``r`` random candidates each)."""
         return self.knl_search(self.rt.queue, *_launch(self.group, n), est=b["est"], filled=b["filled"],
-                               osrc=b["osrc"], valid=b["valid"], pixels=pixels, cands=cands, found=found, n=n, R=r,
-                               width=width, height=height, radius=radius, key=key, **_work(work))
+                               osrc=b["osrc"], valid=b["valid"], ends=b["ends"], pixels=pixels, found=found, n=n,
+                               R=r, width=width, height=height, radius=radius, key=key & 0xFFFFFFFF,
+                               **_work(work))
 
     def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
               work: tuple[int, int, int, int]) -> Any:
@@ -340,7 +341,8 @@ class DeviceLevel:
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "holepix": buf(lev.hole),
+            "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
@@ -360,21 +362,16 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         return arr
 
-    def start(self, sources: np.ndarray) -> None:
+    def start(self, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.start`, on the device."""
-        t = time.perf_counter()
-        src = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
-                             hostbuf=np.ascontiguousarray(sources, np.int32))
-        self.seconds["transfers"] += time.perf_counter() - t
-        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources), self.best_bufs[0])))
+        lev = self.lev
+        h, w = lev.shape
+        self.events.append(("patchmatch", self.kn["pm"].start(self.b, len(lev.targets), w, h, key,
+                                                              self.best_bufs[0])))
 
     def lift(self, coarse: DeviceLevel, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
         lev, clev = self.lev, coarse.lev
-        t = time.perf_counter()
-        self.b["ends"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
-                                    hostbuf=valid_ends(lev))
-        self.seconds["transfers"] += time.perf_counter() - t
         b = dict(self.b, best=self.best_bufs[0])
         up = dict(est=coarse.b["est"], tidx=coarse.b["tidx"], best=coarse.best_bufs[0])
         self.events.append(("levels", self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up,
@@ -413,7 +410,7 @@ class DeviceLevel:
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
                                                                 lev.mean, lev.near)))
 
-    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+    def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
         self._settle()
         cl, lev = self.cl, self.lev
@@ -424,16 +421,14 @@ class DeviceLevel:
                                      hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
         self.b["osrc"] = new_buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
         cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
-        bufs = [(new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
-                 new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
-                for pix, cand in zip(layers, cands)]
+        bufs = [new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)) for pix in layers]
         found = new_buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
         self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["onion"]
-        for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
+        for i, (pix, bp) in enumerate(zip(layers, bufs)):
             n = len(pix)
-            self.events.append(("onion", kn.search(self.b, bp, bc, found, n, cand.shape[1], w, h, lev.radius,
-                                                   (key + i) & 0xFFFFFFFF, lev.work_args)))
+            self.events.append(("onion", kn.search(self.b, bp, found, n, r, w, h, lev.radius, key + i,
+                                                   lev.work_args)))
             self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
         del self.b["filled"], self.b["osrc"]
 
