@@ -2,12 +2,14 @@
 result no level's data comes back to the host, and the fill is still numpy's bit for bit, on
 fills of several levels, with several seeds and candidate counts, and with holes far apart."""
 
+import dataclasses
+
 import numpy as np
 import pyopencl as cl
 import pytest
 
 from inpaint.api import inpaint
-from inpaint.methods.multiscale import job as ms
+from inpaint.methods.multiscale import job as ms, levels, opencl as mcl
 
 pytestmark = pytest.mark.opencl
 
@@ -88,3 +90,29 @@ def test_opencl_equals_numpy_on_far_holes_with_another_seed(runtime):
     assert a.stats.groups == 2
     np.testing.assert_array_equal(a.image, b.image)
     np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+@pytest.mark.parametrize("h, w, density", [(9, 200, 0.02), (40, 97, 0.5), (3, 33, 1.0), (50, 64, 0.001)])
+def test_random_sources_are_drawn_alike_on_the_device(runtime, h, w, density):
+    """The device finds the k-th valid centre through block counts, the reference through row
+    counts: the same centres, on wide rows, sparse maps, whole blocks without one, and rows of
+    a block and a bit (sentinel-filled outputs)."""
+    rng = np.random.default_rng(int(density * 1000) + w)
+    mask = np.zeros((h, w), bool)
+    mask[h // 2, w // 8:w - w // 8] = True  # hundreds of targets: hundreds of draws
+    valid = rng.random((h, w)) < density
+    valid[h - 1, w - 1] = True  # at least one
+    lev = dataclasses.replace(levels.prepare_level(mask, 1, None), valid=valid.astype(np.uint8))
+    n, k = len(lev.targets), 2
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    b = {"valid": buf(lev.valid), "ends": buf(levels.valid_ends(lev)),
+         "nnf": buf(np.full((n, k, 2), -7, np.int32)), "cost": buf(np.full((n, k), 7, np.uint32))}
+    best = buf(np.full((n, 2), -7, np.int32))
+    mcl.PatchMatch(runtime, 1, k).start(b, n, w, h, 0xC0FFEE, best)
+    got = np.empty((n, 2), np.int32)
+    cl.enqueue_copy(runtime.queue, got, best)
+    np.testing.assert_array_equal(got, levels.random_sources(lev, 0xC0FFEE))

@@ -14,7 +14,8 @@
  * Random numbers come from hash32 (common/hash.cl, bundled before this file).
  *
  * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
- * slot's cost), JUMP_MAX (the longest propagation jump); the reference states them. */
+ * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid); the
+ * reference and levels.py state them. */
 
 /* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image): the SSD, plus
@@ -220,23 +221,27 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
 }
 
 /* The k-th valid source centre (y, x) in row-major order, k = hash32(idx * 2654435761 + key) modulo
- * their number; ends[r] holds the valid centres in rows 0..r (levels.py: random_valid). */
+ * their number (levels.py: random_valid).  ends[b] holds the valid centres up to the end of block
+ * b, the rows cut into blocks of VALID_BLOCK columns (levels.py: valid_ends): a binary search
+ * finds the block, a scan of it the centre. */
 inline int2 random_valid(__global const uchar *valid, __global const uint *ends, const int width, const int height,
                          const uint idx, const uint key)
 {
-    const uint k = hash32(idx * 2654435761u + key) % ends[height - 1];
-    int lo = 0, hi = height - 1;  /* the first row whose ends exceeds k */
+    const int nb = (width + VALID_BLOCK - 1) / VALID_BLOCK, cells = height * nb;
+    const uint k = hash32(idx * 2654435761u + key) % ends[cells - 1];
+    int lo = 0, hi = cells - 1;  /* the first block whose ends exceeds k */
     while (lo < hi) {
         const int mid = (lo + hi) / 2;
         if (ends[mid] > k) hi = mid;
         else lo = mid + 1;
     }
     uint rank = k - (lo ? ends[lo - 1] : 0u);
-    __global const uchar *row = valid + lo * width;
-    int x = 0;
+    const int y = lo / nb;
+    __global const uchar *row = valid + y * width;
+    int x = (lo % nb) * VALID_BLOCK;
     for (;; ++x)
         if (row[x] && rank-- == 0u) break;
-    return (int2)(lo, x);
+    return (int2)(y, x);
 }
 
 /* Start every list with one candidate, the random source random_valid(i, key), and K - 1 empty

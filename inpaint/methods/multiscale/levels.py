@@ -16,6 +16,8 @@ from . import reference as ref
 #: cell are one part; a cell's row is one 64-bit word of bools), the most parts it tells apart,
 #: and the most groups it fills apart (beyond either, the hole is filled whole).
 GROUP_CELL, MAX_PARTS, MAX_GROUPS = 8, 64, 2
+#: Columns of a block of :func:`valid_ends`: the longest scan of the kernels' random sources.
+VALID_BLOCK = 32
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -277,18 +279,21 @@ def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> n
 
 
 def valid_ends(level: Level) -> np.ndarray:
-    """The valid source centres in rows 0..r, for every row r, (h,) uint32: how
-    :func:`random_valid` (and ``random_valid`` in ``kernels/multiscale/pyramid.cl``) find the
-    k-th one."""
-    return np.cumsum(level.valid.sum(axis=1, dtype=np.int64)).astype(np.uint32)
+    """How the kernels find the k-th valid source centre in row-major order (``random_valid`` in
+    ``kernels/multiscale/patchmatch.cl``): the valid centres up to the end of every block of
+    ``VALID_BLOCK`` columns of every row, in row-major order of the blocks, (h * ceil(w /
+    VALID_BLOCK),) uint32.  A search over these and a scan of one block find it."""
+    w = level.valid.shape[1]
+    blocks = np.add.reduceat(level.valid, np.arange(0, w, VALID_BLOCK), axis=1, dtype=np.uint32)
+    return np.cumsum(blocks.ravel(), dtype=np.uint32)
 
 
 def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
     """For each index of ``idx`` (uint32), the k-th valid source centre in row-major order, k a
-    hash of the index and ``key`` (``random_valid`` in ``kernels/multiscale/pyramid.cl``):
-    (len(idx), 2) int32 (found through per-row counts, without listing every valid centre)."""
-    ends = valid_ends(level).astype(np.int64)
-    counts = np.diff(ends, prepend=0)
+    hash of the index and ``key``: (len(idx), 2) int32 (found through per-row counts, without
+    listing every valid centre)."""
+    counts = level.valid.sum(axis=1, dtype=np.int64)
+    ends = np.cumsum(counts)
     k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key & 0xFFFFFFFF))
          % np.uint32(ends[-1])).astype(np.int64)
     rows = np.searchsorted(ends, k, side="right")

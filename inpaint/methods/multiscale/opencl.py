@@ -21,7 +21,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import source_rect, valid_ends
+from .levels import VALID_BLOCK, source_rect, valid_ends
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -55,12 +55,13 @@ def _defines(half: int, k: int) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
-    the correction's fixed-point scale, the missing edge value, the longest propagation jump and
-    the split vote's low-pass radius."""
+    the correction's fixed-point scale, the missing edge value, the longest propagation jump,
+    the split vote's low-pass radius, and the block of the random sources' counts
+    (:func:`inpaint.methods.multiscale.levels.valid_ends`)."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
-            "LOW_CHUNK": LOW_CHUNK}
+            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK}
 
 
 class _Wrapper:
