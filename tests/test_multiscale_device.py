@@ -116,3 +116,20 @@ def test_random_sources_are_drawn_alike_on_the_device(runtime, h, w, density):
     got = np.empty((n, 2), np.int32)
     cl.enqueue_copy(runtime.queue, got, best)
     np.testing.assert_array_equal(got, levels.random_sources(lev, 0xC0FFEE))
+
+
+def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatch):
+    """Without the read between levels, the host waits (on an event) until the device has
+    started the coarser level before it queues the next: progress and cancelling keep up."""
+    seen = []
+    lift = mcl.DeviceLevel.lift
+
+    def recorded(self, coarse, key):
+        lift(self, coarse, key)
+        seen.append(coarse.first.command_execution_status)
+
+    monkeypatch.setattr(mcl.DeviceLevel, "lift", recorded)
+    img, mask = _scene(150, 180, 1)
+    got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
+    assert len(seen) == len(got.stats.levels) - 1 >= 2
+    assert seen == [cl.command_execution_status.COMPLETE] * len(seen)

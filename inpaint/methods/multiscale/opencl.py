@@ -351,6 +351,7 @@ class DeviceLevel:
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
+        self.first: Any = None  # the event of the level's first launch (its start)
         self.result = None  # the hole's values and sources, gathered after the final vote
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
@@ -367,16 +368,23 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.start`, on the device."""
         lev = self.lev
         h, w = lev.shape
-        self.events.append(("patchmatch", self.kn["pm"].start(self.b, len(lev.targets), w, h, key,
-                                                              self.best_bufs[0])))
+        self.first = self.kn["pm"].start(self.b, len(lev.targets), w, h, key, self.best_bufs[0])
+        self.events.append(("patchmatch", self.first))
 
     def lift(self, coarse: DeviceLevel, key: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device.
+
+        First waits until the device has started the coarse level (and so finished the one before
+        it): the host queues at most one level ahead of the device, so that the job's progress and
+        cancelling keep up with it, and no buffer is read for that."""
+        if coarse.first is not None:
+            coarse.first.wait()
         lev, clev = self.lev, coarse.lev
         b = dict(self.b, best=self.best_bufs[0])
         up = dict(est=coarse.b["est"], tidx=coarse.b["tidx"], best=coarse.best_bufs[0])
-        self.events.append(("levels", self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up,
-                                                               clev.shape[1], clev.work_args, key)))
+        self.first = self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up, clev.shape[1],
+                                             clev.work_args, key)
+        self.events.append(("levels", self.first))
 
     def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
