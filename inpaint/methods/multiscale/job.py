@@ -389,8 +389,7 @@ class _Fill(Job):
             self._level = lv
         self._round(lv, rnd, index == len(self._rounds) - 1)
         if index + 1 == len(self._rounds) or self._rounds[index + 1][0] != lv:
-            self._leave(lv)
-            self.book_events(self._seconds, self._rt.queue if self._rt is not None else None)
+            self._leave(lv)  # the device times are booked with the result: waiting here would idle the device
 
     def current(self) -> np.ndarray:
         """The current image: during the run, the current level's fill scaled up into the hole."""
