@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as hs
 from inpaint import geometry
 from inpaint.api import inpaint, start
 from inpaint.errors import InputError
-from inpaint.methods.multiscale import job as ms, levels, opencl as mcl, reference as ref
+from inpaint.methods.multiscale import host, job as ms, levels, opencl as mcl, reference as ref
 from inpaint.methods.multiscale.host import HostLevel
 
 SENTINEL = -12345
@@ -606,7 +606,8 @@ def device_buffers(runtime, lev, est, nnf, cost, v=None, x=None):
     return {"est": buf(est), "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": buf(nnf), "cost": buf(cost), "v": buf(v), "x": buf(x), "hole": buf(lev.hole_map),
             "holepix": buf(lev.hole), "pixels": buf(lev.pixels), "red": buf(lev.colours[0]),
-            "black": buf(lev.colours[1])}, buf
+            "black": buf(lev.colours[1]), "random_start": buf(np.zeros(1, np.int32)),
+            "ends": buf(levels.valid_ends(lev))}, buf
 
 
 def read(runtime, buf, like):
@@ -630,6 +631,31 @@ def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, radius, 99,
                    jump_max, mean, near)
+    np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
+    np.testing.assert_array_equal(read(runtime, b_out, best), out)
+
+
+@pytest.mark.parametrize("random_start,skip,rescore", [(0, False, True), (0, True, True), (1, True, False),
+                                                      (0, True, False), (1, False, True)])
+def test_patchmatch_kernel_short_search_and_rescoring(runtime, rng, random_start, skip, rescore):
+    """One launch equals the reference's rescore (with ``rescore``, one candidate a list) and then
+    its iteration: the short search where every start was lifted, none at all with ``skip``."""
+    lev, est, nnf, cost, best = level_state(rng, h=40, w=46, half=2, k=1, mean=4, near=1000)
+    cost[:, 0] = 1  # stale costs: only a rescoring puts them right
+    short = (3, 2)
+    b, buf = device_buffers(runtime, lev, est, nnf, cost)
+    b["random_start"] = buf(np.array([random_start], np.int32))
+    b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
+    mcl.PatchMatch(runtime, 2, 1)(b, len(lev.targets), lev.shape[1], lev.shape[0], lev.radius, lev.jump, 42, b_in,
+                                  b_out, lev.work_args, 4, 1000, short, skip, rescore)
+    if rescore:
+        ref.rescore(est, lev.targets, nnf, cost, 2, 4, 1000)
+    out = best.copy()
+    if not (skip and not random_start):
+        radius, jump = short if not random_start else (lev.radius, lev.jump)
+        ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, 2, radius, 42,
+                       jump, 4, 1000)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
@@ -724,29 +750,32 @@ def test_poisson_kernels(runtime, rng):
 
 @pytest.mark.parametrize("fused", [True, False])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
-    """All sweeps in one launch of one work-group equal two launches per sweep, and the reference."""
+    """All sweeps and the composition in one launch of one work-group equal two launches per sweep
+    and one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
-    events = p.sweeps(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, 7, lev.work_args)
-    assert len(events) == (1 if fused else 14)
+    events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
+                       lev.work_args)
+    assert len(events) == (1 if fused else 15)  # the sweeps and the composition
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 7)
+    ref.compose(est, v, x, lev.hole, lev.origin)
     np.testing.assert_array_equal(read(runtime, b["x"], x)[hole, :3], x[hole, :3])
+    np.testing.assert_array_equal(read(runtime, b["est"], est), est)
 
 
 def test_start_lists_kernel(runtime, rng):
-    lev, _, _, _, _ = level_state(rng, k=3)
+    """Every list starts with the random source of the reference, drawn on the device."""
+    lev, est, nnf, cost, _ = level_state(rng, k=3)
     n, k = len(lev.targets), 3
     sources = levels.random_sources(lev, 11)
-    b = {"nnf": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 8),
-         "cost": cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, n * k * 4)}
-    cl.enqueue_fill_buffer(runtime.queue, b["nnf"], np.int32(SENTINEL), 0, n * k * 8)
-    cl.enqueue_fill_buffer(runtime.queue, b["cost"], np.int32(SENTINEL), 0, n * k * 4)
-    src = cl.Buffer(runtime.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=sources)
-    mcl.PatchMatch(runtime, 2, k).start(b, src, n)
+    b, buf = device_buffers(runtime, lev, est, np.full_like(nnf, SENTINEL), np.full_like(cost, 12345))
+    best = buf(np.full((n, 2), SENTINEL, np.int32))
+    mcl.PatchMatch(runtime, 2, k).start(b, n, lev.shape[1], lev.shape[0], 11, best)
     nnf = read(runtime, b["nnf"], np.empty((n, k, 2), np.int32))
     cost = read(runtime, b["cost"], np.empty((n, k), np.uint32))
     np.testing.assert_array_equal(nnf[:, 0], sources)
+    np.testing.assert_array_equal(read(runtime, best, np.empty((n, 2), np.int32)), sources)
     assert (nnf[:, 1:] == -1).all() and (cost[:, 0] == 0).all() and (cost[:, 1:] == ref.EMPTY).all()
 
 
@@ -773,28 +802,42 @@ def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
         assert (got[..., 3] == 0).all()
 
 
-def test_lift_kernel_equals_host(runtime, rng):
-    """The device's start from a coarser level equals the host's, and writes only the hole."""
+@pytest.mark.parametrize("k,spoil", [(3, 0.0), (1, 0.3)])
+def test_lift_kernel_equals_host(runtime, rng, k, spoil):
+    """The device's start from a coarser level (the hole's estimate and every list's start, random
+    where the scaled-up match is no source) equals the host's, and writes only the hole."""
     h, w = 60, 70
     img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.3)
     masks = [mask, levels.down2(mask)]
     images = levels.image_pyramid(img, 2)
     fine_lev, coarse_lev = (levels.prepare_level(m, 2, None) for m in masks)
-    coarse = HostLevel(coarse_lev, images[1], 3, 2, {"levels": 0.0})
+    coarse = HostLevel(coarse_lev, images[1], k, 2, {"levels": 0.0})
     coarse.est[coarse_lev.mask] = rng.integers(0, 256, (int(coarse_lev.mask.sum()), 4))
-    fine = HostLevel(fine_lev, images[0], 3, 2, {"levels": 0.0})
-    fine.lift(coarse)
+    coarse.best[:] = levels.random_sources(coarse_lev, 3)
+    coarse.best[rng.random(len(coarse.best)) < spoil] = (0, 0)  # no source: scaled up, none either
+    fine = HostLevel(fine_lev, images[0], k, 2, {"levels": 0.0})
+    fine.lift(coarse, 77)
+    assert fine.random_start == (spoil > 0)
     mf = cl.mem_flags
 
     def buf(a):
         return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
 
-    b = {"est": buf(images[0]), "holepix": buf(fine_lev.hole)}
-    mcl.Pyramid(runtime, 2, 3).lift(b, len(fine_lev.hole), w, {"est": buf(coarse.est)}, coarse_lev.shape[1])
+    n = len(fine_lev.targets)
+    b = {"est": buf(images[0]), "holepix": buf(fine_lev.hole), "targets": buf(fine_lev.targets),
+         "valid": buf(fine_lev.valid), "ends": buf(levels.valid_ends(fine_lev)),
+         "nnf": buf(np.full((n, k, 2), SENTINEL, np.int32)), "cost": buf(np.full((n, k), 7, np.uint32)),
+         "best": buf(np.full((n, 2), SENTINEL, np.int32)), "random_start": buf(np.zeros(1, np.int32))}
+    up = {"est": buf(coarse.est), "tidx": buf(coarse_lev.tidx), "best": buf(coarse.best)}
+    mcl.Pyramid(runtime, 2, k).lift(b, len(fine_lev.hole), n, (h, w), up, coarse_lev.shape[1], coarse_lev.work_args, 77)
     got = read(runtime, b["est"], images[0])
     np.testing.assert_array_equal(got, fine.est)  # colour and feature
     np.testing.assert_array_equal(got[~mask], images[0][~mask])
+    np.testing.assert_array_equal(read(runtime, b["nnf"], fine.nnf), fine.nnf)
+    np.testing.assert_array_equal(read(runtime, b["cost"], fine.cost), fine.cost)
+    np.testing.assert_array_equal(read(runtime, b["best"], fine.best), fine.best)
+    assert read(runtime, b["random_start"], np.zeros(1, np.int32))[0] == int(fine.random_start)
 
 
 @pytest.mark.parametrize("half,layer,step,r", [(1, 0, 16, 7), (2, 1, 16, 7), (3, 2, 16, 7), (2, 1, 128, 7),
@@ -805,14 +848,14 @@ def test_onion_kernels(runtime, rng, half, layer, step, r):
     candidates, where the neighbours' sources alone decide, in their order."""
     lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer, step=step)
     pix = layers[layer]
-    cands = levels.random_valid(lev, np.arange(len(pix) * max(r, 1), dtype=np.uint32), 5).reshape(-1, max(r, 1), 2)
+    cands = levels.random_valid(lev, np.arange(len(pix) * r, dtype=np.uint32), 4321).reshape(len(pix), r, 2)
     b, buf = device_buffers(runtime, lev, est, np.zeros((1, 1, 2), np.int32), np.zeros((1, 1), np.uint32))
     b["filled"], b["osrc"] = buf(filled), buf(osrc)
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
     h, w = lev.shape
     kn = mcl.Onion(runtime, half, 1)
-    kn.search(b, buf(pix), buf(cands), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
-    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands[:, :r], lev.origin, half, lev.radius, 4321)
+    kn.search(b, buf(pix), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
+    want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, half, lev.radius, 4321)
     np.testing.assert_array_equal(read(runtime, found, want), want)
     kn.apply(b, buf(pix), found, len(pix), w, lev.work_args)
     ref.onion_apply(est, filled, osrc, pix, want, lev.origin)
@@ -1095,16 +1138,16 @@ def _finest_level(img, mask):
     assert len(job.stats.levels) > 1
     while job.step():
         pass
-    return job._part._state.lev, levels.prepare_level(mask, job.half, job.alpha)
+    return job._part._state, levels.prepare_level(mask, job.half, job.alpha)
 
 
 def test_the_finest_level_searches_near_the_lifted_matches():
     img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
     mask = np.zeros((120, 150), bool)
     mask[40:80, 50:100] = True
-    lev, whole = _finest_level(img, mask)
-    assert (lev.radius, lev.jump) == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius,
-                                                                                              whole.jump)
+    st, whole = _finest_level(img, mask)
+    assert st.short
+    assert st.lev.short == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius, whole.jump)
 
 
 def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
@@ -1113,17 +1156,17 @@ def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
     mask[40:80, 50:100] = True
     lifted = levels.upsampled_sources
 
-    def one_random(level, coarse_best, origin, key):  # the first target's coarse match is no source here
+    def one_random(level, coarse, coarse_best, key):  # the first target's coarse match is no source here
         best = coarse_best.copy()
         t = level.targets[0] >> 1
-        best[t[0] - origin[0], t[1] - origin[1]] = -1
-        starts, all_lifted = lifted(level, best, origin, key)
+        best[coarse.tidx[t[0] - coarse.origin[0], t[1] - coarse.origin[1]]] = -1
+        starts, all_lifted = lifted(level, coarse, best, key)
         assert not all_lifted
         return starts, all_lifted
 
-    monkeypatch.setattr(ms, "upsampled_sources", one_random)
-    lev, whole = _finest_level(img, mask)
-    assert (lev.radius, lev.jump) == (whole.radius, whole.jump)
+    monkeypatch.setattr(host, "upsampled_sources", one_random)
+    st, whole = _finest_level(img, mask)
+    assert st.lev.short[0] > 0 and not st.short
 
 
 # -- holes far apart, filled one group after another -------------------------------------------

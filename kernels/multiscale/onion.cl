@@ -53,11 +53,12 @@ inline void onion_consider(__global const uchar4 *est, __global const uchar *fil
     }
 }
 
-/* One layer: pixel i tries its R random candidates cands[i * R ...], then the sources of its filled
+/* One layer: pixel i tries R random candidates, random_valid(i * R + j, key) for j < R
+ * (patchmatch.cl, bundled before this file), then the sources of its filled
  * 8-neighbours shifted by the step to it, then random candidates around its best within radius,
  * radius / 2, ..., 1.  found[i] receives the best, (-1, -1) if no candidate was usable. */
 __kernel void onion_search(__global const uchar4 *est, __global const uchar *filled, __global const int2 *osrc,
-                           __global const uchar *valid, __global const int2 *pixels, __global const int2 *cands,
+                           __global const uchar *valid, __global const uint *ends, __global const int2 *pixels,
                            __global int2 *found, const int n, const int R, const int width, const int height,
                            const int radius, const uint key,
                            const int rx0, const int ry0, const int rw, const int rh)
@@ -68,7 +69,8 @@ __kernel void onion_search(__global const uchar4 *est, __global const uchar *fil
     int2 best = (int2)(-1);
     uint bestd = EMPTY;
     for (int j = 0; j < R; ++j)
-        onion_consider(est, filled, valid, p, cands[i * R + j], width, height, rx0, ry0, rw, &best, &bestd);
+        onion_consider(est, filled, valid, p, random_valid(valid, ends, width, height, (uint)(i * R + j), key), width,
+                       height, rx0, ry0, rw, &best, &bestd);
     for (int q = 0; q < 8; ++q) {
         /* (-1,-1) (-1,0) (-1,1) (0,-1) (0,1) (1,-1) (1,0) (1,1), as the reference's NEIGHBOURS8 */
         const int dy = q < 3 ? -1 : (q < 5 ? 0 : 1);

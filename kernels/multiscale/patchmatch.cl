@@ -14,7 +14,8 @@
  * Random numbers come from hash32 (common/hash.cl, bundled before this file).
  *
  * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
- * slot's cost), JUMP_MAX (the longest propagation jump); the reference states them. */
+ * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid); the
+ * reference and levels.py state them. */
 
 /* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image): the SSD, plus
@@ -137,19 +138,35 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
  * iteration (best_in) at distances 1, 2, 4, ..., jump_max (at most JUMP_MAX), then random search around the current best
- * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best. */
+ * at radii radius, radius / 2, ..., 1.  best_out receives each target's new best.
+ * With short_radius > 0 and random_start[0] == 0 (every start of the level a lifted match, see
+ * pyramid.cl: lift_level) the search is the short one: short_radius and short_jump replace radius
+ * and jump_max, and an iteration with short_skip set changes nothing.  With rescore set (K == 1
+ * only: the best match then stays, so the neighbours' best_in are those rescore would leave) the
+ * target first rescores its list as the rescore kernel does. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
                          const int radius, const int jump_max, const uint mean_w, const uint near_w, const uint key,
-                         const int rx0, const int ry0, const int rw, const int rh)
+                         const int rx0, const int ry0, const int rw, const int rh,
+                         __global const int *random_start, const int short_radius, const int short_jump,
+                         const int short_skip, const int rescore)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
+    const int is_short = short_radius > 0 && !random_start[0];
+    if (is_short && short_skip && !rescore) {
+        best_out[i] = best_in[i];
+        return;
+    }
+    const int r0 = is_short ? short_radius : radius, jmax = is_short ? short_jump : jump_max;
     TARGET_STATE(i)
-    for (int j = 1; j <= min(jump_max, JUMP_MAX); j *= 2) {
+    if (rescore)
+        for (int k = 0; k < K; ++k)
+            if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w);
+    for (int j = 1; j <= (is_short && short_skip ? 0 : min(jmax, JUMP_MAX)); j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
             const int dx = q == 0 ? -j : (q == 1 ? j : 0);
@@ -161,7 +178,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w, near_w);
         }
     }
-    int r = radius;
+    int r = is_short && short_skip ? 0 : r0;
     uint step = 0;
     while (r >= 1) {
         const uint hy = hash32((uint)i * 747796405u + key * 7919u + step);
@@ -203,13 +220,41 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
     best[i] = nb[0];
 }
 
-/* Start every list with one candidate, sources[i], and K - 1 empty slots (the first slot's
- * cost 0 marks it as used until rescore). */
-__kernel void start_lists(__global const int2 *sources, __global int2 *nnf, __global uint *cost, const int n)
+/* The k-th valid source centre (y, x) in row-major order, k = hash32(idx * 2654435761 + key) modulo
+ * their number (levels.py: random_valid).  ends[b] holds the valid centres up to the end of block
+ * b, the rows cut into blocks of VALID_BLOCK columns (levels.py: valid_ends): a binary search
+ * finds the block, a scan of it the centre. */
+inline int2 random_valid(__global const uchar *valid, __global const uint *ends, const int width, const int height,
+                         const uint idx, const uint key)
+{
+    const int nb = (width + VALID_BLOCK - 1) / VALID_BLOCK, cells = height * nb;
+    const uint k = hash32(idx * 2654435761u + key) % ends[cells - 1];
+    int lo = 0, hi = cells - 1;  /* the first block whose ends exceeds k */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (ends[mid] > k) hi = mid;
+        else lo = mid + 1;
+    }
+    uint rank = k - (lo ? ends[lo - 1] : 0u);
+    const int y = lo / nb;
+    __global const uchar *row = valid + y * width;
+    int x = (lo % nb) * VALID_BLOCK;
+    for (;; ++x)
+        if (row[x] && rank-- == 0u) break;
+    return (int2)(y, x);
+}
+
+/* Start every list with one candidate, the random source random_valid(i, key), and K - 1 empty
+ * slots (the first slot's cost 0 marks it as used until rescore); best[i] is the start. */
+__kernel void start_lists(__global const uchar *valid, __global const uint *ends, __global int2 *nnf,
+                          __global uint *cost, __global int2 *best, const int n, const int width, const int height,
+                          const uint key)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
-    nnf[i * K] = sources[i];
+    const int2 c = random_valid(valid, ends, width, height, (uint)i, key);
+    nnf[i * K] = c;
+    best[i] = c;
     cost[i * K] = 0;
     for (int k = 1; k < K; ++k) {
         nnf[i * K + k] = (int2)(-1);

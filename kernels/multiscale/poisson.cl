@@ -48,15 +48,43 @@ __kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *es
     if (i < n) update(hole, est, v, x, pixels[i], width, height, rx0, ry0, rw);
 }
 
+/* Hole pixel i (at p): the vote plus the correction.  Its feature: the vote's, or with use_prior
+ * the prior's (over the work area, like v), the texture expected from around the hole.  With
+ * gather, result[3 i ..] also receives its source src[i] and its new value (the fill's one read). */
+inline void compose_pixel(__global uchar4 *est, __global const int4 *v, __global const int4 *x, const int i,
+                          const int2 p, __global const uchar *prior, const int use_prior, const int width,
+                          const int rx0, const int ry0, const int rw,
+                          __global const int2 *src, __global int *result, const int gather)
+{
+    const int j = (p.x - ry0) * rw + p.y - rx0, e = p.x * width + p.y;
+    const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
+                                     floor_div(x[j].z + FIX / 2, FIX));
+    const int3 k = clamp(c, 0, 255);
+    /* the feature is not corrected */
+    const uchar4 out = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, use_prior ? prior[j] : (uchar)v[j].w);
+    est[e] = out;
+    if (gather) {
+        const int2 s = src[i];
+        result[3 * i] = s.x;
+        result[3 * i + 1] = s.y;
+        result[3 * i + 2] = as_int(out);
+    }
+}
+
 /* Whole sweeps in one launch of one work-group (for small holes, where launches would cost
  * more than the work): the work-items share each colour's list, and a barrier separates the
- * colours, so the order of the updates, and the result, are those of the launches above. */
-__kernel void gauss_seidel_sweeps(__global const uchar *hole, __global const uchar4 *est,
+ * colours, so the order of the updates, and the result, are those of the launches above.  Then
+ * the nhole pixels of hole_pixels are composed (as compose; the sweeps read est only outside
+ * the hole). */
+__kernel void gauss_seidel_sweeps(__global const uchar *hole, __global uchar4 *est,
                                   __global const int4 *v, __global int4 *x,
                                   __global const int2 *red, const int nred,
                                   __global const int2 *black, const int nblack,
                                   const int width, const int height, const int sweeps,
-                                  const int rx0, const int ry0, const int rw)
+                                  const int rx0, const int ry0, const int rw,
+                                  __global const int2 *hole_pixels, const int nhole,
+                                  __global const uchar *prior, const int use_prior,
+                                  __global const int2 *src, __global int *result, const int gather)
 {
     const int lid = get_local_id(0), g = get_local_size(0);
     for (int s = 0; s < sweeps; ++s) {
@@ -65,21 +93,16 @@ __kernel void gauss_seidel_sweeps(__global const uchar *hole, __global const uch
         for (int i = lid; i < nblack; i += g) update(hole, est, v, x, black[i], width, height, rx0, ry0, rw);
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
+    for (int i = lid; i < nhole; i += g)
+        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
 }
 
-/* The hole's colours: the vote plus the correction.  Its feature: the vote's, or with use_prior
- * the prior's (over the work area, like v), the texture expected from around the hole. */
+/* Compose, one work-item per hole pixel (see compose_pixel). */
 __kernel void compose(__global uchar4 *est, __global const int4 *v, __global const int4 *x,
                       __global const int2 *pixels, __global const uchar *prior, const int use_prior,
-                      const int n, const int width, const int rx0, const int ry0, const int rw)
+                      const int n, const int width, const int rx0, const int ry0, const int rw,
+                      __global const int2 *src, __global int *result, const int gather)
 {
     const int i = get_global_id(0);
-    if (i >= n) return;
-    const int2 p = pixels[i];
-    const int j = (p.x - ry0) * rw + p.y - rx0, e = p.x * width + p.y;
-    const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
-                                     floor_div(x[j].z + FIX / 2, FIX));
-    const int3 k = clamp(c, 0, 255);
-    /* the feature is not corrected */
-    est[e] = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, use_prior ? prior[j] : (uchar)v[j].w);
+    if (i < n) compose_pixel(est, v, x, i, pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
 }

@@ -4,8 +4,8 @@
  * array more than once.
  *
  * Images are RGB plus a spare byte (uchar4, the spare byte 0), row-major; a pixel is (y, x).
- * All arithmetic is integer: inpaint/methods/multiscale/levels.py (down2) and job.py (the host level's lift) reproduces
- * every launch bit for bit. */
+ * All arithmetic is integer: inpaint/methods/multiscale/levels.py (down2, upsampled_sources, random_valid) and
+ * host.py (HostLevel.lift) reproduce every launch bit for bit. */
 
 /* est[i] = (r, g, b, 0) from packed 8-bit RGB. */
 __kernel void pack_rgba(__global const uchar *rgb, __global uchar4 *est, const int n)
@@ -29,15 +29,45 @@ __kernel void halve(__global const uchar4 *fine, const int fw, const int fh,
     coarse[y * cw + x] = convert_uchar4((s + 2u) >> 2);
 }
 
-/* Start a level from the coarser one's result: every hole pixel p takes the coarse estimate at
- * p / 2 (colour and texture feature). */
-__kernel void lift(__global uchar4 *est, __global const int2 *hole, const int n, const int width,
-                   __global const uchar4 *coarse_est, const int cwidth)
+/* Start a level from the coarser one's result, one work-item per hole pixel and per target.
+ * Every hole pixel p takes the coarse estimate at p / 2 (colour and texture feature).  Every
+ * target t starts a list (as start_lists; best[i] is its start) with its coarse parent's best
+ * match scaled up: c = t + 2 (cbest[parent] - t / 2), the parent looked up in the coarse level's
+ * target map ctidx (origin (cx0, cy0), cw x ch); where the parent is no target or c is not a
+ * valid source, the random source random_valid(i, key) (patchmatch.cl), and random_start[0] is set (it must be
+ * 0 before).  levels.py (upsampled_sources) and host.py (HostLevel.lift) reproduce it. */
+__kernel void lift_level(__global uchar4 *est, __global const int2 *hole, const int nhole, const int width,
+                         const int height, __global const uchar4 *coarse_est, const int cwidth,
+                         __global const int2 *targets, const int n, __global const uchar *valid,
+                         __global const uint *ends, __global const int *ctidx, __global const int2 *cbest,
+                         const int cx0, const int cy0, const int cw, const int ch, const uint key,
+                         __global int2 *nnf, __global uint *cost, __global int2 *best,
+                         __global int *random_start)
 {
     const int i = get_global_id(0);
+    if (i < nhole) {
+        const int2 p = hole[i];
+        est[p.x * width + p.y] = coarse_est[(p.x >> 1) * cwidth + (p.y >> 1)];
+    }
     if (i >= n) return;
-    const int2 p = hole[i];
-    est[p.x * width + p.y] = coarse_est[(p.x >> 1) * cwidth + (p.y >> 1)];
+    const int2 t = targets[i];
+    const int py = t.x >> 1, px = t.y >> 1;
+    const int ly = py - cy0, lx = px - cx0;
+    const int m = (ly >= 0 && ly < ch && lx >= 0 && lx < cw) ? ctidx[ly * cw + lx] : -1;
+    const int2 pb = m >= 0 ? cbest[m] : (int2)(-1);
+    int2 c = (int2)(-1);
+    if (pb.x >= 0) c = (int2)(t.x + 2 * (pb.x - py), t.y + 2 * (pb.y - px));
+    if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) {
+        c = random_valid(valid, ends, width, height, (uint)i, key);
+        atomic_or(random_start, 1);
+    }
+    nnf[i * K] = c;
+    cost[i * K] = 0;
+    for (int k = 1; k < K; ++k) {
+        nnf[i * K + k] = (int2)(-1);
+        cost[i * K + k] = EMPTY;
+    }
+    best[i] = c;
 }
 
 /* Texture features (after Newson et al.): how strongly the grey level varies around a pixel, kept

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import Level, source_rect
+from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources
 
 
 class HostLevel:
@@ -35,6 +35,7 @@ class HostLevel:
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
         self.best = np.zeros((n, 2), np.int32)
         self.src = np.full((len(level.hole), 2), -1, np.int32)
+        self.random_start = False  # whether a start of :meth:`lift` was random
         self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
         self.low: tuple[np.ndarray, tuple[int, int]] | None = None  # the split votes' low-pass map, its origin
 
@@ -43,24 +44,45 @@ class HostLevel:
         fn(*args)
         self.seconds[step] += time.perf_counter() - t
 
-    def start(self, sources: np.ndarray) -> None:
-        """Every candidate list holds its target's ``sources`` row alone."""
+    def start(self, key: int) -> None:
+        """Every candidate list holds one random source alone (``key``: see
+        :func:`inpaint.methods.multiscale.levels.random_sources`)."""
+        self._start_with(random_sources(self.lev, key))
+
+    def _start_with(self, sources: np.ndarray) -> None:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
+        self.best[:] = sources
 
-    def lift(self, coarse: HostLevel) -> None:
-        """Every hole pixel takes the coarser level's estimate (colour and feature) at half its
-        coordinates (``lift`` in ``kernels/multiscale/pyramid.cl``)."""
+    def lift(self, coarse: HostLevel, key: int) -> None:
+        """Start from the coarser level: every hole pixel takes its estimate (colour and feature) at
+        half its coordinates, and every candidate list starts (as :meth:`start`) with the coarse
+        parent's best match scaled up, or a random source (``key``) where that is none here
+        (:func:`inpaint.methods.multiscale.levels.upsampled_sources`; ``lift_level`` in
+        ``kernels/multiscale/pyramid.cl``).  A random start anywhere turns the short search off."""
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
+        starts, lifted = upsampled_sources(self.lev, coarse.lev, coarse.best, key)
+        self._start_with(starts)
+        self.random_start = not lifted
         self.seconds["levels"] += time.perf_counter() - t
 
-    def patchmatch(self, key: int) -> None:
-        """One PatchMatch iteration with random key ``key``."""
+    @property
+    def short(self) -> bool:
+        """Whether the level's PatchMatch is the short search of ``Level.short``: it has one and
+        every start was a lifted match."""
+        return self.lev.short[0] > 0 and not self.random_start
+
+    def patchmatch(self, key: int, skip: bool = False) -> None:
+        """One PatchMatch iteration with random key ``key``, the short one where :attr:`short`
+        (none at all with ``skip``)."""
+        if skip and self.short:
+            return
+        radius, jump = self.lev.short if self.short else (self.lev.radius, self.lev.jump)
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
-                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, self.lev.radius, key,
-                    self.lev.jump, self.lev.mean, self.lev.near)
+                    self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, radius, key,
+                    jump, self.lev.mean, self.lev.near)
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
@@ -68,15 +90,19 @@ class HostLevel:
                     self.lev.mean, self.lev.near)
         self.best[:] = self.nnf[:, 0]
 
-    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
-        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`)."""
+    def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
+        """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`):
+        layer i's pixels start from ``r`` random sources each (:func:`inpaint.methods.multiscale.levels.random_valid`),
+        and its search's random numbers, with key ``key + i``."""
         t = time.perf_counter()
         lev = self.lev
         filled = (lev.hole_map == 0).astype(np.uint8)
         osrc = np.full(lev.tidx.shape + (2,), -1, np.int32)
-        for i, (pix, cand) in enumerate(zip(layers, cands)):
+        for i, pix in enumerate(layers):
+            k = (key + i) & 0xFFFFFFFF
+            cand = random_valid(lev, np.arange(len(pix) * r, dtype=np.uint32), k).reshape(len(pix), r, 2)
             found = ref.onion_search(self.est, filled, osrc, lev.valid, pix, cand, lev.origin, self.half,
-                                     lev.radius, (key + i) & 0xFFFFFFFF)
+                                     lev.radius, k)
             ref.onion_apply(self.est, filled, osrc, pix, found, lev.origin)
         self.seconds["onion"] += time.perf_counter() - t
 
@@ -111,6 +137,11 @@ class HostLevel:
         self._timed("poisson", ref.gauss_seidel, self.lev.solve_map, self.est, self.v, self.x, self.lev.colours,
                     self.lev.origin, n)
 
+    def correct(self, n: int) -> None:
+        """:meth:`sweeps`, then :meth:`compose`."""
+        self.sweeps(n)
+        self.compose()
+
     def compose(self) -> None:
         """Add the correction to the vote in the hole."""
         self._timed("poisson", ref.compose, self.est, self.v, self.x, self.lev.hole, self.lev.origin, self.prior)
@@ -122,7 +153,3 @@ class HostLevel:
     def values(self, pixels: np.ndarray) -> np.ndarray:
         """The estimate's colours at ``pixels`` ((M, 2) of (y, x)), (M, 3) uint8."""
         return self.est[pixels[:, 0], pixels[:, 1], :3]
-
-    def best_matches(self) -> np.ndarray:
-        """Each target's best source centre, (N, 2) int32."""
-        return self.best.copy()

@@ -69,9 +69,6 @@ from .levels import (
     onion_layers,
     prepare_level,
     protect_pyramid,
-    random_sources,
-    random_valid,
-    upsampled_sources,
 )
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
 from .steps import STEPS
@@ -246,9 +243,9 @@ class _Fill(Job):
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
         self._seconds["transfers"] = 0.0
-        self._rt, self._state, self._short = None, None, False
+        self._rt, self._state = None, None
         self._ready: tuple[int, Level] | None = None  # the next level, set up
-        self._coarse: tuple[Any, np.ndarray] | None = None  # the coarser level's state and best map
+        self._coarse: Any = None  # the coarser level's state
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
 
@@ -311,16 +308,10 @@ class _Fill(Job):
         self._ready = None
         lev = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
         key = self.seed * 1000 + lv
-        starts = None
-        self._short = False  # the short search around the coarser level's matches
-        if lv < len(self._masks) - 1:
-            coarse, coarse_best = self._coarse
-            starts, lifted = upsampled_sources(lev, coarse_best, coarse.lev.origin, key)
-            # A short search only where the coarser level placed every start (a random one, where
-            # the scaled-up match is no source here, needs the whole search area).
-            if lv == 0 and lifted:
-                lev = dataclasses.replace(lev, radius=min(lev.radius, RADIUS_FINEST), jump=JUMP_FINEST)
-                self._short = True
+        if lv == 0 and self._coarse is not None:
+            # A short search around the coarser level's matches, taken where it placed every start (a
+            # random one, where the scaled-up match is no source here, needs the whole search area).
+            lev = dataclasses.replace(lev, short=(min(lev.radius, RADIUS_FINEST), JUMP_FINEST))
         if lv >= MEAN_FROM:
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         if lv >= NEAR_FROM:
@@ -338,21 +329,16 @@ class _Fill(Job):
         if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
-        if starts is None:
+        if self._coarse is None:
             # The first fill peels the hole from its edge inwards, each pixel copying its best
             # match on what is known or filled around it: a sharp start, not a smooth guess.
-            st.start(random_sources(lev, key))
-            layers = onion_layers(lev)
-            cands = [random_valid(lev, np.arange(len(pix) * ONION_CANDIDATES, dtype=np.uint32),
-                                  (key * 4096 + i) & 0xFFFFFFFF).reshape(len(pix), ONION_CANDIDATES, 2)
-                     for i, pix in enumerate(layers)]
-            st.onion(layers, cands, (key * 4096) & 0xFFFFFFFF)
+            st.start(key)  # random sources
+            st.onion(onion_layers(lev), ONION_CANDIDATES, key * 4096)
             self._expect_texture(st, lv)
         else:
             # The coarse matches, scaled up, rebuild this level's fill from its own pixels (so it
             # starts sharp); the coarse correction, scaled up, is where the correction starts.
-            st.start(starts)
-            st.lift(self._coarse[0])
+            st.lift(self._coarse, key)
             st.rescore()
             st.vote(lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
             self._expect_texture(st, lv)  # while the device votes
@@ -368,11 +354,10 @@ class _Fill(Job):
         st = self._state
         top = len(self._masks) - 1
         first = lv == top and rnd == 0
-        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS_LIFTED if self._short else PM_ITERATIONS):
-            st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it)
+        for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):  # the short search skips some
+            st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
         st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
-        st.sweeps(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
-        st.compose()
+        st.correct(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
         if not last:
             st.rescore()
 
@@ -386,12 +371,8 @@ class _Fill(Job):
             self._result_image = image
             self._sources = (st.sources(), lev.hole)
         else:
-            self._ready = (lv - 1, self._setup(lv - 1))  # before the read-back waits for the device
-            best = st.best_matches()
-            oy, ox = lev.origin
-            best_map = np.full(lev.tidx.shape + (2,), -1, np.int32)  # over the work area
-            best_map[lev.targets[:, 0] - oy, lev.targets[:, 1] - ox] = best
-            self._coarse = (st, best_map)
+            self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
+            self._coarse = st  # its matches start the next level
 
     def run_step(self, index: int) -> None:
         """Run one round (entering its level first, leaving it after its last)."""
@@ -401,8 +382,7 @@ class _Fill(Job):
             self._level = lv
         self._round(lv, rnd, index == len(self._rounds) - 1)
         if index + 1 == len(self._rounds) or self._rounds[index + 1][0] != lv:
-            self._leave(lv)
-            self.book_events(self._seconds, self._rt.queue if self._rt is not None else None)
+            self._leave(lv)  # the device times are booked with the result: waiting here would idle the device
 
     def current(self) -> np.ndarray:
         """The current image: during the run, the current level's fill scaled up into the hole."""

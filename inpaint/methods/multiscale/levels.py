@@ -16,6 +16,8 @@ from . import reference as ref
 #: cell are one part; a cell's row is one 64-bit word of bools), the most parts it tells apart,
 #: and the most groups it fills apart (beyond either, the hole is filled whole).
 GROUP_CELL, MAX_PARTS, MAX_GROUPS = 8, 64, 2
+#: Columns of a block of :func:`valid_ends`: the longest scan of the kernels' random sources.
+VALID_BLOCK = 32
 
 
 def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Rect, np.ndarray]:
@@ -205,6 +207,7 @@ class Level:
     jump: int = ref.JUMPS[-1]  # PatchMatch's longest propagation jump
     mean: int = 0           # weight of the mean-colour term in every distance, in quarters (see ref.ssd)
     near: int = 0           # weight of the distance term: per pixel between target and source (see ref.ssd)
+    short: tuple = (0, 0)   # (radius, jump) of the search once every start is a lifted match; radius 0: none
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -275,13 +278,24 @@ def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> n
     return random_valid(level, idx, key)
 
 
+def valid_ends(level: Level) -> np.ndarray:
+    """How the kernels find the k-th valid source centre in row-major order (``random_valid`` in
+    ``kernels/multiscale/patchmatch.cl``): the valid centres up to the end of every block of
+    ``VALID_BLOCK`` columns of every row, in row-major order of the blocks, (h * ceil(w /
+    VALID_BLOCK),) uint32.  A search over these and a scan of one block find it."""
+    w = level.valid.shape[1]
+    blocks = np.add.reduceat(level.valid, np.arange(0, w, VALID_BLOCK), axis=1, dtype=np.uint32)
+    return np.cumsum(blocks.ravel(), dtype=np.uint32)
+
+
 def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
     """For each index of ``idx`` (uint32), the k-th valid source centre in row-major order, k a
     hash of the index and ``key``: (len(idx), 2) int32 (found through per-row counts, without
     listing every valid centre)."""
     counts = level.valid.sum(axis=1, dtype=np.int64)
     ends = np.cumsum(counts)
-    k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key)) % np.uint32(ends[-1])).astype(np.int64)
+    k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key & 0xFFFFFFFF))
+         % np.uint32(ends[-1])).astype(np.int64)
     rows = np.searchsorted(ends, k, side="right")
     rank = k - (ends[rows] - counts[rows])
     out = np.empty((len(k), 2), np.int32)
@@ -295,19 +309,20 @@ def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
     return out
 
 
-def upsampled_sources(level: Level, coarse_best: np.ndarray, coarse_origin: tuple[int, int],
-                      key: int) -> tuple[np.ndarray, bool]:
-    """Each target's start: its coarse parent's match, scaled up; where that is not a valid
-    source here, the random one of :func:`random_sources` (``key``).  ``coarse_best`` is the
-    coarse level's match map over its work area, whose corner is ``coarse_origin``.  Returns the
-    starts and whether every one is a scaled-up match (none random)."""
+def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key: int) -> tuple[np.ndarray, bool]:
+    """Each target's start: its coarse parent's best match ``coarse_best`` ((N, 2), one per target
+    of ``coarse``), scaled up; where the parent is no target there or the scaled-up match is not a
+    valid source here, the random one of :func:`random_sources` (``key``).  Returns the starts and
+    whether every one is a scaled-up match (none random) (``lift_level`` in
+    ``kernels/multiscale/pyramid.cl``)."""
     h, w = level.shape
     t = level.targets
     par = t >> 1
-    ly, lx = par[:, 0] - coarse_origin[0], par[:, 1] - coarse_origin[1]
-    ch, cw = coarse_best.shape[:2]
+    ly, lx = par[:, 0] - coarse.origin[0], par[:, 1] - coarse.origin[1]
+    ch, cw = coarse.tidx.shape
     inside = (ly >= 0) & (ly < ch) & (lx >= 0) & (lx < cw)
-    pb = np.where(inside[:, None], coarse_best[np.clip(ly, 0, ch - 1), np.clip(lx, 0, cw - 1)], -1)
+    m = np.where(inside, coarse.tidx[np.clip(ly, 0, ch - 1), np.clip(lx, 0, cw - 1)], -1)
+    pb = np.where((m >= 0)[:, None], coarse_best[np.maximum(m, 0)], -1)
     c = t + 2 * (pb - par)
     ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
     cc = np.where(ok[:, None], c, 0)

@@ -21,7 +21,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import reference as ref
-from .levels import source_rect
+from .levels import VALID_BLOCK, source_rect, valid_ends
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -55,12 +55,13 @@ def _defines(half: int, k: int) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
-    the correction's fixed-point scale, the missing edge value, the longest propagation jump and
-    the split vote's low-pass radius."""
+    the correction's fixed-point scale, the missing edge value, the longest propagation jump,
+    the split vote's low-pass radius, and the block of the random sources' counts
+    (:func:`inpaint.methods.multiscale.levels.valid_ends`)."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
-            "LOW_CHUNK": LOW_CHUNK}
+            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK}
 
 
 class _Wrapper:
@@ -86,18 +87,23 @@ class PatchMatch(_Wrapper):
         self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
-                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0) -> Any:
+                 best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0,
+                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False) -> Any:
         """``work`` = (x0, y0, width, height) of the work area, ``mean`` and ``near`` the weights of the
-        mean-colour and distance terms (see ``kernels/multiscale/patchmatch.cl``)."""
+        mean-colour and distance terms, ``short`` the (radius, jump) of the short search taken when
+        ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration, ``rescore``
+        whether it rescores the lists first (one candidate each only; see
+        ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, near_w=near, key=key, **_work(work))
+                        mean_w=mean, near_w=near, key=key, **_work(work), random_start=b["random_start"],
+                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore))
 
-    def start(self, b: dict[str, Any], sources: Any, n: int) -> Any:
-        """Every list holds ``sources[i]`` alone (see ``start_lists``)."""
-        return self.knl_start(self.rt.queue, *_launch(self.group, n), sources=sources, nnf=b["nnf"],
-                              cost=b["cost"], n=n)
+    def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any) -> Any:
+        """Every list holds a random source alone, and so does ``best`` (see ``start_lists``)."""
+        return self.knl_start(self.rt.queue, *_launch(self.group, n), valid=b["valid"], ends=b["ends"], nnf=b["nnf"],
+                              cost=b["cost"], best=best, n=n, width=width, height=height, key=key & 0xFFFFFFFF)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
                 near: int = 0) -> Any:
@@ -160,27 +166,38 @@ class Poisson(_Wrapper):
         return self.knl_gs(self.rt.queue, *_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"],
                            x=b["x"], pixels=colour, n=n, width=width, height=height, **_work(work[:3]))
 
-    def sweeps(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
-               sweeps: int, work: tuple[int, int, int, int]) -> list:
-        """``sweeps`` red-black sweeps; returns the launch events."""
+    def correct(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, nhole: int, width: int,
+                height: int, sweeps: int, work: tuple[int, int, int, int],
+                result: tuple[Any, Any] | None = None) -> list:
+        """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
+        same launch where the sweeps take one); returns the launch events."""
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                     red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
-                                    sweeps=sweeps, **_work(work[:3]))]
+                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
+                                    **self._compose_args(b, result))]
         events = []
         for _ in range(sweeps):
             for pix, n in ((red, nred), (black, nblack)):
                 if n:
                     events.append(self.sweep(b, pix, n, width, height, work))
-        return events
+        return events + [self.compose(b, nhole, width, work, result)]
 
-    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int]) -> Any:
+    @staticmethod
+    def _compose_args(b: dict[str, Any], result: tuple[Any, Any] | None) -> dict[str, Any]:
+        src, out = result if result is not None else (b["holepix"], b["holepix"])
+        return dict(prior=b.get("prior", b["hole"]), use_prior=int("prior" in b), src=src, result=out,
+                    gather=int(result is not None))
+
+    def compose(self, b: dict[str, Any], n: int, width: int, work: tuple[int, int, int, int],
+                result: tuple[Any, Any] | None = None) -> Any:
         """Add the correction to the vote over the ``n`` hole pixels; their features come from
-        ``b["prior"]`` where it is set."""
+        ``b["prior"]`` where it is set.  With ``result`` = (sources, out), ``out`` (3 ints a hole
+        pixel) also receives each pixel's source from ``sources`` and its new value."""
         return self.knl_compose(self.rt.queue, *_launch(self.group, n), est=b["est"], v=b["v"], x=b["x"],
-                                pixels=b["holepix"], prior=b.get("prior", b["hole"]), use_prior=int("prior" in b),
-                                n=n, width=width, **_work(work[:3]))
+                                pixels=b["holepix"], n=n, width=width, **_work(work[:3]),
+                                **self._compose_args(b, result))
 
 
 class Pyramid(_Wrapper):
@@ -194,7 +211,7 @@ class Pyramid(_Wrapper):
         super().__init__(rt, half, k)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
-        self.knl_lift = self._kernel("lift")
+        self.knl_lift = self._kernel("lift_level")
         self.knl_edges = self._kernel("edges")
         self.knl_features = self._kernel("features")
         self.tile = rt.limits.work_group(self.TILE)
@@ -223,10 +240,19 @@ class Pyramid(_Wrapper):
         return [self.knl_edges(self.rt.queue, grid, self.tile, **args),
                 self.knl_features(self.rt.queue, grid, self.tile, **args)]
 
-    def lift(self, b: dict[str, Any], n: int, width: int, coarse: dict[str, Any], coarse_width: int) -> Any:
-        """Every hole pixel takes the coarse estimate at half its coordinates."""
-        return self.knl_lift(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["holepix"], n=n,
-                             width=width, coarse_est=coarse["est"], cwidth=coarse_width)
+    def lift(self, b: dict[str, Any], nhole: int, n: int, shape: tuple[int, int], coarse: dict[str, Any],
+             coarse_width: int, coarse_work: tuple[int, int, int, int], key: int) -> Any:
+        """Every hole pixel takes the coarse estimate at half its coordinates, and every target's list
+        starts with its coarse parent's best match scaled up (``lift_level``): ``b`` needs
+        ``random_start`` cleared, ``ends`` and the start's ``best``; ``coarse`` the coarse level's
+        ``est``, ``tidx`` and ``best`` over its work area ``coarse_work`` = (x0, y0, width, height)."""
+        h, w = shape
+        cx0, cy0, cw, ch = coarse_work
+        return self.knl_lift(self.rt.queue, *_launch(self.group, max(nhole, n)), est=b["est"], hole=b["holepix"],
+                             nhole=nhole, width=w, height=h, coarse_est=coarse["est"], cwidth=coarse_width,
+                             targets=b["targets"], n=n, valid=b["valid"], ends=b["ends"], ctidx=coarse["tidx"],
+                             cbest=coarse["best"], cx0=cx0, cy0=cy0, cw=cw, ch=ch, key=key & 0xFFFFFFFF,
+                             nnf=b["nnf"], cost=b["cost"], best=b["best"], random_start=b["random_start"])
 
 
 class Onion(_Wrapper):
@@ -237,12 +263,13 @@ class Onion(_Wrapper):
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
 
-    def search(self, b: dict[str, Any], pixels: Any, cands: Any, found: Any, n: int, r: int, width: int,
+    def search(self, b: dict[str, Any], pixels: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
-        """``found`` = each of the ``n`` layer pixels' best source (``r`` candidates each in ``cands``)."""
+        """``found`` = each of the ``n`` layer pixels' best source (``r`` random candidates each)."""
         return self.knl_search(self.rt.queue, *_launch(self.group, n), est=b["est"], filled=b["filled"],
-                               osrc=b["osrc"], valid=b["valid"], pixels=pixels, cands=cands, found=found, n=n, R=r,
-                               width=width, height=height, radius=radius, key=key, **_work(work))
+                               osrc=b["osrc"], valid=b["valid"], ends=b["ends"], pixels=pixels, found=found, n=n,
+                               R=r, width=width, height=height, radius=radius, key=key & 0xFFFFFFFF,
+                               **_work(work))
 
     def apply(self, b: dict[str, Any], pixels: Any, found: Any, n: int, width: int,
               work: tuple[int, int, int, int]) -> Any:
@@ -315,12 +342,18 @@ class DeviceLevel:
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "holepix": buf(lev.hole),
+            "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
+        self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
+        self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
+        self.first: Any = None  # the event of the level's first launch (its start)
+        self.result = None  # the hole's values and sources, gathered after the final vote
+        self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
 
@@ -331,38 +364,64 @@ class DeviceLevel:
         self.seconds["transfers"] += time.perf_counter() - t
         return arr
 
-    def start(self, sources: np.ndarray) -> None:
+    def start(self, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.start`, on the device."""
-        t = time.perf_counter()
-        src = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
-                             hostbuf=np.ascontiguousarray(sources, np.int32))
-        self.seconds["transfers"] += time.perf_counter() - t
-        self.events.append(("patchmatch", self.kn["pm"].start(self.b, src, len(sources))))
-
-    def lift(self, coarse: DeviceLevel) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device."""
         lev = self.lev
-        self.events.append(("levels", self.kn["pyramid"].lift(self.b, len(lev.hole), lev.shape[1], coarse.b,
-                                                               coarse.lev.shape[1])))
+        h, w = lev.shape
+        self.first = self.kn["pm"].start(self.b, len(lev.targets), w, h, key, self.best_bufs[0])
+        self.events.append(("patchmatch", self.first))
 
-    def patchmatch(self, key: int) -> None:
+    def lift(self, coarse: DeviceLevel, key: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.lift`, on the device.
+
+        First waits until the device has started the coarse level (and so finished the one before
+        it): the host queues at most one level ahead of the device, so that the job's progress and
+        cancelling keep up with it, and no buffer is read for that."""
+        if coarse.first is not None:
+            coarse.first.wait()
+        lev, clev = self.lev, coarse.lev
+        b = dict(self.b, best=self.best_bufs[0])
+        up = dict(est=coarse.b["est"], tidx=coarse.b["tidx"], best=coarse.best_bufs[0])
+        self.first = self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up, clev.shape[1],
+                                             clev.work_args, key)
+        self.events.append(("levels", self.first))
+
+    def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
         lev = self.lev
         h, w = lev.shape
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean, lev.near)))
+                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
+                                                        self._rescore_due)))
         self.best_bufs = [b_out, b_in]
+        self._rescore_due = False
 
     def rescore(self) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.rescore`, on the device."""
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.rescore`, on the device.  With one
+        candidate a list the best match stays, so the rescoring waits for the next PatchMatch
+        iteration, which does it in its own launch, or for the next step that changes the estimate
+        or reads the costs; a level left with one due needs none (its costs are read no more)."""
+        if self.k == 1:
+            self._rescore_due = True
+        else:
+            self._rescore()
+
+    def _settle(self) -> None:
+        """Run a rescoring that is due (see :meth:`rescore`)."""
+        if self._rescore_due:
+            self._rescore_due = False
+            self._rescore()
+
+    def _rescore(self) -> None:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
                                                                 lev.mean, lev.near)))
 
-    def onion(self, layers: list[np.ndarray], cands: list[np.ndarray], key: int) -> None:
+    def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
+        self._settle()
         cl, lev = self.cl, self.lev
         ctx, mf = self.rt.context, cl.mem_flags
         h, w = lev.shape
@@ -371,25 +430,26 @@ class DeviceLevel:
                                      hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
         self.b["osrc"] = new_buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
         cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
-        bufs = [(new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)),
-                 new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(cand)))
-                for pix, cand in zip(layers, cands)]
+        bufs = [new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)) for pix in layers]
         found = new_buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
         self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["onion"]
-        for i, ((pix, cand), (bp, bc)) in enumerate(zip(zip(layers, cands), bufs)):
+        for i, (pix, bp) in enumerate(zip(layers, bufs)):
             n = len(pix)
-            self.events.append(("onion", kn.search(self.b, bp, bc, found, n, cand.shape[1], w, h, lev.radius,
-                                                   (key + i) & 0xFFFFFFFF, lev.work_args)))
+            self.events.append(("onion", kn.search(self.b, bp, found, n, r, w, h, lev.radius, key + i,
+                                                   lev.work_args)))
             self.events.append(("onion", kn.apply(self.b, bp, found, n, w, lev.work_args)))
         del self.b["filled"], self.b["osrc"]
 
     def sources(self) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.sources`, on the device."""
+        if self.result is not None:
+            return self._gathered()[1].copy()
         return self._read(np.empty((len(self.lev.hole), 2), np.int32), self.src)
 
     def split_votes(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.split_votes`, on the device."""
+        self._settle()
         lev = self.lev
         h, w = lev.shape
         self.low_rect = source_rect(lev, self.half)
@@ -402,6 +462,7 @@ class DeviceLevel:
     def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
              sources: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.vote`, on the device."""
+        self._settle()
         lev = self.lev
         buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
         if sources and self.src is None:
@@ -420,20 +481,44 @@ class DeviceLevel:
                                      hostbuf=np.ascontiguousarray(prior))
         self.seconds["transfers"] += time.perf_counter() - t
 
-    def sweeps(self, n: int) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.sweeps`, on the device."""
+    def _result_args(self) -> tuple[Any, Any] | None:
+        """Once the final vote has run, where compose gathers the fill's result (read by
+        :meth:`values` and :meth:`sources` at once)."""
+        if self.src is None:
+            return None
+        self._final = None  # what this compose gathers is read anew
+        if self.result is None:
+            t = time.perf_counter()
+            self.result = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(self.lev.hole), 1) * 12)
+            self.seconds["transfers"] += time.perf_counter() - t
+        return self.src, self.result
+
+    def correct(self, n: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.correct`, on the device."""
+        self._settle()
         lev = self.lev
         h, w = lev.shape
         # an empty colour list (a one-pixel hole) still needs a valid buffer argument
         red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
-        for ev in self.kn["poisson"].sweeps(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]), w, h, n,
-                                            lev.work_args):
+        for ev in self.kn["poisson"].correct(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]),
+                                             len(lev.hole), w, h, n, lev.work_args, self._result_args()):
             self.events.append(("poisson", ev))
 
     def compose(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.compose`, on the device."""
+        self._settle()
         lev = self.lev
-        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args)))
+        self.events.append(("poisson", self.kn["poisson"].compose(self.b, len(lev.hole), lev.shape[1], lev.work_args,
+                                                                  self._result_args())))
+
+    def _gathered(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hole pixels' values and sources, gathered by the last compose: the fill's one read."""
+        if self._final is None:
+            m = len(self.lev.hole)
+            out = self._read(np.empty((m, 3), np.int32), self.result)
+            self._final = (np.ascontiguousarray(out[:, 2]).view(np.uint8).reshape(m, 4)[:, :3],
+                           np.ascontiguousarray(out[:, :2]))
+        return self._final
 
     def image(self) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.image`, on the device."""
@@ -442,12 +527,11 @@ class DeviceLevel:
 
     def values(self, pixels: np.ndarray) -> np.ndarray:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.values`, on the device."""
+        if self.result is not None and pixels is self.lev.hole:
+            return self._gathered()[0]
         # only the rows holding the pixels: a phone photo's estimate is 48 MB, a hole a band of it
         y0, y1 = int(pixels[:, 0].min()), int(pixels[:, 0].max()) + 1
         w = self.lev.shape[1]
         band = self._read(np.empty((y1 - y0, w, 4), np.uint8), self.b["est"], y0 * w * 4)
         return band[pixels[:, 0] - y0, pixels[:, 1], :3]
 
-    def best_matches(self) -> np.ndarray:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.best_matches`, on the device."""
-        return self._read(np.empty((len(self.lev.targets), 2), np.int32), self.best_bufs[0])

@@ -1,0 +1,135 @@
+"""The multiscale fill stays on the device: between the upload of the photo and the read of the
+result no level's data comes back to the host, and the fill is still numpy's bit for bit, on
+fills of several levels, with several seeds and candidate counts, and with holes far apart."""
+
+import dataclasses
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+from inpaint.api import inpaint
+from inpaint.methods.multiscale import job as ms, levels, opencl as mcl
+
+pytestmark = pytest.mark.opencl
+
+#: The most blocking reads from the device one fill (one group of the hole's parts) may make.
+MAX_READS = 2
+
+
+def _scene(h, w, seed):
+    """A textured photo (stripes, a gradient and noise) and one rectangular hole in it."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:h, 0:w]
+    img = np.stack([(xx * 3 + yy) % 256, (yy * 5) % 256, ((xx - yy) * 7) % 256], -1)
+    img = np.clip(img + rng.integers(-25, 26, img.shape), 0, 255).astype(np.uint8)
+    mask = np.zeros((h, w), bool)
+    y0, x0 = int(rng.integers(h // 4, h // 2)), int(rng.integers(w // 4, w // 2))
+    mask[y0:y0 + h // 3, x0:x0 + w // 3] = True
+    return img, mask
+
+
+def _far_scene():
+    """Two holes in opposite corners: filled one after the other."""
+    img, _ = _scene(150, 220, 4)
+    mask = np.zeros((150, 220), bool)
+    mask[10:30, 12:34] = True
+    mask[118:140, 180:205] = True
+    return img, mask
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Every copy from a device buffer into host memory, counted (pyopencl's enqueue_copy is the
+    one way the backend reads)."""
+    seen = []
+    copy = cl.enqueue_copy
+
+    def counted(queue, dest, src, **kw):
+        if isinstance(dest, np.ndarray) and isinstance(src, cl.MemoryObjectHolder):
+            seen.append(dest.nbytes)
+        return copy(queue, dest, src, **kw)
+
+    monkeypatch.setattr(cl, "enqueue_copy", counted)
+    return seen
+
+
+@pytest.mark.parametrize("make, groups", [(lambda: _scene(150, 180, 1), 1), (_far_scene, 2)])
+def test_a_fill_reads_from_the_device_at_most_twice(runtime, reads, make, groups):
+    img, mask = make()
+    got = inpaint(img, mask, backend="opencl", device=runtime.device)
+    assert got.stats.groups == groups
+    assert groups > 1 or len(got.stats.levels) >= 3  # several levels, each handing the next its matches
+    assert 0 < len(reads) <= MAX_READS * groups, f"{len(reads)} reads from the device"
+
+
+def test_progress_images_are_reads_of_their_own(runtime, reads):
+    """A read counted above is the fill's: asking for the current image reads once more."""
+    img, mask = _scene(150, 180, 1)
+    job = ms.MultiscaleInpainter(img, mask, backend="opencl", device=runtime.device)
+    job.step()
+    job.image  # noqa: B018 - the current image is a read
+    assert len(reads) == 1
+
+
+@pytest.mark.parametrize("h, w, seed, candidates", [(150, 180, 1, 1), (130, 170, 2, 3), (160, 140, 3, 1)])
+def test_opencl_equals_numpy_on_fills_of_several_levels(runtime, h, w, seed, candidates):
+    img, mask = _scene(h, w, seed)
+    kw = dict(candidates=candidates, seed=seed)
+    a = inpaint(img, mask, backend="numpy", **kw)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, **kw)
+    assert len(a.stats.levels) >= 3
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+def test_opencl_equals_numpy_on_far_holes_with_another_seed(runtime):
+    img, mask = _far_scene()
+    a = inpaint(img, mask, backend="numpy", seed=5)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, seed=5)
+    assert a.stats.groups == 2
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+@pytest.mark.parametrize("h, w, density", [(9, 200, 0.02), (40, 97, 0.5), (3, 33, 1.0), (50, 64, 0.001)])
+def test_random_sources_are_drawn_alike_on_the_device(runtime, h, w, density):
+    """The device finds the k-th valid centre through block counts, the reference through row
+    counts: the same centres, on wide rows, sparse maps, whole blocks without one, and rows of
+    a block and a bit (sentinel-filled outputs)."""
+    rng = np.random.default_rng(int(density * 1000) + w)
+    mask = np.zeros((h, w), bool)
+    mask[h // 2, w // 8:w - w // 8] = True  # hundreds of targets: hundreds of draws
+    valid = rng.random((h, w)) < density
+    valid[h - 1, w - 1] = True  # at least one
+    lev = dataclasses.replace(levels.prepare_level(mask, 1, None), valid=valid.astype(np.uint8))
+    n, k = len(lev.targets), 2
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    b = {"valid": buf(lev.valid), "ends": buf(levels.valid_ends(lev)),
+         "nnf": buf(np.full((n, k, 2), -7, np.int32)), "cost": buf(np.full((n, k), 7, np.uint32))}
+    best = buf(np.full((n, 2), -7, np.int32))
+    mcl.PatchMatch(runtime, 1, k).start(b, n, w, h, 0xC0FFEE, best)
+    got = np.empty((n, 2), np.int32)
+    cl.enqueue_copy(runtime.queue, got, best)
+    np.testing.assert_array_equal(got, levels.random_sources(lev, 0xC0FFEE))
+
+
+def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatch):
+    """Without the read between levels, the host waits (on an event) until the device has
+    started the coarser level before it queues the next: progress and cancelling keep up."""
+    seen = []
+    lift = mcl.DeviceLevel.lift
+
+    def recorded(self, coarse, key):
+        lift(self, coarse, key)
+        seen.append(coarse.first.command_execution_status)
+
+    monkeypatch.setattr(mcl.DeviceLevel, "lift", recorded)
+    img, mask = _scene(150, 180, 1)
+    got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
+    assert len(seen) == len(got.stats.levels) - 1 >= 2
+    assert seen == [cl.command_execution_status.COMPLETE] * len(seen)
