@@ -266,6 +266,7 @@ def time_12mp(case: str = "dog_window", runs: int = 5) -> dict[str, list[float]]
 
 
 def main(argv=None) -> int:
+    global SEEDS
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", choices=("tune", "held-out", "all"), default="all")
     p.add_argument("--methods", default="colour,object,select")
@@ -277,7 +278,6 @@ def main(argv=None) -> int:
     p.add_argument("--time", action="store_true",
                    help="only time a lasso, a box and a tap on a 4000x3000 photo (dog_window enlarged)")
     args = p.parse_args(argv)
-    global SEEDS
     SEEDS = tuple(range(args.seeds))
     if args.time:
         for name, values in time_12mp().items():
