@@ -5,7 +5,8 @@ and inside it OpenCV's GrabCut (a colour-model graph cut) finds the object
 (``GC_PR_FGD`` inside, ``GC_BGD`` outside, a thin rim just inside the gesture ``GC_PR_BGD``).
 Where the cut loses the object (its colours are the background's too), it is made again with
 the gesture's deepest part as certain object.  A tap seeds the same cut with a box grown from
-the colour region under it (:mod:`inpaint.tapselect`), its colour region as certainly object.
+the colour region under it (:mod:`inpaint.tapselect`), its colour region as certainly object;
+the box is at least of an object's size, since the region may be a small part of it.
 
 Each cut runs on the gesture's neighbourhood reduced to at most :data:`WORK_PIXELS` pixels
 (block means), so a selection costs about the same on any photo; the reduced answer is
@@ -42,6 +43,12 @@ TAP_GROWTH = 0.25
 #: Beyond a tap's box, a ring this share of its colour region's size wide may still be object
 #: (probable background).
 TAP_REACH = 2.0
+#: A tap's colour region over this share of the photo holds the backdrop too: its tolerance is
+#: halved (down to 4 levels) until the region is the size of an object (the app's tap does the same).
+TAP_MAX_SHARE = 0.25
+#: A tap's box is at least this share of the photo's shorter side across: a tap's colour
+#: region may be a small part of its object (a highlight, a low tolerance).
+TAP_MIN_SIDE = 0.15
 #: The background a cut learns from: a band around the gesture this share of its size wide.
 BAND = 0.25
 #: The rim inside a box or lasso that starts as probable background, as a share of the depth of
@@ -375,9 +382,11 @@ def select_point(image: np.ndarray, points, *, selection: np.ndarray | None = No
     inside it takes away the part of its colour.
 
     A tap's colour region (:mod:`inpaint.tapselect`: the tapped colour, connected, holes
-    filled) is certainly object; GrabCut decides the rest of a box grown from it by
-    :data:`TAP_GROWTH` of its size (probable object) and of a ring :data:`TAP_REACH` of its
-    size beyond that (probable background), with the existing selection there as object too.  A tap
+    filled; its tolerance halved while it covers over :data:`TAP_MAX_SHARE` of the photo) is
+    certainly object; GrabCut decides the rest of a box grown from it by :data:`TAP_GROWTH` of
+    its size, at least :data:`TAP_MIN_SIDE` of the photo's shorter side across (probable
+    object), and of a ring :data:`TAP_REACH` of its size beyond that (probable background),
+    with the existing selection there as object too.  A tap
     inside the selection marks its colour region there as background and cuts the selection
     again.
 
@@ -440,7 +449,11 @@ def _tap_region(rgb: np.ndarray, yx: tuple[int, int], tol: float, reduced: dict)
     y, x = yx
     colour = rgb[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2].reshape(-1, 3).mean(axis=0, dtype=np.float32)
     seed = (min(y // f, small.shape[0] - 1), min(x // f, small.shape[1] - 1))
-    region = _colour_region(small.astype(np.float32), seed, colour, tol, smooth=f == 1)
+    work = small.astype(np.float32)
+    region = _colour_region(work, seed, colour, tol, smooth=f == 1)
+    while tol > 4 and region.sum() > TAP_MAX_SHARE * region.size:
+        tol /= 2
+        region = _colour_region(work, seed, colour, tol, smooth=f == 1)
     h, w = rgb.shape[:2]
     yi = np.minimum(np.arange(h) // f, small.shape[0] - 1)
     xi = np.minimum(np.arange(w) // f, small.shape[1] - 1)
@@ -456,8 +469,21 @@ def _add(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, grabcut: bool) ->
     h, w = rgb.shape[:2]
     if not grabcut:
         return region
-    bounds = _bounds(region)
-    box = _grown(*bounds, TAP_GROWTH, h, w)
+    bounds = _at_least(_bounds(region), TAP_MIN_SIDE * min(h, w), h, w)
+    return _tap_cut(rgb, sel, region, bounds, _grown(*bounds, TAP_GROWTH, h, w)) | region
+
+
+def _at_least(bounds: tuple[int, int, int, int], side: float, h: int, w: int) -> tuple[int, int, int, int]:
+    """``(y0, y1, x0, x1)`` widened about its centre to at least ``side`` a side, inside the image."""
+    y0, y1, x0, x1 = bounds
+    gy, gx = max(int(side) - (y1 - y0), 0) // 2, max(int(side) - (x1 - x0), 0) // 2
+    return max(y0 - gy, 0), min(y1 + gy, h), max(x0 - gx, 0), min(x1 + gx, w)
+
+
+def _tap_cut(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, bounds, box) -> np.ndarray:
+    """One tap's cut: ``box`` probable object, a ring :data:`TAP_REACH` of ``bounds``' size
+    beyond it probable background, the tap's colour region and the selection certain object."""
+    h, w = rgb.shape[:2]
     reach = _grown(*bounds, TAP_GROWTH + TAP_REACH, h, w)
     crop = _grown(*reach, BAND, h, w)
     y0, y1, x0, x1 = crop
@@ -471,7 +497,7 @@ def _add(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, grabcut: bool) ->
         labels[_sample(sure, f, shape)] = 1          # GC_FGD
         return labels
 
-    return _cut(rgb, crop, labels_at, grabcut, keep=True) | region
+    return _cut(rgb, crop, labels_at, True, keep=True)
 
 
 def _subtract(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, grabcut: bool) -> np.ndarray:

@@ -155,6 +155,31 @@ def test_a_second_tap_on_another_colour_adds_it():
     np.testing.assert_array_equal(both, select_point(img, [(30, 40), (80, 40)], grabcut=False))
 
 
+@pytest.mark.parametrize("grabcut", BOTH)
+def test_a_tap_on_an_object_of_a_colour_near_the_backdrops_takes_the_object_not_the_photo(grabcut):
+    """An object 40 levels darker than its flat backdrop: at the default tolerance (64) the
+    tapped colour reaches over the whole photo, so the tolerance is lowered until the region is
+    the size of an object."""
+    rng = np.random.default_rng(3)
+    img = np.full((311, 397, 3), 170.0) + rng.normal(0, 3, (311, 397, 3))
+    obj = np.zeros((311, 397), bool)
+    obj[140:195, 150:220] = True
+    img[obj] -= 40
+    img = img.clip(0, 255).astype(np.uint8)
+    got = select_point(img, [(185, 167)], grabcut=grabcut)
+    assert got[167, 185] and iou(got, obj) >= 0.9
+
+
+@needs_cv2
+def test_a_tap_whose_colour_region_is_a_speck_still_takes_the_whole_object():
+    """At a low tolerance the tapped colour covers a few pixels of a noisy object; the cut's box
+    is still of an object's size, so GrabCut reaches the object's edge."""
+    img, obj = textured_scene(2)
+    got = select_point(img, [(120, 100)], tolerance=6)
+    assert got[100, 120] and iou(got, obj) >= 0.8
+    assert not (got & ~grow(obj, 3)).any()
+
+
 @needs_cv2
 def test_the_same_gesture_gives_the_same_selection():
     img, obj = textured_scene(0)

@@ -39,7 +39,7 @@ margin wandering by up to a third of itself (smooth noise); a box is the object'
 grown by a random 5-20 % of its size on each side (seeded).
 
 ``python tools/tap_select_eval.py [--set tune|held-out|all] [--methods colour,object,select]
-[--no-gestures] [--json FILE]`` prints Markdown.
+[--no-gestures] [--seeds N] [--json FILE]`` prints Markdown.
 """
 
 from __future__ import annotations
@@ -266,15 +266,19 @@ def time_12mp(case: str = "dog_window", runs: int = 5) -> dict[str, list[float]]
 
 
 def main(argv=None) -> int:
+    global SEEDS
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", choices=("tune", "held-out", "all"), default="all")
     p.add_argument("--methods", default="colour,object,select")
     p.add_argument("--gestures", action=argparse.BooleanOptionalAction, default=True,
                    help="also measure a lasso and a box (inpaint.select)")
+    p.add_argument("--seeds", type=int, default=len(SEEDS),
+                   help=f"simulated users per case (seeds 0..N-1; default {len(SEEDS)})")
     p.add_argument("--json", type=Path)
     p.add_argument("--time", action="store_true",
                    help="only time a lasso, a box and a tap on a 4000x3000 photo (dog_window enlarged)")
     args = p.parse_args(argv)
+    SEEDS = tuple(range(args.seeds))
     if args.time:
         for name, values in time_12mp().items():
             if name.endswith("IoU"):
