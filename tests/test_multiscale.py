@@ -615,9 +615,10 @@ def read(runtime, buf, like):
     return out
 
 
+# (the largest patch, a program of its own that takes seconds to compile, in the slow selection)
 @pytest.mark.parametrize("half,k,jump_max,radius,mean,near",
                          [(1, 1, 8, None, 0, 0), (2, 3, 2, 8, 4, 1000), (3, 8, 8, None, 4, 1000), (4, 2, 1, 3, 0, 37),
-                          (15, 1, 8, 3, 4, 1000)])
+                          pytest.param(15, 1, 8, 3, 4, 1000, marks=pytest.mark.slow)])
 def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
     big = half > 4  # the largest patch: a small hole in a larger image leaves room for sources
     lev, est, nnf, cost, best = level_state(rng, h=80 if big else 28, w=84 if big else 34, half=half, k=k,
