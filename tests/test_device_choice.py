@@ -352,21 +352,22 @@ def _small_buffers(tmp_path, nbytes, name="small_buffers"):
 def test_a_job_past_the_largest_buffer_falls_back_or_is_refused_before_any_work(fresh, tmp_path, method):
     img, mask = _scene()  # 40 x 48: its 32-bit picture takes 7680 bytes
     profile = _small_buffers(tmp_path, 4096)
+    opts = {"method": method, "patch": 5}  # (the multiscale numpy fills in half the default patch's time)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = inpaint(img, mask, backend="auto", profile=profile, method=method)
+        res = inpaint(img, mask, backend="auto", profile=profile, **opts)
     assert res.stats.backend == "numpy"
     said = [str(w.message) for w in caught]
     assert len(said) == 1 and said[0].startswith("this job needs an OpenCL buffer of 7680 bytes, and ")
     assert said[0].endswith("takes at most 4096 bytes (profile small_buffers); using numpy, "
                             f"{rtmod.NUMPY_SLOWDOWN}"), said
-    assert np.array_equal(res.image, inpaint(img, mask, backend="numpy", method=method).image)
+    assert np.array_equal(res.image, inpaint(img, mask, backend="numpy", **opts).image)
     with pytest.raises(OutOfMemory, match=r"^this job needs an OpenCL buffer of 7680 bytes, .* takes at most 4096 "
                                           r"bytes \(profile small_buffers\); use a smaller image, or --backend numpy$"):
-        inpaint(img, mask, backend="opencl", profile=profile, method=method)
+        inpaint(img, mask, backend="opencl", profile=profile, **opts)
     # a profile whose buffers are large enough changes nothing
     assert inpaint(img, mask, backend="opencl", profile=_small_buffers(tmp_path, 1 << 20, "roomy"),
-                   method=method).stats.backend == "opencl"
+                   **opts).stats.backend == "opencl"
 
 
 @OPENCL
