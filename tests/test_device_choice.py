@@ -324,12 +324,13 @@ def test_whole_command_with_no_device_that_builds(tmp_path):
     assert not (tmp_path / "cl.png").exists()
 
     # the default method, on numpy for a second or more: long enough for a note that is due
-    # (5-pixel patches: about 1.5 s on a 2-core machine, 0.5 s is due)
+    # (5-pixel patches: about 1.5 s on a 2-core machine, 0.5 s is due); no progress lines, which a
+    # loaded machine's longer run would add
     big = np.random.default_rng(5).integers(0, 256, (120, 160, 3), dtype=np.uint8)
     Image.fromarray(big).save(tmp_path / "big.png")
     save_mask(tmp_path / "big_mask.png", box_mask(120, 160, slice(40, 80), slice(60, 110)))
     slow = inpaint_cmd(tmp_path / "big.png", "--mask", tmp_path / "big_mask.png", "-o", tmp_path / "big_out.png",
-                       "-p", "5")
+                       "-p", "5", "--progress", "none")
     assert slow.returncode == 0, slow.stderr
     warning, done = slow.stderr.splitlines()
     assert "using numpy" in warning and done.startswith("inpaint: removed ") and "compiling" not in done, slow.stderr
