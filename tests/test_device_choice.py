@@ -324,10 +324,13 @@ def test_whole_command_with_no_device_that_builds(tmp_path):
     assert not (tmp_path / "cl.png").exists()
 
     # the default method, on numpy for a second or more: long enough for a note that is due
+    # (5-pixel patches: about 1.5 s on a 2-core machine, 0.5 s is due); no progress lines, which a
+    # loaded machine's longer run would add
     big = np.random.default_rng(5).integers(0, 256, (120, 160, 3), dtype=np.uint8)
     Image.fromarray(big).save(tmp_path / "big.png")
     save_mask(tmp_path / "big_mask.png", box_mask(120, 160, slice(40, 80), slice(60, 110)))
-    slow = inpaint_cmd(tmp_path / "big.png", "--mask", tmp_path / "big_mask.png", "-o", tmp_path / "big_out.png")
+    slow = inpaint_cmd(tmp_path / "big.png", "--mask", tmp_path / "big_mask.png", "-o", tmp_path / "big_out.png",
+                       "-p", "5", "--progress", "none")
     assert slow.returncode == 0, slow.stderr
     warning, done = slow.stderr.splitlines()
     assert "using numpy" in warning and done.startswith("inpaint: removed ") and "compiling" not in done, slow.stderr
@@ -350,21 +353,22 @@ def _small_buffers(tmp_path, nbytes, name="small_buffers"):
 def test_a_job_past_the_largest_buffer_falls_back_or_is_refused_before_any_work(fresh, tmp_path, method):
     img, mask = _scene()  # 40 x 48: its 32-bit picture takes 7680 bytes
     profile = _small_buffers(tmp_path, 4096)
+    opts = {"method": method, "patch": 5}  # (the multiscale numpy fills in half the default patch's time)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = inpaint(img, mask, backend="auto", profile=profile, method=method)
+        res = inpaint(img, mask, backend="auto", profile=profile, **opts)
     assert res.stats.backend == "numpy"
     said = [str(w.message) for w in caught]
     assert len(said) == 1 and said[0].startswith("this job needs an OpenCL buffer of 7680 bytes, and ")
     assert said[0].endswith("takes at most 4096 bytes (profile small_buffers); using numpy, "
                             f"{rtmod.NUMPY_SLOWDOWN}"), said
-    assert np.array_equal(res.image, inpaint(img, mask, backend="numpy", method=method).image)
+    assert np.array_equal(res.image, inpaint(img, mask, backend="numpy", **opts).image)
     with pytest.raises(OutOfMemory, match=r"^this job needs an OpenCL buffer of 7680 bytes, .* takes at most 4096 "
                                           r"bytes \(profile small_buffers\); use a smaller image, or --backend numpy$"):
-        inpaint(img, mask, backend="opencl", profile=profile, method=method)
+        inpaint(img, mask, backend="opencl", profile=profile, **opts)
     # a profile whose buffers are large enough changes nothing
     assert inpaint(img, mask, backend="opencl", profile=_small_buffers(tmp_path, 1 << 20, "roomy"),
-                   method=method).stats.backend == "opencl"
+                   **opts).stats.backend == "opencl"
 
 
 @OPENCL

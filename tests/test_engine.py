@@ -40,7 +40,7 @@ def profile_loads(monkeypatch):
 
 def test_a_numpy_fill_loads_the_profile_once(pictures, profile_loads):
     remove.main([str(pictures / "i.png"), "--mask", str(pictures / "m.png"), "-o", str(pictures / "o.png"),
-                 "--backend", "numpy", "--profile", "adreno330", "-q"])
+                 "--backend", "numpy", "--profile", "adreno330", "-q", "-p", "3"])  # (3: a fill of two levels)
     assert profile_loads == ["adreno330"]
 
 

@@ -616,9 +616,10 @@ def read(runtime, buf, like):
     return out
 
 
+# (the largest patch, a program of its own that takes seconds to compile, in the slow selection)
 @pytest.mark.parametrize("half,k,jump_max,radius,mean,near",
                          [(1, 1, 8, None, 0, 0), (2, 3, 2, 8, 4, 1000), (3, 8, 8, None, 4, 1000), (4, 2, 1, 3, 0, 37),
-                          (15, 1, 8, 3, 4, 1000)])
+                          pytest.param(15, 1, 8, 3, 4, 1000, marks=pytest.mark.slow)])
 def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
     big = half > 4  # the largest patch: a small hole in a larger image leaves room for sources
     lev, est, nnf, cost, best = level_state(rng, h=80 if big else 28, w=84 if big else 34, half=half, k=k,
@@ -1107,17 +1108,20 @@ def test_empty_mask_and_errors(rng):
 
 @pytest.mark.parametrize("seeds", first_by_default([(0, 1), (7, 65535)]))
 def test_seed_gives_the_same_bits_and_another_fill(runtime, rng, seeds):
+    """(3-pixel patches: two levels, the coarse one's random start and the lifted one's, in a
+    fifth of the numpy time of the default patch, where this photo is one level.)"""
     img = rng.integers(0, 256, (48, 56, 3), dtype=np.uint8)
     mask = blob_mask(48, 56, rng)
     fills = []
     for seed in seeds:
-        a = inpaint(img, mask, seed=seed, backend="numpy")
-        b = inpaint(img, mask, seed=seed, backend="opencl", device=runtime.device)
-        again = inpaint(img, mask, seed=seed, backend="opencl", device=runtime.device)
+        a = inpaint(img, mask, seed=seed, patch=3, backend="numpy")
+        assert len(a.stats.levels) > 1
+        b = inpaint(img, mask, seed=seed, patch=3, backend="opencl", device=runtime.device)
+        again = inpaint(img, mask, seed=seed, patch=3, backend="opencl", device=runtime.device)
         for other in (b, again):  # the same seed: the same bits, on either backend
             np.testing.assert_array_equal(a.image, other.image)
             np.testing.assert_array_equal(a.source_map, other.source_map)
-        check_fill(img, mask, a, ms.DEFAULT_PATCH)
+        check_fill(img, mask, a, 3)
         fills.append(a)
     first, second = fills
     changed = (first.source_map != second.source_map).any(axis=2)[mask].mean()
@@ -1134,26 +1138,31 @@ def test_random_sources_pick_the_kth_valid_centre(rng):
 
 
 def _finest_level(img, mask):
-    job = ms.MultiscaleInpainter(img, mask, backend="numpy")
+    """The finest level's search as the fill ran it, and the level's whole search.  (3-pixel
+    patches: three levels of a small photo in a quarter of the default patch's numpy time.)"""
+    job = ms.MultiscaleInpainter(img, mask, patch=3, backend="numpy")
     assert len(job.stats.levels) > 1
     while job.step():
         pass
     return job._part._state, levels.prepare_level(mask, job.half, job.alpha)
 
 
+def _finest_scene():
+    img = np.random.default_rng(5).integers(0, 256, (60, 76, 3), dtype=np.uint8)
+    mask = np.zeros((60, 76), bool)
+    mask[20:40, 25:50] = True
+    return img, mask
+
+
 def test_the_finest_level_searches_near_the_lifted_matches():
-    img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
-    mask = np.zeros((120, 150), bool)
-    mask[40:80, 50:100] = True
+    img, mask = _finest_scene()
     st, whole = _finest_level(img, mask)
     assert st.short
     assert st.lev.short == (min(whole.radius, ms.RADIUS_FINEST), ms.JUMP_FINEST) != (whole.radius, whole.jump)
 
 
 def test_a_random_start_at_the_finest_level_keeps_the_whole_search(monkeypatch):
-    img = np.random.default_rng(5).integers(0, 256, (120, 150, 3), dtype=np.uint8)
-    mask = np.zeros((120, 150), bool)
-    mask[40:80, 50:100] = True
+    img, mask = _finest_scene()
     lifted = levels.upsampled_sources
 
     def one_random(level, coarse, coarse_best, key):  # the first target's coarse match is no source here
@@ -1241,12 +1250,17 @@ def _far_scene():
     return img, mask
 
 
+# 3-pixel patches: the groups do not depend on the patch, and the numpy fills take less than half
+# the default patch's time.
+FAR_PATCH = 3
+
+
 def test_far_holes_are_filled_apart():
     """Pixels outside the hole unchanged; every source outside the whole hole; the rounds of both
     groups; progress reaches 1 through the groups in order."""
     img, mask = _far_scene()
     seen = []
-    job = start(img, mask, backend="numpy")
+    job = start(img, mask, patch=FAR_PATCH, backend="numpy")
     assert len(job._groups) == 2
     while job.step():
         seen.append(job.progress)
@@ -1256,20 +1270,25 @@ def test_far_holes_are_filled_apart():
     src = got.source_map[mask]
     assert (src >= 0).all() and not mask[src[:, 0], src[:, 1]].any()
     assert (got.source_map[~mask] == -1).all()
-    alone = [ms._Fill(img, g, whole=mask, backend="numpy").run().stats.iterations for g in job._groups]
+    alone = [ms._Fill(img, g, whole=mask, patch=FAR_PATCH, backend="numpy").run().stats.iterations
+             for g in job._groups]
     assert got.stats.iterations == sum(alone)
 
 
 @pytest.mark.opencl
 def test_far_holes_are_filled_apart_exactly_alike_by_numpy_and_opencl():
     img, mask = _far_scene()
-    got = inpaint(img, mask, backend="numpy")
-    other = inpaint(img, mask, backend="opencl")
+    got = inpaint(img, mask, patch=FAR_PATCH, backend="numpy")
+    assert got.stats.groups == 2
+    other = inpaint(img, mask, patch=FAR_PATCH, backend="opencl")
     np.testing.assert_array_equal(got.image, other.image)
     np.testing.assert_array_equal(got.source_map, other.source_map)
 
 
-@pytest.mark.parametrize("backend", ["numpy", pytest.param("opencl", marks=pytest.mark.opencl)])
+# (numpy in the slow selection: the two backends' fills of far-apart holes are the same bits, above,
+# and numpy's takes seconds)
+@pytest.mark.parametrize("backend", [pytest.param("numpy", marks=pytest.mark.slow),
+                                     pytest.param("opencl", marks=pytest.mark.opencl)])
 def test_a_far_group_never_copies_from_under_another_part(backend):
     """The object under one part of the hole is no source for another part's fill, even when it
     matches that part's surroundings best and the search covers the whole photo."""

@@ -222,11 +222,19 @@ def test_only_the_bare_dash_is_a_stream():
 
 # -- a stop signal at any moment leaves nothing in the temporary folder ----------------------------
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_stop_signal_at_any_moment_of_a_standard_input_run_leaves_no_temporary_file(work, sig):
+# Each signal at every moment: by default each at every other one, so that between them the two
+# signals cover every moment; the other halves run in the slow selection.
+MOMENTS = (0.0, 0.05, 0.15, 0.3, 0.6)
+
+
+@pytest.mark.parametrize("sig, delays", [
+    (signal.SIGTERM, MOMENTS[::2]), (signal.SIGINT, MOMENTS[1::2]),
+    pytest.param(signal.SIGTERM, MOMENTS[1::2], marks=pytest.mark.slow),
+    pytest.param(signal.SIGINT, MOMENTS[::2], marks=pytest.mark.slow)])
+def test_a_stop_signal_at_any_moment_of_a_standard_input_run_leaves_no_temporary_file(work, sig, delays):
     photo = (work / "photo.png").read_bytes()
     env = _env(work / "tmp")
-    for delay in (0.0, 0.05, 0.15, 0.3, 0.6):
+    for delay in delays:
         with subprocess.Popen(_command(["-", "--mask", "mask.png", "-o", "out.png", "--backend", "numpy", "-y"]),
                               cwd=work, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               env=env) as p:
