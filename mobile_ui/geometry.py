@@ -220,9 +220,10 @@ def overlay(masks: list[tuple[np.ndarray, tuple[int, int, int, int]]], shape: tu
 
 
 #: A Select drag is a lasso when its end comes back within this share of its length to its
-#: start, or when closing it encloses this share of its bounding box; otherwise it is a box.
+#: start, or when closing it encloses this share of its length squared (a circle: 1/4pi,
+#: 0.08; a half circle 1/2pi, 0.16; a 45-degree kink halfway 0.06); otherwise it is a box.
 LASSO_CLOSE = 0.2
-LASSO_AREA = 0.3
+LASSO_AREA = 0.04
 
 
 def gesture_kind(points: list[tuple[float, float]]) -> str:
@@ -230,7 +231,7 @@ def gesture_kind(points: list[tuple[float, float]]) -> str:
     system, at least two points) draws.
 
     A stroke whose end comes back near its start (:data:`LASSO_CLOSE` of its length), or
-    that encloses an area once closed (:data:`LASSO_AREA` of its bounding box), is a lasso
+    that encloses an area once closed (:data:`LASSO_AREA` of its length squared), is a lasso
     around the object; a straight-ish drag is a box, its start and end opposite corners.
     """
     pts = np.asarray(points, np.float64).reshape(-1, 2)
@@ -242,8 +243,7 @@ def gesture_kind(points: list[tuple[float, float]]) -> str:
         return "lasso"
     x, y = pts[:, 0], pts[:, 1]
     area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))   # shoelace, closed
-    extent = float(np.ptp(x) * np.ptp(y))
-    return "lasso" if extent > 0 and area >= LASSO_AREA * extent else "box"
+    return "lasso" if area >= LASSO_AREA * length ** 2 else "box"
 
 
 def lasso_mask(points: list[tuple[float, float]], shape: tuple[int, int]) -> np.ndarray:
