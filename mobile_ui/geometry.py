@@ -221,7 +221,7 @@ def overlay(masks: list[tuple[np.ndarray, tuple[int, int, int, int]]], shape: tu
 
 #: A Select drag is a lasso when its end comes back within this share of its length to its
 #: start, or when closing it encloses this share of its length squared (a circle: 1/4pi,
-#: 0.08; a half circle 1/2pi, 0.16; a 45-degree kink halfway 0.06); otherwise it is a box.
+#: 0.08; a half circle 1/2pi, 0.16; a drag bent 45 degrees halfway 0.09); otherwise it is a box.
 LASSO_CLOSE = 0.2
 LASSO_AREA = 0.04
 
