@@ -201,8 +201,8 @@ class SelectionController:
             popup = Factory.QuestionPopup(
                 title="Select this much?",
                 text=(f"This tap selects {format_percent(share)} of the photo, more than an object usually "
-                      f"covers (even at tolerance {used}). Select it anyway, or cancel and paint the "
-                      "object with the Brush?"),
+                      f"covers (even at tolerance {used}). Select it anyway, or cancel and drag a box "
+                      "or a loop around the object?"),
                 yes_text="Select it")
             popup.on_yes = partial(self._apply_selection, before, after)
             popup.bind(on_dismiss=self._selection_declined)
