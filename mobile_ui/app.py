@@ -225,7 +225,7 @@ class InpaintApp(App):
         doc = self.document
         self.editor.bind(on_stroke_start=doc.on_stroke_start, on_stroke_end=doc.on_stroke_end,
                          on_stroke_cancel=doc.on_stroke_cancel, on_view_changed=doc.update_info,
-                         on_tap=self.selection.on_tap)
+                         on_tap=self.selection.on_tap, on_gesture=self.selection.on_gesture)
         self.keys.bind(Window)
         return root
 

@@ -6,7 +6,10 @@ Touch handling (Kivy's grab protocol):
   with the Move tool; strokes are interpolated between touch events by
   :func:`~mobile_ui.geometry.stamp_segment`;
 * with the Select tool a tap (a touch that hardly moves) reports the pixel under it
-  (``on_tap``), and a drag pans;
+  (``on_tap``), and a drag draws a gesture around the object (``on_gesture``): a loose lasso
+  (a stroke that comes back near its start or encloses an area) or a box (a straight-ish
+  drag, its start and end opposite corners), outlined while it is drawn
+  (:func:`~mobile_ui.geometry.gesture_kind`);
 * two fingers pinch-zoom and pan; a stroke that a second finger interrupts is undone;
 * the mouse wheel zooms about the pointer; the right or middle button pans.
 
@@ -27,11 +30,12 @@ from kivy.uix.stencilview import StencilView
 
 from inpaint.masks import grow
 
-from .geometry import View, overlay, rgba, stamp_segment
+from .geometry import View, gesture_kind, overlay, rgba, stamp_segment
 
 MASK_RGBA = (255, 40, 60, 140)     # object to remove: translucent red
 GROW_RGBA = (255, 200, 40, 150)    # what Grow adds to it: translucent amber
 KEEP_RGBA = (40, 220, 90, 120)     # protected (never carved, never copied into a fill): translucent green
+OUTLINE_RGBA = (1, 1, 1, 0.95)      # a Select gesture's outline while it is drawn
 TAP_SLOP = 12                      # dp a Select tap may move and still be a tap
 WHEEL_STEP = 1.15
 MAX_ZOOM = 32.0                   # widget pixels per image pixel
@@ -59,7 +63,8 @@ class ImageEditor(StencilView):
     zoom = NumericProperty(1.0)                 # view scale relative to fit-to-screen
     view = ObjectProperty(None, allownone=True)
 
-    __events__ = ("on_stroke_start", "on_stroke_end", "on_stroke_cancel", "on_view_changed", "on_tap")
+    __events__ = ("on_stroke_start", "on_stroke_end", "on_stroke_cancel", "on_view_changed", "on_tap",
+                  "on_gesture")
 
     def __init__(self, **kwargs):
         self.image: np.ndarray | None = None
@@ -73,6 +78,8 @@ class ImageEditor(StencilView):
         self._stroke = None            # dict(touch, last, backup) while painting
         self._pinch = None             # (view, finger distance, image point) at the pinch's start
         self._pinch_touches: list = []
+        self._gesture = None           # dict(touch, image, window) while a Select gesture is drawn
+        self.outline_kind: str | None = None   # "lasso" or "box" while one is outlined
         self._cursor_pos = None
         self.grown: np.ndarray | None = None   # the mask as Remove will use it (grown), once drawn
         super().__init__(**kwargs)
@@ -86,6 +93,8 @@ class ImageEditor(StencilView):
         with self.canvas.after:
             self._cursor_color = Color(1, 1, 1, 0)
             self._cursor = Line(circle=(0, 0, 1), width=dp(1.2))
+            Color(*OUTLINE_RGBA)
+            self.outline = Line(points=[], width=dp(1.2))
         self._overlay_trigger = Clock.create_trigger(self._upload_overlay, -1)
         self.bind(pos=self._on_geometry, size=self._on_geometry,
                   show_original=lambda *a: self._refresh_all(), brush_size=lambda *a: self._update_cursor(),
@@ -287,6 +296,7 @@ class ImageEditor(StencilView):
         self._touches.append(touch)
         if len(self._touches) == 2:
             self._cancel_stroke()
+            self._end_gesture()
             for t in self._touches:
                 t.ud["editor_tap"] = None
             self._pinch = self._pinch_state()
@@ -298,6 +308,8 @@ class ImageEditor(StencilView):
                 self._start_stroke(touch)
             if self.tool == "select" and button not in ("right", "middle"):
                 touch.ud["editor_tap"] = touch.pos       # a tap unless it moves or a pinch starts
+                if not self.show_original:
+                    self._gesture = {"touch": touch, "image": [self.image_point(touch)], "window": [touch.pos]}
         touch.ud["editor_last"] = touch.pos
         self._cursor_pos = self.local(touch)
         self._update_cursor()
@@ -332,6 +344,11 @@ class ImageEditor(StencilView):
             p = self.image_point(touch)
             self._paint(self._stroke["last"], p)
             self._stroke["last"] = p
+        elif self._gesture is not None and self._gesture["touch"] is touch:
+            self._gesture["image"].append(self.image_point(touch))
+            self._gesture["window"].append(touch.pos)
+            if touch.ud.get("editor_tap") is None:
+                self._draw_outline()
         else:
             lx, ly = touch.ud.get("editor_last", touch.pos)
             self.pan_by(touch.x - lx, touch.y - ly)
@@ -353,6 +370,10 @@ class ImageEditor(StencilView):
             p = self.image_point(touch)
             self._paint(self._stroke["last"], p)
             self._end_stroke()
+        gesture = self._gesture if self._gesture is not None and self._gesture["touch"] is touch else None
+        if gesture is not None:
+            gesture["image"].append(self.image_point(touch))
+            self._end_gesture()
         if len(self._touches) < 2:
             self._pinch = None
         elif touch in self._pinch_touches:
@@ -364,7 +385,27 @@ class ImageEditor(StencilView):
             pixel = self.view.pixel_at(*self.local(touch))
             if pixel is not None:
                 self.dispatch("on_tap", *pixel)
+        elif gesture is not None and not tapped and touch.ud.get("editor_tap") is None:
+            points = gesture["image"]
+            self.dispatch("on_gesture", gesture_kind(points), points)
         return True
+
+    def _draw_outline(self) -> None:
+        """Outline the gesture being drawn: the stroke itself, or the box its ends span."""
+        pts = self._gesture["window"]
+        self.outline_kind = gesture_kind(pts)
+        if self.outline_kind == "box":
+            (x0, y0), (x1, y1) = pts[0], pts[-1]
+            self.outline.rectangle = (min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
+        else:
+            self.outline.points = [c for p in pts + pts[:1] for c in p]
+        self.canvas.ask_update()
+
+    def _end_gesture(self) -> None:
+        self._gesture = None
+        self.outline_kind = None
+        self.outline.points = []
+        self.canvas.ask_update()
 
     def hover(self, window_pos) -> None:
         """Show the brush outline under the mouse pointer (desktop)."""
@@ -396,3 +437,7 @@ class ImageEditor(StencilView):
 
     def on_tap(self, row, col):
         pass
+
+    def on_gesture(self, kind, points):
+        """A Select gesture ended: ``kind`` ``"lasso"`` or ``"box"``, ``points`` the stroke in
+        image coordinates ``(u, v)`` (a box's corners are its first and last)."""

@@ -217,3 +217,53 @@ def overlay(masks: list[tuple[np.ndarray, tuple[int, int, int, int]]], shape: tu
         if m is not None and m.any():
             out[m] = colour
     return out
+
+
+#: A Select drag is a lasso when its end comes back within this share of its length to its
+#: start, or when closing it encloses this share of its length squared (a circle: 1/4pi,
+#: 0.08; a half circle 1/2pi, 0.16; a drag bent 45 degrees halfway 0.09); otherwise it is a box.
+LASSO_CLOSE = 0.2
+LASSO_AREA = 0.04
+
+
+def gesture_kind(points: list[tuple[float, float]]) -> str:
+    """``"lasso"`` or ``"box"``: what a Select drag through ``points`` (any one coordinate
+    system, at least two points) draws.
+
+    A stroke whose end comes back near its start (:data:`LASSO_CLOSE` of its length), or
+    that encloses an area once closed (:data:`LASSO_AREA` of its length squared), is a lasso
+    around the object; a straight-ish drag is a box, its start and end opposite corners.
+    """
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    steps = np.hypot(*np.diff(pts, axis=0).T)
+    length = float(steps.sum())
+    if length <= 0:
+        return "box"
+    if math.hypot(*(pts[-1] - pts[0])) <= LASSO_CLOSE * length:
+        return "lasso"
+    x, y = pts[:, 0], pts[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))   # shoelace, closed
+    return "lasso" if area >= LASSO_AREA * length ** 2 else "box"
+
+
+def lasso_mask(points: list[tuple[float, float]], shape: tuple[int, int]) -> np.ndarray:
+    """The region a lasso through ``points`` (image coordinates ``(u, v)``) encloses, closed
+    from its end back to its start: ``(H, W)`` bool, a pixel inside when its centre is."""
+    from PIL import Image, ImageDraw
+
+    h, w = shape
+    canvas = Image.new("1", (w, h), 0)
+    # PIL puts pixel (col, row)'s centre at (col, row); image coordinates put it at +0.5.
+    ImageDraw.Draw(canvas).polygon([(u - 0.5, v - 0.5) for u, v in points], fill=1, outline=1)
+    return np.array(canvas, bool)
+
+
+def gesture_box(p0: tuple[float, float], p1: tuple[float, float],
+                shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The box ``(x0, y0, x1, y1)`` (pixel corners, far ends exclusive) a drag from ``p0`` to
+    ``p1`` (image coordinates) spans, clipped to an ``(H, W)`` image; None where it misses it."""
+    h, w = shape
+    (u0, u1), (v0, v1) = sorted((p0[0], p1[0])), sorted((p0[1], p1[1]))
+    x0, x1 = max(int(math.floor(u0)), 0), min(int(math.ceil(u1)), w)
+    y0, y1 = max(int(math.floor(v0)), 0), min(int(math.ceil(v1)), h)
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None

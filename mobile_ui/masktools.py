@@ -1,4 +1,4 @@
-"""The app's mask tools, window-free: tap-to-select, grow, invert, and mask files.
+"""The app's mask tools, window-free: Select (a box, a lasso or taps), grow, invert, and mask files.
 
 The maths lives in :mod:`inpaint.masks` (shared with the command); this module fixes the
 app's choices, so the app, its tests and ``tools/mask_tools_eval.py`` (the numbers in
@@ -12,12 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
+from inpaint.errors import InputError
 from inpaint.masks import fill_holes, grabcut_available, grow, refine_grabcut, select_region
+from inpaint.select import select_around, select_box, select_point
 from inpaint.tapselect import select_object
 
+from .geometry import gesture_box, lasso_mask
+
 __all__ = ["COLOUR_TOLERANCE", "DEFAULT_TOLERANCE", "MAX_GROW", "MAX_REGION", "MAX_TOLERANCE", "MIN_TOLERANCE",
-           "OBJECT_TOLERANCE", "grabcut_available", "grow", "load_mask", "refine", "save_mask", "tap_select",
-           "tap_select_colour", "tap_select_plausible"]
+           "OBJECT_TOLERANCE", "grabcut_available", "grow", "load_mask", "refine", "save_mask", "select_gesture",
+           "select_tap", "tap_select", "tap_select_colour", "tap_select_plausible"]
 
 #: Tolerance slider: the default of each selection (the best mean IoU on the tuning cases,
 #: docs/TAP_SELECT.md), the app's default (the object selection's where OpenCV is installed)
@@ -37,6 +41,65 @@ MIN_TOLERANCE = 4
 #: Colours are compared as 3x3 means (photo noise splits a region less), 4-neighbours.
 SMOOTH = 1
 CONNECTIVITY = 4
+
+
+def select_gesture(image: np.ndarray, kind: str, points: list[tuple[float, float]]) -> np.ndarray:
+    """The object a Select gesture outlines: a ``"box"`` (its first and last points opposite
+    corners, clipped to the photo: :func:`inpaint.select.select_box`) or a ``"lasso"`` (the
+    area the stroke encloses once closed: :func:`inpaint.select.select_around`).
+
+    Parameters
+    ----------
+    image : ndarray, (H, W, 3) uint8
+    kind : {"box", "lasso"}
+    points : sequence of (u, v)
+        The stroke in image coordinates (:mod:`mobile_ui.geometry`); they may lie beyond the photo.
+
+    Returns
+    -------
+    ndarray of bool, (H, W)
+        The object; nothing outside the gesture.
+
+    Raises
+    ------
+    InputError
+        A gesture that misses the photo or holds too little of it, or one around (nearly)
+        all of it; the message says which.
+    """
+    shape = image.shape[:2]
+    if kind == "box":
+        box = gesture_box(points[0], points[-1], shape)
+        if box is None:
+            raise InputError("the box misses the photo: drag it over the object")
+        return select_box(image, box)
+    inside = lasso_mask(points, shape)
+    if not inside.any():
+        raise InputError("the loop misses the photo: draw it around the object")
+    return select_around(image, inside)
+
+
+def select_tap(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float, selection: np.ndarray,
+               limit: float = MAX_REGION) -> tuple[np.ndarray, int]:
+    """The selection after a tap at ``seed_yx`` (:func:`inpaint.select.select_point`): a tap
+    outside ``selection`` adds the object under it, a tap inside takes the part of its colour
+    away.  What a tap adds is kept to the size of an object: while it covers more than
+    ``limit`` of the photo, the tap is selected again at half the tolerance (a user lowering
+    the slider), down to :data:`MIN_TOLERANCE`.
+
+    Returns
+    -------
+    selection : ndarray of bool, (H, W)
+        The new selection; what it adds may still be over ``limit`` (the caller asks).
+    tolerance : int
+        The tolerance that selected it.
+    """
+    y, x = (int(v) for v in seed_yx)
+    tol = int(tolerance)
+    got = select_point(image, [(x, y)], selection=selection, tolerance=tol)
+    while not selection[y, x] and (got & ~selection).mean() > limit and tol > MIN_TOLERANCE:
+        tol = max(tol // 2, MIN_TOLERANCE)
+        got = select_point(image, [(x, y)], selection=selection, tolerance=tol)
+    return got, tol
 
 
 def tap_select(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,

@@ -1,4 +1,5 @@
-"""The mask tools: the tool in hand, tap Select (add or subtract), Refine, Invert, Clear.
+"""The mask tools: the tool in hand, Select (a box or a lasso around the object, taps that
+add or take away), Refine, Invert, Clear.
 
 Each change of the mask is one undo step in the app's history; Select and Refine run on
 the worker, as the app's other jobs do (:class:`~mobile_ui.removal.RemovalController`).
@@ -14,7 +15,9 @@ from kivy.clock import mainthread
 from kivy.factory import Factory
 from kivy.metrics import dp
 
+from inpaint.errors import InputError
 from inpaint.report import format_percent
+from inpaint.select import fallback_note
 
 from . import masktools
 from .history import Snapshot
@@ -34,6 +37,7 @@ class SelectionController:
 
     def __init__(self, app: Any):
         self.app = app
+        self._told_fallback = False
 
     # -- the tool in hand ---------------------------------------------------------------
     def set_tool(self, tool: str) -> None:
@@ -41,10 +45,17 @@ class SelectionController:
         app = self.app
         app.editor.tool = tool
         if tool == "select":
-            what = ("it (its colours, completed to its edges)" if masktools.grabcut_available()
-                    else "a region of similar colour")
-            app.status = (f"Tap the object to {app.select_mode} {what} "
-                          f"(tolerance {int(app.tolerance)}); drag to pan.")
+            verb = "add" if app.select_mode == "add" else "take away"
+            app.status = (self._fallback_once() + f"Drag a loop or a box around the object to {verb} it; "
+                          "tap to add an object, tap the selection to take part of it away.")
+
+    def _fallback_once(self) -> str:
+        """Without OpenCV, the first time: the note that Select uses colours alone, and a space."""
+        note = fallback_note()
+        if note is None or self._told_fallback:
+            return ""
+        self._told_fallback = True
+        return note.rstrip(".") + ". "
 
     def change_brush(self, factor: float) -> None:
         """Scale the brush by ``factor``, within the brush slider's range."""
@@ -89,12 +100,27 @@ class SelectionController:
     def on_tap(self, _editor, row, col) -> None:
         self.select_at(row, col)
 
+    def on_gesture(self, _editor, kind, points) -> None:
+        self.select_gesture(kind, points)
+
+    def _ignored(self, what: str) -> bool:
+        """Whether a job runs (then the status says ``what`` was ignored)."""
+        app, jobs = self.app, self.app.removal
+        if not app.busy:
+            return False
+        running = "the last selection is still being made" if jobs.job_status == "Selecting" else \
+            f"wait until {jobs.job_status.lower()} is done"
+        app.status = f"{what} ignored: {running}."
+        return True
+
     def select_at(self, row: int, col: int) -> bool:
-        """Add (or subtract, by the app's ``select_mode``) the object a tap at pixel ``(row, col)``
-        selects (:func:`mobile_ui.masktools.tap_select_plausible`), on the worker.
+        """The selection after a tap at pixel ``(row, col)``, on the worker
+        (:func:`mobile_ui.masktools.select_tap`): a tap outside the mask adds the object under it,
+        a tap on the mask takes the part of its colour away.  With Subtract on, a tap outside
+        the mask changes nothing (the status says so).
 
         "Selecting…" shows at once; a tap while a selection (or another job) runs is ignored,
-        and the status says so.  A region larger than an object
+        and the status says so.  A tap that adds more than an object
         (:data:`~mobile_ui.masktools.MAX_REGION` of the photo, even at the lowest tolerance)
         is only applied once the user agrees.  Each applied tap is one undo step.
 
@@ -104,67 +130,109 @@ class SelectionController:
             Whether the tap started a selection.
         """
         app, jobs = self.app, self.app.removal
-        if app.image is None:
+        if app.image is None or self._ignored("Tap"):
             return False
-        if app.busy:
-            running = "the last tap is still being selected" if jobs.job_status == "Selecting" else \
-                f"wait until {jobs.job_status.lower()} is done"
-            app.status = f"Tap ignored: {running}."
+        seed = (int(row), int(col))
+        if app.select_mode == "subtract" and not app.editor.mask[seed]:
+            app.status = "Nothing changed: with Subtract, tap the selection to take part of it away."
             return False
         before = app.document.snapshot("select")
-        image, seed, tolerance = app.image, (int(row), int(col)), int(app.tolerance)
+        image, tolerance, selection = app.image, int(app.tolerance), app.editor.mask.copy()
         jobs.begin_job("Selecting…")
-        jobs.submit(lambda job: masktools.tap_select_plausible(image, seed, tolerance),
-                    partial(self._select_done, jobs.token, before, tolerance), "Select failed")
+        jobs.submit(lambda job: masktools.select_tap(image, seed, tolerance, selection),
+                    partial(self._select_done, jobs.token, before, tolerance, selection), "Select failed")
+        return True
+
+    def select_gesture(self, kind: str, points: list[tuple[float, float]]) -> bool:
+        """Add (or take away, with Subtract) the object a ``"box"`` or ``"lasso"`` gesture
+        outlines (:func:`mobile_ui.masktools.select_gesture`), on the worker, as one undo step.
+
+        A gesture that misses the photo, or holds no object, leaves the mask as it was and
+        says why in the status line.
+
+        Returns
+        -------
+        bool
+            Whether the gesture started a selection.
+        """
+        app, jobs = self.app, self.app.removal
+        if app.image is None or self._ignored("Box" if kind == "box" else "Loop"):
+            return False
+        before = app.document.snapshot("select")
+        image, points = app.image, [(float(u), float(v)) for u, v in points]
+
+        def work(job):
+            try:
+                return masktools.select_gesture(image, kind, points)
+            except InputError as exc:   # a gesture beside the photo: said, not an error box
+                return str(exc)
+
+        jobs.begin_job("Selecting…")
+        jobs.submit(work, partial(self._gesture_done, jobs.token, before, kind), "Select failed")
         return True
 
     @mainthread
-    def _select_done(self, token, before, asked, outcome):
+    def _gesture_done(self, token, before, kind, outcome):
         app = self.app
         if token != app.removal.token:
             return
         app.removal.finish_job()
-        region, used = outcome
-        share = float(region.mean())
+        shape = "box" if kind == "box" else "loop"
+        if isinstance(outcome, str):
+            app.status = f"Not selected: {outcome}."
+            return
+        if not outcome.any():
+            app.status = (f"Not selected: nothing inside the {shape} stands out from around it; "
+                          "draw it closer to the object.")
+            return
+        mask = app.editor.mask
+        after = (mask | outcome) if app.select_mode == "add" else (mask & ~outcome)
+        self._apply_selection(before, after, f" inside the {shape}")
+
+    @mainthread
+    def _select_done(self, token, before, asked, selection, outcome):
+        app = self.app
+        if token != app.removal.token:
+            return
+        app.removal.finish_job()
+        after, used = outcome
+        share = float((after & ~selection).mean())
         if share > masktools.MAX_REGION:
             popup = Factory.QuestionPopup(
                 title="Select this much?",
                 text=(f"This tap selects {format_percent(share)} of the photo, more than an object usually "
-                      f"covers (even at tolerance {used}). Select it anyway, or cancel and paint the "
-                      "object with the Brush?"),
+                      f"covers (even at tolerance {used}). Select it anyway, or cancel and drag a box "
+                      "or a loop around the object?"),
                 yes_text="Select it")
-            popup.on_yes = partial(self._apply_selection, before, region, used, asked)
+            popup.on_yes = partial(self._apply_selection, before, after)
             popup.bind(on_dismiss=self._selection_declined)
             app.dialogs.show(popup)
             app.status = f"The tap selects {format_percent(share)} of the photo: select it anyway?"
             return
-        self._apply_selection(before, region, used, asked)
+        lowered = (f" Tolerance lowered to {used} for this tap: at {asked} the region was larger than an object."
+                   if used != asked else "")
+        self._apply_selection(before, after, "", lowered)
 
     def _selection_declined(self, popup):
         if not popup.answered:
             self.app.status = "Not selected: the mask is unchanged."
 
-    def _apply_selection(self, before: Snapshot, region: np.ndarray, used: int, asked: int) -> int:
-        """Add or subtract ``region``: one undo step; returns how many mask pixels changed."""
+    def _apply_selection(self, before: Snapshot, after: np.ndarray, where: str = "", note: str = "") -> int:
+        """Make ``after`` the mask: one undo step; returns how many mask pixels changed."""
         app = self.app
-        mask, adding = app.editor.mask, app.select_mode == "add"
-        old = int(mask.sum())
-        if adding:
-            mask |= region
-        else:
-            mask &= ~region
-        changed = app.document.mask_changed(before)
-        n = abs(int(mask.sum()) - old)
-        lowered = (f" Tolerance lowered to {used} for this tap: at {asked} the region was larger than an object."
-                   if used != asked else "")
-        if not changed:
-            app.status = f"Nothing changed: that region ({int(region.sum()):,} px) is already " + \
-                ("selected." if adding else "unselected.")
+        mask = app.editor.mask
+        added, removed = int((after & ~mask).sum()), int((mask & ~after).sum())
+        mask[...] = after
+        tell = self._fallback_once()
+        if not app.document.mask_changed(before):
+            app.status = tell + f"Nothing changed: what you selected{where} is already " + \
+                ("selected." if app.select_mode == "add" else "unselected.")
             return 0
-        app.status = (f"{'Added' if adding else 'Removed'} {n:,} px ({format_percent(region.mean())} of the "
-                      f"photo).{lowered} " + ("Tap again to add more" if adding else "Tap again to take more away")
-                      + (", or Refine the edges." if app.can_refine and adding else "."))
-        return n
+        what = f"Added {added:,} px" if added >= removed else f"Removed {removed:,} px"
+        more = ", or Refine the edges." if app.can_refine and added >= removed else "."
+        app.status = (tell + f"{what}{where} (the mask is {format_percent(mask.mean())} of the photo).{note} "
+                      f"Tap to add or take away{more}")
+        return added + removed
 
     def refine_mask(self) -> None:
         """Complete the mask to the object's edges with GrabCut, on the worker (needs OpenCV)."""

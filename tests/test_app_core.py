@@ -451,6 +451,24 @@ def test_a_tap_too_large_for_an_object_is_retried_at_half_the_tolerance():
     assert used == 64 and region[20:30, 10:20].all() and region.mean() < masktools.MAX_REGION
 
 
+def test_the_app_s_tap_adds_at_most_an_object_and_a_tap_on_the_selection_takes_away():
+    from mobile_ui import masktools
+
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[:, :40] = (100, 100, 100)
+    img[:, 40:] = (130, 130, 130)                       # two halves 30 levels apart
+    img[20:30, 10:20] = (20, 200, 20)                   # a small object
+    none = np.zeros((60, 80), bool)
+    sel, used = masktools.select_tap(img, (5, 5), 64, none, limit=0.6)
+    assert used < 64 and not sel[:, 40:].any() and sel.mean() <= 0.6     # lowered to one half
+    sel, used = masktools.select_tap(img, (25, 15), 64, none)
+    assert used == 64 and sel[20:30, 10:20].all() and sel.mean() < masktools.MAX_REGION
+    grey = none.copy()
+    grey[:, 40:] = True                                  # a selection more than the limit...
+    after, used = masktools.select_tap(img, (5, 60), 64, grey, limit=0.1)
+    assert used == 64 and not after[5, 60] and after.sum() < grey.sum()  # ...a tap on it takes away, never lowered
+
+
 def test_device_notes_reach_the_job_and_other_warnings_go_on(photo):
     import warnings
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from mobile_ui.geometry import MIN_RADIUS, View, overlay, rgba, stamp_segment
+from mobile_ui.geometry import MIN_RADIUS, View, gesture_box, gesture_kind, lasso_mask, overlay, rgba, stamp_segment
 
 
 # -- View: widget (y up) <-> image (row 0 at the top) ------------------------------------
@@ -170,3 +170,41 @@ def test_texture_helpers():
     assert tuple(ov[0, 0]) == (255, 0, 0, 140)      # later layers win
     assert tuple(ov[0, 1]) == (0, 255, 0, 100)
     assert tuple(ov[1, 0]) == (0, 0, 0, 0)
+
+
+# -- Select gestures: a lasso or a box ---------------------------------------------------
+def _loop(turn, n=40, wobble=0.0):
+    rng = np.random.default_rng(3)
+    a = np.linspace(0, 2 * np.pi * turn, n)
+    r = 30 * (1 + wobble * rng.standard_normal(n))
+    return list(zip(50 + r * np.cos(a), 40 + 0.8 * r * np.sin(a)))
+
+
+@pytest.mark.parametrize("turn", [0.8, 0.95, 1.0, 1.1])
+def test_a_stroke_that_comes_back_or_encloses_an_area_is_a_lasso(turn):
+    assert gesture_kind(_loop(turn, wobble=0.05)) == "lasso"
+    assert gesture_kind(_loop(0.6)) == "lasso"                   # a "C": open, but it encloses an area
+
+
+@pytest.mark.parametrize("points", [
+    [(10, 10), (60, 50)], [(10, 10), (30, 26), (52, 41), (60, 50)],           # straight and straight-ish
+    [(60, 50), (35, 33), (10, 10)], [(0, 0), (40, 2), (80, 0)], [(5, 5), (5, 5)],
+])
+def test_a_straight_ish_drag_is_a_box(points):
+    assert gesture_kind(points) == "box"
+
+
+def test_a_lasso_fills_what_it_encloses_closed_from_end_to_start():
+    got = lasso_mask([(2, 2), (8, 2), (8, 6)], (8, 10))          # a triangle, closed back to (2, 2)
+    assert got.shape == (8, 10) and got[2, 7] and got[4, 7] and not got[5, 3] and not got[7, 9]
+    box = lasso_mask([(2, 1), (7, 1), (7, 5), (2, 5)], (8, 10))
+    want = np.zeros((8, 10), bool)
+    want[1:5, 2:7] = True                                         # pixel centres inside the square...
+    assert (box >= want).all() and box.sum() <= 7 * 6            # ...and at most the outline's pixels
+    assert not lasso_mask([(-30, -20), (-5, -20), (-5, -3)], (8, 10)).any()   # beside the image
+
+
+def test_a_box_is_its_drag_s_corners_clipped_to_the_image():
+    assert gesture_box((10.2, 30.7), (3.5, 4.1), (40, 50)) == (3, 4, 11, 31)
+    assert gesture_box((-5, -5), (100, 12), (40, 50)) == (0, 0, 50, 12)
+    assert gesture_box((-20, -9), (-2, 30), (40, 50)) is None    # wholly beside the image
