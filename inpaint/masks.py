@@ -322,7 +322,7 @@ def refine_grabcut(image: np.ndarray, region: np.ndarray, *, margin: float = 0.2
     of its bounding box grown by ``margin`` times its size on each side as probably background,
     and a band around that box as certainly background; GrabCut then adds the pixels of the box
     that its colour models and the image's edges give to the object.  The result always holds
-    ``region``.  Measured on the bundled cases (docs/APP.md), it raises the mean IoU of three
+    ``region``.  Measured on the bundled cases (bench/results/app/mask_tools.md), it raises the mean IoU of three
     taps' selection with the object from 0.59 to 0.80.
 
     Raises

@@ -2,7 +2,7 @@
 
 The maths lives in :mod:`inpaint.masks` (shared with the command); this module fixes the
 app's choices, so the app, its tests and ``tools/mask_tools_eval.py`` (the numbers in
-docs/APP.md) use the same selection.
+bench/results/app/mask_tools.md) use the same selection.
 """
 
 from __future__ import annotations

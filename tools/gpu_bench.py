@@ -1,4 +1,4 @@
-"""One-shot device benchmark used for the NVIDIA H200 numbers in docs/BENCHMARKS.md.
+"""One-shot device benchmark used for the NVIDIA H200 numbers in bench/results/h200/README.md.
 
 Needs only numpy, Pillow and pyopencl.  Usage: python tools/gpu_bench.py OUT_DIR [DEVICE...]
 For each device: Table 4 from the built kernels, the alpha = 0.05 / P = 17 and full / P = 9

@@ -1,4 +1,4 @@
-"""Measure the app's mask tools on the bundled cases, for docs/APP.md (a tool of the checkout).
+"""Measure the app's mask tools on the bundled cases, for bench/results/app/mask_tools.md (a tool of the checkout).
 
 Every bundled case was made by pasting a cut-out onto a photo, so both the object (the
 pixels the paste changed, ``image != truth``) and the clean photo (``truth.png``) are known.

@@ -1,5 +1,5 @@
 """Time the phases of a 12 MP Remove as the app runs it, up to the fill's first progress report
-the first above 0 % and the first at 1 % (a tool of the checkout, for docs/APP.md, "Progress").
+the first above 0 % and the first at 1 % (a tool of the checkout, for bench/results/app/timings.md).
 
 The nuthatch photo of ``datasets/objects`` and its mask, enlarged to 4000x3000, go through
 :func:`mobile_ui.worker.run_inpaint` (the app's worker function, default method); each phase

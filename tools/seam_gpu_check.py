@@ -4,7 +4,7 @@ Needs only numpy, Pillow and pyopencl.  Usage: python tools/seam_gpu_check.py [D
 Runs every cost-table strategy (and the tiled one at several row-strip sizes) in exact and
 batch mode, backward and forward energy, with and without masks, on a real photo, and
 exits with status 1 on the first mismatch.  The pytest suite does the same on PoCL; this
-is the check for a GPU driver's compiler (e.g. the NVIDIA H200 runs in docs/BENCHMARKS.md).
+is the check for a GPU driver's compiler (e.g. the NVIDIA H200 runs in bench/results/h200/README.md).
 """
 
 import sys

@@ -416,7 +416,7 @@ def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True)
 
 
 #: How much slower the numpy backend is than PoCL on two cores, as whole commands on the bundled
-#: examples (docs/BENCHMARKS.md, section 12), for the warning that names the fallback.
+#: examples (docs/BENCHMARKS.md, "Whole commands"), for the warning that names the fallback.
 NUMPY_SLOWDOWN = "about 15 times slower"
 
 _WARNED: set[str] = set()

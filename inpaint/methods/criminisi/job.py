@@ -355,7 +355,7 @@ class Inpainter(Job):
     def _integral_pays(self) -> bool:
         """Whether the first, whole-image stage 3 should count from an integral image.
 
-        Measured on PoCL (docs/BENCHMARKS.md): rebuilding the count-integral costs about
+        Measured on PoCL (docs/integral_benchmark.md): rebuilding the count-integral costs about
         4 ns per image pixel, the direct count about 0.25 ns per window pixel it visits (only
         windows that meet the object's box are visited).  The integral also needs its own
         program, whose build or cache load costs about 30 ms at start-up, as much as 120 M
