@@ -19,6 +19,7 @@ from inpaint.methods.multiscale.levels import (
     halved,
     mask_pyramid,
     prepare_level,
+    pyramid_boxes,
     random_valid,
     source_rect,
     valid_ends,
@@ -102,6 +103,20 @@ def test_mask_pyramid_of_a_corner_hole_keeps_every_level_with_a_hole():
     assert len(masks) > 2
     for fine, coarse in zip(masks, masks[1:]):
         np.testing.assert_array_equal(coarse, down2(fine))
+
+
+@pytest.mark.parametrize("shape", [(256, 320), (255, 321)])
+@pytest.mark.parametrize("where", PLACES)
+def test_pyramid_boxes_are_the_boxes_of_the_levels_and_prepare_the_same_levels(shape, where):
+    mask = hole_at(shape, where, 50)
+    masks = mask_pyramid(mask, 5)
+    boxes = pyramid_boxes(mask, len(masks))
+    assert boxes == [geometry.bbox(m) for m in masks]
+    for m, box in zip(masks, boxes):
+        given, found = prepare_level(m, 2, 1.0, None, box), prepare_level(m, 2, 1.0)
+        assert given.work == found.work and given.valid_box == found.valid_box
+        np.testing.assert_array_equal(given.pixels, found.pixels)
+        np.testing.assert_array_equal(given.valid, found.valid)
 
 
 def direct_upsample2(coarse: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -192,6 +192,15 @@ def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None
     return masks
 
 
+def pyramid_boxes(mask: np.ndarray, levels: int) -> list[geometry.Rect]:
+    """The bounding box of the hole at every level of :func:`mask_pyramid`, finest first: each
+    from the finer one (:func:`halved`), without a pass over the coarser masks."""
+    boxes = [geometry.bbox(mask)]
+    while len(boxes) < levels:
+        boxes.append(halved(boxes[-1]))
+    return boxes
+
+
 def protect_pyramid(protect: np.ndarray | None, levels: int) -> list:
     """The protected pixels at every level, finest first: a coarse pixel is protected when any
     of its four is (:func:`down2`), so no coarse source patch covers a protected pixel either.
@@ -256,16 +265,17 @@ class Level:
         return x0, y0, x1 - x0, y1 - y0
 
 
-def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.ndarray | None = None) -> Level:
+def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.ndarray | None = None,
+                  box: geometry.Rect | None = None) -> Level:
     """Everything a level needs besides the matches: sources, targets, pixel lists.
 
     Sources are windows wholly inside the image and free of the hole and of the ``protect``
     pixels, centred so that the window lies in the search area of Eq. 6; an area with fewer
     than ``MIN_SOURCES`` of them is widened (:func:`inpaint.geometry.source_area`) up to the
-    whole image.
+    whole image.  ``box``: the hole's bounding box, when known (:func:`pyramid_boxes`).
     """
     h, w = mask.shape
-    box = geometry.bbox(mask)
+    box = geometry.bbox(mask) if box is None else box
     bx0, by0, bx1, by1 = box
     # Everything but the sources lives near the hole: work on its box, grown as needed.
     (x0, y0, x1, y1), hit = near(mask, half, box)
