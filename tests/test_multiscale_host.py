@@ -171,3 +171,50 @@ def test_texture_of_a_region_equals_that_region_of_the_whole_picture(where):
     x0, y0, x1, y1 = geometry.grow(geometry.bbox(hole), 3, shape[1], shape[0])
     whole = ref.texture_features(rgb, hole)
     np.testing.assert_array_equal(ref.texture_features_in(rgb, hole, (x0, y0, x1, y1)), whole[y0:y1, x0:x1])
+
+
+def listed_expected_texture(rgb, hole, solve, work, margin):
+    """:func:`ref.expected_texture` from the list of the hole's pixels, grouped cell by cell."""
+    from inpaint.masks import component
+
+    x0, y0, x1, y1 = work
+    h, w = hole.shape
+    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    ys, xs = np.nonzero(solve == 1)
+    if not len(ys):
+        return out
+    cy, cx = ys // ref.GROUP_CELL, xs // ref.GROUP_CELL
+    occupied = np.zeros((int(cy.max()) + 1, int(cx.max()) + 1), bool)
+    occupied[cy, cx] = True
+    table = np.full(occupied.shape, -1, np.int64)
+    count = 0
+    for a, b in zip(*np.nonzero(occupied)):
+        if table[a, b] < 0:
+            table[component(occupied, (int(a), int(b)), 8)] = count
+            count += 1
+    ids = table[cy, cx]
+    for g in range(count):
+        gy, gx = ys[ids == g], xs[ids == g]
+        rx0, ry0 = max(int(gx.min()) + x0 - margin, 0), max(int(gy.min()) + y0 - margin, 0)
+        rx1, ry1 = min(int(gx.max()) + x0 + 1 + margin, w), min(int(gy.max()) + y0 + 1 + margin, h)
+        feature = ref.texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
+        prior = ref.texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
+        out[gy, gx] = prior[gy + y0 - ry0, gx + x0 - rx0]
+    return out
+
+
+@pytest.mark.parametrize("places", [("middle",), ("corner",), ("far",), ("corner", "far"), ("top", "bottom", "far")])
+@pytest.mark.parametrize("protected", [False, True])
+def test_expected_texture_by_boxes_equals_the_pixel_list(places, protected):
+    rng = np.random.default_rng(13)
+    shape = (300, 361)
+    rgb = rng.integers(0, 256, shape + (3,)).astype(np.uint8)
+    mask = np.zeros(shape, bool)
+    for where in places:
+        mask |= hole_at(shape, where, 30)
+    mask[150:160, 20:200] |= "top" in places  # a long thin part across several cells
+    protect = hole_at(shape, "middle", 12) & ~mask if protected else None
+    lev = prepare_level(mask, 3, None, protect)
+    got = ref.expected_texture(rgb, mask, lev.solve_map, lev.work, 3)
+    np.testing.assert_array_equal(got, listed_expected_texture(rgb, mask, lev.solve_map, lev.work, 3))
+    assert got[lev.solve_map != 1].max(initial=0) == 0

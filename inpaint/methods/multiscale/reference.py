@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ... import cancel
+from ... import cancel, geometry
 from ...masks import component
 
 #: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
@@ -571,24 +571,27 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
     x0, y0, x1, y1 = work
     h, w = hole.shape
     out = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    ys, xs = np.nonzero(solve == 1)
-    if not len(ys):
-        return out
-    cy, cx = ys // GROUP_CELL, xs // GROUP_CELL
-    occupied = np.zeros((int(cy.max()) + 1, int(cx.max()) + 1), bool)
-    occupied[cy, cx] = True
+    sel = solve == 1
+    c = GROUP_CELL
+    ch, cw = -(-sel.shape[0] // c), -(-sel.shape[1] // c)
+    padded = np.zeros((ch * c, cw * c), bool)
+    padded[:sel.shape[0], :sel.shape[1]] = sel
+    occupied = padded.reshape(ch, c, cw, c).any(axis=(1, 3))
     table = np.full(occupied.shape, -1, np.int64)
     count = 0
     for a, b in zip(*np.nonzero(occupied)):
         if table[a, b] < 0:
             table[component(occupied, (int(a), int(b)), 8)] = count
             count += 1
-    ids = table[cy, cx]
     for g in range(count):
-        gy, gx = (ys, xs) if count == 1 else (ys[ids == g], xs[ids == g])
-        rx0, ry0 = max(int(gx.min()) + x0 - margin, 0), max(int(gy.min()) + y0 - margin, 0)
-        rx1, ry1 = min(int(gx.max()) + x0 + 1 + margin, w), min(int(gy.max()) + y0 + 1 + margin, h)
+        # the group's pixels, and their box in the work area
+        mine = sel if count == 1 else sel & np.repeat(np.repeat(table == g, c, 0), c, 1)[:sel.shape[0], :sel.shape[1]]
+        bx0, by0, bx1, by1 = geometry.bbox(mine)
+        rx0, ry0 = max(bx0 + x0 - margin, 0), max(by0 + y0 - margin, 0)
+        rx1, ry1 = min(bx1 + x0 + margin, w), min(by1 + y0 + margin, h)
         feature = texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
         prior = texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
-        out[gy, gx] = prior[gy + y0 - ry0, gx + x0 - rx0]
+        part = prior[by0 + y0 - ry0:by1 + y0 - ry0, bx0 + x0 - rx0:bx1 + x0 - rx0]
+        box = out[by0:by1, bx0:bx1]
+        box[...] = np.where(mine[by0:by1, bx0:bx1], part, box)
     return out
