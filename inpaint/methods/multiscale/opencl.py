@@ -177,19 +177,11 @@ class Poisson(_Wrapper):
                                     red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                     sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                     **self._compose_args(b, result))]
-        # The arguments are set once and the two colours swap only theirs: hundreds of launches a
-        # level, each far cheaper than one converting and setting all eleven.
-        knl, _, _ = self.knl_gs.bind(*_launch(self.group, 1), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
-                                     pixels=red, n=nred, width=width, height=height, **_work(work[:3]))
-        at_pixels, at_n = self.knl_gs.names.index("pixels"), self.knl_gs.names.index("n")
-        colours = [(pix, np.int32(n), *_launch(self.group, n)) for pix, n in ((red, nred), (black, nblack)) if n]
         events = []
         for _ in range(sweeps):
-            for pix, n, size, local in colours:
-                if len(colours) > 1 or not events:
-                    knl.set_arg(at_pixels, pix)
-                    knl.set_arg(at_n, n)
-                events.append(cl.enqueue_nd_range_kernel(self.rt.queue, knl, size, local))
+            for pix, n in ((red, nred), (black, nblack)):
+                if n:
+                    events.append(self.sweep(b, pix, n, width, height, work))
         return events + [self.compose(b, nhole, width, work, result)]
 
     @staticmethod
