@@ -102,7 +102,7 @@ def source_area(free: np.ndarray, box: Rect, alpha: float | None, half: int) -> 
         cx0, cy0, cx1, cy1 = centres(rect, half)
         sources = np.zeros((h, w), bool)
         sources[cy0:cy1, cx0:cx1] = free[cy0:cy1, cx0:cx1]
-        if alpha is None or rect == (0, 0, w, h) or int(sources.sum()) >= MIN_SOURCES:
+        if alpha is None or rect == (0, 0, w, h) or int(sources[cy0:cy1, cx0:cx1].sum()) >= MIN_SOURCES:
             return rect, sources, widened
         widened += 1
         alpha = None if rect == (0, 0, w, h) else widen(alpha)

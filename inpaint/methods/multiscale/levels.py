@@ -47,6 +47,21 @@ def free_centres(mask: np.ndarray, half: int, box: geometry.Rect, protect: np.nd
     return free
 
 
+def free_count(mask: np.ndarray, half: int, box: geometry.Rect, protect: np.ndarray | None = None) -> int:
+    """How many centres :func:`free_centres` finds, counted near the hole (``box``) alone when
+    nothing is protected: the interior's centres less those whose window meets the hole."""
+    if protect is not None:
+        return int(free_centres(mask, half, box, protect).sum())
+    h, w = mask.shape
+    inside = max(h - 2 * half, 0) * max(w - 2 * half, 0)
+    (x0, y0, x1, y1), hit = near(mask, half, box)
+    ry0, ry1 = max(half, y0) - y0, min(h - half, y1) - y0
+    rx0, rx1 = max(half, x0) - x0, min(w - half, x1) - x0
+    if ry1 <= ry0 or rx1 <= rx0:
+        return inside
+    return inside - int(hit[ry0:ry1, rx0:rx1].sum())
+
+
 def has_core(mask: np.ndarray, radius: int, box: geometry.Rect) -> bool:
     """Whether some pixel's (2 radius + 1)^2 window lies wholly in the hole; pixels outside the
     image count as hole (a hole at the border is as thick as its distance from known pixels)."""
@@ -75,6 +90,12 @@ def down2(a: np.ndarray) -> np.ndarray:
     total += 2
     total >>= 2
     return total.astype(np.uint8)
+
+
+def halved(box: geometry.Rect) -> geometry.Rect:
+    """The bounding box of a mask's True pixels once halved by :func:`down2`, from the mask's own."""
+    x0, y0, x1, y1 = box
+    return x0 // 2, y0 // 2, (x1 + 1) // 2, (y1 + 1) // 2
 
 
 def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
@@ -156,17 +177,28 @@ def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None
     half = patch // 2
     masks = [mask]
     kept = protect
+    box = geometry.bbox(mask)
     while True:
         m = masks[-1]
-        if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, geometry.bbox(m)):
+        if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, box):
             break
         m2 = down2(m)
         k2 = None if kept is None else down2(kept)
-        if int(free_centres(m2, half, geometry.bbox(m2), k2).sum()) < geometry.MIN_SOURCES:
+        box2 = halved(box)
+        if free_count(m2, half, box2, k2) < geometry.MIN_SOURCES:
             break
         masks.append(m2)
-        kept = k2
+        kept, box = k2, box2
     return masks
+
+
+def pyramid_boxes(mask: np.ndarray, levels: int) -> list[geometry.Rect]:
+    """The bounding box of the hole at every level of :func:`mask_pyramid`, finest first: each
+    from the finer one (:func:`halved`), without a pass over the coarser masks."""
+    boxes = [geometry.bbox(mask)]
+    while len(boxes) < levels:
+        boxes.append(halved(boxes[-1]))
+    return boxes
 
 
 def protect_pyramid(protect: np.ndarray | None, levels: int) -> list:
@@ -208,6 +240,13 @@ class Level:
     mean: int = 0           # weight of the mean-colour term in every distance, in quarters (see ref.ssd)
     near: int = 0           # weight of the distance term: per pixel between target and source (see ref.ssd)
     short: tuple = (0, 0)   # (radius, jump) of the search once every start is a lifted match; radius 0: none
+    valid_box: tuple | None = ()  # bounding box (x0, y0, x1, y1) of the valid centres, None: none; (): not given
+
+    @property
+    def sources_box(self) -> tuple | None:
+        """The bounding box (x0, y0, x1, y1) of the valid source centres, None when there is none:
+        the reductions over ``valid`` need only look inside it."""
+        return geometry.bbox(self.valid) if self.valid_box == () else self.valid_box
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -226,16 +265,17 @@ class Level:
         return x0, y0, x1 - x0, y1 - y0
 
 
-def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.ndarray | None = None) -> Level:
+def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.ndarray | None = None,
+                  box: geometry.Rect | None = None) -> Level:
     """Everything a level needs besides the matches: sources, targets, pixel lists.
 
     Sources are windows wholly inside the image and free of the hole and of the ``protect``
     pixels, centred so that the window lies in the search area of Eq. 6; an area with fewer
     than ``MIN_SOURCES`` of them is widened (:func:`inpaint.geometry.source_area`) up to the
-    whole image.
+    whole image.  ``box``: the hole's bounding box, when known (:func:`pyramid_boxes`).
     """
     h, w = mask.shape
-    box = geometry.bbox(mask)
+    box = geometry.bbox(mask) if box is None else box
     bx0, by0, bx1, by1 = box
     # Everything but the sources lives near the hole: work on its box, grown as needed.
     (x0, y0, x1, y1), hit = near(mask, half, box)
@@ -257,9 +297,12 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
     if protect is not None:
         solve_map = np.where(protect[y0:y1, x0:x1] & (hole_map == 0), 2, hole_map).astype(np.uint8)
     parity = (hole[:, 0] + hole[:, 1]) & 1
-    rows, cols = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
-    radius = max(int(rows[-1] - rows[0]), int(cols[-1] - cols[0]), 1) if rows.size else 1
-    return Level(mask=mask, valid=valid.astype(np.uint8), targets=targets, work=(x0, y0, x1, y1),
+    # Every valid centre lies in the area's centres: its box is found there, not over the photo.
+    cx0, cy0, cx1, cy1 = geometry.centres(area, half)
+    inner = geometry.bbox(valid[cy0:cy1, cx0:cx1])
+    valid_box = None if inner is None else (inner[0] + cx0, inner[1] + cy0, inner[2] + cx0, inner[3] + cy0)
+    radius = max(valid_box[3] - valid_box[1] - 1, valid_box[2] - valid_box[0] - 1, 1) if valid_box else 1
+    return Level(mask=mask, valid=valid.view(np.uint8), valid_box=valid_box, targets=targets, work=(x0, y0, x1, y1),
                  tidx=tidx, hole_map=hole_map, solve_map=solve_map, hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
                  widened=widened)
@@ -267,8 +310,8 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
 
 def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:
     """The rectangle (x0, y0, x1, y1) that holds every pixel of every source window of ``level``."""
-    rows, cols = np.flatnonzero(level.valid.any(axis=1)), np.flatnonzero(level.valid.any(axis=0))
-    return int(cols[0]) - half, int(rows[0]) - half, int(cols[-1]) + half + 1, int(rows[-1]) + half + 1
+    x0, y0, x1, y1 = level.sources_box
+    return x0 - half, y0 - half, x1 + half, y1 + half
 
 
 def random_sources(level: Level, key: int, which: np.ndarray | None = None) -> np.ndarray:
@@ -283,8 +326,15 @@ def valid_ends(level: Level) -> np.ndarray:
     ``kernels/multiscale/patchmatch.cl``): the valid centres up to the end of every block of
     ``VALID_BLOCK`` columns of every row, in row-major order of the blocks, (h * ceil(w /
     VALID_BLOCK),) uint32.  A search over these and a scan of one block find it."""
-    w = level.valid.shape[1]
-    blocks = np.add.reduceat(level.valid, np.arange(0, w, VALID_BLOCK), axis=1, dtype=np.uint32)
+    h, w = level.valid.shape
+    blocks = np.zeros((h, -(-w // VALID_BLOCK)), np.uint32)
+    box = level.sources_box
+    if box is not None:  # the blocks outside the valid centres' box count none
+        x0, y0, x1, y1 = box
+        b0 = x0 // VALID_BLOCK
+        part = level.valid[y0:y1, b0 * VALID_BLOCK:x1]
+        sums = np.add.reduceat(part, np.arange(0, part.shape[1], VALID_BLOCK), axis=1, dtype=np.uint32)
+        blocks[y0:y1, b0:b0 + sums.shape[1]] = sums
     return np.cumsum(blocks.ravel(), dtype=np.uint32)
 
 
@@ -292,7 +342,11 @@ def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
     """For each index of ``idx`` (uint32), the k-th valid source centre in row-major order, k a
     hash of the index and ``key``: (len(idx), 2) int32 (found through per-row counts, without
     listing every valid centre)."""
-    counts = level.valid.sum(axis=1, dtype=np.int64)
+    counts = np.zeros(level.valid.shape[0], np.int64)
+    box = level.sources_box
+    if box is not None:
+        x0, y0, x1, y1 = box
+        counts[y0:y1] = level.valid[y0:y1, x0:x1].sum(axis=1, dtype=np.int64)
     ends = np.cumsum(counts)
     k = (ref.hash32(idx * np.uint32(2654435761) + np.uint32(key & 0xFFFFFFFF))
          % np.uint32(ends[-1])).astype(np.int64)

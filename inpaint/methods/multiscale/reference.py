@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ... import cancel
+from ... import cancel, geometry
 from ...masks import component
 
 #: Cost of an empty candidate slot (and of an SSD that was cut short in the kernels).
@@ -475,15 +475,15 @@ def texture_features(rgb: np.ndarray, hole: np.ndarray, radius: int = -1) -> np.
     val = np.where(have, e, 0).astype(np.int64)
 
     def box(a: np.ndarray) -> np.ndarray:
-        """Sum over the in-image part of each (2r + 1)^2 box, by an integral image."""
+        """Sum over the in-image part of each (2r + 1)^2 box, by an integral image of ``a`` padded
+        with r zeros (outside the image adds nothing): shifted slices, no gathers."""
         h, w = a.shape
-        ii = np.zeros((h + 1, w + 1), np.int64)
-        ii[1:, 1:] = a.cumsum(0).cumsum(1)
-        y0 = np.clip(np.arange(h) - r, 0, h)[:, None]
-        y1 = np.clip(np.arange(h) + r + 1, 0, h)[:, None]
-        x0 = np.clip(np.arange(w) - r, 0, w)[None, :]
-        x1 = np.clip(np.arange(w) + r + 1, 0, w)[None, :]
-        return ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]
+        n = 2 * r + 1
+        ii = np.zeros((h + n, w + n), np.int64)
+        ii[r + 1:r + 1 + h, r + 1:r + 1 + w] = a
+        ii.cumsum(0, out=ii)
+        ii.cumsum(1, out=ii)
+        return ii[n:, n:] - ii[:h, n:] - ii[n:, :w] + ii[:h, :w]
 
     s, c = box(val), box(have.astype(np.int64))
     f = np.where(c > 0, np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255), 0)
@@ -494,18 +494,16 @@ def _upsample2(coarse: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """``coarse`` (int64) scaled up twice to ``shape``, bilinear at the pixel centres with weights
     1/4 and 3/4 (the border repeats), rounded."""
 
-    def taps(n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def taps(n: int, size: int) -> tuple[np.ndarray, np.ndarray]:
         i = np.arange(n)
         near = i // 2
-        far = np.clip(np.where(i % 2, near + 1, near - 1), 0, size - 1)
-        return near, far, np.full(n, 3), np.full(n, 1)
+        return near, np.clip(np.where(i % 2, near + 1, near - 1), 0, size - 1)
 
-    yn, yf, wyn, wyf = taps(shape[0], coarse.shape[0])
-    xn, xf, wxn, wxf = taps(shape[1], coarse.shape[1])
-    total = (wyn[:, None] * wxn[None, :] * coarse[yn[:, None], xn[None, :]]
-             + wyn[:, None] * wxf[None, :] * coarse[yn[:, None], xf[None, :]]
-             + wyf[:, None] * wxn[None, :] * coarse[yf[:, None], xn[None, :]]
-             + wyf[:, None] * wxf[None, :] * coarse[yf[:, None], xf[None, :]])
+    # The weights are separable (3, 1 by 3, 1): rows first, then columns, in exact integers.
+    yn, yf = taps(shape[0], coarse.shape[0])
+    xn, xf = taps(shape[1], coarse.shape[1])
+    rows = 3 * coarse[yn] + coarse[yf]
+    total = 3 * rows[:, xn] + rows[:, xf]
     return (total + 8) // 16
 
 
@@ -573,24 +571,27 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
     x0, y0, x1, y1 = work
     h, w = hole.shape
     out = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    ys, xs = np.nonzero(solve == 1)
-    if not len(ys):
-        return out
-    cy, cx = ys // GROUP_CELL, xs // GROUP_CELL
-    occupied = np.zeros((int(cy.max()) + 1, int(cx.max()) + 1), bool)
-    occupied[cy, cx] = True
+    sel = solve == 1
+    c = GROUP_CELL
+    ch, cw = -(-sel.shape[0] // c), -(-sel.shape[1] // c)
+    padded = np.zeros((ch * c, cw * c), bool)
+    padded[:sel.shape[0], :sel.shape[1]] = sel
+    occupied = padded.reshape(ch, c, cw, c).any(axis=(1, 3))
     table = np.full(occupied.shape, -1, np.int64)
     count = 0
     for a, b in zip(*np.nonzero(occupied)):
         if table[a, b] < 0:
             table[component(occupied, (int(a), int(b)), 8)] = count
             count += 1
-    ids = table[cy, cx]
     for g in range(count):
-        gy, gx = (ys, xs) if count == 1 else (ys[ids == g], xs[ids == g])
-        rx0, ry0 = max(int(gx.min()) + x0 - margin, 0), max(int(gy.min()) + y0 - margin, 0)
-        rx1, ry1 = min(int(gx.max()) + x0 + 1 + margin, w), min(int(gy.max()) + y0 + 1 + margin, h)
+        # the group's pixels, and their box in the work area
+        mine = sel if count == 1 else sel & np.repeat(np.repeat(table == g, c, 0), c, 1)[:sel.shape[0], :sel.shape[1]]
+        bx0, by0, bx1, by1 = geometry.bbox(mine)
+        rx0, ry0 = max(bx0 + x0 - margin, 0), max(by0 + y0 - margin, 0)
+        rx1, ry1 = min(bx1 + x0 + margin, w), min(by1 + y0 + margin, h)
         feature = texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
         prior = texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
-        out[gy, gx] = prior[gy + y0 - ry0, gx + x0 - rx0]
+        part = prior[by0 + y0 - ry0:by1 + y0 - ry0, bx0 + x0 - rx0:bx1 + x0 - rx0]
+        box = out[by0:by1, bx0:bx1]
+        box[...] = np.where(mine[by0:by1, bx0:bx1], part, box)
     return out
