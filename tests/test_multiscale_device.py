@@ -102,7 +102,8 @@ def test_random_sources_are_drawn_alike_on_the_device(runtime, h, w, density):
     mask[h // 2, w // 8:w - w // 8] = True  # hundreds of targets: hundreds of draws
     valid = rng.random((h, w)) < density
     valid[h - 1, w - 1] = True  # at least one
-    lev = dataclasses.replace(levels.prepare_level(mask, 1, None), valid=valid.astype(np.uint8))
+    lev = dataclasses.replace(levels.prepare_level(mask, 1, None), valid=valid.astype(np.uint8),
+                              valid_box=())  # the box of these centres, found afresh
     n, k = len(lev.targets), 2
     mf = cl.mem_flags
 
