@@ -49,6 +49,9 @@ TAP_MAX_SHARE = 0.25
 #: A tap's box is at least this share of the photo's shorter side across: a tap's colour
 #: region may be a small part of its object (a highlight, a low tolerance).
 TAP_MIN_SIDE = 0.15
+#: A tap's box outside its inscribed ellipse grown by this factor (its corners) starts as
+#: probable background: an object seldom fills the corners of a box grown about it.
+TAP_ELLIPSE = 1.3
 #: The background a cut learns from: a band around the gesture this share of its size wide.
 BAND = 0.25
 #: The rim inside a box or lasso that starts as probable background, as a share of the depth of
@@ -481,8 +484,9 @@ def _at_least(bounds: tuple[int, int, int, int], side: float, h: int, w: int) ->
 
 
 def _tap_cut(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, bounds, box) -> np.ndarray:
-    """One tap's cut: ``box`` probable object, a ring :data:`TAP_REACH` of ``bounds``' size
-    beyond it probable background, the tap's colour region and the selection certain object."""
+    """One tap's cut: ``box`` probable object but for its corners (:data:`TAP_ELLIPSE`), a ring
+    :data:`TAP_REACH` of ``bounds``' size beyond it probable background, the tap's colour region
+    and the selection certain object."""
     h, w = rgb.shape[:2]
     reach = _grown(*bounds, TAP_GROWTH + TAP_REACH, h, w)
     crop = _grown(*reach, BAND, h, w)
@@ -490,6 +494,9 @@ def _tap_cut(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, bounds, box) 
     inbox = np.zeros((y1 - y0, x1 - x0), np.uint8)
     inbox[reach[0] - y0:reach[1] - y0, reach[2] - x0:reach[3] - x0] = 2     # GC_PR_BGD
     inbox[box[0] - y0:box[1] - y0, box[2] - x0:box[3] - x0] = 3             # GC_PR_FGD
+    yy = (np.arange(y0, y1) + 0.5 - (box[0] + box[1]) / 2) / max((box[1] - box[0]) / 2, 1)
+    xx = (np.arange(x0, x1) + 0.5 - (box[2] + box[3]) / 2) / max((box[3] - box[2]) / 2, 1)
+    inbox[(inbox == 3) & (yy[:, None] ** 2 + xx[None, :] ** 2 > TAP_ELLIPSE ** 2)] = 2   # the corners
     sure = (region | sel)[y0:y1, x0:x1]
 
     def labels_at(f: int, shape: tuple[int, int]) -> np.ndarray:

@@ -52,6 +52,44 @@ def test_a_box_and_a_lasso_find_the_object_on_a_textured_background(seed):
     assert iou(lasso, obj) >= 0.9
 
 
+@needs_cv2
+@pytest.mark.parametrize("side", ["left", "top", "right", "bottom"])
+def test_an_object_touching_a_side_of_the_box_is_still_selected(side):
+    """A box drawn tight on one side (the object reaches the box's edge there) still gives the
+    whole object: the rim inside the box is only probably background."""
+    img, obj = textured_scene(1)
+    x0, y0, x1, y1 = bounding_box(obj, 15)
+    rows, cols = np.flatnonzero(obj.any(axis=1)), np.flatnonzero(obj.any(axis=0))
+    if side == "left":
+        x0 = cols[0]
+    elif side == "top":
+        y0 = rows[0]
+    elif side == "right":
+        x1 = cols[-1] + 1
+    else:
+        y1 = rows[-1] + 1
+    got = select_box(img, (x0, y0, x1, y1))
+    assert iou(got, obj) >= 0.9
+
+
+@needs_cv2
+def test_a_blob_of_the_backdrops_colour_inside_the_box_is_left_out():
+    """A blue patch inside the box, apart from the object and of a colour that lies outside the
+    box too, is not selected."""
+    img, obj = textured_scene(2)
+    x0, y0, x1, y1 = bounding_box(obj, 30)
+    blob = np.zeros(obj.shape, bool)
+    blob[y1 - 22:y1 - 6, x0 + 6:x0 + 22] = True
+    assert not (blob & grow(obj, 3)).any()
+    outside = np.zeros(obj.shape, bool)
+    outside[:16, :40] = outside[-16:, -40:] = outside[:16, -40:] = True
+    img = img.copy()
+    img[blob | outside] = (40, 60, 210)
+    got = select_box(img, (x0, y0, x1, y1))
+    assert iou(got, obj) >= 0.9
+    assert (got & blob).sum() <= 0.05 * blob.sum()
+
+
 @pytest.mark.parametrize("grabcut", BOTH)
 @pytest.mark.parametrize("seed", range(2))
 def test_the_selection_lies_inside_the_box_and_the_lasso(grabcut, seed):

@@ -39,7 +39,7 @@ margin wandering by up to a third of itself (smooth noise); a box is the object'
 grown by a random 5-20 % of its size on each side (seeded).
 
 ``python tools/tap_select_eval.py [--set tune|held-out|all] [--methods colour,object,select]
-[--no-gestures] [--seeds N] [--json FILE]`` prints Markdown.
+[--only taps,lasso,box] [--no-gestures] [--seeds N] [--json FILE]`` prints Markdown.
 """
 
 from __future__ import annotations
@@ -272,6 +272,8 @@ def main(argv=None) -> int:
     p.add_argument("--methods", default="colour,object,select")
     p.add_argument("--gestures", action=argparse.BooleanOptionalAction, default=True,
                    help="also measure a lasso and a box (inpaint.select)")
+    p.add_argument("--only", default="taps,lasso,box",
+                   help="what to measure, any of taps, lasso, box (default all three)")
     p.add_argument("--seeds", type=int, default=len(SEEDS),
                    help=f"simulated users per case (seeds 0..N-1; default {len(SEEDS)})")
     p.add_argument("--json", type=Path)
@@ -289,40 +291,57 @@ def main(argv=None) -> int:
         return 0
     sets = load_sets()
     methods = args.methods.split(",")
+    only = set(args.only.split(","))
+    if not only or only - {"taps", "lasso", "box"}:
+        p.error(f"--only takes taps, lasso and box, got {args.only!r}")
+    gestures = tuple(g for g in ("lasso", "box") if g in only and args.gestures)
     names = ("tune", "held-out") if args.set == "all" else (args.set,)
     report = {}
     for s in names:
-        rows = evaluate(sets[s], methods)
-        report[s] = {f"{n}/{m}": r for (n, m), r in rows.items()}
-        print(f"\n### {s}: IoU with the object (mean of {len(SEEDS)} seeded users), median seconds per tap\n")
-        print("| case | object px | " + " | ".join(f"{m}: 1 tap | {m}: 3 taps | {m}: s/tap" for m in methods) + " |")
-        print("|---" * (2 + 3 * len(methods)) + "|")
-        for name, _, obj in sets[s]:
-            cells = []
-            for m in methods:
-                r = rows[(name, m)]
-                cells += [f"{r[1]:.3f}", f"{r[3]:.3f}", f"{r['s']:.3f}"]
-            print(f"| {name} | {int(obj.sum())} | " + " | ".join(cells) + " |")
-        cells = []
-        for m in methods:
-            rs = [rows[(n, m)] for n, _, _ in sets[s]]
-            cells += [f"**{np.mean([r[1] for r in rs]):.3f}**", f"**{np.mean([r[3] for r in rs]):.3f}**",
-                      f"{np.median([r['s'] for r in rs]):.3f}"]
-        print("| mean | | " + " | ".join(cells) + " |")
-        if args.gestures:
-            rows = evaluate_gestures(sets[s])
-            report[s] |= {f"{n}/{g}": r for (n, g), r in rows.items()}
-            print(f"\n### {s}: IoU with the object of a lasso and a box (mean of {len(SEEDS)} seeded users), "
-                  "median seconds per selection\n")
-            print("| case | lasso | lasso s | box | box s |\n|---|---|---|---|---|")
-            for name, _, _ in sets[s]:
-                a, b = rows[(name, "lasso")], rows[(name, "box")]
-                print(f"| {name} | {a['iou']:.3f} | {a['s']:.3f} | {b['iou']:.3f} | {b['s']:.3f} |")
-            means = [np.mean([rows[(n, g)]["iou"] for n, _, _ in sets[s]]) for g in ("lasso", "box")]
-            print(f"| mean | **{means[0]:.3f}** | | **{means[1]:.3f}** | |")
+        report[s] = {}
+        if "taps" in only:
+            _tap_table(sets[s], s, methods, report[s])
+        if gestures:
+            _gesture_table(sets[s], s, gestures, report[s])
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0
+
+
+def _tap_table(cases, s, methods, report):
+    """Measure the taps of ``methods`` on ``cases`` (set ``s``), print their table, fill ``report``."""
+    rows = evaluate(cases, methods)
+    report |= {f"{n}/{m}": r for (n, m), r in rows.items()}
+    print(f"\n### {s}: IoU with the object (mean of {len(SEEDS)} seeded users), median seconds per tap\n")
+    print("| case | object px | " + " | ".join(f"{m}: 1 tap | {m}: 3 taps | {m}: s/tap" for m in methods) + " |")
+    print("|---" * (2 + 3 * len(methods)) + "|")
+    for name, _, obj in cases:
+        cells = []
+        for m in methods:
+            r = rows[(name, m)]
+            cells += [f"{r[1]:.3f}", f"{r[3]:.3f}", f"{r['s']:.3f}"]
+        print(f"| {name} | {int(obj.sum())} | " + " | ".join(cells) + " |")
+    cells = []
+    for m in methods:
+        rs = [rows[(n, m)] for n, _, _ in cases]
+        cells += [f"**{np.mean([r[1] for r in rs]):.3f}**", f"**{np.mean([r[3] for r in rs]):.3f}**",
+                  f"{np.median([r['s'] for r in rs]):.3f}"]
+    print("| mean | | " + " | ".join(cells) + " |")
+
+
+def _gesture_table(cases, s, gestures, report):
+    """Measure ``gestures`` (lasso, box) on ``cases`` (set ``s``), print their table, fill ``report``."""
+    rows = evaluate_gestures(cases, gestures)
+    report |= {f"{n}/{g}": r for (n, g), r in rows.items()}
+    print(f"\n### {s}: IoU with the object of {' and '.join('a ' + g for g in gestures)} "
+          f"(mean of {len(SEEDS)} seeded users), median seconds per selection\n")
+    print("| case | " + " | ".join(f"{g} | {g} s" for g in gestures) + " |")
+    print("|---" * (1 + 2 * len(gestures)) + "|")
+    for name, _, _ in cases:
+        print(f"| {name} | " + " | ".join(f"{rows[(name, g)]['iou']:.3f} | {rows[(name, g)]['s']:.3f}"
+                                          for g in gestures) + " |")
+    means = [np.mean([rows[(n, g)]["iou"] for n, _, _ in cases]) for g in gestures]
+    print("| mean | " + " | ".join(f"**{m:.3f}** | " for m in means) + "|")
 
 
 if __name__ == "__main__":
