@@ -118,3 +118,28 @@ def test_both_commands_run_each_image_through_one_image_run(tmp_path, monkeypatc
     assert calls == ["inpaint", "inpaint resize"]
     with Image.open(tmp_path / "b.png") as out:
         assert out.size == (24, 28)
+
+
+def test_a_command_interrupted_in_process_leaves_no_stop_request(tmp_path, monkeypatch, capsys):
+    """A program that runs the command in its own process (``inpaint.cli.main(argv)``) and whose
+    run is interrupted can go on: the next job it starts is not stopped by the old request."""
+    from inpaint.cli import main
+    from inpaint.io import atomic
+
+    img, mask = _case()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "m.png")
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic, "encode", interrupted)
+    cancel.clear()
+    try:
+        assert main([str(tmp_path / "a.png"), "--mask", str(tmp_path / "m.png"), "--backend", "numpy",
+                     "-p", "5", "-o", str(tmp_path / "o.png")]) == 130
+        assert capsys.readouterr().err.strip().endswith("interrupted")
+        assert not cancel.requested()
+        assert inpaint(img, mask, backend="numpy", patch=5).image.shape == img.shape
+    finally:
+        cancel.clear()

@@ -519,7 +519,8 @@ def guarded(prog: str, fn: Callable[[], int], program: bool = False) -> int:
         with _watched_streams() as (_, err):
             status = _guarded_run(prog, fn, err, cleanup_temp_files)
     finally:
-        if not program:
+        if not program:  # the run is over: a stop it was asked for must not stop the caller's next job
+            cancel.clear()
             for sig, handler in previous.items():
                 try:
                     signal.signal(sig, handler)
