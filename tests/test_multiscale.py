@@ -749,20 +749,55 @@ def test_poisson_kernels(runtime, rng):
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
-@pytest.mark.parametrize("fused", [True, False])
-def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, fused):
-    """All sweeps and the composition in one launch of one work-group equal two launches per sweep
-    and one to compose, and the reference."""
+@pytest.mark.parametrize("path", ["local", "fused", "launches"])
+def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path):
+    """All sweeps and the composition in one launch of one work-group, the values in local memory
+    or in global memory, equal two launches per sweep and one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if fused else 0)
+    assert max(len(c) for c in lev.colours) <= p.local_pixels  # a small hole takes the local sweeps
+    monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path == "local" else 0)
+    monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if path == "fused" else 0)
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
                        lev.work_args)
-    assert len(events) == (1 if fused else 15)  # the sweeps and the composition
+    assert len(events) == (15 if path == "launches" else 1)  # the sweeps and the composition
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 7)
     ref.compose(est, v, x, lev.hole, lev.origin)
-    np.testing.assert_array_equal(read(runtime, b["x"], x)[hole, :3], x[hole, :3])
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)  # the spare lane too
     np.testing.assert_array_equal(read(runtime, b["est"], est), est)
+
+
+@pytest.mark.parametrize("sweeps", [0, 1, 4])
+def test_local_sweeps_at_the_edges(runtime, rng, sweeps):
+    """The local-memory sweeps equal the reference where the hole meets the image's border and
+    protected pixels, with pixels that have no neighbour left (they keep their value), with as
+    many pixels a work-item as it keeps, and with no sweep at all."""
+    h, w = 23, 29
+    mask = np.zeros((h, w), bool)
+    mask[:9, :12] = True  # a corner of the image
+    mask[15:, 20:] = True
+    mask[11, 3] = mask[12, 25] = True  # alone among protected pixels
+    protect = np.zeros((h, w), bool)
+    protect[10:14, :] = True
+    protect &= ~mask
+    protect[14, 20:25] = True
+    lev = levels.prepare_level(mask, 1, None, protect)
+    img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
+    x = np.zeros(lev.tidx.shape + (4,), np.int32)
+    x[lev.hole_map != 0, :3] = rng.integers(-300000, 300000, (int(mask.sum()), 3))
+    nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
+    b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
+    b["hole"] = buf(lev.solve_map)
+    p = mcl.Poisson(runtime, 1, 1)
+    p.local_group = max(1, -(-max(len(c) for c in lev.colours) // mcl.GS_K))  # every work-item's slots in use
+    events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
+                       sweeps, lev.work_args)
+    assert len(events) == 1
+    ref.gauss_seidel(lev.solve_map, img, v, x, lev.colours, lev.origin, sweeps)
+    ref.compose(img, v, x, lev.hole, lev.origin)
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)
+    np.testing.assert_array_equal(read(runtime, b["est"], img), img)
 
 
 def test_start_lists_kernel(runtime, rng):

@@ -32,6 +32,9 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 GROUP = 64
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
+#: Work-group size of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel
+#: and the device allow), and the hole pixels of each colour every work-item keeps.
+LOCAL_GROUP, GS_K = 1024, 4
 #: Rows of the low-pass map each work-item of ``low_pass`` makes, down one column.
 LOW_CHUNK = 32
 
@@ -56,12 +59,13 @@ def _defines(half: int, k: int) -> dict[str, Any]:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
     the correction's fixed-point scale, the missing edge value, the longest propagation jump,
-    the split vote's low-pass radius, and the block of the random sources' counts
-    (:func:`inpaint.methods.multiscale.levels.valid_ends`)."""
+    the split vote's low-pass radius, the block of the random sources' counts
+    (:func:`inpaint.methods.multiscale.levels.valid_ends`), and the hole pixels a work-item of the
+    sweeps in local memory keeps."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
-            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK}
+            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K}
 
 
 class _Wrapper:
@@ -146,8 +150,10 @@ class Vote(_Wrapper):
 class Poisson(_Wrapper):
     """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
-    Holes of up to ``FUSED_PIXELS`` pixels run all their sweeps in one launch of one
-    work-group (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
+    Holes whose larger colour holds at most :attr:`local_pixels` pixels run all their sweeps in
+    one launch of one work-group with the values in local memory (``gauss_seidel_local``); other
+    holes of up to ``FUSED_PIXELS`` pixels in one launch of one work-group through global memory
+    (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
     """
 
     #: Largest hole swept in one launch.
@@ -159,6 +165,28 @@ class Poisson(_Wrapper):
         self.knl_gs = self._kernel("gauss_seidel")
         self.knl_sweeps = self._kernel("gauss_seidel_sweeps")
         self.knl_compose = self._kernel("compose")
+        self.knl_local = self._kernel("gauss_seidel_local")
+        info = rt.work_group_info(self.knl_local)
+        self.local_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
+        #: The most pixels of one colour the local-memory sweeps take: a work-item keeps ``GS_K``
+        #: of each, local memory holds three ints for each pixel of one colour, and the list
+        #: indices are 16-bit.
+        self.local_pixels = min(GS_K * self.local_group, (rt.limits.local_mem_size - info["local_mem_size"]) // 12,
+                                0xFFFE)
+        self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
+
+    def _colours(self) -> list[NamedKernel]:
+        """Two kernels of ``gauss_seidel`` of their own, one a colour: each keeps its arguments, set
+        once a correction, so that its hundreds of launches only enqueue."""
+        if self._colour_kernels is None:
+            nk = self.knl_gs
+            made = []
+            for _ in range(2):
+                knl = cl.Kernel(nk.kernel.program, nk.name)
+                knl.set_scalar_arg_dtypes(nk.dtypes)
+                made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
+            self._colour_kernels = made
+        return self._colour_kernels
 
     def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
               work: tuple[int, int, int, int]) -> Any:
@@ -171,17 +199,23 @@ class Poisson(_Wrapper):
                 result: tuple[Any, Any] | None = None) -> list:
         """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
         same launch where the sweeps take one); returns the launch events."""
+        if 0 < max(nred, nblack) <= self.local_pixels:
+            g = self.local_group
+            return [self.knl_local(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
+                                   red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
+                                   sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
+                                   vals=cl.LocalMemory(12 * max(nred, nblack)), **self._compose_args(b, result))]
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                     red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                     sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                     **self._compose_args(b, result))]
-        events = []
-        for _ in range(sweeps):
-            for pix, n in ((red, nred), (black, nblack)):
-                if n:
-                    events.append(self.sweep(b, pix, n, width, height, work))
+        bound = [knl.bind(*_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"], pixels=pix,
+                          n=n, width=width, height=height, **_work(work[:3]))
+                 for knl, pix, n in zip(self._colours(), (red, black), (nred, nblack)) if n]
+        queue, enqueue = self.rt.queue, cl.enqueue_nd_range_kernel
+        events = [enqueue(queue, *launch) for _ in range(sweeps) for launch in bound]
         return events + [self.compose(b, nhole, width, work, result)]
 
     @staticmethod
