@@ -111,11 +111,12 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
  * the same order, as the launches above (so the same result), for holes of up to GS_K pixels of
  * each colour per work-item whose larger colour list fits ``vals`` (3 ints a pixel).  A pixel's
  * update reads only its neighbours, which are all of the other colour, so ``vals`` holds one
- * colour at a time: the colour the next half-sweep reads.  Each work-item keeps, for its pixels
- * (list index lid + k * g), the sum of the known neighbours' boundary values (fixed during the
- * sweeps), the count of neighbours taken and the other colour's list indices of its hole
- * neighbours (found through x's spare lane, cleared again on the way out).  Then the hole is
- * composed as in gauss_seidel_sweeps. */
+ * colour at a time: the colour the next half-sweep reads.  First every hole pixel's fixed part of
+ * the update goes to ``gs`` (six ints a pixel, red then black, each field a row of nred + nblack):
+ * the sum of its known neighbours' boundary values, the count of neighbours taken, and the other
+ * colour's list indices of its hole neighbours, two 16-bit indices an int (found through x's
+ * spare lane, cleared again on the way out).  Then the hole is composed as in
+ * gauss_seidel_sweeps. */
 #define GS_NONE 0xFFFFu
 
 __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *est,
@@ -127,79 +128,66 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
                                  __global const int2 *hole_pixels, const int nhole,
                                  __global const uchar *prior, const int use_prior,
                                  __global const int2 *src, __global int *result, const int gather,
-                                 __local int *vals)
+                                 __global int *gs, __local int *vals)
 {
     const int lid = get_local_id(0), g = get_local_size(0);
-    const int m = max(nred, nblack);  /* the stride of vals' three channels */
-    __global const int2 *lists[2] = {red, black};
-    const int counts[2] = {nred, nblack};
-    int3 bsum[2][GS_K];
-    int cnt[2][GS_K];
-    uint nb[2][GS_K][2];  /* four 16-bit list indices, GS_NONE where the neighbour is no hole pixel */
+    const int m = max(nred, nblack), t = nred + nblack;  /* the strides of vals and gs */
 
     /* each hole pixel's list index into x's spare lane, then its neighbours read there */
-    #pragma unroll
-    for (int c = 0; c < 2; ++c)
-        #pragma unroll
-        for (int k = 0; k < GS_K; ++k) {
-            const int i = lid + k * g;
-            if (i < counts[c]) {
-                const int2 p = lists[c][i];
-                x[(p.x - ry0) * rw + p.y - rx0].w = i;
-            }
-        }
+    for (int i = lid; i < t; i += g) {
+        const int2 p = i < nred ? red[i] : black[i - nred];
+        x[(p.x - ry0) * rw + p.y - rx0].w = i < nred ? i : i - nred;
+    }
     barrier(CLK_GLOBAL_MEM_FENCE);
-    #pragma unroll
-    for (int c = 0; c < 2; ++c)
-        #pragma unroll
-        for (int k = 0; k < GS_K; ++k) {
-            const int i = lid + k * g;
-            int3 s = (int3)(0);
-            int n = 0;
-            uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
-            if (i < counts[c]) {
-                const int2 p = lists[c][i];
-                for (int q = 0; q < 4; ++q) {
-                    const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
-                    const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
-                    if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
-                    const int j = (y - ry0) * rw + xx - rx0;
-                    const uchar mk = hole[j];
-                    if (mk == 2) continue;
-                    ++n;
-                    if (mk) idx[q] = (uint)x[j].w;
-                    else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
-                }
-                if (c == 1) {  /* the black values: what the first half-sweep reads */
-                    const int4 xv = x[(p.x - ry0) * rw + p.y - rx0];
-                    vals[i] = xv.x;
-                    vals[m + i] = xv.y;
-                    vals[2 * m + i] = xv.z;
-                }
-            }
-            bsum[c][k] = s;
-            cnt[c][k] = n;
-            nb[c][k][0] = idx[0] | (idx[1] << 16);
-            nb[c][k][1] = idx[2] | (idx[3] << 16);
+    for (int i = lid; i < t; i += g) {
+        const int2 p = i < nred ? red[i] : black[i - nred];
+        int3 s = (int3)(0);
+        int n = 0;
+        uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
+        for (int q = 0; q < 4; ++q) {
+            const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+            const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+            if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+            const int j = (y - ry0) * rw + xx - rx0;
+            const uchar mk = hole[j];
+            if (mk == 2) continue;
+            ++n;
+            if (mk) idx[q] = (uint)x[j].w;
+            else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
         }
+        gs[i] = s.x;
+        gs[t + i] = s.y;
+        gs[2 * t + i] = s.z;
+        gs[3 * t + i] = n;
+        gs[4 * t + i] = (int)(idx[0] | (idx[1] << 16));
+        gs[5 * t + i] = (int)(idx[2] | (idx[3] << 16));
+        if (i >= nred) {  /* the black values: what the first half-sweep reads */
+            const int4 xv = x[(p.x - ry0) * rw + p.y - rx0];
+            vals[i - nred] = xv.x;
+            vals[m + i - nred] = xv.y;
+            vals[2 * m + i - nred] = xv.z;
+        }
+    }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
     int3 nv[GS_K];
     for (int s = 0; s < sweeps; ++s) {
         #pragma unroll
         for (int c = 0; c < 2; ++c) {
+            const int nc = c ? nblack : nred, o = c ? nred : 0;
             #pragma unroll
             for (int k = 0; k < GS_K; ++k) {
-                const int i = lid + k * g;
-                if (i < counts[c] && cnt[c][k] > 0) {
-                    int3 t = bsum[c][k];
+                const int i = lid + k * g, e = o + i;
+                if (i < nc && gs[3 * t + e] > 0) {
+                    int3 a = (int3)(gs[e], gs[t + e], gs[2 * t + e]);
+                    const uint nb[2] = {(uint)gs[4 * t + e], (uint)gs[5 * t + e]};
                     #pragma unroll
                     for (int q = 0; q < 4; ++q) {
-                        const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
-                        if (j != GS_NONE) t += (int3)(vals[j], vals[m + j], vals[2 * m + j]);
+                        const uint j = (nb[q >> 1] >> ((q & 1) * 16)) & GS_NONE;
+                        if (j != GS_NONE) a += (int3)(vals[j], vals[m + j], vals[2 * m + j]);
                     }
-                    const int n = cnt[c][k], hc = n / 2;
-                    nv[k] = (int3)(floor_div(t.x + hc, n), floor_div(t.y + hc, n), floor_div(t.z + hc, n));
+                    const int n = gs[3 * t + e], hc = n / 2;
+                    nv[k] = (int3)(floor_div(a.x + hc, n), floor_div(a.y + hc, n), floor_div(a.z + hc, n));
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -207,15 +195,15 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
                 #pragma unroll
                 for (int k = 0; k < GS_K; ++k) {
                     const int i = lid + k * g;
-                    if (i < counts[c]) {
-                        int3 t = nv[k];
-                        if (cnt[c][k] == 0) {  /* no neighbour taken: the pixel keeps its value */
-                            const int2 p = lists[c][i];
-                            t = x[(p.x - ry0) * rw + p.y - rx0].xyz;
+                    if (i < nc) {
+                        int3 a = nv[k];
+                        if (gs[3 * t + o + i] == 0) {  /* no neighbour taken: the pixel keeps its value */
+                            const int2 p = c ? black[i] : red[i];
+                            a = x[(p.x - ry0) * rw + p.y - rx0].xyz;
                         }
-                        vals[i] = t.x;
-                        vals[m + i] = t.y;
-                        vals[2 * m + i] = t.z;
+                        vals[i] = a.x;
+                        vals[m + i] = a.y;
+                        vals[2 * m + i] = a.z;
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
@@ -224,19 +212,21 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
     }
     /* back to x, its spare lane cleared: red from vals, black from nv (with no sweep, as they were) */
     #pragma unroll
-    for (int c = 0; c < 2; ++c)
+    for (int c = 0; c < 2; ++c) {
+        const int nc = c ? nblack : nred, o = c ? nred : 0;
         #pragma unroll
         for (int k = 0; k < GS_K; ++k) {
             const int i = lid + k * g;
-            if (i < counts[c]) {
-                const int2 p = lists[c][i];
+            if (i < nc) {
+                const int2 p = c ? black[i] : red[i];
                 const int j = (p.x - ry0) * rw + p.y - rx0;
-                int3 t = x[j].xyz;
-                if (sweeps > 0 && c == 0) t = (int3)(vals[i], vals[m + i], vals[2 * m + i]);
-                else if (sweeps > 0 && cnt[c][k] > 0) t = nv[k];
-                x[j] = (int4)(t, 0);
+                int3 a = x[j].xyz;
+                if (sweeps > 0 && c == 0) a = (int3)(vals[i], vals[m + i], vals[2 * m + i]);
+                else if (sweeps > 0 && gs[3 * t + o + i] > 0) a = nv[k];
+                x[j] = (int4)(a, 0);
             }
         }
+    }
     barrier(CLK_GLOBAL_MEM_FENCE);
     for (int i = lid; i < nhole; i += g)
         compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);

@@ -32,8 +32,8 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 GROUP = 64
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
-#: Work-group size of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel
-#: and the device allow), and the hole pixels of each colour every work-item keeps.
+#: Largest work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel
+#: and the device allow), and the most hole pixels of each colour a work-item of it updates.
 LOCAL_GROUP, GS_K = 1024, 4
 #: Rows of the low-pass map each work-item of ``low_pass`` makes, down one column.
 LOW_CHUNK = 32
@@ -168,7 +168,7 @@ class Poisson(_Wrapper):
         self.knl_local = self._kernel("gauss_seidel_local")
         info = rt.work_group_info(self.knl_local)
         self.local_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
-        #: The most pixels of one colour the local-memory sweeps take: a work-item keeps ``GS_K``
+        #: The most pixels of one colour the local-memory sweeps take: a work-item updates ``GS_K``
         #: of each, local memory holds three ints for each pixel of one colour, and the list
         #: indices are 16-bit.
         self.local_pixels = min(GS_K * self.local_group, (rt.limits.local_mem_size - info["local_mem_size"]) // 12,
@@ -199,12 +199,17 @@ class Poisson(_Wrapper):
                 result: tuple[Any, Any] | None = None) -> list:
         """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
         same launch where the sweeps take one); returns the launch events."""
-        if 0 < max(nred, nblack) <= self.local_pixels:
-            g = self.local_group
+        m = max(nred, nblack)
+        if 0 < m <= self.local_pixels:
+            # as few work-items as keep GS_K pixels of a colour each, whole warps: the idle ones
+            # would only slow every barrier
+            g = min(self.local_group, round_up(-(-m // GS_K), 32))
+            if "gs" not in b:  # the update's fixed part, six ints a hole pixel
+                b["gs"] = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, 24 * (nred + nblack))
             return [self.knl_local(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
-                                   vals=cl.LocalMemory(12 * max(nred, nblack)), **self._compose_args(b, result))]
+                                   gs=b["gs"], vals=cl.LocalMemory(12 * m), **self._compose_args(b, result))]
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
