@@ -876,12 +876,15 @@ def test_lift_kernel_equals_host(runtime, rng, k, spoil):
     assert read(runtime, b["random_start"], np.zeros(1, np.int32))[0] == int(fine.random_start)
 
 
-@pytest.mark.parametrize("half,layer,step,r", [(1, 0, 16, 7), (2, 1, 16, 7), (3, 2, 16, 7), (2, 1, 128, 7),
-                                               (1, 2, 255, 7), (2, 1, 128, 0), (2, 2, 256, 0), (1, 1, 256, 0)])
-def test_onion_kernels(runtime, rng, half, layer, step, r):
+@pytest.mark.parametrize("half,layer,step,r,group", [(1, 0, 16, 7, None), (2, 1, 16, 7, None), (3, 2, 16, 7, None),
+                                                     (2, 1, 128, 7, None), (1, 2, 255, 7, None), (2, 1, 128, 0, None),
+                                                     (2, 2, 256, 0, None), (1, 1, 256, 0, None), (2, 1, 16, 7, 4),
+                                                     (2, 1, 128, 7, 1)])
+def test_onion_kernels(runtime, rng, half, layer, step, r, group):
     """One layer's search and fill on the device equal the reference (sentinel-filled output),
-    also where nearly every candidate ties (few colours, or a flat picture), and with no random
-    candidates, where the neighbours' sources alone decide, in their order."""
+    also where nearly every candidate ties (few colours, or a flat picture), with no random
+    candidates, where the neighbours' sources alone decide, in their order, and with a search
+    group of a few work-items, or one, each scoring several candidates."""
     lev, est, filled, osrc, layers = onion_state(rng, half=half, layer=layer, step=step)
     pix = layers[layer]
     cands = levels.random_valid(lev, np.arange(len(pix) * r, dtype=np.uint32), 4321).reshape(len(pix), r, 2)
@@ -890,6 +893,7 @@ def test_onion_kernels(runtime, rng, half, layer, step, r):
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
     h, w = lev.shape
     kn = mcl.Onion(runtime, half, 1)
+    kn.search_group = group or kn.search_group
     kn.search(b, buf(pix), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
     want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, half, lev.radius, 4321)
     np.testing.assert_array_equal(read(runtime, found, want), want)

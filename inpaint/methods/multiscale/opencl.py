@@ -35,6 +35,8 @@ FUSED_GROUP = 256
 #: Largest work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel
 #: and the device allow), and the most hole pixels of each colour a work-item of it updates.
 LOCAL_GROUP, GS_K = 1024, 4
+#: Largest work-group of the onion peel's search (one a pixel: its candidates side by side).
+ONION_GROUP = 64
 #: Rows of the low-pass map each work-item of ``low_pass`` makes, down one column.
 LOW_CHUNK = 32
 
@@ -65,7 +67,8 @@ def _defines(half: int, k: int) -> dict[str, Any]:
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
-            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K}
+            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K,
+            "ONION_GROUP": ONION_GROUP}
 
 
 class _Wrapper:
@@ -301,11 +304,15 @@ class Onion(_Wrapper):
         super().__init__(rt, half, k)
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
+        self.search_group = rt.limits.work_group((ONION_GROUP,), cap=rt.work_group_info(self.knl_search)
+                                                 ["work_group_size"])[0]
 
     def search(self, b: dict[str, Any], pixels: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
-        """``found`` = each of the ``n`` layer pixels' best source (``r`` random candidates each)."""
-        return self.knl_search(self.rt.queue, *_launch(self.group, n), est=b["est"], filled=b["filled"],
+        """``found`` = each of the ``n`` layer pixels' best source (``r`` random candidates each),
+        a work-group a pixel."""
+        g = self.search_group
+        return self.knl_search(self.rt.queue, (g * max(n, 1),), (g,), est=b["est"], filled=b["filled"],
                                osrc=b["osrc"], valid=b["valid"], ends=b["ends"], pixels=pixels, found=found, n=n,
                                R=r, width=width, height=height, radius=radius, key=key & 0xFFFFFFFF,
                                **_work(work))
