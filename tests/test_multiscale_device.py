@@ -3,7 +3,6 @@ result no level's data comes back to the host, and the fill is still numpy's bit
 fills of several levels, with several seeds and candidate counts, and with holes far apart."""
 
 import dataclasses
-import threading
 
 import numpy as np
 import pyopencl as cl
@@ -135,23 +134,3 @@ def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatc
     got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
     assert len(seen) == len(got.stats.levels) - 1 >= 2
     assert seen == [cl.command_execution_status.COMPLETE] * len(seen)
-
-
-def test_the_photos_level_made_ahead_on_a_thread_gives_the_same_fill(runtime, monkeypatch):
-    """On a large photo the device path sets up the photo's own level on a second thread while the
-    coarser levels run: made so here on a small one, the fill is still numpy's bit for bit."""
-    made = []
-    finest = ms._Fill._finest
-
-    def recorded(self):
-        made.append(threading.get_ident())
-        return finest(self)
-
-    monkeypatch.setattr(ms, "AHEAD_PIXELS", 0)
-    monkeypatch.setattr(ms._Fill, "_finest", recorded)
-    img, mask = _scene(150, 180, 1)
-    a = inpaint(img, mask, backend="numpy")
-    b = inpaint(img, mask, backend="opencl", device=runtime.device)
-    assert len(made) == 1 and made[0] != threading.get_ident()
-    np.testing.assert_array_equal(a.image, b.image)
-    np.testing.assert_array_equal(a.source_map, b.source_map)

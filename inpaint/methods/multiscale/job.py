@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -71,7 +70,6 @@ from .levels import (
     prepare_level,
     protect_pyramid,
     pyramid_boxes,
-    valid_ends,
 )
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
 from .steps import STEPS
@@ -126,12 +124,6 @@ SPLIT_LEVELS = 1
 #: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
 EXPECTED_TEXTURE = True
-#: Pixels of a photo from which the device path sets up the photo's own level (its description,
-#: the random sources' counts and the expected texture: host work over its work area) on a
-#: second thread while the coarser levels run.  On a 12 MP photo that work takes tens of
-#: milliseconds; on a small one a few, which the thread's start and the interpreter's lock
-#: would eat.
-AHEAD_PIXELS = 1 << 21
 
 
 @dataclasses.dataclass
@@ -255,7 +247,6 @@ class _Fill(Job):
         self._rt, self._state = None, None
         self._ready: tuple[int, Level] | None = None  # the next level, set up
         self._prior: np.ndarray | None = None  # the photo's level's expected texture, once made
-        self._ahead: Future | None = None  # the photo's level and its expected texture, made on a thread
         self._coarse: Any = None  # the coarser level's state
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
@@ -292,18 +283,7 @@ class _Fill(Job):
                         for r in range(ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS)]
         # once a level, over the hole's box: a 12 MP mask's sum costs milliseconds
         counts = [int(m[y0:y1, x0:x1].sum()) for m, (x0, y0, x1, y1) in zip(masks, self._boxes)]
-        if self._rt is not None and top > 0 and self.mask.size >= AHEAD_PIXELS:
-            pool = ThreadPoolExecutor(max_workers=1)
-            self._ahead = pool.submit(self._finest)
-            pool.shutdown(wait=False)  # the thread ends with its one task
         return [counts[lv] for lv, _ in self._rounds]
-
-    def _finest(self) -> tuple[Level, np.ndarray | None]:
-        """The photo's own level, its random sources' counts made, and the texture its hole
-        expects: read-only work on the job's masks and photo, which may run on another thread."""
-        lev = self._setup(0)
-        lev.ends = valid_ends(lev)
-        return lev, self._texture(lev) if EXPECTED_TEXTURE else None
 
     def _largest_buffer(self) -> int:
         """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
@@ -400,14 +380,9 @@ class _Fill(Job):
             self._result_image = image
             self._sources = (st.sources(), lev.hole)
         else:
-            if lv == 1 and self._ahead is not None:
-                lev0, self._prior = self._ahead.result()
-                self._ahead = None
-                self._ready = (0, lev0)
-            else:
-                self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
-                if lv == 1 and EXPECTED_TEXTURE:
-                    self._prior = self._texture(self._ready[1])
+            self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
+            if lv == 1 and EXPECTED_TEXTURE:
+                self._prior = self._texture(self._ready[1])
             self._coarse = st  # its matches start the next level
 
     def run_step(self, index: int) -> None:

@@ -241,7 +241,6 @@ class Level:
     near: int = 0           # weight of the distance term: per pixel between target and source (see ref.ssd)
     short: tuple = (0, 0)   # (radius, jump) of the search once every start is a lifted match; radius 0: none
     valid_box: tuple | None = ()  # bounding box (x0, y0, x1, y1) of the valid centres, None: none; (): not given
-    ends: np.ndarray | None = None  # valid_ends(self), where made ahead of the level
 
     @property
     def sources_box(self) -> tuple | None:

@@ -388,8 +388,8 @@ class DeviceLevel:
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
             "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev) if lev.ends is None else lev.ends),
-            "holepix": buf(lev.hole), "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "holepix": buf(lev.hole),
+            "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
