@@ -32,8 +32,8 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 GROUP = 64
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
-#: Largest work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel
-#: and the device allow), and the most hole pixels of each colour a work-item of it updates.
+#: Work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel and the
+#: device allow), and the most hole pixels of each colour a work-item of it keeps.
 LOCAL_GROUP, GS_K = 1024, 4
 #: Largest work-group of the onion peel's search (one a pixel: its candidates side by side).
 ONION_GROUP = 64
@@ -153,10 +153,11 @@ class Vote(_Wrapper):
 class Poisson(_Wrapper):
     """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
-    Holes whose larger colour holds at most :attr:`local_pixels` pixels run all their sweeps in
-    one launch of one work-group with the values in local memory (``gauss_seidel_local``); other
-    holes of up to ``FUSED_PIXELS`` pixels in one launch of one work-group through global memory
-    (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
+    Holes of up to :attr:`local_pixels` pixels (``GS_K`` of each colour a work-item) run all their
+    sweeps in one launch of one work-group with the values in local memory
+    (``gauss_seidel_local``); other holes of up to ``FUSED_PIXELS`` pixels in one launch of one
+    work-group through global memory (``gauss_seidel_sweeps``); larger ones take two launches per
+    sweep.
     """
 
     #: Largest hole swept in one launch.
@@ -171,11 +172,9 @@ class Poisson(_Wrapper):
         self.knl_local = self._kernel("gauss_seidel_local")
         info = rt.work_group_info(self.knl_local)
         self.local_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
-        #: The most pixels of one colour the local-memory sweeps take: a work-item updates ``GS_K``
-        #: of each, local memory holds three ints for each pixel of one colour, and the list
-        #: indices are 16-bit.
-        self.local_pixels = min(GS_K * self.local_group, (rt.limits.local_mem_size - info["local_mem_size"]) // 12,
-                                0xFFFE)
+        #: The most hole pixels the local-memory sweeps take: local memory holds three ints a pixel,
+        #: and their indices are 16-bit (a work-item also takes at most ``GS_K`` of each colour).
+        self.local_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 12, 0xFFFE)
         self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
 
     def _colours(self) -> list[NamedKernel]:
@@ -202,17 +201,12 @@ class Poisson(_Wrapper):
                 result: tuple[Any, Any] | None = None) -> list:
         """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
         same launch where the sweeps take one); returns the launch events."""
-        m = max(nred, nblack)
-        if 0 < m <= self.local_pixels:
-            # as few work-items as keep GS_K pixels of a colour each, whole warps: the idle ones
-            # would only slow every barrier
-            g = min(self.local_group, round_up(-(-m // GS_K), 32))
-            if "gs" not in b:  # the update's fixed part, six ints a hole pixel
-                b["gs"] = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, 24 * (nred + nblack))
+        if 0 < max(nred, nblack) <= GS_K * self.local_group and nred + nblack <= self.local_pixels:
+            g = self.local_group
             return [self.knl_local(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
-                                   gs=b["gs"], vals=cl.LocalMemory(12 * m), **self._compose_args(b, result))]
+                                   vals=cl.LocalMemory(12 * (nred + nblack)), **self._compose_args(b, result))]
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
