@@ -126,8 +126,7 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
  * either colour), the sum of the known neighbours' boundary values (fixed during the sweeps),
  * the count of neighbours taken and the vals indices of its hole neighbours, two 16-bit indices
  * an int (found through x's spare lane, cleared again on the way out).  Then the hole is composed
- * as in gauss_seidel_sweeps. */
-#define GS_NONE 0xFFFFu
+ * as in gauss_seidel_sweeps.  GS_NONE: the index of no hole neighbour. */
 
 __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *est,
                                  __global const int4 *v, __global int4 *x,

@@ -35,6 +35,8 @@ FUSED_GROUP = 256
 #: Work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel and the
 #: device allow), and the most hole pixels of each colour a work-item of it keeps.
 LOCAL_GROUP, GS_K = 1024, 4
+#: The 16-bit index the local-memory sweeps give a neighbour that is no hole pixel.
+GS_NONE = 0xFFFF
 #: Largest work-group of the onion peel's search (one a pixel: its candidates side by side).
 ONION_GROUP = 64
 #: Rows of the low-pass map each work-item of ``low_pass`` makes, down one column.
@@ -68,7 +70,7 @@ def _defines(half: int, k: int) -> dict[str, Any]:
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
             "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K,
-            "ONION_GROUP": ONION_GROUP}
+            "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP}
 
 
 class _Wrapper:
@@ -174,7 +176,7 @@ class Poisson(_Wrapper):
         self.local_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
         #: The most hole pixels the local-memory sweeps take: local memory holds three ints a pixel,
         #: and their indices are 16-bit (a work-item also takes at most ``GS_K`` of each colour).
-        self.local_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 12, 0xFFFE)
+        self.local_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 12, GS_NONE - 1)
         self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
 
     def _colours(self) -> list[NamedKernel]:
