@@ -1,0 +1,481 @@
+#pragma OPENCL FP_CONTRACT OFF
+/* Multiscale fill, gradient-domain correction: solve Laplace(x) = 0 on the hole with the
+ * boundary values (est - v) * FIX on the known 4-neighbours, in fixed point (define FIX), by
+ * red-black Gauss-Seidel; compose then adds round(x / FIX) to the vote v.  This carries the
+ * surrounding tones into the fill (no tone blocks, no seam at the hole's edge).  Neighbours
+ * outside the image, and protected ones (hole == 2), are left out (zero normal derivative
+ * there).  Pixels of one colour have no 4-neighbour of their colour, so a launch over one
+ * colour is race-free and equals a sequential sweep; all arithmetic is integer, so numpy
+ * reproduces it bit for bit.  hole, v and x cover the work area (origin (rx0, ry0), width rw),
+ * which holds every hole pixel's 4-neighbours; est is the whole image. */
+
+inline int floor_div(const int a, const int b)  /* floor(a / b) for b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* One Gauss-Seidel update of hole pixel p. */
+inline void update(__global const uchar *hole, __global const uchar4 *est, __global const int4 *v,
+                   __global int4 *x, const int2 p, const int width, const int height,
+                   const int rx0, const int ry0, const int rw)
+{
+    int3 s = (int3)(0);
+    int cnt = 0;
+    for (int q = 0; q < 4; ++q) {
+        const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+        const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+        if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+        const int j = (y - ry0) * rw + xx - rx0;
+        const uchar m = hole[j];
+        if (m == 2) continue;  /* a protected pixel: its tones are not carried into the fill */
+        ++cnt;
+        if (m) s += x[j].xyz;
+        else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
+    }
+    if (cnt == 0) return;  /* every neighbour left out: the pixel keeps its value */
+    const int hc = cnt / 2;
+    x[(p.x - ry0) * rw + p.y - rx0] = (int4)(floor_div(s.x + hc, cnt), floor_div(s.y + hc, cnt),
+                                  floor_div(s.z + hc, cnt), 0);
+}
+
+/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each. */
+__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
+                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
+                           const int n, const int width, const int height,
+                           const int rx0, const int ry0, const int rw)
+{
+    const int i = get_global_id(0);
+    if (i < n) update(hole, est, v, x, pixels[i], width, height, rx0, ry0, rw);
+}
+
+/* Hole pixel i (at p): the vote plus the correction.  Its feature: the vote's, or with use_prior
+ * the prior's (over the work area, like v), the texture expected from around the hole.  With
+ * gather, result[3 i ..] also receives its source src[i] and its new value (the fill's one read). */
+inline void compose_pixel(__global uchar4 *est, __global const int4 *v, __global const int4 *x, const int i,
+                          const int2 p, __global const uchar *prior, const int use_prior, const int width,
+                          const int rx0, const int ry0, const int rw,
+                          __global const int2 *src, __global int *result, const int gather)
+{
+    const int j = (p.x - ry0) * rw + p.y - rx0, e = p.x * width + p.y;
+    const int3 c = v[j].xyz + (int3)(floor_div(x[j].x + FIX / 2, FIX), floor_div(x[j].y + FIX / 2, FIX),
+                                     floor_div(x[j].z + FIX / 2, FIX));
+    const int3 k = clamp(c, 0, 255);
+    /* the feature is not corrected */
+    const uchar4 out = (uchar4)((uchar)k.x, (uchar)k.y, (uchar)k.z, use_prior ? prior[j] : (uchar)v[j].w);
+    est[e] = out;
+    if (gather) {
+        const int2 s = src[i];
+        result[3 * i] = s.x;
+        result[3 * i + 1] = s.y;
+        result[3 * i + 2] = as_int(out);
+    }
+}
+
+/* Whole sweeps in one launch of one work-group (for small holes, where launches would cost
+ * more than the work): the work-items share each colour's list, and a barrier separates the
+ * colours, so the order of the updates, and the result, are those of the launches above.  Then
+ * the nhole pixels of hole_pixels are composed (as compose; the sweeps read est only outside
+ * the hole). */
+__kernel void gauss_seidel_sweeps(__global const uchar *hole, __global uchar4 *est,
+                                  __global const int4 *v, __global int4 *x,
+                                  __global const int2 *red, const int nred,
+                                  __global const int2 *black, const int nblack,
+                                  const int width, const int height, const int sweeps,
+                                  const int rx0, const int ry0, const int rw,
+                                  __global const int2 *hole_pixels, const int nhole,
+                                  __global const uchar *prior, const int use_prior,
+                                  __global const int2 *src, __global int *result, const int gather)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    for (int s = 0; s < sweeps; ++s) {
+        for (int i = lid; i < nred; i += g) update(hole, est, v, x, red[i], width, height, rx0, ry0, rw);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        for (int i = lid; i < nblack; i += g) update(hole, est, v, x, black[i], width, height, rx0, ry0, rw);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    for (int i = lid; i < nhole; i += g)
+        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
+}
+
+/* Compose, one work-item per hole pixel (see compose_pixel). */
+__kernel void compose(__global uchar4 *est, __global const int4 *v, __global const int4 *x,
+                      __global const int2 *pixels, __global const uchar *prior, const int use_prior,
+                      const int n, const int width, const int rx0, const int ry0, const int rw,
+                      __global const int2 *src, __global int *result, const int gather)
+{
+    const int i = get_global_id(0);
+    if (i < n) compose_pixel(est, v, x, i, pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
+}
+
+/* Whole sweeps in one launch of one work-group, the values in local memory: the same updates, in
+ * the same order, as the launches above (so the same result), for holes of up to GS_K pixels of
+ * each colour per work-item whose larger colour list fits ``vals`` (3 ints a pixel).  A pixel's
+ * update reads only its neighbours, which are all of the other colour, so ``vals`` holds one
+ * colour at a time: the colour the next half-sweep reads.  Each work-item keeps, for its pixels
+ * (list index lid + k * g), the sum of the known neighbours' boundary values (fixed during the
+ * sweeps), the count of neighbours taken and the other colour's list indices of its hole
+ * neighbours (found through x's spare lane, cleared again on the way out).  Then the hole is
+ * composed as in gauss_seidel_sweeps. */
+#define GS_NONE 0xFFFFu
+
+__kernel void gs_reg(__global const uchar *hole, __global uchar4 *est,
+                                 __global const int4 *v, __global int4 *x,
+                                 __global const int2 *red, const int nred,
+                                 __global const int2 *black, const int nblack,
+                                 const int width, const int height, const int sweeps,
+                                 const int rx0, const int ry0, const int rw,
+                                 __global const int2 *hole_pixels, const int nhole,
+                                 __global const uchar *prior, const int use_prior,
+                                 __global const int2 *src, __global int *result, const int gather,
+                                 __local int *vals)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    const int m = max(nred, nblack);  /* the stride of vals' three channels */
+    __global const int2 *lists[2] = {red, black};
+    const int counts[2] = {nred, nblack};
+    int3 bsum[2][GS_K];
+    int cnt[2][GS_K];
+    uint nb[2][GS_K][2];  /* four 16-bit list indices, GS_NONE where the neighbour is no hole pixel */
+
+    /* each hole pixel's list index into x's spare lane, then its neighbours read there */
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            if (i < counts[c]) {
+                const int2 p = lists[c][i];
+                x[(p.x - ry0) * rw + p.y - rx0].w = i;
+            }
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            int3 s = (int3)(0);
+            int n = 0;
+            uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
+            if (i < counts[c]) {
+                const int2 p = lists[c][i];
+                for (int q = 0; q < 4; ++q) {
+                    const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+                    const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+                    if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+                    const int j = (y - ry0) * rw + xx - rx0;
+                    const uchar mk = hole[j];
+                    if (mk == 2) continue;
+                    ++n;
+                    if (mk) idx[q] = (uint)x[j].w;
+                    else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
+                }
+                if (c == 1) {  /* the black values: what the first half-sweep reads */
+                    const int4 xv = x[(p.x - ry0) * rw + p.y - rx0];
+                    vals[i] = xv.x;
+                    vals[m + i] = xv.y;
+                    vals[2 * m + i] = xv.z;
+                }
+            }
+            bsum[c][k] = s;
+            cnt[c][k] = n;
+            nb[c][k][0] = idx[0] | (idx[1] << 16);
+            nb[c][k][1] = idx[2] | (idx[3] << 16);
+        }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+    int3 nv[GS_K];
+    for (int s = 0; s < sweeps; ++s) {
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            #pragma unroll
+            for (int k = 0; k < GS_K; ++k) {
+                const int i = lid + k * g;
+                if (i < counts[c] && cnt[c][k] > 0) {
+                    int3 t = bsum[c][k];
+                    #pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
+                        if (j != GS_NONE) t += (int3)(vals[j], vals[m + j], vals[2 * m + j]);
+                    }
+                    const int n = cnt[c][k], hc = n / 2;
+                    nv[k] = (int3)(floor_div(t.x + hc, n), floor_div(t.y + hc, n), floor_div(t.z + hc, n));
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (c == 0 || s < sweeps - 1) {  /* the last black values stay in nv */
+                #pragma unroll
+                for (int k = 0; k < GS_K; ++k) {
+                    const int i = lid + k * g;
+                    if (i < counts[c]) {
+                        int3 t = nv[k];
+                        if (cnt[c][k] == 0) {  /* no neighbour taken: the pixel keeps its value */
+                            const int2 p = lists[c][i];
+                            t = x[(p.x - ry0) * rw + p.y - rx0].xyz;
+                        }
+                        vals[i] = t.x;
+                        vals[m + i] = t.y;
+                        vals[2 * m + i] = t.z;
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+    }
+    /* back to x, its spare lane cleared: red from vals, black from nv (with no sweep, as they were) */
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            if (i < counts[c]) {
+                const int2 p = lists[c][i];
+                const int j = (p.x - ry0) * rw + p.y - rx0;
+                int3 t = x[j].xyz;
+                if (sweeps > 0 && c == 0) t = (int3)(vals[i], vals[m + i], vals[2 * m + i]);
+                else if (sweeps > 0 && cnt[c][k] > 0) t = nv[k];
+                x[j] = (int4)(t, 0);
+            }
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int i = lid; i < nhole; i += g)
+        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
+}
+/* Whole sweeps in one launch of one work-group, the values in local memory: the same updates, in
+ * the same order, as the launches above (so the same result), for holes of up to GS_K pixels of
+ * each colour per work-item whose larger colour list fits ``vals`` (3 ints a pixel).  A pixel's
+ * update reads only its neighbours, which are all of the other colour, so ``vals`` holds one
+ * colour at a time: the colour the next half-sweep reads.  First every hole pixel's fixed part of
+ * the update goes to ``gs`` (six ints a pixel, red then black, each field a row of nred + nblack):
+ * the sum of its known neighbours' boundary values, the count of neighbours taken, and the other
+ * colour's list indices of its hole neighbours, two 16-bit indices an int (found through x's
+ * spare lane, cleared again on the way out).  Then the hole is composed as in
+ * gauss_seidel_sweeps. */
+
+
+__kernel void gs_glob(__global const uchar *hole, __global uchar4 *est,
+                                 __global const int4 *v, __global int4 *x,
+                                 __global const int2 *red, const int nred,
+                                 __global const int2 *black, const int nblack,
+                                 const int width, const int height, const int sweeps,
+                                 const int rx0, const int ry0, const int rw,
+                                 __global const int2 *hole_pixels, const int nhole,
+                                 __global const uchar *prior, const int use_prior,
+                                 __global const int2 *src, __global int *result, const int gather,
+                                 __global int *gs, __local int *vals)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    const int m = max(nred, nblack), t = nred + nblack;  /* the strides of vals and gs */
+
+    /* each hole pixel's list index into x's spare lane, then its neighbours read there */
+    for (int i = lid; i < t; i += g) {
+        const int2 p = i < nred ? red[i] : black[i - nred];
+        x[(p.x - ry0) * rw + p.y - rx0].w = i < nred ? i : i - nred;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int i = lid; i < t; i += g) {
+        const int2 p = i < nred ? red[i] : black[i - nred];
+        int3 s = (int3)(0);
+        int n = 0;
+        uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
+        for (int q = 0; q < 4; ++q) {
+            const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+            const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+            if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+            const int j = (y - ry0) * rw + xx - rx0;
+            const uchar mk = hole[j];
+            if (mk == 2) continue;
+            ++n;
+            if (mk) idx[q] = (uint)x[j].w;
+            else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
+        }
+        gs[i] = s.x;
+        gs[t + i] = s.y;
+        gs[2 * t + i] = s.z;
+        gs[3 * t + i] = n;
+        gs[4 * t + i] = (int)(idx[0] | (idx[1] << 16));
+        gs[5 * t + i] = (int)(idx[2] | (idx[3] << 16));
+        if (i >= nred) {  /* the black values: what the first half-sweep reads */
+            const int4 xv = x[(p.x - ry0) * rw + p.y - rx0];
+            vals[i - nred] = xv.x;
+            vals[m + i - nred] = xv.y;
+            vals[2 * m + i - nred] = xv.z;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+    int3 nv[GS_K];
+    for (int s = 0; s < sweeps; ++s) {
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            const int nc = c ? nblack : nred, o = c ? nred : 0;
+            #pragma unroll
+            for (int k = 0; k < GS_K; ++k) {
+                const int i = lid + k * g, e = o + i;
+                if (i < nc && gs[3 * t + e] > 0) {
+                    int3 a = (int3)(gs[e], gs[t + e], gs[2 * t + e]);
+                    const uint nb[2] = {(uint)gs[4 * t + e], (uint)gs[5 * t + e]};
+                    #pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        const uint j = (nb[q >> 1] >> ((q & 1) * 16)) & GS_NONE;
+                        if (j != GS_NONE) a += (int3)(vals[j], vals[m + j], vals[2 * m + j]);
+                    }
+                    const int n = gs[3 * t + e], hc = n / 2;
+                    nv[k] = (int3)(floor_div(a.x + hc, n), floor_div(a.y + hc, n), floor_div(a.z + hc, n));
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (c == 0 || s < sweeps - 1) {  /* the last black values stay in nv */
+                #pragma unroll
+                for (int k = 0; k < GS_K; ++k) {
+                    const int i = lid + k * g;
+                    if (i < nc) {
+                        int3 a = nv[k];
+                        if (gs[3 * t + o + i] == 0) {  /* no neighbour taken: the pixel keeps its value */
+                            const int2 p = c ? black[i] : red[i];
+                            a = x[(p.x - ry0) * rw + p.y - rx0].xyz;
+                        }
+                        vals[i] = a.x;
+                        vals[m + i] = a.y;
+                        vals[2 * m + i] = a.z;
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+    }
+    /* back to x, its spare lane cleared: red from vals, black from nv (with no sweep, as they were) */
+    #pragma unroll
+    for (int c = 0; c < 2; ++c) {
+        const int nc = c ? nblack : nred, o = c ? nred : 0;
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            if (i < nc) {
+                const int2 p = c ? black[i] : red[i];
+                const int j = (p.x - ry0) * rw + p.y - rx0;
+                int3 a = x[j].xyz;
+                if (sweeps > 0 && c == 0) a = (int3)(vals[i], vals[m + i], vals[2 * m + i]);
+                else if (sweeps > 0 && gs[3 * t + o + i] > 0) a = nv[k];
+                x[j] = (int4)(a, 0);
+            }
+        }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int i = lid; i < nhole; i += g)
+        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
+}
+
+inline int fdiv(const int a, const int n)
+{
+#ifdef DIVSW
+    switch (n) {
+    case 1: return a;
+    case 2: return floor_div(a, 2);
+    case 3: return floor_div(a, 3);
+    default: return floor_div(a, 4);
+    }
+#else
+    return floor_div(a, n);
+#endif
+}
+
+/* both colours in local memory at once */
+__kernel void gs_both(__global const uchar *hole, __global uchar4 *est,
+                      __global const int4 *v, __global int4 *x,
+                      __global const int2 *red, const int nred,
+                      __global const int2 *black, const int nblack,
+                      const int width, const int height, const int sweeps,
+                      const int rx0, const int ry0, const int rw,
+                      __global const int2 *hole_pixels, const int nhole,
+                      __global const uchar *prior, const int use_prior,
+                      __global const int2 *src, __global int *result, const int gather,
+                      __local int *vals)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    const int t = nred + nblack;
+    int3 bsum[2][GS_K];
+    int cnt[2][GS_K];
+    uint nb[2][GS_K][2];
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            if (i < (c ? nblack : nred)) {
+                const int2 p = c ? black[i] : red[i];
+                x[(p.x - ry0) * rw + p.y - rx0].w = c ? nred + i : i;
+            }
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            int3 s = (int3)(0);
+            int n = 0;
+            uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
+            if (i < (c ? nblack : nred)) {
+                const int2 p = c ? black[i] : red[i];
+                #pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
+                    const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
+                    if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
+                    const int j = (y - ry0) * rw + xx - rx0;
+                    const uchar mk = hole[j];
+                    if (mk == 2) continue;
+                    ++n;
+                    if (mk) idx[q] = (uint)x[j].w;
+                    else s += (convert_int3(est[y * width + xx].xyz) - v[j].xyz) * FIX;
+                }
+                const int4 xv = x[(p.x - ry0) * rw + p.y - rx0];
+                const int e = c ? nred + i : i;
+                vals[e] = xv.x;
+                vals[t + e] = xv.y;
+                vals[2 * t + e] = xv.z;
+            }
+            bsum[c][k] = s;
+            cnt[c][k] = n;
+            nb[c][k][0] = idx[0] | (idx[1] << 16);
+            nb[c][k][1] = idx[2] | (idx[3] << 16);
+        }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    for (int s = 0; s < sweeps; ++s) {
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            #pragma unroll
+            for (int k = 0; k < GS_K; ++k) {
+                const int i = lid + k * g;
+                if (i < (c ? nblack : nred) && cnt[c][k] > 0) {
+                    int3 a = bsum[c][k];
+                    #pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
+                        if (j != GS_NONE) a += (int3)(vals[j], vals[t + j], vals[2 * t + j]);
+                    }
+                    const int n = cnt[c][k], hc = n / 2, e = c ? nred + i : i;
+                    vals[e] = fdiv(a.x + hc, n);
+                    vals[t + e] = fdiv(a.y + hc, n);
+                    vals[2 * t + e] = fdiv(a.z + hc, n);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    #pragma unroll
+    for (int c = 0; c < 2; ++c)
+        #pragma unroll
+        for (int k = 0; k < GS_K; ++k) {
+            const int i = lid + k * g;
+            if (i < (c ? nblack : nred)) {
+                const int2 p = c ? black[i] : red[i];
+                const int e = c ? nred + i : i;
+                x[(p.x - ry0) * rw + p.y - rx0] = (int4)(vals[e], vals[t + e], vals[2 * t + e], 0);
+            }
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int i = lid; i < nhole; i += g)
+        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
+}
