@@ -31,10 +31,12 @@ GRAD_SCALE = 16
 #: The screening weight lambda, in 1/SCREEN_DEN: how strongly the fill keeps the corrected colour vote
 #: against the voted gradients.  1/64 (about 8 px of reach); 1/256 and 1/16 measured alike, within noise.
 SCREEN, SCREEN_DEN = 4, 256
-#: Gauss-Seidel sweeps of the screened solve per round.
+#: Gauss-Seidel sweeps of the screened solve per round (from the corrected vote): 20, 60, 150 and 400
+#: measured tuning SWD 4.99, 4.87, 4.80 and 4.77.
 GRADIENT_SWEEPS = 150
 #: Whether the screened solve replaces the correction (its sweeps, from the last round's correction,
 #: keep the fill near the vote itself) instead of following it (keeping it near the corrected vote).
+#: Replacing it measured the same coarse SSIM and a higher SWD (5.16 against 4.99 at 20 sweeps).
 GRADIENT_REPLACES = False
 #: The finest level (0: the photo itself) whose rounds are solved from the voted gradients; the finer
 #: ones keep the colour vote and its correction.  At the photo itself the best copies' detail
