@@ -6,9 +6,10 @@ well as its colour, and the fill ``f`` is solved from both: it minimises, over t
 
     lambda * |f - c|^2 + |grad f - g|^2
 
-with ``c`` the corrected colour vote (:func:`inpaint.methods.multiscale.reference.gauss_seidel`
-then the vote), ``g`` the voted gradients and the known pixels around the hole as the boundary
-(protected pixels, hole == 2, and pixels outside the image are left out, as in the correction).
+with ``c`` the corrected colour vote (the vote plus the correction of
+:func:`inpaint.methods.multiscale.reference.gauss_seidel`), ``g`` the voted gradients and the known
+pixels around the hole as the boundary (protected pixels, hole == 2, and pixels outside the image
+are left out, as in the correction).
 Its normal equations are solved by red-black Gauss-Seidel sweeps in fixed point, starting from
 the corrected vote; all arithmetic is integer, so the kernels agree bit for bit.
 
