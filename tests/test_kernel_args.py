@@ -115,7 +115,7 @@ def wrapped(runtime):
         criminisi_cl.FindBestPatch(runtime, 9, "global", False)
         criminisi_cl.Loop(runtime, bundle_for(runtime, STAGES, 9, resident=True))
         for part in (multiscale_cl.PatchMatch, multiscale_cl.Vote, multiscale_cl.Poisson, multiscale_cl.Pyramid,
-                     multiscale_cl.Onion):
+                     multiscale_cl.Onion, multiscale_cl.GradientVote):
             part(runtime, 2, 4)
         carver = seam_cl.OpenCLCarver(runtime)
         kernels = carver._kernels(has_mask=True, track=True, shift_cost=True)

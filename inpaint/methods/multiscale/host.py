@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...pixels import to_rgb
-from . import reference as ref
+from . import gradients, reference as ref
 from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources
 
 
@@ -140,6 +140,21 @@ class HostLevel:
     def correct(self, n: int) -> None:
         """:meth:`sweeps`, then :meth:`compose`."""
         self.sweeps(n)
+        self.compose()
+
+    def correct_gradients(self, n: int, sweeps: int, k_use: int, softness: int, split: bool = False,
+                          anchor: bool = True) -> None:
+        """:meth:`sweeps`, then the gradient-domain vote (the covering patches' gradients, weighted
+        and split as :meth:`vote` with ``k_use``, ``softness`` and ``split``) and ``sweeps`` sweeps
+        of the screened solve from it (:mod:`inpaint.methods.multiscale.gradients`), which keeps the
+        fill near the corrected vote (``anchor``) or the vote itself, then :meth:`compose`."""
+        self.sweeps(n)
+        gx, gy = np.zeros_like(self.x), np.zeros_like(self.x)
+        self._timed("vote", gradients.gradient_vote, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin,
+                    self.nnf, self.cost, self.half, k_use, softness, gx, gy, self.low if split else None)
+        x0 = self.x.copy() if anchor else np.zeros_like(self.x)
+        self._timed("poisson", gradients.screened_sweeps, self.lev.solve_map, self.est, self.v, self.x, x0, gx, gy,
+                    self.lev.colours, self.lev.origin, sweeps)
         self.compose()
 
     def compose(self) -> None:

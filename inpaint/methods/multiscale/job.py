@@ -25,7 +25,10 @@ turned smooth does not go on matching smooth sources.
      levels found;
    - **gradient-domain correction** (:func:`inpaint.methods.multiscale.reference.gauss_seidel`): the
      mismatch between the vote and the known pixels around the hole is spread into the hole,
-     which carries the surrounding tones in and hides seams.
+     which carries the surrounding tones in and hides seams;
+   - with ``vote='gradients'``, at the coarser levels, a **gradient-domain vote**
+     (:mod:`inpaint.methods.multiscale.gradients`): the covering patches vote gradients too, and
+     the corrected fill is solved again from both (after Darabi et al., *Image Melding*).
 
 3. **Next level**: the matches, scaled up, rebuild the finer level's fill from its own pixels
    (not from the coarse pixels, which would hand it a blurred picture).
@@ -58,7 +61,7 @@ from ...pixels import to_rgba
 from ..base import FillStats, Job, Sequence
 from ..checks import check_arrays, parse_patch, search_factor
 from ..context import RunContext, run_context, split
-from . import reference as ref
+from . import gradients, reference as ref
 from .host import HostLevel
 from .levels import (
     Level,
@@ -180,6 +183,9 @@ class MultiscaleInpainter(Sequence):
     candidates : int
         Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
         (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
+    vote : {'colours', 'gradients'}
+        What the covering patches vote (default 'colours'); 'gradients': their gradients too, and
+        each round's fill is solved from both (:mod:`inpaint.methods.multiscale.gradients`).
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional
@@ -197,14 +203,15 @@ class MultiscaleInpainter(Sequence):
     """
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, seed: int = 0,
+                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, vote: str = OPTIONS["vote"].default,
+                 seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
         run, other = split(run)  # (another keyword: the first group's job refuses it)
         context = run_context(context, **run)
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
-        values = dict(alpha=alpha, patch=patch, candidates=candidates, seed=seed, **other)
+        values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, seed=seed, **other)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
@@ -240,6 +247,7 @@ class _Fill(Job):
         self.half = self.patch // 2
         self.alpha = search_factor(self.options.alpha)
         self.k, self.seed = self.options.candidates, self.options.seed
+        self.gradients = self.options.vote == "gradients"
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
@@ -366,7 +374,15 @@ class _Fill(Job):
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):  # the short search skips some
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
         st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
-        st.correct(SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS)
+        sweeps = SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS
+        if self.gradients and lv >= gradients.GRADIENT_FROM:  # the fill solved from the voted colours and gradients
+            if gradients.GRADIENT_REPLACES:
+                st.correct_gradients(0, sweeps, self.k, self._softness(), lv < SPLIT_LEVELS or last, anchor=False)
+            else:
+                st.correct_gradients(sweeps, gradients.GRADIENT_SWEEPS, self.k, self._softness(),
+                                     lv < SPLIT_LEVELS or last)
+        else:
+            st.correct(sweeps)
         if not last:
             st.rescore()
 

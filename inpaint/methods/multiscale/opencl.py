@@ -20,12 +20,12 @@ from ... import geometry
 from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
-from . import reference as ref
+from . import gradients as grad, reference as ref
 from .levels import VALID_BLOCK, source_rect, valid_ends
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
-          "multiscale/onion")
+          "multiscale/onion", "multiscale/gradient_vote")
 
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
@@ -70,7 +70,8 @@ def _defines(half: int, k: int) -> dict[str, Any]:
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
             "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K,
-            "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP}
+            "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "GRAD_SCALE": grad.GRAD_SCALE,
+            "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN}
 
 
 class _Wrapper:
@@ -238,6 +239,43 @@ class Poisson(_Wrapper):
                                 **self._compose_args(b, result))
 
 
+class GradientVote(_Wrapper):
+    """``kernels/multiscale/gradient_vote.cl``: the covering patches' vote of every pixel's gradients,
+    and red-black Gauss-Seidel sweeps of the screened solve from them (one launch of one work-group
+    for holes of up to :attr:`Poisson.FUSED_PIXELS` pixels, as :class:`Poisson`)."""
+
+    def __init__(self, rt: Runtime, half: int, k: int):
+        super().__init__(rt, half, k)
+        self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
+        self.knl_vote = self._kernel("gradient_vote")
+        self.knl_gs = self._kernel("screened_gauss_seidel")
+        self.knl_sweeps = self._kernel("screened_gauss_seidel_sweeps")
+
+    def vote(self, b: dict[str, Any], pixels: Any, n: int, width: int, k_use: int, softness: int,
+             work: tuple[int, int, int, int], low: tuple[int, int, int, int] | None = None, anchor: bool = True) -> Any:
+        """``gradient_vote`` over ``n`` listed pixels into ``b["gx"]``, ``b["gy"]`` (and ``b["x0"]``: the
+        correction with ``anchor``, else 0); with ``low`` (the rectangle of ``b["low"]``), split by
+        frequency."""
+        x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
+        return self.knl_vote(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, n=n,
+                             tidx=b["tidx"], nnf=b["nnf"], cost=b["cost"],
+                             low=b["low"] if low is not None else b["est"], gx=b["gx"], gy=b["gy"], x=b["x"],
+                             x0=b["x0"], anchor=int(anchor), width=width, k_use=k_use, softness=softness,
+                             split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
+
+    def solve(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
+              sweeps: int, work: tuple[int, int, int, int]) -> list:
+        """``sweeps`` red-black sweeps of the screened solve, in place on ``b["x"]``; the launch events."""
+        args = dict(hole=b["hole"], est=b["est"], v=b["v"], x=b["x"], x0=b["x0"], gx=b["gx"], gy=b["gy"],
+                    width=width, height=height, **_work(work[:3]))
+        if nred + nblack <= Poisson.FUSED_PIXELS:
+            g = self.fused_group
+            return [self.knl_sweeps(self.rt.queue, (g,), (g,), red=red, nred=nred, black=black, nblack=nblack,
+                                    sweeps=sweeps, **args)]
+        return [self.knl_gs(self.rt.queue, *_launch(self.group, n), pixels=pix, n=n, **args)
+                for _ in range(sweeps) for pix, n in ((red, nred), (black, nblack)) if n]
+
+
 class Pyramid(_Wrapper):
     """``kernels/multiscale/pyramid.cl``: the image pyramid on the device, its texture features, and a
     level's start from the coarser one's result."""
@@ -323,7 +361,7 @@ class Onion(_Wrapper):
 def kernels(rt: Runtime, half: int, k: int) -> dict[str, Any]:
     """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates: the whole program."""
     return {"pm": PatchMatch(rt, half, k), "vote": Vote(rt, half, k), "onion": Onion(rt, half, k),
-            "poisson": Poisson(rt, half, k), "pyramid": Pyramid(rt, half, k)}
+            "poisson": Poisson(rt, half, k), "pyramid": Pyramid(rt, half, k), "gradients": GradientVote(rt, half, k)}
 
 
 def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
@@ -545,6 +583,29 @@ class DeviceLevel:
         for ev in self.kn["poisson"].correct(self.b, red, len(lev.colours[0]), black, len(lev.colours[1]),
                                              len(lev.hole), w, h, n, lev.work_args, self._result_args()):
             self.events.append(("poisson", ev))
+
+    def correct_gradients(self, n: int, sweeps: int, k_use: int, softness: int, split: bool = False,
+                          anchor: bool = True) -> None:
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.correct_gradients`, on the device."""
+        self._settle()
+        lev = self.lev
+        h, w = lev.shape
+        red, black = self.b["red"] or self.b["holepix"], self.b["black"] or self.b["holepix"]
+        nred, nblack = len(lev.colours[0]), len(lev.colours[1])
+        for ev in self.kn["poisson"].correct(self.b, red, nred, black, nblack, 0, w, h, n, lev.work_args):
+            self.events.append(("poisson", ev))
+        if "gx" not in self.b:
+            t = time.perf_counter()
+            for name in ("gx", "gy", "x0"):
+                self.b[name] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, lev.tidx.size * 16)
+                self.cl.enqueue_fill_buffer(self.rt.queue, self.b[name], np.uint32(0), 0, lev.tidx.size * 16)
+            self.seconds["transfers"] += time.perf_counter() - t
+        kn = self.kn["gradients"]
+        self.events.append(("vote", kn.vote(self.b, self.b["pixels"], len(lev.pixels), w, k_use, softness,
+                                            lev.work_args, self.low_rect if split else None, anchor)))
+        for ev in kn.solve(self.b, red, nred, black, nblack, w, h, sweeps, lev.work_args):
+            self.events.append(("poisson", ev))
+        self.compose()
 
     def compose(self) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.compose`, on the device."""

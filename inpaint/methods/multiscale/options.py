@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..base import options_type
-from ..checks import parse_int
+from ..checks import check_choice, parse_int
 from ..defaults import MAX_CANDIDATES, MAX_SEED
 from ..options import ALPHA, PATCH, Option
 
@@ -38,6 +38,14 @@ CANDIDATES = Option(
     metavar="K", group="tune", rank=25,
     help=f"multiscale: source patches each patch votes with, 1-{MAX_CANDIDATES} (default {DEFAULT_CANDIDATES}: "
          "texture as sharp as its source); more blend more smoothly")
+#: What the covering patches vote: their colours alone, or their gradients too (the fill then solved
+#: from both, :mod:`inpaint.methods.multiscale.gradients`).
+VOTES = ("colours", "gradients")
+VOTE = Option(
+    "vote", default="colours", check=lambda v: check_choice("vote", v, VOTES), flag="--vote", choices=VOTES,
+    group="tune", rank=27,
+    help="multiscale: what the covering patches vote: 'colours' (default), or 'gradients' too, the fill then "
+         "solved from both (a screened Poisson fill, after Darabi et al.'s Image Melding)")
 SEED = Option(
     "seed", default=0, check=_seed, parse=lambda text, flag: parse_int(text, flag, 0, MAX_SEED), flag="--seed",
     metavar="N", group="tune", rank=45,
@@ -46,7 +54,7 @@ SEED = Option(
 
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, SEED)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.
