@@ -413,7 +413,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
         rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
     else:
         try:
-            rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
+            # an RGB picture is copied once, straight from Pillow (a conversion would copy it twice more)
+            rgb = np.array(turned if mode == "RGB" else turned.convert("RGB"), dtype=np.uint8)
         except MemoryError:
             raise InputError(f"image {shown(p)} is too large for the memory available") from None
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
