@@ -49,9 +49,9 @@ def test_a_one_job_batch_reads_ahead_and_writes_behind_in_order(batch, tmp_path,
     err = capsys.readouterr().err.splitlines()
     assert code == 2
     assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.tif", "d.png"]
-    # the images after the first were read on the reading thread, every result written behind
-    assert read_on["a.png"] == threading.current_thread().name
-    assert all(read_on[n].startswith("inpaint-read") for n in ("b.tif", "c.png", "d.png")), read_on
+    # every image was read on the reading thread (the first while the device starts), every result
+    # written behind
+    assert all(read_on[n].startswith("inpaint-read") for n in ("a.png", "b.tif", "c.png", "d.png")), read_on
     assert all(name.startswith("inpaint-write") for name in written_on.values()) and len(written_on) == 3
 
     def at(*words):

@@ -77,6 +77,23 @@ class Engine:
         return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare,
                                   largest=largest)
 
+    def ready(self, profiling: bool = True) -> Any:
+        """The runtime that a job on this engine opens first, in the calling thread (its context and
+        queue, :func:`inpaint.cl.runtime.get_runtime`), opened now if it is not yet, building
+        nothing and saying nothing, so that a front end can overlap the device's start with reading
+        the input; None for numpy.  A device that cannot be used gives None too: the job reports
+        it when it opens the runtime."""
+        if self.numpy:
+            return None
+        if self.runtime is not None:
+            return self.runtime
+        from . import runtime as rtmod
+
+        try:
+            return rtmod.get_runtime(self.device, self.profile, profiling)
+        except rtmod.OpenCLUnavailable:
+            return None
+
 
 def check_device_value(device: Any) -> None:
     """Refuse a ``device`` argument that can name no device: not None, text or a ``pyopencl.Device``.
