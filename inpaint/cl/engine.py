@@ -11,6 +11,7 @@ The device choice itself, "can it compile" included, is :func:`inpaint.cl.runtim
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable
@@ -93,6 +94,12 @@ class Engine:
             return rtmod.get_runtime(self.device, self.profile, profiling)
         except rtmod.OpenCLUnavailable:
             return None
+
+    def turn(self, profiling: bool = True) -> contextlib.AbstractContextManager[Any]:
+        """Hold the device of :meth:`ready`'s runtime for one job, where its driver runs kernels from
+        one queue at a time (:meth:`inpaint.cl.runtime.Runtime.turn`); nothing is held elsewhere."""
+        rt = self.ready(profiling)
+        return rt.turn() if rt is not None else contextlib.nullcontext()
 
 
 def check_device_value(device: Any) -> None:

@@ -16,7 +16,9 @@ Everything that runs a kernel goes through a :class:`Runtime`:
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -271,6 +273,26 @@ def explicit_choice(device: Any = None) -> bool:
     return bool(device) or bool(os.environ.get("PYOPENCL_CTX", "").strip())
 
 
+def one_queue_at_a_time(device: Any) -> bool:
+    """Whether ``device``'s kernels must run from one queue at a time in a process.
+
+    PoCL's CPU drivers before version 7 find the loaded code of a kernel that has finished by the
+    kernel's hash and work-group size only, so when one kernel runs from two queues at once (two
+    jobs, each with its context) on launches of different sizes or offsets, a finished launch can
+    release the other's entry, and the process aborts
+    (``pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0' failed``).
+    """
+    if "Portable Computing Language" not in device.platform.name or not device.type & cl.device_type.CPU:
+        return False
+    found = re.search(r"PoCL (\d+)\.", device.platform.version)
+    return found is None or int(found.group(1)) < 7
+
+
+# One lock per device whose kernels run from one queue at a time: cl_device_id -> lock.
+_TURNS: dict[int, threading.Lock] = {}
+_TURNS_LOCK = threading.Lock()
+
+
 class Runtime:
     """An OpenCL context and in-order queue on one device, with program/kernel caches.
 
@@ -311,6 +333,15 @@ class Runtime:
         self._lock = threading.Lock()
         #: Wall time spent building or loading programs on this runtime.
         self.build_seconds = 0.0
+
+    def turn(self) -> contextlib.AbstractContextManager[Any]:
+        """Hold the device for one job's kernels, where its driver runs them from one queue at a time
+        in a process (:func:`one_queue_at_a_time`): jobs on several threads, each with its own
+        runtime, then take turns; elsewhere they run together (nothing is held)."""
+        if not one_queue_at_a_time(self.device):
+            return contextlib.nullcontext()
+        with _TURNS_LOCK:
+            return _TURNS.setdefault(int(self.device.int_ptr), threading.Lock())
 
     @property
     def name(self) -> str:

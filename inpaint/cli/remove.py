@@ -449,7 +449,7 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
     from ..api import inpaint
 
     t_fill = time.perf_counter()
-    with run.working("filling") as bar:
+    with run.working("filling") as bar, engine.turn(profiling=bool(args.stats)):
         res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token,
                       context=_run_context(args, engine, protect), **options)
     if phases is not None:
