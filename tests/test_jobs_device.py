@@ -83,3 +83,26 @@ def test_jobs_on_a_one_queue_driver_fill_one_at_a_time_with_the_same_results(pho
         a = np.asarray(Image.open(tmp_path / "four" / f"p{i}.png"))
         b = np.asarray(Image.open(tmp_path / "one" / f"p{i}.png"))
         assert np.array_equal(a, b), f"p{i}.png"
+
+
+def test_threads_share_one_context_each_with_its_own_queue_and_kernels(runtime):
+    from inpaint.integral.opencl import IntegralPlan
+
+    found = {}
+
+    def open_on_thread(name):
+        rt = rtmod.get_runtime(device=runtime.device, profiling=False)
+        found[name] = (rt, IntegralPlan((13, 11), runtime=rt, method="naive").kernels["row_scan"])
+
+    threads = [threading.Thread(target=open_on_thread, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (a, ka), (b, kb) = found["a"], found["b"]
+    assert a is not b
+    assert a.context.int_ptr == b.context.int_ptr
+    assert a.queue.int_ptr != b.queue.int_ptr
+    # one program, built once; a kernel object for each thread (setting arguments is not thread-safe)
+    assert ka.kernel.program.int_ptr == kb.kernel.program.int_ptr
+    assert ka.kernel.int_ptr != kb.kernel.int_ptr

@@ -307,32 +307,53 @@ class Runtime:
         drivers take longer to queue each launch on such a queue (the NVIDIA driver 14.5 us
         against 8.6 us), which a loop of short launches notices.
 
+    share : Runtime, optional
+        Another thread's runtime on the same device and profile: this one uses its context and
+        its programs (built once for both), with a queue and kernel objects of its own.  Jobs on
+        several threads then share one context, which a GPU runs their kernels side by side in
+        (kernels of several contexts take turns on it), and build or load each program once.
+
     Notes
     -----
     A queue is not thread-safe: one thread (the app's worker) must own a runtime.
     """
 
-    def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True):
-        self.profile: Profile = load_profile(profile)
-        self.device = select_device(device, self.profile)
-        if cannot_build(self.device) is not None:
-            raise _failure(self.device)
-        if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
-            raise OpenCLUnavailable(unusable_reason())
-        self.limits: Limits = self.profile.effective_limits(self.device)
-        props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
-        with signals_held():  # ... or here
-            self.context = cl.Context([self.device])
-            self.queue = cl.CommandQueue(self.context, properties=props)
-        with _ALLOC_LIMITS_LOCK:
-            _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
+    def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True,
+                 share: Runtime | None = None):
+        if share is not None:
+            self.profile: Profile = share.profile
+            self.device = share.device
+            self.limits: Limits = share.limits
+            self.context = share.context
+            with signals_held():
+                self.queue = cl.CommandQueue(self.context, properties=self._queue_properties(profiling))
+            self._programs, self._programs_lock = share._programs, share._programs_lock
+        else:
+            self.profile = load_profile(profile)
+            self.device = select_device(device, self.profile)
+            if cannot_build(self.device) is not None:
+                raise _failure(self.device)
+            if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
+                raise OpenCLUnavailable(unusable_reason())
+            self.limits = self.profile.effective_limits(self.device)
+            with signals_held():  # ... or here
+                self.context = cl.Context([self.device])
+                self.queue = cl.CommandQueue(self.context, properties=self._queue_properties(profiling))
+            with _ALLOC_LIMITS_LOCK:
+                _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
+            # the programs of the context, shared with the runtimes that share it: (sources, options) -> program
+            self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+            self._programs_lock = threading.Lock()
         self.profiling = profiling
-        self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
         self._retired: list[Any] = []
         self._lock = threading.Lock()
         #: Wall time spent building or loading programs on this runtime.
         self.build_seconds = 0.0
+
+    @staticmethod
+    def _queue_properties(profiling: bool) -> Any:
+        return cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
 
     def turn(self) -> contextlib.AbstractContextManager[Any]:
         """Hold the device for one job's kernels, where its driver runs them from one queue at a time
@@ -359,7 +380,7 @@ class Runtime:
         one program (a bundle)."""
         sources = (source,) if isinstance(source, str) else tuple(source)
         key = (sources, build_options(defines))
-        with self._lock:
+        with self._programs_lock:
             prg = self._programs.get(key)
             if prg is None:
                 try:
@@ -404,14 +425,17 @@ class Runtime:
 
     def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:
-        # Called with the lock held: the program a cache gave lacks a kernel; later lookups of
-        # this program's kernels get the new one.
+        # Called with the kernels' lock held: the program a cache gave lacks a kernel; later
+        # lookups of this program's kernels get the new one.
         sources = (source,) if isinstance(source, str) else tuple(source)
-        prg, seconds = build(self.context, sources, defines, failed=exc)
-        self.build_seconds += seconds
+        key = (sources, build_options(defines))
+        with self._programs_lock:
+            old = self._programs[key]
+            prg, seconds = build(self.context, sources, defines, failed=exc)
+            self.build_seconds += seconds
+            self._programs[key] = prg
         # The kernel cache is keyed by id(): the old program must outlive it.
-        self._retired.append(self._programs[(sources, build_options(defines))])
-        self._programs[(sources, build_options(defines))] = prg
+        self._retired.append(old)
         return prg
 
     def work_group_info(self, knl: Any) -> dict[str, int]:
@@ -430,18 +454,21 @@ _RUNTIMES_LOCK = threading.Lock()
 def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime:
     """A cached :class:`Runtime` for ``(device, profile, profiling)`` in the calling thread.
 
-    Caching per thread keeps the rule that one thread owns a queue.  A cached runtime whose
-    device has since failed to compile gives way to one on the next device.
+    Caching per thread keeps the rule that one thread owns a queue; the runtimes of several
+    threads for the same device and profile share one context and its programs (``share``).  A
+    cached runtime whose device has since failed to compile gives way to one on the next device.
     """
     prof = load_profile(profile)
-    key = (threading.get_ident(), str(device) if device is not None else None,
-           str(prof.path) if prof.path else prof.name, os.environ.get("PYOPENCL_CTX", ""), bool(profiling))
+    same = (str(device) if device is not None else None, str(prof.path) if prof.path else prof.name,
+            os.environ.get("PYOPENCL_CTX", ""))
+    key = (threading.get_ident(), *same, bool(profiling))
     with _RUNTIMES_LOCK:
         rt = _RUNTIMES.get(key)
+        usable = [r for k, r in _RUNTIMES.items() if k[1:4] == same and cannot_build(r.device) is None]
         if rt is not None and cannot_build(rt.device) is not None and not explicit_choice(device):
             rt = None
         if rt is None:
-            rt = Runtime(device, prof, profiling=bool(profiling))
+            rt = Runtime(device, prof, profiling=bool(profiling), share=usable[0] if usable else None)
             _RUNTIMES[key] = rt
     return rt
 
