@@ -92,6 +92,15 @@ def version() -> str:
         return __version__
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up (package metadata, slow to import) only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"inpaint {version()}\n")  # as argparse's own version action does
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
     from ..io import MASK_RULE
@@ -103,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=MASK_RULE + " Commands: " + "; ".join(
             f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
-    p.add_argument("--version", action="version", version=f"inpaint {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, or a "
                                             "quoted pattern such as 'photos/*.jpg', for a batch (see --masks)")
     p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
