@@ -255,10 +255,15 @@ _ORIENT = {
 }
 
 
+#: The EXIF orientations that turn a picture (1 and others leave it as stored).
+_TURNS = frozenset(range(2, 9))
+
+
 def upright(img: Image.Image) -> Image.Image:
-    """``img`` turned upright by its EXIF orientation (as stored when the EXIF block is damaged)."""
+    """``img`` turned upright by its EXIF orientation (as stored when the EXIF block is damaged);
+    ``img`` itself when it is upright (Pillow's ``exif_transpose`` would copy it)."""
     try:
-        up = ImageOps.exif_transpose(img)
+        up = ImageOps.exif_transpose(img) if img.getexif().get(_ORIENTATION, 1) in _TURNS else img
     except Exception:  # noqa: BLE001 - a damaged EXIF block: keep the stored orientation
         return img
     return img if up is None else up
