@@ -360,8 +360,9 @@ def _read_pair(image_path: Path, mask_path: Path | None, ahead: ReadAhead | None
     """The picture, and its mask read after it (:meth:`ReadAhead.aside`: taken after the picture's
     own checks) when read ahead; without ``ahead``, the mask is read in its turn (None)."""
     from .. import io as imageio
+    from . import early
 
-    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL, decoded=early.take(image_path))
     if mask_path is None or ahead is None:
         return pic, None
     return pic, ahead.aside(lambda: imageio.read_mask(mask_path, pic.size))
