@@ -310,8 +310,8 @@ class Runtime:
     share : Runtime, optional
         Another thread's runtime on the same device and profile: this one uses its context and
         its programs (built once for both), with a queue and kernel objects of its own.  Jobs on
-        several threads then share one context, which a GPU runs their kernels side by side in
-        (kernels of several contexts take turns on it), and build or load each program once.
+        several threads then share one context: a GPU can run their kernels side by side (those
+        of several contexts take turns on it), and each program is built or loaded once.
 
     Notes
     -----
