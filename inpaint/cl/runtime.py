@@ -276,16 +276,21 @@ def explicit_choice(device: Any = None) -> bool:
 def one_queue_at_a_time(device: Any) -> bool:
     """Whether ``device``'s kernels must run from one queue at a time in a process.
 
-    PoCL's CPU drivers before version 7 find the loaded code of a kernel that has finished by the
+    PoCL's CPU drivers before version 6 find the loaded code of a kernel that has finished by the
     kernel's hash and work-group size only, so when one kernel runs from two queues at once (two
-    jobs, each with its context) on launches of different sizes or offsets, a finished launch can
-    release the other's entry, and the process aborts
-    (``pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0' failed``).
+    jobs) on launches of different sizes or offsets, a finished launch can release the other's
+    entry: its count reaches zero while it runs, and a build with assertions (Debian's) aborts the
+    process (``pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0' failed``).  PoCL 3.1
+    counts each launch twice and releases it once, so its counts never reach zero; 6.0 releases
+    the very entry a launch took.
     """
     if "Portable Computing Language" not in device.platform.name or not device.type & cl.device_type.CPU:
         return False
-    found = re.search(r"PoCL (\d+)\.", device.platform.version)
-    return found is None or int(found.group(1)) < 7
+    found = re.search(r"PoCL (\d+)\.(\d+)", device.platform.version)
+    if found is None:
+        return True
+    version = (int(found.group(1)), int(found.group(2)))
+    return version < (6, 0) and version != (3, 1)
 
 
 # One lock per device whose kernels run from one queue at a time: cl_device_id -> lock.
