@@ -49,9 +49,9 @@ def test_a_one_job_batch_reads_ahead_and_writes_behind_in_order(batch, tmp_path,
     err = capsys.readouterr().err.splitlines()
     assert code == 2
     assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.tif", "d.png"]
-    # the images after the first were read on the reading thread, every result written behind
-    assert read_on["a.png"] == threading.current_thread().name
-    assert all(read_on[n].startswith("inpaint-read") for n in ("b.tif", "c.png", "d.png")), read_on
+    # every image was read on the reading thread (the first while the device starts), every result
+    # written behind
+    assert all(read_on[n].startswith("inpaint-read") for n in ("a.png", "b.tif", "c.png", "d.png")), read_on
     assert all(name.startswith("inpaint-write") for name in written_on.values()) and len(written_on) == 3
 
     def at(*words):
@@ -121,3 +121,52 @@ def test_ctrl_c_in_a_one_job_batch_keeps_each_result_reported(tmp_path):
         with Image.open(out / name) as written:
             assert written.size == (80, 60)
     assert all(p.suffix == ".png" for p in out.iterdir()), sorted(out.iterdir())  # no temporary file
+
+
+def test_one_image_is_read_on_a_thread_while_opencl_starts(tmp_path, monkeypatch, capsys):
+    """The photo and its mask are read on the reading thread; the device's runtime is opened on
+    the command's own thread meanwhile; the result is that of a plain run."""
+    from inpaint.cl import engine as engine_mod
+
+    rng = np.random.default_rng(5)
+    Image.fromarray(rng.integers(0, 256, (30, 34, 3), dtype=np.uint8)).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", box_mask(30, 34, slice(10, 16), slice(12, 19)))
+    read_on, ready_on = {}, []
+    real_read, real_mask, real_ready = imageio.read_image, imageio.read_mask, engine_mod.Engine.ready
+
+    def read(path, *args, **kwargs):
+        read_on["image"] = threading.current_thread().name
+        return real_read(path, *args, **kwargs)
+
+    def mask(path, *args, **kwargs):
+        read_on["mask"] = threading.current_thread().name
+        return real_mask(path, *args, **kwargs)
+
+    def ready(self, *args, **kwargs):
+        ready_on.append(threading.current_thread().name)
+        return real_ready(self, *args, **kwargs)
+
+    monkeypatch.setattr(imageio, "read_image", read)
+    monkeypatch.setattr(imageio, "read_mask", mask)
+    monkeypatch.setattr(engine_mod.Engine, "ready", ready)
+    assert main([str(tmp_path / "a.png"), "--mask", str(tmp_path / "m.png"), "-o", str(tmp_path / "o.png"),
+                 "--backend", "numpy", "--method", "criminisi", "-p", "3", "-q"]) == 0
+    assert read_on["image"].startswith("inpaint-read") and read_on["mask"].startswith("inpaint-read"), read_on
+    assert ready_on and ready_on[0] == threading.current_thread().name
+    monkeypatch.setattr(imageio, "read_image", real_read)
+    monkeypatch.setattr(imageio, "read_mask", real_mask)
+    assert main([str(tmp_path / "a.png"), "--mask", str(tmp_path / "m.png"), "-o", str(tmp_path / "p.png"),
+                 "--backend", "numpy", "--method", "criminisi", "-p", "3", "-q"]) == 0
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "o.png")), np.asarray(Image.open(tmp_path / "p.png")))
+
+
+def test_the_photos_own_error_comes_before_its_masks_when_both_are_read_ahead(tmp_path, capsys):
+    """A photo too small to fill, with a mask of another size: the photo's error is the one line."""
+    Image.fromarray(np.zeros((2, 9, 3), np.uint8)).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", box_mask(5, 5, slice(1, 3), slice(1, 3)))
+    code = main([str(tmp_path / "a.png"), "--mask", str(tmp_path / "m.png"), "-o", str(tmp_path / "o.png"),
+                 "--backend", "numpy", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "too small to fill" in err[0] and "same size" not in err[0], err
+    assert not (tmp_path / "o.png").exists()

@@ -595,6 +595,15 @@ def test_png_writer_round_trips_through_pillow(h, w, channels, depth, band, seed
     np.testing.assert_array_equal(data, want.reshape(h, -1))
 
 
+@settings(max_examples=60, deadline=None)
+@given(first=hs.binary(max_size=3000), second=hs.binary(max_size=3000), repeat=hs.sampled_from([1, 40, 300]))
+def test_adler32_of_two_parts_combines_to_that_of_the_whole(first, second, repeat):
+    """The parallel PNG writer's checksum: parts long enough to wrap the modulus (repeated) too."""
+    second = second * repeat
+    combined = encode.adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    assert combined == zlib.adler32(first + second)
+
+
 def test_png_writer_keeps_metadata_and_pillow_reads_it(tmp_path, rng):
     """8-bit outputs written by the fast writer keep the colour profile, EXIF and resolution."""
     arr = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)

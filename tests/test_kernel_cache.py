@@ -319,3 +319,38 @@ def test_pyopencls_cache_on_a_full_disk_is_left_alone(warm, tmp_path):
         assert out == warm[2] and "internal error" not in proc.stderr
     finally:
         subprocess.run(["umount", str(tiny)], capture_output=True)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")
+def test_the_ledger_scan_lists_the_program_folders_files_as_a_plain_walk_does(tmp_path):
+    root = tmp_path / "pocl"
+    program = root / "AB" / "CDEF"
+    (program / "kernel" / "16-1-1").mkdir(parents=True)
+    (program / "program.bc").write_bytes(b"x" * 7)
+    (program / "kernel" / "16-1-1" / "kernel.so").write_bytes(b"y" * 11)
+    (program / "last_accessed").write_text("1")
+    (program / "tempfile_x").write_text("half")
+    (root / "ledger.json").write_text("{}")
+    (root / "AB" / "stray").write_text("in an XX folder itself")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.so").write_text("not the cache's")
+    (program / "linked").symlink_to(outside, target_is_directory=True)
+    (program / "link.so").symlink_to(program / "program.bc")
+    (program / "broken.so").symlink_to(program / "gone")
+
+    expected = {}
+    for dirpath, _dirs, files in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == "." or os.sep not in rel:
+            continue
+        for name in files:
+            path = os.path.join(dirpath, name)
+            if name == "last_accessed" or name.startswith("tempfile") or not os.path.exists(path):
+                continue
+            st = os.stat(path)
+            expected[os.path.join(rel, name)] = [st.st_size, st.st_mtime_ns]
+    found = kcache._scan(str(root))
+    assert found == expected
+    assert sorted(found) == sorted(os.path.join("AB", "CDEF", *p) for p in
+                                   (("program.bc",), ("kernel", "16-1-1", "kernel.so"), ("link.so",)))

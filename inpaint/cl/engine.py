@@ -11,6 +11,7 @@ The device choice itself, "can it compile" included, is :func:`inpaint.cl.runtim
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable
@@ -76,6 +77,29 @@ class Engine:
                 # the device cannot build the job: open_runtime passes over it to the next one
         return rtmod.open_runtime(self.backend, self.device, self.profile, profiling=profiling, prepare=prepare,
                                   largest=largest)
+
+    def ready(self, profiling: bool = True) -> Any:
+        """The runtime that a job on this engine opens first, in the calling thread (its context and
+        queue, :func:`inpaint.cl.runtime.get_runtime`), opened now if it is not yet, building
+        nothing and saying nothing, so that a front end can overlap the device's start with reading
+        the input; None for numpy.  A device that cannot be used gives None too: the job reports
+        it when it opens the runtime."""
+        if self.numpy:
+            return None
+        if self.runtime is not None:
+            return self.runtime
+        from . import runtime as rtmod
+
+        try:
+            return rtmod.get_runtime(self.device, self.profile, profiling)
+        except rtmod.OpenCLUnavailable:
+            return None
+
+    def turn(self, profiling: bool = True) -> contextlib.AbstractContextManager[Any]:
+        """Hold the device of :meth:`ready`'s runtime for one job, where its driver runs kernels from
+        one queue at a time (:meth:`inpaint.cl.runtime.Runtime.turn`); nothing is held elsewhere."""
+        rt = self.ready(profiling)
+        return rt.turn() if rt is not None else contextlib.nullcontext()
 
 
 def check_device_value(device: Any) -> None:

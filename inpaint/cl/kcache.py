@@ -71,21 +71,39 @@ def _free_bytes(path: str) -> int:
 
 def _scan(root: str) -> dict[str, list[int]]:
     """``{relative path: [size, mtime_ns]}`` of every file in the program folders under
-    ``root`` (``XX/HASH/...``), without PoCL's temporary and access-time files."""
+    ``root`` (``XX/HASH/...``), without PoCL's temporary and access-time files.
+
+    Every command runs it when it starts and when it ends, so it walks with :func:`os.scandir`
+    and builds each relative path once (``os.walk`` and ``relpath`` took twice as long); as
+    ``os.walk`` does, it does not follow links to folders."""
     found: dict[str, list[int]] = {}
-    for dirpath, _dirs, files in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        if rel_dir == "." or os.sep not in rel_dir:
-            continue
-        for name in files:
-            if name in _VOLATILE or name.startswith("tempfile"):
-                continue
-            path = os.path.join(dirpath, name)
+
+    def walk(folder: str, rel: str, depth: int) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            path = f"{rel}{os.sep}{name}" if rel else name
             try:
-                st = os.stat(path)
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink():
+                    walk(entry.path, path, depth + 1)
+                continue
+            if depth < 2 or name in _VOLATILE or name.startswith("tempfile"):
+                continue  # the ledger and lock in the root, and anything in an XX folder itself
+            try:
+                st = os.stat(entry.path)
             except OSError:
                 continue
-            found[os.path.join(rel_dir, name)] = [st.st_size, st.st_mtime_ns]
+            found[path] = [st.st_size, st.st_mtime_ns]
+
+    walk(root, "", 0)
     return found
 
 

@@ -16,7 +16,9 @@ Everything that runs a kernel goes through a :class:`Runtime`:
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -271,6 +273,31 @@ def explicit_choice(device: Any = None) -> bool:
     return bool(device) or bool(os.environ.get("PYOPENCL_CTX", "").strip())
 
 
+def one_queue_at_a_time(device: Any) -> bool:
+    """Whether ``device``'s kernels must run from one queue at a time in a process.
+
+    PoCL's CPU drivers before version 6 find the loaded code of a kernel that has finished by the
+    kernel's hash and work-group size only, so when one kernel runs from two queues at once (two
+    jobs) on launches of different sizes or offsets, a finished launch can release the other's
+    entry: its count reaches zero while it runs, and a build with assertions (Debian's) aborts the
+    process (``pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0' failed``).  PoCL 3.1
+    counts each launch twice and releases it once, so its counts never reach zero; 6.0 releases
+    the very entry a launch took.
+    """
+    if "Portable Computing Language" not in device.platform.name or not device.type & cl.device_type.CPU:
+        return False
+    found = re.search(r"PoCL (\d+)\.(\d+)", device.platform.version)
+    if found is None:
+        return True
+    version = (int(found.group(1)), int(found.group(2)))
+    return version < (6, 0) and version != (3, 1)
+
+
+# One lock per device whose kernels run from one queue at a time: cl_device_id -> lock.
+_TURNS: dict[int, threading.Lock] = {}
+_TURNS_LOCK = threading.Lock()
+
+
 class Runtime:
     """An OpenCL context and in-order queue on one device, with program/kernel caches.
 
@@ -285,32 +312,62 @@ class Runtime:
         drivers take longer to queue each launch on such a queue (the NVIDIA driver 14.5 us
         against 8.6 us), which a loop of short launches notices.
 
+    share : Runtime, optional
+        Another thread's runtime on the same device and profile: this one uses its context and
+        its programs (built once for both), with a queue and kernel objects of its own.  Jobs on
+        several threads then share one context: a GPU can run their kernels side by side (those
+        of several contexts take turns on it), and each program is built or loaded once.
+
     Notes
     -----
     A queue is not thread-safe: one thread (the app's worker) must own a runtime.
     """
 
-    def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True):
-        self.profile: Profile = load_profile(profile)
-        self.device = select_device(device, self.profile)
-        if cannot_build(self.device) is not None:
-            raise _failure(self.device)
-        if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
-            raise OpenCLUnavailable(unusable_reason())
-        self.limits: Limits = self.profile.effective_limits(self.device)
-        props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
-        with signals_held():  # ... or here
-            self.context = cl.Context([self.device])
-            self.queue = cl.CommandQueue(self.context, properties=props)
-        with _ALLOC_LIMITS_LOCK:
-            _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
+    def __init__(self, device: Any = None, profile: Any = None, profiling: bool = True,
+                 share: Runtime | None = None):
+        if share is not None:
+            self.profile: Profile = share.profile
+            self.device = share.device
+            self.limits: Limits = share.limits
+            self.context = share.context
+            with signals_held():
+                self.queue = cl.CommandQueue(self.context, properties=self._queue_properties(profiling))
+            self._programs, self._programs_lock = share._programs, share._programs_lock
+        else:
+            self.profile = load_profile(profile)
+            self.device = select_device(device, self.profile)
+            if cannot_build(self.device) is not None:
+                raise _failure(self.device)
+            if unusable_reason() and "Portable Computing Language" in self.device.platform.name:
+                raise OpenCLUnavailable(unusable_reason())
+            self.limits = self.profile.effective_limits(self.device)
+            with signals_held():  # ... or here
+                self.context = cl.Context([self.device])
+                self.queue = cl.CommandQueue(self.context, properties=self._queue_properties(profiling))
+            with _ALLOC_LIMITS_LOCK:
+                _ALLOC_LIMITS[int(self.context.int_ptr)] = (self.limits.max_mem_alloc_size, self.name)
+            # the programs of the context, shared with the runtimes that share it: (sources, options) -> program
+            self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+            self._programs_lock = threading.Lock()
         self.profiling = profiling
-        self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
         self._kernels: dict[tuple[int, str], Any] = {}
         self._retired: list[Any] = []
         self._lock = threading.Lock()
         #: Wall time spent building or loading programs on this runtime.
         self.build_seconds = 0.0
+
+    @staticmethod
+    def _queue_properties(profiling: bool) -> Any:
+        return cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+
+    def turn(self) -> contextlib.AbstractContextManager[Any]:
+        """Hold the device for one job's kernels, where its driver runs them from one queue at a time
+        in a process (:func:`one_queue_at_a_time`): jobs on several threads, each with its own
+        runtime, then take turns; elsewhere they run together (nothing is held)."""
+        if not one_queue_at_a_time(self.device):
+            return contextlib.nullcontext()
+        with _TURNS_LOCK:
+            return _TURNS.setdefault(int(self.device.int_ptr), threading.Lock())
 
     @property
     def name(self) -> str:
@@ -328,7 +385,7 @@ class Runtime:
         one program (a bundle)."""
         sources = (source,) if isinstance(source, str) else tuple(source)
         key = (sources, build_options(defines))
-        with self._lock:
+        with self._programs_lock:
             prg = self._programs.get(key)
             if prg is None:
                 try:
@@ -373,14 +430,17 @@ class Runtime:
 
     def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:
-        # Called with the lock held: the program a cache gave lacks a kernel; later lookups of
-        # this program's kernels get the new one.
+        # Called with the kernels' lock held: the program a cache gave lacks a kernel; later
+        # lookups of this program's kernels get the new one.
         sources = (source,) if isinstance(source, str) else tuple(source)
-        prg, seconds = build(self.context, sources, defines, failed=exc)
-        self.build_seconds += seconds
+        key = (sources, build_options(defines))
+        with self._programs_lock:
+            old = self._programs[key]
+            prg, seconds = build(self.context, sources, defines, failed=exc)
+            self.build_seconds += seconds
+            self._programs[key] = prg
         # The kernel cache is keyed by id(): the old program must outlive it.
-        self._retired.append(self._programs[(sources, build_options(defines))])
-        self._programs[(sources, build_options(defines))] = prg
+        self._retired.append(old)
         return prg
 
     def work_group_info(self, knl: Any) -> dict[str, int]:
@@ -399,18 +459,21 @@ _RUNTIMES_LOCK = threading.Lock()
 def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime:
     """A cached :class:`Runtime` for ``(device, profile, profiling)`` in the calling thread.
 
-    Caching per thread keeps the rule that one thread owns a queue.  A cached runtime whose
-    device has since failed to compile gives way to one on the next device.
+    Caching per thread keeps the rule that one thread owns a queue; the runtimes of several
+    threads for the same device and profile share one context and its programs (``share``).  A
+    cached runtime whose device has since failed to compile gives way to one on the next device.
     """
     prof = load_profile(profile)
-    key = (threading.get_ident(), str(device) if device is not None else None,
-           str(prof.path) if prof.path else prof.name, os.environ.get("PYOPENCL_CTX", ""), bool(profiling))
+    same = (str(device) if device is not None else None, str(prof.path) if prof.path else prof.name,
+            os.environ.get("PYOPENCL_CTX", ""))
+    key = (threading.get_ident(), *same, bool(profiling))
     with _RUNTIMES_LOCK:
         rt = _RUNTIMES.get(key)
+        usable = [r for k, r in _RUNTIMES.items() if k[1:4] == same and cannot_build(r.device) is None]
         if rt is not None and cannot_build(rt.device) is not None and not explicit_choice(device):
             rt = None
         if rt is None:
-            rt = Runtime(device, prof, profiling=bool(profiling))
+            rt = Runtime(device, prof, profiling=bool(profiling), share=usable[0] if usable else None)
             _RUNTIMES[key] = rt
     return rt
 

@@ -60,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if program and hasattr(signal, "pthread_sigmask"):  # let through once the guard's handlers are in
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     phases.enter()  # --stats times the start-up up to here
+    if program:  # a PNG photo decodes while the command's modules load
+        from . import early
+
+        early.start(sys.argv[1:])
     from .guard import guarded
     from .shared import COMMANDS
 

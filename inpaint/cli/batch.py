@@ -297,10 +297,30 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     return [i for i in keep if i not in skip]
 
 
+class Told:
+    """What a reading thread made, or its error, with the warnings it gave: told, then returned or
+    raised, by :meth:`take`, on the thread that takes it (:meth:`ReadAhead.aside`)."""
+
+    def __init__(self, show: Callable[..., None], value: Any = None, error: Exception | None = None,
+                 told: list | None = None):
+        self._show, self._value, self._error, self._told = show, value, error, told or []
+
+    def take(self) -> Any:
+        """The value; its warnings are told first, and its error raised instead of a value."""
+        told, self._told = self._told, []
+        for args, kwargs in told:
+            self._show(*args, **kwargs)
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 class ReadAhead:
     """Reads a one-job batch's images one ahead: while image ``i`` is worked on, image ``i + 1``
     is read on a thread of its own.  What reading it warns is told when its turn comes, where it
     would have been told, and an error is raised then, for that image only.
+
+    One image is read the same way (:meth:`start`), while the OpenCL device is made ready.
 
     Parameters
     ----------
@@ -333,6 +353,36 @@ class ReadAhead:
             return self._read(i)
         finally:
             del self._kept[threading.get_ident()]
+
+    def start(self, i: int) -> None:
+        """Start reading image ``i`` now (:meth:`take` waits for it)."""
+        if i not in self._ahead:
+            told: list = []
+            self._ahead[i] = (self._pool.submit(self._reading, i, told), told)
+
+    def failed(self, i: int) -> bool:
+        """Whether the reading of image ``i`` has already ended in an error (a file that is not
+        an image fails at once: it is told before the device is made ready)."""
+        ahead = self._ahead.get(i)
+        return ahead is not None and ahead[0].done() and ahead[0].exception() is not None
+
+    def aside(self, part: Callable[[], Any]) -> Told:
+        """Run ``part`` (a later part of a read, such as the mask) on the calling thread, keeping
+        its value or error and its warnings apart, for the image's job to take after its own checks
+        (:meth:`Told.take`)."""
+        me = threading.get_ident()
+        before = self._kept.get(me)
+        told: list = []
+        self._kept[me] = told
+        try:
+            return Told(self._shows, value=part(), told=told)
+        except Exception as exc:  # noqa: BLE001 - raised when the job takes it, as if read then
+            return Told(self._shows, error=exc, told=told)
+        finally:
+            if before is not None:
+                self._kept[me] = before
+            else:
+                del self._kept[me]
 
     def take(self, i: int) -> Any:
         """Image ``i`` (read ahead, else read now), its warnings told; the next starts reading."""

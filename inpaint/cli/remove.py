@@ -13,7 +13,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from ..methods.defaults import DEFAULT_METHOD
 from ..report import format_stats
 from .batch import (
     ReadAhead,
+    Told,
     batch_images,
     batch_mask,
     best_devices,
@@ -91,6 +92,15 @@ def version() -> str:
         return __version__
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up (package metadata, slow to import) only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"inpaint {version()}\n")  # as argparse's own version action does
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
     from ..io import MASK_RULE
@@ -102,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=MASK_RULE + " Commands: " + "; ".join(
             f"'inpaint {name}': {desc}" for name, desc in COMMANDS.items()) + ". " + EXIT_TABLE,
     )
-    p.add_argument("--version", action="version", version=f"inpaint {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, or a "
                                             "quoted pattern such as 'photos/*.jpg', for a batch (see --masks)")
     p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
@@ -328,17 +338,14 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
         return run_batch("inpaint", [], lambda *_: None, quiet=args.quiet)
     engine = engine_for(args)
     make_output_folder(args.out_dir)
-    from .. import io as imageio
-
-    # one job: the next image is read, and the last result written, while an image is filled
-    ahead = ReadAhead(lambda i: imageio.read_image(work[i][0], work_bytes_per_pixel=FILL_BYTES_PER_PIXEL),
-                      len(work)) if jobs == 1 else None
+    # one job: the next image and its mask are read, and the last result written, while an image is filled
+    ahead = ReadAhead(lambda i: _read_pair(work[i][0], work[i][1], ahead), len(work)) if jobs == 1 else None
 
     def one(i: int, label: str, device: Any) -> Any:
         image, mask, out = work[i]
         return _remove_one(args, options, radius, image, mask, out, label=label, progress=jobs == 1,
                            engine=engine if device is None else engine.on(device),
-                           read=(lambda: ahead.take(i)) if ahead is not None else None, later=ahead is not None)
+                           ahead=ahead, index=i, later=ahead is not None)
 
     try:
         return run_batch("inpaint", [image for image, _, _ in work], one, jobs=jobs,
@@ -349,14 +356,43 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
             ahead.close()
 
 
+def _read_pair(image_path: Path, mask_path: Path | None, ahead: ReadAhead | None) -> tuple[Any, Told | None]:
+    """The picture, and its mask read after it (:meth:`ReadAhead.aside`: taken after the picture's
+    own checks) when read ahead; without ``ahead``, the mask is read in its turn (None)."""
+    from .. import io as imageio
+    from . import early
+
+    pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL, decoded=early.take(image_path))
+    if mask_path is None or ahead is None:
+        return pic, None
+    return pic, ahead.aside(lambda: imageio.read_mask(mask_path, pic.size))
+
+
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
                 out: Path, label: str | None = None, progress: bool = True, phases: Phases | None = None,
-                engine: Any = None, read: Callable[[], Any] | None = None, later: bool = False) -> Any:
+                engine: Any = None, ahead: ReadAhead | None = None, index: int = 0, later: bool = False) -> Any:
     """Fill one image and write its result (and --save-mapping); raises on bad input.  With
     ``phases`` (one image, not a batch), ``--stats`` also prints the whole command's time.
     ``engine``: the run's, resolved by a batch before its first image (None: resolved here);
-    ``read``: reads the image (a batch's, read ahead); ``later``: the writing and the report are
-    returned as a function, for the batch to run behind, instead of run here."""
+    ``ahead``, ``index``: a batch's reading ahead, and the image's place in it (None for one
+    image: it and its mask are read on a thread while the OpenCL device starts); ``later``: the
+    writing and the report are returned as a function, for the batch to run behind, instead of
+    run here."""
+    if ahead is not None or engine is not None:  # a batch's image
+        return _remove(args, options, radius, image_path, mask_path, out, label, progress, phases, engine,
+                       ahead, index, later)
+    own = ReadAhead(lambda _: _read_pair(image_path, mask_path, own), 1)
+    try:
+        return _remove(args, options, radius, image_path, mask_path, out, label, progress, phases, engine,
+                       own, 0, later)
+    finally:
+        own.close()
+
+
+def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
+            out: Path, label: str | None, progress: bool, phases: Phases | None, engine: Any,
+            ahead: ReadAhead | None, index: int, later: bool) -> Any:
+    """:func:`_remove_one`'s work."""
     from .. import io as imageio
     from ..masks import covers_everything, grow
     from .options import engine_for
@@ -370,11 +406,16 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     mapping = Path(args.save_mapping) if args.save_mapping is not None else None
     run.check_outputs(out, sources, args.save_mapping, "--save-mapping", mapping)
     phases, timing = run.phases, run.timing
-    if engine is None:  # one image (a batch resolved its engine before its first image)
-        with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
+    if ahead is not None:
+        ahead.start(index)  # (a batch's: started while the image before it was filled)
+    with timing(CONTEXT) if args.backend != "numpy" else contextlib.nullcontext():
+        if engine is None:  # one image (a batch resolved its engine before its first image)
             engine = engine_for(args)
+        if ahead is not None and index == 0 and not ahead.failed(0):
+            # the device starts while the first image is read (a file that is no image is told first)
+            engine.ready(profiling=bool(args.stats))
     with timing(READ):
-        pic = read() if read is not None else imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL)
+        pic, mask_read = ahead.take(index) if ahead is not None else _read_pair(image_path, mask_path, None)
     w, h = pic.size
     if min(w, h) < 3:
         raise InputError(f"image {image_path} is {w}x{h} pixels: too small to fill (the smallest patch is 3x3)")
@@ -394,7 +435,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
             raise InputError("the selection is empty: nothing to remove (draw the box or lasso around the object)")
     else:
         with timing(READ):
-            mask = imageio.read_mask(mask_path, pic.size)
+            mask = mask_read.take() if mask_read is not None else imageio.read_mask(mask_path, pic.size)
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
@@ -418,7 +459,7 @@ def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, 
     from ..api import inpaint
 
     t_fill = time.perf_counter()
-    with run.working("filling") as bar:
+    with run.working("filling") as bar, engine.turn(profiling=bool(args.stats)):
         res = inpaint(pic.rgb, mask, method=args.method, progress=bar, token=run.token,
                       context=_run_context(args, engine, protect), **options)
     if phases is not None:

@@ -358,7 +358,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             built = rt.build_seconds
     t0 = time.perf_counter()
     try:
-        with run.working("carving") as bar:
+        with run.working("carving") as bar, engine.turn() if backend != "numpy" else contextlib.nullcontext():
             res = api.resize(pic.rgb, *args.target(w0, h0), energy=args.energy, order=args.order,
                              keep_mask=keep, drop_mask=drop, batch=args.batch, backend=args.backend,
                              engine=engine,

@@ -124,22 +124,41 @@ _PNG_COLOUR = {1: 0, 2: 4, 3: 2, 4: 6}
 _PNG_MODES = ("L", "LA", "RGB", "RGBA")
 
 
+#: Adler-32's modulus.
+_ADLER_BASE = 65521
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from their own checksums and the
+    second's length (zlib's ``adler32_combine``, which Python's :mod:`zlib` does not offer)."""
+    rem = second_length % _ADLER_BASE
+    low = first & 0xFFFF
+    high = (rem * low) % _ADLER_BASE
+    low = (low + (second & 0xFFFF) + _ADLER_BASE - 1) % _ADLER_BASE
+    high = (high + (first >> 16) + (second >> 16) + _ADLER_BASE - rem) % _ADLER_BASE
+    return low | (high << 16)
+
+
 def _deflate(data: memoryview, level: int) -> list[bytes]:
     """One zlib stream of ``data``, its bands compressed in parallel (zlib releases the GIL).
 
     Every band but the last ends with a sync flush, so the raw deflate streams join into one;
-    the header and the Adler-32 of the whole data frame them (as pigz does)."""
+    the header and the Adler-32 of the whole data frame them (as pigz does).  Each band's thread
+    sums its own part too, and the sums are combined (:func:`adler32_combine`)."""
     n = len(data)
     bands = max(1, min(os.cpu_count() or 1, n // PNG_BAND))
     if bands == 1:
         comp = zlib.compressobj(level)
         return [comp.compress(data), comp.flush()]
     step = -(-n // bands)
+    sums = [1] * bands
 
     def band(i: int) -> bytes:
         comp = zlib.compressobj(level, zlib.DEFLATED, -15)
         last = i == bands - 1
-        return comp.compress(data[i * step:(i + 1) * step]) + comp.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+        part = data[i * step:(i + 1) * step]
+        sums[i] = zlib.adler32(part)
+        return comp.compress(part) + comp.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
 
     from concurrent.futures import ThreadPoolExecutor
 
@@ -150,7 +169,10 @@ def _deflate(data: memoryview, level: int) -> list[bytes]:
         if "can't start new thread" not in str(exc):
             raise
         parts = [band(i) for i in range(bands)]
-    return [b"\x78\x5e"] + parts + [struct.pack(">I", zlib.adler32(data) & 0xFFFFFFFF)]
+    total = sums[0]
+    for i in range(1, bands):
+        total = adler32_combine(total, sums[i], len(data[i * step:(i + 1) * step]))
+    return [b"\x78\x5e"] + parts + [struct.pack(">I", total & 0xFFFFFFFF)]
 
 
 def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,

@@ -106,22 +106,27 @@ def check_regular(path: str | os.PathLike[str], what: str, max_bytes: int | None
         raise InputError(f"{what} {shown(path)} is {st.st_size} bytes, more than the {max_bytes} bytes it may have")
 
 
-def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: int = 0,
-               max_bytes: int | None = None) -> tuple[Image.Image, list]:
+def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: int = 0, max_bytes: int | None = None,
+               decoded: tuple[Image.Image, list] | None = None) -> tuple[Image.Image, list]:
     """The first frame of ``path``, loaded; and its tiles (read before loading).  Only a regular
-    file of at most ``max_bytes`` is opened (:func:`check_regular`)."""
+    file of at most ``max_bytes`` is opened (:func:`check_regular`).  ``decoded``: this file's
+    single frame and tiles, opened and loaded already (see :func:`read_image`)."""
     p = Path(path)
     if str(path) == "":
         raise InputError(f"the {what} file name is empty")
     check_name(path, what)
     check_regular(p, what, max_bytes)
+    limit = Image.MAX_IMAGE_PIXELS
+    if decoded is not None and limit is not None and decoded[0].size[0] * decoded[0].size[1] > limit:
+        decoded = None  # past the limit in force: opened again, to be refused as always
     img = None
     notes = []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(p)
-            tiles = list(getattr(img, "tile", []) or [])
+            img, tiles = decoded if decoded is not None else (Image.open(p), None)
+            if tiles is None:
+                tiles = list(getattr(img, "tile", []) or [])
             frames = int(getattr(img, "n_frames", 1) or 1)
             img.info["inpaint_frames"] = frames
             if frames > 1:
@@ -131,7 +136,8 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
             note = check_memory(need, f"{what} {shown(p)} ({img.size[0]}x{img.size[1]})")
             if note:
                 notes.append(note)
-            img.load()
+            if decoded is None:
+                img.load()
     except InputError:
         if img is not None:
             img.close()
@@ -255,10 +261,15 @@ _ORIENT = {
 }
 
 
+#: The EXIF orientations that turn a picture (1 and others leave it as stored).
+_TURNS = frozenset(range(2, 9))
+
+
 def upright(img: Image.Image) -> Image.Image:
-    """``img`` turned upright by its EXIF orientation (as stored when the EXIF block is damaged)."""
+    """``img`` turned upright by its EXIF orientation (as stored when the EXIF block is damaged);
+    ``img`` itself when it is upright (Pillow's ``exif_transpose`` would copy it)."""
     try:
-        up = ImageOps.exif_transpose(img)
+        up = ImageOps.exif_transpose(img) if img.getexif().get(_ORIENTATION, 1) in _TURNS else img
     except Exception:  # noqa: BLE001 - a damaged EXIF block: keep the stored orientation
         return img
     return img if up is None else up
@@ -349,7 +360,8 @@ def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source]:
         return Image.Exif(), None, Source(format="TIFF")
 
 
-def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -> Picture:
+def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
+               decoded: tuple[Image.Image, list] | None = None) -> Picture:
     """Read an image, upright, with its 8-bit RGB view and its full-depth pixels.
 
     Parameters
@@ -358,6 +370,10 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
     work_bytes_per_pixel : int
         Memory the caller's job needs per pixel; the image is refused before it is decoded
         when the decoded image and the job do not fit in the available memory.
+    decoded : (PIL.Image.Image, list), optional
+        The file's single frame, opened and loaded already, and its tiles as read before
+        loading (a command decodes its photo while it starts): every check is made as for a
+        file opened here, and a picture past the pixel limit in force is opened again.
 
     Raises
     ------
@@ -378,7 +394,7 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
         planes = _separate_planes(p)
         if planes is not None:
             return planes
-    img, tiles = open_image(p, "image", work_bytes_per_pixel)
+    img, tiles = open_image(p, "image", work_bytes_per_pixel, decoded=decoded)
     frames = int(img.info.pop("inpaint_frames", 1))
     try:
         exif = img.getexif()
@@ -413,7 +429,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0) -
         rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
     else:
         try:
-            rgb = np.asarray(turned.convert("RGB"), dtype=np.uint8).copy()
+            # an RGB picture is copied once, straight from Pillow (a conversion would copy it twice more)
+            rgb = np.array(turned if mode == "RGB" else turned.convert("RGB"), dtype=np.uint8)
         except MemoryError:
             raise InputError(f"image {shown(p)} is too large for the memory available") from None
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
