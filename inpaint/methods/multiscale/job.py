@@ -121,6 +121,9 @@ NEAR_WEIGHT, NEAR_FROM = 1000, 2
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
 #: The final vote, at the photo itself, is always split.
 SPLIT_LEVELS = 1
+#: The coarsest level the gradient term (the ``gradients`` option's weight) leaves out: it weighs
+#: the patches' gradients at every level finer than this (a large value: at every level).
+GRADIENTS_BELOW = 99
 #: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
 EXPECTED_TEXTURE = True
@@ -240,6 +243,7 @@ class _Fill(Job):
         self.half = self.patch // 2
         self.alpha = search_factor(self.options.alpha)
         self.k, self.seed = self.options.candidates, self.options.seed
+        self.gradients, self.adapt = self.options.gradients, self.options.adapt == "on"
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
@@ -263,7 +267,7 @@ class _Fill(Job):
         if not self.engine.numpy:
             from . import opencl as mcl
 
-            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k),
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
                                                         largest=self._largest_buffer())
         self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
         self._protects = protect_pyramid(avoid, len(masks))
@@ -320,6 +324,8 @@ class _Fill(Job):
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         if lv >= NEAR_FROM:
             lev = dataclasses.replace(lev, near=NEAR_WEIGHT)
+        if lv < GRADIENTS_BELOW:
+            lev = dataclasses.replace(lev, grad=self.gradients)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
@@ -329,7 +335,7 @@ class _Fill(Job):
             st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
                               self.events)
         else:
-            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
+            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt)
         if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
