@@ -121,9 +121,9 @@ NEAR_WEIGHT, NEAR_FROM = 1000, 2
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
 #: The final vote, at the photo itself, is always split.
 SPLIT_LEVELS = 1
-#: The coarsest level the gradient term (the ``gradients`` option's weight) leaves out: it weighs
-#: the patches' gradients at every level finer than this (a large value: at every level).
-GRADIENTS_BELOW = 99
+#: The finest level at which the gradient term (the ``gradients`` option's weight) weighs the
+#: patches' gradients, and every coarser one (0: every level).
+GRADIENTS_FROM = 0
 #: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
 EXPECTED_TEXTURE = True
@@ -324,7 +324,7 @@ class _Fill(Job):
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         if lv >= NEAR_FROM:
             lev = dataclasses.replace(lev, near=NEAR_WEIGHT)
-        if lv < GRADIENTS_BELOW:
+        if lv >= GRADIENTS_FROM:
             lev = dataclasses.replace(lev, grad=self.gradients)
         self.stats.widened += lev.widened > 0
         if lv == 0:
