@@ -43,7 +43,7 @@ inline int4 adapted(const uchar4 s, const int4 code)
  * With with_grad, each pair of horizontal or vertical neighbours adds
  * (grad_w * (e1 - e0)^2) >> GRAD_SHIFT, e the grey (r + g + b) difference of target and source
  * at a pixel: the squared difference of the windows' grey gradients.  With ADAPT the source's
- * colours are read through code (see adapted), except in the mean-colour term.
+ * colours are read through code (see adapted).
  * Stops after the first row whose partial SSD exceeds lim and returns it (such a candidate never
  * enters the list, exactly as with its full distance: nothing is added to the list at lim or
  * above). */
@@ -61,11 +61,7 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
         for (int dx = dx0; dx <= dx1; ++dx) {
             const int4 d = convert_int4(trow[dx]) - ADAPTED(srow[dx], code);
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
-#if ADAPT  /* the mean-colour term weighs the difference before adaptation: what the adaptation changes */
-            if (with_mean) sum += convert_int3(trow[dx].xyz) - convert_int3(srow[dx].xyz);
-#else
             if (with_mean) sum += d.xyz;
-#endif
             if (with_grad) {
                 const int e = d.x + d.y + d.z;
                 if (dx > dx0) acc += (grad_w * (uint)((e - left) * (e - left))) >> GRAD_SHIFT;

@@ -157,8 +157,7 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
     ``(grad_weight * (e1 - e0)**2) >> GRAD_SHIFT``, e the grey-level (r + g + b) difference of target
     and source at the pixel: the squared difference of the two windows' grey gradients, so a match
     continues an edge, not only a colour.  With ``codes`` ((n, >= 3) int, see :func:`adaptation`)
-    every source colour is read through :func:`adapted` first (the feature is not adapted), except
-    in the mean-colour term: where it weighs the means, the adaptation costs what it changes.
+    every source colour is read through :func:`adapted` first (the feature is not adapted).
     """
     h, w = est.shape[:2]
     rgb = est.astype(np.int32)
@@ -183,9 +182,8 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
                 s[:, :3] = adapted(s[:, :3], codes)
             d = rgb[tyc, np.clip(tx, 0, w - 1)] - s
             acc += np.where(inside, (d * d) @ wts, 0)
-            if mean_weight:  # (before adaptation: at the coarse levels the adaptation costs what it changes)
-                diff = d[:, :3] if codes is None else rgb[tyc, np.clip(tx, 0, w - 1), :3] - rgb[cy + dy, cx + dx, :3]
-                total += np.where(inside[:, None], diff, 0)
+            if mean_weight:
+                total += np.where(inside[:, None], d[:, :3], 0)
                 count += inside
             if grad_weight:
                 e = d[:, :3].sum(axis=1).astype(np.int64)
