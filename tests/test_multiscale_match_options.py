@@ -49,12 +49,13 @@ def naive_adapted(v, code):
     return min(max(((gain * int(v) + 128) >> 8) + bias, 0), 255)
 
 
-def naive_distance(est, t, s, half, grad=0, codes=None):
+def naive_distance(est, t, s, half, grad=0, codes=None, mean=0, near=0):
     """The weighted SSD over the target window's in-image pixels (the source's colours through ``codes``),
     plus, for every pair of horizontal or vertical in-image neighbours, (grad * (e1 - e0)^2) >> GRAD_SHIFT,
-    e the grey (r + g + b) difference of target and source at a pixel."""
+    e the grey (r + g + b) difference of target and source at a pixel; plus the mean-colour term (of the
+    adapted colours) and the distance term."""
     h, w = est.shape[:2]
-    acc, e = 0, {}
+    acc, e, sums = 0, {}, [0, 0, 0]
     for dy in range(-half, half + 1):
         for dx in range(-half, half + 1):
             y, x = t[0] + dy, t[1] + dx
@@ -67,12 +68,15 @@ def naive_distance(est, t, s, half, grad=0, codes=None):
                     sv = naive_adapted(sv, codes[c])
                 d.append(int(est[y, x, c]) - sv)
                 acc += CHANNEL_WEIGHTS[c] * d[c] * d[c]
+                if c < 3:
+                    sums[c] += d[c]
             e[dy, dx] = d[0] + d[1] + d[2]
     for (dy, dx), v in e.items():
         for prev in ((dy, dx - 1), (dy - 1, dx)):
             if prev in e:
                 acc += (grad * (v - e[prev]) ** 2) >> ref.GRAD_SHIFT
-    return acc
+    return (acc + (mean * sum(v * v for v in sums)) // (4 * len(e))
+            + near * (abs(int(t[0]) - int(s[0])) + abs(int(t[1]) - int(s[1]))))
 
 
 def naive_vote(est, pixels, lev, nnf, cost, adapt, half, k_use, softness, split=False):
@@ -121,20 +125,20 @@ def adapted_state(rng, h=28, w=34, half=2, k=3, iterations=1, grad=8, mean=0, ne
 
 
 # -- the reference against the naive loops ----------------------------------------------------------
-@pytest.mark.parametrize("grad,adapt", [(8, False), (0, True), (5, True), (64, True)])
-def test_distance_and_adaptation_match_naive(rng, grad, adapt):
+@pytest.mark.parametrize("grad,adapt,mean", [(8, False, 0), (0, True, 0), (5, True, 4), (64, True, 0), (8, False, 7)])
+def test_distance_and_adaptation_match_naive(rng, grad, adapt, mean):
     lev, est, nnf, *_ = level_state(rng, half=3)
     # shaded sources: the adaptation's gain and bias both get used, and both get clamped
     est[..., :3] = (est[..., :3] * rng.uniform(0.3, 1.0, est.shape[:2])[..., None]).astype(np.uint8)
     codes = ref.adaptation(est, lev.targets, nnf[:, 0], 3) if adapt else None
-    got = ref.ssd(est, lev.targets, nnf[:, 0], 3, grad_weight=grad, codes=codes)
+    got = ref.ssd(est, lev.targets, nnf[:, 0], 3, mean, 1000, grad, codes)
     border, gains = 0, set()
     for i in range(0, len(lev.targets), 5):
         want = naive_adaptation(est, lev.targets[i], nnf[i, 0], 3) if adapt else None
         if adapt:
             assert codes[i].tolist() == want
             gains.update(c >> 8 for c in want[:3])
-        assert got[i] == naive_distance(est, lev.targets[i], nnf[i, 0], 3, grad, want)
+        assert got[i] == naive_distance(est, lev.targets[i], nnf[i, 0], 3, grad, want, mean, 1000)
         border += min(*lev.targets[i], *(np.array(lev.shape) - 1 - lev.targets[i])) < 3
     assert border  # windows cut by the image's edge are among those checked
     if adapt:
@@ -196,11 +200,7 @@ def test_patchmatch_lists_hold_each_match_with_its_adaptation(rng, k, grad, mean
                 continue
             want = naive_adaptation(est, lev.targets[i], (sy, sx), 2)
             assert code.tolist() == want
-            plain = naive_distance(est, lev.targets[i], (sy, sx), 2, grad, want)
-            if mean == near == 0:
-                assert c == plain
-            else:
-                assert c >= plain + near * (abs(lev.targets[i][0] - sy) + abs(lev.targets[i][1] - sx))
+            assert c == naive_distance(est, lev.targets[i], (sy, sx), 2, grad, want, mean, near)
 
 
 @pytest.mark.parametrize("split", [False, True])
