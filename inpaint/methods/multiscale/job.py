@@ -183,6 +183,12 @@ class MultiscaleInpainter(Sequence):
     candidates : int
         Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
         (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
+    gradients : int
+        Weight of the patches' grey-level gradients in every patch distance, 0..64 (default 0:
+        off; see :func:`inpaint.methods.multiscale.reference.ssd`).
+    adapt : {'off', 'on'}
+        'on': each match adapts its source's colours by a bounded gain and bias, in the distance
+        and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional
@@ -200,14 +206,16 @@ class MultiscaleInpainter(Sequence):
     """
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
-                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, seed: int = 0,
+                 patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES,
+                 gradients: int = OPTIONS["gradients"].default, adapt: str = OPTIONS["adapt"].default, seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
         run, other = split(run)  # (another keyword: the first group's job refuses it)
         context = run_context(context, **run)
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
-        values = dict(alpha=alpha, patch=patch, candidates=candidates, seed=seed, **other)
+        values = dict(alpha=alpha, patch=patch, candidates=candidates, gradients=gradients, adapt=adapt, seed=seed,
+                      **other)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 

@@ -58,7 +58,7 @@ GRADIENTS = Option(
     "gradients", default=0, check=_gradients, parse=lambda text, flag: parse_int(text, flag, 0, MAX_GRADIENTS),
     flag="--gradients", metavar="W", group="tune", rank=30,
     help=f"multiscale: weight of the patches' grey-level gradients in every match, 0-{MAX_GRADIENTS} (default 0: "
-         "off; 8 weighs them about like the colours), so a match continues an edge, not only a colour")
+         "off), so a match continues an edge, not only a colour")
 ADAPT = Option(
     "adapt", default="off", check=lambda v: check_choice("adapt", v, ADAPT_CHOICES),
     parse=lambda text, flag: check_choice(flag, text, ADAPT_CHOICES), flag="--adapt-colour",
