@@ -1009,7 +1009,8 @@ def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene
         pytest.skip("no OpenCL device")
     defines = multiscale._defines
     never = time.time_ns()
-    monkeypatch.setattr(multiscale, "_defines", lambda half, k: {**defines(half, k), "INPAINT_NEVER_BUILT": never})
+    monkeypatch.setattr(multiscale, "_defines",
+                        lambda half, k, adapt=False: {**defines(half, k, adapt), "INPAINT_NEVER_BUILT": never})
     app = fresh
     built = []
     seen = []

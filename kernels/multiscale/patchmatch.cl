@@ -13,31 +13,61 @@
  *
  * Random numbers come from hash32 (common/hash.cl, bundled before this file).
  *
+ * With grad_w > 0 the distance also weighs the windows' grey gradients, and with ADAPT set every
+ * listed match carries a colour adaptation (adapt[i * K + k]: a gain and a bias per channel, see
+ * adaptation) through which its source is compared, and voted (vote.cl).
+ *
  * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
- * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid); the
- * reference and levels.py state them. */
+ * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid), GRAD_SHIFT
+ * (the gradient term's scale), ADAPT (0 or 1), GAIN_MIN, GAIN_MAX, BIAS_MAX and ADAPT_NONE (the
+ * adaptation's bounds and its identity code); the reference and levels.py state them. */
+
+/* A source colour as adaptation code `code` reads it: per channel clamp(((gain v + 128) >> 8) + bias,
+ * 0, 255), the code being gain * 256 + bias + 128; the feature is kept.  ADAPTED is the plain
+ * value without ADAPT (vote.cl, bundled after this file, uses it too). */
+#if ADAPT
+inline int4 adapted(const uchar4 s, const int4 code)
+{
+    const int3 gain = code.xyz >> 8, bias = (code.xyz & 255) - 128;
+    return (int4)(clamp(((gain * convert_int3(s.xyz) + 128) >> 8) + bias, 0, 255), (int)s.w);
+}
+#define ADAPTED(s, code) adapted(s, code)
+#else
+#define ADAPTED(s, code) convert_int4(s)
+#endif
 
 /* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
  * window's rows dy0..dy1 and columns dx0..dx1 (its part inside the image): the SSD, plus
  * mean_w / 4 times the window's pixel count times the squared difference of the two windows'
  * mean colours (rounded down); ssd adds near_w times the distance between the two centres.
+ * With with_grad, each pair of horizontal or vertical neighbours adds
+ * (grad_w * (e1 - e0)^2) >> GRAD_SHIFT, e the grey (r + g + b) difference of target and source
+ * at a pixel: the squared difference of the windows' grey gradients.  With ADAPT the source's
+ * colours are read through code (see adapted).
  * Stops after the first row whose partial SSD exceeds lim and returns it (such a candidate never
  * enters the list, exactly as with its full distance: nothing is added to the list at lim or
  * above). */
 #define SIDE (2 * HALF + 1)
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
-                     const int with_mean)
+                     const int with_mean, const uint grad_w, const int with_grad, const int4 code)
 {
     uint acc = 0;
     int3 sum = (int3)(0);
+    int above[SIDE], left = 0;  /* the grey differences of the row above and of the pixel to the left */
     for (int dy = dy0; dy <= dy1; ++dy) {
         const uchar4 *trow = tw + (dy + HALF) * SIDE + HALF;
         __global const uchar4 *srow = est + (sy + dy) * width + sx;
         for (int dx = dx0; dx <= dx1; ++dx) {
-            const int4 d = convert_int4(trow[dx]) - convert_int4(srow[dx]);
+            const int4 d = convert_int4(trow[dx]) - ADAPTED(srow[dx], code);
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
             if (with_mean) sum += d.xyz;
+            if (with_grad) {
+                const int e = d.x + d.y + d.z;
+                if (dx > dx0) acc += (grad_w * (uint)((e - left) * (e - left))) >> GRAD_SHIFT;
+                if (dy > dy0) acc += (grad_w * (uint)((e - above[dx + HALF]) * (e - above[dx + HALF]))) >> GRAD_SHIFT;
+                left = above[dx + HALF] = e;
+            }
         }
         if (acc > lim) return acc;
     }
@@ -49,38 +79,81 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
     return acc;
 }
 
-/* with_mean is a constant at each call, so the finest level's search (mean_w 0) keeps the plain
- * loop, its time being most of a large photo's. */
+/* with_mean and with_grad are constants at each call, so the finest level's search (mean_w 0,
+ * grad_w 0) keeps the plain loop, its time being most of a large photo's. */
 inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
                 const int dy0, const int dy1, const int dx0, const int dx1,
-                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w)
+                const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w,
+                const uint grad_w, const int4 code)
 {
     /* the distance term: near_w per pixel between the two centres (|dy| + |dx|); a candidate it
      * alone puts past lim is not compared at all, and the SSD stops at what is left of lim */
     const uint near = near_w * (uint)(abs(ty - sy) + abs(tx - sx));
     if (near >= lim) return near;
-    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1)
-                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0)) + near;
+    if (grad_w)
+        return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, grad_w, 1, code)
+                       : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, grad_w, 1, code)) + near;
+    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, 0, 0, code)
+                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, 0, 0, code)) + near;
 }
+
+/* The colour adaptation of the target window to the source window at (sy, sx), over the target
+ * window's in-image part (tsum: the sums of its colours there): per channel, with the source's sum
+ * ss over the same pixels, the gain round(256 tsum / ss) within [GAIN_MIN, GAIN_MAX] (in 256ths)
+ * and the bias round((256 tsum - gain ss) / (256 n)) within +-BIAS_MAX, n the pixel count; the
+ * code gain * 256 + bias + 128 (reference.py: adaptation). */
+#if ADAPT
+inline int floor_div_int(const int a, const int b)  /* floor(a / b) for b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+inline int4 adaptation(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
+                       const int dx1, const int sy, const int sx, const int3 tsum)
+{
+    int3 ss = (int3)(0);
+    for (int dy = dy0; dy <= dy1; ++dy)
+        for (int dx = dx0; dx <= dx1; ++dx)
+            ss += convert_int3(est[(sy + dy) * width + sx + dx].xyz);
+    const int n256 = 256 * (dy1 - dy0 + 1) * (dx1 - dx0 + 1);
+    const int3 gain = clamp((256 * tsum + ss / 2) / max(ss, (int3)(1)), GAIN_MIN, GAIN_MAX);
+    const int3 num = 256 * tsum - gain * ss + n256 / 2;
+    const int3 bias = clamp((int3)(floor_div_int(num.x, n256), floor_div_int(num.y, n256), floor_div_int(num.z, n256)),
+                            -BIAS_MAX, BIAS_MAX);
+    return (int4)(gain * 256 + bias + 128, ADAPT_NONE);
+}
+#define ADAPTATION(sy, sx) adaptation(est, width, dy0, dy1, dx0, dx1, sy, sx, tsum)
+#else
+#define ADAPTATION(sy, sx) ((int4)(0))
+#endif
 
 /* The part of the target window at (ty, tx) inside the image, as offset ranges. */
 #define WINDOW_RANGE(ty, tx) \
     const int dy0 = max(-HALF, -(ty)), dy1 = min(HALF, height - 1 - (ty)); \
     const int dx0 = max(-HALF, -(tx)), dx1 = min(HALF, width - 1 - (tx));
 
-/* Copy target i's window (its in-image part) and its candidate list into private memory. */
-inline void load_target(__global const uchar4 *est, __global const int2 *nnf, __global const uint *cost,
-                        const int i, const int width, const int2 t,
+/* Copy target i's window (its in-image part) and its candidate list (with ADAPT, its codes too) into
+ * private memory; with ADAPT, returns the sums of the window's colours. */
+inline int3 load_target(__global const uchar4 *est, __global const int2 *nnf, __global const uint *cost,
+                        __global const int4 *adapt, const int i, const int width, const int2 t,
                         const int dy0, const int dy1, const int dx0, const int dx1,
-                        uchar4 *tw, int2 *nb, uint *nc)
+                        uchar4 *tw, int2 *nb, uint *nc, int4 *na)
 {
+    int3 tsum = (int3)(0);
     for (int dy = dy0; dy <= dy1; ++dy)
-        for (int dx = dx0; dx <= dx1; ++dx)
-            tw[(dy + HALF) * SIDE + dx + HALF] = est[(t.x + dy) * width + t.y + dx];
+        for (int dx = dx0; dx <= dx1; ++dx) {
+            const uchar4 c = est[(t.x + dy) * width + t.y + dx];
+            tw[(dy + HALF) * SIDE + dx + HALF] = c;
+            if (ADAPT) tsum += convert_int3(c.xyz);
+        }
     for (int k = 0; k < K; ++k) {
         nb[k] = nnf[i * K + k];
         nc[k] = cost[i * K + k];
+#if ADAPT
+        na[k] = adapt[i * K + k];
+#endif
     }
+    return tsum;
 }
 
 /* Target i, its window's in-image range, and private copies of its window and list. */
@@ -90,14 +163,19 @@ inline void load_target(__global const uchar4 *est, __global const int2 *nnf, __
     uchar4 tw[SIDE * SIDE]; \
     int2 nb[K]; \
     uint nc[K]; \
-    load_target(est, nnf, cost, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc);
+    int4 na[ADAPT ? K : 1]; \
+    const int3 tsum = load_target(est, nnf, cost, adapt, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc, na);
 
-/* Store target i's candidate list. */
-inline void store_target(__global int2 *nnf, __global uint *cost, const int i, const int2 *nb, const uint *nc)
+/* Store target i's candidate list (with ADAPT, its codes too). */
+inline void store_target(__global int2 *nnf, __global uint *cost, __global int4 *adapt, const int i,
+                         const int2 *nb, const uint *nc, const int4 *na)
 {
     for (int k = 0; k < K; ++k) {
         nnf[i * K + k] = nb[k];
         cost[i * K + k] = nc[k];
+#if ADAPT
+        adapt[i * K + k] = na[k];
+#endif
     }
 }
 
@@ -110,18 +188,24 @@ inline int listed(const int2 *nb, const uint *nc, const int2 c)
 }
 
 /* Insert a candidate that is not listed yet: it must beat the worst entry, and it goes after
- * every entry with an SSD <= its own. */
-inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
+ * every entry with an SSD <= its own (with ADAPT, its code with it). */
+inline void insert(int2 *nb, uint *nc, int4 *na, const int2 c, const uint d, const int4 code)
 {
     if (d >= nc[K - 1]) return;
     int k = K - 1;
     while (k > 0 && nc[k - 1] > d) {
         nc[k] = nc[k - 1];
         nb[k] = nb[k - 1];
+#if ADAPT
+        na[k] = na[k - 1];
+#endif
         --k;
     }
     nc[k] = d;
     nb[k] = c;
+#if ADAPT
+    na[k] = code;
+#endif
 }
 
 /* A candidate is skipped when it is outside the image, not a usable source, or already listed
@@ -129,11 +213,16 @@ inline void insert(int2 *nb, uint *nc, const int2 c, const uint d)
 inline void consider(__global const uchar4 *est, __global const uchar *valid,
                      const int width, const int height, const int ty, const int tx,
                      const int dy0, const int dy1, const int dx0, const int dx1,
-                     int2 *nb, uint *nc, const int2 c, const uchar4 *tw, const uint mean_w, const uint near_w)
+                     int2 *nb, uint *nc, int4 *na, const int2 c, const uchar4 *tw, const int3 tsum,
+                     const uint mean_w, const uint near_w, const uint grad_w)
 {
     if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
     if (listed(nb, nc, c)) return;
-    insert(nb, nc, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w));
+    /* (with ADAPT, a candidate the distance term alone rules out costs no adaptation either) */
+    if (ADAPT && near_w * (uint)(abs(ty - c.x) + abs(tx - c.y)) >= nc[K - 1]) return;
+    const int4 code = ADAPTATION(c.x, c.y);
+    insert(nb, nc, na, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w, grad_w,
+                              code), code);
 }
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
@@ -149,7 +238,8 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          __global int2 *nnf, __global uint *cost,
                          __global const int2 *best_in, __global int2 *best_out,
                          const int n, const int width, const int height,
-                         const int radius, const int jump_max, const uint mean_w, const uint near_w, const uint key,
+                         const int radius, const int jump_max, const uint mean_w, const uint near_w,
+                         const uint grad_w, __global int4 *adapt, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh,
                          __global const int *random_start, const int short_radius, const int short_jump,
                          const int short_skip, const int rescore)
@@ -165,7 +255,14 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
     TARGET_STATE(i)
     if (rescore)
         for (int k = 0; k < K; ++k)
-            if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w);
+            if (nc[k] != EMPTY) {
+                const int4 code = ADAPTATION(nb[k].x, nb[k].y);
+#if ADAPT
+                na[k] = code;
+#endif
+                nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w,
+                            grad_w, code);
+            }
     for (int j = 1; j <= (is_short && short_skip ? 0 : min(jmax, JUMP_MAX)); j *= 2) {
         for (int q = 0; q < 4; ++q) {
             const int dy = q == 2 ? -j : (q == 3 ? j : 0);
@@ -175,7 +272,8 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             const int m = tidx[ly * rw + lx];
             if (m < 0) continue;
             const int2 b = best_in[m];
-            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, (int2)(b.x - dy, b.y - dx), tw, mean_w, near_w);
+            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, (int2)(b.x - dy, b.y - dx), tw,
+                     tsum, mean_w, near_w, grad_w);
         }
     }
     int r = is_short && short_skip ? 0 : r0;
@@ -185,38 +283,57 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         const uint hx = hash32(hy);
         const uint m = (uint)(2 * r + 1);
         const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
-        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, c, tw, mean_w, near_w);
+        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, c, tw, tsum, mean_w, near_w,
+                 grad_w);
         r /= 2;
         ++step;
     }
-    store_target(nnf, cost, i, nb, nc);
+    store_target(nnf, cost, adapt, i, nb, nc, na);
     best_out[i] = nb[0];
 }
 
-/* Recompute every listed candidate's distance against the current estimate, then sort each list by
- * insertion (stable: equal SSDs keep their order).  best receives the new best. */
+/* Recompute every listed candidate's distance (with ADAPT, its adaptation first) against the current
+ * estimate, then sort each list by insertion (stable: equal SSDs keep their order).  best receives
+ * the new best. */
 __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
                       __global int2 *nnf, __global uint *cost, __global int2 *best,
-                      const int n, const int width, const int height, const uint mean_w, const uint near_w)
+                      const int n, const int width, const int height, const uint mean_w, const uint near_w,
+                      const uint grad_w, __global int4 *adapt)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
     for (int k = 0; k < K; ++k)
-        if (nc[k] != EMPTY) nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w);
+        if (nc[k] != EMPTY) {
+            const int4 code = ADAPTATION(nb[k].x, nb[k].y);
+#if ADAPT
+            na[k] = code;
+#endif
+            nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w, grad_w,
+                        code);
+        }
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];
         const uint cv = nc[a];
+#if ADAPT
+        const int4 av = na[a];
+#endif
         int b = a;
         while (b > 0 && nc[b - 1] > cv) {
             nc[b] = nc[b - 1];
             nb[b] = nb[b - 1];
+#if ADAPT
+            na[b] = na[b - 1];
+#endif
             --b;
         }
         nc[b] = cv;
         nb[b] = bv;
+#if ADAPT
+        na[b] = av;
+#endif
     }
-    store_target(nnf, cost, i, nb, nc);
+    store_target(nnf, cost, adapt, i, nb, nc, na);
     best[i] = nb[0];
 }
 

@@ -7,8 +7,11 @@
  *
  * tidx and out cover the work area (origin (rx0, ry0), size rw x rh; see patchmatch.cl).
  *
+ * With ADAPT, each candidate's copied colours (and their low pass) are read through its adaptation
+ * code adapt[t * K + k] (ADAPTED, patchmatch.cl, bundled before this file), as its distance read them.
+ *
  * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost), LOW_RADIUS (the
- * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass). */
+ * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT. */
 
 inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 0, b > 0 */
 {
@@ -98,6 +101,7 @@ __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, _
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
                    __global int4 *out, __global const uchar4 *low, __global int2 *src, const int nsrc,
+                   __global const int4 *adapt,
                    const int n, const int width,
                    const int k_use, const uint softness, const int split, const int lx0, const int ly0, const int lw,
                    const int rx0, const int ry0, const int rw, const int rh)
@@ -110,6 +114,9 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     int wsum = 0;
     uint cmin = EMPTY;
     int2 best = (int2)(0);
+#if ADAPT
+    int4 bcode = (int4)(ADAPT_NONE);
+#endif
     FOR_EACH_COVERING_TARGET(
         const uint c0 = cost[t * K];
         for (int k = 0; k < k_use; ++k) {
@@ -117,11 +124,20 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
             if (ck == EMPTY) continue;
             const int wk = (int)((256u * softness) / (softness + ck - c0));
             const int2 s = nnf[t * K + k] + (int2)(dy, dx);
-            acc += wk * convert_int4(est[s.x * width + s.y]);
+#if ADAPT
+            const int4 code = adapt[t * K + k];
+#endif
+            acc += wk * ADAPTED(est[s.x * width + s.y], code);
             wsum += wk;
             if (split) {
-                lsum += wk * convert_int3(low[(s.x - ly0) * lw + s.y - lx0].xyz);
-                if (ck < cmin) { cmin = ck; best = s; }
+                lsum += wk * ADAPTED(low[(s.x - ly0) * lw + s.y - lx0], code).xyz;
+                if (ck < cmin) {
+                    cmin = ck;
+                    best = s;
+#if ADAPT
+                    bcode = code;
+#endif
+                }
             }
         }
     )
@@ -129,8 +145,8 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
         store_mean(out, p, acc, wsum, rx0, ry0, rw);
         return;
     }
-    const int3 detail = convert_int3(est[best.x * width + best.y].xyz)
-                        - convert_int3(low[(best.x - ly0) * lw + best.y - lx0].xyz);
+    const int3 detail = ADAPTED(est[best.x * width + best.y], bcode).xyz
+                        - ADAPTED(low[(best.x - ly0) * lw + best.y - lx0], bcode).xyz;
     const int3 c = clamp((int3)(round_div(lsum.x, wsum), round_div(lsum.y, wsum), round_div(lsum.z, wsum)) + detail,
                          0, 255);
     out[(p.x - ry0) * rw + p.y - rx0] = (int4)(c, round_div(acc.w, wsum));

@@ -23,7 +23,8 @@ class HostLevel:
     starts as it and is filled in place.
     """
 
-    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float]):
+    def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float],
+                 adapt: bool = False):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         h, w = level.shape
         self.est = image.copy()
@@ -34,6 +35,8 @@ class HostLevel:
         self.nnf = np.full((n, k, 2), -1, np.int32)
         self.cost = np.full((n, k), ref.EMPTY, np.uint32)
         self.best = np.zeros((n, 2), np.int32)
+        # with colour adaptation, every listed match's code (see reference.adaptation)
+        self.adapt = np.full((n, k, 4), ref.ADAPT_NONE, np.int32) if adapt else None
         self.src = np.full((len(level.hole), 2), -1, np.int32)
         self.random_start = False  # whether a start of :meth:`lift` was random
         self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
@@ -82,12 +85,12 @@ class HostLevel:
         radius, jump = self.lev.short if self.short else (self.lev.radius, self.lev.jump)
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
                     self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, radius, key,
-                    jump, self.lev.mean, self.lev.near)
+                    jump, self.lev.mean, self.lev.near, self.lev.grad, self.adapt)
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
         self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half,
-                    self.lev.mean, self.lev.near)
+                    self.lev.mean, self.lev.near, self.lev.grad, self.adapt)
         self.best[:] = self.nnf[:, 0]
 
     def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
@@ -124,7 +127,8 @@ class HostLevel:
         the tones averaged, the texture of the best match; after :meth:`split_votes`; with
         ``sources``, the hole pixels' best matches are kept for :meth:`sources`)."""
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
-                    self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None)
+                    self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None,
+                    self.adapt)
 
     def expect_prior(self, prior: np.ndarray) -> None:
         """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one

@@ -124,6 +124,9 @@ NEAR_WEIGHT, NEAR_FROM = 1000, 2
 #: match.  Averaged whole, the rounds there washed out the texture the coarser levels had found.
 #: The final vote, at the photo itself, is always split.
 SPLIT_LEVELS = 1
+#: The finest level at which the gradient term (the ``gradients`` option's weight) weighs the
+#: patches' gradients, and every coarser one (0: every level).
+GRADIENTS_FROM = 0
 #: Whether the hole at the photo's own level expects the texture of its surroundings
 #: (:func:`inpaint.methods.multiscale.reference.texture_prior`) instead of that of its sources.
 EXPECTED_TEXTURE = True
@@ -186,6 +189,12 @@ class MultiscaleInpainter(Sequence):
     vote : {'colours', 'gradients'}
         What the covering patches vote (default 'colours'); 'gradients': their gradients too, and
         each round's fill is solved from both (:mod:`inpaint.methods.multiscale.gradients`).
+    match_gradients : int
+        Weight of the patches' grey-level gradients in every patch distance, 0..64 (default 0:
+        off; see :func:`inpaint.methods.multiscale.reference.ssd`).
+    adapt : {'off', 'on'}
+        'on': each match adapts its source's colours by a bounded gain and bias, in the distance
+        and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional
@@ -204,6 +213,7 @@ class MultiscaleInpainter(Sequence):
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, vote: str = OPTIONS["vote"].default,
+                 match_gradients: int = OPTIONS["match_gradients"].default, adapt: str = OPTIONS["adapt"].default,
                  seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
@@ -211,7 +221,8 @@ class MultiscaleInpainter(Sequence):
         context = run_context(context, **run)
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
-        values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, seed=seed, **other)
+        values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, match_gradients=match_gradients,
+                      adapt=adapt, seed=seed, **other)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
@@ -247,7 +258,8 @@ class _Fill(Job):
         self.half = self.patch // 2
         self.alpha = search_factor(self.options.alpha)
         self.k, self.seed = self.options.candidates, self.options.seed
-        self.gradients = self.options.vote == "gradients"
+        self.gradient_vote = self.options.vote == "gradients"
+        self.gradients, self.adapt = self.options.match_gradients, self.options.adapt == "on"
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
@@ -272,7 +284,7 @@ class _Fill(Job):
         if not self.engine.numpy:
             from . import opencl as mcl
 
-            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k),
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
                                                         largest=self._largest_buffer())
         self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
         self._protects = protect_pyramid(avoid, len(masks))
@@ -333,6 +345,8 @@ class _Fill(Job):
             lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
         if lv >= NEAR_FROM:
             lev = dataclasses.replace(lev, near=NEAR_WEIGHT)
+        if lv >= GRADIENTS_FROM:
+            lev = dataclasses.replace(lev, grad=self.gradients)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
@@ -342,7 +356,7 @@ class _Fill(Job):
             st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
                               self.events)
         else:
-            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds)
+            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt)
         if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
@@ -375,7 +389,7 @@ class _Fill(Job):
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
         st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
         sweeps = SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS
-        if self.gradients and lv >= gradients.GRADIENT_FROM:  # the fill solved from the voted colours and gradients
+        if self.gradient_vote and lv >= gradients.GRADIENT_FROM:  # the fill solved from the voted colours and gradients
             if gradients.GRADIENT_REPLACES:
                 st.correct_gradients(0, sweeps, self.k, self._softness(), lv < SPLIT_LEVELS or last, anchor=False)
             else:

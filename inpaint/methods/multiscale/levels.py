@@ -239,6 +239,7 @@ class Level:
     jump: int = ref.JUMPS[-1]  # PatchMatch's longest propagation jump
     mean: int = 0           # weight of the mean-colour term in every distance, in quarters (see ref.ssd)
     near: int = 0           # weight of the distance term: per pixel between target and source (see ref.ssd)
+    grad: int = 0           # weight of the gradient term (see ref.ssd)
     short: tuple = (0, 0)   # (radius, jump) of the search once every start is a lifted match; radius 0: none
     valid_box: tuple | None = ()  # bounding box (x0, y0, x1, y1) of the valid centres, None: none; (): not given
 

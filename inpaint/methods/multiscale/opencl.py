@@ -58,29 +58,31 @@ def _work(work: tuple[int, ...]) -> dict[str, int]:
     return dict(zip(("rx0", "ry0", "rw", "rh"), work))
 
 
-def _defines(half: int, k: int) -> dict[str, Any]:
+def _defines(half: int, k: int, adapt: bool = False) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
     the correction's fixed-point scale, the missing edge value, the longest propagation jump,
     the split vote's low-pass radius, the block of the random sources' counts
-    (:func:`inpaint.methods.multiscale.levels.valid_ends`), and the hole pixels a work-item of the
-    sweeps in local memory keeps."""
+    (:func:`inpaint.methods.multiscale.levels.valid_ends`), the hole pixels a work-item of the
+    sweeps in local memory keeps; whether the matches adapt their colours, the gradient term's
+    scale and the adaptation's bounds; the gradient vote's scale and screening."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
             "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K,
-            "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "GRAD_SCALE": grad.GRAD_SCALE,
-            "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN}
+            "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "ADAPT": int(adapt), "GRAD_SHIFT": ref.GRAD_SHIFT,
+            "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
+            "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN}
 
 
 class _Wrapper:
     """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines."""
 
-    def __init__(self, rt: Runtime, half: int, k: int):
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
         self.rt = rt
         self.group = group_size(rt)
-        self.defines = _defines(half, k)
+        self.defines = _defines(half, k, adapt)
 
     def _kernel(self, name: str) -> NamedKernel:
         """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
@@ -90,24 +92,25 @@ class _Wrapper:
 class PatchMatch(_Wrapper):
     """``kernels/multiscale/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.knl = self._kernel("patchmatch")
         self.knl_rescore = self._kernel("rescore")
         self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0,
-                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False) -> Any:
-        """``work`` = (x0, y0, width, height) of the work area, ``mean`` and ``near`` the weights of the
-        mean-colour and distance terms, ``short`` the (radius, jump) of the short search taken when
+                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False, grad: int = 0) -> Any:
+        """``work`` = (x0, y0, width, height) of the work area, ``mean``, ``near`` and ``grad`` the weights
+        of the mean-colour, distance and gradient terms, ``short`` the (radius, jump) of the short search taken when
         ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration, ``rescore``
         whether it rescores the lists first (one candidate each only; see
         ``kernels/multiscale/patchmatch.cl``)."""
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, near_w=near, key=key, **_work(work), random_start=b["random_start"],
+                        mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), key=key,
+                        **_work(work), random_start=b["random_start"],
                         short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore))
 
     def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any) -> Any:
@@ -116,19 +119,19 @@ class PatchMatch(_Wrapper):
                               cost=b["cost"], best=best, n=n, width=width, height=height, key=key & 0xFFFFFFFF)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
-                near: int = 0) -> Any:
+                near: int = 0, grad: int = 0) -> Any:
         """Recompute every listed candidate's distance; ``best`` receives each target's best."""
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                                 nnf=b["nnf"], cost=b["cost"], best=best, n=n, width=width, height=height,
-                                mean_w=mean, near_w=near)
+                                mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]))
 
 
 class Vote(_Wrapper):
     """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel (split
     by frequency or not), and the low-pass map a split vote reads."""
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.knl = self._kernel("vote")
         self.knl_low = self._kernel("low_pass")
 
@@ -141,7 +144,8 @@ class Vote(_Wrapper):
         x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
                         nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"],
-                        src=src if src is not None else b["nnf"], nsrc=nsrc, n=n, width=width, k_use=k_use,
+                        src=src if src is not None else b["nnf"], nsrc=nsrc, adapt=b.get("adapt", b["cost"]), n=n,
+                        width=width, k_use=k_use,
                         softness=softness, split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
     def low_pass(self, b: dict[str, Any], rect: tuple[int, int, int, int], width: int, height: int,
@@ -166,8 +170,8 @@ class Poisson(_Wrapper):
     #: Largest hole swept in one launch.
     FUSED_PIXELS = 16384
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.knl_gs = self._kernel("gauss_seidel")
         self.knl_sweeps = self._kernel("gauss_seidel_sweeps")
@@ -244,8 +248,8 @@ class GradientVote(_Wrapper):
     and red-black Gauss-Seidel sweeps of the screened solve from them (one launch of one work-group
     for holes of up to :attr:`Poisson.FUSED_PIXELS` pixels, as :class:`Poisson`)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.knl_vote = self._kernel("gradient_vote")
         self.knl_gs = self._kernel("screened_gauss_seidel")
@@ -283,8 +287,8 @@ class Pyramid(_Wrapper):
     #: 2-D work-group of ``halve``.
     TILE = (16, 8)
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
         self.knl_lift = self._kernel("lift_level")
@@ -334,8 +338,8 @@ class Pyramid(_Wrapper):
 class Onion(_Wrapper):
     """``kernels/multiscale/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int):
-        super().__init__(rt, half, k)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+        super().__init__(rt, half, k, adapt)
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
         self.search_group = rt.limits.work_group((ONION_GROUP,), cap=rt.work_group_info(self.knl_search)
@@ -358,10 +362,12 @@ class Onion(_Wrapper):
                               osrc=b["osrc"], pixels=pixels, found=found, n=n, width=width, **_work(work[:3]))
 
 
-def kernels(rt: Runtime, half: int, k: int) -> dict[str, Any]:
-    """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates: the whole program."""
-    return {"pm": PatchMatch(rt, half, k), "vote": Vote(rt, half, k), "onion": Onion(rt, half, k),
-            "poisson": Poisson(rt, half, k), "pyramid": Pyramid(rt, half, k), "gradients": GradientVote(rt, half, k)}
+def kernels(rt: Runtime, half: int, k: int, adapt: bool = False) -> dict[str, Any]:
+    """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates (with ``adapt``, matches
+    that adapt their colours): the whole program."""
+    return {"pm": PatchMatch(rt, half, k, adapt), "vote": Vote(rt, half, k, adapt), "onion": Onion(rt, half, k, adapt),
+            "poisson": Poisson(rt, half, k, adapt), "pyramid": Pyramid(rt, half, k, adapt),
+            "gradients": GradientVote(rt, half, k, adapt)}
 
 
 def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
@@ -428,6 +434,8 @@ class DeviceLevel:
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
+        if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
+            self.b["adapt"] = new_buffer(ctx, mf.READ_WRITE, n * k * 16)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
@@ -473,7 +481,7 @@ class DeviceLevel:
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
                                                         b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
-                                                        self._rescore_due)))
+                                                        self._rescore_due, lev.grad)))
         self.best_bufs = [b_out, b_in]
         self._rescore_due = False
 
@@ -497,7 +505,7 @@ class DeviceLevel:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
-                                                                lev.mean, lev.near)))
+                                                                lev.mean, lev.near, lev.grad)))
 
     def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""

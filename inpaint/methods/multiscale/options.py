@@ -14,6 +14,10 @@ from ..options import ALPHA, PATCH, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
 DEFAULT_CANDIDATES = 1
+#: The largest weight of the gradient term (every patch distance then still fits 32 bits).
+MAX_GRADIENTS = 64
+#: The colour adaptation's settings.
+ADAPT_CHOICES = ("off", "on")
 
 
 def _candidates(candidates: Any) -> int:
@@ -24,6 +28,12 @@ def _candidates(candidates: Any) -> int:
     if k != candidates or not 1 <= k <= MAX_CANDIDATES:
         raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
     return k
+
+
+def _gradients(weight: Any) -> int:
+    if not isinstance(weight, (int, np.integer)) or isinstance(weight, bool) or not 0 <= int(weight) <= MAX_GRADIENTS:
+        raise InputError(f"match_gradients must be an integer from 0 to {MAX_GRADIENTS}, got {weight!r}")
+    return int(weight)
 
 
 def _seed(seed: Any) -> int:
@@ -52,9 +62,22 @@ SEED = Option(
     help=f"multiscale: varies the fill, 0-{MAX_SEED} (default 0); the same seed always gives the same result, "
          "another seed another fill to choose from")
 
+GRADIENTS = Option(
+    "match_gradients", default=0, check=_gradients, parse=lambda text, flag: parse_int(text, flag, 0, MAX_GRADIENTS),
+    flag="--match-gradients", metavar="W", group="tune", rank=30,
+    help=f"multiscale: weight of the patches' grey-level gradients in every match, 0-{MAX_GRADIENTS} (default 0: "
+         "off), so a match continues an edge, not only a colour")
+ADAPT = Option(
+    "adapt", default="off", check=lambda v: check_choice("adapt", v, ADAPT_CHOICES),
+    parse=lambda text, flag: check_choice(flag, text, ADAPT_CHOICES), flag="--adapt-colour",
+    choices=ADAPT_CHOICES, metavar="{off,on}", group="tune", rank=35,
+    help="multiscale: 'on' lets each match brighten or darken its source a little (a gain of 0.8-1.25 and a "
+         "bias per colour, used by the copy too), so a source in shade can fill a hole in light "
+         "(default off)")
+
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, SEED)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.

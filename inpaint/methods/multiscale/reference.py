@@ -48,6 +48,13 @@ FEATURE_WEIGHT = 15
 FEATURE_RADIUS = 2
 #: No edge value at a pixel (a neighbour outside the image or in the hole).
 EDGE_NONE = 0xFFFF
+#: The gradient term (:func:`ssd`) weighs the squared grey-gradient differences ``weight / 2**GRAD_SHIFT``.
+GRAD_SHIFT = 3
+#: Colour adaptation (:func:`adaptation`): the gain's bounds, in 256ths (0.8 and 1.25), and the
+#: bias's, in grey levels.
+GAIN_MIN, GAIN_MAX, BIAS_MAX = 205, 320, 32
+#: The adaptation code that changes nothing (gain 256, bias 0): ``gain * 256 + bias + 128`` per channel.
+ADAPT_NONE = 256 * 256 + 128
 
 
 def hash32(x: np.ndarray) -> np.ndarray:
@@ -85,8 +92,53 @@ def _channel_weights() -> np.ndarray:
     return np.array([1, 1, 1, FEATURE_WEIGHT], np.int32)
 
 
+def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np.ndarray:
+    """Colour adaptation codes of every target window to its candidate window
+    (``patchmatch.cl: adaptation``), (n, 4) int32: per channel ``gain * 256 + bias + 128``, the
+    spare value :data:`ADAPT_NONE`.
+
+    Over the target window's in-image pixels and the candidate window's matching ones, with the
+    channel's sums ``st`` and ``ss`` over ``n`` pixels: the gain (in 256ths) is
+    ``round(256 st / ss)`` within [:data:`GAIN_MIN`, :data:`GAIN_MAX`] (a shading model: light
+    multiplies the colour), and the bias ``round((256 st - gain ss) / (256 n))`` within
+    ±:data:`BIAS_MAX` takes what the bounded gain leaves of the means' difference.  A source
+    value v then reads :func:`adapted` (v), in the distance and in the vote alike.
+    """
+    h, w = est.shape[:2]
+    rgb = est[..., :3].astype(np.int64)
+    st = np.zeros((len(targets), 3), np.int64)
+    ss = np.zeros((len(targets), 3), np.int64)
+    count = np.zeros(len(targets), np.int64)
+    cy = np.clip(cand[:, 0], half, h - 1 - half)
+    cx = np.clip(cand[:, 1], half, w - 1 - half)
+    for dy in range(-half, half + 1):
+        ty = targets[:, 0] + dy
+        iny = (ty >= 0) & (ty < h)
+        tyc = np.clip(ty, 0, h - 1)
+        for dx in range(-half, half + 1):
+            tx = targets[:, 1] + dx
+            inside = (iny & (tx >= 0) & (tx < w))[:, None]
+            st += np.where(inside, rgb[tyc, np.clip(tx, 0, w - 1)], 0)
+            ss += np.where(inside, rgb[cy + dy, cx + dx], 0)
+            count += inside[:, 0]
+    gain = np.clip((256 * st + ss // 2) // np.maximum(ss, 1), GAIN_MIN, GAIN_MAX)
+    n256 = 256 * np.maximum(count, 1)[:, None]
+    bias = np.clip(floor_div(256 * st - gain * ss + n256 // 2, n256), -BIAS_MAX, BIAS_MAX)
+    codes = np.full((len(targets), 4), ADAPT_NONE, np.int32)
+    codes[:, :3] = gain * 256 + bias + 128
+    return codes
+
+
+def adapted(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Source colours ``values`` (..., 3) as the adaptation ``codes`` (..., >= 3, see
+    :func:`adaptation`) read them: ``clamp(((gain v + 128) >> 8) + bias, 0, 255)``, int64."""
+    gain = codes[..., :3].astype(np.int64) >> 8
+    bias = (codes[..., :3].astype(np.int64) & 255) - 128
+    return np.clip(((gain * values + 128) >> 8) + bias, 0, 255)
+
+
 def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_weight: int = 0,
-        near_weight: int = 0) -> np.ndarray:
+        near_weight: int = 0, grad_weight: int = 0, codes: np.ndarray | None = None) -> np.ndarray:
     """Distance of every target window to its candidate window, as int64: the SSD (RGB, plus
     :data:`FEATURE_WEIGHT` times the feature's), plus ``mean_weight / 4`` times the window's
     pixel count times the squared difference of the two windows' mean colours, rounded down,
@@ -100,6 +152,12 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
     is chosen, near matches continue what meets the hole (a line, a plank's gap) and far ones bring
     in content from elsewhere.  Target pixels outside the image are skipped; candidate windows lie
     inside the image (the caller passes only valid candidates, others may hold any in-image centre).
+
+    With ``grad_weight``, each pair of horizontally or vertically neighbouring in-image pixels adds
+    ``(grad_weight * (e1 - e0)**2) >> GRAD_SHIFT``, e the grey-level (r + g + b) difference of target
+    and source at the pixel: the squared difference of the two windows' grey gradients, so a match
+    continues an edge, not only a colour.  With ``codes`` ((n, >= 3) int, see :func:`adaptation`)
+    every source colour is read through :func:`adapted` first (the feature is not adapted).
     """
     h, w = est.shape[:2]
     rgb = est.astype(np.int32)
@@ -109,28 +167,44 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
     count = np.zeros(len(targets), np.int64)
     cy = np.clip(cand[:, 0], half, h - 1 - half)
     cx = np.clip(cand[:, 1], half, w - 1 - half)
+    above = [None] * (2 * half + 1)  # the grey error of the row above, per column (None: not in the image)
     for dy in range(-half, half + 1):
         ty = targets[:, 0] + dy
         iny = (ty >= 0) & (ty < h)
         tyc = np.clip(ty, 0, h - 1)
+        left = None
         for dx in range(-half, half + 1):
             tx = targets[:, 1] + dx
             inside = iny & (tx >= 0) & (tx < w)
-            d = rgb[tyc, np.clip(tx, 0, w - 1)] - rgb[cy + dy, cx + dx]
+            s = rgb[cy + dy, cx + dx]
+            if codes is not None:
+                s = s.copy()
+                s[:, :3] = adapted(s[:, :3], codes)
+            d = rgb[tyc, np.clip(tx, 0, w - 1)] - s
             acc += np.where(inside, (d * d) @ wts, 0)
             if mean_weight:
                 total += np.where(inside[:, None], d[:, :3], 0)
                 count += inside
+            if grad_weight:
+                e = d[:, :3].sum(axis=1).astype(np.int64)
+                for prev in (left, above[dx + half]):
+                    if prev is not None:
+                        both = inside & prev[1]
+                        acc += np.where(both, (grad_weight * (e - prev[0]) ** 2) >> GRAD_SHIFT, 0)
+                left = above[dx + half] = (e, inside)
     if mean_weight:
         acc += (mean_weight * (total * total).sum(axis=1)) // (4 * np.maximum(count, 1))
     return acc
 
 
-def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, ok: np.ndarray) -> None:
+def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, ok: np.ndarray,
+            adapt: np.ndarray | None = None, codes: np.ndarray | None = None) -> None:
     """Insert one candidate per target into its sorted list (the kernels' ``insert``).
 
     A candidate enters when its SSD is below the list's worst and it is not already listed;
-    it goes after every entry with an SSD <= its own, and the worst entry drops out.
+    it goes after every entry with an SSD <= its own, and the worst entry drops out.  With
+    ``adapt`` ((N, K, 4) int32, the entries' adaptation codes), the candidates' ``codes`` move in
+    with them.
     """
     k_count = cost.shape[1]
     listed = (cost != EMPTY) & (nnf[..., 0] == cand[:, None, 0]) & (nnf[..., 1] == cand[:, None, 1])
@@ -149,9 +223,14 @@ def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, 
     shifted_n = np.concatenate([n[:, :1], n[:, :-1]], axis=1)
     cost[rows] = np.where(before, c, np.where(at, dv[:, None], shifted_c))
     nnf[rows] = np.where(before[..., None], n, np.where(at[..., None], cand[rows, None, :], shifted_n))
+    if adapt is not None:
+        a = adapt[rows]
+        shifted_a = np.concatenate([a[:, :1], a[:, :-1]], axis=1)
+        adapt[rows] = np.where(before[..., None], a, np.where(at[..., None], codes[rows, None, :], shifted_a))
 
 
-def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_weight) -> None:
+def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_weight, grad_weight=0,
+              adapt=None) -> None:
     cancel.check()  # a round on a large image takes seconds: a stop request ends it here
     h, w = valid.shape
     ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
@@ -161,8 +240,13 @@ def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_
     if not ok.any():
         return
     d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
-    d[ok] = ssd(est, targets[ok], cand[ok], half, mean_weight, near_weight)
-    _insert(nnf, cost, cand, d, ok)
+    codes = None
+    if adapt is not None:
+        codes = np.full((len(targets), 4), ADAPT_NONE, np.int32)
+        codes[ok] = adaptation(est, targets[ok], cand[ok], half)
+    d[ok] = ssd(est, targets[ok], cand[ok], half, mean_weight, near_weight, grad_weight,
+                None if codes is None else codes[ok])
+    _insert(nnf, cost, cand, d, ok, adapt, codes)
 
 
 def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -176,7 +260,8 @@ def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarr
 def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: tuple[int, int],
                valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
                best_out: np.ndarray, half: int, radius: int, key: int, jump_max: int = JUMPS[-1],
-               mean_weight: int = 0, near_weight: int = 0) -> None:
+               mean_weight: int = 0, near_weight: int = 0, grad_weight: int = 0,
+               adapt: np.ndarray | None = None) -> None:
     """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
 
     Each target tries, in this order, (1) its neighbours' best matches at distances
@@ -184,7 +269,9 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
     (2) random candidates around its current best within ``radius``, halving the radius
     each time.  ``best_in`` (N, 2) is every target's best match at the start of the
     iteration; ``best_out`` receives the new best.  Distances are :func:`ssd`'s, with
-    ``mean_weight`` and ``near_weight``.
+    ``mean_weight``, ``near_weight`` and ``grad_weight``; with ``adapt`` ((N, K, 4) int32, the
+    entries' codes) every candidate is compared through its :func:`adaptation`, whose code enters
+    the list with it.
     """
     n = len(targets)
     for j in (j for j in JUMPS if j <= jump_max):
@@ -192,25 +279,34 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
             t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
             ok = t >= 0
             cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
-            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight, near_weight)
+            _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight, near_weight,
+                      grad_weight, adapt)
     for off in random_offsets(n, radius, key):
         _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool), mean_weight,
-                  near_weight)
+                  near_weight, grad_weight, adapt)
     best_out[:] = nnf[:, 0]
 
 
 def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndarray, half: int,
-            mean_weight: int = 0, near_weight: int = 0) -> None:
-    """Recompute every listed candidate's distance (:func:`ssd`) against ``est``, then sort each list
-    (stable: equal SSDs keep their order) (``patchmatch.cl: rescore``)."""
+            mean_weight: int = 0, near_weight: int = 0, grad_weight: int = 0,
+            adapt: np.ndarray | None = None) -> None:
+    """Recompute every listed candidate's distance (:func:`ssd`) against ``est`` (and, with
+    ``adapt``, its adaptation code first), then sort each list (stable: equal SSDs keep their
+    order) (``patchmatch.cl: rescore``)."""
     k_count = cost.shape[1]
     for k in range(k_count):
         full = cost[:, k] != EMPTY
         if full.any():
-            cost[full, k] = ssd(est, targets[full], nnf[full, k], half, mean_weight, near_weight).astype(np.uint32)
+            codes = None
+            if adapt is not None:
+                codes = adapt[full, k] = adaptation(est, targets[full], nnf[full, k], half)
+            cost[full, k] = ssd(est, targets[full], nnf[full, k], half, mean_weight, near_weight, grad_weight,
+                                codes).astype(np.uint32)
     order = np.argsort(cost, axis=1, kind="stable")
     cost[:] = np.take_along_axis(cost, order, axis=1)
     nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
+    if adapt is not None:
+        adapt[:] = np.take_along_axis(adapt, order[..., None], axis=1)
 
 
 def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]) -> np.ndarray:
@@ -253,7 +349,8 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
 
 def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
          cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray,
-         split: tuple[np.ndarray, tuple[int, int]] | None = None, src: np.ndarray | None = None) -> None:
+         split: tuple[np.ndarray, tuple[int, int]] | None = None, src: np.ndarray | None = None,
+         adapt: np.ndarray | None = None) -> None:
     """Each listed pixel becomes the weighted mean of what the patches covering it copy
     (``vote.cl: vote``).
 
@@ -268,7 +365,9 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     Averaging many slightly shifted copies keeps the tones but washes texture out; the detail
     of one copy keeps it.  With ``split``, ``src`` ((m, 2) int32, optional) receives for the first
     m pixels the source pixel of that best candidate: the original pixel the fill copies there
-    before blending.
+    before blending.  With ``adapt`` ((N, K, 4) int32, the entries' codes of :func:`adaptation`)
+    every copied colour, and its low pass, is read through :func:`adapted` with its entry's code,
+    as the distance compared it; the source map still names the original pixel.
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
@@ -278,6 +377,7 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     wsum = np.zeros(n, np.int64)
     dmin = np.full(n, int(EMPTY) + 1, np.int64)
     best = np.zeros((n, 2), np.int64)
+    best_code = np.full((n, 4), ADAPT_NONE, np.int64)
     if split is not None:
         low, (ly0, lx0) = split
         low = low.astype(np.int64)
@@ -293,17 +393,29 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
                 wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
                 sy = np.where(use, nnf[ts, k, 0] + dy, 0)
                 sx = np.where(use, nnf[ts, k, 1] + dx, 0)
-                acc += wk[:, None] * rgb[sy, sx]
+                copied = rgb[sy, sx]
+                if adapt is not None:
+                    code = adapt[ts, k]
+                    copied = copied.copy()
+                    copied[:, :3] = adapted(copied[:, :3], code)
+                acc += wk[:, None] * copied
                 wsum += wk
                 if split is not None:
-                    low_sum += np.where(use[:, None], wk[:, None] * low[np.where(use, sy - ly0, 0),
-                                                                        np.where(use, sx - lx0, 0)], 0)
+                    lows = low[np.where(use, sy - ly0, 0), np.where(use, sx - lx0, 0)]
+                    if adapt is not None:
+                        lows = adapted(lows, code)
+                    low_sum += np.where(use[:, None], wk[:, None] * lows, 0)
                     take = use & (ck < dmin)
                     dmin = np.where(take, ck, dmin)
                     best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+                    if adapt is not None:
+                        best_code = np.where(take[:, None], code, best_code)
     mean = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
     if split is not None:
         detail = rgb[best[:, 0], best[:, 1], :3] - low[best[:, 0] - ly0, best[:, 1] - lx0]
+        if adapt is not None:
+            detail = (adapted(rgb[best[:, 0], best[:, 1], :3], best_code)
+                      - adapted(low[best[:, 0] - ly0, best[:, 1] - lx0], best_code))
         mean[:, :3] = np.clip(floor_div(low_sum + (wsum // 2)[:, None], wsum[:, None]) + detail, 0, 255)
         if src is not None:
             src[:] = best[:len(src)]
