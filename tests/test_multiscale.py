@@ -749,14 +749,16 @@ def test_poisson_kernels(runtime, rng):
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
-@pytest.mark.parametrize("path", ["local", "fused", "launches"])
+@pytest.mark.parametrize("path", ["local", "channels", "fused", "launches"])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path):
     """All sweeps and the composition in one launch of one work-group, the values in local memory
-    or in global memory, equal two launches per sweep and one to compose, and the reference."""
+    (all channels at once or one after the other) or in global memory, equal two launches per
+    sweep and one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     assert len(lev.hole) <= p.local_pixels  # a small hole takes the local sweeps
     monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path == "local" else 0)
+    monkeypatch.setattr(p, "channel_pixels", 10 ** 9 if path == "channels" else 0)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if path == "fused" else 0)
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
                        lev.work_args)
@@ -767,11 +769,13 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path):
     np.testing.assert_array_equal(read(runtime, b["est"], est), est)
 
 
+@pytest.mark.parametrize("channels", [False, True])
 @pytest.mark.parametrize("sweeps", [0, 1, 4])
-def test_local_sweeps_at_the_edges(runtime, rng, sweeps):
-    """The local-memory sweeps equal the reference where the hole meets the image's border and
-    protected pixels, with pixels that have no neighbour left (they keep their value), with as
-    many pixels a work-item as it keeps, and with no sweep at all."""
+def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
+    """The local-memory sweeps (all channels at once or one after the other) equal the reference
+    where the hole meets the image's border and protected pixels, with pixels that have no
+    neighbour left (they keep their value), with as many pixels a work-item as it keeps, and
+    with no sweep at all."""
     h, w = 23, 29
     mask = np.zeros((h, w), bool)
     mask[:9, :12] = True  # a corner of the image
@@ -790,7 +794,11 @@ def test_local_sweeps_at_the_edges(runtime, rng, sweeps):
     b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
     b["hole"] = buf(lev.solve_map)
     p = mcl.Poisson(runtime, 1, 1)
-    p.local_group = max(1, -(-max(len(c) for c in lev.colours) // mcl.GS_K))  # every work-item's slots in use
+    most = max(len(c) for c in lev.colours)  # every work-item's slots in use
+    p.local_group = max(1, -(-most // mcl.GS_K))
+    if channels:
+        p.local_pixels = 0
+        p.channel_group = max(1, -(-most // mcl.GS_KC))
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
                        sweeps, lev.work_args)
     assert len(events) == 1

@@ -35,6 +35,9 @@ FUSED_GROUP = 256
 #: Work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel and the
 #: device allow), and the most hole pixels of each colour a work-item of it keeps.
 LOCAL_GROUP, GS_K = 1024, 4
+#: The most hole pixels of each colour a work-item of the sweeps in local memory one channel at a
+#: time keeps (one int of state each where the others keep three: more fit a group).
+GS_KC = 16
 #: The 16-bit index the local-memory sweeps give a neighbour that is no hole pixel.
 GS_NONE = 0xFFFF
 #: Largest work-group of the onion peel's search (one a pixel: its candidates side by side).
@@ -70,7 +73,7 @@ def _defines(half: int, k: int, adapt: bool = False) -> dict[str, Any]:
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
-            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K,
+            "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K, "GS_KC": GS_KC,
             "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "ADAPT": int(adapt), "GRAD_SHIFT": ref.GRAD_SHIFT,
             "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
             "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN}
@@ -162,9 +165,10 @@ class Poisson(_Wrapper):
 
     Holes of up to :attr:`local_pixels` pixels (``GS_K`` of each colour a work-item) run all their
     sweeps in one launch of one work-group with the values in local memory
-    (``gauss_seidel_local``); other holes of up to ``FUSED_PIXELS`` pixels in one launch of one
-    work-group through global memory (``gauss_seidel_sweeps``); larger ones take two launches per
-    sweep.
+    (``gauss_seidel_local``); holes of up to :attr:`channel_pixels` pixels (``GS_KC`` of each
+    colour a work-item) likewise, one channel at a time (``gauss_seidel_channels``); other holes
+    of up to ``FUSED_PIXELS`` pixels in one launch of one work-group through global memory
+    (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
     """
 
     #: Largest hole swept in one launch.
@@ -182,6 +186,11 @@ class Poisson(_Wrapper):
         #: The most hole pixels the local-memory sweeps take: local memory holds three ints a pixel,
         #: and their indices are 16-bit (a work-item also takes at most ``GS_K`` of each colour).
         self.local_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 12, GS_NONE - 1)
+        self.knl_channels = self._kernel("gauss_seidel_channels")
+        info = rt.work_group_info(self.knl_channels)
+        self.channel_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
+        #: The most hole pixels the local-memory sweeps take one channel at a time (one int a pixel).
+        self.channel_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 4, GS_NONE - 1)
         self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
 
     def _colours(self) -> list[NamedKernel]:
@@ -214,6 +223,12 @@ class Poisson(_Wrapper):
                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                    vals=cl.LocalMemory(12 * (nred + nblack)), **self._compose_args(b, result))]
+        if 0 < max(nred, nblack) <= GS_KC * self.channel_group and nred + nblack <= self.channel_pixels:
+            g = self.channel_group
+            return [self.knl_channels(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
+                                      red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
+                                      sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
+                                      vals=cl.LocalMemory(4 * (nred + nblack)), **self._compose_args(b, result))]
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
