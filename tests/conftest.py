@@ -1,4 +1,5 @@
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -15,6 +16,12 @@ from inpaint.methods.options import BACKEND, DEVICE, PROFILE  # noqa: E402 - aft
 
 for _option in (BACKEND, DEVICE, PROFILE):
     os.environ.pop(_option.env, None)
+
+# A shell starts a background job with Ctrl-C ignored, and the commands the tests start would
+# inherit that (a command keeps an ignored signal ignored, as under nohup): the tests that stop a
+# command with SIGINT need it to arrive.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _opencl_problem() -> str | None:
