@@ -134,25 +134,3 @@ def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatc
     got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
     assert len(seen) == len(got.stats.levels) - 1 >= 2
     assert seen == [cl.command_execution_status.COMPLETE] * len(seen)
-
-
-def test_the_photos_expected_texture_is_made_while_the_level_above_runs(runtime, monkeypatch):
-    """The host makes the photo's own level's expected texture once, before that level's device
-    state exists (while the device finishes the level above), not between its first launches."""
-    seen = []
-    texture, init = ms._Fill._texture, mcl.DeviceLevel.__init__
-
-    def made(self, lev):
-        seen.append("texture")
-        return texture(self, lev)
-
-    def started(self, level, *args, **kw):
-        seen.append(level.shape)
-        init(self, level, *args, **kw)
-
-    monkeypatch.setattr(ms._Fill, "_texture", made)
-    monkeypatch.setattr(mcl.DeviceLevel, "__init__", started)
-    img, mask = _scene(150, 180, 1)
-    got = inpaint(img, mask, backend="opencl", device=runtime.device)
-    assert len(got.stats.levels) >= 3 and seen.count("texture") == 1
-    assert seen.index("texture") == seen.index((150, 180)) - 1
