@@ -266,7 +266,6 @@ class _Fill(Job):
         self._seconds["transfers"] = 0.0
         self._rt, self._state = None, None
         self._ready: tuple[int, Level] | None = None  # the next level, set up
-        self._prior: np.ndarray | None = None  # the photo's level's expected texture, once made
         self._coarse: Any = None  # the coarser level's state
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
@@ -319,17 +318,13 @@ class _Fill(Job):
         device finishes the level above."""
         return prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv], self._boxes[lv])
 
-    def _texture(self, lev: Level) -> np.ndarray:
-        """The texture the hole of the photo's own level ``lev`` expects (host work)."""
-        return ref.expected_texture(self.rgb, self.mask, lev.solve_map, lev.work, self.half)
-
     def _expect_texture(self, st: Any, lv: int) -> None:
-        """At the photo's own level, hand ``st`` the texture its hole expects: made while the device
-        finished the level above, or else once the level's first device work is queued (and its
-        buffers, checked against the memory left, exist)."""
+        """At the photo's own level, hand ``st`` the texture its hole expects: host work, done once
+        the level's first device work is queued (and its buffers, checked against the memory
+        left, exist)."""
         if lv == 0 and EXPECTED_TEXTURE:
-            prior, self._prior = self._prior, None
-            st.expect_prior(self._texture(st.lev) if prior is None else prior)
+            lev = st.lev
+            st.expect_prior(ref.expected_texture(self.rgb, self.mask, lev.solve_map, lev.work, self.half))
 
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
@@ -411,8 +406,6 @@ class _Fill(Job):
             self._sources = (st.sources(), lev.hole)
         else:
             self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
-            if lv == 1 and EXPECTED_TEXTURE:
-                self._prior = self._texture(self._ready[1])
             self._coarse = st  # its matches start the next level
 
     def run_step(self, index: int) -> None:
