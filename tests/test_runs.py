@@ -702,6 +702,40 @@ def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(t
     assert sorted(os.listdir(tmp_path)) == ["big.png", "big_mask.png"]  # no result, no temporary file
 
 
+# A script that queues a kernel (compiled by PoCL on its own thread at its first launch, from an
+# empty cache) and ends at once; its own exit hook, run after the runtime's, says whether the
+# kernel had finished by then.
+QUEUED_AT_EXIT = """
+import atexit, sys
+import numpy as np
+from inpaint.cl import runtime
+
+seen = {}
+atexit.register(lambda: print(seen["event"].command_execution_status == runtime.cl.command_execution_status.COMPLETE))
+rt = runtime.get_runtime()
+prg = runtime.cl.Program(rt.context, \"\"\"
+__kernel void spin(__global uint *out, const uint n) {
+    uint acc = get_global_id(0);
+    for (uint i = 0; i < n; ++i) acc = acc * 1664525u + 1013904223u;
+    out[get_global_id(0)] = acc;
+}\"\"\").build()
+out = runtime.cl.Buffer(rt.context, runtime.cl.mem_flags.WRITE_ONLY, 4 * 4096)
+seen["event"] = prg.spin(rt.queue, (4096,), None, out, np.uint32(20000))
+sys.exit(2)
+"""
+
+
+@pytest.mark.opencl
+def test_a_process_ends_after_its_queued_kernels(tmp_path):
+    # A process that ended while PoCL still compiled a queued kernel crashed in its exit handlers
+    # (SIGSEGV after a run's error line).
+    env = dict(_env(), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("POCL_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", QUEUED_AT_EXIT], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert (proc.returncode, proc.stdout) == (2, "True\n"), proc.stderr
+
+
 def test_png_writer_falls_back_to_one_thread(monkeypatch):
     import io
 

@@ -16,15 +16,17 @@ Everything that runs a kernel goes through a :class:`Runtime`:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .. import install_hint
-from ..cancel import signals_held
+from ..cancel import requested, signals_held
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
@@ -298,6 +300,36 @@ _TURNS: dict[int, threading.Lock] = {}
 _TURNS_LOCK = threading.Lock()
 
 
+# The runtimes whose queues the process finishes on its way out (see _finish_at_exit).
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+_HOOKED = False
+
+
+def _finish_at_exit(rt: Any) -> None:
+    """Let ``rt``'s queued commands finish before the process ends.  A process that ends (an
+    error reported, a script done) while PoCL still compiles a queued kernel on its own thread
+    crashes in the exit handlers that tear the compiler down.  A stopped run (Ctrl-C) does not
+    wait: it ends at once."""
+    global _HOOKED
+    with _LIVE_LOCK:
+        if not _HOOKED:
+            atexit.register(_finish_queues)
+            _HOOKED = True
+        _LIVE.add(rt)
+
+
+def _finish_queues() -> None:
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+        _LIVE.clear()
+    if requested():
+        return
+    for rt in live:
+        with contextlib.suppress(Exception):
+            rt.queue.finish()
+
+
 class Runtime:
     """An OpenCL context and in-order queue on one device, with program/kernel caches.
 
@@ -350,6 +382,7 @@ class Runtime:
             self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
             self._programs_lock = threading.Lock()
         self.profiling = profiling
+        _finish_at_exit(self)
         self._kernels: dict[tuple[int, str], Any] = {}
         self._retired: list[Any] = []
         self._lock = threading.Lock()
