@@ -70,5 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"
-        return guarded(prog, lambda: _start(argv[0], argv[1:], prog), program)
-    return guarded("inpaint", lambda: _start("remove", argv, "inpaint"), program)
+        status = guarded(prog, lambda: _start(argv[0], argv[1:], prog), program)
+    else:
+        status = guarded("inpaint", lambda: _start("remove", argv, "inpaint"), program)
+    if program:
+        from .guard import end_process
+
+        end_process(status)
+    return status
