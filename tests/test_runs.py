@@ -736,6 +736,25 @@ def test_a_process_ends_after_its_queued_kernels(tmp_path):
     assert (proc.returncode, proc.stdout) == (2, "True\n"), proc.stderr
 
 
+def test_the_command_ends_after_its_exit_hooks_threads_and_streams(tmp_path):
+    # The command ends its process at once when its run is over (no teardown of the modules and
+    # the driver), but what a normal exit does for the user still happens.
+    script = ("import atexit, sys, threading, time, runpy\n"
+              "atexit.register(lambda: print('hook ran', end=''))\n"
+              "threading.Thread(target=lambda: (time.sleep(0.5), sys.stderr.write('thread done\\n'))).start()\n"
+              "sys.stdout.write('unflushed ')\n"
+              "sys.argv = ['inpaint', '--version']\n"
+              "runpy.run_module('inpaint', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("unflushed inpaint ") and proc.stdout.endswith("hook ran"), proc.stdout
+    assert proc.stderr == "thread done\n"
+    bad = subprocess.run([sys.executable, "-c", script.replace("'--version'", "'--case', 'nosuch'")], cwd=tmp_path,
+                         env=_env(), capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout.endswith("hook ran"), (bad.stdout, bad.stderr)
+
+
 def test_png_writer_falls_back_to_one_thread(monkeypatch):
     import io
 
