@@ -4,7 +4,7 @@ Usage: ``python tools/gpu_options.py OUT.json [DEVICE]``.  For each option set b
 together, then each alone) and every case of ``datasets/`` and ``datasets/quality/``, the
 fill runs in numpy (in a process pool, before any OpenCL) and on the device; the images and
 source maps must be identical.  Prints a table and the number of fills that differ (the exit
-status is 1 if any does).
+status is 1 if any does).  ``SETS`` in the environment (comma-separated labels) runs only those.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ def main() -> int:
     rt = None
     report = {"options": OPTION_SETS, "exact": {}}
     bad = 0
-    for label, opts in OPTION_SETS.items():  # one set at a time, so a partial run still reports
+    chosen = [s for s in os.environ.get("SETS", "").split(",") if s] or list(OPTION_SETS)
+    for label in chosen:  # one set at a time, so a partial run still reports
+        opts = OPTION_SETS[label]
         with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:  # the numpy fills, before any OpenCL here
             refs = {key: (img, src) for key, img, src in
                     pool.map(numpy_fill, [(label, name, image, mask) for name, image, mask in cases])}
