@@ -45,19 +45,21 @@ RING_PATCHES, MIN_RING = 4, 24
 MIN_STEP = 16
 #: An edge votes for lines within this many degrees of its own direction; a line's pixels lie
 #: within :data:`NEAR_LINE` pixels of it and within :data:`NEAR_ANGLE` degrees of its direction.
-VOTE_SPREAD, NEAR_LINE, NEAR_ANGLE = 3, 1.5, 10.0
+VOTE_SPREAD, NEAR_LINE, NEAR_ANGLE = 5, 1.5, 10.0
 #: Each side's run of edge pixels: at least this many pixels long (and two patch sides), its gaps at
 #: most :data:`MAX_GAP`, its end nearest the hole at most :data:`MAX_REACH` pixels from it along the line.
 MIN_RUN, MAX_GAP, MAX_REACH = 12, 6.0, 10.0
-#: The two runs: straight (RMS distance from their own fitted line, pixels), parallel (degrees)
-#: and on one line (twice the largest mean distance of a run from the line fitted through both, pixels).
-MAX_RESIDUAL, MAX_TURN, MAX_OFFSET = 0.8, 5.0, 1.5
+#: The two runs: straight (RMS distance from their own fitted line, and from the line fitted
+#: through both, pixels), parallel (degrees: a short run's own direction wavers with the texture
+#: beside it, so this is loose) and on one line (twice the largest mean distance of a run from
+#: the line fitted through both, pixels).
+MAX_RESIDUAL, MAX_TURN, MAX_OFFSET = 0.8, 8.0, 1.5
 #: Largest difference of mean colour (per channel, 0-255) beside the line between the two sides.
 MAX_COLOUR = 24
 #: Candidate lines examined, and lines continued at most.
 MAX_CANDIDATES, MAX_LINES = 16, 8
 #: A translation is at most this far (pixels) off the line's direction.
-MAX_DRIFT = 0.5
+MAX_DRIFT = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,11 +111,11 @@ def _sobel(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return dx[:h] + 2 * dx[1:h + 1] + dx[2:], dy[:, :w] + 2 * dy[:, 1:w + 1] + dy[:, 2:]
 
 
-def _edges(grey: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The edge pixels among ``usable`` ones: ``(rows, cols, normal angle in [0, pi))``, thinned
-    along the gradient (a pixel is kept where its gradient is the largest of its two neighbours
-    across the edge, the first of a tie)."""
-    gx, gy = _sobel(_smooth(grey))
+def _edges(smooth: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edge pixels among ``usable`` ones of the smoothed grey level: ``(rows, cols, normal angle
+    in [0, pi))``, thinned along the gradient (a pixel is kept where its gradient is the largest of
+    its two neighbours across the edge, the first of a tie)."""
+    gx, gy = _sobel(smooth)
     mag = np.hypot(gx, gy)
     # A step of MIN_STEP grey levels between flat regions peaks at 4 * MIN_STEP * 10 / 16 after the
     # binomial smoothing and the Sobel kernel (whose cross weights sum to 4).
@@ -194,9 +196,16 @@ def continue_lines(rgb: np.ndarray, mask: np.ndarray, patch: int, protect: np.nd
     known = ~mask if protect is None else ~(mask | protect)
     usable = (~geometry.dilate(~known[y0:y1, x0:x1], RIM_GAP) & geometry.dilate(sub, ring)
               & ~geometry.dilate(np.zeros_like(sub), RIM_GAP, outside=True))
-    grey = rgb[y0:y1, x0:x1].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
-    ys, xs, normal = _edges(grey, usable)
     need = max(MIN_RUN, 2 * patch)
+    # The smoothed grey level over a box wider still: every shift is matched on it, up to the
+    # longest a band's half may need (half the hole's diagonal, and the search beyond) from the
+    # context beside the hole.
+    reach = ring + RIM_GAP + 5 * need + int(np.hypot(box[2] - box[0], box[3] - box[1])) // 2 + 2
+    outer = geometry.grow(box, reach, w, h)
+    grey = rgb[outer[1]:outer[3], outer[0]:outer[2]].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    smooth = _smooth(grey)
+    inner = (slice(y0 - outer[1], y1 - outer[1]), slice(x0 - outer[0], x1 - outer[0]))
+    ys, xs, normal = _edges(smooth[inner], usable)
     if ys.size < 2 * need:
         return _NONE
     xs_f, ys_f = xs + float(x0), ys + float(y0)  # image coordinates from here on
@@ -214,7 +223,9 @@ def continue_lines(rgb: np.ndarray, mask: np.ndarray, patch: int, protect: np.nd
     # a slanted edge's pixels scatter by a pixel and a few degrees: peaks are read over 3 x 3 bins
     acc = sum(np.roll(acc, (a, b), (0, 1)) for a in (-1, 0, 1) for b in (-1, 0, 1))
 
-    work = _Work(rgb, mask, known, (x0, y0, x1, y1), need, patch // 2 + 1)
+    # where the smoothed grey level reads known pixels alone
+    clean = ~geometry.dilate(~known[outer[1]:outer[3], outer[0]:outer[2]], 2, outside=True)
+    work = _Work(rgb, mask, known, (x0, y0, x1, y1), need, patch // 2 + 1, outer, smooth, clean)
     taken = np.zeros(mask.shape, bool)
     pixels, sources, tried = [], [], []
     for _ in range(MAX_CANDIDATES):
@@ -256,7 +267,8 @@ def continue_lines(rgb: np.ndarray, mask: np.ndarray, patch: int, protect: np.nd
 class _Work:
     """What every candidate line is checked against: the image, the hole, the known pixels (not in
     the hole, not protected), the work box ``(x0, y0, x1, y1)`` around the hole, the shortest run
-    ``need`` and the band's half width ``hw``."""
+    ``need``, the band's half width ``hw``, and over a wider box ``outer`` the smoothed grey level and
+    where it reads known pixels alone."""
 
     rgb: np.ndarray
     mask: np.ndarray
@@ -264,6 +276,9 @@ class _Work:
     box: tuple[int, int, int, int]
     need: int
     hw: int
+    outer: tuple[int, int, int, int]
+    smooth: np.ndarray
+    clean: np.ndarray
 
     def line(self, xs: np.ndarray, ys: np.ndarray, n: np.ndarray, rho: float,
              taken: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -291,7 +306,9 @@ class _Work:
         if np.degrees(np.arccos(min(abs(float(ua @ ub)), 1.0))) > MAX_TURN:
             return None
         both = np.concatenate(runs)
-        c, d, _ = _fit(xs[both], ys[both])
+        c, d, residual = _fit(xs[both], ys[both])
+        if residual > MAX_RESIDUAL:
+            return None
         if (cb - ca) @ d < 0:
             d = -d  # from side A to side B
         nrm = np.array([-d[1], d[0]])
@@ -324,7 +341,8 @@ class _Work:
             sel = halves[side]
             # every pixel of the half must move past the band's end on its side
             reach = float((sign * (rim - bt[sel])).max()) + 1 if sel.any() else 1.0
-            ctx = strip & self.known[y0:y1, x0:x1] & (sign * (along - rim) > 0) & (sign * (along - rim) <= 2 * need)
+            # the line's own profile beside the hole: where a shift across it shows most
+            ctx = (np.abs(off) <= 2) & (sign * (along - rim) > 0) & (sign * (along - rim) <= 2 * need)
             cy, cx = np.nonzero(ctx)
             shifts.append(self._shift(by[sel], bx[sel], cy + y0, cx + x0, sign * d, nrm, reach))
         h, w = self.mask.shape
@@ -369,10 +387,13 @@ class _Work:
                nrm: np.ndarray, reach: float) -> tuple[int, int] | None:
         """The translation ``(dy, dx)`` that copies the band's pixels ``(by, bx)`` from the known
         pixels in direction ``toward``: at most :data:`MAX_DRIFT` off it, at least ``reach`` long,
-        reaching known pixels for as many of them as any, and of those the one under which the known
-        context ``(cy, cx)`` beside the hole matches best (the shorter on a tie); None when none
-        reaches one."""
+        reaching known pixels for at least 90 % as many of them as any, and of those the one under
+        which the smoothed grey level at ``(cy, cx)`` beside the hole matches best (the
+        shorter on a tie); None when none reaches one."""
         h, w = self.mask.shape
+        sh, sw = self.clean.shape
+        py, px = cy - self.outer[1], cx - self.outer[0]  # the context in the outer box
+        there = self.clean[py, px]
         cands = set()
         first = int(np.ceil(reach))
         for length in range(first, first + 3 * self.need + 1):
@@ -382,8 +403,7 @@ class _Work:
                     dx, dy = int(np.round(vx)) + ex, int(np.round(vy)) + ey
                     if abs(dx * nrm[0] + dy * nrm[1]) <= MAX_DRIFT and dx * toward[0] + dy * toward[1] >= reach:
                         cands.add((dy, dx))
-        rgb = self.rgb
-        best, best_key = None, None
+        scored = []
         for dy, dx in sorted(cands):
             sy, sx = by + dy, bx + dx
             ok = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
@@ -391,15 +411,19 @@ class _Work:
             reached = int(ok.sum())
             if not reached:
                 continue
-            qy, qx = cy + dy, cx + dx
-            q = (qy >= 0) & (qy < h) & (qx >= 0) & (qx < w)
-            q[q] = self.known[qy[q], qx[q]]
+            qy, qx = py + dy, px + dx
+            q = there & (qy >= 0) & (qy < sh) & (qx >= 0) & (qx < sw)
+            q[q] = self.clean[qy[q], qx[q]]
             if q.any():
-                diff = rgb[cy[q], cx[q]].astype(np.int64) - rgb[qy[q], qx[q]]
+                diff = self.smooth[py[q], px[q]] - self.smooth[qy[q], qx[q]]
                 ssd = float((diff * diff).sum()) / int(q.sum())
             else:
                 ssd = float("inf")
-            key = (-reached, ssd, dx * dx + dy * dy, dy, dx)
-            if best_key is None or key < best_key:
-                best, best_key = (dy, dx), key
-        return best
+            scored.append((reached, ssd, dx * dx + dy * dy, dy, dx))
+        if not scored:
+            return None
+        # the best match among those that reach known pixels for nearly as many as any (the rest
+        # are copied from the other side, or left to the fill)
+        most = max(r for r, *_ in scored)
+        _, _, _, dy, dx = min((s for s in scored if s[0] * 10 >= most * 9), key=lambda s: s[1:])
+        return dy, dx
