@@ -335,16 +335,21 @@ class _Work:
         bt = along[by, bx]
         by, bx = by + y0, bx + x0
         lo, hi = float(bt.min()), float(bt.max())
+        # the band's strip beside the hole at each end: the line's profile, where a shift across it
+        # shows most, and the tones on either side of it
+        ends = [np.nonzero(strip & (along < lo) & (along >= lo - 2 * need)),
+                np.nonzero(strip & (along > hi) & (along <= hi + 2 * need))]
+        ends = [(cy + y0, cx + x0) for cy, cx in ends]
+        # Each half from its own side (the half nearer it), matched beside that end (one translation
+        # for the whole band copies from a chord away, where the tones have drifted more: seams).
         halves = [bt <= (lo + hi) / 2, bt > (lo + hi) / 2]
         shifts = []
         for side, sign, rim in ((0, -1, lo), (1, 1, hi)):
             sel = halves[side]
             # every pixel of the half must move past the band's end on its side
             reach = float((sign * (rim - bt[sel])).max()) + 1 if sel.any() else 1.0
-            # the line's own profile beside the hole: where a shift across it shows most
-            ctx = (np.abs(off) <= 2) & (sign * (along - rim) > 0) & (sign * (along - rim) <= 2 * need)
-            cy, cx = np.nonzero(ctx)
-            shifts.append(self._shift(by[sel], bx[sel], cy + y0, cx + x0, sign * d, nrm, reach))
+            got = self._shift(by[sel], bx[sel], *ends[side], sign * d, nrm, reach)
+            shifts.append(None if got is None else got[2])
         h, w = self.mask.shape
         src_y, src_x = np.full(by.shape, -1), np.full(by.shape, -1)
         for side in (0, 1):
@@ -384,12 +389,12 @@ class _Work:
         return True
 
     def _shift(self, by: np.ndarray, bx: np.ndarray, cy: np.ndarray, cx: np.ndarray, toward: np.ndarray,
-               nrm: np.ndarray, reach: float) -> tuple[int, int] | None:
+               nrm: np.ndarray, reach: float) -> tuple[int, tuple, tuple[int, int]] | None:
         """The translation ``(dy, dx)`` that copies the band's pixels ``(by, bx)`` from the known
         pixels in direction ``toward``: at most :data:`MAX_DRIFT` off it, at least ``reach`` long,
         reaching known pixels for at least 90 % as many of them as any, and of those the one under
-        which the smoothed grey level at ``(cy, cx)`` beside the hole matches best (the
-        shorter on a tie); None when none reaches one."""
+        which the smoothed grey level at ``(cy, cx)`` beside the hole matches best (the shorter on a
+        tie).  Returns ``(pixels reached, its rank, (dy, dx))``, or None when none reaches one."""
         h, w = self.mask.shape
         sh, sw = self.clean.shape
         py, px = cy - self.outer[1], cx - self.outer[0]  # the context in the outer box
@@ -419,11 +424,10 @@ class _Work:
                 ssd = float((diff * diff).sum()) / int(q.sum())
             else:
                 ssd = float("inf")
-            scored.append((reached, ssd, dx * dx + dy * dy, dy, dx))
+            scored.append((reached, (ssd, dx * dx + dy * dy, dy, dx), (dy, dx)))
         if not scored:
             return None
         # the best match among those that reach known pixels for nearly as many as any (the rest
         # are copied from the other side, or left to the fill)
-        most = max(r for r, *_ in scored)
-        _, _, _, dy, dx = min((s for s in scored if s[0] * 10 >= most * 9), key=lambda s: s[1:])
-        return dy, dx
+        most = max(s[0] for s in scored)
+        return min((s for s in scored if s[0] * 10 >= most * 9), key=lambda s: s[1])
