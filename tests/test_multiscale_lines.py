@@ -3,6 +3,7 @@ continued across it before the fill, copied from known pixels along themselves; 
 the option off, the fill is the one without it, bit for bit; the kernels still equal the reference."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,6 +81,20 @@ def test_no_qualifying_line_is_no_change(case):
         img[50:] = 200
         protect = xx >= 90
     assert continue_lines(img, mask, 7, protect).lines == 0
+
+
+@pytest.mark.parametrize("case, lines", [("siding_blob", 1), ("bristles_blob", 0)])
+def test_a_line_on_a_photo_is_found_and_a_stroke_of_a_texture_is_not(case, lines):
+    """The siding's board edge crosses the hole; among the brush's bristles no one stroke is a line."""
+    from inpaint.io import read_image, read_mask
+
+    folder = Path(__file__).resolve().parents[1] / "datasets" / "quality" / case
+    img = read_image(folder / "truth.png").rgb.copy()
+    mask = read_mask(folder / "mask.png", (img.shape[1], img.shape[0]))
+    img[mask] = 0  # as the benchmark hands it over: the hole's pixels tell nothing
+    found = continue_lines(img, mask, 7)
+    assert found.lines == lines
+    assert (~mask[found.sources[:, 0], found.sources[:, 1]]).all()
 
 
 def test_the_fill_keeps_the_line_straight_and_its_map_names_every_source():

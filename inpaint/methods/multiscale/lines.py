@@ -13,9 +13,10 @@ Sun, Yuan, Jia and Shum, *Image Completion with Structure Propagation*, 2005, mu
 2. **Lines**: a Hough transform of the edge pixels, each voting only for lines along its own edge
    (its gradient's direction, within a few degrees).  A candidate line must cross the hole and
    have an unbroken run of edge pixels on each side of it, each run ending near the hole, long,
-   straight, and collinear with the other (angle and offset tolerances); and the colours beside
-   the line must agree on the two sides.  Anything less and the line is left to the fill: no
-   pair, no change.
+   straight, and collinear with the other (angle and offset tolerances); the colours beside the
+   line must agree on the two sides, and its profile across it must stand out from how much the
+   picture varies along it (a line, not one stroke of a texture of strokes).  Anything less and
+   the line is left to the fill: no pair, no change.
 3. **The band**: the hole's pixels within about half a patch of the line.  Each half of it (the
    half nearer one side) is copied by one translation along the line from that side's known
    pixels: an integer vector at most half a pixel off the line's direction, long enough to reach
@@ -60,6 +61,9 @@ MAX_COLOUR = 24
 MAX_CANDIDATES, MAX_LINES = 16, 8
 #: A translation is at most this far (pixels) off the line's direction.
 MAX_DRIFT = 1.0
+#: A line's profile across it spans at least this many times the grey level's variation along it
+#: (a plank's edge about 11, a thin line on a wall 36; a bristle among bristles 4).
+MIN_CLARITY = 5.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -342,6 +346,8 @@ class _Work:
         ends = [(cy + y0, cx + x0) for cy, cx in ends]
         # Each half from its own side (the half nearer it), matched beside that end (one translation
         # for the whole band copies from a chord away, where the tones have drifted more: seams).
+        if not self._stands_out(along, off, ends):
+            return None
         halves = [bt <= (lo + hi) / 2, bt > (lo + hi) / 2]
         shifts = []
         for side, sign, rim in ((0, -1, lo), (1, 1, hi)):
@@ -366,6 +372,27 @@ class _Work:
         if not done.any():
             return None
         return np.stack([by[done], bx[done]], 1), np.stack([src_y[done], src_x[done]], 1)
+
+    def _stands_out(self, along: np.ndarray, off: np.ndarray, ends: list) -> bool:
+        """Whether the line is a line and not a stroke of a texture: its profile across it beside
+        the hole (the smoothed grey level's mean at each whole-pixel distance from it) spans at
+        least :data:`MIN_CLARITY` times how much the grey level varies along it at one distance."""
+        x0, y0 = self.box[:2]
+        ox, oy = self.outer[:2]
+        cy, cx = np.concatenate([e[0] for e in ends]), np.concatenate([e[1] for e in ends])
+        ok = self.clean[cy - oy, cx - ox]
+        cy, cx = cy[ok], cx[ok]
+        if cy.size == 0:
+            return False
+        grey = self.smooth[cy - oy, cx - ox]
+        bins = np.round(off[cy - y0, cx - x0]).astype(int)
+        bins -= bins.min()
+        count = np.bincount(bins)
+        used = count > 0
+        mean = np.bincount(bins, grey)[used] / count[used]
+        var = np.bincount(bins, grey * grey)[used] / count[used] - mean ** 2
+        spread = float(np.sqrt(np.maximum(var, 0).mean()))
+        return float(mean.max() - mean.min()) >= MIN_CLARITY * spread
 
     def _colours_agree(self, along: np.ndarray, off: np.ndarray, ta: float, tb: float) -> bool:
         """Whether the mean colours on either side of the line, next to the hole, agree between the
