@@ -61,6 +61,8 @@ MAX_COLOUR = 24
 MAX_CANDIDATES, MAX_LINES = 16, 8
 #: A translation is at most this far (pixels) off the line's direction.
 MAX_DRIFT = 1.0
+#: Where a band's two halves meet, their copies of the line lie at most this far apart (pixels).
+SEAM = 0.5
 #: A line's profile across it spans at least this many times the grey level's variation along it
 #: (a plank's edge about 11, a thin line on a wall 36; a bristle among bristles 4).
 MIN_CLARITY = 5.0
@@ -349,13 +351,13 @@ class _Work:
         if not self._stands_out(along, off, ends):
             return None
         halves = [bt <= (lo + hi) / 2, bt > (lo + hi) / 2]
-        shifts = []
+        options = []
         for side, sign, rim in ((0, -1, lo), (1, 1, hi)):
             sel = halves[side]
             # every pixel of the half must move past the band's end on its side
             reach = float((sign * (rim - bt[sel])).max()) + 1 if sel.any() else 1.0
-            got = self._shift(by[sel], bx[sel], *ends[side], sign * d, nrm, reach)
-            shifts.append(None if got is None else got[2])
+            options.append(self._shifts(by[sel], bx[sel], *ends[side], sign * d, nrm, reach))
+        shifts = _pair(*options, nrm)
         h, w = self.mask.shape
         src_y, src_x = np.full(by.shape, -1), np.full(by.shape, -1)
         for side in (0, 1):
@@ -415,13 +417,13 @@ class _Work:
                 return False
         return True
 
-    def _shift(self, by: np.ndarray, bx: np.ndarray, cy: np.ndarray, cx: np.ndarray, toward: np.ndarray,
-               nrm: np.ndarray, reach: float) -> tuple[int, tuple, tuple[int, int]] | None:
-        """The translation ``(dy, dx)`` that copies the band's pixels ``(by, bx)`` from the known
-        pixels in direction ``toward``: at most :data:`MAX_DRIFT` off it, at least ``reach`` long,
-        reaching known pixels for at least 90 % as many of them as any, and of those the one under
-        which the smoothed grey level at ``(cy, cx)`` beside the hole matches best (the shorter on a
-        tie).  Returns ``(pixels reached, its rank, (dy, dx))``, or None when none reaches one."""
+    def _shifts(self, by: np.ndarray, bx: np.ndarray, cy: np.ndarray, cx: np.ndarray, toward: np.ndarray,
+                nrm: np.ndarray, reach: float) -> list[tuple[float, int, int, int]]:
+        """The translations that may copy the band's pixels ``(by, bx)`` from the known pixels in
+        direction ``toward``: at most :data:`MAX_DRIFT` off it, at least ``reach`` long, reaching
+        known pixels for at least 90 % as many of them as any (the rest are copied from the other
+        side, or left to the fill).  Each as ``(mismatch, length squared, dy, dx)``, the mismatch the
+        smoothed grey level's at ``(cy, cx)`` beside the hole against that translation further on."""
         h, w = self.mask.shape
         sh, sw = self.clean.shape
         py, px = cy - self.outer[1], cx - self.outer[0]  # the context in the outer box
@@ -451,10 +453,21 @@ class _Work:
                 ssd = float((diff * diff).sum()) / int(q.sum())
             else:
                 ssd = float("inf")
-            scored.append((reached, (ssd, dx * dx + dy * dy, dy, dx), (dy, dx)))
-        if not scored:
-            return None
-        # the best match among those that reach known pixels for nearly as many as any (the rest
-        # are copied from the other side, or left to the fill)
-        most = max(s[0] for s in scored)
-        return min((s for s in scored if s[0] * 10 >= most * 9), key=lambda s: s[1])
+            scored.append((reached, (ssd, dx * dx + dy * dy, dy, dx)))
+        most = max((r for r, _ in scored), default=0)
+        return [key for r, key in scored if r * 10 >= most * 9]
+
+
+def _pair(before: list, after: list, nrm: np.ndarray) -> list:
+    """The translations of the band's two halves, ``[(dy, dx) or None] * 2``, from their
+    candidates (:meth:`_Work._shifts`): the pair that matches best beside both ends, of those whose
+    copies of the line lie within :data:`SEAM` pixels of each other where the halves meet (each
+    its best alone where no pair does, or the other side has none)."""
+    def drift(key: tuple) -> float:
+        return key[3] * nrm[0] + key[2] * nrm[1]
+
+    pairs = [(a[0] + b[0], a[1] + b[1], a, b) for a in before for b in after if abs(drift(a) - drift(b)) <= SEAM]
+    if pairs:
+        _, _, a, b = min(pairs, key=lambda p: p[:2])
+        return [(a[2], a[3]), (b[2], b[3])]
+    return [(min(c)[2], min(c)[3]) if c else None for c in (before, after)]
