@@ -60,6 +60,19 @@ def test_a_line_across_the_hole_is_continued_straight_from_known_pixels(angle):
     assert (out[~band] == img[~band]).all() and (out[py, px] == img[sy, sx]).all()
 
 
+def test_the_band_spans_the_hole_when_the_picture_ends_soon_beyond_one_side():
+    """The hole comes within 22 px of the left edge: the left part of the band is copied from the
+    short known stretch there, the rest from the right, and the line's core is copied throughout."""
+    img, _, dist = edge_scene(4, h=100, w=220)
+    yy, xx = np.mgrid[0:100, 0:220]
+    mask = (xx >= 22) & (xx < 120) & (np.abs(yy - 50) < 18)
+    found = continue_lines(img, mask, 7)
+    assert found.lines == 1
+    core = mask & (np.abs(dist) <= 2)
+    assert core.sum() > 300 and not (core & ~found.band(mask.shape)).any()
+    assert (~mask[found.sources[:, 0], found.sources[:, 1]]).all()
+
+
 @pytest.mark.parametrize("case", ["noise", "one side", "offset", "colours", "protected"])
 def test_no_qualifying_line_is_no_change(case):
     rng = np.random.default_rng(8)

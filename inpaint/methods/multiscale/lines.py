@@ -350,7 +350,12 @@ class _Work:
         # for the whole band copies from a chord away, where the tones have drifted more: seams).
         if not self._stands_out(along, off, ends):
             return None
-        halves = [bt <= (lo + hi) / 2, bt > (lo + hi) / 2]
+        # The halves meet midway, unless the picture ends too soon beyond one end for its half to
+        # be copied from there: then that side's half is shorter.
+        h, w = self.mask.shape
+        room = [_room(c + lo * d, -d, w, h), _room(c + hi * d, d, w, h)]
+        split = min(max((lo + hi) / 2, hi - room[1] + 1), lo + room[0] - 1)
+        halves = [bt <= split, bt > split]
         options = []
         for side, sign, rim in ((0, -1, lo), (1, 1, hi)):
             sel = halves[side]
@@ -358,7 +363,6 @@ class _Work:
             reach = float((sign * (rim - bt[sel])).max()) + 1 if sel.any() else 1.0
             options.append(self._shifts(by[sel], bx[sel], *ends[side], sign * d, nrm, reach))
         shifts = _pair(*options, nrm)
-        h, w = self.mask.shape
         src_y, src_x = np.full(by.shape, -1), np.full(by.shape, -1)
         for side in (0, 1):
             for shift in (shifts[side], shifts[1 - side]):
@@ -456,6 +460,17 @@ class _Work:
             scored.append((reached, (ssd, dx * dx + dy * dy, dy, dx)))
         most = max((r for r, _ in scored), default=0)
         return [key for r, key in scored if r * 10 >= most * 9]
+
+
+def _room(p: np.ndarray, u: np.ndarray, w: int, h: int) -> float:
+    """How far (pixels) the picture goes on from ``p`` (x, y) in direction ``u``."""
+    out = []
+    for v, dv, size in ((p[0], u[0], w), (p[1], u[1], h)):
+        if dv > 1e-9:
+            out.append((size - 1 - v) / dv)
+        elif dv < -1e-9:
+            out.append(-v / dv)
+    return max(min(out), 0.0)
 
 
 def _pair(before: list, after: list, nrm: np.ndarray) -> list:
