@@ -18,10 +18,11 @@ Sun, Yuan, Jia and Shum, *Image Completion with Structure Propagation*, 2005, mu
    picture varies along it (a line, not one stroke of a texture of strokes).  Anything less and
    the line is left to the fill: no pair, no change.
 3. **The band**: the hole's pixels within about half a patch of the line.  Each half of it (the
-   half nearer one side) is copied by one translation along the line from that side's known
-   pixels: an integer vector at most half a pixel off the line's direction, long enough to reach
-   past the hole, chosen by how well the known pixels beside the hole match what lies that vector
-   further on.  A translation copies a straight piece straight.
+   half nearer one side, shorter on a side beyond which the picture soon ends) is copied by one
+   translation along the line from that side's known pixels: an integer vector at most a pixel
+   off the line's direction, long enough to reach past the band, chosen by how well the known
+   strip beside the hole matches what lies that vector further on, the two halves' vectors within
+   half a pixel of each other across the line.  A translation copies a straight piece straight.
 
 Every copied pixel comes from a known pixel (not in the hole, not protected), and known pixels
 are never written.  It is host-side numpy and runs before either backend, so both get the same
@@ -87,7 +88,7 @@ class Continued:
     lines: int
 
     def band(self, shape: tuple[int, int]) -> np.ndarray:
-        """The band as an ``shape`` bool mask."""
+        """The band as a bool mask of ``shape``."""
         out = np.zeros(shape, bool)
         out[self.pixels[:, 0], self.pixels[:, 1]] = True
         return out
