@@ -25,8 +25,9 @@ from inpaint.api import inpaint
 from inpaint.cl.runtime import get_runtime
 
 OPTION_SETS = {
-    "all": {"adapt": "on", "match_gradients": 2, "vote": "gradients", "candidates": 2},
+    "all": {"adapt": "on", "match_gradients": 2, "vote": "gradients", "candidates": 2, "straight_lines": "on"},
     "adapt": {"adapt": "on"},
+    "straight_lines": {"straight_lines": "on"},
     "vote": {"vote": "gradients"},
     "match_gradients": {"match_gradients": 8},
 }

@@ -3,13 +3,14 @@ judging by eye what an option changes.
 
 Usage::
 
-    python tools/object_option_sheets.py OUT_DIR [--seeds 0,1,2] [--cases all]
+    python tools/object_option_sheets.py OUT_DIR [--seeds 0,1,2] [--cases all] [--truth]
                                          [--config NAME:OPTION=VALUE,OPTION=VALUE ...]
 
 For each photo of ``datasets/objects/``: the input with the hole outlined, then one row per
 configuration (``default``, the fill's defaults, first), one tile per seed, each cropped around
 the hole and magnified 2x as ``inpaint bench --objects`` does.  Written as JPEG
-(``OUT_DIR/options_<case>.jpg``).
+(``OUT_DIR/options_<case>.jpg``).  With ``--truth``, the tuning cases of ``datasets/quality/``
+that ``--cases`` names instead (never the held-out ones), each row led by the truth.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def main() -> int:
     p.add_argument("--config", action="append", default=[], metavar="NAME:OPTION=VALUE,...")
     p.add_argument("--backend", default="opencl")
     p.add_argument("--quality", type=int, default=80, help="JPEG quality")
+    p.add_argument("--truth", action="store_true",
+                   help="the tuning cases of datasets/quality that --cases names, each row led by the truth")
     args = p.parse_args()
     from inpaint.api import inpaint
 
@@ -55,12 +58,19 @@ def main() -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     quality.SHEET_COLUMNS = len(seeds) + 1
     args.out.mkdir(parents=True, exist_ok=True)
-    for case in quality.load_object_cases(ROOT / "datasets" / "objects", args.cases):
+    if args.truth:
+        index = quality.case_index(ROOT / "datasets" / "quality")
+        cases = [quality.load_entry(e) for e in quality.select_cases(args.cases, index) if e.split == "tune"]
+    else:
+        cases = quality.load_object_cases(ROOT / "datasets" / "objects", args.cases)
+    lead = "truth" if args.truth else "input"
+    for case in cases:
         box = quality.crop_box(case.mask)
+        shown = case.truth if args.truth else case.image
         tiles = []
         for name, options in configs:
-            label = ["input", "hole outlined in red"] if not tiles else [name, "(input)"]
-            tiles.append((label, quality._zoom(quality.outline_hole(case.image, case.mask), box)))
+            label = [lead, "hole outlined in red"] if not tiles else [name, f"({lead})"]
+            tiles.append((label, quality._zoom(quality.outline_hole(shown, case.mask), box)))
             for seed in seeds:
                 res = inpaint(np.array(case.image), np.array(case.mask), backend=args.backend, seed=seed, **options)
                 tiles.append(([name, f"seed {seed}"], quality._zoom(res.image, box)))

@@ -4,6 +4,7 @@ Usage::
 
     python tools/quality_steps.py PEERS.json [--split tune] [--seeds 0,1,2]
                                   [--set MODULE.NAME=VALUE ...] [--option NAME=VALUE ...] [--rules]
+                                  [--cases NAME,NAME] [--per-case]
 
 ``PEERS.json`` is the JSON of ``inpaint bench --quality --json`` (its peers' numbers are read,
 so the peers are not run again).  The fill is whatever ``inpaint`` imports: run this with
@@ -16,6 +17,8 @@ cases with detail in [0.8, 1.25], and the cases whose SWD is at or below the bes
 averaged over the seeds (with the per-seed values), and beside them the best single peer's
 mean SSIM and the lowest mean SWD among the peers and the paper's Criminisi settings.  A single
 seed's mean SWD moves by a few tenths between seeds: compare changes over several seeds.
+``--cases`` keeps only the split's cases it names (an option that changes only some cases is then
+measured on those), and ``--per-case`` also prints each case's numbers, averaged over the seeds.
 
 ``--rules`` also holds the fill to the acceptance rules of ``docs/QUALITY.md`` (each case's
 numbers averaged over the seeds first), and computes the same numbers for an oracle that takes,
@@ -57,6 +60,8 @@ def main() -> int:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--backend", default="opencl")
     p.add_argument("--rules", action="store_true", help="also hold the fill to the acceptance rules")
+    p.add_argument("--cases", default="", metavar="NAME,NAME", help="only these of the split's cases")
+    p.add_argument("--per-case", action="store_true", help="also print each case's numbers (means over the seeds)")
     args = p.parse_args()
     for item in args.set:
         target, value = item.split("=", 1)
@@ -72,6 +77,12 @@ def main() -> int:
                       if m["kind"] == "ours" and m.get("kwargs", {}).get("method") == "criminisi"]
     entries = [e for e in quality.case_index(quality.find_quality_root())
                if (args.split == "all" or e.split == args.split) and e.name in numbers]
+    if args.cases:
+        wanted = {n.strip() for n in args.cases.split(",") if n.strip()}
+        unknown = wanted - {e.name for e in entries}
+        if unknown:
+            p.error(f"--cases: not among the {args.split} cases: {', '.join(sorted(unknown))}")
+        entries = [e for e in entries if e.name in wanted]
     cases = [quality.load_entry(e) for e in entries]
     names = [c.name for c in cases]
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -107,6 +118,10 @@ def main() -> int:
           + "; SWD " + " ".join(f"{s['swd']:.3f}" for s in per_seed))
     print(json.dumps({"split": args.split, "seeds": seeds, "set": args.set, "options": options, "mean": mean,
                       "per_seed": per_seed}))
+    if args.per_case:
+        for n in names:
+            print(f"  {n}: " + ", ".join(f"{k} {statistics.fmean(r[n][k] for r in runs):.4f}"
+                                         for k in ("coarse_ssim", "swd", "psnr_db", "detail")))
     if args.rules:
         ours = {n: {k: statistics.fmean(r[n][k] for r in runs) for k in ("coarse_ssim", "swd")} for n in names}
         fractions = {c.name: float(np.asarray(c.mask, bool).mean()) for c in cases}

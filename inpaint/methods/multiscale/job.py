@@ -58,8 +58,8 @@ import numpy as np
 
 from ... import geometry
 from ...pixels import to_rgba
-from ..base import FillStats, Job, Sequence
-from ..checks import check_arrays, parse_patch, search_factor
+from ..base import FillStats, InpaintResult, Job, Sequence
+from ..checks import check_arrays, check_protect, parse_patch, search_factor
 from ..context import RunContext, run_context, split
 from . import gradients, reference as ref
 from .host import HostLevel
@@ -74,6 +74,7 @@ from .levels import (
     protect_pyramid,
     pyramid_boxes,
 )
+from .lines import continue_lines
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
 from .steps import STEPS
 
@@ -154,6 +155,9 @@ class MultiscaleStats(FillStats):
         Groups of the hole's parts filled one after the other, far enough apart to be filled
         alone (:func:`inpaint.methods.multiscale.levels.hole_groups`); ``levels`` and
         ``search_area`` are then the largest group's.
+    lines : int
+        Straight lines continued across the hole before the fill (``straight_lines='on'``,
+        :mod:`inpaint.methods.multiscale.lines`).
     """
 
     method: str = "multiscale"
@@ -162,6 +166,7 @@ class MultiscaleStats(FillStats):
     levels: list = dataclasses.field(default_factory=list)
     candidates: int = DEFAULT_CANDIDATES
     groups: int = 1
+    lines: int = 0
 
 
 class MultiscaleInpainter(Sequence):
@@ -195,6 +200,11 @@ class MultiscaleInpainter(Sequence):
     adapt : {'off', 'on'}
         'on': each match adapts its source's colours by a bounded gain and bias, in the distance
         and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
+    straight_lines : {'off', 'on'}
+        'on': straight lines that cross the hole are continued across it first
+        (:func:`inpaint.methods.multiscale.lines.continue_lines`); the fill then treats the band
+        along each as known pixels that no source covers, and the source map names the band's
+        sources too.  Where no line qualifies the fill is the same as with 'off'.
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional
@@ -214,7 +224,7 @@ class MultiscaleInpainter(Sequence):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, vote: str = OPTIONS["vote"].default,
                  match_gradients: int = OPTIONS["match_gradients"].default, adapt: str = OPTIONS["adapt"].default,
-                 seed: int = 0,
+                 straight_lines: str = OPTIONS["straight_lines"].default, seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
         run, other = split(run)  # (another keyword: the first group's job refuses it)
@@ -222,7 +232,10 @@ class MultiscaleInpainter(Sequence):
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
         values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, match_gradients=match_gradients,
-                      adapt=adapt, seed=seed, **other)
+                      adapt=adapt, straight_lines=straight_lines, seed=seed, **other)
+        self._lines: Any = None
+        if OPTIONS["straight_lines"].check(straight_lines) == "on" and mask.any() and not mask.all():
+            rgb, mask, context = self._continue_lines(rgb, mask, patch, context)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
@@ -232,11 +245,48 @@ class MultiscaleInpainter(Sequence):
 
         super().__init__(rgb, self._groups, make, started=t0)
         self.patch, self.half, self.alpha = self.first.patch, self.first.half, self.first.alpha
+        if self._lines is not None:
+            self.first.stats.lines = self._lines.lines
+            self.stats = self.merge()
+
+    def _continue_lines(self, rgb: np.ndarray, mask: np.ndarray, patch: Any,
+                        context: RunContext) -> tuple[np.ndarray, np.ndarray, RunContext]:
+        """The image with the straight lines across the hole continued, the hole less their band,
+        and the context with the band protected (no source covers it: every source the fill names
+        stays an original pixel); the arguments as they are when no line qualifies, or when the band
+        would leave nothing to fill."""
+        side = parse_patch(patch, *mask.shape, MAX_PATCH)  # the fill's own check, before the work
+        protect = check_protect(context.protect, mask.shape)
+        found = continue_lines(rgb, mask, side, protect)
+        if not found.lines:
+            return rgb, mask, context
+        band = found.band(mask.shape)
+        rest = mask & ~band
+        if not rest.any():
+            return rgb, mask, context
+        self._lines, self._hole = found, mask.copy()
+        return found.apply(rgb), rest, dataclasses.replace(context, protect=band if protect is None else protect | band)
 
     def merge(self) -> MultiscaleStats:
         """The statistics of one run, with the number of groups."""
         st = super().merge()
         return dataclasses.replace(st, groups=len(self._groups)) if len(self._groups) > 1 else st
+
+    def result(self) -> InpaintResult:
+        """The image, the source map and the statistics of the whole run; the map names the
+        continued lines' sources too."""
+        res = super().result()
+        found = self._lines
+        if found is None:
+            return res
+        inner = res._source_map
+
+        def source_map() -> np.ndarray:
+            src = inner() if callable(inner) else inner
+            src[found.pixels[:, 0], found.pixels[:, 1]] = found.sources
+            return src
+
+        return InpaintResult(res.image, source_map, res.stats, mask=self._hole.copy() if self.done else None)
 
 
 class _Fill(Job):

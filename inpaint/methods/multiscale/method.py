@@ -21,6 +21,9 @@ def _headline(stats: Any) -> list[str]:
     levels = " > ".join(f"{w}x{h}" for w, h in stats.levels)
     apart = [f"{stats.groups} groups of the hole lie far apart: filled one after the other (the levels and "
              "search area above are the largest's)"] if stats.groups > 1 else []
+    lines = getattr(stats, "lines", 0)
+    apart += [f"{lines} straight line{'s' if lines != 1 else ''} continued across the hole before the fill"] \
+        if lines else []
     return [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
             f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
             f"search area {stats.search_area}; levels {levels}",

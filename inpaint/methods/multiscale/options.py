@@ -16,8 +16,8 @@ from ..options import ALPHA, PATCH, Option
 DEFAULT_CANDIDATES = 1
 #: The largest weight of the gradient term (every patch distance then still fits 32 bits).
 MAX_GRADIENTS = 64
-#: The colour adaptation's settings.
-ADAPT_CHOICES = ("off", "on")
+#: The colour adaptation's settings, and the straight lines'.
+ADAPT_CHOICES = LINES_CHOICES = ("off", "on")
 
 
 def _candidates(candidates: Any) -> int:
@@ -74,10 +74,17 @@ ADAPT = Option(
     help="multiscale: 'on' lets each match brighten or darken its source a little (a gain of 0.8-1.25 and a "
          "bias per colour, used by the copy too), so a source in shade can fill a hole in light "
          "(default off)")
+LINES = Option(
+    "straight_lines", default="off", check=lambda v: check_choice("straight_lines", v, LINES_CHOICES),
+    parse=lambda text, flag: check_choice(flag, text, LINES_CHOICES), flag="--straight-lines",
+    choices=LINES_CHOICES, metavar="{off,on}", group="tune", rank=37,
+    help="multiscale: 'on' finds straight lines that cross the hole (a horizon, a plank's edge, a kerb) and "
+         "continues them across it before the fill, copied along themselves from the known part, so they "
+         "stay straight; where none qualifies the fill is as with 'off' (default off)")
 
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, SEED)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, LINES, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.
