@@ -16,6 +16,7 @@ from inpaint.methods.multiscale.levels import (
     down2,
     free_centres,
     free_count,
+    halve_hole,
     halved,
     mask_pyramid,
     prepare_level,
@@ -95,6 +96,36 @@ def test_halved_box_is_the_box_of_the_halved_mask(shape):
         y0, x0 = rng.integers(0, shape[0]), rng.integers(0, shape[1])
         mask[y0:y0 + rng.integers(1, 12), x0:x0 + rng.integers(1, 12)] = True
         assert halved(geometry.bbox(mask)) == geometry.bbox(down2(mask))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("size", [1, 8, 9])
+def test_halving_the_hole_over_its_box_equals_halving_the_whole_mask(shape, where, size):
+    mask = hole_at(shape, where, size)
+    if size > 1:  # not a whole square: a ragged corner
+        ys, xs = np.nonzero(mask)
+        mask[ys[-1], xs[-1]] = False
+    np.testing.assert_array_equal(halve_hole(mask, geometry.bbox(mask)), down2(mask))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("alpha", [1.0, 0.02, None])
+@pytest.mark.parametrize("protected", [False, True])
+def test_level_sources_over_the_areas_tried_equal_those_of_the_whole_picture(shape, where, alpha, protected):
+    """The sources, computed over each search area tried alone, equal the area's share of the
+    whole picture's free centres, widened alike."""
+    mask = hole_at(shape, where, 9)
+    protect = None
+    if protected:
+        protect = np.zeros(shape, bool)
+        protect[shape[0] // 3:shape[0] // 3 + 5, 2:9] = True
+    level = prepare_level(mask, 2, alpha, protect)
+    free = free_centres(mask, 2, geometry.bbox(mask), protect)
+    area, sources, widened = geometry.source_area(free, geometry.bbox(mask), alpha, 2)
+    assert (level.area, level.widened) == (area, widened)
+    np.testing.assert_array_equal(level.valid, sources)
 
 
 def test_mask_pyramid_of_a_corner_hole_keeps_every_level_with_a_hole():
@@ -218,3 +249,4 @@ def test_expected_texture_by_boxes_equals_the_pixel_list(places, protected):
     got = ref.expected_texture(rgb, mask, lev.solve_map, lev.work, 3)
     np.testing.assert_array_equal(got, listed_expected_texture(rgb, mask, lev.solve_map, lev.work, 3))
     assert got[lev.solve_map != 1].max(initial=0) == 0
+

@@ -278,16 +278,17 @@ class _Fill(Job):
             others = self.whole & ~self.mask
             avoid = others if avoid is None else avoid | others
         # (free of this group's pixels and of the others' is free of the whole hole's)
-        if not free_count(self.mask, self.half, geometry.bbox(self.mask), avoid):
+        box = geometry.bbox(self.mask)
+        if not free_count(self.mask, self.half, box, avoid):
             raise self.no_sources(self.patch)
         if not self.engine.numpy:
             from . import opencl as mcl
 
             self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
-                                                        largest=self._largest_buffer())
-        self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
+                                                        largest=self._largest_buffer(box))
+        self._masks = masks = mask_pyramid(self.mask, self.patch, avoid, box)
         self._protects = protect_pyramid(avoid, len(masks))
-        self._boxes = pyramid_boxes(self.mask, len(masks))
+        self._boxes = pyramid_boxes(self.mask, len(masks), box)
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
         t = time.perf_counter()
         if self._rt is not None:
@@ -304,11 +305,12 @@ class _Fill(Job):
         counts = [int(m[y0:y1, x0:x1].sum()) for m, (x0, y0, x1, y1) in zip(masks, self._boxes)]
         return [counts[lv] for lv, _ in self._rounds]
 
-    def _largest_buffer(self) -> int:
+    def _largest_buffer(self, box: geometry.Rect) -> int:
         """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
-        work area, an int4 per pixel or the candidates' matches (two ints each)."""
+        work area (around the hole's box ``box``), an int4 per pixel or the candidates' matches
+        (two ints each)."""
         h, w = self.mask.shape
-        x0, y0, x1, y1 = geometry.grow(geometry.bbox(self.mask), self.half + 1, w, h)
+        x0, y0, x1, y1 = geometry.grow(box, self.half + 1, w, h)
         area = (x1 - x0) * (y1 - y0)
         return max(h * w * 4, area * 16, area * self.k * 8)
 
