@@ -250,3 +250,24 @@ def test_expected_texture_by_boxes_equals_the_pixel_list(places, protected):
     np.testing.assert_array_equal(got, listed_expected_texture(rgb, mask, lev.solve_map, lev.work, 3))
     assert got[lev.solve_map != 1].max(initial=0) == 0
 
+
+def test_the_image_during_a_run_is_the_level_fill_scaled_up_into_the_hole():
+    """While a level runs, every hole pixel shows the level's pixel that covers it (pixel
+    repetition), and the rest is the photo."""
+    from inpaint.api import start
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (101, 131, 3), dtype=np.uint8)
+    mask = hole_at(img.shape[:2], "far", 23)
+    job = start(img, mask, method="multiscale", backend="numpy", seed=1)
+    levels_seen = set()
+    while job.step() and len(levels_seen) < 2:
+        fill = job.first  # the one group's fill
+        scale = 2 ** fill._level
+        est = fill._state.image()
+        up = np.repeat(np.repeat(est, scale, axis=0), scale, axis=1)[:mask.shape[0], :mask.shape[1]]
+        shown = job.image
+        np.testing.assert_array_equal(shown[mask], up[mask])
+        np.testing.assert_array_equal(shown[~mask], img[~mask])
+        levels_seen.add(fill._level)
+    assert max(levels_seen) > 0
