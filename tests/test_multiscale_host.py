@@ -170,6 +170,21 @@ def test_upsample2_equals_the_four_weights(shape):
     np.testing.assert_array_equal(ref._upsample2(coarse, shape), direct_upsample2(coarse, shape))
 
 
+def test_texture_features_of_a_picture_whose_edges_sum_past_32_bits():
+    """A 1800x1800 picture of the strongest edges everywhere: its edge values sum past 2^32 (the
+    integral image wraps), and the features of its far corner still equal those computed from
+    that corner alone."""
+    stripes = np.where((np.arange(1800) // 2) % 2 == 0, 0, 255).astype(np.uint8)
+    rgb = np.repeat((stripes[:, None] ^ stripes[None, :])[..., None], 3, axis=2)
+    hole = np.zeros(rgb.shape[:2], bool)
+    hole[900:905, 900:905] = True
+    assert int(ref.edges(rgb, hole).astype(np.int64).sum()) > 2 ** 32
+    whole = ref.texture_features(rgb, hole)
+    corner = ref.texture_features(rgb[-40:, -40:], hole[-40:, -40:])
+    np.testing.assert_array_equal(whole[-30:, -30:], corner[-30:, -30:])
+    assert whole[-30:, -30:].min() > 200
+
+
 def direct_features(rgb: np.ndarray, hole: np.ndarray, r: int) -> np.ndarray:
     """Texture features by summing each pixel's box of edges one by one."""
     e = ref.edges(rgb, hole).astype(np.int64)
