@@ -138,11 +138,13 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     """
     h, w = mask.shape
     c = GROUP_CELL
-    ph, pw = -(-h // c), -(-w // c)
-    padded = np.zeros((ph * c, pw * c), bool)
-    padded[:h, :w] = mask
-    # a cell's row of eight pixels is one 64-bit word
-    cells = (padded.view(np.uint64) != 0).reshape(ph, c, pw).any(axis=1)
+    cells = np.zeros((-(-h // c), -(-w // c)), bool)
+    # the cells of the hole's box alone, a cell's row of eight pixels one 64-bit word
+    x0, y0, x1, y1 = geometry.bbox(mask)
+    cx0, cy0, cx1, cy1 = x0 // c, y0 // c, -(-x1 // c), -(-y1 // c)
+    padded = np.zeros(((cy1 - cy0) * c, (cx1 - cx0) * c), bool)
+    padded[:y1 - cy0 * c, :x1 - cx0 * c] = mask[cy0 * c:y1, cx0 * c:x1]
+    cells[cy0:cy1, cx0:cx1] = (padded.view(np.uint64) != 0).reshape(cy1 - cy0, c, cx1 - cx0).any(axis=1)
     left = cells.copy()
     parts, boxes = [], []
     x0, y0, x1, y1 = geometry.bbox(cells)
@@ -151,7 +153,7 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     while left.any():
         if len(parts) == MAX_PARTS:
             return [mask]
-        seed = divmod(int(np.argmax(left)), pw)
+        seed = divmod(int(np.argmax(left)), cells.shape[1])
         part = component(left, seed, 8)
         left &= ~part
         x0, y0, x1, y1 = geometry.bbox(part)
