@@ -443,11 +443,11 @@ class DeviceLevel:
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": self._valid(lev),
             "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "holepix": buf(lev.hole),
-            "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
+        self.b["holepix"] = self.b["pixels"]  # the hole's pixels are the list's first: no copy of their own
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
             self.b["adapt"] = new_buffer(ctx, mf.READ_WRITE, n * k * 16)
@@ -579,7 +579,7 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.vote`, on the device."""
         self._settle()
         lev = self.lev
-        buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        buf = self.b["pixels"]  # the hole's pixels first, then the ring around them
         if sources and self.src is None:
             t = time.perf_counter()
             self.src = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(lev.hole), 1) * 8)
