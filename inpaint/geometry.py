@@ -6,6 +6,7 @@ Rectangles are ``(x0, y0, x1, y1)``, half-open, in image pixels (x = column, y =
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -71,19 +72,24 @@ def widen(alpha: float) -> float:
 MIN_SOURCES = 64
 
 
-def source_area(free: np.ndarray, box: Rect, alpha: float | None, half: int) -> tuple[Rect, np.ndarray, int]:
+def source_area(free: np.ndarray | Callable[[Rect], np.ndarray], box: Rect, alpha: float | None, half: int,
+                shape: tuple[int, int] | None = None) -> tuple[Rect, np.ndarray, int]:
     """The search area of Eq. 6, widened until it holds ``MIN_SOURCES`` source patches.
 
     Parameters
     ----------
-    free : ndarray of bool, (H, W)
-        Centres whose whole window is inside the image and free of the hole.
+    free : ndarray of bool, (H, W), or callable
+        Centres whose whole window is inside the image and free of the hole; or a function that
+        gives them for one rectangle alone (``free(rect)``, bool of the rectangle's shape), so
+        that only the centres of the areas tried are ever computed.
     box : Rect
         The hole's bounding box.
     alpha : float or None
         Search factor (None: the whole image).
     half : int
         ``P // 2``.
+    shape : (int, int), optional
+        ``(H, W)`` of the image, needed when ``free`` is a function.
 
     Returns
     -------
@@ -95,14 +101,22 @@ def source_area(free: np.ndarray, box: Rect, alpha: float | None, half: int) -> 
         How many times the area of Eq. 6 was widened (:func:`widen`), 0 when it was kept; the
         whole image ends the widening, however few sources it holds.
     """
-    h, w = free.shape
+    if callable(free):
+        h, w = shape
+        within = free
+    else:
+        h, w = free.shape
+
+        def within(r: Rect) -> np.ndarray:
+            return free[r[1]:r[3], r[0]:r[2]]
     widened = 0
     while True:
         rect = search_area(box, alpha, w, h)
         cx0, cy0, cx1, cy1 = centres(rect, half)
-        sources = np.zeros((h, w), bool)
-        sources[cy0:cy1, cx0:cx1] = free[cy0:cy1, cx0:cx1]
-        if alpha is None or rect == (0, 0, w, h) or int(sources[cy0:cy1, cx0:cx1].sum()) >= MIN_SOURCES:
+        part = within((cx0, cy0, cx1, cy1))
+        if alpha is None or rect == (0, 0, w, h) or np.count_nonzero(part) >= MIN_SOURCES:
+            sources = np.zeros((h, w), bool)  # (allocated lazily: only the area's rows are touched)
+            sources[cy0:cy1, cx0:cx1] = part
             return rect, sources, widened
         widened += 1
         alpha = None if rect == (0, 0, w, h) else widen(alpha)

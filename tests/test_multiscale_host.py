@@ -16,6 +16,7 @@ from inpaint.methods.multiscale.levels import (
     down2,
     free_centres,
     free_count,
+    halve_hole,
     halved,
     mask_pyramid,
     prepare_level,
@@ -97,6 +98,36 @@ def test_halved_box_is_the_box_of_the_halved_mask(shape):
         assert halved(geometry.bbox(mask)) == geometry.bbox(down2(mask))
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("size", [1, 8, 9])
+def test_halving_the_hole_over_its_box_equals_halving_the_whole_mask(shape, where, size):
+    mask = hole_at(shape, where, size)
+    if size > 1:  # not a whole square: a ragged corner
+        ys, xs = np.nonzero(mask)
+        mask[ys[-1], xs[-1]] = False
+    np.testing.assert_array_equal(halve_hole(mask, geometry.bbox(mask)), down2(mask))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("alpha", [1.0, 0.02, None])
+@pytest.mark.parametrize("protected", [False, True])
+def test_level_sources_over_the_areas_tried_equal_those_of_the_whole_picture(shape, where, alpha, protected):
+    """The sources, computed over each search area tried alone, equal the area's share of the
+    whole picture's free centres, widened alike."""
+    mask = hole_at(shape, where, 9)
+    protect = None
+    if protected:
+        protect = np.zeros(shape, bool)
+        protect[shape[0] // 3:shape[0] // 3 + 5, 2:9] = True
+    level = prepare_level(mask, 2, alpha, protect)
+    free = free_centres(mask, 2, geometry.bbox(mask), protect)
+    area, sources, widened = geometry.source_area(free, geometry.bbox(mask), alpha, 2)
+    assert (level.area, level.widened) == (area, widened)
+    np.testing.assert_array_equal(level.valid, sources)
+
+
 def test_mask_pyramid_of_a_corner_hole_keeps_every_level_with_a_hole():
     mask = hole_at((256, 320), "corner", 60)
     masks = mask_pyramid(mask, 7)
@@ -137,6 +168,21 @@ def test_upsample2_equals_the_four_weights(shape):
     rng = np.random.default_rng(5)
     coarse = rng.integers(-300, 300, ((shape[0] + 1) // 2, (shape[1] + 1) // 2))
     np.testing.assert_array_equal(ref._upsample2(coarse, shape), direct_upsample2(coarse, shape))
+
+
+def test_texture_features_of_a_picture_whose_edges_sum_past_32_bits():
+    """A 1800x1800 picture of the strongest edges everywhere: its edge values sum past 2^32 (the
+    integral image wraps), and the features of its far corner still equal those computed from
+    that corner alone."""
+    stripes = np.where((np.arange(1800) // 2) % 2 == 0, 0, 255).astype(np.uint8)
+    rgb = np.repeat((stripes[:, None] ^ stripes[None, :])[..., None], 3, axis=2)
+    hole = np.zeros(rgb.shape[:2], bool)
+    hole[900:905, 900:905] = True
+    assert int(ref.edges(rgb, hole).astype(np.int64).sum()) > 2 ** 32
+    whole = ref.texture_features(rgb, hole)
+    corner = ref.texture_features(rgb[-40:, -40:], hole[-40:, -40:])
+    np.testing.assert_array_equal(whole[-30:, -30:], corner[-30:, -30:])
+    assert whole[-30:, -30:].min() > 200
 
 
 def direct_features(rgb: np.ndarray, hole: np.ndarray, r: int) -> np.ndarray:
@@ -218,3 +264,25 @@ def test_expected_texture_by_boxes_equals_the_pixel_list(places, protected):
     got = ref.expected_texture(rgb, mask, lev.solve_map, lev.work, 3)
     np.testing.assert_array_equal(got, listed_expected_texture(rgb, mask, lev.solve_map, lev.work, 3))
     assert got[lev.solve_map != 1].max(initial=0) == 0
+
+
+def test_the_image_during_a_run_is_the_level_fill_scaled_up_into_the_hole():
+    """While a level runs, every hole pixel shows the level's pixel that covers it (pixel
+    repetition), and the rest is the photo."""
+    from inpaint.api import start
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (101, 131, 3), dtype=np.uint8)
+    mask = hole_at(img.shape[:2], "far", 23)
+    job = start(img, mask, method="multiscale", backend="numpy", seed=1)
+    levels_seen = set()
+    while job.step() and len(levels_seen) < 2:
+        fill = job.first  # the one group's fill
+        scale = 2 ** fill._level
+        est = fill._state.image()
+        up = np.repeat(np.repeat(est, scale, axis=0), scale, axis=1)[:mask.shape[0], :mask.shape[1]]
+        shown = job.image
+        np.testing.assert_array_equal(shown[mask], up[mask])
+        np.testing.assert_array_equal(shown[~mask], img[~mask])
+        levels_seen.add(fill._level)
+    assert max(levels_seen) > 0

@@ -306,14 +306,14 @@ class _Fill(Job):
         h, w = self.mask.shape
         self.patch = parse_patch(self.options.patch, h, w, MAX_PATCH)
         self.half = self.patch // 2
+        self.softness = SOFTNESS * 3 * self.patch * self.patch  # the votes' softness over a patch
         self.alpha = search_factor(self.options.alpha)
         self.k, self.seed = self.options.candidates, self.options.seed
         self.gradient_vote = self.options.vote == "gradients"
         self.gradients, self.adapt = self.options.match_gradients, self.options.adapt == "on"
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
-        self._seconds = {s: 0.0 for s in STEPS}
-        self._seconds["transfers"] = 0.0
+        self._seconds = dict.fromkeys((*STEPS, "transfers"), 0.0)
         self._rt, self._state = None, None
         self._ready: tuple[int, Level] | None = None  # the next level, set up
         self._coarse: Any = None  # the coarser level's state
@@ -328,16 +328,17 @@ class _Fill(Job):
             others = self.whole & ~self.mask
             avoid = others if avoid is None else avoid | others
         # (free of this group's pixels and of the others' is free of the whole hole's)
-        if not free_count(self.mask, self.half, geometry.bbox(self.mask), avoid):
+        box = geometry.bbox(self.mask)
+        if not free_count(self.mask, self.half, box, avoid):
             raise self.no_sources(self.patch)
         if not self.engine.numpy:
             from . import opencl as mcl
 
             self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
-                                                        largest=self._largest_buffer())
-        self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
+                                                        largest=self._largest_buffer(box))
+        self._masks = masks = mask_pyramid(self.mask, self.patch, avoid, box)
         self._protects = protect_pyramid(avoid, len(masks))
-        self._boxes = pyramid_boxes(self.mask, len(masks))
+        self._boxes = pyramid_boxes(self.mask, len(masks), box)
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
         t = time.perf_counter()
         if self._rt is not None:
@@ -354,11 +355,12 @@ class _Fill(Job):
         counts = [int(m[y0:y1, x0:x1].sum()) for m, (x0, y0, x1, y1) in zip(masks, self._boxes)]
         return [counts[lv] for lv, _ in self._rounds]
 
-    def _largest_buffer(self) -> int:
+    def _largest_buffer(self, box: geometry.Rect) -> int:
         """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
-        work area, an int4 per pixel or the candidates' matches (two ints each)."""
+        work area (around the hole's box ``box``), an int4 per pixel or the candidates' matches
+        (two ints each)."""
         h, w = self.mask.shape
-        x0, y0, x1, y1 = geometry.grow(geometry.bbox(self.mask), self.half + 1, w, h)
+        x0, y0, x1, y1 = geometry.grow(box, self.half + 1, w, h)
         area = (x1 - x0) * (y1 - y0)
         return max(h * w * 4, area * 16, area * self.k * 8)
 
@@ -382,16 +384,12 @@ class _Fill(Job):
         self._ready = None
         lev = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
         key = self.seed * 1000 + lv
-        if lv == 0 and self._coarse is not None:
-            # A short search around the coarser level's matches, taken where it placed every start (a
-            # random one, where the scaled-up match is no source here, needs the whole search area).
-            lev = dataclasses.replace(lev, short=(min(lev.radius, RADIUS_FINEST), JUMP_FINEST))
-        if lv >= MEAN_FROM:
-            lev = dataclasses.replace(lev, mean=MEAN_WEIGHT)
-        if lv >= NEAR_FROM:
-            lev = dataclasses.replace(lev, near=NEAR_WEIGHT)
-        if lv >= GRADIENTS_FROM:
-            lev = dataclasses.replace(lev, grad=self.gradients)
+        # At the photo itself, a short search around the coarser level's matches, taken where it placed
+        # every start (a random one, where the scaled-up match is no source here, needs the whole area).
+        short = (min(lev.radius, RADIUS_FINEST), JUMP_FINEST) if lv == 0 and self._coarse is not None else (0, 0)
+        lev = dataclasses.replace(lev, short=short, mean=MEAN_WEIGHT if lv >= MEAN_FROM else 0,
+                                  near=NEAR_WEIGHT if lv >= NEAR_FROM else 0,
+                                  grad=self.gradients if lv >= GRADIENTS_FROM else 0)
         self.stats.widened += lev.widened > 0
         if lv == 0:
             self.stats.search_area = lev.area
@@ -416,15 +414,12 @@ class _Fill(Job):
             # starts sharp); the coarse correction, scaled up, is where the correction starts.
             st.lift(self._coarse, key)
             st.rescore()
-            st.vote(lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS)
+            st.vote(lev.pixels, self.k, self.softness, lv < SPLIT_LEVELS)
             self._expect_texture(st, lv)  # while the device votes
             st.compose()
             self._coarse = None
         st.rescore()
         self._state = st
-
-    def _softness(self) -> int:
-        return SOFTNESS * 3 * self.patch * self.patch
 
     def _round(self, lv: int, rnd: int, last: bool) -> None:
         st = self._state
@@ -432,14 +427,13 @@ class _Fill(Job):
         first = lv == top and rnd == 0
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):  # the short search skips some
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
-        st.vote(st.lev.pixels, self.k, self._softness(), lv < SPLIT_LEVELS or last, sources=last)
+        split = lv < SPLIT_LEVELS or last
+        st.vote(st.lev.pixels, self.k, self.softness, split, sources=last)
         sweeps = SWEEPS_FIRST if first else SWEEPS_FINEST if lv == 0 else SWEEPS
         if self.gradient_vote and lv >= gradients.GRADIENT_FROM:  # the fill solved from the voted colours and gradients
-            if gradients.GRADIENT_REPLACES:
-                st.correct_gradients(0, sweeps, self.k, self._softness(), lv < SPLIT_LEVELS or last, anchor=False)
-            else:
-                st.correct_gradients(sweeps, gradients.GRADIENT_SWEEPS, self.k, self._softness(),
-                                     lv < SPLIT_LEVELS or last)
+            replaces = gradients.GRADIENT_REPLACES
+            st.correct_gradients(0 if replaces else sweeps, sweeps if replaces else gradients.GRADIENT_SWEEPS, self.k,
+                                 self.softness, split, anchor=not replaces)
         else:
             st.correct(sweeps)
         if not last:
@@ -473,11 +467,9 @@ class _Fill(Job):
         if self._result_image is not None:
             return self._result_image.copy()
         out = self.rgb.copy()
-        if self._state is not None:
-            scale = 2 ** self._level
-            est = self._state.image()
-            up = np.repeat(np.repeat(est, scale, axis=0), scale, axis=1)[:out.shape[0], :out.shape[1]]
-            out[self.mask] = up[self.mask]
+        if self._state is not None:  # each hole pixel from the level's pixel that covers it
+            ys, xs = np.nonzero(self.mask)
+            out[ys, xs] = self._state.image()[ys >> self._level, xs >> self._level]
         return out
 
     def result_image(self) -> np.ndarray:

@@ -29,22 +29,34 @@ def near(mask: np.ndarray, radius: int, box: geometry.Rect) -> tuple[geometry.Re
     return rect, dilate(mask[y0:y1, x0:x1], radius)
 
 
-def interior(shape: tuple[int, int], radius: int) -> np.ndarray:
-    """Centres whose (2 radius + 1)^2 window lies inside the image."""
-    out = np.zeros(shape, bool)
-    out[radius:shape[0] - radius, radius:shape[1] - radius] = True
+def free_in(rect: geometry.Rect, shape: tuple[int, int], half: int, near_hole: tuple[geometry.Rect, np.ndarray],
+            protect: np.ndarray | None = None) -> np.ndarray:
+    """The centres of ``rect`` alone whose window is inside an image of ``shape`` and free of the
+    hole (``near_hole``: the rectangle and map of :func:`near` at radius ``half``) and of the
+    ``protect`` pixels, if given: bool of ``rect``'s shape."""
+    h, w = shape
+    x0, y0, x1, y1 = rect
+    out = np.zeros((max(y1 - y0, 0), max(x1 - x0, 0)), bool)
+    ix0, iy0, ix1, iy1 = max(x0, half), max(y0, half), min(x1, w - half), min(y1, h - half)
+    if ix0 >= ix1 or iy0 >= iy1:
+        return out
+    out[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0] = True
+    (nx0, ny0, nx1, ny1), hit = near_hole
+    ox0, oy0, ox1, oy1 = max(x0, nx0), max(y0, ny0), min(x1, nx1), min(y1, ny1)
+    if ox0 < ox1 and oy0 < oy1:
+        out[oy0 - y0:oy1 - y0, ox0 - x0:ox1 - x0] &= ~hit[oy0 - ny0:oy1 - ny0, ox0 - nx0:ox1 - nx0]
+    if protect is not None:  # every protected pixel a centre's window can reach lies in rect grown by half
+        gx0, gy0, gx1, gy1 = geometry.grow(rect, half, w, h)
+        clear = geometry.clear_centres(protect[gy0:gy1, gx0:gx1], half)
+        out &= clear[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
     return out
 
 
 def free_centres(mask: np.ndarray, half: int, box: geometry.Rect, protect: np.ndarray | None = None) -> np.ndarray:
     """Centres whose window is inside the image and free of the hole (all in ``box``) and of
     the ``protect`` pixels, if given."""
-    free = interior(mask.shape, half)
-    (x0, y0, x1, y1), hit = near(mask, half, box)
-    free[y0:y1, x0:x1] &= ~hit
-    if protect is not None:
-        free &= geometry.clear_centres(protect, half)
-    return free
+    h, w = mask.shape
+    return free_in((0, 0, w, h), (h, w), half, near(mask, half, box), protect)
 
 
 def free_count(mask: np.ndarray, half: int, box: geometry.Rect, protect: np.ndarray | None = None) -> int:
@@ -98,6 +110,20 @@ def halved(box: geometry.Rect) -> geometry.Rect:
     return x0 // 2, y0 // 2, (x1 + 1) // 2, (y1 + 1) // 2
 
 
+def halve_hole(mask: np.ndarray, box: geometry.Rect | None) -> np.ndarray:
+    """:func:`down2` of a mask whose True pixels all lie in ``box`` (None: it has none), halving
+    the box alone: the rest of the halved mask is False."""
+    if box is None:
+        return down2(mask)
+    h, w = mask.shape
+    x0, y0, x1, y1 = box
+    x0, y0 = x0 - x0 % 2, y0 - y0 % 2  # whole 2x2 blocks: the box's corner on even coordinates
+    x1, y1 = min(x1 + (x1 - x0) % 2, w), min(y1 + (y1 - y0) % 2, h)  # odd only at the edge, as down2 pads
+    out = np.zeros(((h + 1) // 2, (w + 1) // 2), bool)
+    out[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2] = down2(mask[y0:y1, x0:x1])
+    return out
+
+
 def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     """The hole's parts that are filled one after another, each a mask, largest first; the hole
     itself when it is one part.
@@ -112,11 +138,13 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     """
     h, w = mask.shape
     c = GROUP_CELL
-    ph, pw = -(-h // c), -(-w // c)
-    padded = np.zeros((ph * c, pw * c), bool)
-    padded[:h, :w] = mask
-    # a cell's row of eight pixels is one 64-bit word
-    cells = (padded.view(np.uint64) != 0).reshape(ph, c, pw).any(axis=1)
+    cells = np.zeros((-(-h // c), -(-w // c)), bool)
+    # the cells of the hole's box alone, a cell's row of eight pixels one 64-bit word
+    x0, y0, x1, y1 = geometry.bbox(mask)
+    cx0, cy0, cx1, cy1 = x0 // c, y0 // c, -(-x1 // c), -(-y1 // c)
+    padded = np.zeros(((cy1 - cy0) * c, (cx1 - cx0) * c), bool)
+    padded[:y1 - cy0 * c, :x1 - cx0 * c] = mask[cy0 * c:y1, cx0 * c:x1]
+    cells[cy0:cy1, cx0:cx1] = (padded.view(np.uint64) != 0).reshape(cy1 - cy0, c, cx1 - cx0).any(axis=1)
     left = cells.copy()
     parts, boxes = [], []
     x0, y0, x1, y1 = geometry.bbox(cells)
@@ -125,7 +153,7 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     while left.any():
         if len(parts) == MAX_PARTS:
             return [mask]
-        seed = divmod(int(np.argmax(left)), pw)
+        seed = divmod(int(np.argmax(left)), cells.shape[1])
         part = component(left, seed, 8)
         left &= ~part
         x0, y0, x1, y1 = geometry.bbox(part)
@@ -166,23 +194,26 @@ def hole_groups(mask: np.ndarray) -> list[np.ndarray]:
     return sorted(out, key=lambda m: -int(m.sum()))
 
 
-def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None) -> list[np.ndarray]:
+def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None,
+                 box: geometry.Rect | None = None) -> list[np.ndarray]:
     """The hole at every level, finest first.
 
     A level is added while the image stays at least ``8 * patch`` pixels on its short side,
     the hole still holds a pixel farther than ``patch // 2 + 1`` from every known pixel
     (pixels outside the image count as unknown), and the halved level keeps at least
     ``geometry.MIN_SOURCES`` source patches (free of the ``protect`` pixels, halved likewise).
+    ``box``: the hole's bounding box, when known; each level is halved over it alone
+    (:func:`halve_hole`).
     """
     half = patch // 2
     masks = [mask]
     kept = protect
-    box = geometry.bbox(mask)
+    box = geometry.bbox(mask) if box is None else box
     while True:
         m = masks[-1]
         if min(m.shape) // 2 < 4 * patch or not has_core(m, half + 1, box):
             break
-        m2 = down2(m)
+        m2 = halve_hole(m, box)
         k2 = None if kept is None else down2(kept)
         box2 = halved(box)
         if free_count(m2, half, box2, k2) < geometry.MIN_SOURCES:
@@ -192,10 +223,11 @@ def mask_pyramid(mask: np.ndarray, patch: int, protect: np.ndarray | None = None
     return masks
 
 
-def pyramid_boxes(mask: np.ndarray, levels: int) -> list[geometry.Rect]:
+def pyramid_boxes(mask: np.ndarray, levels: int, box: geometry.Rect | None = None) -> list[geometry.Rect]:
     """The bounding box of the hole at every level of :func:`mask_pyramid`, finest first: each
-    from the finer one (:func:`halved`), without a pass over the coarser masks."""
-    boxes = [geometry.bbox(mask)]
+    from the finer one (:func:`halved`), without a pass over the coarser masks (nor over
+    ``mask`` when its box ``box`` is given)."""
+    boxes = [geometry.bbox(mask) if box is None else box]
     while len(boxes) < levels:
         boxes.append(halved(boxes[-1]))
     return boxes
@@ -278,21 +310,19 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
     h, w = mask.shape
     box = geometry.bbox(mask) if box is None else box
     bx0, by0, bx1, by1 = box
-    # Everything but the sources lives near the hole: work on its box, grown as needed.
-    (x0, y0, x1, y1), hit = near(mask, half, box)
-    free = interior((h, w), half)
-    free[y0:y1, x0:x1] &= ~hit
-    if protect is not None:
-        free &= geometry.clear_centres(protect, half)
-    area, valid, widened = geometry.source_area(free, box, alpha, half)
-    local = np.argwhere(hit)
-    targets = (local + (y0, x0)).astype(np.int32)
+    # Everything but the sources lives near the hole: work on its box, grown as needed; the sources
+    # are computed over the search areas tried alone.
+    (x0, y0, x1, y1), hit = near_hole = near(mask, half, box)
+    area, valid, widened = geometry.source_area(lambda rect: free_in(rect, (h, w), half, near_hole, protect),
+                                                box, alpha, half, (h, w))
+    targets = _listed(hit, y0, x0)
     tidx = np.full(hit.shape, -1, np.int32)
-    tidx[local[:, 0], local[:, 1]] = np.arange(len(targets), dtype=np.int32)
-    hole = (np.argwhere(mask[by0:by1, bx0:bx1]) + (by0, bx0)).astype(np.int32)
+    tidx[hit] = np.arange(len(targets), dtype=np.int32)  # row-major, as the targets
+    hole = _listed(mask[by0:by1, bx0:bx1], by0, bx0)
     (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
-    ring = (np.argwhere(around & ~mask[ry0:ry1, rx0:rx1]) + (ry0, rx0)).astype(np.int32)
-    hole_map = mask[y0:y1, x0:x1].astype(np.uint8)
+    around &= ~mask[ry0:ry1, rx0:rx1]
+    ring = _listed(around, ry0, rx0)
+    hole_map = mask[y0:y1, x0:x1].view(np.uint8).copy()
     # The correction carries the known tones around the hole in, but not a protected object's.
     solve_map = hole_map
     if protect is not None:
@@ -307,6 +337,15 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
                  tidx=tidx, hole_map=hole_map, solve_map=solve_map, hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
                  widened=widened)
+
+
+def _listed(m: np.ndarray, y0: int, x0: int) -> np.ndarray:
+    """The True pixels of ``m`` in row-major order, as (y, x) from the corner (y0, x0): (N, 2) int32."""
+    ys, xs = np.nonzero(m)
+    out = np.empty((len(ys), 2), np.int32)
+    np.add(ys, y0, out=out[:, 0], casting="unsafe")
+    np.add(xs, x0, out=out[:, 1], casting="unsafe")
+    return out
 
 
 def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:

@@ -440,14 +440,14 @@ class DeviceLevel:
         n = len(lev.targets)
         work = lev.tidx.size * 16  # int4 per pixel of the work area
         self.b = {
-            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": buf(lev.valid),
+            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": self._valid(lev),
             "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
             "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "holepix": buf(lev.hole),
-            "pixels": buf(lev.pixels),
+            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
             "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
         }
+        self.b["holepix"] = self.b["pixels"]  # the hole's pixels are the list's first: no copy of their own
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
             self.b["adapt"] = new_buffer(ctx, mf.READ_WRITE, n * k * 16)
@@ -459,6 +459,18 @@ class DeviceLevel:
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
+
+    def _valid(self, lev: Any) -> Any:
+        """The level's valid map on the device: cleared there, and only the box of the valid
+        centres (a third of a 12 MP photo's map, at most) crosses the bus."""
+        h, w = lev.shape
+        out = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, h * w)
+        cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
+        if lev.sources_box is not None:
+            x0, y0, x1, y1 = lev.sources_box
+            cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
+                            region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,))
+        return out
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
         self.rt.queue.finish()
@@ -567,7 +579,7 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.vote`, on the device."""
         self._settle()
         lev = self.lev
-        buf = self.b["holepix"] if pixels is lev.hole else self.b["pixels"]
+        buf = self.b["pixels"]  # the hole's pixels first, then the ring around them
         if sources and self.src is None:
             t = time.perf_counter()
             self.src = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(lev.hole), 1) * 8)

@@ -584,26 +584,31 @@ def texture_features(rgb: np.ndarray, hole: np.ndarray, radius: int = -1) -> np.
     r = FEATURE_RADIUS if radius < 0 else radius
     e = edges(rgb, hole)
     have = e != EDGE_NONE
-    val = np.where(have, e, 0).astype(np.int64)
+    val = np.where(have, e, 0).astype(np.uint32)
 
     def box(a: np.ndarray) -> np.ndarray:
         """Sum over the in-image part of each (2r + 1)^2 box, by an integral image of ``a`` padded
-        with r zeros (outside the image adds nothing): shifted slices, no gathers."""
+        with r zeros (outside the image adds nothing): shifted slices, no gathers.  The integral
+        image wraps modulo 2^32, and so do the differences: a box's sum, far below 2^32, is exact."""
         h, w = a.shape
         n = 2 * r + 1
-        ii = np.zeros((h + n, w + n), np.int64)
+        ii = np.zeros((h + n, w + n), np.uint32)
         ii[r + 1:r + 1 + h, r + 1:r + 1 + w] = a
         ii.cumsum(0, out=ii)
         ii.cumsum(1, out=ii)
-        return ii[n:, n:] - ii[:h, n:] - ii[n:, :w] + ii[:h, :w]
+        out = ii[n:, n:] - ii[:h, n:]
+        out -= ii[n:, :w]
+        out += ii[:h, :w]
+        return out
 
-    s, c = box(val), box(have.astype(np.int64))
-    f = np.where(c > 0, np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255), 0)
-    return np.where(hole, 0, f).astype(np.uint8)
+    s, c = box(val), box(have.view(np.uint8))
+    f = np.minimum((s + 3 * c) // np.maximum(6 * c, 1), 255)  # 0 where the box holds no edge value (s = c = 0)
+    f[hole] = 0
+    return f.astype(np.uint8)
 
 
 def _upsample2(coarse: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """``coarse`` (int64) scaled up twice to ``shape``, bilinear at the pixel centres with weights
+    """``coarse`` (int32) scaled up twice to ``shape``, bilinear at the pixel centres with weights
     1/4 and 3/4 (the border repeats), rounded."""
 
     def taps(n: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -620,16 +625,16 @@ def _upsample2(coarse: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 
 def pull_push(values: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """``values`` (int) at the ``known`` pixels, and elsewhere values carried in smoothly from them
-    (pull-push: the rounded means of the known pixels of 2x2 blocks, level by level, then
-    :func:`_upsample2` back down), int64.  All zero when nothing is known."""
-    v = np.where(known, values, 0).astype(np.int64)
+    """``values`` (int, within +-2^26) at the ``known`` pixels, and elsewhere values carried in
+    smoothly from them (pull-push: the rounded means of the known pixels of 2x2 blocks, level by
+    level, then :func:`_upsample2` back down), int32.  All zero when nothing is known."""
+    v = np.where(known, values, 0).astype(np.int32)
     if known.all() or not known.any():
         return v
     h, w = known.shape
     ch, cw = (h + 1) // 2, (w + 1) // 2
-    total = np.zeros((ch, cw), np.int64)
-    count = np.zeros((ch, cw), np.int64)
+    total = np.zeros((ch, cw), np.int32)
+    count = np.zeros((ch, cw), np.int32)
     for dy in (0, 1):
         for dx in (0, 1):
             part, have = v[dy::2, dx::2], known[dy::2, dx::2]
