@@ -9,9 +9,11 @@
  *
  * With ADAPT, each candidate's copied colours (and their low pass) are read through its adaptation
  * code adapt[t * K + k] (ADAPTED, patchmatch.cl, bundled before this file), as its distance read them.
+ * With XFORM, each candidate copies to its window's offset (dy, dx) the source pixel at
+ * T(dy, dx) from its match, T its transform xf[t * K + k] (XF_OFF, patchmatch.cl).
  *
  * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost), LOW_RADIUS (the
- * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT. */
+ * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT, XFORM. */
 
 inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 0, b > 0 */
 {
@@ -101,7 +103,7 @@ __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, _
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
                    __global int4 *out, __global const uchar4 *low, __global int2 *src, const int nsrc,
-                   __global const int4 *adapt,
+                   __global const int4 *adapt, __global const int *xf,
                    const int n, const int width,
                    const int k_use, const uint softness, const int split, const int lx0, const int ly0, const int lw,
                    const int rx0, const int ry0, const int rw, const int rh)
@@ -123,7 +125,7 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
             const uint ck = cost[t * K + k];
             if (ck == EMPTY) continue;
             const int wk = (int)((256u * softness) / (softness + ck - c0));
-            const int2 s = nnf[t * K + k] + (int2)(dy, dx);
+            const int2 s = nnf[t * K + k] + XF_OFF(XF_CODE(xf, t * K + k), dy, dx);
 #if ADAPT
             const int4 code = adapt[t * K + k];
 #endif

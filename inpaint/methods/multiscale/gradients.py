@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import cancel
-from .reference import EMPTY, FIX, _local, floor_div
+from .reference import EMPTY, FIX, _local, floor_div, transformed
 
 #: Gradients are voted in 1/GRAD_SCALE grey levels (a mean of many copies keeps its fraction).
 GRAD_SCALE = 16
@@ -50,7 +50,7 @@ EDGES = ((0, 1), (1, 0))
 
 def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
                   cost: np.ndarray, half: int, k_use: int, softness: int, gx: np.ndarray, gy: np.ndarray,
-                  split: tuple[np.ndarray, tuple[int, int]] | None = None) -> None:
+                  split: tuple[np.ndarray, tuple[int, int]] | None = None, xf: np.ndarray | None = None) -> None:
     """Each listed pixel's voted gradients to its right and lower neighbour, into ``gx`` and ``gy``
     (``gradient_vote.cl: gradient_vote``).
 
@@ -62,7 +62,10 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
     With ``split`` (the low-pass map and its origin, as for the vote) the gradient is split like the
     colour: the weighted mean of the copies' low-pass differences, plus the detail difference (pixel
     minus low pass) of the best-matching candidate among those windows (the first in the order dy,
-    dx, k at equal costs), times ``GRAD_SCALE``.
+    dx, k at equal costs), times ``GRAD_SCALE``.  With ``xf`` ((N, K) int32, the entries'
+    transforms, :func:`inpaint.methods.multiscale.reference.transformed`) a window copies its offset
+    (dy, dx) from its match plus T(dy, dx), so the pixel's neighbour along the edge e from the source
+    pixel plus T(e).
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
@@ -75,6 +78,8 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
         wsum = np.zeros(n, np.int64)
         dmin = np.full(n, int(EMPTY) + 1, np.int64)
         best = np.zeros((n, 2), np.int64)
+        step = np.zeros((n, 2), np.int64)  # the best copy's source step along the edge, T(e)
+        step[:] = (ey, ex)
         if split is not None:
             best[:] = (ly0, lx0)  # (a pixel no window votes for gets 0: any source in the map will do)
         for dy in range(-half, half + 1 - ey):
@@ -87,22 +92,30 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
                     ck = cost[ts, k].astype(np.int64)
                     use = ok & (ck != int(EMPTY))
                     wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
-                    sy = np.where(use, nnf[ts, k, 0] + dy, 0)
-                    sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                    oy, ox, qy, qx = dy, dx, ey, ex
+                    if xf is not None:
+                        oy, ox = transformed(xf[ts, k], dy, dx)
+                        qy, qx = transformed(xf[ts, k], ey, ex)
+                        qy, qx = np.where(use, qy, 0), np.where(use, qx, 0)
+                    sy = np.where(use, nnf[ts, k, 0] + oy, 0)
+                    sx = np.where(use, nnf[ts, k, 1] + ox, 0)
                     if split is None:
-                        d = rgb[sy + ey, sx + ex, :3] - rgb[sy, sx, :3]
+                        d = rgb[sy + qy, sx + qx, :3] - rgb[sy, sx, :3]
                     else:
                         sly, slx = np.where(use, sy - ly0, 0), np.where(use, sx - lx0, 0)
-                        d = low[sly + ey, slx + ex] - low[sly, slx]
+                        d = low[sly + qy, slx + qx] - low[sly, slx]
                         take = use & (ck < dmin)
                         dmin = np.where(take, ck, dmin)
                         best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+                        if xf is not None:
+                            step = np.where(take[:, None], np.stack([qy, qx], 1), step)
                     acc += wk[:, None] * d
                     wsum += wk
         g = floor_div(acc * GRAD_SCALE + (wsum // 2)[:, None], np.maximum(wsum, 1)[:, None])
         if split is not None:
             by, bx = best[:, 0], best[:, 1]
-            detail = ((rgb[by + ey, bx + ex, :3] - low[by + ey - ly0, bx + ex - lx0])
+            qy, qx = step[:, 0], step[:, 1]
+            detail = ((rgb[by + qy, bx + qx, :3] - low[by + qy - ly0, bx + qx - lx0])
                       - (rgb[by, bx, :3] - low[by - ly0, bx - lx0]))
             g = g + detail * GRAD_SCALE
         out[py - origin[0], px - origin[1], :3] = np.where((wsum > 0)[:, None], g, 0)

@@ -74,7 +74,7 @@ from .levels import (
     protect_pyramid,
     pyramid_boxes,
 )
-from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, TRANSFORM_CHOICES, Options
 from .steps import STEPS
 
 DEFAULT_PATCH = OPTIONS["patch"].default
@@ -195,6 +195,10 @@ class MultiscaleInpainter(Sequence):
     adapt : {'off', 'on'}
         'on': each match adapts its source's colours by a bounded gain and bias, in the distance
         and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
+    transforms : {'off', 'mirror', 'all'}
+        Source patches the search also tries transformed, in every distance, propagation, vote
+        and level (:func:`inpaint.methods.multiscale.reference.transformed`): 'mirror' mirrored
+        left-right, 'all' the eight mirrors and quarter turns (default 'off').
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional
@@ -214,7 +218,7 @@ class MultiscaleInpainter(Sequence):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, vote: str = OPTIONS["vote"].default,
                  match_gradients: int = OPTIONS["match_gradients"].default, adapt: str = OPTIONS["adapt"].default,
-                 seed: int = 0,
+                 transforms: str = OPTIONS["transforms"].default, seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
         run, other = split(run)  # (another keyword: the first group's job refuses it)
@@ -222,7 +226,7 @@ class MultiscaleInpainter(Sequence):
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
         values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, match_gradients=match_gradients,
-                      adapt=adapt, seed=seed, **other)
+                      adapt=adapt, transforms=transforms, seed=seed, **other)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
@@ -260,6 +264,7 @@ class _Fill(Job):
         self.k, self.seed = self.options.candidates, self.options.seed
         self.gradient_vote = self.options.vote == "gradients"
         self.gradients, self.adapt = self.options.match_gradients, self.options.adapt == "on"
+        self.transforms = TRANSFORM_CHOICES.index(self.options.transforms)  # a key of ref.XFORM_CODES
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = {s: 0.0 for s in STEPS}
@@ -283,7 +288,8 @@ class _Fill(Job):
         if not self.engine.numpy:
             from . import opencl as mcl
 
-            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt,
+                                                                                   self.transforms),
                                                         largest=self._largest_buffer())
         self._masks = masks = mask_pyramid(self.mask, self.patch, avoid)
         self._protects = protect_pyramid(avoid, len(masks))
@@ -351,7 +357,7 @@ class _Fill(Job):
             st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
                               self.events)
         else:
-            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt)
+            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt, self.transforms)
         if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on

@@ -18,6 +18,8 @@ DEFAULT_CANDIDATES = 1
 MAX_GRADIENTS = 64
 #: The colour adaptation's settings.
 ADAPT_CHOICES = ("off", "on")
+#: The transformed sources' settings, in the order of ``reference.XFORM_CODES``' keys.
+TRANSFORM_CHOICES = ("off", "mirror", "all")
 
 
 def _candidates(candidates: Any) -> int:
@@ -74,10 +76,17 @@ ADAPT = Option(
     help="multiscale: 'on' lets each match brighten or darken its source a little (a gain of 0.8-1.25 and a "
          "bias per colour, used by the copy too), so a source in shade can fill a hole in light "
          "(default off)")
+TRANSFORMS = Option(
+    "transforms", default="off", check=lambda v: check_choice("transforms", v, TRANSFORM_CHOICES),
+    parse=lambda text, flag: check_choice(flag, text, TRANSFORM_CHOICES), flag="--transforms",
+    choices=TRANSFORM_CHOICES, metavar="{off,mirror,all}", group="tune", rank=37,
+    help="multiscale: let the search also copy source patches transformed: 'mirror' mirrored left-right, "
+         "'all' mirrored either way and turned by quarter turns, so a symmetric or turned texture can "
+         "fill the hole (default off)")
 
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, SEED)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, TRANSFORMS, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.
