@@ -1,5 +1,5 @@
-"""Transformed sources (``transforms``): the search also copies source patches mirrored and turned by
-quarter turns.  Naive loops check the reference's transformed distance, lists and votes; the kernels
+"""Transformed sources (``transforms``): the search also copies source patches mirrored, turned and
+scaled.  Naive loops check the reference's transformed distance, lists and votes; the kernels
 must equal the reference bit for bit; the option keeps the fill's contract and reaches the command."""
 
 import re
@@ -8,7 +8,7 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from PIL import Image
-from test_multiscale import SENTINEL, check_fill, device_buffers, level_state, low_map, read, target_at
+from test_multiscale import SENTINEL, check_fill, device_buffers, level_state, read, target_at
 from test_multiscale_match_options import naive_adapted, shaded_scene
 
 from inpaint.api import inpaint
@@ -31,8 +31,29 @@ def naive_matrix(code):
 
 
 def naive_source(s, code, dy, dx):
-    oy, ox = naive_matrix(code) @ (dy, dx)
-    return int(s[0] + oy), int(s[1] + ox)
+    """The pixel nearest where the transformed source window at s reads the offset (dy, dx)."""
+    if code < 8:
+        oy, ox = naive_matrix(code) @ (dy, dx)
+        return int(s[0] + oy), int(s[1] + ox)
+    m = [int(v) for v in ref.XFORM_TABLE[code]]
+    return int(s[0]) + (m[0] * dy + m[1] * dx + 128) // 256, int(s[1]) + (m[2] * dy + m[3] * dx + 128) // 256
+
+
+def naive_reads(s, code, dy, dx):
+    """The sample position (1/256) and the pixels a bilinear read there uses, with their weights."""
+    m = [int(v) for v in ref.XFORM_TABLE[code]]
+    fy, fx = int(s[0]) * 256 + m[0] * dy + m[1] * dx, int(s[1]) * 256 + m[2] * dy + m[3] * dx
+    iy, wy, ix, wx = fy // 256, fy % 256, fx // 256, fx % 256
+    return [((iy + a, ix + b), (wy if a else 256 - wy) * (wx if b else 256 - wx))
+            for a in (0, 1) for b in (0, 1) if (wy if a else 256 - wy) and (wx if b else 256 - wx)]
+
+
+def naive_value(est, s, code, dy, dx, c):
+    """Channel c of what the transformed source window at s copies to the offset (dy, dx): the pixel
+    for an exact code, else the bilinear mean of its four neighbours (weights in 1/256), rounded."""
+    if code < 8:
+        return int(est[naive_source(s, code, dy, dx)][c])
+    return (sum(int(est[q][c]) * w for q, w in naive_reads(s, code, dy, dx)) + 32768) // 65536
 
 
 def naive_distance(est, t, s, code, half, grad_w=0, codes=None, mean=0, near=0):
@@ -45,10 +66,9 @@ def naive_distance(est, t, s, code, half, grad_w=0, codes=None, mean=0, near=0):
             y, x = t[0] + dy, t[1] + dx
             if not (0 <= y < h and 0 <= x < w):
                 continue
-            q = naive_source(s, code, dy, dx)
             d = []
             for c in range(4):
-                sv = int(est[q][c])
+                sv = naive_value(est, s, code, dy, dx, c)
                 if codes is not None and c < 3:
                     sv = naive_adapted(sv, codes[c])
                 d.append(int(est[y, x, c]) - sv)
@@ -68,12 +88,12 @@ def naive_transformed_adaptation(est, t, s, code, half):
     """Per channel gain and bias (as the untransformed oracle) over the target window's in-image
     pixels and the source pixels the transform pairs with them."""
     h, w = est.shape[:2]
-    pairs = [((t[0] + dy, t[1] + dx), naive_source(s, code, dy, dx)) for dy in range(-half, half + 1)
+    pairs = [((t[0] + dy, t[1] + dx), (dy, dx)) for dy in range(-half, half + 1)
              for dx in range(-half, half + 1) if 0 <= t[0] + dy < h and 0 <= t[1] + dx < w]
     codes = []
     for c in range(3):
         st = sum(int(est[p][c]) for p, _ in pairs)
-        ss = sum(int(est[q][c]) for _, q in pairs)
+        ss = sum(naive_value(est, s, code, *o, c) for _, o in pairs)
         gain = min(max((256 * st + ss // 2) // max(ss, 1), ref.GAIN_MIN), ref.GAIN_MAX)
         n256 = 256 * len(pairs)
         bias = min(max((256 * st - gain * ss + n256 // 2) // n256, -ref.BIAS_MAX), ref.BIAS_MAX)
@@ -97,18 +117,19 @@ def naive_vote(est, pixels, lev, nnf, cost, xf, half, k_use, softness, split=Fal
                         continue
                     wk = (256 * softness) // (softness + int(cost[t, j]) - int(cost[t, 0]))
                     q = naive_source(nnf[t, j], xf[t, j], dy, dx)
+                    val = [naive_value(est, nnf[t, j], xf[t, j], dy, dx, c) for c in range(4)]
                     for c in range(4):
-                        acc[c] += wk * int(est[q][c])
+                        acc[c] += wk * val[c]
                     ws += wk
                     if split:
                         lp = naive_low_pass_at(lev, est, q)
                         low = [a + wk * int(b) for a, b in zip(low, lp)]
                         if bcost is None or cost[t, j] < bcost:
-                            best, bcost = q, cost[t, j]
+                            best, bcost, bval = q, cost[t, j], val
         out[(y, x)] = [(a + ws // 2) // ws for a in acc]
         if split:
             lp = naive_low_pass_at(lev, est, best)
-            out[(y, x)][:3] = [min(max((a + ws // 2) // ws + int(est[best][c]) - int(lp[c]), 0), 255)
+            out[(y, x)][:3] = [min(max((a + ws // 2) // ws + bval[c] - int(lp[c]), 0), 255)
                                for c, a in enumerate(low)]
     return out
 
@@ -136,10 +157,9 @@ def naive_gradient(est, lev, nnf, cost, xf, half, k_use, softness, p, e):
                 if ck == int(ref.EMPTY):
                     continue
                 wk = (256 * softness) // (softness + ck - int(cost[t, 0]))
-                a = naive_source(nnf[t, k], xf[t, k], dy, dx)
-                b = naive_source(nnf[t, k], xf[t, k], dy + ey, dx + ex)
                 for c in range(3):
-                    acc[c] += wk * (int(est[b][c]) - int(est[a][c]))
+                    acc[c] += wk * (naive_value(est, nnf[t, k], xf[t, k], dy + ey, dx + ex, c)
+                                    - naive_value(est, nnf[t, k], xf[t, k], dy, dx, c))
                 wsum += wk
     return [0, 0, 0] if wsum == 0 else [(a * grad.GRAD_SCALE + wsum // 2) // wsum for a in acc]
 
@@ -152,10 +172,23 @@ def transformed_state(rng, mode=2, h=28, w=34, half=2, k=3, iterations=2, grad_w
     ref.rescore(est, lev.targets, nnf, cost, half, mean, near, grad_w, codes, xf)
     best = nnf[:, 0].copy()
     bxf = xf[:, 0].copy()
+    wide = levels.wide_sources(lev, half) if mode == 3 else None
     for it in range(iterations):
         ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best.copy(), best, half,
-                       lev.radius, it, 8, mean, near, grad_w, codes, (xf, bxf.copy(), bxf, mode))
+                       lev.radius, it, 8, mean, near, grad_w, codes, (xf, bxf.copy(), bxf, mode, wide))
     return lev, est, nnf, cost, xf, best, bxf, codes
+
+
+def random_codes(rng, lev, half, centres, empty=None):
+    """A random transform for each source centre ((..., 2)): any of them where the centre's wider
+    window is known (a resampled one may be read there), else an exact one; 0 where ``empty``."""
+    wide = levels.wide_sources(lev, half)
+    ok = wide[centres[..., 0].clip(0), centres[..., 1].clip(0)] != 0
+    codes = np.where(ok, rng.integers(0, len(ref.XFORM_TABLE), ok.shape), rng.integers(0, 8, ok.shape))
+    if empty is not None:
+        codes = np.where(empty, 0, codes)
+    assert (codes >= 8).sum() > 5  # resampled transforms are among them
+    return codes.astype(np.int32)
 
 
 # -- the transforms ---------------------------------------------------------------------------------
@@ -192,7 +225,7 @@ def test_a_mirrored_source_matches_only_through_the_mirror():
 def test_transformed_distance_matches_naive(rng, grad_w, adapt, mean):
     lev, est, nnf, *_ = level_state(rng, half=3)
     n = len(lev.targets)
-    xf = rng.integers(0, 8, n).astype(np.int32)
+    xf = random_codes(rng, lev, 3, nnf[:, 0])
     codes = ref.adaptation(est, lev.targets, nnf[:, 0], 3, xf) if adapt else None
     got = ref.ssd(est, lev.targets, nnf[:, 0], 3, mean, 1000, grad_w, codes, xf)
     border = 0
@@ -206,10 +239,10 @@ def test_transformed_distance_matches_naive(rng, grad_w, adapt, mean):
     assert border  # windows cut by the image's edge are among those checked
 
 
-@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("mode", [1, 2, 3])
 def test_patchmatch_lists_hold_each_match_with_its_transform(rng, mode):
     lev, est, nnf, cost, xf, best, bxf, _ = transformed_state(rng, mode, k=3, grad_w=4, mean=4, near=1000)
-    allowed = {0, 4} if mode == 1 else set(range(8))
+    allowed = {0, 4} if mode == 1 else set(range(ref.XFORM_CODES[mode]))
     assert set(np.unique(xf[cost != ref.EMPTY]).tolist()) <= allowed
     assert len(set(np.unique(xf[cost != ref.EMPTY]).tolist())) > 1  # transformed matches were taken
     np.testing.assert_array_equal(best, nnf[:, 0])
@@ -221,6 +254,10 @@ def test_patchmatch_lists_hold_each_match_with_its_transform(rng, mode):
             if c == ref.EMPTY:
                 continue
             assert lev.valid[sy, sx]
+            if code >= 8:  # a resampled window reads only known pixels of the image
+                reads = [q for dy in range(-2, 3) for dx in range(-2, 3)
+                         for q, _ in naive_reads((sy, sx), code, dy, dx)]
+                assert all(0 <= y < lev.shape[0] and 0 <= x < lev.shape[1] and not lev.mask[y, x] for y, x in reads)
             assert (sy, sx, code) not in seen  # an entry is listed once (the same source turned is another)
             seen.add((sy, sx, code))
             assert c == naive_distance(est, lev.targets[i], (sy, sx), code, 2, 4, None, 4, 1000)
@@ -248,11 +285,13 @@ def test_transforms_find_better_matches_than_plain_sources(rng):
 @pytest.mark.parametrize("split", [False, True])
 def test_vote_with_transforms_matches_naive(rng, split):
     lev, est, nnf, cost, *_ = transformed_state(rng, 2, k=3, iterations=1)
-    xf = rng.integers(0, 8, cost.shape).astype(np.int32)  # every transform, in every slot
+    xf = random_codes(rng, lev, 2, nnf, cost == ref.EMPTY)  # every transform, in every slot
     out = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
     src = np.full((len(lev.hole), 2), SENTINEL, np.int32) if split else None
+    rect = levels.source_rect(lev, ref.xform_reach(2))  # the low pass wherever a resampled copy reaches
     ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 2, 3, 5000, out,
-             low_map(lev, est, 2) if split else None, src, None, xf)
+             (ref.low_pass(est, lev.solve_map, lev.origin, rect), (rect[1], rect[0])) if split else None, src, None,
+             xf)
     want = naive_vote(est, lev.pixels, lev, nnf, cost, xf, 2, 3, 5000, split)
     oy, ox = lev.origin
     for (y, x), v in want.items():
@@ -264,7 +303,7 @@ def test_vote_with_transforms_matches_naive(rng, split):
 @pytest.mark.parametrize("k", [1, 3])
 def test_gradient_vote_with_transforms_matches_naive(rng, k):
     lev, est, nnf, cost, *_ = transformed_state(rng, 2, half=3, k=k, iterations=1)
-    xf = rng.integers(0, 8, cost.shape).astype(np.int32)
+    xf = random_codes(rng, lev, 3, nnf, cost == ref.EMPTY)
     gx = np.full(lev.tidx.shape + (4,), -7, np.int32)
     gy = gx.copy()
     grad.gradient_vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k, 9000, gx, gy, None, xf)
@@ -284,8 +323,9 @@ def test_lifted_matches_turn_with_their_transform(rng):
     fine, coarse = levels.prepare_level(masks[0], 2, None), levels.prepare_level(masks[1], 2, None)
     n = len(coarse.targets)
     cbest = levels.random_sources(coarse, 5)
-    cxf = rng.integers(0, 8, n).astype(np.int32)
-    starts, lifted, xf = levels.upsampled_sources(fine, coarse, cbest, 9, cxf)
+    cxf = rng.integers(0, len(ref.XFORM_TABLE), n).astype(np.int32)
+    wide = levels.wide_sources(fine, 2)
+    starts, lifted, xf = levels.upsampled_sources(fine, coarse, cbest, 9, cxf, wide)
     plain, _ = levels.upsampled_sources(fine, coarse, cbest, 9)
     checked = 0
     for i, (ty, tx) in enumerate(fine.targets):
@@ -294,7 +334,7 @@ def test_lifted_matches_turn_with_their_transform(rng):
             continue
         want = naive_source(2 * cbest[m], cxf[m], ty - 2 * (ty >> 1), tx - 2 * (tx >> 1))
         h, w = fine.shape
-        if 0 <= want[0] < h and 0 <= want[1] < w and fine.valid[want]:
+        if 0 <= want[0] < h and 0 <= want[1] < w and fine.valid[want] and (cxf[m] < 8 or wide[want]):
             assert tuple(starts[i]) == want and xf[i] == cxf[m]
             checked += 1
         else:
@@ -305,12 +345,16 @@ def test_lifted_matches_turn_with_their_transform(rng):
 
 # -- kernels == reference ----------------------------------------------------------------------------
 @pytest.mark.parametrize("mode,half,k,grad_w,mean,near,adapt", [(2, 2, 3, 8, 4, 1000, False), (1, 3, 1, 0, 0, 0, False),
-                                                               (2, 1, 2, 16, 0, 37, True)])
+                                                               (2, 1, 2, 16, 0, 37, True), (3, 2, 3, 8, 4, 1000, True),
+                                                               (3, 3, 1, 0, 0, 0, False)])
 def test_patchmatch_and_rescore_kernels_with_transforms(runtime, rng, mode, half, k, grad_w, mean, near, adapt):
     lev, est, nnf, cost, xf, best, bxf, codes = transformed_state(rng, mode, half=half, k=k, iterations=1,
                                                                   grad_w=grad_w, mean=mean, near=near, adapt=adapt)
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
-    b["xf"] = buf(xf)
+    b["xf"], b["xtab"] = buf(xf), buf(ref.XFORM_TABLE)
+    wide = levels.wide_sources(lev, half) if mode == 3 else None
+    if mode == 3:
+        b["wide"] = buf(wide)
     if adapt:
         b["adapt"] = buf(codes)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
@@ -320,7 +364,7 @@ def test_patchmatch_and_rescore_kernels_with_transforms(runtime, rng, mode, half
        grad=grad_w, bxf=(x_in, x_out))
     out, xout = np.zeros_like(best), np.zeros_like(bxf)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, lev.radius, 99,
-                   8, mean, near, grad_w, codes, (xf, bxf, xout, mode))
+                   8, mean, near, grad_w, codes, (xf, bxf, xout, mode, wide))
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b["xf"], xf), xf)
@@ -343,19 +387,19 @@ def test_patchmatch_and_rescore_kernels_with_transforms(runtime, rng, mode, half
 @pytest.mark.parametrize("k_use,split", [(3, False), (1, True), (3, True)])
 def test_vote_kernels_with_transforms(runtime, rng, k_use, split):
     lev, est, nnf, cost, *_ = transformed_state(rng, 2, half=3, k=3, iterations=1)
-    xf = rng.integers(0, 8, cost.shape).astype(np.int32)
+    xf = random_codes(rng, lev, 3, nnf, cost == ref.EMPTY)
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
-    b["xf"] = buf(xf)
+    b["xf"], b["xtab"] = buf(xf), buf(ref.XFORM_TABLE)
     h, w = lev.shape
-    kn = mcl.Vote(runtime, 3, 3, False, 2)
-    rect = levels.source_rect(lev, 3)
+    kn = mcl.Vote(runtime, 3, 3, False, 3)
+    rect = levels.source_rect(lev, ref.xform_reach(3))
     x0, y0, x1, y1 = rect
     b["low"] = cl.Buffer(runtime.context, cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)
     kn.low_pass(b, rect, w, h, lev.work_args)
     src = buf(np.full((len(lev.hole), 2), SENTINEL, np.int32))
     kn(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args, rect if split else None, src,
        len(lev.hole) if split else 0)
-    low = low_map(lev, est, 3)
+    low = (ref.low_pass(est, lev.solve_map, lev.origin, rect), (rect[1], rect[0]))
     want = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
     want_src = np.full((len(lev.hole), 2), SENTINEL, np.int32)
     ref.vote(est, lev.pixels, lev.tidx, lev.origin, nnf, cost, 3, k_use, 7000, want, low if split else None,
@@ -365,7 +409,7 @@ def test_vote_kernels_with_transforms(runtime, rng, k_use, split):
     # the gradient vote reads the same transforms
     for name in ("gx", "gy", "x0"):
         b[name] = buf(np.full(lev.tidx.shape + (4,), SENTINEL, np.int32))
-    mcl.GradientVote(runtime, 3, 3, False, 2).vote(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args,
+    mcl.GradientVote(runtime, 3, 3, False, 3).vote(b, b["pixels"], len(lev.pixels), w, k_use, 7000, lev.work_args,
                                                    rect if split else None, True)
     gx = np.full(lev.tidx.shape + (4,), SENTINEL, np.int32)
     gy = gx.copy()
@@ -390,6 +434,7 @@ def mirrored_scene():
 
 
 @pytest.mark.parametrize("opts", [dict(transforms="mirror"), dict(transforms="turns", candidates=2),
+                                  dict(transforms="all"), dict(transforms="all", vote="gradients", candidates=2),
                                   dict(transforms="turns", vote="gradients", adapt="on", patch=3)])
 def test_opencl_equals_numpy_with_transforms(runtime, opts):
     img, mask = shaded_scene()
@@ -414,8 +459,8 @@ def test_mirrors_fill_a_mirrored_scene_closer_to_the_truth():
 
 
 @pytest.mark.parametrize("values, message", [
-    (dict(transforms="rotate"), "transforms must be one of 'off', 'mirror', 'turns', got 'rotate'"),
-    (dict(transforms=1), "transforms must be one of 'off', 'mirror', 'turns', got 1")])
+    (dict(transforms="rotate"), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 'rotate'"),
+    (dict(transforms=1), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 1")])
 def test_bad_transform_values_are_refused(rng, values, message):
     img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
     mask = np.zeros((30, 30), bool)
@@ -430,7 +475,7 @@ def test_the_command_takes_the_option(tmp_path, run, capsys):
     Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "mask.png")
     with pytest.raises(SystemExit):
         run("--help")
-    assert "--transforms {off,mirror,turns}" in capsys.readouterr().out
+    assert "--transforms {off,mirror,turns,all}" in capsys.readouterr().out
     code, _, err = run(tmp_path / "in.png", "--mask", tmp_path / "mask.png", "-p", 3, "--backend", "numpy",
                        "--transforms", "mirror", "-o", tmp_path / "out.png")
     assert code == 0, err
@@ -441,5 +486,6 @@ def test_the_command_takes_the_option(tmp_path, run, capsys):
     with pytest.raises(SystemExit) as exc:
         run(tmp_path / "in.png", "--mask", tmp_path / "mask.png", "--transforms", "flip", "-o", tmp_path / "bad.png")
     assert exc.value.code == 2
-    assert "--transforms: invalid choice: 'flip' (choose from 'off', 'mirror', 'turns')" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--transforms: invalid choice: 'flip' (choose from 'off', 'mirror', 'turns', 'all')" in err
     assert not (tmp_path / "bad.png").exists()

@@ -24,34 +24,70 @@
  * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid), GRAD_SHIFT
  * (the gradient term's scale), ADAPT (0 or 1), GAIN_MIN, GAIN_MAX, BIAS_MAX and ADAPT_NONE (the
  * adaptation's bounds and its identity code), XFORM (0 none, 1 mirrored left-right, 2 the eight mirrors
- * and quarter turns) and XFORM_COUNT (how many transforms it draws from); the reference and
- * levels.py state them. */
+ * and quarter turns, 3 those and the resampled turns and scales of xtab) and XFORM_COUNT (how many
+ * transforms it draws from), XFORM_EXACT (the codes read without resampling); the reference and
+ * levels.py state them.  With XFORM 3 a candidate with a resampled transform must also be set in
+ * wide (its wider window known: levels.py, wide_sources). */
 
 /* A source colour as adaptation code `code` reads it: per channel clamp(((gain v + 128) >> 8) + bias,
  * 0, 255), the code being gain * 256 + bias + 128; the feature is kept.  ADAPTED is the plain
  * value without ADAPT (vote.cl, bundled after this file, uses it too). */
 #if ADAPT
-inline int4 adapted(const uchar4 s, const int4 code)
+inline int4 adapted(const int4 s, const int4 code)
 {
     const int3 gain = code.xyz >> 8, bias = (code.xyz & 255) - 128;
-    return (int4)(clamp(((gain * convert_int3(s.xyz) + 128) >> 8) + bias, 0, 255), (int)s.w);
+    return (int4)(clamp(((gain * s.xyz + 128) >> 8) + bias, 0, 255), s.w);
 }
-#define ADAPTED(s, code) adapted(s, code)
+#define ADAPTED(s, code) adapted(convert_int4(s), code)
+#define ADAPTED_I(s, code) adapted(s, code)
 #else
 #define ADAPTED(s, code) convert_int4(s)
+#define ADAPTED_I(s, code) (s)
 #endif
 
-/* Where a source window with transform code reads the target's offset (dy, dx): bit 1 swaps the
- * axes, then bit 2 negates the row and bit 4 the column offset (reference.py: transformed).  XF_OFF
- * is the plain offset without XFORM, and XF_CODE an entry's code (0 without XFORM; vote.cl and
- * gradient_vote.cl, bundled after this file, use both). */
+/* Where a source window with transform code reads the target's offset (dy, dx).  The exact codes
+ * (below XFORM_EXACT): bit 1 swaps the axes, then bit 2 negates the row and bit 4 the column offset
+ * (xf_apply).  With XFORM 3 the others are read bilinearly at the matrix xtab[code] (in 1/256) times
+ * (dy, dx) (xf_sample), and xf_near is the pixel nearest that sample (reference.py: transformed,
+ * sample).  XF_OFF is the plain offset without XFORM, and XF_CODE an entry's code (0 without XFORM);
+ * vote.cl, pyramid.cl and gradient_vote.cl, bundled after this file, use both (and xtab). */
 #if XFORM
 inline int2 xf_apply(const int code, const int dy, const int dx)
 {
     const int a = (code & 1) ? dx : dy, b = (code & 1) ? dy : dx;
     return (int2)((code & 2) ? -a : a, (code & 4) ? -b : b);
 }
-#define XF_OFF(code, dy, dx) xf_apply(code, dy, dx)
+
+inline int2 xf_near(__global const int4 *xtab, const int code, const int dy, const int dx)
+{
+#if XFORM == 3
+    if (code >= XFORM_EXACT) {
+        const int4 m = xtab[code];
+        return (int2)((m.x * dy + m.y * dx + 128) >> 8, (m.z * dy + m.w * dx + 128) >> 8);
+    }
+#endif
+    return xf_apply(code, dy, dx);
+}
+
+/* What the source window at (sy, sx) with transform code copies to the target's offset (dy, dx). */
+inline int4 xf_read(__global const uchar4 *img, const int width, __global const int4 *xtab, const int sy,
+                    const int sx, const int code, const int dy, const int dx)
+{
+#if XFORM == 3
+    if (code >= XFORM_EXACT) {  /* bilinear, weights in 1/256; a neighbour of weight 0 is not read */
+        const int4 m = xtab[code];
+        const int fy = sy * 256 + m.x * dy + m.y * dx, fx = sx * 256 + m.z * dy + m.w * dx;
+        const int iy = fy >> 8, ix = fx >> 8, wy = fy & 255, wx = fx & 255;
+        const int iy1 = iy + (wy > 0), ix1 = ix + (wx > 0);
+        const int4 top = convert_int4(img[iy * width + ix]) * (256 - wx) + convert_int4(img[iy * width + ix1]) * wx;
+        const int4 bottom = convert_int4(img[iy1 * width + ix]) * (256 - wx) + convert_int4(img[iy1 * width + ix1]) * wx;
+        return (top * (256 - wy) + bottom * wy + 32768) >> 16;
+    }
+#endif
+    const int2 o = xf_apply(code, dy, dx);
+    return convert_int4(img[(sy + o.x) * width + sx + o.y]);
+}
+#define XF_OFF(code, dy, dx) xf_near(xtab, code, dy, dx)
 #define XF_CODE(xf, j) ((xf)[j])
 #else
 #define XF_OFF(code, dy, dx) ((int2)((dy), (dx)))
@@ -72,7 +108,8 @@ inline int2 xf_apply(const int code, const int dy, const int dx)
 #define SIDE (2 * HALF + 1)
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
-                     const int with_mean, const uint grad_w, const int with_grad, const int4 code, const int xc)
+                     const int with_mean, const uint grad_w, const int with_grad, const int4 code, const int xc,
+                     __global const int4 *xtab)
 {
     uint acc = 0;
     int3 sum = (int3)(0);
@@ -84,12 +121,10 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
 #endif
         for (int dx = dx0; dx <= dx1; ++dx) {
 #if XFORM
-            const int2 o = xf_apply(xc, dy, dx);
-            const uchar4 sv = est[(sy + o.x) * width + sx + o.y];
+            const int4 d = convert_int4(trow[dx]) - ADAPTED_I(xf_read(est, width, xtab, sy, sx, xc, dy, dx), code);
 #else
-            const uchar4 sv = srow[dx];
+            const int4 d = convert_int4(trow[dx]) - ADAPTED(srow[dx], code);
 #endif
-            const int4 d = convert_int4(trow[dx]) - ADAPTED(sv, code);
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
             if (with_mean) sum += d.xyz;
             if (with_grad) {
@@ -114,17 +149,17 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
 inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
                 const int dy0, const int dy1, const int dx0, const int dx1,
                 const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w,
-                const uint grad_w, const int4 code, const int xc)
+                const uint grad_w, const int4 code, const int xc, __global const int4 *xtab)
 {
     /* the distance term: near_w per pixel between the two centres (|dy| + |dx|); a candidate it
      * alone puts past lim is not compared at all, and the SSD stops at what is left of lim */
     const uint near = near_w * (uint)(abs(ty - sy) + abs(tx - sx));
     if (near >= lim) return near;
     if (grad_w)
-        return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, grad_w, 1, code, xc)
-                       : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, grad_w, 1, code, xc)) + near;
-    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, 0, 0, code, xc)
-                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, 0, 0, code, xc)) + near;
+        return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, grad_w, 1, code, xc, xtab)
+                       : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, grad_w, 1, code, xc, xtab)) + near;
+    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, 0, 0, code, xc, xtab)
+                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, 0, 0, code, xc, xtab)) + near;
 }
 
 /* The colour adaptation of the target window to the source window at (sy, sx), over the target
@@ -139,13 +174,17 @@ inline int floor_div_int(const int a, const int b)  /* floor(a / b) for b > 0 */
 }
 
 inline int4 adaptation(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
-                       const int dx1, const int sy, const int sx, const int3 tsum, const int xc)
+                       const int dx1, const int sy, const int sx, const int3 tsum, const int xc,
+                       __global const int4 *xtab)
 {
     int3 ss = (int3)(0);
     for (int dy = dy0; dy <= dy1; ++dy)
         for (int dx = dx0; dx <= dx1; ++dx) {
-            const int2 o = XF_OFF(xc, dy, dx);
-            ss += convert_int3(est[(sy + o.x) * width + sx + o.y].xyz);
+#if XFORM
+            ss += xf_read(est, width, xtab, sy, sx, xc, dy, dx).xyz;
+#else
+            ss += convert_int3(est[(sy + dy) * width + sx + dx].xyz);
+#endif
         }
     const int n256 = 256 * (dy1 - dy0 + 1) * (dx1 - dx0 + 1);
     const int3 gain = clamp((256 * tsum + ss / 2) / max(ss, (int3)(1)), GAIN_MIN, GAIN_MAX);
@@ -154,7 +193,7 @@ inline int4 adaptation(__global const uchar4 *est, const int width, const int dy
                             -BIAS_MAX, BIAS_MAX);
     return (int4)(gain * 256 + bias + 128, ADAPT_NONE);
 }
-#define ADAPTATION(sy, sx, xc) adaptation(est, width, dy0, dy1, dx0, dx1, sy, sx, tsum, xc)
+#define ADAPTATION(sy, sx, xc) adaptation(est, width, dy0, dy1, dx0, dx1, sy, sx, tsum, xc, xtab)
 #else
 #define ADAPTATION(sy, sx, xc) ((int4)(0))
 #endif
@@ -260,19 +299,23 @@ inline void insert(int2 *nb, uint *nc, int4 *na, int *nx, const int2 c, const ui
 
 /* A candidate is skipped when it is outside the image, not a usable source, or already listed
  * (before any SSD is computed: in coherent regions most neighbours propose the same source). */
-inline void consider(__global const uchar4 *est, __global const uchar *valid,
+inline void consider(__global const uchar4 *est, __global const uchar *valid, __global const uchar *wide,
+                     __global const int4 *xtab,
                      const int width, const int height, const int ty, const int tx,
                      const int dy0, const int dy1, const int dx0, const int dx1,
                      int2 *nb, uint *nc, int4 *na, int *nx, const int2 c, const int xc, const uchar4 *tw,
                      const int3 tsum, const uint mean_w, const uint near_w, const uint grad_w)
 {
     if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
+#if XFORM == 3
+    if (xc >= XFORM_EXACT && !wide[c.x * width + c.y]) return;  /* its wider window must be known */
+#endif
     if (listed(nb, nc, nx, c, xc)) return;
     /* (with ADAPT, a candidate the distance term alone rules out costs no adaptation either) */
     if (ADAPT && near_w * (uint)(abs(ty - c.x) + abs(tx - c.y)) >= nc[K - 1]) return;
     const int4 code = ADAPTATION(c.x, c.y, xc);
     insert(nb, nc, na, nx, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w,
-                                  grad_w, code, xc), code, xc);
+                                  grad_w, code, xc, xtab), code, xc);
 }
 
 /* The transform a random-search candidate tries, from hash h: the current best's (current) when h's
@@ -306,7 +349,8 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          const int rx0, const int ry0, const int rw, const int rh,
                          __global const int *random_start, const int short_radius, const int short_jump,
                          const int short_skip, const int rescore, __global int *xf,
-                         __global const int *bxf_in, __global int *bxf_out)
+                         __global const int *bxf_in, __global int *bxf_out, __global const uchar *wide,
+                         __global const int4 *xtab)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -328,7 +372,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                 na[k] = code;
 #endif
                 nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w,
-                            grad_w, code, nx[XFORM ? k : 0]);
+                            grad_w, code, nx[XFORM ? k : 0], xtab);
             }
     for (int j = 1; j <= (is_short && short_skip ? 0 : min(jmax, JUMP_MAX)); j *= 2) {
         for (int q = 0; q < 4; ++q) {
@@ -340,7 +384,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             if (m < 0) continue;
             const int2 b = best_in[m];
             const int bc = XF_CODE(bxf_in, m);
-            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, b - XF_OFF(bc, dy, dx),
+            consider(est, valid, wide, xtab, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, b - XF_OFF(bc, dy, dx),
                      bc, tw, tsum, mean_w, near_w, grad_w);
         }
     }
@@ -356,7 +400,7 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
 #else
         const int xc = 0;
 #endif
-        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, c, xc, tw, tsum, mean_w,
+        consider(est, valid, wide, xtab, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, c, xc, tw, tsum, mean_w,
                  near_w, grad_w);
         r /= 2;
         ++step;
@@ -374,7 +418,8 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
 __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
                       __global int2 *nnf, __global uint *cost, __global int2 *best,
                       const int n, const int width, const int height, const uint mean_w, const uint near_w,
-                      const uint grad_w, __global int4 *adapt, __global int *xf, __global int *bxf)
+                      const uint grad_w, __global int4 *adapt, __global int *xf, __global int *bxf,
+                      __global const int4 *xtab)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -386,7 +431,7 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
             na[k] = code;
 #endif
             nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w, grad_w,
-                        code, nx[XFORM ? k : 0]);
+                        code, nx[XFORM ? k : 0], xtab);
         }
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import gradients, reference as ref
-from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources
+from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources, wide_sources
 
 
 class HostLevel:
@@ -41,6 +41,9 @@ class HostLevel:
         self.transforms = transforms
         self.xf = np.zeros((n, k), np.int32) if transforms else None
         self.best_xf = np.zeros(n, np.int32)
+        # with resampled transforms, the sources whose wider window is known, and how far the copies reach
+        self.wide = wide_sources(level, half) if transforms == 3 else None
+        self.reach = ref.xform_reach(half) if transforms == 3 else half
         self.src = np.full((len(level.hole), 2), -1, np.int32)
         self.random_start = False  # whether a start of :meth:`lift` was random
         self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
@@ -74,7 +77,7 @@ class HostLevel:
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
         if self.xf is not None:
-            starts, lifted, xf = upsampled_sources(self.lev, coarse.lev, coarse.best, key, coarse.best_xf)
+            starts, lifted, xf = upsampled_sources(self.lev, coarse.lev, coarse.best, key, coarse.best_xf, self.wide)
         else:
             (starts, lifted), xf = upsampled_sources(self.lev, coarse.lev, coarse.best, key), self.best_xf
         self._start_with(starts, xf)
@@ -96,7 +99,8 @@ class HostLevel:
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
                     self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, radius, key,
                     jump, self.lev.mean, self.lev.near, self.lev.grad, self.adapt,
-                    None if self.xf is None else (self.xf, self.best_xf.copy(), self.best_xf, self.transforms))
+                    None if self.xf is None
+                    else (self.xf, self.best_xf.copy(), self.best_xf, self.transforms, self.wide))
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
@@ -130,7 +134,7 @@ class HostLevel:
         """Make the low-pass map of the sources that split votes read (their known pixels, and so
         the map, stay the same for the whole level)."""
         t = time.perf_counter()
-        rect = source_rect(self.lev, self.half)
+        rect = source_rect(self.lev, self.reach)
         self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
         self.seconds["vote"] += time.perf_counter() - t
 

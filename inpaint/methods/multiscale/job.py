@@ -195,10 +195,11 @@ class MultiscaleInpainter(Sequence):
     adapt : {'off', 'on'}
         'on': each match adapts its source's colours by a bounded gain and bias, in the distance
         and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
-    transforms : {'off', 'mirror', 'turns'}
+    transforms : {'off', 'mirror', 'turns', 'all'}
         Source patches the search also tries transformed, in every distance, propagation, vote
         and level (:func:`inpaint.methods.multiscale.reference.transformed`): 'mirror' mirrored
-        left-right, 'turns' the eight mirrors and quarter turns (default 'off').
+        left-right, 'turns' the eight mirrors and quarter turns, 'all' also turns by sixteenths of a
+        turn and scales of 0.75-1.33, resampled bilinearly in fixed point (default 'off').
     seed : int
         Varies the random search (the fill is deterministic for a given seed).
     context : inpaint.methods.context.RunContext, optional

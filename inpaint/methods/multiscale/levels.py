@@ -309,6 +309,14 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
                  widened=widened)
 
 
+def wide_sources(level: Level, half: int) -> np.ndarray:
+    """The source centres a resampled transform may use, (h, w) uint8: those whose window of
+    half-side :func:`inpaint.methods.multiscale.reference.xform_reach` (``half``) is known and inside
+    the search area, i.e. every centre within the difference of the two half-sides is a source."""
+    grow = ref.xform_reach(half) - half
+    return (~dilate(level.valid == 0, grow, outside=True)).view(np.uint8)
+
+
 def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:
     """The rectangle (x0, y0, x1, y1) that holds every pixel of every source window of ``level``."""
     x0, y0, x1, y1 = level.sources_box
@@ -365,7 +373,7 @@ def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
 
 
 def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key: int,
-                      coarse_xf: np.ndarray | None = None) -> tuple:
+                      coarse_xf: np.ndarray | None = None, wide: np.ndarray | None = None) -> tuple:
     """Each target's start: its coarse parent's best match ``coarse_best`` ((N, 2), one per target
     of ``coarse``), scaled up; where the parent is no target there or the scaled-up match is not a
     valid source here, the random one of :func:`random_sources` (``key``).  Returns the starts and
@@ -374,8 +382,9 @@ def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key:
 
     With ``coarse_xf`` ((N,) int32, the coarse best matches' transforms, see
     :func:`inpaint.methods.multiscale.reference.transformed`) the target's offset from twice its
-    parent is transformed too (2 best + T(t - 2 parent)), and the starts' transforms (the parent's,
-    0 for a random start) are returned third."""
+    parent is transformed too (2 best + T(t - 2 parent), rounded), and the starts' transforms (the
+    parent's, 0 for a random start) are returned third; a start with a resampled transform must also
+    be set in ``wide`` (see :func:`inpaint.methods.multiscale.reference.patchmatch`)."""
     h, w = level.shape
     t = level.targets
     par = t >> 1
@@ -392,6 +401,8 @@ def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key:
     ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
     cc = np.where(ok[:, None], c, 0)
     ok &= level.valid[cc[:, 0], cc[:, 1]] != 0
+    if wide is not None:
+        ok &= (code < ref.XFORM_EXACT) | (wide[cc[:, 0], cc[:, 1]] != 0)
     out = cc.astype(np.int32)
     missing = np.flatnonzero(~ok)
     if len(missing):

@@ -21,7 +21,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
-from .levels import VALID_BLOCK, source_rect, valid_ends
+from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -79,7 +79,7 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0) -> dic
             "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "ADAPT": int(adapt), "GRAD_SHIFT": ref.GRAD_SHIFT,
             "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
             "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN,
-            "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms]}
+            "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms], "XFORM_EXACT": ref.XFORM_EXACT}
 
 
 class _Wrapper:
@@ -121,7 +121,8 @@ class PatchMatch(_Wrapper):
                         mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), key=key,
                         **_work(work), random_start=b["random_start"],
                         short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore),
-                        xf=b.get("xf", b["cost"]), bxf_in=bxf_in, bxf_out=bxf_out)
+                        xf=b.get("xf", b["cost"]), bxf_in=bxf_in, bxf_out=bxf_out, wide=b.get("wide", b["valid"]),
+                        xtab=b.get("xtab", b["cost"]))
 
     def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any,
               bxf: Any = None) -> Any:
@@ -138,7 +139,8 @@ class PatchMatch(_Wrapper):
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                                 nnf=b["nnf"], cost=b["cost"], best=best, n=n, width=width, height=height,
                                 mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]),
-                                xf=b.get("xf", b["cost"]), bxf=best if bxf is None else bxf)
+                                xf=b.get("xf", b["cost"]), bxf=best if bxf is None else bxf,
+                                xtab=b.get("xtab", b["cost"]))
 
 
 class Vote(_Wrapper):
@@ -160,7 +162,7 @@ class Vote(_Wrapper):
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
                         nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"],
                         src=src if src is not None else b["nnf"], nsrc=nsrc, adapt=b.get("adapt", b["cost"]),
-                        xf=b.get("xf", b["cost"]), n=n,
+                        xf=b.get("xf", b["cost"]), xtab=b.get("xtab", b["cost"]), n=n,
                         width=width, k_use=k_use,
                         softness=softness, split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
@@ -291,6 +293,7 @@ class GradientVote(_Wrapper):
         x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl_vote(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, n=n,
                              tidx=b["tidx"], nnf=b["nnf"], cost=b["cost"], xf=b.get("xf", b["cost"]),
+                             xtab=b.get("xtab", b["cost"]),
                              low=b["low"] if low is not None else b["est"], gx=b["gx"], gy=b["gy"], x=b["x"],
                              x0=b["x0"], anchor=int(anchor), width=width, k_use=k_use, softness=softness,
                              split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
@@ -362,7 +365,7 @@ class Pyramid(_Wrapper):
                              cbest=coarse["best"], cx0=cx0, cy0=cy0, cw=cw, ch=ch, key=key & 0xFFFFFFFF,
                              nnf=b["nnf"], cost=b["cost"], best=b["best"], random_start=b["random_start"],
                              cbxf=coarse.get("bxf", coarse["best"]), xf=b.get("xf", b["cost"]),
-                             bxf=b.get("bxf", b["best"]))
+                             bxf=b.get("bxf", b["best"]), wide=b.get("wide", b["valid"]), xtab=b.get("xtab", b["cost"]))
 
 
 class Onion(_Wrapper):
@@ -470,9 +473,14 @@ class DeviceLevel:
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         # with transformed sources, every listed match's transform and the best matches' (as best_bufs)
         self.bxf_bufs: list[Any] | None = None
-        if kernels["pm"].defines["XFORM"]:
+        mode = kernels["pm"].defines["XFORM"]
+        if mode:
             self.b["xf"] = cleared(n * k * 4)
             self.bxf_bufs = [cleared(n * 4), cleared(n * 4)]
+            self.b["xtab"] = buf(ref.XFORM_TABLE)
+        if mode == 3:  # resampled transforms: the sources whose wider window is known
+            self.b["wide"] = buf(wide_sources(lev, half))
+        self.reach = ref.xform_reach(half) if mode == 3 else half  # how far a source window's copies reach
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
         self.first: Any = None  # the event of the level's first launch (its start)
@@ -583,7 +591,7 @@ class DeviceLevel:
         self._settle()
         lev = self.lev
         h, w = lev.shape
-        self.low_rect = source_rect(lev, self.half)
+        self.low_rect = source_rect(lev, self.reach)
         x0, y0, x1, y1 = self.low_rect
         t = time.perf_counter()
         self.b["low"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)

@@ -19,7 +19,7 @@ MAX_GRADIENTS = 64
 #: The colour adaptation's settings.
 ADAPT_CHOICES = ("off", "on")
 #: The transformed sources' settings, in the order of ``reference.XFORM_CODES``' keys.
-TRANSFORM_CHOICES = ("off", "mirror", "turns")
+TRANSFORM_CHOICES = ("off", "mirror", "turns", "all")
 
 
 def _candidates(candidates: Any) -> int:
@@ -79,10 +79,11 @@ ADAPT = Option(
 TRANSFORMS = Option(
     "transforms", default="off", check=lambda v: check_choice("transforms", v, TRANSFORM_CHOICES),
     parse=lambda text, flag: check_choice(flag, text, TRANSFORM_CHOICES), flag="--transforms",
-    choices=TRANSFORM_CHOICES, metavar="{off,mirror,turns}", group="tune", rank=37,
+    choices=TRANSFORM_CHOICES, metavar="{off,mirror,turns,all}", group="tune", rank=37,
     help="multiscale: let the search also copy source patches transformed: 'mirror' mirrored left-right, "
-         "'turns' mirrored either way and turned by quarter turns, so a symmetric or turned texture can "
-         "fill the hole (default off)")
+         "'turns' mirrored either way and turned by quarter turns, 'all' also turned by any 16th of a "
+         "turn and scaled by 0.75-1.33 (resampled), so a symmetric, turned or nearer texture can fill "
+         "the hole (default off)")
 
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).

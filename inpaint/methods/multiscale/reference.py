@@ -55,22 +55,85 @@ GRAD_SHIFT = 3
 GAIN_MIN, GAIN_MAX, BIAS_MAX = 205, 320, 32
 #: The adaptation code that changes nothing (gain 256, bias 0): ``gain * 256 + bias + 128`` per channel.
 ADAPT_NONE = 256 * 256 + 128
-#: Transformed sources (:func:`transformed`): the transform codes each setting draws from, as a mask
-#: of the code's bits (1: transpose, 2: mirror up-down, 4: mirror left-right) and their count.  0 is
-#: none (code 0 only), 1 mirrors left-right (codes 0 and 4), 2 all eight mirrors and quarter turns.
-XFORM_CODES = {0: 1, 1: 2, 2: 8}
+#: Transformed sources: fixed-point scale of the transforms' matrices and of the sample positions
+#: (8 fractional bits).
+XFORM_ONE = 256
+#: The continuous transforms' turns (a full turn in this many steps) and scales.
+XFORM_ANGLES, XFORM_SCALES = 16, (0.75, 0.87, 1.0, 1.15, 1.33)
+
+
+def _xform_table() -> np.ndarray:
+    """Every transform's matrix on (dy, dx), (n, 4) int32 (m00, m01, m10, m11) in 1/:data:`XFORM_ONE`:
+    codes 0-7 the square's mirrors and quarter turns (bit 1 swaps the axes, then bit 2 negates the
+    row and bit 4 the column), then the turns by 1/:data:`XFORM_ANGLES` of a full turn at each scale,
+    plain and mirrored left-right, less the eight."""
+    rows = []
+    for code in range(8):
+        m = np.array([[0, 1], [1, 0]]) if code & 1 else np.eye(2, dtype=int)
+        m[0] *= -1 if code & 2 else 1
+        m[1] *= -1 if code & 4 else 1
+        rows.append(m.ravel() * XFORM_ONE)
+    for mirror in (1, -1):
+        for a in range(XFORM_ANGLES):
+            for scale in XFORM_SCALES:
+                if a % (XFORM_ANGLES // 4) == 0 and scale == 1.0:
+                    continue
+                th = 2 * np.pi * a / XFORM_ANGLES
+                m = scale * np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]]) @ np.diag([1, mirror])
+                rows.append(np.round(m.ravel() * XFORM_ONE).astype(int))
+    return np.array(rows, np.int32)
+
+
+#: The transforms' matrices, by code (:func:`_xform_table`).
+XFORM_TABLE = _xform_table()
+#: The exact transforms (no resampling): codes below this.
+XFORM_EXACT = 8
+#: Each setting's transforms, as the count of codes it draws from: 0 none (code 0 only), 1 mirrored
+#: left-right (codes 0 and 4), 2 the eight exact ones, 3 all of :data:`XFORM_TABLE`.
+XFORM_CODES = {0: 1, 1: 2, 2: XFORM_EXACT, 3: len(XFORM_TABLE)}
+
+
+def xform_reach(half: int) -> int:
+    """How far from its centre a window of half-side ``half`` read through any continuous transform
+    (and its bilinear neighbours) reaches: the half-side of the window that must be known."""
+    d = np.arange(-half, half + 1)
+    dy, dx = np.meshgrid(d, d, indexing="ij")
+    t = XFORM_TABLE[XFORM_EXACT:].astype(np.int64)
+    fy = t[:, 0, None, None] * dy + t[:, 1, None, None] * dx
+    fx = t[:, 2, None, None] * dy + t[:, 3, None, None] * dx
+    f = np.concatenate([fy.ravel(), fx.ravel()])
+    return int(max(np.abs(f >> 8).max(), np.abs((f >> 8) + 1).max(), half))
+
+
+def _offsets(code: np.ndarray | int, dy: np.ndarray | int, dx: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """The transform's offsets of (dy, dx), in 1/:data:`XFORM_ONE`."""
+    m = XFORM_TABLE[np.asarray(code)].astype(np.int64)
+    return m[..., 0] * dy + m[..., 1] * dx, m[..., 2] * dy + m[..., 3] * dx
 
 
 def transformed(code: np.ndarray | int, dy: np.ndarray | int, dx: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
-    """Where a transformed source window reads the target window's offset (dy, dx): with transform
-    ``code`` (0-7: bit 1 swaps the axes, then bit 2 negates the row and bit 4 the column offset),
-    the source window at s copies s + T(dy, dx) to the target's offset (dy, dx)
-    (``patchmatch.cl: xf_apply``).  Code 0 is the identity; the eight codes are the square's
-    mirrors and quarter turns, so a transformed window covers the same square as the plain one."""
-    code = np.asarray(code)
-    swap = (code & 1) != 0
-    a, b = np.where(swap, dx, dy), np.where(swap, dy, dx)
-    return np.where(code & 2, -a, a), np.where(code & 4, -b, b)
+    """Where a transformed source window reads the target window's offset (dy, dx), rounded to a
+    pixel (``patchmatch.cl: xf_round``): the source window at s copies s + T(dy, dx) to the target's
+    offset (dy, dx), T the matrix of ``code`` in :data:`XFORM_TABLE`.  Code 0 is the identity; codes
+    0-7 (the square's mirrors and quarter turns) land on pixels and cover the same square as the
+    plain window; the others are read by :func:`sample`, and this is their nearest pixel."""
+    fy, fx = _offsets(code, dy, dx)
+    return (fy + XFORM_ONE // 2) >> 8, (fx + XFORM_ONE // 2) >> 8
+
+
+def sample(img: np.ndarray, cy: np.ndarray, cx: np.ndarray, code: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """The values the source windows at (cy, cx) with transforms ``code`` copy to the target's offset
+    (dy, dx) (``patchmatch.cl: xf_sample``): bilinear at s + T(dy, dx) with weights in 1/256,
+    ``(((a (256 - wx) + b wx) (256 - wy) + (c (256 - wx) + d wx) wy + 32768) >> 16``, int64; a
+    neighbour with weight 0 is not read, so an exact code reads its one pixel, unchanged."""
+    fy, fx = _offsets(code, dy, dx)
+    fy, fx = cy.astype(np.int64) * XFORM_ONE + fy, cx.astype(np.int64) * XFORM_ONE + fx
+    iy, wy, ix, wx = fy >> 8, (fy & 255)[:, None], fx >> 8, (fx & 255)[:, None]
+    iy1, ix1 = iy + (wy[:, 0] > 0), ix + (wx[:, 0] > 0)
+    v = img.astype(np.int64)
+    top = v[iy, ix] * (256 - wx) + v[iy, ix1] * wx
+    bottom = v[iy1, ix] * (256 - wx) + v[iy1, ix1] * wx
+    return (top * (256 - wy) + bottom * wy + 32768) >> 16
 
 
 def random_codes(mode: int, h: np.ndarray, current: np.ndarray) -> np.ndarray:
@@ -132,7 +195,7 @@ def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int
     ±:data:`BIAS_MAX` takes what the bounded gain leaves of the means' difference.  A source
     value v then reads :func:`adapted` (v), in the distance and in the vote alike.  With ``xf``
     ((n,) int, the candidates' transform codes) the candidate window is read through
-    :func:`transformed`.
+    :func:`sample`.
     """
     h, w = est.shape[:2]
     rgb = est[..., :3].astype(np.int64)
@@ -149,8 +212,8 @@ def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int
             tx = targets[:, 1] + dx
             inside = (iny & (tx >= 0) & (tx < w))[:, None]
             st += np.where(inside, rgb[tyc, np.clip(tx, 0, w - 1)], 0)
-            oy, ox = (dy, dx) if xf is None else transformed(xf, dy, dx)
-            ss += np.where(inside, rgb[cy + oy, cx + ox], 0)
+            src = rgb[cy + dy, cx + dx] if xf is None else sample(rgb, cy, cx, xf, dy, dx)
+            ss += np.where(inside, src, 0)
             count += inside[:, 0]
     gain = np.clip((256 * st + ss // 2) // np.maximum(ss, 1), GAIN_MIN, GAIN_MAX)
     n256 = 256 * np.maximum(count, 1)[:, None]
@@ -191,7 +254,7 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
     continues an edge, not only a colour.  With ``codes`` ((n, >= 3) int, see :func:`adaptation`)
     every source colour is read through :func:`adapted` first (the feature is not adapted).  With
     ``xf`` ((n,) int, the candidates' transform codes) the target's offset (dy, dx) is compared with
-    the source pixel at :func:`transformed` (dy, dx) from the candidate's centre.
+    what the candidate's window copies there (:func:`sample`).
     """
     h, w = est.shape[:2]
     rgb = est.astype(np.int32)
@@ -210,8 +273,7 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
         for dx in range(-half, half + 1):
             tx = targets[:, 1] + dx
             inside = iny & (tx >= 0) & (tx < w)
-            oy, ox = (dy, dx) if xf is None else transformed(xf, dy, dx)
-            s = rgb[cy + oy, cx + ox]
+            s = rgb[cy + dy, cx + dx] if xf is None else sample(rgb, cy, cx, xf, dy, dx)
             if codes is not None:
                 s = s.copy()
                 s[:, :3] = adapted(s[:, :3], codes)
@@ -273,13 +335,15 @@ def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, 
 
 
 def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_weight, grad_weight=0,
-              adapt=None, xf=None, cxf=None) -> None:
+              adapt=None, xf=None, cxf=None, wide=None) -> None:
     cancel.check()  # a round on a large image takes seconds: a stop request ends it here
     h, w = valid.shape
     ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
     cy = np.clip(cand[:, 0], 0, h - 1)
     cx = np.clip(cand[:, 1], 0, w - 1)
     ok &= valid[cy, cx] != 0
+    if wide is not None:  # a resampled window reaches further: its wider window must be known
+        ok &= (cxf < XFORM_EXACT) | (wide[cy, cx] != 0)
     if not ok.any():
         return
     d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
@@ -317,16 +381,20 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
     entries' codes) every candidate is compared through its :func:`adaptation`, whose code enters
     the list with it.
 
-    With ``xf`` = (codes, best_in, best_out, mode) every entry carries a transform (codes (N, K)
-    int32, see :func:`transformed`; the best matches' in (N,) ``best_in`` and ``best_out``; ``mode`` a
-    key of :data:`XFORM_CODES`): a neighbour's best match at s with transform T proposes s - T(d) for
-    the target a step d from it, with T (the source of a transformed patch moves with it, as in
-    Generalized PatchMatch), and each random candidate takes :func:`random_codes`'s transform.
+    With ``xf`` = (codes, best_in, best_out, mode[, wide]) every entry carries a transform (codes
+    (N, K) int32, see :func:`transformed`; the best matches' in (N,) ``best_in`` and ``best_out``;
+    ``mode`` a key of :data:`XFORM_CODES`): a neighbour's best match at s with transform T proposes
+    s - T(d), rounded, for the target a step d from it, with T (the source of a transformed patch
+    moves with it, as in Generalized PatchMatch), and each random candidate takes
+    :func:`random_codes`'s transform.  A candidate with a resampled transform (a code from
+    :data:`XFORM_EXACT`) must also be set in ``wide`` ((H, W) uint8: the centres whose window of
+    half-side :func:`xform_reach` is known and inside the search area).
     """
     n = len(targets)
-    codes = bxf_in = bxf_out = None
+    codes = bxf_in = bxf_out = wide = None
     if xf is not None:
-        codes, bxf_in, bxf_out, mode = xf
+        codes, bxf_in, bxf_out, mode = xf[:4]
+        wide = xf[4] if len(xf) > 4 else None
     for j in (j for j in JUMPS if j <= jump_max):
         for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
             t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
@@ -337,10 +405,10 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
                 cand = best_in[ts] - np.array([dy, dx], np.int32)
             else:
                 cxf = bxf_in[ts].astype(np.int32)
-                oy, ox = transformed(cxf, dy, dx)
+                oy, ox = transformed(cxf, dy, dx)  # (rounded: a centre is a pixel)
                 cand = best_in[ts] - np.stack([oy, ox], 1)
             _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight, near_weight,
-                      grad_weight, adapt, codes, cxf)
+                      grad_weight, adapt, codes, cxf, wide)
     idx = np.arange(n, dtype=np.uint32)
     for step, off in enumerate(random_offsets(n, radius, key)):
         cxf = None
@@ -348,7 +416,7 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
             hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
             cxf = random_codes(mode, hash32(hash32(hy)), codes[:, 0])
         _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool), mean_weight,
-                  near_weight, grad_weight, adapt, codes, cxf)
+                  near_weight, grad_weight, adapt, codes, cxf, wide)
     best_out[:] = nnf[:, 0]
     if codes is not None:
         bxf_out[:] = codes[:, 0]
@@ -438,8 +506,9 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     before blending.  With ``adapt`` ((N, K, 4) int32, the entries' codes of :func:`adaptation`)
     every copied colour, and its low pass, is read through :func:`adapted` with its entry's code,
     as the distance compared it; the source map still names the original pixel.  With ``xf``
-    ((N, K) int32, the entries' transforms) a window copies to its offset (dy, dx) the source pixel
-    at :func:`transformed` (dy, dx) from its match, as the distance compared it.
+    ((N, K) int32, the entries' transforms) a window copies to its offset (dy, dx) what
+    :func:`sample` reads there, as the distance compared it; the low pass, the best copy and the
+    source map take the pixel nearest the sample (:func:`transformed`).
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
@@ -450,6 +519,7 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     dmin = np.full(n, int(EMPTY) + 1, np.int64)
     best = np.zeros((n, 2), np.int64)
     best_code = np.full((n, 4), ADAPT_NONE, np.int64)
+    best_val = np.zeros((n, 3), np.int64)  # the best copy's colour (a sample of a transformed source)
     if split is not None:
         low, (ly0, lx0) = split
         low = low.astype(np.int64)
@@ -463,31 +533,39 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
                 ck = cost[ts, k].astype(np.int64)
                 use = ok & (ck != int(EMPTY))
                 wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
-                oy, ox = (dy, dx) if xf is None else transformed(xf[ts, k], dy, dx)
-                sy = np.where(use, nnf[ts, k, 0] + oy, 0)
-                sx = np.where(use, nnf[ts, k, 1] + ox, 0)
-                copied = rgb[sy, sx]
+                if xf is None:
+                    sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                    sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                    copied = rgb[sy, sx]
+                else:
+                    code = np.where(use, xf[ts, k], 0)
+                    cy, cx = np.where(use, nnf[ts, k, 0], 0), np.where(use, nnf[ts, k, 1], 0)
+                    oy, ox = transformed(code, dy, dx)
+                    sy, sx = np.where(use, cy + oy, 0), np.where(use, cx + ox, 0)
+                    copied = sample(rgb, cy, cx, code, dy, dx)
+                plain = copied[:, :3]
                 if adapt is not None:
-                    code = adapt[ts, k]
+                    acode = adapt[ts, k]
                     copied = copied.copy()
-                    copied[:, :3] = adapted(copied[:, :3], code)
+                    copied[:, :3] = adapted(copied[:, :3], acode)
                 acc += wk[:, None] * copied
                 wsum += wk
                 if split is not None:
                     lows = low[np.where(use, sy - ly0, 0), np.where(use, sx - lx0, 0)]
                     if adapt is not None:
-                        lows = adapted(lows, code)
+                        lows = adapted(lows, acode)
                     low_sum += np.where(use[:, None], wk[:, None] * lows, 0)
                     take = use & (ck < dmin)
                     dmin = np.where(take, ck, dmin)
                     best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+                    best_val = np.where(take[:, None], plain, best_val)
                     if adapt is not None:
-                        best_code = np.where(take[:, None], code, best_code)
+                        best_code = np.where(take[:, None], acode, best_code)
     mean = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
     if split is not None:
-        detail = rgb[best[:, 0], best[:, 1], :3] - low[best[:, 0] - ly0, best[:, 1] - lx0]
+        detail = best_val - low[best[:, 0] - ly0, best[:, 1] - lx0]
         if adapt is not None:
-            detail = (adapted(rgb[best[:, 0], best[:, 1], :3], best_code)
+            detail = (adapted(best_val, best_code)
                       - adapted(low[best[:, 0] - ly0, best[:, 1] - lx0], best_code))
         mean[:, :3] = np.clip(floor_div(low_sum + (wsum // 2)[:, None], wsum[:, None]) + detail, 0, 255)
         if src is not None:
