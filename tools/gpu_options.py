@@ -29,6 +29,7 @@ OPTION_SETS = {
     "adapt": {"adapt": "on"},
     "vote": {"vote": "gradients"},
     "match_gradients": {"match_gradients": 8},
+    "transforms": {"transforms": "all", "vote": "gradients", "candidates": 2},
 }
 
 
