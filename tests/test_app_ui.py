@@ -1010,7 +1010,7 @@ def test_a_first_run_says_it_compiles_until_the_fill_shows_progress(fresh, scene
     defines = multiscale._defines
     never = time.time_ns()
     monkeypatch.setattr(multiscale, "_defines",
-                        lambda half, k, adapt=False: {**defines(half, k, adapt), "INPAINT_NEVER_BUILT": never})
+                        lambda *args: {**defines(*args), "INPAINT_NEVER_BUILT": never})
     app = fresh
     built = []
     seen = []

@@ -30,6 +30,7 @@ OPTION_SETS = {
     "straight_lines": {"straight_lines": "on"},
     "vote": {"vote": "gradients"},
     "match_gradients": {"match_gradients": 8},
+    "transforms": {"transforms": "all", "vote": "gradients", "candidates": 2},
 }
 
 

@@ -26,9 +26,13 @@ inline long gv_floor_div_long(const long a, const long b)  /* floor(a / b) for b
 /* Pixel i's voted gradient along edge e = (ey, ex): every window holding both the pixel and its
  * neighbour votes the difference of the two source pixels it copies there, weighted as in
  * vote.cl; with split, the copies' low-pass differences are averaged and the detail difference
- * is the best candidate's (the first in the order dy, dx, k at equal costs). */
+ * is the best candidate's (the first in the order dy, dx, k at equal costs).  With XFORM a candidate's
+ * copies of the pixel and its neighbour are what its match's window reads at their offsets through
+ * its transform (xf_read, patchmatch.cl), the low pass and the best copy's pixels the ones nearest
+ * them (XF_OFF). */
 inline int3 gv_edge(__global const uchar4 *est, const int2 p, const int ey, const int ex,
                     __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
+                    __global const int *xf, __global const int4 *xtab,
                     __global const uchar4 *low, const int width, const int k_use, const uint softness,
                     const int split, const int lx0, const int ly0, const int lw,
                     const int rx0, const int ry0, const int rw, const int rh)
@@ -36,7 +40,8 @@ inline int3 gv_edge(__global const uchar4 *est, const int2 p, const int ey, cons
     int3 acc = (int3)(0);
     int wsum = 0;
     uint cmin = EMPTY;
-    int2 best = (int2)(ly0, lx0);
+    int2 best = (int2)(ly0, lx0), bq = (int2)(ly0 + ey, lx0 + ex);
+    int3 bva = (int3)(0), bvb = (int3)(0);  /* the best copy's two values */
     for (int dy = -HALF; dy <= HALF - ey; ++dy) {
         const int ly = p.x - dy - ry0;
         if (ly < 0 || ly >= rh) continue;
@@ -50,14 +55,21 @@ inline int3 gv_edge(__global const uchar4 *est, const int2 p, const int ey, cons
                 const uint ck = cost[t * K + k];
                 if (ck == EMPTY) continue;
                 const int wk = (int)((256u * softness) / (softness + ck - c0));
-                const int2 s = nnf[t * K + k] + (int2)(dy, dx);
+                const int code = XF_CODE(xf, t * K + k);
+                const int2 m = nnf[t * K + k];
+                const int2 s = m + XF_OFF(code, dy, dx), q = m + XF_OFF(code, dy + ey, dx + ex);
+#if XFORM
+                const int3 va = xf_read(est, width, xtab, m.x, m.y, code, dy, dx).xyz;
+                const int3 vb = xf_read(est, width, xtab, m.x, m.y, code, dy + ey, dx + ex).xyz;
+#else
+                const int3 va = convert_int3(est[s.x * width + s.y].xyz), vb = convert_int3(est[q.x * width + q.y].xyz);
+#endif
                 int3 d;
                 if (split) {
-                    d = convert_int3(low[(s.x + ey - ly0) * lw + s.y + ex - lx0].xyz)
-                        - convert_int3(low[(s.x - ly0) * lw + s.y - lx0].xyz);
-                    if (ck < cmin) { cmin = ck; best = s; }
+                    d = convert_int3(low[(q.x - ly0) * lw + q.y - lx0].xyz) - convert_int3(low[(s.x - ly0) * lw + s.y - lx0].xyz);
+                    if (ck < cmin) { cmin = ck; best = s; bq = q; bva = va; bvb = vb; }
                 } else {
-                    d = convert_int3(est[(s.x + ey) * width + s.y + ex].xyz) - convert_int3(est[s.x * width + s.y].xyz);
+                    d = vb - va;
                 }
                 acc += wk * d;
                 wsum += wk;
@@ -69,10 +81,8 @@ inline int3 gv_edge(__global const uchar4 *est, const int2 p, const int ey, cons
     int3 g = (int3)(gv_floor_div(acc.x * GRAD_SCALE + h, wsum), gv_floor_div(acc.y * GRAD_SCALE + h, wsum),
                     gv_floor_div(acc.z * GRAD_SCALE + h, wsum));
     if (split) {
-        const int3 detail = (convert_int3(est[(best.x + ey) * width + best.y + ex].xyz)
-                             - convert_int3(low[(best.x + ey - ly0) * lw + best.y + ex - lx0].xyz))
-                            - (convert_int3(est[best.x * width + best.y].xyz)
-                               - convert_int3(low[(best.x - ly0) * lw + best.y - lx0].xyz));
+        const int3 detail = (bvb - convert_int3(low[(bq.x - ly0) * lw + bq.y - lx0].xyz))
+                            - (bva - convert_int3(low[(best.x - ly0) * lw + best.y - lx0].xyz));
         g += detail * GRAD_SCALE;
     }
     return g;
@@ -83,7 +93,8 @@ inline int3 gv_edge(__global const uchar4 *est, const int2 p, const int ey, cons
  * (it keeps the fill near the vote itself). */
 __kernel void gradient_vote(__global const uchar4 *est, __global const int2 *pixels, const int n,
                             __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
-                            __global const uchar4 *low, __global int4 *gx, __global int4 *gy,
+                            __global const int *xf, __global const int4 *xtab, __global const uchar4 *low,
+                            __global int4 *gx, __global int4 *gy,
                             __global const int4 *x, __global int4 *x0, const int anchor, const int width,
                             const int k_use, const uint softness, const int split,
                             const int lx0, const int ly0, const int lw,
@@ -93,9 +104,9 @@ __kernel void gradient_vote(__global const uchar4 *est, __global const int2 *pix
     if (i >= n) return;
     const int2 p = pixels[i];
     const int j = (p.x - ry0) * rw + p.y - rx0;
-    gx[j] = (int4)(gv_edge(est, p, 0, 1, tidx, nnf, cost, low, width, k_use, softness, split, lx0, ly0, lw,
+    gx[j] = (int4)(gv_edge(est, p, 0, 1, tidx, nnf, cost, xf, xtab, low, width, k_use, softness, split, lx0, ly0, lw,
                            rx0, ry0, rw, rh), 0);
-    gy[j] = (int4)(gv_edge(est, p, 1, 0, tidx, nnf, cost, low, width, k_use, softness, split, lx0, ly0, lw,
+    gy[j] = (int4)(gv_edge(est, p, 1, 0, tidx, nnf, cost, xf, xtab, low, width, k_use, softness, split, lx0, ly0, lw,
                            rx0, ry0, rw, rh), 0);
     x0[j] = anchor ? x[j] : (int4)(0);
 }

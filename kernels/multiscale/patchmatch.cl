@@ -15,25 +15,83 @@
  *
  * With grad_w > 0 the distance also weighs the windows' grey gradients, and with ADAPT set every
  * listed match carries a colour adaptation (adapt[i * K + k]: a gain and a bias per channel, see
- * adaptation) through which its source is compared, and voted (vote.cl).
+ * adaptation) through which its source is compared, and voted (vote.cl).  With XFORM set every listed
+ * match also carries a transform (xf[i * K + k], see xf_apply): the target's offset (dy, dx) is
+ * compared with the source pixel at T(dy, dx) from the match, and the best matches' transforms
+ * travel with them (bxf_in, bxf_out) for the propagation.
  *
  * Defines: HALF (patch side / 2), K (list length, 1..8), FW (feature weight), EMPTY (an empty
  * slot's cost), JUMP_MAX (the longest propagation jump), VALID_BLOCK (see random_valid), GRAD_SHIFT
  * (the gradient term's scale), ADAPT (0 or 1), GAIN_MIN, GAIN_MAX, BIAS_MAX and ADAPT_NONE (the
- * adaptation's bounds and its identity code); the reference and levels.py state them. */
+ * adaptation's bounds and its identity code), XFORM (0 none, 1 mirrored left-right, 2 the eight mirrors
+ * and quarter turns, 3 those and the resampled turns and scales of xtab) and XFORM_COUNT (how many
+ * transforms it draws from), XFORM_EXACT (the codes read without resampling); the reference and
+ * levels.py state them.  With XFORM 3 a candidate with a resampled transform must also be set in
+ * wide (its wider window known: levels.py, wide_sources). */
 
 /* A source colour as adaptation code `code` reads it: per channel clamp(((gain v + 128) >> 8) + bias,
  * 0, 255), the code being gain * 256 + bias + 128; the feature is kept.  ADAPTED is the plain
  * value without ADAPT (vote.cl, bundled after this file, uses it too). */
 #if ADAPT
-inline int4 adapted(const uchar4 s, const int4 code)
+inline int4 adapted(const int4 s, const int4 code)
 {
     const int3 gain = code.xyz >> 8, bias = (code.xyz & 255) - 128;
-    return (int4)(clamp(((gain * convert_int3(s.xyz) + 128) >> 8) + bias, 0, 255), (int)s.w);
+    return (int4)(clamp(((gain * s.xyz + 128) >> 8) + bias, 0, 255), s.w);
 }
-#define ADAPTED(s, code) adapted(s, code)
+#define ADAPTED(s, code) adapted(convert_int4(s), code)
+#define ADAPTED_I(s, code) adapted(s, code)
 #else
 #define ADAPTED(s, code) convert_int4(s)
+#define ADAPTED_I(s, code) (s)
+#endif
+
+/* Where a source window with transform code reads the target's offset (dy, dx).  The exact codes
+ * (below XFORM_EXACT): bit 1 swaps the axes, then bit 2 negates the row and bit 4 the column offset
+ * (xf_apply).  With XFORM 3 the others are read bilinearly at the matrix xtab[code] (in 1/256) times
+ * (dy, dx) (xf_sample), and xf_near is the pixel nearest that sample (reference.py: transformed,
+ * sample).  XF_OFF is the plain offset without XFORM, and XF_CODE an entry's code (0 without XFORM);
+ * vote.cl, pyramid.cl and gradient_vote.cl, bundled after this file, use both (and xtab). */
+#if XFORM
+inline int2 xf_apply(const int code, const int dy, const int dx)
+{
+    const int a = (code & 1) ? dx : dy, b = (code & 1) ? dy : dx;
+    return (int2)((code & 2) ? -a : a, (code & 4) ? -b : b);
+}
+
+inline int2 xf_near(__global const int4 *xtab, const int code, const int dy, const int dx)
+{
+#if XFORM == 3
+    if (code >= XFORM_EXACT) {
+        const int4 m = xtab[code];
+        return (int2)((m.x * dy + m.y * dx + 128) >> 8, (m.z * dy + m.w * dx + 128) >> 8);
+    }
+#endif
+    return xf_apply(code, dy, dx);
+}
+
+/* What the source window at (sy, sx) with transform code copies to the target's offset (dy, dx). */
+inline int4 xf_read(__global const uchar4 *img, const int width, __global const int4 *xtab, const int sy,
+                    const int sx, const int code, const int dy, const int dx)
+{
+#if XFORM == 3
+    if (code >= XFORM_EXACT) {  /* bilinear, weights in 1/256; a neighbour of weight 0 is not read */
+        const int4 m = xtab[code];
+        const int fy = sy * 256 + m.x * dy + m.y * dx, fx = sx * 256 + m.z * dy + m.w * dx;
+        const int iy = fy >> 8, ix = fx >> 8, wy = fy & 255, wx = fx & 255;
+        const int iy1 = iy + (wy > 0), ix1 = ix + (wx > 0);
+        const int4 top = convert_int4(img[iy * width + ix]) * (256 - wx) + convert_int4(img[iy * width + ix1]) * wx;
+        const int4 bottom = convert_int4(img[iy1 * width + ix]) * (256 - wx) + convert_int4(img[iy1 * width + ix1]) * wx;
+        return (top * (256 - wy) + bottom * wy + 32768) >> 16;
+    }
+#endif
+    const int2 o = xf_apply(code, dy, dx);
+    return convert_int4(img[(sy + o.x) * width + sx + o.y]);
+}
+#define XF_OFF(code, dy, dx) xf_near(xtab, code, dy, dx)
+#define XF_CODE(xf, j) ((xf)[j])
+#else
+#define XF_OFF(code, dy, dx) ((int2)((dy), (dx)))
+#define XF_CODE(xf, j) 0
 #endif
 
 /* Distance of the target window at (ty, tx) to the source window at (sy, sx), over the target
@@ -50,16 +108,23 @@ inline int4 adapted(const uchar4 s, const int4 code)
 #define SIDE (2 * HALF + 1)
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
-                     const int with_mean, const uint grad_w, const int with_grad, const int4 code)
+                     const int with_mean, const uint grad_w, const int with_grad, const int4 code, const int xc,
+                     __global const int4 *xtab)
 {
     uint acc = 0;
     int3 sum = (int3)(0);
     int above[SIDE], left = 0;  /* the grey differences of the row above and of the pixel to the left */
     for (int dy = dy0; dy <= dy1; ++dy) {
         const uchar4 *trow = tw + (dy + HALF) * SIDE + HALF;
+#if !XFORM
         __global const uchar4 *srow = est + (sy + dy) * width + sx;
+#endif
         for (int dx = dx0; dx <= dx1; ++dx) {
+#if XFORM
+            const int4 d = convert_int4(trow[dx]) - ADAPTED_I(xf_read(est, width, xtab, sy, sx, xc, dy, dx), code);
+#else
             const int4 d = convert_int4(trow[dx]) - ADAPTED(srow[dx], code);
+#endif
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
             if (with_mean) sum += d.xyz;
             if (with_grad) {
@@ -84,17 +149,17 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
 inline uint ssd(__global const uchar4 *est, const int width, const int ty, const int tx,
                 const int dy0, const int dy1, const int dx0, const int dx1,
                 const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w, const uint near_w,
-                const uint grad_w, const int4 code)
+                const uint grad_w, const int4 code, const int xc, __global const int4 *xtab)
 {
     /* the distance term: near_w per pixel between the two centres (|dy| + |dx|); a candidate it
      * alone puts past lim is not compared at all, and the SSD stops at what is left of lim */
     const uint near = near_w * (uint)(abs(ty - sy) + abs(tx - sx));
     if (near >= lim) return near;
     if (grad_w)
-        return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, grad_w, 1, code)
-                       : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, grad_w, 1, code)) + near;
-    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, 0, 0, code)
-                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, 0, 0, code)) + near;
+        return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, grad_w, 1, code, xc, xtab)
+                       : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, grad_w, 1, code, xc, xtab)) + near;
+    return (mean_w ? ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, mean_w, 1, 0, 0, code, xc, xtab)
+                   : ssd_with(est, width, dy0, dy1, dx0, dx1, sy, sx, lim - near, tw, 0, 0, 0, 0, code, xc, xtab)) + near;
 }
 
 /* The colour adaptation of the target window to the source window at (sy, sx), over the target
@@ -109,12 +174,18 @@ inline int floor_div_int(const int a, const int b)  /* floor(a / b) for b > 0 */
 }
 
 inline int4 adaptation(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
-                       const int dx1, const int sy, const int sx, const int3 tsum)
+                       const int dx1, const int sy, const int sx, const int3 tsum, const int xc,
+                       __global const int4 *xtab)
 {
     int3 ss = (int3)(0);
     for (int dy = dy0; dy <= dy1; ++dy)
-        for (int dx = dx0; dx <= dx1; ++dx)
+        for (int dx = dx0; dx <= dx1; ++dx) {
+#if XFORM
+            ss += xf_read(est, width, xtab, sy, sx, xc, dy, dx).xyz;
+#else
             ss += convert_int3(est[(sy + dy) * width + sx + dx].xyz);
+#endif
+        }
     const int n256 = 256 * (dy1 - dy0 + 1) * (dx1 - dx0 + 1);
     const int3 gain = clamp((256 * tsum + ss / 2) / max(ss, (int3)(1)), GAIN_MIN, GAIN_MAX);
     const int3 num = 256 * tsum - gain * ss + n256 / 2;
@@ -122,9 +193,9 @@ inline int4 adaptation(__global const uchar4 *est, const int width, const int dy
                             -BIAS_MAX, BIAS_MAX);
     return (int4)(gain * 256 + bias + 128, ADAPT_NONE);
 }
-#define ADAPTATION(sy, sx) adaptation(est, width, dy0, dy1, dx0, dx1, sy, sx, tsum)
+#define ADAPTATION(sy, sx, xc) adaptation(est, width, dy0, dy1, dx0, dx1, sy, sx, tsum, xc, xtab)
 #else
-#define ADAPTATION(sy, sx) ((int4)(0))
+#define ADAPTATION(sy, sx, xc) ((int4)(0))
 #endif
 
 /* The part of the target window at (ty, tx) inside the image, as offset ranges. */
@@ -135,9 +206,9 @@ inline int4 adaptation(__global const uchar4 *est, const int width, const int dy
 /* Copy target i's window (its in-image part) and its candidate list (with ADAPT, its codes too) into
  * private memory; with ADAPT, returns the sums of the window's colours. */
 inline int3 load_target(__global const uchar4 *est, __global const int2 *nnf, __global const uint *cost,
-                        __global const int4 *adapt, const int i, const int width, const int2 t,
-                        const int dy0, const int dy1, const int dx0, const int dx1,
-                        uchar4 *tw, int2 *nb, uint *nc, int4 *na)
+                        __global const int4 *adapt, __global const int *xf, const int i, const int width,
+                        const int2 t, const int dy0, const int dy1, const int dx0, const int dx1,
+                        uchar4 *tw, int2 *nb, uint *nc, int4 *na, int *nx)
 {
     int3 tsum = (int3)(0);
     for (int dy = dy0; dy <= dy1; ++dy)
@@ -152,6 +223,9 @@ inline int3 load_target(__global const uchar4 *est, __global const int2 *nnf, __
 #if ADAPT
         na[k] = adapt[i * K + k];
 #endif
+#if XFORM
+        nx[k] = xf[i * K + k];
+#endif
     }
     return tsum;
 }
@@ -164,11 +238,13 @@ inline int3 load_target(__global const uchar4 *est, __global const int2 *nnf, __
     int2 nb[K]; \
     uint nc[K]; \
     int4 na[ADAPT ? K : 1]; \
-    const int3 tsum = load_target(est, nnf, cost, adapt, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc, na);
+    int nx[XFORM ? K : 1]; \
+    nx[0] = 0; \
+    const int3 tsum = load_target(est, nnf, cost, adapt, xf, i, width, t, dy0, dy1, dx0, dx1, tw, nb, nc, na, nx);
 
 /* Store target i's candidate list (with ADAPT, its codes too). */
-inline void store_target(__global int2 *nnf, __global uint *cost, __global int4 *adapt, const int i,
-                         const int2 *nb, const uint *nc, const int4 *na)
+inline void store_target(__global int2 *nnf, __global uint *cost, __global int4 *adapt, __global int *xf,
+                         const int i, const int2 *nb, const uint *nc, const int4 *na, const int *nx)
 {
     for (int k = 0; k < K; ++k) {
         nnf[i * K + k] = nb[k];
@@ -176,20 +252,27 @@ inline void store_target(__global int2 *nnf, __global uint *cost, __global int4 
 #if ADAPT
         adapt[i * K + k] = na[k];
 #endif
+#if XFORM
+        xf[i * K + k] = nx[k];
+#endif
     }
 }
 
-/* Whether the list already holds source c. */
-inline int listed(const int2 *nb, const uint *nc, const int2 c)
+/* Whether the list already holds source c (with XFORM, with transform xc). */
+inline int listed(const int2 *nb, const uint *nc, const int *nx, const int2 c, const int xc)
 {
     for (int k = 0; k < K; ++k)
+#if XFORM
+        if (nc[k] != EMPTY && nb[k].x == c.x && nb[k].y == c.y && nx[k] == xc) return 1;
+#else
         if (nc[k] != EMPTY && nb[k].x == c.x && nb[k].y == c.y) return 1;
+#endif
     return 0;
 }
 
 /* Insert a candidate that is not listed yet: it must beat the worst entry, and it goes after
- * every entry with an SSD <= its own (with ADAPT, its code with it). */
-inline void insert(int2 *nb, uint *nc, int4 *na, const int2 c, const uint d, const int4 code)
+ * every entry with an SSD <= its own (with ADAPT, its code with it; with XFORM, its transform). */
+inline void insert(int2 *nb, uint *nc, int4 *na, int *nx, const int2 c, const uint d, const int4 code, const int xc)
 {
     if (d >= nc[K - 1]) return;
     int k = K - 1;
@@ -199,6 +282,9 @@ inline void insert(int2 *nb, uint *nc, int4 *na, const int2 c, const uint d, con
 #if ADAPT
         na[k] = na[k - 1];
 #endif
+#if XFORM
+        nx[k] = nx[k - 1];
+#endif
         --k;
     }
     nc[k] = d;
@@ -206,24 +292,42 @@ inline void insert(int2 *nb, uint *nc, int4 *na, const int2 c, const uint d, con
 #if ADAPT
     na[k] = code;
 #endif
+#if XFORM
+    nx[k] = xc;
+#endif
 }
 
 /* A candidate is skipped when it is outside the image, not a usable source, or already listed
  * (before any SSD is computed: in coherent regions most neighbours propose the same source). */
-inline void consider(__global const uchar4 *est, __global const uchar *valid,
+inline void consider(__global const uchar4 *est, __global const uchar *valid, __global const uchar *wide,
+                     __global const int4 *xtab,
                      const int width, const int height, const int ty, const int tx,
                      const int dy0, const int dy1, const int dx0, const int dx1,
-                     int2 *nb, uint *nc, int4 *na, const int2 c, const uchar4 *tw, const int3 tsum,
-                     const uint mean_w, const uint near_w, const uint grad_w)
+                     int2 *nb, uint *nc, int4 *na, int *nx, const int2 c, const int xc, const uchar4 *tw,
+                     const int3 tsum, const uint mean_w, const uint near_w, const uint grad_w)
 {
     if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) return;
-    if (listed(nb, nc, c)) return;
+#if XFORM == 3
+    if (xc >= XFORM_EXACT && !wide[c.x * width + c.y]) return;  /* its wider window must be known */
+#endif
+    if (listed(nb, nc, nx, c, xc)) return;
     /* (with ADAPT, a candidate the distance term alone rules out costs no adaptation either) */
     if (ADAPT && near_w * (uint)(abs(ty - c.x) + abs(tx - c.y)) >= nc[K - 1]) return;
-    const int4 code = ADAPTATION(c.x, c.y);
-    insert(nb, nc, na, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w, grad_w,
-                              code), code);
+    const int4 code = ADAPTATION(c.x, c.y, xc);
+    insert(nb, nc, na, nx, c, ssd(est, width, ty, tx, dy0, dy1, dx0, dx1, c.x, c.y, nc[K - 1], tw, mean_w, near_w,
+                                  grad_w, code, xc, xtab), code, xc);
 }
+
+/* The transform a random-search candidate tries, from hash h: the current best's (current) when h's
+ * low bit is set, else one of the XFORM_COUNT transforms of the setting (reference.py: random_codes). */
+#if XFORM
+inline int random_code(const uint h, const int current)
+{
+    if (h & 1u) return current;
+    const int other = (int)((h >> 1) % (uint)XFORM_COUNT);
+    return XFORM == 1 ? other << 2 : other;
+}
+#endif
 
 /* One Jacobi-style iteration: propagation from the neighbours' best matches of the previous
  * iteration (best_in) at distances 1, 2, 4, ..., jump_max (at most JUMP_MAX), then random search around the current best
@@ -232,7 +336,9 @@ inline void consider(__global const uchar4 *est, __global const uchar *valid,
  * pyramid.cl: lift_level) the search is the short one: short_radius and short_jump replace radius
  * and jump_max, and an iteration with short_skip set changes nothing.  With rescore set (K == 1
  * only: the best match then stays, so the neighbours' best_in are those rescore would leave) the
- * target first rescores its list as the rescore kernel does. */
+ * target first rescores its list as the rescore kernel does.  With XFORM a neighbour's best match s
+ * with transform T (bxf_in) proposes s - T(d) with T for the target a step d away, each random
+ * candidate takes random_code's transform, and bxf_out receives the new best's. */
 __kernel void patchmatch(__global const uchar4 *est, __global const int2 *targets,
                          __global const int *tidx, __global const uchar *valid,
                          __global int2 *nnf, __global uint *cost,
@@ -242,13 +348,18 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
                          const uint grad_w, __global int4 *adapt, const uint key,
                          const int rx0, const int ry0, const int rw, const int rh,
                          __global const int *random_start, const int short_radius, const int short_jump,
-                         const int short_skip, const int rescore)
+                         const int short_skip, const int rescore, __global int *xf,
+                         __global const int *bxf_in, __global int *bxf_out, __global const uchar *wide,
+                         __global const int4 *xtab)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     const int is_short = short_radius > 0 && !random_start[0];
     if (is_short && short_skip && !rescore) {
         best_out[i] = best_in[i];
+#if XFORM
+        bxf_out[i] = bxf_in[i];
+#endif
         return;
     }
     const int r0 = is_short ? short_radius : radius, jmax = is_short ? short_jump : jump_max;
@@ -256,12 +367,12 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
     if (rescore)
         for (int k = 0; k < K; ++k)
             if (nc[k] != EMPTY) {
-                const int4 code = ADAPTATION(nb[k].x, nb[k].y);
+                const int4 code = ADAPTATION(nb[k].x, nb[k].y, nx[XFORM ? k : 0]);
 #if ADAPT
                 na[k] = code;
 #endif
                 nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w,
-                            grad_w, code);
+                            grad_w, code, nx[XFORM ? k : 0], xtab);
             }
     for (int j = 1; j <= (is_short && short_skip ? 0 : min(jmax, JUMP_MAX)); j *= 2) {
         for (int q = 0; q < 4; ++q) {
@@ -272,8 +383,9 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
             const int m = tidx[ly * rw + lx];
             if (m < 0) continue;
             const int2 b = best_in[m];
-            consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, (int2)(b.x - dy, b.y - dx), tw,
-                     tsum, mean_w, near_w, grad_w);
+            const int bc = XF_CODE(bxf_in, m);
+            consider(est, valid, wide, xtab, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, b - XF_OFF(bc, dy, dx),
+                     bc, tw, tsum, mean_w, near_w, grad_w);
         }
     }
     int r = is_short && short_skip ? 0 : r0;
@@ -283,40 +395,52 @@ __kernel void patchmatch(__global const uchar4 *est, __global const int2 *target
         const uint hx = hash32(hy);
         const uint m = (uint)(2 * r + 1);
         const int2 c = (int2)(nb[0].x + (int)(hy % m) - r, nb[0].y + (int)(hx % m) - r);
-        consider(est, valid, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, c, tw, tsum, mean_w, near_w,
-                 grad_w);
+#if XFORM
+        const int xc = random_code(hash32(hx), nx[0]);
+#else
+        const int xc = 0;
+#endif
+        consider(est, valid, wide, xtab, width, height, t.x, t.y, dy0, dy1, dx0, dx1, nb, nc, na, nx, c, xc, tw, tsum, mean_w,
+                 near_w, grad_w);
         r /= 2;
         ++step;
     }
-    store_target(nnf, cost, adapt, i, nb, nc, na);
+    store_target(nnf, cost, adapt, xf, i, nb, nc, na, nx);
     best_out[i] = nb[0];
+#if XFORM
+    bxf_out[i] = nx[0];
+#endif
 }
 
 /* Recompute every listed candidate's distance (with ADAPT, its adaptation first) against the current
  * estimate, then sort each list by insertion (stable: equal SSDs keep their order).  best receives
- * the new best. */
+ * the new best (with XFORM, bxf its transform). */
 __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
                       __global int2 *nnf, __global uint *cost, __global int2 *best,
                       const int n, const int width, const int height, const uint mean_w, const uint near_w,
-                      const uint grad_w, __global int4 *adapt)
+                      const uint grad_w, __global int4 *adapt, __global int *xf, __global int *bxf,
+                      __global const int4 *xtab)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
     TARGET_STATE(i)
     for (int k = 0; k < K; ++k)
         if (nc[k] != EMPTY) {
-            const int4 code = ADAPTATION(nb[k].x, nb[k].y);
+            const int4 code = ADAPTATION(nb[k].x, nb[k].y, nx[XFORM ? k : 0]);
 #if ADAPT
             na[k] = code;
 #endif
             nc[k] = ssd(est, width, t.x, t.y, dy0, dy1, dx0, dx1, nb[k].x, nb[k].y, EMPTY, tw, mean_w, near_w, grad_w,
-                        code);
+                        code, nx[XFORM ? k : 0], xtab);
         }
     for (int a = 1; a < K; ++a) {
         const int2 bv = nb[a];
         const uint cv = nc[a];
 #if ADAPT
         const int4 av = na[a];
+#endif
+#if XFORM
+        const int xv = nx[a];
 #endif
         int b = a;
         while (b > 0 && nc[b - 1] > cv) {
@@ -325,6 +449,9 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
 #if ADAPT
             na[b] = na[b - 1];
 #endif
+#if XFORM
+            nx[b] = nx[b - 1];
+#endif
             --b;
         }
         nc[b] = cv;
@@ -332,9 +459,15 @@ __kernel void rescore(__global const uchar4 *est, __global const int2 *targets,
 #if ADAPT
         na[b] = av;
 #endif
+#if XFORM
+        nx[b] = xv;
+#endif
     }
-    store_target(nnf, cost, adapt, i, nb, nc, na);
+    store_target(nnf, cost, adapt, xf, i, nb, nc, na, nx);
     best[i] = nb[0];
+#if XFORM
+    bxf[i] = nx[0];
+#endif
 }
 
 /* The k-th valid source centre (y, x) in row-major order, k = hash32(idx * 2654435761 + key) modulo
@@ -362,10 +495,11 @@ inline int2 random_valid(__global const uchar *valid, __global const uint *ends,
 }
 
 /* Start every list with one candidate, the random source random_valid(i, key), and K - 1 empty
- * slots (the first slot's cost 0 marks it as used until rescore); best[i] is the start. */
+ * slots (the first slot's cost 0 marks it as used until rescore); best[i] is the start (with XFORM,
+ * untransformed: xf and bxf 0). */
 __kernel void start_lists(__global const uchar *valid, __global const uint *ends, __global int2 *nnf,
                           __global uint *cost, __global int2 *best, const int n, const int width, const int height,
-                          const uint key)
+                          const uint key, __global int *xf, __global int *bxf)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -377,4 +511,8 @@ __kernel void start_lists(__global const uchar *valid, __global const uint *ends
         nnf[i * K + k] = (int2)(-1);
         cost[i * K + k] = EMPTY;
     }
+#if XFORM
+    for (int k = 0; k < K; ++k) xf[i * K + k] = 0;
+    bxf[i] = 0;
+#endif
 }

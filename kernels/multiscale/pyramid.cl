@@ -35,14 +35,17 @@ __kernel void halve(__global const uchar4 *fine, const int fw, const int fh,
  * match scaled up: c = t + 2 (cbest[parent] - t / 2), the parent looked up in the coarse level's
  * target map ctidx (origin (cx0, cy0), cw x ch); where the parent is no target or c is not a
  * valid source, the random source random_valid(i, key) (patchmatch.cl), and random_start[0] is set (it must be
- * 0 before).  levels.py (upsampled_sources) and host.py (HostLevel.lift) reproduce it. */
+ * 0 before).  With XFORM the parent's transform T (cbxf) comes along, and the offset from twice the
+ * parent turns with it: c = 2 cbest[parent] + T(t - 2 (t / 2)) (a random start: transform 0); xf and
+ * bxf receive the start's (a resampled transform's start must be set in wide too, see patchmatch.cl).  levels.py (upsampled_sources) and host.py (HostLevel.lift) reproduce it. */
 __kernel void lift_level(__global uchar4 *est, __global const int2 *hole, const int nhole, const int width,
                          const int height, __global const uchar4 *coarse_est, const int cwidth,
                          __global const int2 *targets, const int n, __global const uchar *valid,
                          __global const uint *ends, __global const int *ctidx, __global const int2 *cbest,
                          const int cx0, const int cy0, const int cw, const int ch, const uint key,
                          __global int2 *nnf, __global uint *cost, __global int2 *best,
-                         __global int *random_start)
+                         __global int *random_start, __global const int *cbxf, __global int *xf,
+                         __global int *bxf, __global const uchar *wide, __global const int4 *xtab)
 {
     const int i = get_global_id(0);
     if (i < nhole) {
@@ -56,11 +59,24 @@ __kernel void lift_level(__global uchar4 *est, __global const int2 *hole, const 
     const int m = (ly >= 0 && ly < ch && lx >= 0 && lx < cw) ? ctidx[ly * cw + lx] : -1;
     const int2 pb = m >= 0 ? cbest[m] : (int2)(-1);
     int2 c = (int2)(-1);
-    if (pb.x >= 0) c = (int2)(t.x + 2 * (pb.x - py), t.y + 2 * (pb.y - px));
-    if (c.x < 0 || c.x >= height || c.y < 0 || c.y >= width || !valid[c.x * width + c.y]) {
+    int code = m >= 0 ? XF_CODE(cbxf, m) : 0;
+    if (pb.x >= 0) c = 2 * pb + XF_OFF(code, t.x - 2 * py, t.y - 2 * px);
+    int usable = c.x >= 0 && c.x < height && c.y >= 0 && c.y < width && valid[c.x * width + c.y];
+#if XFORM == 3
+    if (usable && code >= XFORM_EXACT) usable = wide[c.x * width + c.y];  /* its wider window must be known */
+#endif
+    if (!usable) {
         c = random_valid(valid, ends, width, height, (uint)i, key);
+        code = 0;
         atomic_or(random_start, 1);
     }
+#if XFORM
+    for (int k = 0; k < K; ++k) xf[i * K + k] = 0;
+    xf[i * K] = code;
+    bxf[i] = code;
+#else
+    (void)code;
+#endif
     nnf[i * K] = c;
     cost[i * K] = 0;
     for (int k = 1; k < K; ++k) {

@@ -9,9 +9,12 @@
  *
  * With ADAPT, each candidate's copied colours (and their low pass) are read through its adaptation
  * code adapt[t * K + k] (ADAPTED, patchmatch.cl, bundled before this file), as its distance read them.
+ * With XFORM, each candidate copies to its window's offset (dy, dx) what its match's window reads
+ * there through its transform xf[t * K + k] (xf_read, patchmatch.cl: a resampled value with XFORM 3);
+ * its low pass, the best copy and the source map take the pixel nearest it (XF_OFF).
  *
  * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost), LOW_RADIUS (the
- * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT. */
+ * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT, XFORM. */
 
 inline int round_div(const int a, const int b)  /* floor((a + b / 2) / b), a >= 0, b > 0 */
 {
@@ -101,7 +104,7 @@ __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, _
 __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
                    __global const int *tidx, __global const int2 *nnf, __global const uint *cost,
                    __global int4 *out, __global const uchar4 *low, __global int2 *src, const int nsrc,
-                   __global const int4 *adapt,
+                   __global const int4 *adapt, __global const int *xf, __global const int4 *xtab,
                    const int n, const int width,
                    const int k_use, const uint softness, const int split, const int lx0, const int ly0, const int lw,
                    const int rx0, const int ry0, const int rw, const int rh)
@@ -114,6 +117,7 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
     int wsum = 0;
     uint cmin = EMPTY;
     int2 best = (int2)(0);
+    int4 bval = (int4)(0);  /* the best copy's value */
 #if ADAPT
     int4 bcode = (int4)(ADAPT_NONE);
 #endif
@@ -123,17 +127,25 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
             const uint ck = cost[t * K + k];
             if (ck == EMPTY) continue;
             const int wk = (int)((256u * softness) / (softness + ck - c0));
-            const int2 s = nnf[t * K + k] + (int2)(dy, dx);
+            const int2 m = nnf[t * K + k];
+            const int xc = XF_CODE(xf, t * K + k);
+            const int2 s = m + XF_OFF(xc, dy, dx);
+#if XFORM
+            const int4 sv = xf_read(est, width, xtab, m.x, m.y, xc, dy, dx);
+#else
+            const int4 sv = convert_int4(est[s.x * width + s.y]);
+#endif
 #if ADAPT
             const int4 code = adapt[t * K + k];
 #endif
-            acc += wk * ADAPTED(est[s.x * width + s.y], code);
+            acc += wk * ADAPTED_I(sv, code);
             wsum += wk;
             if (split) {
                 lsum += wk * ADAPTED(low[(s.x - ly0) * lw + s.y - lx0], code).xyz;
                 if (ck < cmin) {
                     cmin = ck;
                     best = s;
+                    bval = sv;
 #if ADAPT
                     bcode = code;
 #endif
@@ -145,7 +157,7 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
         store_mean(out, p, acc, wsum, rx0, ry0, rw);
         return;
     }
-    const int3 detail = ADAPTED(est[best.x * width + best.y], bcode).xyz
+    const int3 detail = ADAPTED_I(bval, bcode).xyz
                         - ADAPTED(low[(best.x - ly0) * lw + best.y - lx0], bcode).xyz;
     const int3 c = clamp((int3)(round_div(lsum.x, wsum), round_div(lsum.y, wsum), round_div(lsum.z, wsum)) + detail,
                          0, 255);

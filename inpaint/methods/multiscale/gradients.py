@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import cancel
-from .reference import EMPTY, FIX, _local, floor_div
+from .reference import EMPTY, FIX, _local, floor_div, sample, transformed
 
 #: Gradients are voted in 1/GRAD_SCALE grey levels (a mean of many copies keeps its fraction).
 GRAD_SCALE = 16
@@ -50,7 +50,7 @@ EDGES = ((0, 1), (1, 0))
 
 def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
                   cost: np.ndarray, half: int, k_use: int, softness: int, gx: np.ndarray, gy: np.ndarray,
-                  split: tuple[np.ndarray, tuple[int, int]] | None = None) -> None:
+                  split: tuple[np.ndarray, tuple[int, int]] | None = None, xf: np.ndarray | None = None) -> None:
     """Each listed pixel's voted gradients to its right and lower neighbour, into ``gx`` and ``gy``
     (``gradient_vote.cl: gradient_vote``).
 
@@ -62,11 +62,16 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
     With ``split`` (the low-pass map and its origin, as for the vote) the gradient is split like the
     colour: the weighted mean of the copies' low-pass differences, plus the detail difference (pixel
     minus low pass) of the best-matching candidate among those windows (the first in the order dy,
-    dx, k at equal costs), times ``GRAD_SCALE``.
+    dx, k at equal costs), times ``GRAD_SCALE``.  With ``xf`` ((N, K) int32, the entries'
+    transforms) a window's copies of the pixel and of its neighbour are what
+    :func:`inpaint.methods.multiscale.reference.sample` reads at their offsets; the low pass and the
+    best copy's pixels are the ones nearest those samples
+    (:func:`inpaint.methods.multiscale.reference.transformed`).
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
     n = len(pixels)
+    ly0 = lx0 = 0
     if split is not None:
         low, (ly0, lx0) = split
         low = low.astype(np.int64)
@@ -77,6 +82,9 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
         best = np.zeros((n, 2), np.int64)
         if split is not None:
             best[:] = (ly0, lx0)  # (a pixel no window votes for gets 0: any source in the map will do)
+        # the best copy's pixel for the neighbour along the edge, and its two samples (transformed)
+        best_b = best + (ey, ex)
+        best_va, best_vb = np.zeros((n, 3), np.int64), np.zeros((n, 3), np.int64)
         for dy in range(-half, half + 1 - ey):
             for dx in range(-half, half + 1 - ex):
                 t = _local(tidx, origin, py - dy, px - dx)
@@ -87,23 +95,43 @@ def gradient_vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin:
                     ck = cost[ts, k].astype(np.int64)
                     use = ok & (ck != int(EMPTY))
                     wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
-                    sy = np.where(use, nnf[ts, k, 0] + dy, 0)
-                    sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                    if xf is None:
+                        sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                        sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                        ty, tx = sy + ey, sx + ex
+                        va, vb = rgb[sy, sx, :3], rgb[ty, tx, :3]
+                    else:  # the samples of both pixels, and the pixels nearest them
+                        code = np.where(use, xf[ts, k], 0)
+                        cy, cx = np.where(use, nnf[ts, k, 0], 0), np.where(use, nnf[ts, k, 1], 0)
+                        oy, ox = transformed(code, dy, dx)
+                        qy, qx = transformed(code, dy + ey, dx + ex)
+                        sy, sx = np.where(use, cy + oy, ly0), np.where(use, cx + ox, lx0)
+                        ty, tx = np.where(use, cy + qy, ly0), np.where(use, cx + qx, lx0)
+                        va = sample(rgb, cy, cx, code, dy, dx)[:, :3]
+                        vb = sample(rgb, cy, cx, code, dy + ey, dx + ex)[:, :3]
                     if split is None:
-                        d = rgb[sy + ey, sx + ex, :3] - rgb[sy, sx, :3]
+                        d = vb - va
                     else:
                         sly, slx = np.where(use, sy - ly0, 0), np.where(use, sx - lx0, 0)
-                        d = low[sly + ey, slx + ex] - low[sly, slx]
+                        tly, tlx = np.where(use, ty - ly0, 0), np.where(use, tx - lx0, 0)
+                        d = low[tly, tlx] - low[sly, slx]
                         take = use & (ck < dmin)
                         dmin = np.where(take, ck, dmin)
                         best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+                        best_b = np.where(take[:, None], np.stack([ty, tx], 1), best_b)
+                        best_va = np.where(take[:, None], va, best_va)
+                        best_vb = np.where(take[:, None], vb, best_vb)
                     acc += wk[:, None] * d
                     wsum += wk
         g = floor_div(acc * GRAD_SCALE + (wsum // 2)[:, None], np.maximum(wsum, 1)[:, None])
         if split is not None:
             by, bx = best[:, 0], best[:, 1]
-            detail = ((rgb[by + ey, bx + ex, :3] - low[by + ey - ly0, bx + ex - lx0])
-                      - (rgb[by, bx, :3] - low[by - ly0, bx - lx0]))
+            if xf is None:
+                detail = ((rgb[by + ey, bx + ex, :3] - low[by + ey - ly0, bx + ex - lx0])
+                          - (rgb[by, bx, :3] - low[by - ly0, bx - lx0]))
+            else:
+                detail = ((best_vb - low[best_b[:, 0] - ly0, best_b[:, 1] - lx0])
+                          - (best_va - low[by - ly0, bx - lx0]))
             g = g + detail * GRAD_SCALE
         out[py - origin[0], px - origin[1], :3] = np.where((wsum > 0)[:, None], g, 0)
 

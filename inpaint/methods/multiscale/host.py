@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import gradients, reference as ref
-from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources
+from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources, wide_sources
 
 
 class HostLevel:
@@ -24,7 +24,7 @@ class HostLevel:
     """
 
     def __init__(self, level: Level, image: np.ndarray, k: int, half: int, seconds: dict[str, float],
-                 adapt: bool = False):
+                 adapt: bool = False, transforms: int = 0):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         h, w = level.shape
         self.est = image.copy()
@@ -37,6 +37,13 @@ class HostLevel:
         self.best = np.zeros((n, 2), np.int32)
         # with colour adaptation, every listed match's code (see reference.adaptation)
         self.adapt = np.full((n, k, 4), ref.ADAPT_NONE, np.int32) if adapt else None
+        # with transformed sources (a key of ref.XFORM_CODES), every listed match's transform and the best's
+        self.transforms = transforms
+        self.xf = np.zeros((n, k), np.int32) if transforms else None
+        self.best_xf = np.zeros(n, np.int32)
+        # with resampled transforms, the sources whose wider window is known, and how far the copies reach
+        self.wide = wide_sources(level, half) if transforms == 3 else None
+        self.reach = ref.xform_reach(half) if transforms == 3 else half
         self.src = np.full((len(level.hole), 2), -1, np.int32)
         self.random_start = False  # whether a start of :meth:`lift` was random
         self.prior: np.ndarray | None = None  # the hole's expected texture feature, over the work area
@@ -50,12 +57,15 @@ class HostLevel:
     def start(self, key: int) -> None:
         """Every candidate list holds one random source alone (``key``: see
         :func:`inpaint.methods.multiscale.levels.random_sources`)."""
-        self._start_with(random_sources(self.lev, key))
+        self._start_with(random_sources(self.lev, key), np.zeros(len(self.best), np.int32))
 
-    def _start_with(self, sources: np.ndarray) -> None:
+    def _start_with(self, sources: np.ndarray, xf: np.ndarray) -> None:
         self.nnf[:, 0] = sources
         self.cost[:, 0] = 0  # a placeholder until rescore(): marks the slot as used
         self.best[:] = sources
+        self.best_xf[:] = xf
+        if self.xf is not None:
+            self.xf[:, 0] = xf
 
     def lift(self, coarse: HostLevel, key: int) -> None:
         """Start from the coarser level: every hole pixel takes its estimate (colour and feature) at
@@ -66,8 +76,11 @@ class HostLevel:
         t = time.perf_counter()
         hy, hx = self.lev.hole[:, 0], self.lev.hole[:, 1]
         self.est[hy, hx] = coarse.est[hy >> 1, hx >> 1]
-        starts, lifted = upsampled_sources(self.lev, coarse.lev, coarse.best, key)
-        self._start_with(starts)
+        if self.xf is not None:
+            starts, lifted, xf = upsampled_sources(self.lev, coarse.lev, coarse.best, key, coarse.best_xf, self.wide)
+        else:
+            (starts, lifted), xf = upsampled_sources(self.lev, coarse.lev, coarse.best, key), self.best_xf
+        self._start_with(starts, xf)
         self.random_start = not lifted
         self.seconds["levels"] += time.perf_counter() - t
 
@@ -85,13 +98,17 @@ class HostLevel:
         radius, jump = self.lev.short if self.short else (self.lev.radius, self.lev.jump)
         self._timed("patchmatch", ref.patchmatch, self.est, self.lev.targets, self.lev.tidx, self.lev.origin,
                     self.lev.valid, self.nnf, self.cost, self.best.copy(), self.best, self.half, radius, key,
-                    jump, self.lev.mean, self.lev.near, self.lev.grad, self.adapt)
+                    jump, self.lev.mean, self.lev.near, self.lev.grad, self.adapt,
+                    None if self.xf is None
+                    else (self.xf, self.best_xf.copy(), self.best_xf, self.transforms, self.wide))
 
     def rescore(self) -> None:
         """Recompute every listed candidate's SSD on the current estimate, and the best matches."""
         self._timed("patchmatch", ref.rescore, self.est, self.lev.targets, self.nnf, self.cost, self.half,
-                    self.lev.mean, self.lev.near, self.lev.grad, self.adapt)
+                    self.lev.mean, self.lev.near, self.lev.grad, self.adapt, self.xf)
         self.best[:] = self.nnf[:, 0]
+        if self.xf is not None:
+            self.best_xf[:] = self.xf[:, 0]
 
     def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
         """The first fill, layer by layer (see :func:`inpaint.methods.multiscale.reference.onion_search`):
@@ -117,7 +134,7 @@ class HostLevel:
         """Make the low-pass map of the sources that split votes read (their known pixels, and so
         the map, stay the same for the whole level)."""
         t = time.perf_counter()
-        rect = source_rect(self.lev, self.half)
+        rect = source_rect(self.lev, self.reach)
         self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
         self.seconds["vote"] += time.perf_counter() - t
 
@@ -128,7 +145,7 @@ class HostLevel:
         ``sources``, the hole pixels' best matches are kept for :meth:`sources`)."""
         self._timed("vote", ref.vote, self.est, pixels, self.lev.tidx, self.lev.origin, self.nnf, self.cost,
                     self.half, k_use, softness, self.v, self.low if split else None, self.src if sources else None,
-                    self.adapt)
+                    self.adapt, self.xf)
 
     def expect_prior(self, prior: np.ndarray) -> None:
         """From now on the hole's texture feature is ``prior``'s (uint8 over the work area: the one
@@ -155,7 +172,7 @@ class HostLevel:
         self.sweeps(n)
         gx, gy = np.zeros_like(self.x), np.zeros_like(self.x)
         self._timed("vote", gradients.gradient_vote, self.est, self.lev.pixels, self.lev.tidx, self.lev.origin,
-                    self.nnf, self.cost, self.half, k_use, softness, gx, gy, self.low if split else None)
+                    self.nnf, self.cost, self.half, k_use, softness, gx, gy, self.low if split else None, self.xf)
         x0 = self.x.copy() if anchor else np.zeros_like(self.x)
         self._timed("poisson", gradients.screened_sweeps, self.lev.solve_map, self.est, self.v, self.x, x0, gx, gy,
                     self.lev.colours, self.lev.origin, sweeps)

@@ -40,9 +40,8 @@ turned smooth does not go on matching smooth sources.
 After Wexler, Shechtman and Irani (completion by voting), Barnes et al. (PatchMatch), Newson,
 Almansa, Gousseau and Pérez (texture features, best-patch reconstruction, onion-peel start)
 and Pérez et al. (Poisson blending).  All arithmetic is integer, so the OpenCL kernels
-(``patchmatch.cl``, ``vote.cl``, ``poisson.cl``, ``onion.cl``, and ``pyramid.cl``, which
-builds the levels and their features on the device and carries each level's fill to the
-next) and the numpy reference agree bit for bit; pixels outside the hole are never written.
+(``kernels/multiscale/``) and the numpy reference agree bit for bit; pixels outside the hole
+are never written.
 
 :class:`MultiscaleInpainter` runs it step-wise (one step per round) for the app;
 :func:`inpaint.api.inpaint` with ``method="multiscale"`` runs it to the end.
@@ -59,7 +58,7 @@ import numpy as np
 from ... import geometry
 from ...pixels import to_rgba
 from ..base import FillStats, InpaintResult, Job, Sequence
-from ..checks import check_arrays, check_protect, parse_patch, search_factor
+from ..checks import check_arrays, parse_patch, search_factor
 from ..context import RunContext, run_context, split
 from . import gradients, reference as ref
 from .host import HostLevel
@@ -74,8 +73,8 @@ from .levels import (
     protect_pyramid,
     pyramid_boxes,
 )
-from .lines import continue_lines
-from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, Options
+from .lines import Continued, before_fill, naming_band_sources
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, TRANSFORM_CHOICES, Options
 from .steps import STEPS
 
 DEFAULT_PATCH = OPTIONS["patch"].default
@@ -156,8 +155,7 @@ class MultiscaleStats(FillStats):
         alone (:func:`inpaint.methods.multiscale.levels.hole_groups`); ``levels`` and
         ``search_area`` are then the largest group's.
     lines : int
-        Straight lines continued across the hole before the fill (``straight_lines='on'``,
-        :mod:`inpaint.methods.multiscale.lines`).
+        Straight lines continued across the hole first (:mod:`inpaint.methods.multiscale.lines`).
     """
 
     method: str = "multiscale"
@@ -183,30 +181,9 @@ class MultiscaleInpainter(Sequence):
     image : ndarray, (H, W, 3) uint8
     mask : ndarray, (H, W) bool
         True on the object to remove.
-    alpha : float or 'full' or None
-        Search factor of Eq. 6 at every level (default 1: the object's box grown by its size
-        on each side); None or ``'full'``: the whole image.
-    patch : int
-        Odd patch side, 3 <= P <= 31.
-    candidates : int
-        Source patches each patch keeps and votes with, 1..8 (default 1): more blend more
-        (smoother, fewer visible repeats), 1 keeps texture as sharp as its source.
-    vote : {'colours', 'gradients'}
-        What the covering patches vote (default 'colours'); 'gradients': their gradients too, and
-        each round's fill is solved from both (:mod:`inpaint.methods.multiscale.gradients`).
-    match_gradients : int
-        Weight of the patches' grey-level gradients in every patch distance, 0..64 (default 0:
-        off; see :func:`inpaint.methods.multiscale.reference.ssd`).
-    adapt : {'off', 'on'}
-        'on': each match adapts its source's colours by a bounded gain and bias, in the distance
-        and the vote alike (:func:`inpaint.methods.multiscale.reference.adaptation`).
-    straight_lines : {'off', 'on'}
-        'on': straight lines that cross the hole are continued across it first
-        (:func:`inpaint.methods.multiscale.lines.continue_lines`); the fill then treats the band
-        along each as known pixels that no source covers, and the source map names the band's
-        sources too.  Where no line qualifies the fill is the same as with 'off'.
-    seed : int
-        Varies the random search (the fill is deterministic for a given seed).
+    alpha, patch, candidates, vote, match_gradients, adapt, straight_lines, transforms, seed
+        The fill's options, each declared once with its meaning, range and default in
+        :mod:`inpaint.methods.multiscale.options` (``inpaint --help`` shows them).
     context : inpaint.methods.context.RunContext, optional
         Where and how it runs, or its fields as keywords (``**run``), as for
         :class:`inpaint.methods.criminisi.job.Inpainter`.  ``protect``: pixels the fill must not
@@ -224,7 +201,8 @@ class MultiscaleInpainter(Sequence):
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, alpha: Any = OPTIONS["alpha"].default,
                  patch: int = DEFAULT_PATCH, candidates: int = DEFAULT_CANDIDATES, vote: str = OPTIONS["vote"].default,
                  match_gradients: int = OPTIONS["match_gradients"].default, adapt: str = OPTIONS["adapt"].default,
-                 straight_lines: str = OPTIONS["straight_lines"].default, seed: int = 0,
+                 straight_lines: str = OPTIONS["straight_lines"].default,
+                 transforms: str = OPTIONS["transforms"].default, seed: int = 0,
                  context: RunContext | None = None, **run: Any):
         t0 = time.perf_counter()
         run, other = split(run)  # (another keyword: the first group's job refuses it)
@@ -232,10 +210,12 @@ class MultiscaleInpainter(Sequence):
         rgb, mask = check_arrays(image, mask)
         engine = context.resolve()  # the profile is checked whatever the backend, before any work
         values = dict(alpha=alpha, patch=patch, candidates=candidates, vote=vote, match_gradients=match_gradients,
-                      adapt=adapt, straight_lines=straight_lines, seed=seed, **other)
-        self._lines: Any = None
+                      adapt=adapt, straight_lines=straight_lines, transforms=transforms, seed=seed, **other)
+        self._lines: Continued | None = None
+        self._hole = mask
         if OPTIONS["straight_lines"].check(straight_lines) == "on" and mask.any() and not mask.all():
-            rgb, mask, context = self._continue_lines(rgb, mask, patch, context)
+            side = parse_patch(patch, *mask.shape, MAX_PATCH)  # the fill's own check, before the work
+            (rgb, mask, context), self._lines = before_fill(rgb, mask, side, context)
         self._groups = hole_groups(mask) if mask.any() else [mask]
         whole = mask.copy() if len(self._groups) > 1 else None  # the later groups read it: the caller's may change
 
@@ -249,24 +229,6 @@ class MultiscaleInpainter(Sequence):
             self.first.stats.lines = self._lines.lines
             self.stats = self.merge()
 
-    def _continue_lines(self, rgb: np.ndarray, mask: np.ndarray, patch: Any,
-                        context: RunContext) -> tuple[np.ndarray, np.ndarray, RunContext]:
-        """The image with the straight lines across the hole continued, the hole less their band,
-        and the context with the band protected (no source covers it: every source the fill names
-        stays an original pixel); the arguments as they are when no line qualifies, or when the band
-        would leave nothing to fill."""
-        side = parse_patch(patch, *mask.shape, MAX_PATCH)  # the fill's own check, before the work
-        protect = check_protect(context.protect, mask.shape)
-        found = continue_lines(rgb, mask, side, protect)
-        if not found.lines:
-            return rgb, mask, context
-        band = found.band(mask.shape)
-        rest = mask & ~band
-        if not rest.any():
-            return rgb, mask, context
-        self._lines, self._hole = found, mask.copy()
-        return found.apply(rgb), rest, dataclasses.replace(context, protect=band if protect is None else protect | band)
-
     def merge(self) -> MultiscaleStats:
         """The statistics of one run, with the number of groups."""
         st = super().merge()
@@ -276,17 +238,7 @@ class MultiscaleInpainter(Sequence):
         """The image, the source map and the statistics of the whole run; the map names the
         continued lines' sources too."""
         res = super().result()
-        found = self._lines
-        if found is None:
-            return res
-        inner = res._source_map
-
-        def source_map() -> np.ndarray:
-            src = inner() if callable(inner) else inner
-            src[found.pixels[:, 0], found.pixels[:, 1]] = found.sources
-            return src
-
-        return InpaintResult(res.image, source_map, res.stats, mask=self._hole.copy() if self.done else None)
+        return res if self._lines is None else naming_band_sources(res, self._lines, self._hole, self.done)
 
 
 class _Fill(Job):
@@ -311,6 +263,7 @@ class _Fill(Job):
         self.k, self.seed = self.options.candidates, self.options.seed
         self.gradient_vote = self.options.vote == "gradients"
         self.gradients, self.adapt = self.options.match_gradients, self.options.adapt == "on"
+        self.transforms = TRANSFORM_CHOICES.index(self.options.transforms)  # a key of ref.XFORM_CODES
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = dict.fromkeys((*STEPS, "transfers"), 0.0)
@@ -334,7 +287,8 @@ class _Fill(Job):
         if not self.engine.numpy:
             from . import opencl as mcl
 
-            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt),
+            self._rt, self._kernels = self.open_device(lambda rt: mcl.kernels(rt, self.half, self.k, self.adapt,
+                                                                                   self.transforms),
                                                         largest=self._largest_buffer(box))
         self._masks = masks = mask_pyramid(self.mask, self.patch, avoid, box)
         self._protects = protect_pyramid(avoid, len(masks))
@@ -357,8 +311,7 @@ class _Fill(Job):
 
     def _largest_buffer(self, box: geometry.Rect) -> int:
         """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
-        work area (around the hole's box ``box``), an int4 per pixel or the candidates' matches
-        (two ints each)."""
+        work area (around ``box``), an int4 per pixel or the candidates' matches (two ints each)."""
         h, w = self.mask.shape
         x0, y0, x1, y1 = geometry.grow(box, self.half + 1, w, h)
         area = (x1 - x0) * (y1 - y0)
@@ -371,9 +324,8 @@ class _Fill(Job):
         return prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv], self._boxes[lv])
 
     def _expect_texture(self, st: Any, lv: int) -> None:
-        """At the photo's own level, hand ``st`` the texture its hole expects: host work, done once
-        the level's first device work is queued (and its buffers, checked against the memory
-        left, exist)."""
+        """At the photo's own level, hand ``st`` the texture its hole expects: host work, once the
+        level's first device work is queued (and its buffers, checked against the memory, exist)."""
         if lv == 0 and EXPECTED_TEXTURE:
             lev = st.lev
             st.expect_prior(ref.expected_texture(self.rgb, self.mask, lev.solve_map, lev.work, self.half))
@@ -399,7 +351,7 @@ class _Fill(Job):
             st = DeviceLevel(lev, self._images[lv], self.k, self.half, self._seconds, self._rt, self._kernels,
                               self.events)
         else:
-            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt)
+            st = HostLevel(lev, self._images[lv], self.k, self.half, self._seconds, self.adapt, self.transforms)
         if lv < SPLIT_LEVELS or lv == 0:
             st.split_votes()
         self._images[lv] = None  # the level's state holds its picture from here on
@@ -473,8 +425,7 @@ class _Fill(Job):
         return out
 
     def result_image(self) -> np.ndarray:
-        # The finished image is handed over without a copy (a copy of a phone photo costs tens of
-        # milliseconds); ``job.image`` still returns copies.
+        # handed over without a copy (a phone photo's costs tens of ms); ``job.image`` still copies
         return self._result_image if self._result_image is not None else self.current()
 
     def source_map(self) -> Any:

@@ -346,6 +346,12 @@ def _listed(m: np.ndarray, y0: int, x0: int) -> np.ndarray:
     np.add(ys, y0, out=out[:, 0], casting="unsafe")
     np.add(xs, x0, out=out[:, 1], casting="unsafe")
     return out
+def wide_sources(level: Level, half: int) -> np.ndarray:
+    """The source centres a resampled transform may use, (h, w) uint8: those whose window of
+    half-side :func:`inpaint.methods.multiscale.reference.xform_reach` (``half``) is known and inside
+    the search area, i.e. every centre within the difference of the two half-sides is a source."""
+    grow = ref.xform_reach(half) - half
+    return (~dilate(level.valid == 0, grow, outside=True)).view(np.uint8)
 
 
 def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:
@@ -403,12 +409,19 @@ def random_valid(level: Level, idx: np.ndarray, key: int) -> np.ndarray:
     return out
 
 
-def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key: int) -> tuple[np.ndarray, bool]:
+def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key: int,
+                      coarse_xf: np.ndarray | None = None, wide: np.ndarray | None = None) -> tuple:
     """Each target's start: its coarse parent's best match ``coarse_best`` ((N, 2), one per target
     of ``coarse``), scaled up; where the parent is no target there or the scaled-up match is not a
     valid source here, the random one of :func:`random_sources` (``key``).  Returns the starts and
     whether every one is a scaled-up match (none random) (``lift_level`` in
-    ``kernels/multiscale/pyramid.cl``)."""
+    ``kernels/multiscale/pyramid.cl``).
+
+    With ``coarse_xf`` ((N,) int32, the coarse best matches' transforms, see
+    :func:`inpaint.methods.multiscale.reference.transformed`) the target's offset from twice its
+    parent is transformed too (2 best + T(t - 2 parent), rounded), and the starts' transforms (the
+    parent's, 0 for a random start) are returned third; a start with a resampled transform must also
+    be set in ``wide`` (see :func:`inpaint.methods.multiscale.reference.patchmatch`)."""
     h, w = level.shape
     t = level.targets
     par = t >> 1
@@ -418,13 +431,21 @@ def upsampled_sources(level: Level, coarse: Level, coarse_best: np.ndarray, key:
     m = np.where(inside, coarse.tidx[np.clip(ly, 0, ch - 1), np.clip(lx, 0, cw - 1)], -1)
     pb = np.where((m >= 0)[:, None], coarse_best[np.maximum(m, 0)], -1)
     c = t + 2 * (pb - par)
+    if coarse_xf is not None:
+        code = np.where(m >= 0, coarse_xf[np.maximum(m, 0)], 0).astype(np.int32)
+        oy, ox = ref.transformed(code, t[:, 0] - 2 * par[:, 0], t[:, 1] - 2 * par[:, 1])
+        c = 2 * pb + np.stack([oy, ox], 1)
     ok = (pb[:, 0] >= 0) & (c[:, 0] >= 0) & (c[:, 0] < h) & (c[:, 1] >= 0) & (c[:, 1] < w)
     cc = np.where(ok[:, None], c, 0)
     ok &= level.valid[cc[:, 0], cc[:, 1]] != 0
+    if wide is not None:
+        ok &= (code < ref.XFORM_EXACT) | (wide[cc[:, 0], cc[:, 1]] != 0)
     out = cc.astype(np.int32)
     missing = np.flatnonzero(~ok)
     if len(missing):
         out[missing] = random_sources(level, key, missing)
+    if coarse_xf is not None:
+        return out, not len(missing), np.where(ok, code, 0).astype(np.int32)
     return out, not len(missing)
 
 

@@ -32,10 +32,13 @@ input and stay bit-exact with each other.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
 from ... import geometry
+from ..base import InpaintResult
+from ..checks import check_protect
 
 #: Known pixels this close to the hole (Chebyshev) give no edges: the smoothing and the Sobel
 #: windows (2 + 1 pixels) of those nearer would reach into it.
@@ -101,6 +104,34 @@ class Continued:
 
 
 _NONE = Continued(np.zeros((0, 2), np.int32), np.zeros((0, 2), np.int32), 0)
+
+
+def before_fill(rgb: np.ndarray, mask: np.ndarray, patch: int, context: Any) -> tuple[Any, Continued | None]:
+    """The fill's input with the straight lines across the hole continued: ``((rgb, mask, context),
+    found)``, the image with the bands copied, the hole less the bands, and the run context with
+    the bands protected (no source covers them: every source the fill names stays an original
+    pixel); the arguments as they are and None when no line qualifies, or when the bands would
+    leave nothing to fill.  ``context``: a :class:`~inpaint.methods.context.RunContext`."""
+    protect = check_protect(context.protect, mask.shape)
+    found = continue_lines(rgb, mask, patch, protect)
+    band = found.band(mask.shape) if found.lines else None
+    if band is None or not (mask & ~band).any():
+        return (rgb, mask, context), None
+    guarded = dataclasses.replace(context, protect=band if protect is None else protect | band)
+    return (found.apply(rgb), mask & ~band, guarded), found
+
+
+def naming_band_sources(res: InpaintResult, found: Continued, hole: np.ndarray, done: bool) -> InpaintResult:
+    """``res`` of the fill after :func:`before_fill`, its source map naming the bands' sources
+    too, and its mask the whole ``hole``."""
+    inner = res._source_map
+
+    def source_map() -> np.ndarray:
+        src = inner() if callable(inner) else inner
+        src[found.pixels[:, 0], found.pixels[:, 1]] = found.sources
+        return src
+
+    return InpaintResult(res.image, source_map, res.stats, mask=hole.copy() if done else None)
 
 
 def _smooth(a: np.ndarray) -> np.ndarray:

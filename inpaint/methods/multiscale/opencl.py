@@ -21,7 +21,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import Runtime, cl, new_buffer, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
-from .levels import VALID_BLOCK, source_rect, valid_ends
+from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -61,7 +61,7 @@ def _work(work: tuple[int, ...]) -> dict[str, int]:
     return dict(zip(("rx0", "ry0", "rw", "rh"), work))
 
 
-def _defines(half: int, k: int, adapt: bool = False) -> dict[str, Any]:
+def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
@@ -69,23 +69,26 @@ def _defines(half: int, k: int, adapt: bool = False) -> dict[str, Any]:
     the split vote's low-pass radius, the block of the random sources' counts
     (:func:`inpaint.methods.multiscale.levels.valid_ends`), the hole pixels a work-item of the
     sweeps in local memory keeps; whether the matches adapt their colours, the gradient term's
-    scale and the adaptation's bounds; the gradient vote's scale and screening."""
+    scale and the adaptation's bounds; the gradient vote's scale and screening; the transformed
+    sources' setting (a key of :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`) and how many
+    transforms it draws from."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
             "LOW_CHUNK": LOW_CHUNK, "VALID_BLOCK": VALID_BLOCK, "GS_K": GS_K, "GS_KC": GS_KC,
             "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "ADAPT": int(adapt), "GRAD_SHIFT": ref.GRAD_SHIFT,
             "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
-            "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN}
+            "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN,
+            "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms], "XFORM_EXACT": ref.XFORM_EXACT}
 
 
 class _Wrapper:
     """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
         self.rt = rt
         self.group = group_size(rt)
-        self.defines = _defines(half, k, adapt)
+        self.defines = _defines(half, k, adapt, transforms)
 
     def _kernel(self, name: str) -> NamedKernel:
         """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
@@ -95,46 +98,57 @@ class _Wrapper:
 class PatchMatch(_Wrapper):
     """``kernels/multiscale/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.knl = self._kernel("patchmatch")
         self.knl_rescore = self._kernel("rescore")
         self.knl_start = self._kernel("start_lists")
 
     def __call__(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int, key: int,
                  best_in: Any, best_out: Any, work: tuple[int, int, int, int], mean: int = 0, near: int = 0,
-                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False, grad: int = 0) -> Any:
+                 short: tuple[int, int] = (0, 0), skip: bool = False, rescore: bool = False, grad: int = 0,
+                 bxf: tuple[Any, Any] | None = None) -> Any:
         """``work`` = (x0, y0, width, height) of the work area, ``mean``, ``near`` and ``grad`` the weights
         of the mean-colour, distance and gradient terms, ``short`` the (radius, jump) of the short search taken when
         ``b["random_start"]`` is clear, ``skip`` whether it skips this iteration, ``rescore``
         whether it rescores the lists first (one candidate each only; see
-        ``kernels/multiscale/patchmatch.cl``)."""
+        ``kernels/multiscale/patchmatch.cl``); with transformed sources ``b["xf"]`` holds the lists'
+        transforms and ``bxf`` the best matches' (in, out)."""
+        bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                         tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
                         best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
                         mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), key=key,
                         **_work(work), random_start=b["random_start"],
-                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore))
+                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore),
+                        xf=b.get("xf", b["cost"]), bxf_in=bxf_in, bxf_out=bxf_out, wide=b.get("wide", b["valid"]),
+                        xtab=b.get("xtab", b["cost"]))
 
-    def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any) -> Any:
-        """Every list holds a random source alone, and so does ``best`` (see ``start_lists``)."""
+    def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any,
+              bxf: Any = None) -> Any:
+        """Every list holds a random source alone, and so does ``best`` (``bxf``: its transform,
+        none) (see ``start_lists``)."""
         return self.knl_start(self.rt.queue, *_launch(self.group, n), valid=b["valid"], ends=b["ends"], nnf=b["nnf"],
-                              cost=b["cost"], best=best, n=n, width=width, height=height, key=key & 0xFFFFFFFF)
+                              cost=b["cost"], best=best, n=n, width=width, height=height, key=key & 0xFFFFFFFF,
+                              xf=b.get("xf", b["cost"]), bxf=best if bxf is None else bxf)
 
     def rescore(self, b: dict[str, Any], n: int, width: int, height: int, best: Any, mean: int = 0,
-                near: int = 0, grad: int = 0) -> Any:
-        """Recompute every listed candidate's distance; ``best`` receives each target's best."""
+                near: int = 0, grad: int = 0, bxf: Any = None) -> Any:
+        """Recompute every listed candidate's distance; ``best`` receives each target's best (``bxf``
+        its transform)."""
         return self.knl_rescore(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
                                 nnf=b["nnf"], cost=b["cost"], best=best, n=n, width=width, height=height,
-                                mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]))
+                                mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]),
+                                xf=b.get("xf", b["cost"]), bxf=best if bxf is None else bxf,
+                                xtab=b.get("xtab", b["cost"]))
 
 
 class Vote(_Wrapper):
     """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel (split
     by frequency or not), and the low-pass map a split vote reads."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.knl = self._kernel("vote")
         self.knl_low = self._kernel("low_pass")
 
@@ -147,7 +161,8 @@ class Vote(_Wrapper):
         x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, tidx=b["tidx"],
                         nnf=b["nnf"], cost=b["cost"], out=b["v"], low=b["low"] if low is not None else b["est"],
-                        src=src if src is not None else b["nnf"], nsrc=nsrc, adapt=b.get("adapt", b["cost"]), n=n,
+                        src=src if src is not None else b["nnf"], nsrc=nsrc, adapt=b.get("adapt", b["cost"]),
+                        xf=b.get("xf", b["cost"]), xtab=b.get("xtab", b["cost"]), n=n,
                         width=width, k_use=k_use,
                         softness=softness, split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
@@ -174,8 +189,8 @@ class Poisson(_Wrapper):
     #: Largest hole swept in one launch.
     FUSED_PIXELS = 16384
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.knl_gs = self._kernel("gauss_seidel")
         self.knl_sweeps = self._kernel("gauss_seidel_sweeps")
@@ -263,8 +278,8 @@ class GradientVote(_Wrapper):
     and red-black Gauss-Seidel sweeps of the screened solve from them (one launch of one work-group
     for holes of up to :attr:`Poisson.FUSED_PIXELS` pixels, as :class:`Poisson`)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.knl_vote = self._kernel("gradient_vote")
         self.knl_gs = self._kernel("screened_gauss_seidel")
@@ -277,7 +292,8 @@ class GradientVote(_Wrapper):
         frequency."""
         x0, y0, x1, _ = low if low is not None else (0, 0, 1, 0)
         return self.knl_vote(self.rt.queue, *_launch(self.group, n), est=b["est"], pixels=pixels, n=n,
-                             tidx=b["tidx"], nnf=b["nnf"], cost=b["cost"],
+                             tidx=b["tidx"], nnf=b["nnf"], cost=b["cost"], xf=b.get("xf", b["cost"]),
+                             xtab=b.get("xtab", b["cost"]),
                              low=b["low"] if low is not None else b["est"], gx=b["gx"], gy=b["gy"], x=b["x"],
                              x0=b["x0"], anchor=int(anchor), width=width, k_use=k_use, softness=softness,
                              split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
@@ -302,8 +318,8 @@ class Pyramid(_Wrapper):
     #: 2-D work-group of ``halve``.
     TILE = (16, 8)
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
         self.knl_lift = self._kernel("lift_level")
@@ -347,14 +363,16 @@ class Pyramid(_Wrapper):
                              nhole=nhole, width=w, height=h, coarse_est=coarse["est"], cwidth=coarse_width,
                              targets=b["targets"], n=n, valid=b["valid"], ends=b["ends"], ctidx=coarse["tidx"],
                              cbest=coarse["best"], cx0=cx0, cy0=cy0, cw=cw, ch=ch, key=key & 0xFFFFFFFF,
-                             nnf=b["nnf"], cost=b["cost"], best=b["best"], random_start=b["random_start"])
+                             nnf=b["nnf"], cost=b["cost"], best=b["best"], random_start=b["random_start"],
+                             cbxf=coarse.get("bxf", coarse["best"]), xf=b.get("xf", b["cost"]),
+                             bxf=b.get("bxf", b["best"]), wide=b.get("wide", b["valid"]), xtab=b.get("xtab", b["cost"]))
 
 
 class Onion(_Wrapper):
     """``kernels/multiscale/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False):
-        super().__init__(rt, half, k, adapt)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+        super().__init__(rt, half, k, adapt, transforms)
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
         self.search_group = rt.limits.work_group((ONION_GROUP,), cap=rt.work_group_info(self.knl_search)
@@ -377,12 +395,13 @@ class Onion(_Wrapper):
                               osrc=b["osrc"], pixels=pixels, found=found, n=n, width=width, **_work(work[:3]))
 
 
-def kernels(rt: Runtime, half: int, k: int, adapt: bool = False) -> dict[str, Any]:
+def kernels(rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0) -> dict[str, Any]:
     """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates (with ``adapt``, matches
-    that adapt their colours): the whole program."""
-    return {"pm": PatchMatch(rt, half, k, adapt), "vote": Vote(rt, half, k, adapt), "onion": Onion(rt, half, k, adapt),
-            "poisson": Poisson(rt, half, k, adapt), "pyramid": Pyramid(rt, half, k, adapt),
-            "gradients": GradientVote(rt, half, k, adapt)}
+    that adapt their colours; ``transforms``, a key of
+    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`, the transformed sources): the whole program."""
+    args = (rt, half, k, adapt, transforms)
+    return {"pm": PatchMatch(*args), "vote": Vote(*args), "onion": Onion(*args), "poisson": Poisson(*args),
+            "pyramid": Pyramid(*args), "gradients": GradientVote(*args)}
 
 
 def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
@@ -452,6 +471,16 @@ class DeviceLevel:
         if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
             self.b["adapt"] = new_buffer(ctx, mf.READ_WRITE, n * k * 16)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
+        # with transformed sources, every listed match's transform and the best matches' (as best_bufs)
+        self.bxf_bufs: list[Any] | None = None
+        mode = kernels["pm"].defines["XFORM"]
+        if mode:
+            self.b["xf"] = cleared(n * k * 4)
+            self.bxf_bufs = [cleared(n * 4), cleared(n * 4)]
+            self.b["xtab"] = buf(ref.XFORM_TABLE)
+        if mode == 3:  # resampled transforms: the sources whose wider window is known
+            self.b["wide"] = buf(wide_sources(lev, half))
+        self.reach = ref.xform_reach(half) if mode == 3 else half  # how far a source window's copies reach
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
         self.first: Any = None  # the event of the level's first launch (its start)
@@ -483,7 +512,8 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.start`, on the device."""
         lev = self.lev
         h, w = lev.shape
-        self.first = self.kn["pm"].start(self.b, len(lev.targets), w, h, key, self.best_bufs[0])
+        self.first = self.kn["pm"].start(self.b, len(lev.targets), w, h, key, self.best_bufs[0],
+                                         self.bxf_bufs[0] if self.bxf_bufs else None)
         self.events.append(("patchmatch", self.first))
 
     def lift(self, coarse: DeviceLevel, key: int) -> None:
@@ -497,6 +527,8 @@ class DeviceLevel:
         lev, clev = self.lev, coarse.lev
         b = dict(self.b, best=self.best_bufs[0])
         up = dict(est=coarse.b["est"], tidx=coarse.b["tidx"], best=coarse.best_bufs[0])
+        if self.bxf_bufs:
+            b["bxf"], up["bxf"] = self.bxf_bufs[0], coarse.bxf_bufs[0]
         self.first = self.kn["pyramid"].lift(b, len(lev.hole), len(lev.targets), lev.shape, up, clev.shape[1],
                                              clev.work_args, key)
         self.events.append(("levels", self.first))
@@ -508,8 +540,11 @@ class DeviceLevel:
         b_in, b_out = self.best_bufs
         self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
                                                         b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
-                                                        self._rescore_due, lev.grad)))
+                                                        self._rescore_due, lev.grad,
+                                                        tuple(self.bxf_bufs) if self.bxf_bufs else None)))
         self.best_bufs = [b_out, b_in]
+        if self.bxf_bufs:
+            self.bxf_bufs.reverse()
         self._rescore_due = False
 
     def rescore(self) -> None:
@@ -532,7 +567,8 @@ class DeviceLevel:
         lev = self.lev
         h, w = lev.shape
         self.events.append(("patchmatch", self.kn["pm"].rescore(self.b, len(lev.targets), w, h, self.best_bufs[0],
-                                                                lev.mean, lev.near, lev.grad)))
+                                                                lev.mean, lev.near, lev.grad,
+                                                                self.bxf_bufs[0] if self.bxf_bufs else None)))
 
     def onion(self, layers: list[np.ndarray], r: int, key: int) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
@@ -567,7 +603,7 @@ class DeviceLevel:
         self._settle()
         lev = self.lev
         h, w = lev.shape
-        self.low_rect = source_rect(lev, self.half)
+        self.low_rect = source_rect(lev, self.reach)
         x0, y0, x1, y1 = self.low_rect
         t = time.perf_counter()
         self.b["low"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)

@@ -18,6 +18,8 @@ DEFAULT_CANDIDATES = 1
 MAX_GRADIENTS = 64
 #: The colour adaptation's settings, and the straight lines'.
 ADAPT_CHOICES = LINES_CHOICES = ("off", "on")
+#: The transformed sources' settings, in the order of ``reference.XFORM_CODES``' keys.
+TRANSFORM_CHOICES = ("off", "mirror", "turns", "all")
 
 
 def _candidates(candidates: Any) -> int:
@@ -82,9 +84,18 @@ LINES = Option(
          "continues them across it before the fill, copied along themselves from the known part, so they "
          "stay straight; where none qualifies the fill is as with 'off' (default off)")
 
+TRANSFORMS = Option(
+    "transforms", default="off", check=lambda v: check_choice("transforms", v, TRANSFORM_CHOICES),
+    parse=lambda text, flag: check_choice(flag, text, TRANSFORM_CHOICES), flag="--transforms",
+    choices=TRANSFORM_CHOICES, metavar="{off,mirror,turns,all}", group="tune", rank=38,
+    help="multiscale: let the search also copy source patches transformed: 'mirror' mirrored left-right, "
+         "'turns' mirrored either way and turned by quarter turns, 'all' also turned by any 16th of a "
+         "turn and scaled by 0.75-1.33 (resampled), so a symmetric, turned or nearer texture can fill "
+         "the hole (default off)")
+
 #: The method's own options, in the order messages list them; the run context's are every
 #: method's (:data:`inpaint.methods.options.RUN_OPTIONS`).
-OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, LINES, SEED)
+OPTIONS = (ALPHA.with_default(1), PATCH.with_default(7), CANDIDATES, VOTE, GRADIENTS, ADAPT, LINES, TRANSFORMS, SEED)
 #: Each option by name.
 BY_NAME = {o.name: o for o in OPTIONS}
 #: The typed options the job reads.

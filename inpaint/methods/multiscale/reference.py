@@ -55,6 +55,96 @@ GRAD_SHIFT = 3
 GAIN_MIN, GAIN_MAX, BIAS_MAX = 205, 320, 32
 #: The adaptation code that changes nothing (gain 256, bias 0): ``gain * 256 + bias + 128`` per channel.
 ADAPT_NONE = 256 * 256 + 128
+#: Transformed sources: fixed-point scale of the transforms' matrices and of the sample positions
+#: (8 fractional bits).
+XFORM_ONE = 256
+#: The continuous transforms' turns (a full turn in this many steps) and scales.
+XFORM_ANGLES, XFORM_SCALES = 16, (0.75, 0.87, 1.0, 1.15, 1.33)
+
+
+def _xform_table() -> np.ndarray:
+    """Every transform's matrix on (dy, dx), (n, 4) int32 (m00, m01, m10, m11) in 1/:data:`XFORM_ONE`:
+    codes 0-7 the square's mirrors and quarter turns (bit 1 swaps the axes, then bit 2 negates the
+    row and bit 4 the column), then the turns by 1/:data:`XFORM_ANGLES` of a full turn at each scale,
+    plain and mirrored left-right, less the eight."""
+    rows = []
+    for code in range(8):
+        m = np.array([[0, 1], [1, 0]]) if code & 1 else np.eye(2, dtype=int)
+        m[0] *= -1 if code & 2 else 1
+        m[1] *= -1 if code & 4 else 1
+        rows.append(m.ravel() * XFORM_ONE)
+    for mirror in (1, -1):
+        for a in range(XFORM_ANGLES):
+            for scale in XFORM_SCALES:
+                if a % (XFORM_ANGLES // 4) == 0 and scale == 1.0:
+                    continue
+                th = 2 * np.pi * a / XFORM_ANGLES
+                m = scale * np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]]) @ np.diag([1, mirror])
+                rows.append(np.round(m.ravel() * XFORM_ONE).astype(int))
+    return np.array(rows, np.int32)
+
+
+#: The transforms' matrices, by code (:func:`_xform_table`).
+XFORM_TABLE = _xform_table()
+#: The exact transforms (no resampling): codes below this.
+XFORM_EXACT = 8
+#: Each setting's transforms, as the count of codes it draws from: 0 none (code 0 only), 1 mirrored
+#: left-right (codes 0 and 4), 2 the eight exact ones, 3 all of :data:`XFORM_TABLE`.
+XFORM_CODES = {0: 1, 1: 2, 2: XFORM_EXACT, 3: len(XFORM_TABLE)}
+
+
+def xform_reach(half: int) -> int:
+    """How far from its centre a window of half-side ``half`` read through any continuous transform
+    (and its bilinear neighbours) reaches: the half-side of the window that must be known."""
+    d = np.arange(-half, half + 1)
+    dy, dx = np.meshgrid(d, d, indexing="ij")
+    t = XFORM_TABLE[XFORM_EXACT:].astype(np.int64)
+    fy = t[:, 0, None, None] * dy + t[:, 1, None, None] * dx
+    fx = t[:, 2, None, None] * dy + t[:, 3, None, None] * dx
+    f = np.concatenate([fy.ravel(), fx.ravel()])
+    return int(max(np.abs(f >> 8).max(), np.abs((f >> 8) + 1).max(), half))
+
+
+def _offsets(code: np.ndarray | int, dy: np.ndarray | int, dx: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """The transform's offsets of (dy, dx), in 1/:data:`XFORM_ONE`."""
+    m = XFORM_TABLE[np.asarray(code)].astype(np.int64)
+    return m[..., 0] * dy + m[..., 1] * dx, m[..., 2] * dy + m[..., 3] * dx
+
+
+def transformed(code: np.ndarray | int, dy: np.ndarray | int, dx: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """Where a transformed source window reads the target window's offset (dy, dx), rounded to a
+    pixel (``patchmatch.cl: xf_round``): the source window at s copies s + T(dy, dx) to the target's
+    offset (dy, dx), T the matrix of ``code`` in :data:`XFORM_TABLE`.  Code 0 is the identity; codes
+    0-7 (the square's mirrors and quarter turns) land on pixels and cover the same square as the
+    plain window; the others are read by :func:`sample`, and this is their nearest pixel."""
+    fy, fx = _offsets(code, dy, dx)
+    return (fy + XFORM_ONE // 2) >> 8, (fx + XFORM_ONE // 2) >> 8
+
+
+def sample(img: np.ndarray, cy: np.ndarray, cx: np.ndarray, code: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """The values the source windows at (cy, cx) with transforms ``code`` copy to the target's offset
+    (dy, dx) (``patchmatch.cl: xf_sample``): bilinear at s + T(dy, dx) with weights in 1/256,
+    ``(((a (256 - wx) + b wx) (256 - wy) + (c (256 - wx) + d wx) wy + 32768) >> 16``, int64; a
+    neighbour with weight 0 is not read, so an exact code reads its one pixel, unchanged."""
+    fy, fx = _offsets(code, dy, dx)
+    fy, fx = cy.astype(np.int64) * XFORM_ONE + fy, cx.astype(np.int64) * XFORM_ONE + fx
+    iy, wy, ix, wx = fy >> 8, (fy & 255)[:, None], fx >> 8, (fx & 255)[:, None]
+    iy1, ix1 = iy + (wy[:, 0] > 0), ix + (wx[:, 0] > 0)
+    v = img.astype(np.int64)
+    top = v[iy, ix] * (256 - wx) + v[iy, ix1] * wx
+    bottom = v[iy1, ix] * (256 - wx) + v[iy1, ix1] * wx
+    return (top * (256 - wy) + bottom * wy + 32768) >> 16
+
+
+def random_codes(mode: int, h: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """The transform each random-search candidate tries, from the hash ``h`` (uint32): the current
+    best's (``current``) when the hash's low bit is set, else a random one of the setting ``mode``
+    (:data:`XFORM_CODES`) (``patchmatch.cl: random_code``)."""
+    h = np.asarray(h, np.uint32)
+    other = ((h >> np.uint32(1)) % np.uint32(XFORM_CODES[mode])).astype(np.int32)
+    if mode == 1:
+        other = other << 2
+    return np.where((h & np.uint32(1)) != 0, current, other).astype(np.int32)
 
 
 def hash32(x: np.ndarray) -> np.ndarray:
@@ -92,7 +182,8 @@ def _channel_weights() -> np.ndarray:
     return np.array([1, 1, 1, FEATURE_WEIGHT], np.int32)
 
 
-def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int) -> np.ndarray:
+def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int,
+               xf: np.ndarray | None = None) -> np.ndarray:
     """Colour adaptation codes of every target window to its candidate window
     (``patchmatch.cl: adaptation``), (n, 4) int32: per channel ``gain * 256 + bias + 128``, the
     spare value :data:`ADAPT_NONE`.
@@ -102,7 +193,9 @@ def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int
     ``round(256 st / ss)`` within [:data:`GAIN_MIN`, :data:`GAIN_MAX`] (a shading model: light
     multiplies the colour), and the bias ``round((256 st - gain ss) / (256 n))`` within
     ±:data:`BIAS_MAX` takes what the bounded gain leaves of the means' difference.  A source
-    value v then reads :func:`adapted` (v), in the distance and in the vote alike.
+    value v then reads :func:`adapted` (v), in the distance and in the vote alike.  With ``xf``
+    ((n,) int, the candidates' transform codes) the candidate window is read through
+    :func:`sample`.
     """
     h, w = est.shape[:2]
     rgb = est[..., :3].astype(np.int64)
@@ -119,7 +212,8 @@ def adaptation(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int
             tx = targets[:, 1] + dx
             inside = (iny & (tx >= 0) & (tx < w))[:, None]
             st += np.where(inside, rgb[tyc, np.clip(tx, 0, w - 1)], 0)
-            ss += np.where(inside, rgb[cy + dy, cx + dx], 0)
+            src = rgb[cy + dy, cx + dx] if xf is None else sample(rgb, cy, cx, xf, dy, dx)
+            ss += np.where(inside, src, 0)
             count += inside[:, 0]
     gain = np.clip((256 * st + ss // 2) // np.maximum(ss, 1), GAIN_MIN, GAIN_MAX)
     n256 = 256 * np.maximum(count, 1)[:, None]
@@ -138,7 +232,8 @@ def adapted(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_weight: int = 0,
-        near_weight: int = 0, grad_weight: int = 0, codes: np.ndarray | None = None) -> np.ndarray:
+        near_weight: int = 0, grad_weight: int = 0, codes: np.ndarray | None = None,
+        xf: np.ndarray | None = None) -> np.ndarray:
     """Distance of every target window to its candidate window, as int64: the SSD (RGB, plus
     :data:`FEATURE_WEIGHT` times the feature's), plus ``mean_weight / 4`` times the window's
     pixel count times the squared difference of the two windows' mean colours, rounded down,
@@ -157,7 +252,9 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
     ``(grad_weight * (e1 - e0)**2) >> GRAD_SHIFT``, e the grey-level (r + g + b) difference of target
     and source at the pixel: the squared difference of the two windows' grey gradients, so a match
     continues an edge, not only a colour.  With ``codes`` ((n, >= 3) int, see :func:`adaptation`)
-    every source colour is read through :func:`adapted` first (the feature is not adapted).
+    every source colour is read through :func:`adapted` first (the feature is not adapted).  With
+    ``xf`` ((n,) int, the candidates' transform codes) the target's offset (dy, dx) is compared with
+    what the candidate's window copies there (:func:`sample`).
     """
     h, w = est.shape[:2]
     rgb = est.astype(np.int32)
@@ -176,7 +273,7 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
         for dx in range(-half, half + 1):
             tx = targets[:, 1] + dx
             inside = iny & (tx >= 0) & (tx < w)
-            s = rgb[cy + dy, cx + dx]
+            s = rgb[cy + dy, cx + dx] if xf is None else sample(rgb, cy, cx, xf, dy, dx)
             if codes is not None:
                 s = s.copy()
                 s[:, :3] = adapted(s[:, :3], codes)
@@ -198,16 +295,20 @@ def ssd(est: np.ndarray, targets: np.ndarray, cand: np.ndarray, half: int, mean_
 
 
 def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, ok: np.ndarray,
-            adapt: np.ndarray | None = None, codes: np.ndarray | None = None) -> None:
+            adapt: np.ndarray | None = None, codes: np.ndarray | None = None, xf: np.ndarray | None = None,
+            cxf: np.ndarray | None = None) -> None:
     """Insert one candidate per target into its sorted list (the kernels' ``insert``).
 
     A candidate enters when its SSD is below the list's worst and it is not already listed;
     it goes after every entry with an SSD <= its own, and the worst entry drops out.  With
     ``adapt`` ((N, K, 4) int32, the entries' adaptation codes), the candidates' ``codes`` move in
-    with them.
+    with them; with ``xf`` ((N, K) int32, the entries' transforms) the candidates' transforms
+    ``cxf``, and an entry is the candidate's only with its transform too.
     """
     k_count = cost.shape[1]
     listed = (cost != EMPTY) & (nnf[..., 0] == cand[:, None, 0]) & (nnf[..., 1] == cand[:, None, 1])
+    if xf is not None:
+        listed &= xf == cxf[:, None]
     take = ok & (d < cost[:, -1]) & ~listed.any(axis=1)
     if not take.any():
         return
@@ -227,26 +328,32 @@ def _insert(nnf: np.ndarray, cost: np.ndarray, cand: np.ndarray, d: np.ndarray, 
         a = adapt[rows]
         shifted_a = np.concatenate([a[:, :1], a[:, :-1]], axis=1)
         adapt[rows] = np.where(before[..., None], a, np.where(at[..., None], codes[rows, None, :], shifted_a))
+    if xf is not None:
+        x = xf[rows]
+        shifted_x = np.concatenate([x[:, :1], x[:, :-1]], axis=1)
+        xf[rows] = np.where(before, x, np.where(at, cxf[rows, None], shifted_x))
 
 
 def _consider(est, targets, nnf, cost, valid, half, cand, ok, mean_weight, near_weight, grad_weight=0,
-              adapt=None) -> None:
+              adapt=None, xf=None, cxf=None, wide=None) -> None:
     cancel.check()  # a round on a large image takes seconds: a stop request ends it here
     h, w = valid.shape
     ok = ok & (cand[:, 0] >= 0) & (cand[:, 0] < h) & (cand[:, 1] >= 0) & (cand[:, 1] < w)
     cy = np.clip(cand[:, 0], 0, h - 1)
     cx = np.clip(cand[:, 1], 0, w - 1)
     ok &= valid[cy, cx] != 0
+    if wide is not None:  # a resampled window reaches further: its wider window must be known
+        ok &= (cxf < XFORM_EXACT) | (wide[cy, cx] != 0)
     if not ok.any():
         return
     d = np.full(len(targets), np.iinfo(np.int64).max, np.int64)
     codes = None
     if adapt is not None:
         codes = np.full((len(targets), 4), ADAPT_NONE, np.int32)
-        codes[ok] = adaptation(est, targets[ok], cand[ok], half)
+        codes[ok] = adaptation(est, targets[ok], cand[ok], half, None if xf is None else cxf[ok])
     d[ok] = ssd(est, targets[ok], cand[ok], half, mean_weight, near_weight, grad_weight,
-                None if codes is None else codes[ok])
-    _insert(nnf, cost, cand, d, ok, adapt, codes)
+                None if codes is None else codes[ok], None if xf is None else cxf[ok])
+    _insert(nnf, cost, cand, d, ok, adapt, codes, xf, cxf)
 
 
 def _local(tidx: np.ndarray, origin: tuple[int, int], y: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -261,7 +368,8 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
                valid: np.ndarray, nnf: np.ndarray, cost: np.ndarray, best_in: np.ndarray,
                best_out: np.ndarray, half: int, radius: int, key: int, jump_max: int = JUMPS[-1],
                mean_weight: int = 0, near_weight: int = 0, grad_weight: int = 0,
-               adapt: np.ndarray | None = None) -> None:
+               adapt: np.ndarray | None = None, xf: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None
+               ) -> None:
     """One PatchMatch iteration (``patchmatch.cl: patchmatch``), in place on ``nnf``/``cost``.
 
     Each target tries, in this order, (1) its neighbours' best matches at distances
@@ -272,41 +380,71 @@ def patchmatch(est: np.ndarray, targets: np.ndarray, tidx: np.ndarray, origin: t
     ``mean_weight``, ``near_weight`` and ``grad_weight``; with ``adapt`` ((N, K, 4) int32, the
     entries' codes) every candidate is compared through its :func:`adaptation`, whose code enters
     the list with it.
+
+    With ``xf`` = (codes, best_in, best_out, mode[, wide]) every entry carries a transform (codes
+    (N, K) int32, see :func:`transformed`; the best matches' in (N,) ``best_in`` and ``best_out``;
+    ``mode`` a key of :data:`XFORM_CODES`): a neighbour's best match at s with transform T proposes
+    s - T(d), rounded, for the target a step d from it, with T (the source of a transformed patch
+    moves with it, as in Generalized PatchMatch), and each random candidate takes
+    :func:`random_codes`'s transform.  A candidate with a resampled transform (a code from
+    :data:`XFORM_EXACT`) must also be set in ``wide`` ((H, W) uint8: the centres whose window of
+    half-side :func:`xform_reach` is known and inside the search area).
     """
     n = len(targets)
+    codes = bxf_in = bxf_out = wide = None
+    if xf is not None:
+        codes, bxf_in, bxf_out, mode = xf[:4]
+        wide = xf[4] if len(xf) > 4 else None
     for j in (j for j in JUMPS if j <= jump_max):
         for dy, dx in ((0, -j), (0, j), (-j, 0), (j, 0)):
             t = _local(tidx, origin, targets[:, 0] + dy, targets[:, 1] + dx)
             ok = t >= 0
-            cand = best_in[np.where(ok, t, 0)] - np.array([dy, dx], np.int32)
+            ts = np.where(ok, t, 0)
+            cxf = None
+            if codes is None:
+                cand = best_in[ts] - np.array([dy, dx], np.int32)
+            else:
+                cxf = bxf_in[ts].astype(np.int32)
+                oy, ox = transformed(cxf, dy, dx)  # (rounded: a centre is a pixel)
+                cand = best_in[ts] - np.stack([oy, ox], 1)
             _consider(est, targets, nnf, cost, valid, half, cand.astype(np.int32), ok, mean_weight, near_weight,
-                      grad_weight, adapt)
-    for off in random_offsets(n, radius, key):
+                      grad_weight, adapt, codes, cxf, wide)
+    idx = np.arange(n, dtype=np.uint32)
+    for step, off in enumerate(random_offsets(n, radius, key)):
+        cxf = None
+        if codes is not None:  # a third hash after random_offsets' two
+            hy = hash32(idx * np.uint32(747796405) + np.uint32((int(key) * 7919) & 0xFFFFFFFF) + np.uint32(step))
+            cxf = random_codes(mode, hash32(hash32(hy)), codes[:, 0])
         _consider(est, targets, nnf, cost, valid, half, nnf[:, 0] + off, np.ones(n, bool), mean_weight,
-                  near_weight, grad_weight, adapt)
+                  near_weight, grad_weight, adapt, codes, cxf, wide)
     best_out[:] = nnf[:, 0]
+    if codes is not None:
+        bxf_out[:] = codes[:, 0]
 
 
 def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndarray, half: int,
             mean_weight: int = 0, near_weight: int = 0, grad_weight: int = 0,
-            adapt: np.ndarray | None = None) -> None:
+            adapt: np.ndarray | None = None, xf: np.ndarray | None = None) -> None:
     """Recompute every listed candidate's distance (:func:`ssd`) against ``est`` (and, with
-    ``adapt``, its adaptation code first), then sort each list (stable: equal SSDs keep their
-    order) (``patchmatch.cl: rescore``)."""
+    ``adapt``, its adaptation code first; with ``xf``, (N, K) int32, through its transform), then
+    sort each list (stable: equal SSDs keep their order) (``patchmatch.cl: rescore``)."""
     k_count = cost.shape[1]
     for k in range(k_count):
         full = cost[:, k] != EMPTY
         if full.any():
             codes = None
+            cxf = None if xf is None else xf[full, k]
             if adapt is not None:
-                codes = adapt[full, k] = adaptation(est, targets[full], nnf[full, k], half)
+                codes = adapt[full, k] = adaptation(est, targets[full], nnf[full, k], half, cxf)
             cost[full, k] = ssd(est, targets[full], nnf[full, k], half, mean_weight, near_weight, grad_weight,
-                                codes).astype(np.uint32)
+                                codes, cxf).astype(np.uint32)
     order = np.argsort(cost, axis=1, kind="stable")
     cost[:] = np.take_along_axis(cost, order, axis=1)
     nnf[:] = np.take_along_axis(nnf, order[..., None], axis=1)
     if adapt is not None:
         adapt[:] = np.take_along_axis(adapt, order[..., None], axis=1)
+    if xf is not None:
+        xf[:] = np.take_along_axis(xf, order, axis=1)
 
 
 def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]) -> np.ndarray:
@@ -350,7 +488,7 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
 def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[int, int], nnf: np.ndarray,
          cost: np.ndarray, half: int, k_use: int, softness: int, out: np.ndarray,
          split: tuple[np.ndarray, tuple[int, int]] | None = None, src: np.ndarray | None = None,
-         adapt: np.ndarray | None = None) -> None:
+         adapt: np.ndarray | None = None, xf: np.ndarray | None = None) -> None:
     """Each listed pixel becomes the weighted mean of what the patches covering it copy
     (``vote.cl: vote``).
 
@@ -367,7 +505,10 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     m pixels the source pixel of that best candidate: the original pixel the fill copies there
     before blending.  With ``adapt`` ((N, K, 4) int32, the entries' codes of :func:`adaptation`)
     every copied colour, and its low pass, is read through :func:`adapted` with its entry's code,
-    as the distance compared it; the source map still names the original pixel.
+    as the distance compared it; the source map still names the original pixel.  With ``xf``
+    ((N, K) int32, the entries' transforms) a window copies to its offset (dy, dx) what
+    :func:`sample` reads there, as the distance compared it; the low pass, the best copy and the
+    source map take the pixel nearest the sample (:func:`transformed`).
     """
     rgb = est.astype(np.int64)
     py, px = pixels[:, 0], pixels[:, 1]
@@ -378,6 +519,7 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
     dmin = np.full(n, int(EMPTY) + 1, np.int64)
     best = np.zeros((n, 2), np.int64)
     best_code = np.full((n, 4), ADAPT_NONE, np.int64)
+    best_val = np.zeros((n, 3), np.int64)  # the best copy's colour (a sample of a transformed source)
     if split is not None:
         low, (ly0, lx0) = split
         low = low.astype(np.int64)
@@ -391,30 +533,39 @@ def vote(est: np.ndarray, pixels: np.ndarray, tidx: np.ndarray, origin: tuple[in
                 ck = cost[ts, k].astype(np.int64)
                 use = ok & (ck != int(EMPTY))
                 wk = np.where(use, (256 * softness) // (softness + ck - c0), 0)
-                sy = np.where(use, nnf[ts, k, 0] + dy, 0)
-                sx = np.where(use, nnf[ts, k, 1] + dx, 0)
-                copied = rgb[sy, sx]
+                if xf is None:
+                    sy = np.where(use, nnf[ts, k, 0] + dy, 0)
+                    sx = np.where(use, nnf[ts, k, 1] + dx, 0)
+                    copied = rgb[sy, sx]
+                else:
+                    code = np.where(use, xf[ts, k], 0)
+                    cy, cx = np.where(use, nnf[ts, k, 0], 0), np.where(use, nnf[ts, k, 1], 0)
+                    oy, ox = transformed(code, dy, dx)
+                    sy, sx = np.where(use, cy + oy, 0), np.where(use, cx + ox, 0)
+                    copied = sample(rgb, cy, cx, code, dy, dx)
+                plain = copied[:, :3]
                 if adapt is not None:
-                    code = adapt[ts, k]
+                    acode = adapt[ts, k]
                     copied = copied.copy()
-                    copied[:, :3] = adapted(copied[:, :3], code)
+                    copied[:, :3] = adapted(copied[:, :3], acode)
                 acc += wk[:, None] * copied
                 wsum += wk
                 if split is not None:
                     lows = low[np.where(use, sy - ly0, 0), np.where(use, sx - lx0, 0)]
                     if adapt is not None:
-                        lows = adapted(lows, code)
+                        lows = adapted(lows, acode)
                     low_sum += np.where(use[:, None], wk[:, None] * lows, 0)
                     take = use & (ck < dmin)
                     dmin = np.where(take, ck, dmin)
                     best = np.where(take[:, None], np.stack([sy, sx], 1), best)
+                    best_val = np.where(take[:, None], plain, best_val)
                     if adapt is not None:
-                        best_code = np.where(take[:, None], code, best_code)
+                        best_code = np.where(take[:, None], acode, best_code)
     mean = floor_div(acc + (wsum // 2)[:, None], wsum[:, None])
     if split is not None:
-        detail = rgb[best[:, 0], best[:, 1], :3] - low[best[:, 0] - ly0, best[:, 1] - lx0]
+        detail = best_val - low[best[:, 0] - ly0, best[:, 1] - lx0]
         if adapt is not None:
-            detail = (adapted(rgb[best[:, 0], best[:, 1], :3], best_code)
+            detail = (adapted(best_val, best_code)
                       - adapted(low[best[:, 0] - ly0, best[:, 1] - lx0], best_code))
         mean[:, :3] = np.clip(floor_div(low_sum + (wsum // 2)[:, None], wsum[:, None]) + detail, 0, 255)
         if src is not None:
