@@ -544,7 +544,8 @@ def end_process(status: int) -> NoReturn:
         sys.exit(status)
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
+            with contextlib.suppress(RuntimeError):  # one still starting (a stop came meanwhile)
+                thread.join()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):
