@@ -313,7 +313,9 @@ def test_opencl_equals_numpy_with_the_options(runtime, opts):
     (dict(match_gradients=65), "match_gradients must be an integer from 0 to 64, got 65"),
     (dict(match_gradients=2.5), "match_gradients must be an integer from 0 to 64, got 2.5"),
     (dict(adapt="yes"), "adapt must be one of 'off', 'on', got 'yes'"),
-    (dict(adapt=True), "adapt must be one of 'off', 'on', got True")])
+    (dict(adapt=True), "adapt must be one of 'off', 'on', got True"),
+    (dict(transforms="rotate"), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 'rotate'"),
+    (dict(transforms=1), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 1")])
 def test_bad_option_values_are_refused(rng, values, message):
     img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
     mask = np.zeros((30, 30), bool)

@@ -2,7 +2,6 @@
 scaled.  Naive loops check the reference's transformed distance, lists and votes; the kernels
 must equal the reference bit for bit; the option keeps the fill's contract and reaches the command."""
 
-import re
 
 import numpy as np
 import pyopencl as cl
@@ -12,7 +11,6 @@ from test_multiscale import SENTINEL, check_fill, device_buffers, level_state, r
 from test_multiscale_match_options import naive_adapted, shaded_scene
 
 from inpaint.api import inpaint
-from inpaint.errors import InputError
 from inpaint.methods.multiscale import gradients as grad, levels, opencl as mcl, reference as ref
 
 CHANNEL_WEIGHTS = (1, 1, 1, ref.FEATURE_WEIGHT)
@@ -456,17 +454,6 @@ def test_mirrors_fill_a_mirrored_scene_closer_to_the_truth():
         check_fill(img, mask, res, 7)
         errs[t] = np.abs(res.image[mask].astype(int) - img[mask]).mean()
     assert errs["mirror"] < errs["off"]
-
-
-@pytest.mark.parametrize("values, message", [
-    (dict(transforms="rotate"), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 'rotate'"),
-    (dict(transforms=1), "transforms must be one of 'off', 'mirror', 'turns', 'all', got 1")])
-def test_bad_transform_values_are_refused(rng, values, message):
-    img = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
-    mask = np.zeros((30, 30), bool)
-    mask[10:15, 10:15] = True
-    with pytest.raises(InputError, match=re.escape(message)):
-        inpaint(img, mask, backend="numpy", **values)
 
 
 def test_the_command_takes_the_option(tmp_path, run, capsys):
