@@ -749,16 +749,20 @@ def test_poisson_kernels(runtime, rng):
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
-@pytest.mark.parametrize("path, launches", [("local", 1), ("split", 2), ("channels", 2), ("fused", 1),
-                                            ("launches", 15)])
-def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, launches):
+@pytest.mark.parametrize("path, fit, launches", [
+    ("local", False, 1), ("local", True, 1), ("split", False, 2), ("split", True, 2), ("channels", False, 2),
+    ("fused", False, 1), ("launches", False, 15)])
+def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launches):
     """All sweeps in one launch, the values in local memory (all channels in one work-group with
     the composition, or a work-group a channel and a launch to compose, chosen by
-    ``SPLIT_CHANNELS`` where both fit) or in global memory (one work-group, with the composition),
-    equal two launches per sweep and one to compose, and the reference."""
+    ``SPLIT_CHANNELS`` where both fit; the work-groups as large as allowed or fitted to the hole)
+    or in global memory (one work-group, with the composition), equal two launches per sweep and
+    one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     assert len(lev.hole) <= min(p.local_pixels, p.channel_pixels)  # a small hole fits both local sweeps
+    monkeypatch.setattr(p, "fit", fit)
+    assert (p._group(p.local_group, len(lev.hole), mcl.GS_K) < p.local_group) == fit  # a smaller group, fitted
     monkeypatch.setattr(p, "SPLIT_CHANNELS", path == "split")
     monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path in ("local", "split") else 0)
     monkeypatch.setattr(p, "channel_pixels", 10 ** 9 if path in ("local", "split", "channels") else 0)

@@ -212,7 +212,17 @@ class Poisson(_Wrapper):
         self.channel_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
         #: The most hole pixels the local-memory sweeps take one channel a work-group (one int a pixel).
         self.channel_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 4, GS_NONE - 1)
+        #: Whether the local-memory sweeps' work-group is fitted to the hole, the fewest work-items
+        #: that hold it (on a CPU, which runs a work-group's work-items one after another, each paying
+        #: for its unused pixel slots); a GPU runs them side by side, so there it is the largest.
+        self.fit = not rt.is_gpu
         self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
+
+    def _group(self, cap: int, most: int, slots: int) -> int:
+        """The work-group of local-memory sweeps of up to ``cap`` work-items, ``slots`` pixels of each
+        colour a work-item, over ``most`` pixels of the larger colour: ``cap``, or fitted (see
+        :attr:`fit`) in steps of 32 work-items."""
+        return min(cap, round_up(-(-most // slots), 32)) if self.fit else cap
 
     def _colours(self) -> list[NamedKernel]:
         """Two kernels of ``gauss_seidel`` of their own, one a colour: each keeps its arguments, set
@@ -242,13 +252,13 @@ class Poisson(_Wrapper):
         channels = 0 < most <= GS_KC * self.channel_group and nred + nblack <= self.channel_pixels
         if (0 < most <= GS_K * self.local_group and nred + nblack <= self.local_pixels
                 and not (channels and self.SPLIT_CHANNELS)):
-            g = self.local_group
+            g = self._group(self.local_group, most, GS_K)
             return [self.knl_local(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                    vals=cl.LocalMemory(12 * (nred + nblack)), **self._compose_args(b, result))]
         if channels:
-            g = self.channel_group
+            g = self._group(self.channel_group, most, GS_KC)
             return [self.knl_channels(self.rt.queue, (3 * g,), (g,), hole=b["hole"], est=b["est"], v=b["v"],
                                       x=b["x"], red=red, nred=nred, black=black, nblack=nblack, width=width,
                                       height=height, sweeps=sweeps, **_work(work[:3]),
