@@ -180,12 +180,12 @@ class Poisson(_Wrapper):
 
     Holes of up to :attr:`channel_pixels` pixels (``GS_KC`` of each colour a work-item) run all
     their sweeps in one launch of three work-groups, one a channel, with the values in local memory
-    (``gauss_seidel_channels``), then a launch of ``compose``; where :attr:`SPLIT_CHANNELS` is off,
-    holes of up to :attr:`local_pixels` pixels (``GS_K`` of each colour a work-item) instead run
-    their sweeps and the composition in one launch of one work-group, all three channels in local
-    memory (``gauss_seidel_local``).  Other holes of up to ``FUSED_PIXELS`` pixels run in one
-    launch of one work-group through global memory (``gauss_seidel_sweeps``); larger ones take two
-    launches per sweep.
+    (``gauss_seidel_channels``), then a launch of ``compose``; where :attr:`SPLIT_CHANNELS` is off
+    (or those sweeps cannot take the hole), holes of up to :attr:`local_pixels` pixels (``GS_K`` of
+    each colour a work-item) run their sweeps and the composition in one launch of one work-group,
+    all three channels in local memory (``gauss_seidel_local``).  Other holes of up to
+    ``FUSED_PIXELS`` pixels run in one launch of one work-group through global memory
+    (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
     """
 
     #: Largest hole swept in one launch.
