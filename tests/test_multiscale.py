@@ -749,20 +749,27 @@ def test_poisson_kernels(runtime, rng):
     np.testing.assert_array_equal(read(runtime, b["est"], want), want)
 
 
-@pytest.mark.parametrize("path", ["local", "channels", "fused", "launches"])
-def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path):
-    """All sweeps and the composition in one launch of one work-group, the values in local memory
-    (all channels at once or one after the other) or in global memory, equal two launches per
-    sweep and one to compose, and the reference."""
+@pytest.mark.parametrize("path, fit, launches", [
+    ("local", False, 1), ("local", True, 1), ("split", False, 2), ("split", True, 2), ("channels", False, 2),
+    ("fused", False, 1), ("launches", False, 15)])
+def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launches):
+    """All sweeps in one launch, the values in local memory (all channels in one work-group with
+    the composition, or a work-group a channel and a launch to compose, chosen by
+    ``SPLIT_CHANNELS`` where both fit; the work-groups as large as allowed or fitted to the hole)
+    or in global memory (one work-group, with the composition), equal two launches per sweep and
+    one to compose, and the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    assert len(lev.hole) <= p.local_pixels  # a small hole takes the local sweeps
-    monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path == "local" else 0)
-    monkeypatch.setattr(p, "channel_pixels", 10 ** 9 if path == "channels" else 0)
+    assert len(lev.hole) <= min(p.local_pixels, p.channel_pixels)  # a small hole fits both local sweeps
+    monkeypatch.setattr(p, "fit", fit)
+    assert (p._group(p.local_group, len(lev.hole), mcl.GS_K) < p.local_group) == fit  # a smaller group, fitted
+    monkeypatch.setattr(p, "SPLIT_CHANNELS", path == "split")
+    monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path in ("local", "split") else 0)
+    monkeypatch.setattr(p, "channel_pixels", 10 ** 9 if path in ("local", "split", "channels") else 0)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if path == "fused" else 0)
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
                        lev.work_args)
-    assert len(events) == (15 if path == "launches" else 1)  # the sweeps and the composition
+    assert len(events) == launches  # the sweeps and the composition
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 7)
     ref.compose(est, v, x, lev.hole, lev.origin)
     np.testing.assert_array_equal(read(runtime, b["x"], x), x)  # the spare lane too
@@ -772,8 +779,8 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path):
 @pytest.mark.parametrize("channels", [False, True])
 @pytest.mark.parametrize("sweeps", [0, 1, 4])
 def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
-    """The local-memory sweeps (all channels at once or one after the other) equal the reference
-    where the hole meets the image's border and protected pixels, with pixels that have no
+    """The local-memory sweeps (all channels in one work-group or a work-group a channel) equal the
+    reference where the hole meets the image's border and protected pixels, with pixels that have no
     neighbour left (they keep their value), with as many pixels a work-item as it keeps, and
     with no sweep at all."""
     h, w = 23, 29
@@ -796,12 +803,14 @@ def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
     p = mcl.Poisson(runtime, 1, 1)
     most = max(len(c) for c in lev.colours)  # every work-item's slots in use
     p.local_group = max(1, -(-most // mcl.GS_K))
+    p.channel_group = max(1, -(-most // mcl.GS_KC))
     if channels:
         p.local_pixels = 0
-        p.channel_group = max(1, -(-most // mcl.GS_KC))
+    else:
+        p.channel_pixels = 0
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
                        sweeps, lev.work_args)
-    assert len(events) == 1
+    assert len(events) == (2 if channels else 1)  # a work-group a channel, then the composition
     ref.gauss_seidel(lev.solve_map, img, v, x, lev.colours, lev.origin, sweeps)
     ref.compose(img, v, x, lev.hole, lev.origin)
     np.testing.assert_array_equal(read(runtime, b["x"], x), x)

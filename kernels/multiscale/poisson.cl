@@ -229,24 +229,20 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
         compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
 }
 
-/* As gauss_seidel_local, one channel at a time (vals: one int a hole pixel, red then black),
- * for holes whose three channels do not fit local memory together (up to GS_KC pixels of each
- * colour a work-item): a channel's updates read only that channel, so sweeping the channels one
- * after the other gives the same result.  Each work-item keeps its pixels' neighbour count and
- * hole neighbours' indices for all channels, and the known neighbours' boundary sum of the
- * channel being swept. */
-__kernel void gauss_seidel_channels(__global const uchar *hole, __global uchar4 *est,
+/* As gauss_seidel_local, one channel a work-group (vals: one int a hole pixel, red then black), for
+ * holes of up to GS_KC pixels of each colour a work-item: launched with three work-groups, group ch
+ * sweeps channel ch.  A channel's updates read only that channel, so the groups need not meet and
+ * the result is the same.  A group touches only its channel of x: while its values are in vals, that
+ * lane carries their vals indices to the neighbours.  The composition, which reads every channel,
+ * is a launch of compose after this one. */
+__kernel void gauss_seidel_channels(__global const uchar *hole, __global const uchar4 *est,
                                     __global const int4 *v, __global int4 *x,
                                     __global const int2 *red, const int nred,
                                     __global const int2 *black, const int nblack,
                                     const int width, const int height, const int sweeps,
-                                    const int rx0, const int ry0, const int rw,
-                                    __global const int2 *hole_pixels, const int nhole,
-                                    __global const uchar *prior, const int use_prior,
-                                    __global const int2 *src, __global int *result, const int gather,
-                                    __local int *vals)
+                                    const int rx0, const int ry0, const int rw, __local int *vals)
 {
-    const int lid = get_local_id(0), g = get_local_size(0);
+    const int lid = get_local_id(0), g = get_local_size(0), ch = get_group_id(0);
     __global const uchar *e8 = (__global const uchar *)est;  /* a channel of est, v, x by index */
     __global const int *v1 = (__global const int *)v;
     __global int *x1 = (__global int *)x;
@@ -254,7 +250,7 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global uchar4 
     int cnt[2][GS_KC];
     uint nb[2][GS_KC][2];
 
-    /* each hole pixel's vals index into x's spare lane, then its neighbours read there */
+    /* each hole pixel's value into vals, and its vals index into its place in x */
     #pragma unroll
     for (int c = 0; c < 2; ++c)
         #pragma unroll
@@ -262,16 +258,18 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global uchar4 
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {
                 const int2 p = c ? black[i] : red[i];
-                x[(p.x - ry0) * rw + p.y - rx0].w = c ? nred + i : i;
+                const int j = 4 * ((p.x - ry0) * rw + p.y - rx0) + ch, e = c ? nred + i : i;
+                vals[e] = x1[j];
+                x1[j] = e;
             }
         }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int c = 0; c < 2; ++c)
         #pragma unroll
         for (int k = 0; k < GS_KC; ++k) {
             const int i = lid + k * g;
-            int n = 0;
+            int s = 0, n = 0;
             uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
             if (i < (c ? nblack : nred)) {
                 const int2 p = c ? black[i] : red[i];
@@ -284,67 +282,35 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global uchar4 
                     const uchar mk = hole[j];
                     if (mk == 2) continue;  /* a protected pixel: its tones are not carried into the fill */
                     ++n;
-                    if (mk) idx[q] = (uint)x[j].w;
+                    if (mk) idx[q] = (uint)x1[4 * j + ch];
+                    else s += ((int)e8[4 * (y * width + xx) + ch] - v1[4 * j + ch]) * FIX;
                 }
             }
+            bsum[c][k] = s;
             cnt[c][k] = n;
             nb[c][k][0] = idx[0] | (idx[1] << 16);
             nb[c][k][1] = idx[2] | (idx[3] << 16);
         }
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    for (int ch = 0; ch < 3; ++ch) {
+    barrier(CLK_GLOBAL_MEM_FENCE);  /* every index read before the values are written back below */
+    for (int s = 0; s < sweeps; ++s) {
         #pragma unroll
-        for (int c = 0; c < 2; ++c)
+        for (int c = 0; c < 2; ++c) {  /* a colour reads only the other's values */
             #pragma unroll
             for (int k = 0; k < GS_KC; ++k) {
                 const int i = lid + k * g;
-                int s = 0;
-                if (i < (c ? nblack : nred)) {
-                    const int2 p = c ? black[i] : red[i];
+                if (i < (c ? nblack : nred) && cnt[c][k] > 0) {  /* with no neighbour taken it keeps its value */
+                    int a = bsum[c][k];
                     #pragma unroll
                     for (int q = 0; q < 4; ++q) {
-                        const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
-                        const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
-                        if (y < 0 || y >= height || xx < 0 || xx >= width) continue;
-                        const int j = (y - ry0) * rw + xx - rx0;
-                        if (hole[j] == 0) s += ((int)e8[4 * (y * width + xx) + ch] - v1[4 * j + ch]) * FIX;
+                        const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
+                        if (j != GS_NONE) a += vals[j];
                     }
-                    vals[c ? nred + i : i] = x1[4 * ((p.x - ry0) * rw + p.y - rx0) + ch];
+                    const int n = cnt[c][k];
+                    vals[c ? nred + i : i] = div_count(a + n / 2, n);
                 }
-                bsum[c][k] = s;
             }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = 0; s < sweeps; ++s) {
-            #pragma unroll
-            for (int c = 0; c < 2; ++c) {  /* a colour reads only the other's values */
-                #pragma unroll
-                for (int k = 0; k < GS_KC; ++k) {
-                    const int i = lid + k * g;
-                    if (i < (c ? nblack : nred) && cnt[c][k] > 0) {  /* with no neighbour taken it keeps its value */
-                        int a = bsum[c][k];
-                        #pragma unroll
-                        for (int q = 0; q < 4; ++q) {
-                            const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
-                            if (j != GS_NONE) a += vals[j];
-                        }
-                        const int n = cnt[c][k];
-                        vals[c ? nred + i : i] = div_count(a + n / 2, n);
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        /* a work-item writes back, and next reads, only its own pixels' values */
-        #pragma unroll
-        for (int c = 0; c < 2; ++c)
-            #pragma unroll
-            for (int k = 0; k < GS_KC; ++k) {
-                const int i = lid + k * g;
-                if (i < (c ? nblack : nred)) {
-                    const int2 p = c ? black[i] : red[i];
-                    x1[4 * ((p.x - ry0) * rw + p.y - rx0) + ch] = vals[c ? nred + i : i];
-                }
-            }
     }
     #pragma unroll
     for (int c = 0; c < 2; ++c)
@@ -353,10 +319,7 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global uchar4 
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {
                 const int2 p = c ? black[i] : red[i];
-                x1[4 * ((p.x - ry0) * rw + p.y - rx0) + 3] = 0;
+                x1[4 * ((p.x - ry0) * rw + p.y - rx0) + ch] = vals[c ? nred + i : i];
             }
         }
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    for (int i = lid; i < nhole; i += g)
-        compose_pixel(est, v, x, i, hole_pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
 }

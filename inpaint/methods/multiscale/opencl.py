@@ -178,16 +178,22 @@ class Vote(_Wrapper):
 class Poisson(_Wrapper):
     """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
-    Holes of up to :attr:`local_pixels` pixels (``GS_K`` of each colour a work-item) run all their
-    sweeps in one launch of one work-group with the values in local memory
-    (``gauss_seidel_local``); holes of up to :attr:`channel_pixels` pixels (``GS_KC`` of each
-    colour a work-item) likewise, one channel at a time (``gauss_seidel_channels``); other holes
-    of up to ``FUSED_PIXELS`` pixels in one launch of one work-group through global memory
+    Holes of up to :attr:`channel_pixels` pixels (``GS_KC`` of each colour a work-item) run all
+    their sweeps in one launch of three work-groups, one a channel, with the values in local memory
+    (``gauss_seidel_channels``), then a launch of ``compose``; where :attr:`SPLIT_CHANNELS` is off
+    (or those sweeps cannot take the hole), holes of up to :attr:`local_pixels` pixels (``GS_K`` of
+    each colour a work-item) run their sweeps and the composition in one launch of one work-group,
+    all three channels in local memory (``gauss_seidel_local``).  Other holes of up to
+    ``FUSED_PIXELS`` pixels run in one launch of one work-group through global memory
     (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
     """
 
     #: Largest hole swept in one launch.
     FUSED_PIXELS = 16384
+    #: Whether holes that fit both local-memory sweeps take the one-channel-a-group sweeps: three
+    #: compute units, each with a third of the arithmetic and local memory, as many barriers, and one
+    #: launch more (``compose``).
+    SPLIT_CHANNELS = True
 
     def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
         super().__init__(rt, half, k, adapt, transforms)
@@ -204,9 +210,19 @@ class Poisson(_Wrapper):
         self.knl_channels = self._kernel("gauss_seidel_channels")
         info = rt.work_group_info(self.knl_channels)
         self.channel_group = rt.limits.work_group((LOCAL_GROUP,), cap=info["work_group_size"])[0]
-        #: The most hole pixels the local-memory sweeps take one channel at a time (one int a pixel).
+        #: The most hole pixels the local-memory sweeps take one channel a work-group (one int a pixel).
         self.channel_pixels = min((rt.limits.local_mem_size - info["local_mem_size"]) // 4, GS_NONE - 1)
+        #: Whether the local-memory sweeps' work-group is fitted to the hole, the fewest work-items
+        #: that hold it (on a CPU, which runs a work-group's work-items one after another, each paying
+        #: for its unused pixel slots); a GPU runs them side by side, so there it is the largest.
+        self.fit = not rt.is_gpu
         self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
+
+    def _group(self, cap: int, most: int, slots: int) -> int:
+        """The work-group of local-memory sweeps of up to ``cap`` work-items, ``slots`` pixels of each
+        colour a work-item, over ``most`` pixels of the larger colour: ``cap``, or fitted (see
+        :attr:`fit`) in steps of 32 work-items."""
+        return min(cap, round_up(-(-most // slots), 32)) if self.fit else cap
 
     def _colours(self) -> list[NamedKernel]:
         """Two kernels of ``gauss_seidel`` of their own, one a colour: each keeps its arguments, set
@@ -231,19 +247,23 @@ class Poisson(_Wrapper):
                 height: int, sweeps: int, work: tuple[int, int, int, int],
                 result: tuple[Any, Any] | None = None) -> list:
         """``sweeps`` red-black sweeps, then :meth:`compose` over the ``nhole`` hole pixels (in the
-        same launch where the sweeps take one); returns the launch events."""
-        if 0 < max(nred, nblack) <= GS_K * self.local_group and nred + nblack <= self.local_pixels:
-            g = self.local_group
+        same launch where the sweeps take one work-group); returns the launch events."""
+        most = max(nred, nblack)
+        channels = 0 < most <= GS_KC * self.channel_group and nred + nblack <= self.channel_pixels
+        if (0 < most <= GS_K * self.local_group and nred + nblack <= self.local_pixels
+                and not (channels and self.SPLIT_CHANNELS)):
+            g = self._group(self.local_group, most, GS_K)
             return [self.knl_local(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
                                    red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                    sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                    vals=cl.LocalMemory(12 * (nred + nblack)), **self._compose_args(b, result))]
-        if 0 < max(nred, nblack) <= GS_KC * self.channel_group and nred + nblack <= self.channel_pixels:
-            g = self.channel_group
-            return [self.knl_channels(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
-                                      red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
-                                      sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
-                                      vals=cl.LocalMemory(4 * (nred + nblack)), **self._compose_args(b, result))]
+        if channels:
+            g = self._group(self.channel_group, most, GS_KC)
+            return [self.knl_channels(self.rt.queue, (3 * g,), (g,), hole=b["hole"], est=b["est"], v=b["v"],
+                                      x=b["x"], red=red, nred=nred, black=black, nblack=nblack, width=width,
+                                      height=height, sweeps=sweeps, **_work(work[:3]),
+                                      vals=cl.LocalMemory(4 * (nred + nblack))),
+                    self.compose(b, nhole, width, work, result)]
         if nred + nblack <= self.FUSED_PIXELS:
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"],
