@@ -398,10 +398,16 @@ class Onion(_Wrapper):
 def kernels(rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0) -> dict[str, Any]:
     """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates (with ``adapt``, matches
     that adapt their colours; ``transforms``, a key of
-    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`, the transformed sources): the whole program."""
-    args = (rt, half, k, adapt, transforms)
-    return {"pm": PatchMatch(*args), "vote": Vote(*args), "onion": Onion(*args), "poisson": Poisson(*args),
-            "pyramid": Pyramid(*args), "gradients": GradientVote(*args)}
+    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`, the transformed sources): the whole program.
+    Made once per runtime and these values (:meth:`inpaint.cl.runtime.Runtime.made`): the next fill
+    on the runtime takes the same wrappers (whose launches set every argument anew)."""
+    args = (rt, half, k, bool(adapt), transforms)
+
+    def make() -> dict[str, Any]:
+        return {"pm": PatchMatch(*args), "vote": Vote(*args), "onion": Onion(*args), "poisson": Poisson(*args),
+                "pyramid": Pyramid(*args), "gradients": GradientVote(*args)}
+
+    return rt.made((__name__, *args[1:]), make)
 
 
 def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
