@@ -185,3 +185,23 @@ def test_fills_on_threads_equal_the_same_fills_one_after_the_other(runtime):
     for (_, _, a), (_, _, b) in zip(serial + serial, side_by_side):
         np.testing.assert_array_equal(a.image, b.image)
         np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+def test_no_upload_waits_for_the_device(runtime, monkeypatch):
+    """Every copy from host memory to the device is queued (the host goes on setting up the level
+    while the device finishes the one before), and the fill is the same."""
+    blocking = []
+    copy = cl.enqueue_copy
+
+    def recorded(queue, dest, src, **kw):
+        if isinstance(src, np.ndarray) and isinstance(dest, cl.MemoryObjectHolder):
+            blocking.append(kw.get("is_blocking", True))
+        return copy(queue, dest, src, **kw)
+
+    img, mask = _scene(150, 180, 1)
+    a = inpaint(img, mask, backend="numpy", seed=2)
+    monkeypatch.setattr(cl, "enqueue_copy", recorded)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, seed=2, timings=False)
+    assert len(blocking) >= len(b.stats.levels) and not any(blocking)
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)

@@ -497,14 +497,17 @@ class DeviceLevel:
 
     def _valid(self, lev: Any) -> Any:
         """The level's valid map on the device: cleared there, and only the box of the valid
-        centres (a third of a 12 MP photo's map, at most) crosses the bus."""
+        centres (a third of a 12 MP photo's map, at most) crosses the bus, queued like the level's
+        launches: the host does not wait for the device to finish the levels before."""
         h, w = lev.shape
         out = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, h * w)
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
         if lev.sources_box is not None:
             x0, y0, x1, y1 = lev.sources_box
-            cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
-                            region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,))
+            # kept: dropping the event of a copy from host memory waits for it (lev.valid is not written again)
+            self._upload = cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
+                                           region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
+                                           is_blocking=False)
         return out
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
