@@ -205,3 +205,25 @@ def test_no_upload_waits_for_the_device(runtime, monkeypatch):
     assert len(blocking) >= len(b.stats.levels) and not any(blocking)
     np.testing.assert_array_equal(a.image, b.image)
     np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+def test_a_level_names_its_patchmatch_arguments_once(runtime, monkeypatch):
+    """The arguments that stay over a level's PatchMatch iterations are gathered once a level; each
+    iteration names only its key, its best-match buffers and its switches."""
+    made, launched = [], []
+    level = mcl.PatchMatch.level
+
+    def counted(self, *args, **kwargs):
+        launch = level(self, *args, **kwargs)
+        made.append(args[1])
+
+        def counted_launch(*a, **k):
+            launched.append(a[0])
+            return launch(*a, **k)
+        return counted_launch
+
+    monkeypatch.setattr(mcl.PatchMatch, "level", counted)
+    img, mask = _scene(150, 180, 1)
+    got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
+    assert len(made) == len(got.stats.levels) >= 3
+    assert len(launched) == ms.PM_ITERATIONS * (got.stats.iterations + 1)  # (twice as many in the first round)

@@ -12,6 +12,7 @@ buffers.  :mod:`inpaint.methods.multiscale.reference` is the numpy specification
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -114,15 +115,29 @@ class PatchMatch(_Wrapper):
         whether it rescores the lists first (one candidate each only; see
         ``kernels/multiscale/patchmatch.cl``); with transformed sources ``b["xf"]`` holds the lists'
         transforms and ``bxf`` the best matches' (in, out)."""
-        bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
-        return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
-                        tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
-                        best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), key=key,
-                        **_work(work), random_start=b["random_start"],
-                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore),
-                        xf=b.get("xf", b["cost"]), bxf_in=bxf_in, bxf_out=bxf_out, wide=b.get("wide", b["valid"]),
-                        xtab=b.get("xtab", b["cost"]))
+        return self.level(b, n, width, height, radius, jump, work, mean, near, short, grad)(key, best_in, best_out,
+                                                                                            skip, rescore, bxf)
+
+    def level(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int,
+              work: tuple[int, int, int, int], mean: int = 0, near: int = 0, short: tuple[int, int] = (0, 0),
+              grad: int = 0) -> Callable[..., Any]:
+        """:meth:`__call__` with the arguments that stay over a level's iterations named once: the
+        launch it returns takes ``key``, ``best_in``, ``best_out``, ``skip``, ``rescore`` and ``bxf``
+        (and sets every argument anew, as any launch)."""
+        size = _launch(self.group, n)
+        fixed = dict(est=b["est"], targets=b["targets"], tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"],
+                     cost=b["cost"], n=n, width=width, height=height, radius=radius, jump_max=jump, mean_w=mean,
+                     near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), **_work(work),
+                     random_start=b["random_start"], short_radius=short[0], short_jump=short[1],
+                     xf=b.get("xf", b["cost"]), wide=b.get("wide", b["valid"]), xtab=b.get("xtab", b["cost"]))
+
+        def launch(key: int, best_in: Any, best_out: Any, skip: bool = False, rescore: bool = False,
+                   bxf: tuple[Any, Any] | None = None) -> Any:
+            bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
+            return self.knl(self.rt.queue, *size, **fixed, key=key, best_in=best_in, best_out=best_out,
+                            short_skip=int(skip), rescore=int(rescore), bxf_in=bxf_in, bxf_out=bxf_out)
+
+        return launch
 
     def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any,
               bxf: Any = None) -> Any:
@@ -489,6 +504,7 @@ class DeviceLevel:
         self.reach = ref.xform_reach(half) if mode == 3 else half  # how far a source window's copies reach
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
+        self._patchmatch: Callable[..., Any] | None = None  # its launch, made when first needed
         self.first: Any = None  # the event of the level's first launch (its start)
         self.result = None  # the hole's values and sources, gathered after the final vote
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
@@ -544,13 +560,14 @@ class DeviceLevel:
 
     def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
-        lev = self.lev
-        h, w = lev.shape
+        if self._patchmatch is None:
+            lev = self.lev
+            h, w = lev.shape
+            self._patchmatch = self.kn["pm"].level(self.b, len(lev.targets), w, h, lev.radius, lev.jump,
+                                                   lev.work_args, lev.mean, lev.near, lev.short, lev.grad)
         b_in, b_out = self.best_bufs
-        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
-                                                        self._rescore_due, lev.grad,
-                                                        tuple(self.bxf_bufs) if self.bxf_bufs else None)))
+        self.events.append(("patchmatch", self._patchmatch(key, b_in, b_out, skip, self._rescore_due,
+                                                           tuple(self.bxf_bufs) if self.bxf_bufs else None)))
         self.best_bufs = [b_out, b_in]
         if self.bxf_bufs:
             self.bxf_bufs.reverse()
