@@ -134,3 +134,96 @@ def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatc
     got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
     assert len(seen) == len(got.stats.levels) - 1 >= 2
     assert seen == [cl.command_execution_status.COMPLETE] * len(seen)
+
+
+def test_a_second_fill_on_a_runtime_builds_nothing_and_gives_the_same_fill(runtime, monkeypatch):
+    """The wrappers are made once per runtime and options: a second fill on the runtime fetches no
+    kernel, parses no prototype and looks up no program, and fills the same bits."""
+    img, mask = _scene(130, 170, 2)
+    kw = dict(candidates=2, seed=4, backend="opencl", device=runtime.device)
+    first = inpaint(img, mask, **kw)
+    assert mcl.kernels(runtime, 1, 2) is mcl.kernels(runtime, 1, 2) is not mcl.kernels(runtime, 1, 3)
+    looked_up = []
+
+    def spied(real):
+        def spy(self, *args, **kwargs):
+            looked_up.append(args[:2])
+            return real(self, *args, **kwargs)
+        return spy
+
+    for name in ("program", "kernel"):
+        monkeypatch.setattr(type(runtime), name, spied(getattr(type(runtime), name)))
+    monkeypatch.setattr(mcl, "named_kernel", lambda *a, **k: looked_up.append(a[2:3]) or pytest.fail("fetched"))
+    second = inpaint(img, mask, **kw)
+    assert looked_up == []
+    np.testing.assert_array_equal(first.image, second.image)
+    np.testing.assert_array_equal(first.source_map, second.source_map)
+
+
+def test_fills_on_threads_equal_the_same_fills_one_after_the_other(runtime):
+    """A batch's threads each open a runtime of their own (sharing the context's programs), so each
+    has its own wrappers: fills run side by side give the bits they give one at a time."""
+    import concurrent.futures
+
+    from inpaint.cl.runtime import get_runtime
+
+    scenes = [(_scene(150, 180, 1), 1), (_scene(130, 170, 2), 2), (_far_scene(), 3), (_scene(160, 140, 3), 1)]
+
+    def fill(scene):
+        (img, mask), seed = scene
+        rt = get_runtime(runtime.device)
+        with rt.turn():
+            got = inpaint(img, mask, backend="opencl", device=runtime.device, seed=seed, timings=False)
+        return rt, mcl.kernels(rt, 1, 1), got
+
+    serial = [fill(s) for s in scenes]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        side_by_side = list(pool.map(fill, scenes + scenes))
+    runtimes = {id(rt) for rt, _, _ in side_by_side}
+    assert len(runtimes) == 2 and id(runtime) not in runtimes  # one runtime, and one set of wrappers, a thread
+    assert len({id(kn["poisson"]) for _, kn, _ in side_by_side}) == 2
+    for (_, _, a), (_, _, b) in zip(serial + serial, side_by_side):
+        np.testing.assert_array_equal(a.image, b.image)
+        np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+def test_no_upload_waits_for_the_device(runtime, monkeypatch):
+    """Every copy from host memory to the device is queued (the host goes on setting up the level
+    while the device finishes the one before), and the fill is the same."""
+    blocking = []
+    copy = cl.enqueue_copy
+
+    def recorded(queue, dest, src, **kw):
+        if isinstance(src, np.ndarray) and isinstance(dest, cl.MemoryObjectHolder):
+            blocking.append(kw.get("is_blocking", True))
+        return copy(queue, dest, src, **kw)
+
+    img, mask = _scene(150, 180, 1)
+    a = inpaint(img, mask, backend="numpy", seed=2)
+    monkeypatch.setattr(cl, "enqueue_copy", recorded)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, seed=2, timings=False)
+    assert len(blocking) >= len(b.stats.levels) and not any(blocking)
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
+def test_a_level_names_its_patchmatch_arguments_once(runtime, monkeypatch):
+    """The arguments that stay over a level's PatchMatch iterations are gathered once a level; each
+    iteration names only its key, its best-match buffers and its switches."""
+    made, launched = [], []
+    level = mcl.PatchMatch.level
+
+    def counted(self, *args, **kwargs):
+        launch = level(self, *args, **kwargs)
+        made.append(args[1])
+
+        def counted_launch(*a, **k):
+            launched.append(a[0])
+            return launch(*a, **k)
+        return counted_launch
+
+    monkeypatch.setattr(mcl.PatchMatch, "level", counted)
+    img, mask = _scene(150, 180, 1)
+    got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
+    assert len(made) == len(got.stats.levels) >= 3
+    assert len(launched) == ms.PM_ITERATIONS * (got.stats.iterations + 1)  # (twice as many in the first round)

@@ -181,3 +181,17 @@ def test_kernels_use_no_doubles_and_switch_contraction_off():
         code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
         assert not re.search(r"\bdouble\d*\b", code), cl_file.name
         assert text.startswith("#pragma OPENCL FP_CONTRACT OFF"), cl_file.name
+
+
+def test_a_profile_is_read_once_until_its_file_changes(tmp_path):
+    """Every fill names its profile again: the file is parsed once, and read anew once it changes."""
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "mine"\nlocal_mem_size = 4096\n')
+    first = load_profile(str(path))
+    assert load_profile(str(path)) is first and load_profile(path) is first
+    assert load_profile(None) is load_profile("native")
+    path.write_text('name = "mine"\nlocal_mem_size = 65536\n')
+    assert load_profile(str(path)).local_mem_size == 65536
+    path.write_text('name = "mine"\nlocal_mem_size = "a lot"\n')
+    with pytest.raises(ProfileError, match="local_mem_size"):
+        load_profile(str(path))

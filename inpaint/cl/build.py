@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import operator
 import os
 import re
 import shutil
@@ -422,7 +423,7 @@ class NamedKernel:
         The scalar dtypes the kernel was given, one per parameter.
     """
 
-    __slots__ = ("dtypes", "kernel", "name", "names", "params")
+    __slots__ = ("_pick", "dtypes", "kernel", "name", "names", "params")
 
     def __init__(self, kernel: Any, name: str, params: tuple[Param, ...], dtypes: Sequence[Any]):
         self.kernel, self.name, self.params = kernel, name, params
@@ -431,10 +432,13 @@ class NamedKernel:
         clash = [n for n in self.names if n in _RESERVED]
         if clash:
             raise ValueError(f"kernel {name}: a parameter may not be named {clash[0]!r}")
+        # the values in the prototype's order, as a tuple, in one call (a launch's hot path)
+        names = self.names
+        self._pick = operator.itemgetter(*names) if len(names) > 1 else lambda args: tuple(args[n] for n in names)
 
-    def _values(self, args: Mapping[str, Any]) -> list[Any]:
+    def _values(self, args: Mapping[str, Any]) -> tuple[Any, ...]:
         try:
-            values = [args[n] for n in self.names]
+            values = self._pick(args)
         except KeyError:
             values = None
         if values is None or len(args) != len(self.names):

@@ -199,6 +199,11 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in data_dir("profiles").glob("*.toml"))
 
 
+#: The profiles loaded in this process, by file and version (path, inode, modification time, size):
+#: every fill of a batch or an app names its profile again, and a profile is immutable.
+_LOADED: dict[tuple[str, int, int, int], Profile] = {}
+
+
 def load_profile(spec: str | Path | Profile | None) -> Profile:
     """Load a profile by shipped name or by path to a TOML file.
 
@@ -232,6 +237,9 @@ def load_profile(spec: str | Path | Profile | None) -> Profile:
                 "(or give a path to a .toml file)")
     try:
         st = os.stat(path)
+        version = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+        if version in _LOADED:  # read, checked and parsed before, and unchanged since
+            return _LOADED[version]
         if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
             raise ProfileError(f"profile {path} is not a regular file (a named pipe or a device); give a .toml file")
         if st.st_size > MAX_PROFILE_BYTES:
@@ -257,4 +265,5 @@ def load_profile(spec: str | Path | Profile | None) -> Profile:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
         raise ProfileError(f"{path}: not valid TOML: {' '.join(str(exc).split())}") from None
-    return _parse(data, name, path)
+    profile = _LOADED[version] = _parse(data, name, path)
+    return profile

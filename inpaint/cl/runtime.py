@@ -22,7 +22,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .. import install_hint
@@ -384,6 +384,7 @@ class Runtime:
         self.profiling = profiling
         _finish_at_exit(self)
         self._kernels: dict[tuple[int, str], Any] = {}
+        self._made: dict[Hashable, Any] = {}  # what jobs made from the kernels (see made)
         self._retired: list[Any] = []
         self._lock = threading.Lock()
         #: Wall time spent building or loading programs on this runtime.
@@ -460,6 +461,17 @@ class Runtime:
                 knl.set_scalar_arg_dtypes(list(scalars))
                 self._kernels[key] = knl
         return knl
+
+    def made(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, called once per runtime and ``key``: what a job builds from this runtime's
+        kernels (a family's wrappers, with their work-group sizes), which the next job on it takes
+        as it is, rebuilding, re-reading and re-formatting nothing.  The objects belong to the
+        runtime, and so to the one thread that owns its queue (a batch's workers have a runtime
+        each); ``make`` must not call :meth:`made`."""
+        got = self._made.get(key)
+        if got is None:
+            got = self._made[key] = make()
+        return got
 
     def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:

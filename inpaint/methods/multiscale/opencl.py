@@ -12,6 +12,7 @@ buffers.  :mod:`inpaint.methods.multiscale.reference` is the numpy specification
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -114,15 +115,29 @@ class PatchMatch(_Wrapper):
         whether it rescores the lists first (one candidate each only; see
         ``kernels/multiscale/patchmatch.cl``); with transformed sources ``b["xf"]`` holds the lists'
         transforms and ``bxf`` the best matches' (in, out)."""
-        bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
-        return self.knl(self.rt.queue, *_launch(self.group, n), est=b["est"], targets=b["targets"],
-                        tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"], cost=b["cost"], best_in=best_in,
-                        best_out=best_out, n=n, width=width, height=height, radius=radius, jump_max=jump,
-                        mean_w=mean, near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), key=key,
-                        **_work(work), random_start=b["random_start"],
-                        short_radius=short[0], short_jump=short[1], short_skip=int(skip), rescore=int(rescore),
-                        xf=b.get("xf", b["cost"]), bxf_in=bxf_in, bxf_out=bxf_out, wide=b.get("wide", b["valid"]),
-                        xtab=b.get("xtab", b["cost"]))
+        return self.level(b, n, width, height, radius, jump, work, mean, near, short, grad)(key, best_in, best_out,
+                                                                                            skip, rescore, bxf)
+
+    def level(self, b: dict[str, Any], n: int, width: int, height: int, radius: int, jump: int,
+              work: tuple[int, int, int, int], mean: int = 0, near: int = 0, short: tuple[int, int] = (0, 0),
+              grad: int = 0) -> Callable[..., Any]:
+        """:meth:`__call__` with the arguments that stay over a level's iterations named once: the
+        launch it returns takes ``key``, ``best_in``, ``best_out``, ``skip``, ``rescore`` and ``bxf``
+        (and sets every argument anew, as any launch)."""
+        size = _launch(self.group, n)
+        fixed = dict(est=b["est"], targets=b["targets"], tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"],
+                     cost=b["cost"], n=n, width=width, height=height, radius=radius, jump_max=jump, mean_w=mean,
+                     near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), **_work(work),
+                     random_start=b["random_start"], short_radius=short[0], short_jump=short[1],
+                     xf=b.get("xf", b["cost"]), wide=b.get("wide", b["valid"]), xtab=b.get("xtab", b["cost"]))
+
+        def launch(key: int, best_in: Any, best_out: Any, skip: bool = False, rescore: bool = False,
+                   bxf: tuple[Any, Any] | None = None) -> Any:
+            bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
+            return self.knl(self.rt.queue, *size, **fixed, key=key, best_in=best_in, best_out=best_out,
+                            short_skip=int(skip), rescore=int(rescore), bxf_in=bxf_in, bxf_out=bxf_out)
+
+        return launch
 
     def start(self, b: dict[str, Any], n: int, width: int, height: int, key: int, best: Any,
               bxf: Any = None) -> Any:
@@ -418,10 +433,16 @@ class Onion(_Wrapper):
 def kernels(rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0) -> dict[str, Any]:
     """Every wrapper of the fill for patch half-side ``half`` and ``k`` candidates (with ``adapt``, matches
     that adapt their colours; ``transforms``, a key of
-    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`, the transformed sources): the whole program."""
-    args = (rt, half, k, adapt, transforms)
-    return {"pm": PatchMatch(*args), "vote": Vote(*args), "onion": Onion(*args), "poisson": Poisson(*args),
-            "pyramid": Pyramid(*args), "gradients": GradientVote(*args)}
+    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`, the transformed sources): the whole program.
+    Made once per runtime and these values (:meth:`inpaint.cl.runtime.Runtime.made`): the next fill
+    on the runtime takes the same wrappers (whose launches set every argument anew)."""
+    args = (rt, half, k, bool(adapt), transforms)
+
+    def make() -> dict[str, Any]:
+        return {"pm": PatchMatch(*args), "vote": Vote(*args), "onion": Onion(*args), "poisson": Poisson(*args),
+                "pyramid": Pyramid(*args), "gradients": GradientVote(*args)}
+
+    return rt.made((__name__, *args[1:]), make)
 
 
 def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.ndarray,
@@ -503,6 +524,7 @@ class DeviceLevel:
         self.reach = ref.xform_reach(half) if mode == 3 else half  # how far a source window's copies reach
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
+        self._patchmatch: Callable[..., Any] | None = None  # its launch, made when first needed
         self.first: Any = None  # the event of the level's first launch (its start)
         self.result = None  # the hole's values and sources, gathered after the final vote
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
@@ -511,14 +533,17 @@ class DeviceLevel:
 
     def _valid(self, lev: Any) -> Any:
         """The level's valid map on the device: cleared there, and only the box of the valid
-        centres (a third of a 12 MP photo's map, at most) crosses the bus."""
+        centres (a third of a 12 MP photo's map, at most) crosses the bus, queued like the level's
+        launches: the host does not wait for the device to finish the levels before."""
         h, w = lev.shape
         out = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, h * w)
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
         if lev.sources_box is not None:
             x0, y0, x1, y1 = lev.sources_box
-            cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
-                            region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,))
+            # kept: dropping the event of a copy from host memory waits for it (lev.valid is not written again)
+            self._upload = cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
+                                           region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
+                                           is_blocking=False)
         return out
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
@@ -555,13 +580,14 @@ class DeviceLevel:
 
     def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
-        lev = self.lev
-        h, w = lev.shape
+        if self._patchmatch is None:
+            lev = self.lev
+            h, w = lev.shape
+            self._patchmatch = self.kn["pm"].level(self.b, len(lev.targets), w, h, lev.radius, lev.jump,
+                                                   lev.work_args, lev.mean, lev.near, lev.short, lev.grad)
         b_in, b_out = self.best_bufs
-        self.events.append(("patchmatch", self.kn["pm"](self.b, len(lev.targets), w, h, lev.radius, lev.jump, key, b_in,
-                                                        b_out, lev.work_args, lev.mean, lev.near, lev.short, skip,
-                                                        self._rescore_due, lev.grad,
-                                                        tuple(self.bxf_bufs) if self.bxf_bufs else None)))
+        self.events.append(("patchmatch", self._patchmatch(key, b_in, b_out, skip, self._rescore_due,
+                                                           tuple(self.bxf_bufs) if self.bxf_bufs else None)))
         self.best_bufs = [b_out, b_in]
         if self.bxf_bufs:
             self.bxf_bufs.reverse()
