@@ -207,8 +207,9 @@ class Poisson(_Wrapper):
     FUSED_PIXELS = 16384
     #: Whether holes that fit both local-memory sweeps take the one-channel-a-group sweeps: three
     #: compute units, each with a third of the arithmetic and local memory, as many barriers, and one
-    #: launch more (``compose``).
-    SPLIT_CHANNELS = True
+    #: launch more (``compose``).  Off: on an H200 the one group of all channels was as fast or faster
+    #: on such holes (the river case 2.10 against 2.52 ms, `tools/poisson_split.py`).
+    SPLIT_CHANNELS = False
 
     def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
         super().__init__(rt, half, k, adapt, transforms)
