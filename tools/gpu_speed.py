@@ -14,7 +14,8 @@ processes with ``PYTHONPATH`` on one tree or the other, on the same warm machine
 * a batch of 60 photos of 512x384 with their masks as a whole command, and with ``--jobs 4``.
 
 Writes OUT_DIR/speed.json and OUT_DIR/speed.md.  ``SPEED_QUICK=1`` runs a small version of each
-measure (to check the script on a CPU).  Output pixels are compared between the trees.
+measure (to check the script on a CPU); ``SPEED_ONLY=walkingman`` runs WalkingMan alone, over
+``SPEED_ROUNDS`` rounds (default 3; on a CPU device, say ``pthread``).  Output pixels are compared between the trees.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def main() -> None:
     device = sys.argv[3] if len(sys.argv) > 3 else "NVIDIA"
     here = Path.cwd().resolve()
     quick = bool(os.environ.get("SPEED_QUICK"))
-    rounds, reps, mp, count = (1, 2, 1, 6) if quick else (3, 30, 12, 60)
+    rounds, reps, mp, count = (1, 2, 1, 6) if quick else (int(os.environ.get("SPEED_ROUNDS", "3")), 30, 12, 60)
+    walkingman_only = os.environ.get("SPEED_ONLY") == "walkingman"
     trees = {"base": base, "new": here}
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": device, "python": sys.version.split()[0]}
@@ -92,7 +94,7 @@ def main() -> None:
         tmp = Path(tmp)
         sys.path[:0] = [str(here), str(here / "bench")]
         from inpaint_bench.scaling import make_case
-        photo, pmask, _ = make_case(mp, 0.03, tmp)
+        photo, pmask, _ = make_case(mp, 0.03, tmp) if not walkingman_only else (None, None, None)
 
         wm = here / "datasets" / "walkingman"
         rows = []
@@ -108,7 +110,11 @@ def main() -> None:
             n = next(r for r in rows if r["round"] == rnd and r["tree"] == "new")
             lines.append(f"| {rnd + 1} | {1e3 * b['median']:.1f} / {1e3 * b['min']:.1f} | "
                          f"{1e3 * n['median']:.1f} / {1e3 * n['min']:.1f} |")
-        lines.append("")
+        medians = {t: statistics.median(r["median"] for r in rows if r["tree"] == t) for t in trees}
+        lines += ["", f"Medians of the rounds' medians: base {1e3 * medians['base']:.1f} ms, new "
+                      f"{1e3 * medians['new']:.1f} ms ({medians['new'] / medians['base']:.2f}×).", ""]
+        if walkingman_only:
+            return finish(out, report, lines)
 
         big = {name: inprocess(tree, photo, pmask, min(reps, 5), device) for name, tree in trees.items()}
         report["12mp_inprocess"] = big
@@ -155,6 +161,10 @@ def main() -> None:
         lines += [f"## {count} photos of 512x384, whole command (images/s)", "",
                   *[f"- {k}: {v:.1f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in rates.items()], ""]
 
+    finish(out, report, lines)
+
+
+def finish(out: Path, report: dict, lines: list[str]) -> None:
     (out / "speed.json").write_text(json.dumps(report, indent=1))
     (out / "speed.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
