@@ -48,6 +48,18 @@ def whole_valid_ends(valid: np.ndarray) -> np.ndarray:
     return np.cumsum(blocks.ravel(), dtype=np.uint32)
 
 
+@pytest.mark.parametrize("width", [1, 7, VALID_BLOCK - 1, VALID_BLOCK, VALID_BLOCK + 9, 3 * VALID_BLOCK + 5])
+def test_valid_ends_count_every_block_whatever_the_box(width):
+    rng = np.random.default_rng(width)
+    for _ in range(40):
+        valid = (rng.random((9, width)) < rng.random()).astype(np.uint8)
+        x0, x1 = sorted(rng.integers(0, width + 1, 2))
+        valid[:, :x0] = 0
+        valid[:, x1:] = 0
+        lev = dataclasses.replace(prepare_level(hole_at((64, 64), "middle"), 2, 1.0), valid=valid, valid_box=())
+        np.testing.assert_array_equal(valid_ends(lev), whole_valid_ends(valid))
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("where", PLACES)
 @pytest.mark.parametrize("protected", [False, True])

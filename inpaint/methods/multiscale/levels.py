@@ -335,7 +335,8 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
     radius = max(valid_box[3] - valid_box[1] - 1, valid_box[2] - valid_box[0] - 1, 1) if valid_box else 1
     return Level(mask=mask, valid=valid.view(np.uint8), valid_box=valid_box, targets=targets, work=(x0, y0, x1, y1),
                  tidx=tidx, hole_map=hole_map, solve_map=solve_map, hole=hole, pixels=np.concatenate([hole, ring]),
-                 colours=(hole[parity == 0], hole[parity == 1]), radius=radius, area=area,
+                 colours=(np.compress(parity == 0, hole, axis=0), np.compress(parity == 1, hole, axis=0)),
+                 radius=radius, area=area,
                  widened=widened)
 
 
@@ -377,10 +378,18 @@ def valid_ends(level: Level) -> np.ndarray:
     box = level.sources_box
     if box is not None:  # the blocks outside the valid centres' box count none
         x0, y0, x1, y1 = box
-        b0 = x0 // VALID_BLOCK
-        part = level.valid[y0:y1, b0 * VALID_BLOCK:x1]
-        sums = np.add.reduceat(part, np.arange(0, part.shape[1], VALID_BLOCK), axis=1, dtype=np.uint32)
-        blocks[y0:y1, b0:b0 + sums.shape[1]] = sums
+        b0, b1 = x0 // VALID_BLOCK, x1 // VALID_BLOCK  # whole blocks b0 to b1, then a part of one
+        if b1 > b0:  # a block's 0/1 bytes as 64-bit words: their sum holds a count in each byte
+            words = level.valid[y0:y1, b0 * VALID_BLOCK:b1 * VALID_BLOCK].view(np.uint64)
+            words = words.reshape(y1 - y0, b1 - b0, VALID_BLOCK // 8)
+            sums = words[:, :, 0].copy()
+            for k in range(1, VALID_BLOCK // 8):
+                sums += words[:, :, k]
+            sums *= np.uint64(0x0101010101010101)  # the top byte adds up the eight
+            sums >>= np.uint64(56)
+            blocks[y0:y1, b0:b1] = sums
+        if x1 > b1 * VALID_BLOCK:
+            blocks[y0:y1, b1] = level.valid[y0:y1, b1 * VALID_BLOCK:x1].sum(axis=1, dtype=np.uint32)
     return np.cumsum(blocks.ravel(), dtype=np.uint32)
 
 
