@@ -318,7 +318,8 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
     targets = _listed(hit, y0, x0)
     tidx = np.full(hit.shape, -1, np.int32)
     tidx[hit] = np.arange(len(targets), dtype=np.int32)  # row-major, as the targets
-    hole = _listed(mask[by0:by1, bx0:bx1], by0, bx0)
+    # the hole's pixels are targets (the work area holds its box): picked from them, row-major both
+    hole = np.compress(mask[y0:y1, x0:x1][hit], targets, axis=0)
     (rx0, ry0, rx1, ry1), around = near(mask, 1, box)
     around &= ~mask[ry0:ry1, rx0:rx1]
     ring = _listed(around, ry0, rx0)
