@@ -227,3 +227,26 @@ def test_a_level_names_its_patchmatch_arguments_once(runtime, monkeypatch):
     got = inpaint(img, mask, backend="opencl", device=runtime.device, timings=False)
     assert len(made) == len(got.stats.levels) >= 3
     assert len(launched) == ms.PM_ITERATIONS * (got.stats.iterations + 1)  # (twice as many in the first round)
+
+
+def test_pooled_buffers_reused_by_later_fills_give_the_same_fills(runtime, monkeypatch):
+    """With buffers from the runtime's pool (as on a GPU), a fill reuses the device memory of the
+    fills before it, whatever those left in it, and still fills numpy's bits; the pool keeps the
+    memory between fills, up to its bound."""
+    from inpaint.cl import runtime as rtmod
+
+    monkeypatch.setattr(runtime, "pooled", True)
+    monkeypatch.setattr(runtime, "_pool", None)
+    scenes = [(_scene(150, 180, 1), 1), (_far_scene(), 3), (_scene(130, 170, 2), 2), (_scene(150, 180, 1), 5)]
+    managed = []
+    for (img, mask), seed in scenes + scenes:
+        want = inpaint(img, mask, backend="numpy", seed=seed)
+        got = inpaint(img, mask, backend="opencl", device=runtime.device, seed=seed)  # (this runtime: timed)
+        np.testing.assert_array_equal(want.image, got.image)
+        np.testing.assert_array_equal(want.source_map, got.source_map)
+        managed.append(runtime._pool.managed_bytes)
+    assert managed[0] > 0
+    assert managed[4:] == managed[3:-1]  # the second round of the same fills allocates nothing more
+    monkeypatch.setattr(rtmod, "POOL_KEEP", 0)
+    runtime.finished()
+    assert runtime._pool.managed_bytes == runtime._pool.active_bytes  # over the bound: nothing unused kept

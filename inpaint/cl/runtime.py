@@ -17,6 +17,7 @@ Everything that runs a kernel goes through a :class:`Runtime`:
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import os
 import re
@@ -387,6 +388,10 @@ class Runtime:
         self._made: dict[Hashable, Any] = {}  # what jobs made from the kernels (see made)
         self._retired: list[Any] = []
         self._lock = threading.Lock()
+        #: Whether :meth:`buffer` takes buffers from a pool: on a GPU.
+        self.pooled = self.is_gpu
+        self._pool: Any = None  # device memory kept for the next buffers (see buffer)
+        self._uploads: collections.deque = collections.deque()  # copies from host arrays still queued (see upload)
         #: Wall time spent building or loading programs on this runtime.
         self.build_seconds = 0.0
 
@@ -472,6 +477,52 @@ class Runtime:
         if got is None:
             got = self._made[key] = make()
         return got
+
+    def buffer(self, nbytes: int) -> Any:
+        """A device buffer of ``nbytes`` (contents undefined), refused first by :func:`check_room`.
+
+        On a GPU it comes from this runtime's pool (:class:`pyopencl.tools.MemoryPool`): a buffer
+        dropped by a level or a fill is reused by the next one of its size.  There, creating a buffer
+        and the driver's allocation at its first use cost about a tenth of a millisecond each, which
+        a fill of hundreds of buffers notices.  The queue is in order, so a reused buffer's next
+        writer runs after its last reader.  A CPU device's memory is the host's, and a buffer costs
+        little there: it is not kept.
+        """
+        nbytes = max(int(nbytes), 1)
+        check_room(self.context, nbytes)
+        if not self.pooled:
+            return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
+        if self._pool is None:
+            from pyopencl.tools import ImmediateAllocator, MemoryPool
+
+            self._pool = MemoryPool(ImmediateAllocator(self.queue))
+        return self._pool.allocate(nbytes)
+
+    def upload(self, array: Any) -> Any:
+        """A device buffer (:meth:`buffer`) holding ``array``, copied by the queue without waiting.
+
+        A buffer created from host memory (``COPY_HOST_PTR``) makes the host wait for the copy: on an
+        NVIDIA driver a 12 MP photo's 36 MB held the host 20 ms, where a queued copy takes 0.2 ms
+        and the copy itself runs beside the host's work.  ``array`` must not change until the queue
+        has run the copy: the fills upload arrays they never write again.
+        """
+        buf = self.buffer(array.nbytes)
+        if array.nbytes:
+            pending = self._uploads
+            # the copy's event holds the array, and dropping it would wait for the copy: kept until done
+            while pending and pending[0].command_execution_status == cl.command_execution_status.COMPLETE:
+                pending.popleft()
+            pending.append(cl.enqueue_copy(self.queue, buf, array, is_blocking=False))
+        return buf
+
+    def finished(self) -> None:
+        """At the end of a job: wait for the queue, then let the pool (:meth:`buffer`) keep at most
+        :data:`POOL_KEEP` bytes of unused device memory for the next job."""
+        self.queue.finish()
+        self._uploads.clear()
+        pool = self._pool
+        if pool is not None and pool.managed_bytes - pool.active_bytes > POOL_KEEP:
+            pool.free_held()
 
     def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
                       exc: Exception) -> Any:
@@ -656,6 +707,9 @@ def runtime_for(backend: str, device: Any = None, profile: Any = None, profiling
     """
     return open_runtime(backend, device, profile, profiling)[0]
 
+
+#: The most unused device memory a runtime's buffer pool keeps between fills (:meth:`Runtime.finished`).
+POOL_KEEP = 1 << 30
 
 #: What a buffer may map beyond its size (the driver's alignment and bookkeeping).
 BUFFER_SLACK = 16 << 20

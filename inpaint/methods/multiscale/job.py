@@ -400,6 +400,7 @@ class _Fill(Job):
             image[lev.hole[:, 0], lev.hole[:, 1]] = st.values(lev.hole)
             self._result_image = image
             self._sources = (st.sources(), lev.hole)
+            self._state = None  # its device buffers go back to the pool now, not when the job is collected
         else:
             self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
             self._coarse = st  # its matches start the next level

@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import geometry
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import Runtime, cl, new_buffer, round_up
+from ...cl.runtime import Runtime, cl, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
 from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
@@ -452,18 +452,16 @@ def device_pyramid(rt: Runtime, kn: dict[str, Any], rgb: np.ndarray, whole: np.n
     crosses the bus once, as packed RGB, gets its features (``whole``: the pixels unknown to
     them) and is halved on the device into the levels of ``shapes``.  Transfers are booked in
     ``seconds['transfers']``, the launches' events in ``events`` under ``'levels'``."""
-    mf = cl.mem_flags
-    ctx = rt.context
     pyr = kn["pyramid"]
     t = time.perf_counter()
-    rgb_buf = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=rgb)
+    rgb_buf = rt.upload(rgb)
     seconds["transfers"] += time.perf_counter() - t
-    bufs = [new_buffer(ctx, mf.READ_WRITE, h * w * 4) for h, w in shapes]
+    bufs = [rt.buffer(h * w * 4) for h, w in shapes]
     events.append(("levels", pyr.pack(rgb_buf, bufs[0], shapes[0][0] * shapes[0][1])))
     x0, y0, x1, y1 = geometry.bbox(whole)
     t = time.perf_counter()
-    hole = new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(whole[y0:y1, x0:x1], np.uint8))
-    edges = new_buffer(ctx, mf.READ_WRITE, shapes[0][0] * shapes[0][1] * 2)
+    hole = rt.upload(np.ascontiguousarray(whole[y0:y1, x0:x1], np.uint8))
+    edges = rt.buffer(shapes[0][0] * shapes[0][1] * 2)
     seconds["transfers"] += time.perf_counter() - t
     for ev in pyr.features(bufs[0], edges, hole, (x0, y0, x1 - x0, y1 - y0), shapes[0]):
         events.append(("levels", ev))
@@ -485,14 +483,13 @@ class DeviceLevel:
                  kernels: dict[str, Any], events: list):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
-        mf = cl.mem_flags
-        ctx, queue = rt.context, rt.queue
+        queue = rt.queue
 
-        def buf(arr: np.ndarray) -> Any:
-            return new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
+        def buf(arr: np.ndarray) -> Any:  # (the level's arrays are not written again)
+            return rt.upload(np.ascontiguousarray(arr))
 
         def cleared(nbytes: int) -> Any:
-            out = new_buffer(ctx, mf.READ_WRITE, nbytes)
+            out = rt.buffer(nbytes)
             cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
             return out
 
@@ -502,7 +499,7 @@ class DeviceLevel:
         work = lev.tidx.size * 16  # int4 per pixel of the work area
         self.b = {
             "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": self._valid(lev),
-            "nnf": new_buffer(ctx, mf.READ_WRITE, n * k * 8), "cost": new_buffer(ctx, mf.READ_WRITE, n * k * 4),
+            "nnf": rt.buffer(n * k * 8), "cost": rt.buffer(n * k * 4),
             "v": cleared(work), "x": cleared(work),
             "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "pixels": buf(lev.pixels),
             "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
@@ -511,7 +508,7 @@ class DeviceLevel:
         self.b["holepix"] = self.b["pixels"]  # the hole's pixels are the list's first: no copy of their own
         self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
-            self.b["adapt"] = new_buffer(ctx, mf.READ_WRITE, n * k * 16)
+            self.b["adapt"] = rt.buffer(n * k * 16)
         self.best_bufs = [cleared(n * 8), cleared(n * 8)]
         # with transformed sources, every listed match's transform and the best matches' (as best_bufs)
         self.bxf_bufs: list[Any] | None = None
@@ -537,7 +534,7 @@ class DeviceLevel:
         centres (a third of a 12 MP photo's map, at most) crosses the bus, queued like the level's
         launches: the host does not wait for the device to finish the levels before."""
         h, w = lev.shape
-        out = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, h * w)
+        out = self.rt.buffer(h * w)
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
         if lev.sources_box is not None:
             x0, y0, x1, y1 = lev.sources_box
@@ -621,15 +618,14 @@ class DeviceLevel:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.onion`, on the device."""
         self._settle()
         cl, lev = self.cl, self.lev
-        ctx, mf = self.rt.context, cl.mem_flags
+        rt = self.rt
         h, w = lev.shape
         t = time.perf_counter()
-        self.b["filled"] = new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
-                                     hostbuf=np.ascontiguousarray((lev.hole_map == 0).astype(np.uint8)))
-        self.b["osrc"] = new_buffer(ctx, mf.READ_WRITE, lev.tidx.size * 8)
-        cl.enqueue_fill_buffer(self.rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
-        bufs = [new_buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(pix)) for pix in layers]
-        found = new_buffer(ctx, mf.READ_WRITE, max(len(p) for p in layers) * 8)
+        self.b["filled"] = rt.upload((lev.hole_map == 0).astype(np.uint8))
+        self.b["osrc"] = rt.buffer(lev.tidx.size * 8)
+        cl.enqueue_fill_buffer(rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
+        bufs = [rt.upload(np.ascontiguousarray(pix)) for pix in layers]
+        found = rt.buffer(max(len(p) for p in layers) * 8)
         self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["onion"]
         for i, (pix, bp) in enumerate(zip(layers, bufs)):
@@ -653,7 +649,7 @@ class DeviceLevel:
         self.low_rect = source_rect(lev, self.reach)
         x0, y0, x1, y1 = self.low_rect
         t = time.perf_counter()
-        self.b["low"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, (x1 - x0) * (y1 - y0) * 4)
+        self.b["low"] = self.rt.buffer((x1 - x0) * (y1 - y0) * 4)
         self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("vote", self.kn["vote"].low_pass(self.b, self.low_rect, w, h, lev.work_args)))
 
@@ -665,7 +661,7 @@ class DeviceLevel:
         buf = self.b["pixels"]  # the hole's pixels first, then the ring around them
         if sources and self.src is None:
             t = time.perf_counter()
-            self.src = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(lev.hole), 1) * 8)
+            self.src = self.rt.buffer(len(lev.hole) * 8)
             self.seconds["transfers"] += time.perf_counter() - t
         self.events.append(("vote", self.kn["vote"](self.b, buf, len(pixels), lev.shape[1], k_use, softness,
                                                     lev.work_args, self.low_rect if split else None,
@@ -675,8 +671,7 @@ class DeviceLevel:
     def expect_prior(self, prior: np.ndarray) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.expect_prior`, on the device."""
         t = time.perf_counter()
-        self.b["prior"] = new_buffer(self.rt.context, self.cl.mem_flags.READ_ONLY | self.cl.mem_flags.COPY_HOST_PTR,
-                                     hostbuf=np.ascontiguousarray(prior))
+        self.b["prior"] = self.rt.upload(np.ascontiguousarray(prior))  # (a new array: not written again)
         self.seconds["transfers"] += time.perf_counter() - t
 
     def _result_args(self) -> tuple[Any, Any] | None:
@@ -687,7 +682,7 @@ class DeviceLevel:
         self._final = None  # what this compose gathers is read anew
         if self.result is None:
             t = time.perf_counter()
-            self.result = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, max(len(self.lev.hole), 1) * 12)
+            self.result = self.rt.buffer(len(self.lev.hole) * 12)
             self.seconds["transfers"] += time.perf_counter() - t
         return self.src, self.result
 
@@ -715,7 +710,7 @@ class DeviceLevel:
         if "gx" not in self.b:
             t = time.perf_counter()
             for name in ("gx", "gy", "x0"):
-                self.b[name] = new_buffer(self.rt.context, self.cl.mem_flags.READ_WRITE, lev.tidx.size * 16)
+                self.b[name] = self.rt.buffer(lev.tidx.size * 16)
                 self.cl.enqueue_fill_buffer(self.rt.queue, self.b[name], np.uint32(0), 0, lev.tidx.size * 16)
             self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["gradients"]
@@ -737,6 +732,7 @@ class DeviceLevel:
         if self._final is None:
             m = len(self.lev.hole)
             out = self._read(np.empty((m, 3), np.int32), self.result)
+            self.rt.finished()
             self._final = (np.ascontiguousarray(out[:, 2]).view(np.uint8).reshape(m, 4)[:, :3],
                            np.ascontiguousarray(out[:, :2]))
         return self._final
