@@ -1198,9 +1198,11 @@ def _finest_level(img, mask):
     patches: three levels of a small photo in a quarter of the default patch's numpy time.)"""
     job = ms.MultiscaleInpainter(img, mask, patch=3, backend="numpy")
     assert len(job.stats.levels) > 1
-    while job.step():
-        pass
-    return job._part._state, levels.prepare_level(mask, job.half, job.alpha)
+    state = None
+    while not job.done:  # (a finished fill lets go of its state)
+        state = job._part._state
+        job.step()
+    return state, levels.prepare_level(mask, job.half, job.alpha)
 
 
 def _finest_scene():

@@ -298,3 +298,35 @@ def test_the_image_during_a_run_is_the_level_fill_scaled_up_into_the_hole():
         np.testing.assert_array_equal(shown[~mask], img[~mask])
         levels_seen.add(fill._level)
     assert max(levels_seen) > 0
+
+
+def test_the_levels_are_set_up_on_a_thread_of_their_own(monkeypatch):
+    """A fill's level descriptions are made on a thread beside the fill's own, which ends with
+    them, and they are the descriptions made on the fill's thread."""
+    import threading
+
+    from inpaint.api import inpaint
+    from inpaint.methods.multiscale import levels
+
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (70, 90, 3), dtype=np.uint8)
+    mask = hole_at((70, 90), "middle", 17)
+    made, handed, prepare, level = [], [], levels.prepare_level, levels.Ahead.level
+
+    def recorded(*args):
+        made.append((threading.current_thread(), args))
+        return prepare(*args)
+
+    monkeypatch.setattr(levels, "prepare_level", recorded)
+    monkeypatch.setattr(levels.Ahead, "level", lambda self, lv: handed.append(level(self, lv)) or handed[-1])
+    got = inpaint(img, mask, backend="numpy", patch=5, seed=1)
+    threads = {t for t, _ in made}
+    assert len(made) == len(handed) == len(got.stats.levels) >= 2
+    assert len(threads) == 1 and threading.main_thread() not in threads
+    for lev, (_, args) in zip(handed, made):
+        again = prepare(*args)
+        for field in dataclasses.fields(again):
+            np.testing.assert_equal(getattr(lev, field.name), getattr(again, field.name), err_msg=field.name)
+    thread = threads.pop()
+    thread.join(timeout=10)
+    assert not thread.is_alive()

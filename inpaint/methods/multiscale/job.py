@@ -63,13 +63,12 @@ from ..context import RunContext, run_context, split
 from . import gradients, reference as ref
 from .host import HostLevel
 from .levels import (
-    Level,
+    Ahead,
     free_count,
     hole_groups,
     image_pyramid,
     mask_pyramid,
     onion_layers,
-    prepare_level,
     protect_pyramid,
     pyramid_boxes,
 )
@@ -268,7 +267,7 @@ class _Fill(Job):
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = dict.fromkeys((*STEPS, "transfers"), 0.0)
         self._rt, self._state = None, None
-        self._ready: tuple[int, Level] | None = None  # the next level, set up
+        self._ahead: Ahead | None = None  # the host's work that the masks decide, done on a thread of its own
         self._coarse: Any = None  # the coarser level's state
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
@@ -294,6 +293,8 @@ class _Fill(Job):
         self._protects = protect_pyramid(avoid, len(masks))
         self._boxes = pyramid_boxes(self.mask, len(masks), box)
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
+        self._ahead = Ahead(self.rgb, self.mask, masks, self._protects, self._boxes, self.half, self.alpha,
+                            EXPECTED_TEXTURE)  # while this thread builds the pyramid and queues the launches
         t = time.perf_counter()
         if self._rt is not None:
             self._images = mcl.device_pyramid(self._rt, self._kernels, self.rgb, self.whole,
@@ -318,23 +319,15 @@ class _Fill(Job):
         return max(h * w * 4, area * 16, area * self.k * 8)
 
     # -- the algorithm --------------------------------------------------------------------
-    def _setup(self, lv: int) -> Level:
-        """Level ``lv``'s description: host work alone, which the device path does while the
-        device finishes the level above."""
-        return prepare_level(self._masks[lv], self.half, self.alpha, self._protects[lv], self._boxes[lv])
-
     def _expect_texture(self, st: Any, lv: int) -> None:
-        """At the photo's own level, hand ``st`` the texture its hole expects: host work, once the
-        level's first device work is queued (and its buffers, checked against the memory, exist)."""
+        """At the photo's own level, hand ``st`` the texture its hole expects, once the level's first
+        device work is queued."""
         if lv == 0 and EXPECTED_TEXTURE:
-            lev = st.lev
-            st.expect_prior(ref.expected_texture(self.rgb, self.mask, lev.solve_map, lev.work, self.half))
+            st.expect_prior(self._ahead.prior())
 
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""
-        ready = self._ready
-        self._ready = None
-        lev = ready[1] if ready is not None and ready[0] == lv else self._setup(lv)
+        lev = self._ahead.level(lv)
         key = self.seed * 1000 + lv
         # At the photo itself, a short search around the coarser level's matches, taken where it placed
         # every start (a random one, where the scaled-up match is no source here, needs the whole area).
@@ -396,13 +389,12 @@ class _Fill(Job):
         lev = st.lev
         if lv == 0:
             # Outside the hole the estimate is the picture: read back and set the hole alone.
-            image = self.rgb.copy()
+            image = self._ahead.base()
             image[lev.hole[:, 0], lev.hole[:, 1]] = st.values(lev.hole)
             self._result_image = image
             self._sources = (st.sources(), lev.hole)
             self._state = None  # its device buffers go back to the pool now, not when the job is collected
         else:
-            self._ready = (lv - 1, self._setup(lv - 1))  # while the device finishes this level
             self._coarse = st  # its matches start the next level
 
     def run_step(self, index: int) -> None:
