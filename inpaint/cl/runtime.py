@@ -517,11 +517,12 @@ class Runtime:
 
     def finished(self) -> None:
         """At the end of a job: wait for the queue, then let the pool (:meth:`buffer`) keep at most
-        :data:`POOL_KEEP` bytes of unused device memory for the next job."""
+        :data:`POOL_KEEP` bytes of unused device memory for the next job, and at most an eighth of
+        the device's memory (a phone's GPU shares the phone's)."""
         self.queue.finish()
         self._uploads.clear()
-        pool = self._pool
-        if pool is not None and pool.managed_bytes - pool.active_bytes > POOL_KEEP:
+        pool, keep = self._pool, min(POOL_KEEP, self.limits.global_mem_size // 8)
+        if pool is not None and pool.managed_bytes - pool.active_bytes > keep:
             pool.free_held()
 
     def _build_afresh(self, source: str | Sequence[str], defines: Mapping[str, Any] | None,
