@@ -971,9 +971,10 @@ def test_texture_features_ignore_the_hole(rng):
     assert (ref.texture_features(flat, hole) == 0).all()  # a flat picture has no texture
 
 
-@pytest.mark.parametrize("h,w", [(1, 1), (7, 5), (33, 64), (61, 47)])
-def test_features_kernel_equals_host(runtime, rng, h, w):
-    """edges then features on the device equal the reference (odd sizes, a hole at a border)."""
+@pytest.mark.parametrize("h,w,cpu", [(1, 1, True), (7, 5, True), (33, 64, True), (61, 47, True), (61, 47, False)])
+def test_features_kernel_equals_host(runtime, rng, h, w, cpu):
+    """edges then features on the device equal the reference (odd sizes, a hole at a border), with
+    the kernels' code for a CPU or a GPU."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.35)
     mask[:, : max(w // 8, 1)] |= h > 5  # the hole may touch the border
@@ -990,8 +991,8 @@ def test_features_kernel_equals_host(runtime, rng, h, w):
     est[..., 3] = 0xAB  # sentinel: every pixel's feature must be written
     b_est = buf(est)
     edges = buf(np.full((h, w), 0x1234, np.uint16))
-    mcl.Pyramid(runtime, 2, 1).features(b_est, edges, buf(mask[y0:y1, x0:x1].astype(np.uint8)),
-                                        (x0, y0, x1 - x0, y1 - y0), (h, w))
+    mcl.Pyramid(runtime, 2, 1, cpu=cpu).features(b_est, edges, buf(mask[y0:y1, x0:x1].astype(np.uint8)),
+                                                 (x0, y0, x1 - x0, y1 - y0), (h, w))
     got = read(runtime, b_est, est)
     np.testing.assert_array_equal(got[..., :3], img)
     np.testing.assert_array_equal(got[..., 3], ref.texture_features(img, mask))

@@ -360,8 +360,9 @@ class Pyramid(_Wrapper):
     #: 2-D work-group of ``halve``.
     TILE = (16, 8)
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
         self.knl_lift = self._kernel("lift_level")
