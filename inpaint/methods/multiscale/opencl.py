@@ -419,8 +419,10 @@ class Onion(_Wrapper):
         super().__init__(rt, half, k, adapt, transforms, cpu)
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
-        self.search_group = rt.limits.work_group((ONION_GROUP,), cap=rt.work_group_info(self.knl_search)
-                                                 ["work_group_size"])[0]
+        # A CPU runs a group's work-items one after another: there the group's barriers and sums
+        # cost more than sharing a pixel's candidates saves, and each pixel takes one work-item.
+        self.search_group = 1 if self.defines["CPU"] else rt.limits.work_group(
+            (ONION_GROUP,), cap=rt.work_group_info(self.knl_search)["work_group_size"])[0]
 
     def search(self, b: dict[str, Any], pixels: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
