@@ -31,6 +31,9 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
 GROUP = 64
+#: PatchMatch's work-group size on a CPU, whose cores take a work-group at a time: the coarse levels'
+#: few hundred targets then spread evenly over them.
+CPU_GROUP = 16
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
 #: Work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel and the
@@ -106,6 +109,8 @@ class PatchMatch(_Wrapper):
     def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
                  cpu: bool | None = None):
         super().__init__(rt, half, k, adapt, transforms, cpu)
+        if self.defines["CPU"]:
+            self.group = min(self.group, CPU_GROUP)
         self.knl = self._kernel("patchmatch")
         self.knl_rescore = self._kernel("rescore")
         self.knl_start = self._kernel("start_lists")
