@@ -616,19 +616,21 @@ def read(runtime, buf, like):
     return out
 
 
-# (the largest patch, a program of its own that takes seconds to compile, in the slow selection)
-@pytest.mark.parametrize("half,k,jump_max,radius,mean,near",
-                         [(1, 1, 8, None, 0, 0), (2, 3, 2, 8, 4, 1000), (3, 8, 8, None, 4, 1000), (4, 2, 1, 3, 0, 37),
-                          pytest.param(15, 1, 8, 3, 4, 1000, marks=pytest.mark.slow)])
-def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near):
+# (the largest patch, a program of its own that takes seconds to compile, in the slow selection;
+# cpu: the kernels' code for a CPU or a GPU, both run on the test device)
+@pytest.mark.parametrize("half,k,jump_max,radius,mean,near,cpu",
+                         [(1, 1, 8, None, 0, 0, True), (2, 3, 2, 8, 4, 1000, False), (3, 8, 8, None, 4, 1000, True),
+                          (3, 1, 8, None, 0, 0, False), (4, 2, 1, 3, 0, 37, True),
+                          pytest.param(15, 1, 8, 3, 4, 1000, True, marks=pytest.mark.slow)])
+def test_patchmatch_kernel(runtime, rng, half, k, jump_max, radius, mean, near, cpu):
     big = half > 4  # the largest patch: a small hole in a larger image leaves room for sources
     lev, est, nnf, cost, best = level_state(rng, h=80 if big else 28, w=84 if big else 34, half=half, k=k,
                                             frac=0.08 if big else 0.3, mean=mean, near=near)
     radius = lev.radius if radius is None else radius
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_in, b_out = buf(best), buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, half, k)(b, len(lev.targets), lev.shape[1], lev.shape[0], radius, jump_max, 99, b_in,
-                                     b_out, lev.work_args, mean, near)
+    mcl.PatchMatch(runtime, half, k, cpu=cpu)(b, len(lev.targets), lev.shape[1], lev.shape[0], radius, jump_max, 99,
+                                              b_in, b_out, lev.work_args, mean, near)
     out = np.zeros_like(best)
     ref.patchmatch(est, lev.targets, lev.tidx, lev.origin, lev.valid, nnf, cost, best, out, half, radius, 99,
                    jump_max, mean, near)
@@ -662,25 +664,27 @@ def test_patchmatch_kernel_short_search_and_rescoring(runtime, rng, random_start
     np.testing.assert_array_equal(read(runtime, b_out, best), out)
 
 
-@pytest.mark.parametrize("mean,near", [(0, 0), (4, 0), (4, 1000)])
-def test_rescore_kernel(runtime, rng, mean, near):
+@pytest.mark.parametrize("mean,near,cpu", [(0, 0, True), (4, 0, True), (4, 1000, True), (4, 1000, False)])
+def test_rescore_kernel(runtime, rng, mean, near, cpu):
     lev, est, nnf, cost, best = level_state(rng, half=2, k=4, iterations=2)
     est[lev.mask, :3] = rng.integers(0, 256, (int(lev.mask.sum()), 3))  # the estimate moved on
     b, buf = device_buffers(runtime, lev, est, nnf, cost)
     b_best = buf(np.full_like(best, SENTINEL))
-    mcl.PatchMatch(runtime, 2, 4).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best, mean, near)
+    mcl.PatchMatch(runtime, 2, 4, cpu=cpu).rescore(b, len(lev.targets), lev.shape[1], lev.shape[0], b_best, mean,
+                                                   near)
     ref.rescore(est, lev.targets, nnf, cost, 2, mean, near)
     np.testing.assert_array_equal(read(runtime, b["nnf"], nnf), nnf)
     np.testing.assert_array_equal(read(runtime, b["cost"], cost), cost)
     np.testing.assert_array_equal(read(runtime, b_best, best), nnf[:, 0])
 
 
-@pytest.mark.parametrize("k_use,split", [(1, False), (4, False), (1, True), (4, True)])
-def test_vote_kernel(runtime, rng, k_use, split):
+@pytest.mark.parametrize("k_use,split,cpu", [(1, False, True), (4, False, True), (1, True, True), (4, True, True),
+                                             (4, True, False)])
+def test_vote_kernel(runtime, rng, k_use, split, cpu):
     lev, est, nnf, cost, _ = level_state(rng, half=3, k=4, iterations=2)
     b, _ = device_buffers(runtime, lev, est, nnf, cost)
     h, w = lev.shape
-    kn = mcl.Vote(runtime, 3, 4)
+    kn = mcl.Vote(runtime, 3, 4, cpu=cpu)
     rect = levels.source_rect(lev, 3)
     if split:
         x0, y0, x1, y1 = rect
@@ -897,7 +901,8 @@ def test_lift_kernel_equals_host(runtime, rng, k, spoil):
                                                      (2, 1, 128, 7, None), (1, 2, 255, 7, None), (2, 1, 128, 0, None),
                                                      (2, 2, 256, 0, None), (1, 1, 256, 0, None), (2, 1, 16, 7, 4),
                                                      (2, 1, 128, 7, 1)])
-def test_onion_kernels(runtime, rng, half, layer, step, r, group):
+@pytest.mark.parametrize("cpu", [True, False])
+def test_onion_kernels(runtime, rng, half, layer, step, r, group, cpu):
     """One layer's search and fill on the device equal the reference (sentinel-filled output),
     also where nearly every candidate ties (few colours, or a flat picture), with no random
     candidates, where the neighbours' sources alone decide, in their order, and with a search
@@ -909,7 +914,7 @@ def test_onion_kernels(runtime, rng, half, layer, step, r, group):
     b["filled"], b["osrc"] = buf(filled), buf(osrc)
     found = buf(np.full((len(pix), 2), SENTINEL, np.int32))
     h, w = lev.shape
-    kn = mcl.Onion(runtime, half, 1)
+    kn = mcl.Onion(runtime, half, 1, cpu=cpu)
     kn.search_group = group or kn.search_group
     kn.search(b, buf(pix), found, len(pix), r, w, h, lev.radius, 4321, lev.work_args)
     want = ref.onion_search(est, filled, osrc, lev.valid, pix, cands, lev.origin, half, lev.radius, 4321)
@@ -966,9 +971,10 @@ def test_texture_features_ignore_the_hole(rng):
     assert (ref.texture_features(flat, hole) == 0).all()  # a flat picture has no texture
 
 
-@pytest.mark.parametrize("h,w", [(1, 1), (7, 5), (33, 64), (61, 47)])
-def test_features_kernel_equals_host(runtime, rng, h, w):
-    """edges then features on the device equal the reference (odd sizes, a hole at a border)."""
+@pytest.mark.parametrize("h,w,cpu", [(1, 1, True), (7, 5, True), (33, 64, True), (61, 47, True), (61, 47, False)])
+def test_features_kernel_equals_host(runtime, rng, h, w, cpu):
+    """edges then features on the device equal the reference (odd sizes, a hole at a border), with
+    the kernels' code for a CPU or a GPU."""
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     mask = blob_mask(h, w, rng, 0.35)
     mask[:, : max(w // 8, 1)] |= h > 5  # the hole may touch the border
@@ -985,8 +991,8 @@ def test_features_kernel_equals_host(runtime, rng, h, w):
     est[..., 3] = 0xAB  # sentinel: every pixel's feature must be written
     b_est = buf(est)
     edges = buf(np.full((h, w), 0x1234, np.uint16))
-    mcl.Pyramid(runtime, 2, 1).features(b_est, edges, buf(mask[y0:y1, x0:x1].astype(np.uint8)),
-                                        (x0, y0, x1 - x0, y1 - y0), (h, w))
+    mcl.Pyramid(runtime, 2, 1, cpu=cpu).features(b_est, edges, buf(mask[y0:y1, x0:x1].astype(np.uint8)),
+                                                 (x0, y0, x1 - x0, y1 - y0), (h, w))
     got = read(runtime, b_est, est)
     np.testing.assert_array_equal(got[..., :3], img)
     np.testing.assert_array_equal(got[..., 3], ref.texture_features(img, mask))

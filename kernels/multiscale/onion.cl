@@ -12,7 +12,8 @@
  * arithmetic is integer: inpaint/methods/multiscale/reference.py (onion_search, onion_apply) reproduces both
  * kernels bit for bit.
  *
- * Random numbers come from hash32 (common/hash.cl, bundled before this file).
+ * Random numbers come from hash32 (common/hash.cl, bundled before this file), and CONVERT_INT4 from
+ * patchmatch.cl (bundled before it too).
  *
  * Defines: HALF (patch side / 2), FW (feature weight; the SSD is patchmatch.cl's), EMPTY,
  * ONION_GROUP (the largest work-group of onion_search). */
@@ -26,7 +27,7 @@ inline uint ssd_entry(__global const uchar4 *est, __global const uchar *filled, 
     const int dy = e / (2 * HALF + 1) - HALF, dx = e % (2 * HALF + 1) - HALF;
     if (p.x + dy < 0 || p.x + dy >= height || p.y + dx < 0 || p.y + dx >= width) return 0;
     if (!filled[(p.x + dy - ry0) * rw + p.y + dx - rx0]) return 0;
-    const int4 d = convert_int4(est[(p.x + dy) * width + p.y + dx]) - convert_int4(est[(c.x + dy) * width + c.y + dx]);
+    const int4 d = CONVERT_INT4(est[(p.x + dy) * width + p.y + dx]) - CONVERT_INT4(est[(c.x + dy) * width + c.y + dx]);
     return (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
 }
 

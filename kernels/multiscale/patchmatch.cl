@@ -27,7 +27,19 @@
  * and quarter turns, 3 those and the resampled turns and scales of xtab) and XFORM_COUNT (how many
  * transforms it draws from), XFORM_EXACT (the codes read without resampling); the reference and
  * levels.py state them.  With XFORM 3 a candidate with a resampled transform must also be set in
- * wide (its wider window known: levels.py, wide_sources). */
+ * wide (its wider window known: levels.py, wide_sources).  CPU (0 or 1): whether the device is a
+ * CPU (see CONVERT_INT4 and ssd_row). */
+
+/* A pixel's bytes widened to ints, as convert_int4.  With CPU set, by clang's vector conversion: one
+ * instruction where PoCL's convert_int4 goes byte by byte. */
+#if CPU && defined(__has_builtin)
+#if __has_builtin(__builtin_convertvector)
+#define CONVERT_INT4(v) __builtin_convertvector((v), int4)
+#endif
+#endif
+#ifndef CONVERT_INT4
+#define CONVERT_INT4(v) convert_int4(v)
+#endif
 
 /* A source colour as adaptation code `code` reads it: per channel clamp(((gain v + 128) >> 8) + bias,
  * 0, 255), the code being gain * 256 + bias + 128; the feature is kept.  ADAPTED is the plain
@@ -38,10 +50,10 @@ inline int4 adapted(const int4 s, const int4 code)
     const int3 gain = code.xyz >> 8, bias = (code.xyz & 255) - 128;
     return (int4)(clamp(((gain * s.xyz + 128) >> 8) + bias, 0, 255), s.w);
 }
-#define ADAPTED(s, code) adapted(convert_int4(s), code)
+#define ADAPTED(s, code) adapted(CONVERT_INT4(s), code)
 #define ADAPTED_I(s, code) adapted(s, code)
 #else
-#define ADAPTED(s, code) convert_int4(s)
+#define ADAPTED(s, code) CONVERT_INT4(s)
 #define ADAPTED_I(s, code) (s)
 #endif
 
@@ -79,13 +91,13 @@ inline int4 xf_read(__global const uchar4 *img, const int width, __global const 
         const int fy = sy * 256 + m.x * dy + m.y * dx, fx = sx * 256 + m.z * dy + m.w * dx;
         const int iy = fy >> 8, ix = fx >> 8, wy = fy & 255, wx = fx & 255;
         const int iy1 = iy + (wy > 0), ix1 = ix + (wx > 0);
-        const int4 top = convert_int4(img[iy * width + ix]) * (256 - wx) + convert_int4(img[iy * width + ix1]) * wx;
-        const int4 bottom = convert_int4(img[iy1 * width + ix]) * (256 - wx) + convert_int4(img[iy1 * width + ix1]) * wx;
+        const int4 top = CONVERT_INT4(img[iy * width + ix]) * (256 - wx) + CONVERT_INT4(img[iy * width + ix1]) * wx;
+        const int4 bottom = CONVERT_INT4(img[iy1 * width + ix]) * (256 - wx) + CONVERT_INT4(img[iy1 * width + ix1]) * wx;
         return (top * (256 - wy) + bottom * wy + 32768) >> 16;
     }
 #endif
     const int2 o = xf_apply(code, dy, dx);
-    return convert_int4(img[(sy + o.x) * width + sx + o.y]);
+    return CONVERT_INT4(img[(sy + o.x) * width + sx + o.y]);
 }
 #define XF_OFF(code, dy, dx) xf_near(xtab, code, dy, dx)
 #define XF_CODE(xf, j) ((xf)[j])
@@ -106,6 +118,28 @@ inline int4 xf_read(__global const uchar4 *img, const int width, __global const 
  * enters the list, exactly as with its full distance: nothing is added to the list at lim or
  * above). */
 #define SIDE (2 * HALF + 1)
+#if CPU && !XFORM
+/* A row's share of the distance without the gradient term (ssd_with), its squares summed per channel
+ * first (a row's sums fit ints, and the total is the same); a whole row, as nearly every target's
+ * are, runs with constant bounds, unrolled: vector arithmetic on a CPU. */
+#define ROW_PIXEL \
+    const int4 d = CONVERT_INT4(trow[dx]) - ADAPTED(srow[dx], code); \
+    sq += d * d; \
+    if (with_mean) *sum += d.xyz;
+inline uint ssd_row(const uchar4 *trow, __global const uchar4 *srow, const int dx0, const int dx1, const int4 code,
+                    const int with_mean, int3 *sum)
+{
+    int4 sq = (int4)(0);
+    if (dx0 == -HALF && dx1 == HALF) {
+#pragma unroll
+        for (int dx = -HALF; dx <= HALF; ++dx) { ROW_PIXEL }
+    } else {
+        for (int dx = dx0; dx <= dx1; ++dx) { ROW_PIXEL }
+    }
+    return (uint)(sq.x + sq.y + sq.z + FW * sq.w);
+}
+#endif
+
 inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0, const int dy1, const int dx0,
                      const int dx1, const int sy, const int sx, const uint lim, const uchar4 *tw, const uint mean_w,
                      const int with_mean, const uint grad_w, const int with_grad, const int4 code, const int xc,
@@ -119,11 +153,18 @@ inline uint ssd_with(__global const uchar4 *est, const int width, const int dy0,
 #if !XFORM
         __global const uchar4 *srow = est + (sy + dy) * width + sx;
 #endif
+#if CPU && !XFORM
+        if (!with_grad) {
+            acc += ssd_row(trow, srow, dx0, dx1, code, with_mean, &sum);
+            if (acc > lim) return acc;
+            continue;
+        }
+#endif
         for (int dx = dx0; dx <= dx1; ++dx) {
 #if XFORM
-            const int4 d = convert_int4(trow[dx]) - ADAPTED_I(xf_read(est, width, xtab, sy, sx, xc, dy, dx), code);
+            const int4 d = CONVERT_INT4(trow[dx]) - ADAPTED_I(xf_read(est, width, xtab, sy, sx, xc, dy, dx), code);
 #else
-            const int4 d = convert_int4(trow[dx]) - ADAPTED(srow[dx], code);
+            const int4 d = CONVERT_INT4(trow[dx]) - ADAPTED(srow[dx], code);
 #endif
             acc += (uint)(d.x * d.x + d.y * d.y + d.z * d.z + FW * d.w * d.w);
             if (with_mean) sum += d.xyz;

@@ -124,7 +124,7 @@ __kernel void edges(__global const uchar4 *est, __global ushort *e, __global con
 
 /* Pass 2, features: a known pixel's feature is the mean e over the (2 FR + 1)^2 box around it
  * (the e that exist), divided by 6 and rounded, at most 255 (0 when the box holds none); a hole
- * pixel's is 0.  Defines: FR (box radius). */
+ * pixel's is 0.  Defines: FR (box radius), CPU. */
 __kernel void features(__global uchar4 *est, __global const ushort *e, __global const uchar *hole,
                        const int hx0, const int hy0, const int hw, const int hh, const int width, const int height)
 {
@@ -132,6 +132,21 @@ __kernel void features(__global uchar4 *est, __global const ushort *e, __global 
     if (x >= width || y >= height) return;
     uint s = 0, c = 0;
     if (!in_hole(hole, hx0, hy0, hw, hh, y, x)) {
+#if CPU
+        /* a box inside the image (nearly every pixel's): constant bounds and no branch, which a CPU's
+         * compiler unrolls (patchmatch.cl: CPU) */
+        if (x >= FR && x < width - FR && y >= FR && y < height - FR) {
+            for (int dy = -FR; dy <= FR; ++dy) {
+                __global const ushort *row = e + (y + dy) * width + x;
+#pragma unroll
+                for (int dx = -FR; dx <= FR; ++dx) {
+                    const uint v = row[dx], known = v != EDGE_NONE;
+                    s += known ? v : 0u;
+                    c += known;
+                }
+            }
+        } else
+#endif
         for (int yy = max(y - FR, 0); yy <= min(y + FR, height - 1); ++yy)
             for (int xx = max(x - FR, 0); xx <= min(x + FR, width - 1); ++xx) {
                 const uint v = e[yy * width + xx];

@@ -13,6 +13,8 @@
  * there through its transform xf[t * K + k] (xf_read, patchmatch.cl: a resampled value with XFORM 3);
  * its low pass, the best copy and the source map take the pixel nearest it (XF_OFF).
  *
+ * CONVERT_INT4 is patchmatch.cl's too.
+ *
  * Defines: HALF (patch side / 2), K (list length), EMPTY (an empty slot's cost), LOW_RADIUS (the
  * split vote's low-pass radius), LOW_CHUNK (rows per work-item of low_pass), ADAPT, XFORM. */
 
@@ -133,7 +135,7 @@ __kernel void vote(__global const uchar4 *est, __global const int2 *pixels,
 #if XFORM
             const int4 sv = xf_read(est, width, xtab, m.x, m.y, xc, dy, dx);
 #else
-            const int4 sv = convert_int4(est[s.x * width + s.y]);
+            const int4 sv = CONVERT_INT4(est[s.x * width + s.y]);
 #endif
 #if ADAPT
             const int4 code = adapt[t * K + k];

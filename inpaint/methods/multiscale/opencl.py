@@ -31,6 +31,9 @@ BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale
 #: Work-group size of the 1-D launches (a multiple of every GPU's SIMD width), lowered to
 #: a power of two the device or profile allows.
 GROUP = 64
+#: PatchMatch's work-group size on a CPU, whose cores take a work-group at a time: the coarse levels'
+#: few hundred targets then spread evenly over them.
+CPU_GROUP = 16
 #: Work-group size of the one-group launches (the fused Gauss-Seidel sweeps).
 FUSED_GROUP = 256
 #: Work-group of the Gauss-Seidel sweeps in local memory (lowered to what the built kernel and the
@@ -62,7 +65,7 @@ def _work(work: tuple[int, ...]) -> dict[str, int]:
     return dict(zip(("rx0", "ry0", "rw", "rh"), work))
 
 
-def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0) -> dict[str, Any]:
+def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0, cpu: bool = False) -> dict[str, Any]:
     """The bundle's ``-D`` specialisation, the same for every wrapper so they share one program:
     patch half-side and list length, and the constants the kernels share with the reference
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
@@ -72,7 +75,8 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0) -> dic
     sweeps in local memory keeps; whether the matches adapt their colours, the gradient term's
     scale and the adaptation's bounds; the gradient vote's scale and screening; the transformed
     sources' setting (a key of :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`) and how many
-    transforms it draws from."""
+    transforms it draws from; whether the device is a CPU (``CPU``: the kernels then take code that a
+    CPU's compiler vectorises, see ``patchmatch.cl``; a GPU keeps its own; the same results)."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
@@ -80,16 +84,19 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0) -> dic
             "GS_NONE": f"{GS_NONE:#x}u", "ONION_GROUP": ONION_GROUP, "ADAPT": int(adapt), "GRAD_SHIFT": ref.GRAD_SHIFT,
             "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
             "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN,
-            "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms], "XFORM_EXACT": ref.XFORM_EXACT}
+            "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms], "XFORM_EXACT": ref.XFORM_EXACT,
+            "CPU": int(cpu)}
 
 
 class _Wrapper:
-    """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines."""
+    """What every wrapper shares: the runtime, the 1-D work-group and the bundle's defines (``cpu``:
+    whether the kernels take their CPU code, by default where the device is no GPU)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
         self.rt = rt
         self.group = group_size(rt)
-        self.defines = _defines(half, k, adapt, transforms)
+        self.defines = _defines(half, k, adapt, transforms, not rt.is_gpu if cpu is None else cpu)
 
     def _kernel(self, name: str) -> NamedKernel:
         """Kernel ``name`` of the bundle, fetched once per runtime and defines."""
@@ -99,8 +106,11 @@ class _Wrapper:
 class PatchMatch(_Wrapper):
     """``kernels/multiscale/patchmatch.cl``: one PatchMatch iteration, and rescoring of the lists."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
+        if self.defines["CPU"]:
+            self.group = min(self.group, CPU_GROUP)
         self.knl = self._kernel("patchmatch")
         self.knl_rescore = self._kernel("rescore")
         self.knl_start = self._kernel("start_lists")
@@ -162,8 +172,9 @@ class Vote(_Wrapper):
     """``kernels/multiscale/vote.cl``: the weighted vote of the covering patches, per listed pixel (split
     by frequency or not), and the low-pass map a split vote reads."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
         self.knl = self._kernel("vote")
         self.knl_low = self._kernel("low_pass")
 
@@ -354,8 +365,9 @@ class Pyramid(_Wrapper):
     #: 2-D work-group of ``halve``.
     TILE = (16, 8)
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
         self.knl_pack = self._kernel("pack_rgba")
         self.knl_halve = self._kernel("halve")
         self.knl_lift = self._kernel("lift_level")
@@ -407,12 +419,15 @@ class Pyramid(_Wrapper):
 class Onion(_Wrapper):
     """``kernels/multiscale/onion.cl``: one layer of the coarsest level's first fill (search, then apply)."""
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
         self.knl_search = self._kernel("onion_search")
         self.knl_apply = self._kernel("onion_apply")
-        self.search_group = rt.limits.work_group((ONION_GROUP,), cap=rt.work_group_info(self.knl_search)
-                                                 ["work_group_size"])[0]
+        # A CPU runs a group's work-items one after another: there the group's barriers and sums
+        # cost more than sharing a pixel's candidates saves, and each pixel takes one work-item.
+        self.search_group = 1 if self.defines["CPU"] else rt.limits.work_group(
+            (ONION_GROUP,), cap=rt.work_group_info(self.knl_search)["work_group_size"])[0]
 
     def search(self, b: dict[str, Any], pixels: Any, found: Any, n: int, r: int, width: int,
                height: int, radius: int, key: int, work: tuple[int, int, int, int]) -> Any:
