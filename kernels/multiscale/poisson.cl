@@ -57,9 +57,10 @@ inline void update(__global const uchar *hole, __global const uchar4 *est, __glo
  * code, 3 outside the work area).  There it runs the half-sweeps, colour (first + h) & 1 for the
  * h-th ((y + x) parity in image coordinates: 0 the red list's), each as the reference's.  The
  * square's outermost pixels lack neighbours and are not updated, so after h half-sweeps the values
- * are exact from h pixels inside its edge on, the owned tile's after all of them.  The owned pixels
- * go to x_out (the others' unchanged), which no work-group reads: the launch is race-free, and x_in
- * and x_out change places from one launch to the next.  A known neighbour's value (boundary value)
+ * are exact from h pixels inside its edge on, the owned tile's after all of them.  The owned hole
+ * pixels go to x_out, which no work-group reads: the launch is race-free, and x_in and x_out change
+ * places from one launch to the next (only hole pixels are read or written: the others keep their
+ * values in x).  A tile without hole pixels does nothing.  A known neighbour's value (boundary value)
  * is loaded in place of x, so an update reads one value a neighbour.  Pixels outside the work area
  * are no hole pixel's neighbours inside the image, so they are left out as those outside it. */
 __kernel void gauss_seidel_tiles(__global const uchar *hole, __global const uchar4 *est,
@@ -72,6 +73,15 @@ __kernel void gauss_seidel_tiles(__global const uchar *hole, __global const ucha
     const int side = tile + 2 * halo, area = side * side, half_side = (side + 1) / 2;
     const int oy = (int)get_group_id(1) * tile - halo, ox = (int)get_group_id(0) * tile - halo;
     const int base = (oy + ry0 + ox + rx0) & 1;  /* the colour of the square's corner */
+    __local int owns;  /* whether the tile holds a hole pixel */
+    if (lid == 0) owns = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = lid; k < tile * tile; k += g) {
+        const int wy = oy + halo + k / tile, wx = ox + halo + k % tile;
+        if (wy < rh && wx < rw && hole[wy * rw + wx] == 1) owns = 1;  /* every writer stores the same */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!owns) return;  /* the same for the whole work-group */
     for (int i = lid; i < area; i += g) {
         const int wy = oy + i / side, wx = ox + i % side;
         uchar m = 3;
@@ -113,10 +123,9 @@ __kernel void gauss_seidel_tiles(__global const uchar *hole, __global const ucha
     }
     for (int k = lid; k < tile * tile; k += g) {
         const int ty = k / tile, tx = k % tile, wy = oy + halo + ty, wx = ox + halo + tx;
-        if (wy >= rh || wx >= rw) continue;
         const int i = (halo + ty) * side + halo + tx, j = wy * rw + wx;
-        const int4 old = x_in[j];
-        x_out[j] = flags[i] == 1 ? (int4)(vals[i], vals[area + i], vals[2 * area + i], old.w) : old;
+        if (wy < rh && wx < rw && flags[i] == 1)
+            x_out[j] = (int4)(vals[i], vals[area + i], vals[2 * area + i], x_in[j].w);
     }
 }
 

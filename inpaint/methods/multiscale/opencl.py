@@ -294,7 +294,7 @@ class Poisson(_Wrapper):
         counts = self.tiled_halfs(sweeps)
         if not counts:
             return []
-        if "x2" not in b:  # every launch writes its whole work area: no clearing
+        if "x2" not in b:  # every launch writes all hole pixels, and reads no other: no clearing
             b["x2"] = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, b["x"].size)
         t, g, h = self.tile, self.tile_group, self.halo
         side = t + 2 * h
