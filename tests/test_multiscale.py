@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as hs
 from inpaint import geometry
 from inpaint.api import inpaint, start
 from inpaint.errors import InputError
-from inpaint.methods.multiscale import host, job as ms, levels, opencl as mcl, reference as ref
+from inpaint.methods.multiscale import gradients as grad, host, job as ms, levels, opencl as mcl, reference as ref
 from inpaint.methods.multiscale.host import HostLevel
 
 SENTINEL = -12345
@@ -733,7 +733,7 @@ def test_poisson_kernels(runtime, rng):
     """The tiled sweeps (in tiles much smaller than the hole) and the composition equal the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    p.tile, p.halo = 6, 3
+    p.tiles.tile, p.tiles.halo = 6, 3
     assert len(p.tiled(b, w, 5, lev.work_args)) == 4  # ten half-sweeps, three a launch, an even count
     p.compose(b, len(lev.hole), w, lev.work_args)
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 5)
@@ -854,7 +854,7 @@ def test_tiled_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps, launches):
     p = mcl.Poisson(runtime, 1, 1)
     monkeypatch.setattr(p, "FUSED_PIXELS", 0)
     p.local_pixels = p.channel_pixels = 0
-    p.tile, p.halo = tile, halo
+    p.tiles.tile, p.tiles.halo = tile, halo
     rh, rw = lev.solve_map.shape
     assert tile > max(rh, rw) or any(not (lev.solve_map[y:y + tile, x:x + tile] == 1).any()
                                      for y in range(0, rh, tile) for x in range(0, rw, tile))  # a tile of no hole
@@ -867,14 +867,36 @@ def test_tiled_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps, launches):
     np.testing.assert_array_equal(read(runtime, b["est"], img), img)
 
 
+@pytest.mark.parametrize("tile, halo, sweeps", [(7, 3, 5), (8, 4, 2), (64, 8, 9)])
+def test_tiled_screened_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps):
+    """The gradient vote's screened solve of a large hole, in tiles, equals the reference bit for
+    bit (as :func:`test_tiled_sweeps`)."""
+    h, w = 43, 51
+    lev, img, v, x = tiled_level(rng, h, w)
+    shape = lev.tidx.shape + (4,)
+    x0, gx, gy = (rng.integers(-300000, 300000, shape).astype(np.int32),
+                  rng.integers(-3000, 3000, shape).astype(np.int32), rng.integers(-3000, 3000, shape).astype(np.int32))
+    nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
+    b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
+    b.update(hole=buf(lev.solve_map), x2=buf(np.full_like(x, SENTINEL)), x0=buf(x0), gx=buf(gx), gy=buf(gy))
+    monkeypatch.setattr(mcl.Poisson, "FUSED_PIXELS", 0)
+    gv = mcl.GradientVote(runtime, 1, 1)
+    gv.tiles.tile, gv.tiles.halo = tile, halo
+    events = gv.solve(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, sweeps,
+                      lev.work_args)
+    assert len(events) == len(gv.tiles.halfs(sweeps)) > 1
+    grad.screened_sweeps(lev.solve_map, img, v, x, x0, gx, gy, lev.colours, lev.origin, sweeps)
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)
+
+
 @pytest.mark.parametrize("halo, sweeps, want", [
     (8, 80, [8] * 20), (8, 30, [8] * 7 + [4]), (8, 9, [8, 8, 1, 1]), (8, 4, [4, 4]), (3, 1, [1, 1]), (8, 0, [])])
 def test_tiled_launches_end_in_the_first_buffer(runtime, halo, sweeps, want):
     """Whole halos a launch, the rest after them, and an even count of launches (the last writes
     ``b["x"]``)."""
-    p = mcl.Poisson(runtime, 1, 1)
-    p.halo = halo
-    assert p.tiled_halfs(sweeps) == want
+    tiles = mcl.Poisson(runtime, 1, 1).tiles
+    tiles.halo = halo
+    assert tiles.halfs(sweeps) == want
 
 
 def test_tiled_sweeps_of_a_large_hole(runtime, rng):
@@ -898,7 +920,7 @@ def test_tiled_sweeps_of_a_large_hole(runtime, rng):
     sweeps = 7
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
                        sweeps, lev.work_args)
-    launches = -(-2 * sweeps // p.halo)
+    launches = -(-2 * sweeps // p.tiles.halo)
     assert len(events) == launches + launches % 2 + 1
     ref.gauss_seidel(lev.hole_map, img, v, x, lev.colours, lev.origin, sweeps)
     ref.compose(img, v, x, lev.hole, lev.origin)
@@ -1225,9 +1247,10 @@ def test_opencl_equals_numpy_with_tiled_sweeps(runtime, monkeypatch):
     def kernels(*args, **kw):
         kn = made(*args, **kw)
         p = kn["poisson"]
-        for name, value in (("FUSED_PIXELS", 0), ("local_pixels", 0), ("channel_pixels", 0), ("tile", 9),
-                            ("halo", 3)):
+        for name, value in (("FUSED_PIXELS", 0), ("local_pixels", 0), ("channel_pixels", 0)):
             monkeypatch.setattr(p, name, value)  # on the runtime's wrapper: undone after the test
+        monkeypatch.setattr(p.tiles, "tile", 9)
+        monkeypatch.setattr(p.tiles, "halo", 3)
         monkeypatch.setattr(p, "tiled", lambda *a, **k: tiled.append(1) or type(p).tiled(p, *a, **k))
         return kn
 
