@@ -230,7 +230,7 @@ def test_gradients_change_the_fill():
     (110, 140, 5, 1, True, True)])
 def test_opencl_equals_numpy_with_gradients(runtime, monkeypatch, h, w, seed, candidates, fused, replaces):
     """Bit for bit on fills of several levels, with one and several candidates, swept in one launch
-    and as larger holes are (the solve a launch per colour, the correction in tiles), the solve
+    and in tiles as larger holes are (the screened solve), the solve
     following the correction or replacing it, and at every level."""
     if not fused:
         monkeypatch.setattr(mcl.Poisson, "FUSED_PIXELS", 0)
