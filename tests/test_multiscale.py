@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as hs
 from inpaint import geometry
 from inpaint.api import inpaint, start
 from inpaint.errors import InputError
-from inpaint.methods.multiscale import host, job as ms, levels, opencl as mcl, reference as ref
+from inpaint.methods.multiscale import gradients as grad, host, job as ms, levels, opencl as mcl, reference as ref
 from inpaint.methods.multiscale.host import HostLevel
 
 SENTINEL = -12345
@@ -734,11 +734,11 @@ def poisson_state(runtime, rng):
 
 
 def test_poisson_kernels(runtime, rng):
+    """The tiled sweeps (in tiles much smaller than the hole) and the composition equal the reference."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
-    for _ in range(5):
-        p.sweep(b, b["red"], len(lev.colours[0]), w, h, lev.work_args)
-        p.sweep(b, b["black"], len(lev.colours[1]), w, h, lev.work_args)
+    p.tiles.tile, p.tiles.halo = 6, 3
+    assert len(p.tiled(b, w, 5, lev.work_args)) == 4  # ten half-sweeps, three a launch, an even count
     p.compose(b, len(lev.hole), w, lev.work_args)
     ref.gauss_seidel(lev.hole_map, est, v, x, lev.colours, lev.origin, 5)
     want = est.copy()
@@ -755,13 +755,13 @@ def test_poisson_kernels(runtime, rng):
 
 @pytest.mark.parametrize("path, fit, launches", [
     ("local", False, 1), ("local", True, 1), ("split", False, 2), ("split", True, 2), ("channels", False, 2),
-    ("fused", False, 1), ("launches", False, 15)])
+    ("fused", False, 1), ("tiles", False, 3)])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launches):
     """All sweeps in one launch, the values in local memory (all channels in one work-group with
     the composition, or a work-group a channel and a launch to compose, chosen by
     ``SPLIT_CHANNELS`` where both fit; the work-groups as large as allowed or fitted to the hole)
-    or in global memory (one work-group, with the composition), equal two launches per sweep and
-    one to compose, and the reference."""
+    or in global memory (one work-group, with the composition), equal the reference; so do the
+    tiled sweeps (fourteen half-sweeps, eight a launch: two launches) and a launch to compose."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     assert len(lev.hole) <= min(p.local_pixels, p.channel_pixels)  # a small hole fits both local sweeps
@@ -816,6 +816,117 @@ def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
                        sweeps, lev.work_args)
     assert len(events) == (2 if channels else 1)  # a work-group a channel, then the composition
     ref.gauss_seidel(lev.solve_map, img, v, x, lev.colours, lev.origin, sweeps)
+    ref.compose(img, v, x, lev.hole, lev.origin)
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)
+    np.testing.assert_array_equal(read(runtime, b["est"], img), img)
+
+
+def tiled_level(rng, h, w):
+    """A level whose hole meets three image edges and protected pixels, in several parts, with a wide
+    known gap between two of them, pixels with no neighbour left, and random values everywhere in
+    the correction (its spare lane and known pixels too, which the sweeps must keep)."""
+    mask = np.zeros((h, w), bool)
+    mask[:9, :12] = True  # a corner of the image
+    mask[h - 8:, w - 9:] = True  # the opposite corner
+    mask[14:h - 12, 5:9] = True  # a band down the left
+    mask[18:25, w - 14:w - 3] = True
+    mask[2, w - 3] = mask[16, 30] = True  # alone among protected pixels
+    protect = np.zeros((h, w), bool)
+    protect[10:14, :] = True
+    protect[15:18, 29:32] = True
+    protect &= ~mask
+    lev = levels.prepare_level(mask, 1, None, protect)
+    img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
+    x = rng.integers(-300000, 300000, lev.tidx.shape + (4,)).astype(np.int32)
+    return lev, img, v, x
+
+
+@pytest.mark.parametrize("tile, halo, sweeps, launches", [
+    (7, 3, 5, 4), (8, 4, 2, 2), (5, 2, 3, 4), (11, 1, 1, 2), (64, 8, 9, 4), (6, 3, 0, 0)])
+def test_tiled_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps, launches):
+    """The tiled sweeps of a large hole equal the reference bit for bit: tiles that do not line up
+    with the hole (odd and even sides, one larger than the work area, ones with no hole pixel), as
+    many half-sweeps a launch as the halo allows or fewer (a remainder, an odd count of launches
+    made even), none at all; whatever the second buffer held."""
+    h, w = 43, 51
+    lev, img, v, x = tiled_level(rng, h, w)
+    nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
+    b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
+    b["hole"] = buf(lev.solve_map)
+    b["x2"] = buf(np.full_like(x, SENTINEL))
+    p = mcl.Poisson(runtime, 1, 1)
+    monkeypatch.setattr(p, "FUSED_PIXELS", 0)
+    p.local_pixels = p.channel_pixels = 0
+    p.tiles.tile, p.tiles.halo = tile, halo
+    rh, rw = lev.solve_map.shape
+    assert tile > max(rh, rw) or any(not (lev.solve_map[y:y + tile, x:x + tile] == 1).any()
+                                     for y in range(0, rh, tile) for x in range(0, rw, tile))  # a tile of no hole
+    events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
+                       sweeps, lev.work_args)
+    assert len(events) == launches + 1  # the sweeps, then the composition
+    ref.gauss_seidel(lev.solve_map, img, v, x, lev.colours, lev.origin, sweeps)
+    ref.compose(img, v, x, lev.hole, lev.origin)
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)
+    np.testing.assert_array_equal(read(runtime, b["est"], img), img)
+
+
+@pytest.mark.parametrize("tile, halo, sweeps", [(7, 3, 5), (8, 4, 2), (64, 8, 9)])
+def test_tiled_screened_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps):
+    """The gradient vote's screened solve of a large hole, in tiles, equals the reference bit for
+    bit (as :func:`test_tiled_sweeps`)."""
+    h, w = 43, 51
+    lev, img, v, x = tiled_level(rng, h, w)
+    shape = lev.tidx.shape + (4,)
+    x0, gx, gy = (rng.integers(-300000, 300000, shape).astype(np.int32),
+                  rng.integers(-3000, 3000, shape).astype(np.int32), rng.integers(-3000, 3000, shape).astype(np.int32))
+    nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
+    b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
+    b.update(hole=buf(lev.solve_map), x2=buf(np.full_like(x, SENTINEL)), x0=buf(x0), gx=buf(gx), gy=buf(gy))
+    monkeypatch.setattr(mcl.Poisson, "FUSED_PIXELS", 0)
+    gv = mcl.GradientVote(runtime, 1, 1)
+    gv.tiles.tile, gv.tiles.halo = tile, halo
+    events = gv.solve(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), w, h, sweeps,
+                      lev.work_args)
+    assert len(events) == len(gv.tiles.halfs(sweeps)) > 1
+    grad.screened_sweeps(lev.solve_map, img, v, x, x0, gx, gy, lev.colours, lev.origin, sweeps)
+    np.testing.assert_array_equal(read(runtime, b["x"], x), x)
+
+
+@pytest.mark.parametrize("halo, sweeps, want", [
+    (8, 80, [8] * 20), (8, 30, [8] * 7 + [4]), (8, 9, [8, 8, 1, 1]), (8, 4, [4, 4]), (3, 1, [1, 1]), (8, 0, [])])
+def test_tiled_launches_end_in_the_first_buffer(runtime, halo, sweeps, want):
+    """Whole halos a launch, the rest after them, and an even count of launches (the last writes
+    ``b["x"]``)."""
+    tiles = mcl.Poisson(runtime, 1, 1).tiles
+    tiles.halo = halo
+    assert tiles.halfs(sweeps) == want
+
+
+def test_tiled_sweeps_of_a_large_hole(runtime, rng):
+    """A hole larger than ``FUSED_PIXELS`` takes the tiled sweeps with the device's own tiles and
+    equals the reference."""
+    h, w = 150, 160
+    mask = np.zeros((h, w), bool)
+    yy, xx = np.mgrid[:h, :w]
+    mask |= ((yy - 70) / 68.0) ** 2 + ((xx - 85) / 80.0) ** 2 <= 1
+    mask[:, :3] = True  # the left edge
+    lev = levels.prepare_level(mask, 1, None)
+    assert len(lev.hole) > mcl.Poisson.FUSED_PIXELS
+    img = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    v = rng.integers(-30, 290, lev.tidx.shape + (4,)).astype(np.int32)
+    x = np.zeros(lev.tidx.shape + (4,), np.int32)
+    x[lev.hole_map != 0, :3] = rng.integers(-300000, 300000, (len(lev.hole), 3))
+    nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
+    b, _ = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
+    p = mcl.Poisson(runtime, 1, 1)
+    p.local_pixels = p.channel_pixels = 0
+    sweeps = 7
+    events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
+                       sweeps, lev.work_args)
+    launches = -(-2 * sweeps // p.tiles.halo)
+    assert len(events) == launches + launches % 2 + 1
+    ref.gauss_seidel(lev.hole_map, img, v, x, lev.colours, lev.origin, sweeps)
     ref.compose(img, v, x, lev.hole, lev.origin)
     np.testing.assert_array_equal(read(runtime, b["x"], x), x)
     np.testing.assert_array_equal(read(runtime, b["est"], img), img)
@@ -1131,6 +1242,40 @@ def test_opencl_equals_numpy_with_the_mean_colour_term(runtime):
     np.testing.assert_array_equal(a.image, b.image)
     np.testing.assert_array_equal(a.source_map, b.source_map)
     check_fill(img, mask, a, 3)
+
+
+def test_opencl_equals_numpy_with_tiled_sweeps(runtime, monkeypatch):
+    """A whole fill whose corrections all take the tiled sweeps (small tiles, so each level's hole
+    spans several, with a protected band beside it) gives numpy's bits."""
+    made = mcl.kernels
+    tiled = []
+
+    def kernels(*args, **kw):
+        kn = made(*args, **kw)
+        p = kn["poisson"]
+        for name, value in (("FUSED_PIXELS", 0), ("local_pixels", 0), ("channel_pixels", 0)):
+            monkeypatch.setattr(p, name, value)  # on the runtime's wrapper: undone after the test
+        monkeypatch.setattr(p.tiles, "tile", 9)
+        monkeypatch.setattr(p.tiles, "halo", 3)
+        monkeypatch.setattr(p, "tiled", lambda *a, **k: tiled.append(1) or type(p).tiled(p, *a, **k))
+        return kn
+
+    monkeypatch.setattr(mcl, "kernels", kernels)
+    rng = np.random.default_rng(8)
+    yy, xx = np.mgrid[0:90, 0:100]
+    img = np.stack([xx * 2, yy * 2, (xx * 3 + yy) % 256], -1).astype(np.uint8)
+    img = (img + rng.integers(0, 30, img.shape)).astype(np.uint8)
+    mask = np.zeros((90, 100), bool)
+    mask[20:62, 30:75] = True
+    mask[70:, 5:20] = True  # a second part, at the image's edge
+    protect = np.zeros_like(mask)
+    protect[14:18, 25:80] = True
+    kw = dict(method="multiscale", patch=3, seed=3, protect=protect)
+    a = inpaint(img, mask, backend="numpy", **kw)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, **kw)
+    assert len(b.stats.levels) > 1 and len(tiled) == b.stats.iterations  # every round's correction in tiles
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
 
 
 def test_levels_and_stats(runtime, rng):

@@ -230,8 +230,8 @@ def test_gradients_change_the_fill():
     (110, 140, 5, 1, True, True)])
 def test_opencl_equals_numpy_with_gradients(runtime, monkeypatch, h, w, seed, candidates, fused, replaces):
     """Bit for bit on fills of several levels, with one and several candidates, swept in one launch
-    and in a launch per colour (as larger holes are), the solve following the correction or
-    replacing it, and at every level."""
+    and in tiles as larger holes are (the screened solve), the solve
+    following the correction or replacing it, and at every level."""
     if not fused:
         monkeypatch.setattr(mcl.Poisson, "FUSED_PIXELS", 0)
     monkeypatch.setattr(grad, "GRADIENT_REPLACES", replaces)

@@ -141,20 +141,90 @@ inline void gv_update(__global const uchar *hole, __global const uchar4 *est, __
                   (int)gv_floor_div_long(num.z + hd, den) - vf.z, x[j].w);
 }
 
-/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each; pixels of
- * one colour have no 4-neighbour of their colour, so the launch equals a sequential sweep. */
-__kernel void screened_gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
-                                    __global const int4 *v, __global int4 *x, __global const int4 *x0,
-                                    __global const int4 *gx, __global const int4 *gy,
-                                    __global const int2 *pixels, const int n, const int width, const int height,
-                                    const int rx0, const int ry0, const int rw)
+/* Half-sweeps of a large hole in overlapped tiles, ``halfs`` (at most ``halo``) a launch, as
+ * poisson.cl's gauss_seidel_tiles: the tile and its halo's corrections (``vals``, three ints a
+ * pixel, each channel a plane) and hole codes (``flags``, 3 outside the work area) in local memory,
+ * the rest (v, est, gradients, x0: fixed during the sweeps) read where they lie; the owned hole
+ * pixels go to x_out.  The update is gv_update's. */
+__kernel void screened_gauss_seidel_tiles(__global const uchar *hole, __global const uchar4 *est,
+                                          __global const int4 *v, __global const int4 *x_in,
+                                          __global int4 *x_out, __global const int4 *x0,
+                                          __global const int4 *gx, __global const int4 *gy,
+                                          const int width, const int halfs, const int first,
+                                          const int rx0, const int ry0, const int rw, const int rh,
+                                          const int tile, const int halo, __local int *vals,
+                                          __local uchar *flags)
 {
-    const int i = get_global_id(0);
-    if (i < n) gv_update(hole, est, v, x, x0, gx, gy, pixels[i], width, height, rx0, ry0, rw);
+    const int lid = get_local_id(0), g = get_local_size(0);
+    const int side = tile + 2 * halo, area = side * side, half_side = (side + 1) / 2;
+    const int oy = (int)get_group_id(1) * tile - halo, ox = (int)get_group_id(0) * tile - halo;
+    const int base = (oy + ry0 + ox + rx0) & 1;  /* the colour of the square's corner */
+    __local int owns;  /* whether the tile holds a hole pixel */
+    if (lid == 0) owns = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = lid; k < tile * tile; k += g) {
+        const int wy = oy + halo + k / tile, wx = ox + halo + k % tile;
+        if (wy < rh && wx < rw && hole[wy * rw + wx] == 1) owns = 1;  /* every writer stores the same */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!owns) return;  /* the same for the whole work-group */
+    for (int i = lid; i < area; i += g) {
+        const int wy = oy + i / side, wx = ox + i % side;
+        uchar m = 3;
+        int3 val = (int3)(0);
+        if (wy >= 0 && wy < rh && wx >= 0 && wx < rw) {
+            m = hole[wy * rw + wx];
+            if (m == 1) val = x_in[wy * rw + wx].xyz;
+        }
+        flags[i] = m;
+        vals[i] = val.x;
+        vals[area + i] = val.y;
+        vals[2 * area + i] = val.z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = 0; h < halfs; ++h) {
+        const int c = (first + h) & 1;
+        for (int k = lid; k < side * half_side; k += g) {
+            const int ly = k / half_side, lx = 2 * (k % half_side) + ((c + base + ly) & 1), i = ly * side + lx;
+            if (lx >= side - 1 || ly == 0 || lx == 0 || ly == side - 1 || flags[i] != 1) continue;
+            const int j = (oy + ly) * rw + ox + lx;
+            long3 s = (long3)(0);
+            int cnt = 0;
+            #pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int dy = q == 0 ? -1 : (q == 1 ? 1 : 0), dx = q == 2 ? -1 : (q == 3 ? 1 : 0);
+                const int n = i + dy * side + dx;
+                const uchar m = flags[n];
+                if (m >= 2) continue;  /* protected, or outside the image */
+                ++cnt;
+                const int jq = j + dy * rw + dx;
+                const int3 fq = m ? v[jq].xyz * FIX + (int3)(vals[n], vals[area + n], vals[2 * area + n])
+                                  : convert_int3(est[(oy + ly + dy + ry0) * width + ox + lx + dx + rx0].xyz) * FIX;
+                const int3 gq = dx == 1 ? gx[j].xyz : (dx == -1 ? -gx[jq].xyz : (dy == 1 ? gy[j].xyz : -gy[jq].xyz));
+                s += convert_long3(fq - gq * (FIX / GRAD_SCALE));
+            }
+            const long den = SCREEN + (long)SCREEN_DEN * cnt;
+            if (den == 0) continue;
+            const long3 num = (long)SCREEN * convert_long3(v[j].xyz * FIX + x0[j].xyz) + (long)SCREEN_DEN * s;
+            const long hd = den / 2;
+            const int3 vf = v[j].xyz * FIX;
+            vals[i] = (int)gv_floor_div_long(num.x + hd, den) - vf.x;
+            vals[area + i] = (int)gv_floor_div_long(num.y + hd, den) - vf.y;
+            vals[2 * area + i] = (int)gv_floor_div_long(num.z + hd, den) - vf.z;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int k = lid; k < tile * tile; k += g) {
+        const int ty = k / tile, tx = k % tile, wy = oy + halo + ty, wx = ox + halo + tx;
+        const int i = (halo + ty) * side + halo + tx, j = wy * rw + wx;
+        if (wy < rh && wx < rw && flags[i] == 1)
+            x_out[j] = (int4)(vals[i], vals[area + i], vals[2 * area + i], x_in[j].w);
+    }
 }
 
 /* Whole sweeps in one launch of one work-group (small holes), a barrier between the colours: the
- * same updates in the same order as the launches above. */
+ * same updates in the same order as the reference (pixels of one colour have no 4-neighbour of
+ * their colour). */
 __kernel void screened_gauss_seidel_sweeps(__global const uchar *hole, __global const uchar4 *est,
                                            __global const int4 *v, __global int4 *x, __global const int4 *x0,
                                            __global const int4 *gx, __global const int4 *gy,

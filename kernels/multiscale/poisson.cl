@@ -4,8 +4,8 @@
  * red-black Gauss-Seidel; compose then adds round(x / FIX) to the vote v.  This carries the
  * surrounding tones into the fill (no tone blocks, no seam at the hole's edge).  Neighbours
  * outside the image, and protected ones (hole == 2), are left out (zero normal derivative
- * there).  Pixels of one colour have no 4-neighbour of their colour, so a launch over one
- * colour is race-free and equals a sequential sweep; all arithmetic is integer, so numpy
+ * there).  Pixels of one colour have no 4-neighbour of their colour, so updating one colour's
+ * pixels side by side equals a sequential sweep; all arithmetic is integer, so numpy
  * reproduces it bit for bit.  hole, v and x cover the work area (origin (rx0, ry0), width rw),
  * which holds every hole pixel's 4-neighbours; est is the whole image. */
 
@@ -50,14 +50,83 @@ inline void update(__global const uchar *hole, __global const uchar4 *est, __glo
                                   div_count(s.z + hc, cnt), 0);
 }
 
-/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each. */
-__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
-                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
-                           const int n, const int width, const int height,
-                           const int rx0, const int ry0, const int rw)
+/* Half-sweeps of a large hole, ``halfs`` of them (at most ``halo``) in one launch, by overlapped
+ * tiles: work-group (gx, gy) owns the square of ``tile`` x ``tile`` work-area pixels at
+ * (gx tile, gy tile) and loads it with a rim of ``halo`` pixels around it into local memory
+ * (``vals``: three ints a pixel, each channel a plane of side * side; ``flags``: the pixel's hole
+ * code, 3 outside the work area).  There it runs the half-sweeps, colour (first + h) & 1 for the
+ * h-th ((y + x) parity in image coordinates: 0 the red list's), each as the reference's.  The
+ * square's outermost pixels lack neighbours and are not updated, so after h half-sweeps the values
+ * are exact from h pixels inside its edge on, the owned tile's after all of them.  The owned hole
+ * pixels go to x_out, which no work-group reads: the launch is race-free, and x_in and x_out change
+ * places from one launch to the next (only hole pixels are read or written: the others keep their
+ * values in x).  A tile without hole pixels does nothing.  A known neighbour's value (boundary value)
+ * is loaded in place of x, so an update reads one value a neighbour.  Pixels outside the work area
+ * are no hole pixel's neighbours inside the image, so they are left out as those outside it. */
+__kernel void gauss_seidel_tiles(__global const uchar *hole, __global const uchar4 *est,
+                                 __global const int4 *v, __global const int4 *x_in, __global int4 *x_out,
+                                 const int width, const int halfs, const int first,
+                                 const int rx0, const int ry0, const int rw, const int rh,
+                                 const int tile, const int halo, __local int *vals, __local uchar *flags)
 {
-    const int i = get_global_id(0);
-    if (i < n) update(hole, est, v, x, pixels[i], width, height, rx0, ry0, rw);
+    const int lid = get_local_id(0), g = get_local_size(0);
+    const int side = tile + 2 * halo, area = side * side, half_side = (side + 1) / 2;
+    const int oy = (int)get_group_id(1) * tile - halo, ox = (int)get_group_id(0) * tile - halo;
+    const int base = (oy + ry0 + ox + rx0) & 1;  /* the colour of the square's corner */
+    __local int owns;  /* whether the tile holds a hole pixel */
+    if (lid == 0) owns = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = lid; k < tile * tile; k += g) {
+        const int wy = oy + halo + k / tile, wx = ox + halo + k % tile;
+        if (wy < rh && wx < rw && hole[wy * rw + wx] == 1) owns = 1;  /* every writer stores the same */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!owns) return;  /* the same for the whole work-group */
+    for (int i = lid; i < area; i += g) {
+        const int wy = oy + i / side, wx = ox + i % side;
+        uchar m = 3;
+        int3 val = (int3)(0);
+        if (wy >= 0 && wy < rh && wx >= 0 && wx < rw) {
+            const int j = wy * rw + wx;
+            m = hole[j];
+            if (m == 1) val = x_in[j].xyz;
+            else if (m == 0) val = (convert_int3(est[(wy + ry0) * width + wx + rx0].xyz) - v[j].xyz) * FIX;
+        }
+        flags[i] = m;
+        vals[i] = val.x;
+        vals[area + i] = val.y;
+        vals[2 * area + i] = val.z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = 0; h < halfs; ++h) {
+        const int c = (first + h) & 1;
+        /* the square's pixels of colour c: every other one of each row */
+        for (int k = lid; k < side * half_side; k += g) {
+            const int ly = k / half_side, lx = 2 * (k % half_side) + ((c + base + ly) & 1), i = ly * side + lx;
+            if (lx >= side - 1 || ly == 0 || lx == 0 || ly == side - 1 || flags[i] != 1) continue;
+            int3 s = (int3)(0);
+            int cnt = 0;
+            #pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int n = i + (q == 0 ? -side : (q == 1 ? side : (q == 2 ? -1 : 1)));
+                if (flags[n] >= 2) continue;  /* protected, or outside the image */
+                ++cnt;
+                s += (int3)(vals[n], vals[area + n], vals[2 * area + n]);
+            }
+            if (cnt == 0) continue;  /* every neighbour left out: the pixel keeps its value */
+            const int hc = cnt / 2;
+            vals[i] = div_count(s.x + hc, cnt);
+            vals[area + i] = div_count(s.y + hc, cnt);
+            vals[2 * area + i] = div_count(s.z + hc, cnt);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int k = lid; k < tile * tile; k += g) {
+        const int ty = k / tile, tx = k % tile, wy = oy + halo + ty, wx = ox + halo + tx;
+        const int i = (halo + ty) * side + halo + tx, j = wy * rw + wx;
+        if (wy < rh && wx < rw && flags[i] == 1)
+            x_out[j] = (int4)(vals[i], vals[area + i], vals[2 * area + i], x_in[j].w);
+    }
 }
 
 /* Hole pixel i (at p): the vote plus the correction.  Its feature: the vote's, or with use_prior
@@ -85,7 +154,7 @@ inline void compose_pixel(__global uchar4 *est, __global const int4 *v, __global
 
 /* Whole sweeps in one launch of one work-group (for small holes, where launches would cost
  * more than the work): the work-items share each colour's list, and a barrier separates the
- * colours, so the order of the updates, and the result, are those of the launches above.  Then
+ * colours, so the order of the updates, and the result, are those of the reference.  Then
  * the nhole pixels of hole_pixels are composed (as compose; the sweeps read est only outside
  * the hole). */
 __kernel void gauss_seidel_sweeps(__global const uchar *hole, __global uchar4 *est,
@@ -121,8 +190,7 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
 
 /* Whole sweeps in one launch of one work-group with the values in local memory (``vals``: three
  * ints a hole pixel, red then black, each channel a row of nred + nblack), for holes of up to
- * GS_K pixels of each colour a work-item: the same updates, in the same order, as the launches
- * above, so the same result.  Each work-item keeps, for its pixels (list index lid + k * g of
+ * GS_K pixels of each colour a work-item: the same updates, in the same order, as the reference, so the same result.  Each work-item keeps, for its pixels (list index lid + k * g of
  * either colour), the sum of the known neighbours' boundary values (fixed during the sweeps),
  * the count of neighbours taken and the vals indices of its hole neighbours, two 16-bit indices
  * an int (found through x's spare lane, cleared again on the way out).  Then the hole is composed

@@ -201,6 +201,96 @@ class Vote(_Wrapper):
                             width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, lh=y1 - y0, **_work(work))
 
 
+class Tiles:
+    """Red-black sweeps of a large hole, several half-sweeps a launch of a tiled kernel
+    (``poisson.cl: gauss_seidel_tiles``, ``gradient_vote.cl: screened_gauss_seidel_tiles``): each
+    work-group sweeps a tile of the work area with a halo around it in local memory (three ints and
+    a flag a pixel), ``halo`` half-sweeps at most, and writes the tile's hole pixels to the other of
+    ``b["x"]`` and ``b["x2"]`` (made when first needed), which take turns.
+
+    Parameters
+    ----------
+    rt : Runtime
+    knl : NamedKernel
+        The tiled kernel; besides its own arguments it takes ``x_in``, ``x_out``, ``halfs``,
+        ``first``, the work area, ``tile``, ``halo``, ``vals`` and ``flags``.
+    """
+
+    #: The halo: the half-sweeps a launch (each spoils one more pixel of the loaded square's rim).
+    #: A wider one takes fewer launches but a larger square, more of it loaded and swept only to
+    #: serve as a neighbour's halo.  Eight: four sweeps a launch; with the 56-pixel square a 48 KB
+    #: local memory takes (13 bytes a pixel), owning its inner 40 x 40, at twice the updates of the
+    #: hole itself, cheaper on a GPU than the launches it saves (each enqueued from Python).
+    HALO = 8
+    #: The largest loaded square side; a device whose local memory holds less takes the largest
+    #: multiple of 8 that fits (with a halo of at most a quarter of it).
+    SIDE = 64
+
+    def __init__(self, rt: Runtime, knl: NamedKernel):
+        self.rt, self.knl = rt, knl
+        info = rt.work_group_info(knl)
+        self.group = rt.limits.work_group((FUSED_GROUP,), cap=info["work_group_size"])[0]
+        free = (rt.limits.local_mem_size - info["local_mem_size"]) // 13  # pixels: three ints and a flag each
+        side = max(8, min(self.SIDE, int(free ** 0.5) // 8 * 8))
+        #: The halo and the owned tile's side; tests lower them to cut small holes into many tiles.
+        self.halo = min(self.HALO, side // 4)  # a smaller local memory: a narrower halo, more launches
+        self.tile = side - 2 * self.halo
+        self._directions: list[NamedKernel] | None = None  # the kernel's two copies, made when first needed
+
+    def directions(self) -> list[NamedKernel]:
+        """Two kernels of their own, one a direction (``b["x"]`` to ``b["x2"]`` and back): each keeps
+        its arguments, set once a solve, so that the launches of whole halos only enqueue."""
+        if self._directions is None:
+            nk = self.knl
+            made = []
+            for _ in range(2):
+                knl = cl.Kernel(nk.kernel.program, nk.name)
+                knl.set_scalar_arg_dtypes(nk.dtypes)
+                made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
+            self._directions = made
+        return self._directions
+
+    def halfs(self, sweeps: int) -> list[int]:
+        """The half-sweeps of each launch: :attr:`halo` each, and what remains in one launch more;
+        where that would leave an odd count of launches, the rest (or else the last halo) in two
+        (the last launch must write ``b["x"]``: the launches alternate between it and ``b["x2"]``)."""
+        h = self.halo
+        full, rest = divmod(2 * sweeps, h)
+        if (full + (rest > 0)) % 2:
+            if not rest:
+                full, rest = full - 1, h
+            return [h] * full + [(rest + 1) // 2, rest // 2]
+        return [h] * full + ([rest] if rest else [])
+
+    def __call__(self, b: dict[str, Any], sweeps: int, work: tuple[int, int, int, int], **args: Any) -> list:
+        """``sweeps`` red-black sweeps of the hole in ``b["x"]`` over the work area ``work``, the
+        kernel's own arguments in ``args``; returns the launch events."""
+        counts = self.halfs(sweeps)
+        if not counts:
+            return []
+        if "x2" not in b:  # every launch writes all hole pixels, and reads no other: no clearing
+            b["x2"] = new_buffer(self.rt.context, cl.mem_flags.READ_WRITE, b["x"].size)
+        t, g, h = self.tile, self.group, self.halo
+        side = t + 2 * h
+        args.update(_work(work), tile=t, halo=h, vals=cl.LocalMemory(12 * side * side),
+                    flags=cl.LocalMemory(side * side))
+        launch = ((-(-work[2] // t) * g, -(-work[3] // t)), (g, 1))
+        ways = ((b["x"], b["x2"]), (b["x2"], b["x"]))
+        # the whole halos' launches, from an even start (h is even but in tests): first = i h % 2
+        bound = [knl.bind(*launch, x_in=src, x_out=dst, halfs=h, first=i * h % 2, **args)
+                 for i, (knl, (src, dst)) in enumerate(zip(self.directions(), ways))]
+        queue, enqueue = self.rt.queue, cl.enqueue_nd_range_kernel
+        events, done = [], 0
+        for i, n in enumerate(counts):
+            if n == h:
+                events.append(enqueue(queue, *bound[i % 2]))
+            else:
+                src, dst = ways[i % 2]
+                events.append(self.knl(queue, *launch, x_in=src, x_out=dst, halfs=n, first=done % 2, **args))
+            done += n
+        return events
+
+
 class Poisson(_Wrapper):
     """``kernels/multiscale/poisson.cl``: red-black Gauss-Seidel sweeps and the final composition.
 
@@ -211,7 +301,8 @@ class Poisson(_Wrapper):
     each colour a work-item) run their sweeps and the composition in one launch of one work-group,
     all three channels in local memory (``gauss_seidel_local``).  Other holes of up to
     ``FUSED_PIXELS`` pixels run in one launch of one work-group through global memory
-    (``gauss_seidel_sweeps``); larger ones take two launches per sweep.
+    (``gauss_seidel_sweeps``); larger ones run several half-sweeps a launch in overlapped tiles
+    (``gauss_seidel_tiles``, :class:`Tiles`), then a launch of ``compose``.
     """
 
     #: Largest hole swept in one launch.
@@ -225,7 +316,7 @@ class Poisson(_Wrapper):
     def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
         super().__init__(rt, half, k, adapt, transforms)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
-        self.knl_gs = self._kernel("gauss_seidel")
+        self.tiles = Tiles(rt, self._kernel("gauss_seidel_tiles"))
         self.knl_sweeps = self._kernel("gauss_seidel_sweeps")
         self.knl_compose = self._kernel("compose")
         self.knl_local = self._kernel("gauss_seidel_local")
@@ -243,7 +334,6 @@ class Poisson(_Wrapper):
         #: that hold it (on a CPU, which runs a work-group's work-items one after another, each paying
         #: for its unused pixel slots); a GPU runs them side by side, so there it is the largest.
         self.fit = not rt.is_gpu
-        self._colour_kernels: list[NamedKernel] | None = None  # the sweeps' own kernels, made when first needed
 
     def _group(self, cap: int, most: int, slots: int) -> int:
         """The work-group of local-memory sweeps of up to ``cap`` work-items, ``slots`` pixels of each
@@ -251,24 +341,9 @@ class Poisson(_Wrapper):
         :attr:`fit`) in steps of 32 work-items."""
         return min(cap, round_up(-(-most // slots), 32)) if self.fit else cap
 
-    def _colours(self) -> list[NamedKernel]:
-        """Two kernels of ``gauss_seidel`` of their own, one a colour: each keeps its arguments, set
-        once a correction, so that its hundreds of launches only enqueue."""
-        if self._colour_kernels is None:
-            nk = self.knl_gs
-            made = []
-            for _ in range(2):
-                knl = cl.Kernel(nk.kernel.program, nk.name)
-                knl.set_scalar_arg_dtypes(nk.dtypes)
-                made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
-            self._colour_kernels = made
-        return self._colour_kernels
-
-    def sweep(self, b: dict[str, Any], colour: Any, n: int, width: int, height: int,
-              work: tuple[int, int, int, int]) -> Any:
-        """One Gauss-Seidel sweep over the ``n`` pixels of one colour."""
-        return self.knl_gs(self.rt.queue, *_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"],
-                           x=b["x"], pixels=colour, n=n, width=width, height=height, **_work(work[:3]))
+    def tiled(self, b: dict[str, Any], width: int, sweeps: int, work: tuple[int, int, int, int]) -> list:
+        """``sweeps`` red-black sweeps of the hole in ``b["x"]`` in tiles (:class:`Tiles`); the launch events."""
+        return self.tiles(b, sweeps, work, hole=b["hole"], est=b["est"], v=b["v"], width=width)
 
     def correct(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, nhole: int, width: int,
                 height: int, sweeps: int, work: tuple[int, int, int, int],
@@ -297,12 +372,7 @@ class Poisson(_Wrapper):
                                     red=red, nred=nred, black=black, nblack=nblack, width=width, height=height,
                                     sweeps=sweeps, **_work(work[:3]), hole_pixels=b["holepix"], nhole=nhole,
                                     **self._compose_args(b, result))]
-        bound = [knl.bind(*_launch(self.group, n), hole=b["hole"], est=b["est"], v=b["v"], x=b["x"], pixels=pix,
-                          n=n, width=width, height=height, **_work(work[:3]))
-                 for knl, pix, n in zip(self._colours(), (red, black), (nred, nblack)) if n]
-        queue, enqueue = self.rt.queue, cl.enqueue_nd_range_kernel
-        events = [enqueue(queue, *launch) for _ in range(sweeps) for launch in bound]
-        return events + [self.compose(b, nhole, width, work, result)]
+        return self.tiled(b, width, sweeps, work) + [self.compose(b, nhole, width, work, result)]
 
     @staticmethod
     def _compose_args(b: dict[str, Any], result: tuple[Any, Any] | None) -> dict[str, Any]:
@@ -323,13 +393,14 @@ class Poisson(_Wrapper):
 class GradientVote(_Wrapper):
     """``kernels/multiscale/gradient_vote.cl``: the covering patches' vote of every pixel's gradients,
     and red-black Gauss-Seidel sweeps of the screened solve from them (one launch of one work-group
-    for holes of up to :attr:`Poisson.FUSED_PIXELS` pixels, as :class:`Poisson`)."""
+    for holes of up to :attr:`Poisson.FUSED_PIXELS` pixels, as :class:`Poisson`, larger ones in
+    tiles: :class:`Tiles`)."""
 
     def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
         super().__init__(rt, half, k, adapt, transforms)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.knl_vote = self._kernel("gradient_vote")
-        self.knl_gs = self._kernel("screened_gauss_seidel")
+        self.tiles = Tiles(rt, self._kernel("screened_gauss_seidel_tiles"))
         self.knl_sweeps = self._kernel("screened_gauss_seidel_sweeps")
 
     def vote(self, b: dict[str, Any], pixels: Any, n: int, width: int, k_use: int, softness: int,
@@ -354,8 +425,8 @@ class GradientVote(_Wrapper):
             g = self.fused_group
             return [self.knl_sweeps(self.rt.queue, (g,), (g,), red=red, nred=nred, black=black, nblack=nblack,
                                     sweeps=sweeps, **args)]
-        return [self.knl_gs(self.rt.queue, *_launch(self.group, n), pixels=pix, n=n, **args)
-                for _ in range(sweeps) for pix, n in ((red, nred), (black, nblack)) if n]
+        return self.tiles(b, sweeps, work, hole=b["hole"], est=b["est"], v=b["v"], x0=b["x0"], gx=b["gx"], gy=b["gy"],
+                          width=width)
 
 
 class Pyramid(_Wrapper):
