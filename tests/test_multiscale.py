@@ -755,13 +755,14 @@ def test_poisson_kernels(runtime, rng):
 
 @pytest.mark.parametrize("path, fit, launches", [
     ("local", False, 1), ("local", True, 1), ("split", False, 2), ("split", True, 2), ("channels", False, 2),
-    ("fused", False, 1), ("tiles", False, 3)])
+    ("fused", False, 1), ("tiles", False, 3), ("launches", False, 15)])
 def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launches):
     """All sweeps in one launch, the values in local memory (all channels in one work-group with
     the composition, or a work-group a channel and a launch to compose, chosen by
     ``SPLIT_CHANNELS`` where both fit; the work-groups as large as allowed or fitted to the hole)
     or in global memory (one work-group, with the composition), equal the reference; so do the
-    tiled sweeps (fourteen half-sweeps, eight a launch: two launches) and a launch to compose."""
+    tiled sweeps (fourteen half-sweeps, eight a launch: two launches) and two launches a sweep (as
+    on a CPU device), each with a launch to compose."""
     lev, est, hole, v, x, b, p = poisson_state(runtime, rng)
     h, w = lev.shape
     assert len(lev.hole) <= min(p.local_pixels, p.channel_pixels)  # a small hole fits both local sweeps
@@ -771,6 +772,7 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launc
     monkeypatch.setattr(p, "local_pixels", 10 ** 9 if path in ("local", "split") else 0)
     monkeypatch.setattr(p, "channel_pixels", 10 ** 9 if path in ("local", "split", "channels") else 0)
     monkeypatch.setattr(p, "FUSED_PIXELS", 10 ** 9 if path == "fused" else 0)
+    monkeypatch.setattr(p, "in_tiles", path == "tiles")
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h, 7,
                        lev.work_args)
     assert len(events) == launches  # the sweeps and the composition
@@ -858,6 +860,7 @@ def test_tiled_sweeps(runtime, rng, monkeypatch, tile, halo, sweeps, launches):
     p = mcl.Poisson(runtime, 1, 1)
     monkeypatch.setattr(p, "FUSED_PIXELS", 0)
     p.local_pixels = p.channel_pixels = 0
+    p.in_tiles = True
     p.tiles.tile, p.tiles.halo = tile, halo
     rh, rw = lev.solve_map.shape
     assert tile > max(rh, rw) or any(not (lev.solve_map[y:y + tile, x:x + tile] == 1).any()
@@ -921,6 +924,7 @@ def test_tiled_sweeps_of_a_large_hole(runtime, rng):
     b, _ = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
     p = mcl.Poisson(runtime, 1, 1)
     p.local_pixels = p.channel_pixels = 0
+    p.in_tiles = True  # (as on a GPU)
     sweeps = 7
     events = p.correct(b, b["red"], len(lev.colours[0]), b["black"], len(lev.colours[1]), len(lev.hole), w, h,
                        sweeps, lev.work_args)
@@ -1253,7 +1257,7 @@ def test_opencl_equals_numpy_with_tiled_sweeps(runtime, monkeypatch):
     def kernels(*args, **kw):
         kn = made(*args, **kw)
         p = kn["poisson"]
-        for name, value in (("FUSED_PIXELS", 0), ("local_pixels", 0), ("channel_pixels", 0)):
+        for name, value in (("FUSED_PIXELS", 0), ("local_pixels", 0), ("channel_pixels", 0), ("in_tiles", True)):
             monkeypatch.setattr(p, name, value)  # on the runtime's wrapper: undone after the test
         monkeypatch.setattr(p.tiles, "tile", 9)
         monkeypatch.setattr(p.tiles, "halo", 3)

@@ -50,6 +50,17 @@ inline void update(__global const uchar *hole, __global const uchar4 *est, __glo
                                   div_count(s.z + hc, cnt), 0);
 }
 
+/* Half a sweep: every hole pixel of one colour (the list pixels), one work-item each (a large
+ * hole's sweeps on a CPU device, two launches a sweep: see Poisson.in_tiles). */
+__kernel void gauss_seidel(__global const uchar *hole, __global const uchar4 *est,
+                           __global const int4 *v, __global int4 *x, __global const int2 *pixels,
+                           const int n, const int width, const int height,
+                           const int rx0, const int ry0, const int rw)
+{
+    const int i = get_global_id(0);
+    if (i < n) update(hole, est, v, x, pixels[i], width, height, rx0, ry0, rw);
+}
+
 /* Half-sweeps of a large hole, ``halfs`` of them (at most ``halo``) in one launch, by overlapped
  * tiles: work-group (gx, gy) owns the square of ``tile`` x ``tile`` work-area pixels at
  * (gx tile, gy tile) and loads it with a rim of ``halo`` pixels around it into local memory
