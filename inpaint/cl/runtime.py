@@ -508,12 +508,21 @@ class Runtime:
         """
         buf = self.buffer(array.nbytes)
         if array.nbytes:
-            pending = self._uploads
-            # the copy's event holds the array, and dropping it would wait for the copy: kept until done
-            while pending and pending[0].command_execution_status == cl.command_execution_status.COMPLETE:
-                pending.popleft()
-            pending.append(cl.enqueue_copy(self.queue, buf, array, is_blocking=False))
+            self.hold(cl.enqueue_copy(self.queue, buf, array, is_blocking=False))
         return buf
+
+    def hold(self, copied: Any) -> None:
+        """Keep ``copied``, the event of a queued copy from host memory, until the queue has run it.
+
+        The event holds the host array, and dropping it before the copy is done waits for the copy
+        with the interpreter held (pyopencl's nanny event): a job that a stop signal unwinds would
+        then wait for every kernel queued before, and no other thread of the process could run
+        meanwhile, not even the one that ends a stopped run.
+        """
+        pending = self._uploads
+        while pending and pending[0].command_execution_status == cl.command_execution_status.COMPLETE:
+            pending.popleft()  # (the queue is in order: these are done)
+        pending.append(copied)
 
     def finished(self) -> None:
         """At the end of a job: wait for the queue, then let the pool (:meth:`buffer`) keep at most

@@ -656,10 +656,9 @@ class DeviceLevel:
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
         if lev.sources_box is not None:
             x0, y0, x1, y1 = lev.sources_box
-            # kept: dropping the event of a copy from host memory waits for it (lev.valid is not written again)
-            self._upload = cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
-                                           region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
-                                           is_blocking=False)
+            self.rt.hold(cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
+                                         region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
+                                         is_blocking=False))  # (lev.valid is not written again)
         return out
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
