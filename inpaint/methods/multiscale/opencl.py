@@ -201,6 +201,18 @@ class Vote(_Wrapper):
                             width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, lh=y1 - y0, **_work(work))
 
 
+def _own_copies(nk: NamedKernel, n: int) -> list[NamedKernel]:
+    """``n`` kernel objects of ``nk``'s kernel, each with arguments of its own (a kernel object
+    keeps the arguments last set on it, so launches that alternate between argument sets only
+    enqueue when each set has its own object)."""
+    made = []
+    for _ in range(n):
+        knl = cl.Kernel(nk.kernel.program, nk.name)
+        knl.set_scalar_arg_dtypes(nk.dtypes)
+        made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
+    return made
+
+
 class Tiles:
     """Red-black sweeps of a large hole, several half-sweeps a launch of a tiled kernel
     (``poisson.cl: gauss_seidel_tiles``, ``gradient_vote.cl: screened_gauss_seidel_tiles``): each
@@ -241,13 +253,7 @@ class Tiles:
         """Two kernels of their own, one a direction (``b["x"]`` to ``b["x2"]`` and back): each keeps
         its arguments, set once a solve, so that the launches of whole halos only enqueue."""
         if self._directions is None:
-            nk = self.knl
-            made = []
-            for _ in range(2):
-                knl = cl.Kernel(nk.kernel.program, nk.name)
-                knl.set_scalar_arg_dtypes(nk.dtypes)
-                made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
-            self._directions = made
+            self._directions = _own_copies(self.knl, 2)
         return self._directions
 
     def halfs(self, sweeps: int) -> list[int]:
@@ -353,13 +359,7 @@ class Poisson(_Wrapper):
         """Two kernels of ``gauss_seidel`` of their own, one a colour: each keeps its arguments, set
         once a correction, so that its hundreds of launches only enqueue."""
         if self._colour_kernels is None:
-            nk = self.knl_gs
-            made = []
-            for _ in range(2):
-                knl = cl.Kernel(nk.kernel.program, nk.name)
-                knl.set_scalar_arg_dtypes(nk.dtypes)
-                made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
-            self._colour_kernels = made
+            self._colour_kernels = _own_copies(self.knl_gs, 2)
         return self._colour_kernels
 
     def listed(self, b: dict[str, Any], red: Any, nred: int, black: Any, nblack: int, width: int, height: int,
