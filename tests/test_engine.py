@@ -70,7 +70,7 @@ def test_an_opencl_fill_loads_the_profile_and_finds_the_device_once(pictures, pr
     looked_up = []
     real = rtmod.all_devices
     monkeypatch.setattr(rtmod, "all_devices", lambda: looked_up.append(1) or real())
-    rtmod._RUNTIMES.clear()  # no runtime of an earlier test in this thread
+    monkeypatch.setattr(rtmod, "_RUNTIMES", {})  # no runtime of an earlier test in this thread
     remove.main([str(pictures / "i.png"), "--mask", str(pictures / "m.png"), "-o", str(pictures / "o.png"),
                  "--backend", "opencl", "--device", "cpu", "--profile", "cpu_only", "-q"])
     assert profile_loads == ["cpu_only"]

@@ -235,6 +235,7 @@ def test_pooled_buffers_reused_by_later_fills_give_the_same_fills(runtime, monke
     memory between fills, up to its bound."""
     from inpaint.cl import runtime as rtmod
 
+    runtime = rtmod.get_runtime(runtime.device)  # the one the fills below open, whatever earlier tests cached
     monkeypatch.setattr(runtime, "pooled", True)
     monkeypatch.setattr(runtime, "_pool", None)
     scenes = [(_scene(150, 180, 1), 1), (_far_scene(), 3), (_scene(130, 170, 2), 2), (_scene(150, 180, 1), 5)]
