@@ -92,10 +92,12 @@ def test_threads_share_one_context_each_with_its_own_queue_and_kernels(runtime):
     from inpaint.integral.opencl import IntegralPlan
 
     found = {}
+    both = threading.Barrier(2)  # both threads alive at once: an ended thread's id can be given to the next
 
     def open_on_thread(name):
         rt = rtmod.get_runtime(device=runtime.device, profiling=False)
         found[name] = (rt, IntegralPlan((13, 11), runtime=rt, method="naive").kernels["row_scan"])
+        both.wait(timeout=60)
 
     threads = [threading.Thread(target=open_on_thread, args=(n,)) for n in ("a", "b")]
     for t in threads:
