@@ -170,3 +170,37 @@ def test_the_photos_own_error_comes_before_its_masks_when_both_are_read_ahead(tm
     assert code == 2
     assert len(err) == 1 and "too small to fill" in err[0] and "same size" not in err[0], err
     assert not (tmp_path / "o.png").exists()
+
+
+@pytest.mark.filterwarnings("always::inpaint.errors.InputWarning")
+def test_a_warning_read_on_one_thread_survives_an_output_check_on_another(tmp_path, monkeypatch):
+    """An output's check tries Pillow's writer with every warning ignored; an image read on another
+    thread meanwhile still gives its warning, and the filters are as before once both are done
+    (the process-wide filters, saved and put back by each, once stayed ignoring everything)."""
+    import io
+    import warnings
+
+    frames = [Image.fromarray(np.full((8, 9, 3), v, np.uint8)) for v in (10, 200)]
+    frames[0].save(tmp_path / "two.tif", save_all=True, append_images=frames[1:])
+    shown = []
+    monkeypatch.setattr(warnings, "showwarning", lambda message, *a, **k: shown.append(str(message)))
+    before = list(warnings.filters)
+    checking, read = threading.Event(), threading.Event()
+    real_save = Image.Image.save
+
+    def slow_probe(self, fp, *args, **kwargs):
+        if isinstance(fp, io.BytesIO):  # the check's trial write: the other thread reads meanwhile
+            checking.set()
+            read.wait(1.0)
+        return real_save(self, fp, *args, **kwargs)
+
+    monkeypatch.setattr(Image.Image, "save", slow_probe)
+    checker = threading.Thread(target=imageio.check_output, args=(tmp_path / "out.png",),
+                               kwargs=dict(mode="RGB", size=(9, 8)))
+    checker.start()
+    assert checking.wait(10)
+    imageio.read_image(tmp_path / "two.tif")
+    read.set()
+    checker.join(10)
+    assert [s for s in shown if "two.tif" in s and "2 pages" in s], shown
+    assert warnings.filters == before

@@ -20,7 +20,6 @@ import os
 import re
 import select
 import sys
-import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,10 +73,10 @@ def _extension(data_path: Path) -> str:
     from PIL import Image, UnidentifiedImageError
 
     from ..io.read import too_large
+    from ..io.warnfilters import filtered
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with filtered("error", Image.DecompressionBombWarning):
             with Image.open(data_path) as img:
                 fmt = img.format
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
@@ -118,10 +117,10 @@ def _head_pixels(head: bytes, what: str) -> int | None:
     from PIL import Image
 
     from ..io.read import too_large
+    from ..io.warnfilters import filtered
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with filtered("error", Image.DecompressionBombWarning):
             with Image.open(io.BytesIO(head)) as img:
                 return img.size[0] * img.size[1]
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:

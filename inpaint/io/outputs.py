@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from .encode import convert_for, output_format
 from .formats import OUTPUT_FORMATS, holds
 from .pictures import DeepImage
 from .read import check_name
+from .warnfilters import filtered
 
 
 def _probe(mode: str) -> Image.Image | DeepImage:
@@ -113,8 +113,7 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
     try:
         probe, _ = convert_for(_probe(mode), fmt)
         if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with filtered("ignore"):
                 probe.save(io.BytesIO(), format=fmt)
     except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
         raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "

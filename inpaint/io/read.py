@@ -6,7 +6,6 @@ import os
 import re
 import stat
 import struct
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from ..errors import ImageTooLarge, InputError, InputWarning
 from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
+from .warnfilters import filtered, warn
 
 _ORIENTATION = 0x0112
 #: TIFF tags that describe a file's layout, not the picture: a TIFF's IFD0 (which Pillow gives as
@@ -122,8 +122,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
     img = None
     notes = []
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with filtered("error", Image.DecompressionBombWarning):
             img, tiles = decoded if decoded is not None else (Image.open(p), None)
             if tiles is None:
                 tiles = list(getattr(img, "tile", []) or [])
@@ -168,7 +167,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
         img.close()
         img = first
     for note in notes:
-        warnings.warn(InputWarning(note), stacklevel=3)
+        warn(InputWarning(note), stacklevel=3)
     return img, tiles
 
 
@@ -407,12 +406,12 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     source = _source(p, img, exif)
     wide, lost = _deep(p, img, tiles)
     if lost:
-        warnings.warn(InputWarning(lost))
+        warn(InputWarning(lost))
     turned = upright(img)
     if wide is not None and turned is not img:
         wide = _ORIENT.get(exif.get(_ORIENTATION, 1), lambda a: a)(wide)
         if wide.shape[:2] != (turned.size[1], turned.size[0]):  # pragma: no cover - defensive
-            warnings.warn(InputWarning(f"image {shown(p)}: the 16-bit pixels could not be turned upright; "
+            warn(InputWarning(f"image {shown(p)}: the 16-bit pixels could not be turned upright; "
                                        "the result has 8 bits per channel"))
             wide = None
     if _ORIENTATION in exif:
