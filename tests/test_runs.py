@@ -439,6 +439,42 @@ def test_a_signal_during_a_kernel_build_gives_only_our_line(tmp_path, delays):
             assert proc.stderr == "inpaint: stopped by SIGTERM\n", (delay, proc.stderr)
 
 
+_STOPPED_WHILE_ANOTHER_THREAD_COMPILES = r"""
+import os, signal, sys, threading
+from inpaint.cl import build
+from inpaint.cli import guard
+
+inside = threading.Event()
+
+
+def compiling():  # another thread's compile, its filter on standard error for good
+    with build._compiler_summary_dropped():
+        inside.set()
+        threading.Event().wait()
+
+
+threading.Thread(target=compiling, daemon=True).start()
+inside.wait(10)
+
+
+def run():
+    os.kill(os.getpid(), signal.SIGTERM)
+    threading.Event().wait(10)
+    return 0
+
+
+sys.exit(guard.guarded("inpaint", run, program=True))
+"""
+
+
+def test_the_stop_line_is_not_lost_in_another_threads_compile_filter(tmp_path):
+    """A run stopped while another of its threads compiles (its filter of standard error in place,
+    whose thread the process's end does not wait for) still ends with its one line."""
+    proc = subprocess.run([sys.executable, "-c", _STOPPED_WHILE_ANOTHER_THREAD_COMPILES], cwd=tmp_path,
+                          env=_env(), capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (128 + signal.SIGTERM, "inpaint: stopped by SIGTERM\n")
+
+
 @pytest.mark.parametrize("moments", first_by_default([8, 16]))
 def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moments):
     """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run

@@ -227,11 +227,8 @@ def _end_now(prog: str, signum: int) -> None:
         for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
             signal.signal(sig, signal.SIG_IGN)
     _remove_temp_files()
-    unfilter = getattr(sys.modules.get("inpaint.cl.build"), "unfilter_stderr", None)
-    if unfilter is not None:  # the line must not wait in a compile's filter of standard error
-        unfilter()
     if _Process.status is None:
-        _say(_stop_line(prog, signum))
+        _say_last(_stop_line(prog, signum))
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -423,6 +420,16 @@ def _watched_streams() -> Iterator[tuple[_Watched, _Watched]]:
             sink.close()
 
 
+def _say_last(text: str) -> None:
+    """The run's last line (:func:`_say`), straight to standard error: not into the filter that a
+    compile on another thread may have put on it, whose thread would not pass it on before the
+    process ends."""
+    unfilter = getattr(sys.modules.get("inpaint.cl.build"), "unfilter_stderr", None)
+    if unfilter is not None:
+        unfilter()
+    _say(text)
+
+
 def _say(text: str) -> None:
     """One line on standard error, if it can still take it (it may be the stream that failed)."""
     try:
@@ -583,11 +590,11 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
     except (KeyboardInterrupt, cancel.Cancelled):
         cancel.request()  # the other threads of a batch stop too
         cleanup_temp_files()
-        _say(f"{prog}: interrupted")
+        _say_last(f"{prog}: interrupted")
         return EXIT_INTERRUPTED
     except Terminated as exc:
         cleanup_temp_files()
-        _say(_stop_line(prog, exc.signum))
+        _say_last(_stop_line(prog, exc.signum))
         return 128 + exc.signum
     except Exception as exc:  # the one place every error is reported
         cleanup_temp_files()
