@@ -211,18 +211,23 @@ def test_no_upload_waits_for_the_device(runtime, monkeypatch):
 
 @pytest.mark.parametrize("pooled", [False, True])
 def test_packed_uploads_and_cleared_buffers_hold_their_parts(runtime, monkeypatch, pooled):
-    """Arrays uploaded together come back whole from their parts; cleared parts are zero; every
-    part starts where the device allows a sub-buffer; a rectangle copied from the whole buffer at
-    a part's offset lands where a copy from host memory would put it."""
+    """Arrays uploaded together come back whole from their parts (the small ones parts of one
+    buffer, a large one a buffer of its own); cleared parts are zero; every part starts where the
+    device allows a sub-buffer; a rectangle copied from a part's home lands where a copy from host
+    memory would put it."""
+    from inpaint.cl import runtime as rtmod
+
     monkeypatch.setattr(runtime, "pooled", pooled)
     monkeypatch.setattr(runtime, "_pool", None)
     rng = np.random.default_rng(5)
     arrays = [rng.integers(0, 2**31, (7, 2), dtype=np.int32), rng.integers(0, 255, (13, 9), dtype=np.uint8),
-              np.arange(3, dtype=np.uint32), rng.integers(0, 255, (1,), dtype=np.uint8)]
+              np.arange(3, dtype=np.uint32), rng.integers(0, 255, (1,), dtype=np.uint8),
+              rng.integers(0, 255, (rtmod.PACK_MAX + 3,), dtype=np.uint8)]  # large: a copy of its own
     sent = runtime.uploads(arrays)
     zeroed = runtime.cleared([12, 1, 4096])
     align = runtime.device.mem_base_addr_align // 8
-    assert all(at % align == 0 for at in sent.offsets + zeroed.offsets)
+    assert all(at % align == 0 for _, at in sent.homes + zeroed.homes)
+    assert len({id(b) for b, _ in sent.homes[:4]}) == 1 and sent.homes[4] == (sent.parts[4], 0)
     for arr, part in zip(arrays, sent.parts):
         back = np.empty_like(arr)
         cl.enqueue_copy(runtime.queue, back, part)
@@ -233,7 +238,8 @@ def test_packed_uploads_and_cleared_buffers_hold_their_parts(runtime, monkeypatc
         assert not back.any()
     big = runtime.buffer(20 * 30)
     cl.enqueue_fill_buffer(runtime.queue, big, np.uint8(0), 0, 20 * 30)
-    cl.enqueue_copy(runtime.queue, big, sent.whole, src_origin=(sent.offsets[1], 0), dst_origin=(4, 5),
+    home, at = sent.homes[1]
+    cl.enqueue_copy(runtime.queue, big, home, src_origin=(at, 0), dst_origin=(4, 5),
                     region=(9, 13), src_pitches=(9,), dst_pitches=(30,))
     want = np.zeros((20, 30), np.uint8)
     want[5:18, 4:13] = arrays[1]

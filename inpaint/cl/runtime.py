@@ -332,16 +332,21 @@ def _finish_queues() -> None:
 
 
 class Packed(NamedTuple):
-    """Buffers made as parts of one (:meth:`Runtime.uploads`, :meth:`Runtime.cleared`)."""
+    """Buffers made together (:meth:`Runtime.uploads`, :meth:`Runtime.cleared`)."""
 
-    #: The buffer the parts lie in: keep it as long as the parts are used (a pooled buffer goes
-    #: back to the pool when dropped).
-    whole: Any
-    #: Each part, a sub-buffer.
+    #: Each part's buffer: a sub-buffer of one shared buffer, or (a large upload) one of its own.
     parts: list[Any]
-    #: Where each part starts in ``whole``, in bytes.  (PoCL 3.1 crashes copying a rectangle from
-    #: a sub-buffer: such a copy reads ``whole`` from here.)
-    offsets: list[int]
+    #: Where each part's bytes lie, as (buffer, offset in bytes).  (PoCL 3.1 crashes copying a
+    #: rectangle from a sub-buffer: such a copy reads the buffer named here.)
+    homes: list[tuple[Any, int]]
+    #: The buffers to keep as long as the parts are used (a pooled buffer goes back to the pool
+    #: when dropped).
+    keep: list[Any]
+
+
+#: Uploads of at least this many bytes take a copy of their own (:meth:`Runtime.uploads`): packing
+#: them would cost the host a copy of their bytes for no launch saved.
+PACK_MAX = 1 << 20
 
 
 class Runtime:
@@ -525,21 +530,35 @@ class Runtime:
         return buf
 
     def uploads(self, arrays: Sequence[Any]) -> Packed:
-        """Device buffers holding ``arrays`` (each C-contiguous and not empty), copied in one queued
-        copy: the parts (sub-buffers) of one buffer (:class:`Packed`).
+        """Device buffers holding ``arrays`` (each C-contiguous and not empty): those under
+        :data:`PACK_MAX` bytes are the parts (sub-buffers) of one buffer, filled by one queued copy,
+        the others are uploaded each (:meth:`upload`).
 
         A job's lists and maps cross the bus together: on an NVIDIA driver each queued copy from
         host memory held the device for tens of microseconds and the host for more, which a fill of
-        small levels notices.  ``arrays`` must not change until the copy ran.
+        small levels notices.  ``arrays`` must not change until the copies ran.
         """
         import numpy as np
 
-        offsets, total = self._layout([a.nbytes for a in arrays])
-        packed = np.empty(total, np.uint8)
-        for a, at in zip(arrays, offsets):
-            packed[at:at + a.nbytes] = a.reshape(-1).view(np.uint8)
-        whole = self.upload(packed)
-        return Packed(whole, self._parts(whole, offsets, [a.nbytes for a in arrays]), offsets)
+        small = [i for i, a in enumerate(arrays) if a.nbytes < PACK_MAX]
+        offsets, total = self._layout([arrays[i].nbytes for i in small])
+        parts: list[Any] = [None] * len(arrays)
+        homes: list[tuple[Any, int]] = [(None, 0)] * len(arrays)
+        keep = []
+        if small:
+            whole = self.buffer(total)  # (refused, where it must be, before the host's copy is made)
+            packed = np.empty(total, np.uint8)
+            for i, at in zip(small, offsets):
+                packed[at:at + arrays[i].nbytes] = arrays[i].reshape(-1).view(np.uint8)
+            self.hold(cl.enqueue_copy(self.queue, whole, packed, is_blocking=False))
+            keep.append(whole)
+            for i, at, part in zip(small, offsets, self._parts(whole, offsets, [arrays[i].nbytes for i in small])):
+                parts[i], homes[i] = part, (whole, at)
+        for i, a in enumerate(arrays):
+            if parts[i] is None:
+                parts[i] = self.upload(a)
+                homes[i] = (parts[i], 0)
+        return Packed(parts, homes, keep)
 
     def cleared(self, sizes: Sequence[int]) -> Packed:
         """Device buffers of ``sizes`` bytes, zeroed by one queued fill: the parts of one buffer
@@ -549,7 +568,8 @@ class Runtime:
         offsets, total = self._layout(sizes)
         whole = self.buffer(total)
         cl.enqueue_fill_buffer(self.queue, whole, np.uint32(0), 0, total)
-        return Packed(whole, self._parts(whole, offsets, sizes), offsets)
+        parts = self._parts(whole, offsets, sizes)
+        return Packed(parts, [(whole, at) for at in offsets], [whole])
 
     def _layout(self, sizes: Sequence[int]) -> tuple[list[int], int]:
         # a sub-buffer starts at a multiple of the device's base address alignment (given in bits)

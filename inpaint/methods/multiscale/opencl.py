@@ -627,7 +627,7 @@ class DeviceLevel:
         parts = dict(zip(sent, packs[0].parts)) | dict(zip(zeroed, packs[1].parts))
         box = None
         if "valid_box" in parts:
-            box = packs[0].whole, packs[0].offsets[list(sent).index("valid_box")]
+            box = packs[0].homes[list(sent).index("valid_box")]
             del parts["valid_box"]
         valid = self._valid(lev, box)
         self.b = {"est": est, "valid": valid, "nnf": rt.buffer(n * k * 8), "cost": rt.buffer(n * k * 4),
