@@ -3,6 +3,7 @@ reports every image in its place: its warnings, its error, its summary line."""
 
 from __future__ import annotations
 
+import io
 import threading
 
 import numpy as np
@@ -62,6 +63,41 @@ def test_a_one_job_batch_reads_ahead_and_writes_behind_in_order(batch, tmp_path,
     assert removed_a < warned_b < removed_b < error_c < removed_d < summary, err
     assert len([line for line in err if "b.tif" in line and "warning" in line]) == 1
     assert "3 removed, 1 failed (c.png)" in err[summary]
+
+
+def test_a_warning_of_the_photo_read_ahead_is_told_while_the_next_output_is_checked(batch, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """b.tif warns on the reading thread while the main thread tries the output's writer on a
+    tiny picture (a check before the work): the warning is told all the same, once, in b's place."""
+    probing, read_b = threading.Event(), threading.Event()
+    real_read, real_save = imageio.read_image, Image.Image.save
+
+    def read(path, *args, **kwargs):
+        if path.name == "b.tif":
+            probing.wait(60)  # (safety only: the main thread's check sets it)
+        try:
+            return real_read(path, *args, **kwargs)
+        finally:
+            if path.name == "b.tif":
+                read_b.set()
+
+    def save(self, fp, *args, **kwargs):
+        if isinstance(fp, io.BytesIO) and threading.current_thread() is threading.main_thread():
+            probing.set()  # the writer's try-out of a.png's output: b.tif is read meanwhile
+            read_b.wait(60)
+        return real_save(self, fp, *args, **kwargs)
+
+    monkeypatch.setattr(imageio, "read_image", read)
+    monkeypatch.setattr(Image.Image, "save", save)
+    out = tmp_path / "out"
+    code = main([str(batch), "-o", f"{out}/", "--backend", "numpy", "--method", "criminisi", "-p", "3"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and read_b.is_set()
+    warned = [i for i, line in enumerate(err) if line.startswith("inpaint: warning:") and "b.tif" in line]
+    assert len(warned) == 1, err
+    removed_a = next(i for i, line in enumerate(err) if "[1/4] a.png" in line and "removed" in line)
+    removed_b = next(i for i, line in enumerate(err) if "[2/4] b.tif" in line and "removed" in line)
+    assert removed_a < warned[0] < removed_b, err
 
 
 def test_a_result_that_cannot_be_written_behind_is_that_images_error_only(batch, tmp_path, monkeypatch, capsys):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -113,9 +112,10 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
     try:
         probe, _ = convert_for(_probe(mode), fmt)
         if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                probe.save(io.BytesIO(), format=fmt)
+            # No warnings.catch_warnings here: its filters are the whole process's, and a photo
+            # read on another thread meanwhile would lose its warnings (the writer's only
+            # warning, Pillow's deprecation of IM, is the caller's filters' to show or hide).
+            probe.save(io.BytesIO(), format=fmt)
     except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
         raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "
                          f"({exc}); use .png") from None
