@@ -175,12 +175,38 @@ def signals_held() -> Iterator[None]:
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     done = threading.Event()
+    watcher = None
     if (_END_HELD and hasattr(signal, "sigtimedwait") and not set(STOP_SIGNALS) & set(old)
             and threading.current_thread() is threading.main_thread()):
-        threading.Thread(target=_watch_held, args=(done, _END_HELD[0]), daemon=True,
-                         name="inpaint-held-signals").start()
+        watcher = threading.Thread(target=_watch_held, args=(done, _END_HELD[0]), daemon=True,
+                                   name="inpaint-held-signals")
+        watcher.start()
+        _WATCHER[:] = [watcher]
     try:
         yield
     finally:
         done.set()
+        if watcher is not None:
+            _WATCHER.clear()
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+#: The thread taking the stop signals while the main thread holds them (see :func:`signals_held`).
+_WATCHER: list[threading.Thread] = []
+
+
+def held_here(signum: int) -> bool:
+    """Whether the calling thread holds ``signum`` now (inside :func:`signals_held`)."""
+    return hasattr(signal, "pthread_sigmask") and signum in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+
+
+def pass_on(signum: int) -> None:
+    """Send a stop signal that Python's handler got in the main thread while that thread holds the
+    signals where a held signal goes.  The system gives a process's signal to any thread that lets
+    it through (a reading thread started outside a held block), and Python runs the handler in the
+    main thread all the same, in the middle of the step it holds them for.  The signal goes to the
+    thread that takes them meanwhile (:func:`end_held_with`), else back to the main thread, which
+    takes it when its held step is over."""
+    watcher = next(iter(_WATCHER), None)
+    target = watcher if watcher is not None else threading.main_thread()
+    signal.pthread_kill(target.ident, signum)

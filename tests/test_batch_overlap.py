@@ -3,6 +3,7 @@ reports every image in its place: its warnings, its error, its summary line."""
 
 from __future__ import annotations
 
+import io
 import threading
 
 import numpy as np
@@ -62,6 +63,41 @@ def test_a_one_job_batch_reads_ahead_and_writes_behind_in_order(batch, tmp_path,
     assert removed_a < warned_b < removed_b < error_c < removed_d < summary, err
     assert len([line for line in err if "b.tif" in line and "warning" in line]) == 1
     assert "3 removed, 1 failed (c.png)" in err[summary]
+
+
+def test_a_warning_of_the_photo_read_ahead_is_told_while_the_next_output_is_checked(batch, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """b.tif warns on the reading thread while the main thread tries the output's writer on a
+    tiny picture (a check before the work): the warning is told all the same, once, in b's place."""
+    probing, read_b = threading.Event(), threading.Event()
+    real_read, real_save = imageio.read_image, Image.Image.save
+
+    def read(path, *args, **kwargs):
+        if path.name == "b.tif":
+            probing.wait(60)  # (safety only: the main thread's check sets it)
+        try:
+            return real_read(path, *args, **kwargs)
+        finally:
+            if path.name == "b.tif":
+                read_b.set()
+
+    def save(self, fp, *args, **kwargs):
+        if isinstance(fp, io.BytesIO) and threading.current_thread() is threading.main_thread():
+            probing.set()  # the writer's try-out of a.png's output: b.tif is read meanwhile
+            read_b.wait(60)
+        return real_save(self, fp, *args, **kwargs)
+
+    monkeypatch.setattr(imageio, "read_image", read)
+    monkeypatch.setattr(Image.Image, "save", save)
+    out = tmp_path / "out"
+    code = main([str(batch), "-o", f"{out}/", "--backend", "numpy", "--method", "criminisi", "-p", "3"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and read_b.is_set()
+    warned = [i for i, line in enumerate(err) if line.startswith("inpaint: warning:") and "b.tif" in line]
+    assert len(warned) == 1, err
+    removed_a = next(i for i, line in enumerate(err) if "[1/4] a.png" in line and "removed" in line)
+    removed_b = next(i for i, line in enumerate(err) if "[2/4] b.tif" in line and "removed" in line)
+    assert removed_a < warned[0] < removed_b, err
 
 
 def test_a_result_that_cannot_be_written_behind_is_that_images_error_only(batch, tmp_path, monkeypatch, capsys):
@@ -171,36 +207,3 @@ def test_the_photos_own_error_comes_before_its_masks_when_both_are_read_ahead(tm
     assert len(err) == 1 and "too small to fill" in err[0] and "same size" not in err[0], err
     assert not (tmp_path / "o.png").exists()
 
-
-@pytest.mark.filterwarnings("always::inpaint.errors.InputWarning")
-def test_a_warning_read_on_one_thread_survives_an_output_check_on_another(tmp_path, monkeypatch):
-    """An output's check tries Pillow's writer with every warning ignored; an image read on another
-    thread meanwhile still gives its warning, and the filters are as before once both are done
-    (the process-wide filters, saved and put back by each, once stayed ignoring everything)."""
-    import io
-    import warnings
-
-    frames = [Image.fromarray(np.full((8, 9, 3), v, np.uint8)) for v in (10, 200)]
-    frames[0].save(tmp_path / "two.tif", save_all=True, append_images=frames[1:])
-    shown = []
-    monkeypatch.setattr(warnings, "showwarning", lambda message, *a, **k: shown.append(str(message)))
-    before = list(warnings.filters)
-    checking, read = threading.Event(), threading.Event()
-    real_save = Image.Image.save
-
-    def slow_probe(self, fp, *args, **kwargs):
-        if isinstance(fp, io.BytesIO):  # the check's trial write: the other thread reads meanwhile
-            checking.set()
-            read.wait(1.0)
-        return real_save(self, fp, *args, **kwargs)
-
-    monkeypatch.setattr(Image.Image, "save", slow_probe)
-    checker = threading.Thread(target=imageio.check_output, args=(tmp_path / "out.png",),
-                               kwargs=dict(mode="RGB", size=(9, 8)))
-    checker.start()
-    assert checking.wait(10)
-    imageio.read_image(tmp_path / "two.tif")
-    read.set()
-    checker.join(10)
-    assert [s for s in shown if "two.tif" in s and "2 pages" in s], shown
-    assert warnings.filters == before

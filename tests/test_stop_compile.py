@@ -79,3 +79,83 @@ def test_ctrl_c_during_a_cold_compile_stops_within_a_second(tmp_path, after):
     assert err.strip() == "inpaint: interrupted"
     assert not out.exists() and not list(tmp_path.glob("*.tmp"))
     assert took < 1.0, took
+
+
+# The same, where the system gives the signal to another thread that lets it through (a reading
+# thread started before the step): Python still runs the handler in the main thread, mid-step.
+HELD_ELSEWHERE = """
+import os, signal, sys, threading, time
+from inpaint import cancel
+from inpaint.cli import guard
+
+def run():
+    guard.stop_promptly()
+    other = threading.Thread(target=threading.Event().wait, daemon=True)
+    other.start()
+    with cancel.signals_held():
+        try:
+            signal.pthread_kill(other.ident, signal.SIGTERM)
+            start = time.monotonic()
+            while time.monotonic() - start < 10:  # Python's steps, where a handler can run
+                pass
+        except BaseException as exc:
+            os.write(2, f"raised inside the held step: {type(exc).__name__}\\n".encode())
+            raise
+    return 0
+
+sys.exit(guard.guarded("held", run, program=True))
+"""
+
+
+def test_a_stop_signal_through_another_thread_is_not_raised_inside_the_held_step(tmp_path):
+    """The held step (a compile, the filter of standard error being put in) is not broken off by
+    an exception: the run ends as for a signal taken while held, with its one line and status."""
+    proc = subprocess.run([sys.executable, "-c", HELD_ELSEWHERE], env=_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (143, "held: stopped by SIGTERM\n")
+
+
+class _StopWhileTaken:
+    """The filter's lock, with a stop's :func:`~inpaint.cl.build.unfilter_stderr` coming (as from
+    another thread) just before a build takes it, once."""
+
+    def __init__(self, lock):
+        self._lock, self.stops = lock, 0
+
+    def acquire(self, *args, **kwargs):
+        return self._lock.acquire(*args, **kwargs)
+
+    def release(self):
+        self._lock.release()
+
+    def __enter__(self):
+        if self.stops == 0:
+            from inpaint.cl import build
+
+            self.stops += 1
+            build.unfilter_stderr()
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+
+def test_a_stop_as_a_build_starts_leaves_standard_error_unfiltered_for_good(monkeypatch):
+    """The stop's last line goes straight to standard error: a build starting at that moment on
+    another thread does not put the compiler-output filter (a pipe whose thread the process's end
+    outruns) in front of it afterwards."""
+    from inpaint.cl import build
+
+    def identity():
+        st = os.fstat(2)
+        return st.st_dev, st.st_ino
+
+    monkeypatch.setitem(build._FILTER, "off", False)
+    lock = _StopWhileTaken(build._FILTER_LOCK)
+    monkeypatch.setattr(build, "_FILTER_LOCK", lock)
+    real = identity()
+    with build._compiler_summary_dropped():
+        during = identity()
+    assert lock.stops == 1 and build._FILTER["off"]
+    assert during == real

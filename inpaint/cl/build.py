@@ -121,11 +121,14 @@ def _compiler_summary_dropped() -> Iterator[None]:
     The driver's compiler writes it there, past Python.  Everything else written there meanwhile
     (the command's own notes from other threads) is passed on as it comes, in order.
     """
-    if os.name != "posix" or _FILTER["off"]:
+    if os.name != "posix":
         yield
         return
-    with _FILTER_LOCK:
-        if _FILTER["users"] == 0:
+    on = True
+    with _FILTER_LOCK:  # "off" is read under the lock: a stop's unfilter_stderr is then for good
+        if _FILTER["off"]:
+            on = False
+        elif _FILTER["users"] == 0:
             _flush_stderr()
             try:
                 saved = os.dup(2)
@@ -139,7 +142,11 @@ def _compiler_summary_dropped() -> Iterator[None]:
                                           daemon=True)
                 thread.start()
                 _FILTER.update(saved=saved, read=read_end, thread=thread)
-        _FILTER["users"] += 1
+        if on:
+            _FILTER["users"] += 1
+    if not on:
+        yield
+        return
     try:
         yield
     finally:
@@ -154,13 +161,30 @@ def _compiler_summary_dropped() -> Iterator[None]:
                 _FILTER.update(saved=None, read=None, thread=None)
 
 
+#: Seconds a stop waits for a build on another thread to finish putting the filter in or taking
+#: it away, and for the filter to pass on what it holds, before the process's last line.
+UNFILTER_WAIT = 1.0
+
+
 def unfilter_stderr() -> None:
     """Point file descriptor 2 straight at standard error again, for good: the process is about to
-    end (a stop signal) and its last line must not wait in the filter."""
-    _FILTER["off"] = True
-    saved = _FILTER["saved"]
-    if saved is not None:
-        os.dup2(saved, 2)
+    end (a stop signal) and its last line must not wait in the filter.
+
+    A stop ends the process from any thread, while a build on another one may be putting the
+    filter in or taking it away: under the filter's lock, no build puts it in again, and what the
+    filter holds comes out before the last line.  The wait is bounded: a stop never hangs on it."""
+    locked = _FILTER_LOCK.acquire(timeout=UNFILTER_WAIT)
+    try:
+        _FILTER["off"] = True
+        saved, thread = _FILTER["saved"], _FILTER["thread"]
+        if saved is not None:
+            with contextlib.suppress(OSError):  # (not locked: a build may be closing it)
+                os.dup2(saved, 2)  # the pipe's only writer: the thread reads to its end
+            if locked:
+                thread.join(UNFILTER_WAIT)
+    finally:
+        if locked:
+            _FILTER_LOCK.release()
 
 
 def _write_all(fd: int, data: bytes) -> None:

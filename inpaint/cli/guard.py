@@ -152,7 +152,7 @@ def stop_promptly() -> None:
 
     def end(signum: int) -> None:
         with _Process.lock:
-            if _Process.handled:
+            if _Process.handled or _Process.ending:  # (one signal can wake both threads below)
                 return
             _Process.ending = True
         cancel.request()
@@ -207,7 +207,13 @@ def _can_raise(frame: Any) -> bool:
 def _on_signal(signum: int, frame: Any) -> None:
     """SIGINT, SIGTERM and SIGHUP: ask every job to stop (the threads of a batch check the flag
     between steps), and stop the main thread like Ctrl-C does.  Where an exception cannot be
-    raised safely and the command owns the process, the run ends here, the same way."""
+    raised safely and the command owns the process, the run ends here, the same way.  While the
+    main thread holds the signals (a compile, the filter of standard error being put in), one that
+    came through another thread is not raised in the middle of that step: it goes where a held
+    signal goes (:func:`inpaint.cancel.pass_on`)."""
+    if cancel.held_here(signum):
+        cancel.pass_on(signum)
+        return
     cancel.request()
     prog = _Process.prog
     with _Process.lock:
@@ -421,11 +427,11 @@ def _watched_streams() -> Iterator[tuple[_Watched, _Watched]]:
 
 
 def _say_last(text: str) -> None:
-    """The run's last line (:func:`_say`), straight to standard error: not into the filter that a
-    compile on another thread may have put on it, whose thread would not pass it on before the
-    process ends."""
+    """The run's last line (:func:`_say`); where the process ends with the run, straight to
+    standard error: not into the filter that a compile on another thread may have put on it,
+    whose thread would not pass it on before the process ends."""
     unfilter = getattr(sys.modules.get("inpaint.cl.build"), "unfilter_stderr", None)
-    if unfilter is not None:
+    if unfilter is not None and _Process.prog is not None:
         unfilter()
     _say(text)
 

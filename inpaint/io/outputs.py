@@ -16,7 +16,6 @@ from .encode import convert_for, output_format
 from .formats import OUTPUT_FORMATS, holds
 from .pictures import DeepImage
 from .read import check_name
-from .warnfilters import filtered
 
 
 def _probe(mode: str) -> Image.Image | DeepImage:
@@ -113,8 +112,10 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
     try:
         probe, _ = convert_for(_probe(mode), fmt)
         if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
-            with filtered("ignore"):
-                probe.save(io.BytesIO(), format=fmt)
+            # No warnings.catch_warnings here: its filters are the whole process's, and a photo
+            # read on another thread meanwhile would lose its warnings (the writer's only
+            # warning, Pillow's deprecation of IM, is the caller's filters' to show or hide).
+            probe.save(io.BytesIO(), format=fmt)
     except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
         raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "
                          f"({exc}); use .png") from None

@@ -1,12 +1,11 @@
 """The process's warning filters, changed by one thread at a time.
 
 ``warnings.catch_warnings`` saves the process-wide filters on entry and puts them back on exit.
-Two threads that overlap such blocks can each put back what the other had set: a batch's reading
-thread that checked an image for a decompression bomb while the main thread checked an output's
-format (with every warning ignored) could leave every later warning ignored, and a reading
-thread's warning given during the other thread's block was lost.  Every short block of this
-package's own goes through :func:`filtered`, and a warning that a reading thread gives goes
-through :func:`warn`, so that neither happens.
+Two threads that overlap such blocks can each put back what the other had set, and a warning
+given on one thread meanwhile meets the other's filters.  A batch reads its next image on a
+thread of its own while the main thread reads a mask: every short block of this package's own
+goes through :func:`filtered`, and a warning that reading gives goes through :func:`warn`, so
+that the blocks take turns and no warning meets another thread's filters.
 """
 
 from __future__ import annotations
