@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import geometry
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import Runtime, cl, round_up
+from ...cl.runtime import PACK_MAX, Runtime, cl, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
 from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
@@ -616,7 +616,8 @@ class DeviceLevel:
             sent["wide"] = wide_sources(lev, half)
         if lev.sources_box is not None:  # the box of the valid centres, placed in the map on the device
             x0, y0, x1, y1 = lev.sources_box
-            sent["valid_box"] = lev.valid[y0:y1, x0:x1]
+            if (x1 - x0) * (y1 - y0) < PACK_MAX:  # (a larger one is copied from the map: no copy on the host)
+                sent["valid_box"] = lev.valid[y0:y1, x0:x1]
         sent = {name: np.ascontiguousarray(arr) for name, arr in sent.items() if arr.size}
         # random_start: set where a start is random (lift); with transformed sources, every listed
         # match's transform and the best matches' (as best_bufs)
@@ -649,16 +650,24 @@ class DeviceLevel:
 
     def _valid(self, lev: Any, box: Any) -> Any:
         """The level's valid map on the device: cleared there, and only the box of the valid
-        centres (a third of a 12 MP photo's map, at most), uploaded with the level's lists (``box``:
-        their buffer and where it lies there), is copied into it on the device.  (A rectangle
-        copied from host memory held an NVIDIA device up to 0.4 ms.)"""
+        centres (a third of a 12 MP photo's map, at most) is copied into it.  A small box was
+        uploaded with the level's lists (``box``: their buffer and where it lies there) and is
+        placed on the device: a rectangle copied from host memory held an NVIDIA device up to
+        0.4 ms.  A large one is copied from the host's map, queued like the level's launches."""
         h, w = lev.shape
         out = self.rt.buffer(h * w)
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
+        if lev.sources_box is None:
+            return out
+        x0, y0, x1, y1 = lev.sources_box
         if box is not None:
-            (whole, at), (x0, y0, x1, y1) = box, lev.sources_box
+            whole, at = box
             cl.enqueue_copy(self.rt.queue, out, whole, src_origin=(at, 0), dst_origin=(x0, y0),
                             region=(x1 - x0, y1 - y0), src_pitches=(x1 - x0,), dst_pitches=(w,))
+        else:
+            self.rt.hold(cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
+                                         region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
+                                         is_blocking=False))  # (lev.valid is not written again)
         return out
 
     def _read(self, arr: np.ndarray, src: Any, offset: int = 0) -> np.ndarray:
