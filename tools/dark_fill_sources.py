@@ -4,6 +4,7 @@ Usage::
 
     python tools/dark_fill_sources.py [--cases dog_window,spoon_saucer] [--seeds 0,1,2]
                                       [--grow N] [--levels] [--backend opencl]
+                                      [--set MODULE.NAME=VALUE ...] [--option NAME=VALUE ...]
 
 A hole pixel counts as *dark* when its grey level (the mean of r, g and b) lies more than 25
 below the mean of the known pixels in the 61x61 window around it.  For each photo of
@@ -17,12 +18,15 @@ the median difference between the fill and the source it copies (small: copied, 
 spread by the correction).  ``--grow N`` fills with the mask grown by N px (what ``inpaint
 --grow N`` does; the dark share is still counted on the given mask).  ``--levels`` also prints
 the dark pixels after each level, counted on the level's fill scaled up: where the dark area is
-laid down.
+laid down.  ``--set`` and ``--option`` change a module constant or pass an option to the fill,
+as for ``tools/quality_steps.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import statistics
 import sys
 from pathlib import Path
@@ -39,6 +43,13 @@ from inpaint_bench import quality  # noqa: E402
 DARK = 25
 #: Side of the window whose known pixels give that mean.
 WINDOW = 61
+
+
+def _value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def grey(rgb: np.ndarray) -> np.ndarray:
@@ -81,11 +92,11 @@ def sources_report(image: np.ndarray, mask: np.ndarray, fill: np.ndarray, smap: 
 
 
 def level_counts(image: np.ndarray, fill_mask: np.ndarray, mask: np.ndarray, around: np.ndarray,
-                 backend: str, seed: int) -> list[tuple[int, int]]:
+                 backend: str, seed: int, options: dict) -> list[tuple[int, int]]:
     """(level, dark pixels) after the last round of each level."""
     from inpaint.api import start
 
-    job = start(image, fill_mask, backend=backend, seed=seed)
+    job = start(image, fill_mask, backend=backend, seed=seed, **options)
     counts: list[tuple[int, int]] = []
     while not job.done:
         job.step()
@@ -105,7 +116,14 @@ def main() -> int:
     p.add_argument("--grow", type=int, default=0)
     p.add_argument("--levels", action="store_true")
     p.add_argument("--backend", default="opencl")
+    p.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     args = p.parse_args()
+    for item in args.set:
+        target, value = item.split("=", 1)
+        module, name = target.rsplit(".", 1)
+        setattr(importlib.import_module(module), name, _value(value))
+    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
     from inpaint.api import inpaint
     from inpaint.masks import grow
 
@@ -116,7 +134,7 @@ def main() -> int:
         around = surroundings(image, mask)
         case_shares = []
         for seed in (int(s) for s in args.seeds.split(",")):
-            res = inpaint(image, fill_mask, backend=args.backend, seed=seed)
+            res = inpaint(image, fill_mask, backend=args.backend, seed=seed, **options)
             report = sources_report(image, mask, res.image, np.asarray(res.source_map), around)
             share = report.get("dark", {}).get("pixels", 0) / int(mask.sum())
             case_shares.append(share)
@@ -124,7 +142,7 @@ def main() -> int:
             for name, row in report.items():
                 print(f"  {name:4s} " + "; ".join(f"{k} {v:.3g}" for k, v in row.items() if k != "pixels"))
             if args.levels:
-                counts = level_counts(image, fill_mask, mask, around, args.backend, seed)
+                counts = level_counts(image, fill_mask, mask, around, args.backend, seed, options)
                 print("  dark after each level: " + ", ".join(f"level {lv} {n}" for lv, n in counts))
         shares.append(statistics.fmean(case_shares))
         print(f"{case.name}: mean dark share {shares[-1]:.3f}")
