@@ -10,7 +10,9 @@ For each photo of ``datasets/objects/``: the input with the hole outlined, then 
 configuration (``default``, the fill's defaults, first), one tile per seed, each cropped around
 the hole and magnified 2x as ``inpaint bench --objects`` does.  Written as JPEG
 (``OUT_DIR/options_<case>.jpg``).  With ``--truth``, the tuning cases of ``datasets/quality/``
-that ``--cases`` names instead (never the held-out ones), each row led by the truth.
+that ``--cases`` names instead (never the held-out ones), each row led by the truth.  ``grow=N``
+in a configuration is no option of the fill: that row fills the mask grown by N px, as
+``inpaint --grow N`` does, and outlines it (the crop stays the given hole's).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> int:
                    help="the tuning cases of datasets/quality that --cases names, each row led by the truth")
     args = p.parse_args()
     from inpaint.api import inpaint
+    from inpaint.masks import grow
 
     configs = [("default", {})] + [_config(c) for c in args.config]
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -69,10 +72,12 @@ def main() -> int:
         shown = case.truth if args.truth else case.image
         tiles = []
         for name, options in configs:
+            fill = dict(options)
+            mask = grow(np.array(case.mask), fill.pop("grow", 0))
             label = [lead, "hole outlined in red"] if not tiles else [name, f"({lead})"]
-            tiles.append((label, quality._zoom(quality.outline_hole(shown, case.mask), box)))
+            tiles.append((label, quality._zoom(quality.outline_hole(shown, mask), box)))
             for seed in seeds:
-                res = inpaint(np.array(case.image), np.array(case.mask), backend=args.backend, seed=seed, **options)
+                res = inpaint(np.array(case.image), mask, backend=args.backend, seed=seed, **fill)
                 tiles.append(([name, f"seed {seed}"], quality._zoom(res.image, box)))
         png = quality._sheet(tiles, args.out / f"options_{case.name}.png")
         with Image.open(png) as im:
