@@ -891,6 +891,28 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     assert not build._BUILD_LISTENERS
 
 
+def test_a_run_being_stopped_does_not_announce_its_compile(monkeypatch, capsys):
+    """A stop that comes as a slow build starts: the run's one line is the stop's, not the
+    compile's note as well."""
+    import time as _time
+
+    from inpaint import cancel
+
+    monkeypatch.setattr(guard, "COMPILE_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(guard, "_COMPILE_NOTED", False)
+    with guard.compile_note("inpaint"):
+        for listener in list(build._BUILD_LISTENERS):
+            listener("start", ("k",), 0.0)
+        cancel.request()
+        try:
+            _time.sleep(0.3)
+        finally:
+            cancel.clear()
+        for listener in list(build._BUILD_LISTENERS):
+            listener("end", ("k",), 0.3)
+    assert capsys.readouterr().err == ""
+
+
 # ---------------------------------------------------------------------------------------
 # Batches
 # ---------------------------------------------------------------------------------------

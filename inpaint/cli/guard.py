@@ -291,7 +291,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
 
     def show() -> None:
         global _COMPILE_NOTED
-        if _COMPILE_NOTED:
+        if _COMPILE_NOTED or cancel.requested():  # (a run being stopped says only that)
             return
         _COMPILE_NOTED = True
         first["noted"] = True
