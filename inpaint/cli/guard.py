@@ -169,6 +169,7 @@ def stop_promptly() -> None:
     def watch() -> None:
         while True:
             data = os.read(read, 64)
+            cancel.request()  # at once: the jobs' threads, and the compile's note, see the stop meanwhile
             time.sleep(STOP_GRACE)
             end(data[-1])
 
