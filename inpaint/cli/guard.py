@@ -133,6 +133,7 @@ class _Process:
     lock = threading.Lock()
     handled = False  # the main thread took a stop signal: it ends the run itself
     ending = False  # the stop deadline ends the process: the main thread must not report too
+    signalled = False  # a stop signal has come, which the main thread may not have taken yet
 
 
 #: Seconds the main thread has to take a stop signal before the run ends without it: a call into
@@ -169,7 +170,7 @@ def stop_promptly() -> None:
     def watch() -> None:
         while True:
             data = os.read(read, 64)
-            cancel.request()  # at once: the jobs' threads, and the compile's note, see the stop meanwhile
+            _Process.signalled = True  # (the compile's note, due meanwhile, is not shown)
             time.sleep(STOP_GRACE)
             end(data[-1])
 
@@ -292,7 +293,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
 
     def show() -> None:
         global _COMPILE_NOTED
-        if _COMPILE_NOTED or cancel.requested():  # (a run being stopped says only that)
+        if _COMPILE_NOTED or cancel.requested() or _Process.signalled:  # (a run being stopped says only that)
             return
         _COMPILE_NOTED = True
         first["noted"] = True
@@ -468,7 +469,7 @@ def _take_signals(prog: str | None) -> dict[int, Any]:
     are then unblocked: its entry point blocks them while its modules load."""
     previous: dict[int, Any] = {}
     if prog is not None:
-        _Process.prog, _Process.status = prog, None
+        _Process.prog, _Process.status, _Process.signalled = prog, None, False
     for sig in _STOP_SIGNALS:
         if sig == signal.SIGINT and prog is None:
             continue
