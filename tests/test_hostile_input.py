@@ -395,6 +395,14 @@ def test_failures_inside_the_fill_are_one_line(files, run, monkeypatch, raised, 
     check(files, run, ["a.png", "--mask", "m.png", "--backend", "numpy", "--overwrite", "-o", "o.png"], code, pattern)
 
 
+def test_memory_running_out_under_an_address_space_limit_names_the_limit(monkeypatch):
+    monkeypatch.setattr(guard, "address_space_limit", lambda: 1700 << 20)
+    assert guard.error_message(MemoryError()) == ("not enough memory for this job under the address-space limit "
+                                                  "(ulimit -v: 1700 MB); raise it, or use a smaller image")
+    monkeypatch.setattr(guard, "address_space_limit", lambda: None)
+    assert guard.error_message(MemoryError()) == "not enough memory for this job; use a smaller image"
+
+
 @pytest.mark.parametrize("raised, code", [(KeyboardInterrupt, INTERRUPTED),
                                           (guard.Terminated(signal.SIGHUP), 128 + signal.SIGHUP)],
                          ids=["ctrl-c", "sighup"])

@@ -24,7 +24,7 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .. import install_hint
 from ..cancel import requested, signals_held
@@ -331,6 +331,24 @@ def _finish_queues() -> None:
             rt.queue.finish()
 
 
+class Packed(NamedTuple):
+    """Buffers made together (:meth:`Runtime.uploads`, :meth:`Runtime.cleared`)."""
+
+    #: Each part's buffer: a sub-buffer of one shared buffer, or (a large upload) one of its own.
+    parts: list[Any]
+    #: Where each part's bytes lie, as (buffer, offset in bytes).  (PoCL 3.1 crashes copying a
+    #: rectangle from a sub-buffer: such a copy reads the buffer named here.)
+    homes: list[tuple[Any, int]]
+    #: The buffers to keep as long as the parts are used (a pooled buffer goes back to the pool
+    #: when dropped).
+    keep: list[Any]
+
+
+#: Uploads of at least this many bytes take a copy of their own (:meth:`Runtime.uploads`): packing
+#: them would cost the host a copy of their bytes for no launch saved.
+PACK_MAX = 1 << 20
+
+
 class Runtime:
     """An OpenCL context and in-order queue on one device, with program/kernel caches.
 
@@ -510,6 +528,62 @@ class Runtime:
         if array.nbytes:
             self.hold(cl.enqueue_copy(self.queue, buf, array, is_blocking=False))
         return buf
+
+    def uploads(self, arrays: Sequence[Any]) -> Packed:
+        """Device buffers holding ``arrays`` (each C-contiguous and not empty): those under
+        :data:`PACK_MAX` bytes are the parts (sub-buffers) of one buffer, filled by one queued copy,
+        the others are uploaded each (:meth:`upload`).
+
+        A job's lists and maps cross the bus together: on an NVIDIA driver each queued copy from
+        host memory held the device for tens of microseconds and the host for more, which a fill of
+        small levels notices.  ``arrays`` must not change until the copies ran.
+        """
+        import numpy as np
+
+        small = [i for i, a in enumerate(arrays) if a.nbytes < PACK_MAX]
+        offsets, total = self._layout([arrays[i].nbytes for i in small])
+        parts: list[Any] = [None] * len(arrays)
+        homes: list[tuple[Any, int]] = [(None, 0)] * len(arrays)
+        keep = []
+        if small:
+            whole = self.buffer(total)  # (refused, where it must be, before the host's copy is made)
+            packed = np.empty(total, np.uint8)
+            for i, at in zip(small, offsets):
+                packed[at:at + arrays[i].nbytes] = arrays[i].reshape(-1).view(np.uint8)
+            self.hold(cl.enqueue_copy(self.queue, whole, packed, is_blocking=False))
+            keep.append(whole)
+            for i, at, part in zip(small, offsets, self._parts(whole, offsets, [arrays[i].nbytes for i in small])):
+                parts[i], homes[i] = part, (whole, at)
+        for i, a in enumerate(arrays):
+            if parts[i] is None:
+                parts[i] = self.upload(a)
+                homes[i] = (parts[i], 0)
+        return Packed(parts, homes, keep)
+
+    def cleared(self, sizes: Sequence[int]) -> Packed:
+        """Device buffers of ``sizes`` bytes, zeroed by one queued fill: the parts of one buffer
+        (see :meth:`uploads`)."""
+        import numpy as np
+
+        offsets, total = self._layout(sizes)
+        whole = self.buffer(total)
+        cl.enqueue_fill_buffer(self.queue, whole, np.uint32(0), 0, total)
+        parts = self._parts(whole, offsets, sizes)
+        return Packed(parts, [(whole, at) for at in offsets], [whole])
+
+    def _layout(self, sizes: Sequence[int]) -> tuple[list[int], int]:
+        # a sub-buffer starts at a multiple of the device's base address alignment (given in bits)
+        align = max(int(self.device.mem_base_addr_align) // 8, 4)
+        offsets, total = [], 0
+        for size in sizes:
+            offsets.append(total)
+            total += round_up(max(int(size), 1), align)
+        return offsets, total
+
+    @staticmethod
+    def _parts(whole: Any, offsets: Sequence[int], sizes: Sequence[int]) -> list[Any]:
+        base = whole if isinstance(whole, cl.Buffer) else cl.Buffer.from_int_ptr(whole.int_ptr, retain=True)
+        return [base.get_sub_region(at, max(int(size), 1)) for at, size in zip(offsets, sizes)]
 
     def hold(self, copied: Any) -> None:
         """Keep ``copied``, the event of a queued copy from host memory, until the queue has run it.

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from .. import cancel
+from ..cl.kcache import address_space_limit
 from ..errors import CaseDataError, DeviceError, ImageTooLarge, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
 
 EXIT_INTERNAL = 1
@@ -91,6 +92,10 @@ def error_message(exc: BaseException) -> str:
     if isinstance(exc, OutOfMemory):  # says which limit and what to try
         return one_line(exc)
     if isinstance(exc, MemoryError):
+        limit = address_space_limit()
+        if limit is not None:  # the likelier cause, and the one the user can change
+            return (f"not enough memory for this job under the address-space limit (ulimit -v: {limit >> 20} MB); "
+                    "raise it, or use a smaller image")
         return "not enough memory for this job; use a smaller image"
     if isinstance(exc, BrokenPipeError):
         return "standard output was closed before everything was written"

@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import geometry
 from ...cl.build import NamedKernel, named_kernel
-from ...cl.runtime import Runtime, cl, round_up
+from ...cl.runtime import PACK_MAX, Runtime, cl, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
 from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
@@ -601,42 +601,43 @@ class DeviceLevel:
                  kernels: dict[str, Any], events: list):
         self.lev, self.k, self.half, self.seconds = level, k, half, seconds
         self.cl, self.rt, self.kn, self.events = cl, rt, kernels, events
-        queue = rt.queue
-
-        def buf(arr: np.ndarray) -> Any:  # (the level's arrays are not written again)
-            return rt.upload(np.ascontiguousarray(arr))
-
-        def cleared(nbytes: int) -> Any:
-            out = rt.buffer(nbytes)
-            cl.enqueue_fill_buffer(queue, out, np.uint32(0), 0, nbytes)
-            return out
-
         t = time.perf_counter()
         lev = level
         n = len(lev.targets)
         work = lev.tidx.size * 16  # int4 per pixel of the work area
-        self.b = {
-            "est": est, "targets": buf(lev.targets), "tidx": buf(lev.tidx), "valid": self._valid(lev),
-            "nnf": rt.buffer(n * k * 8), "cost": rt.buffer(n * k * 4),
-            "v": cleared(work), "x": cleared(work),
-            "hole": buf(lev.solve_map), "ends": buf(valid_ends(lev)), "pixels": buf(lev.pixels),
-            "red": buf(lev.colours[0]) if len(lev.colours[0]) else None,
-            "black": buf(lev.colours[1]) if len(lev.colours[1]) else None,
-        }
+        mode = kernels["pm"].defines["XFORM"]
+        # The level's lists and maps cross the bus in one copy and its zeroed buffers take one fill
+        # (Runtime.uploads): parts of two buffers, which the level keeps.
+        sent = {"targets": lev.targets, "tidx": lev.tidx, "hole": lev.solve_map, "ends": valid_ends(lev),
+                "pixels": lev.pixels, "red": lev.colours[0], "black": lev.colours[1]}
+        if mode:
+            sent["xtab"] = ref.XFORM_TABLE
+        if mode == 3:  # resampled transforms: the sources whose wider window is known
+            sent["wide"] = wide_sources(lev, half)
+        if lev.sources_box is not None:  # the box of the valid centres, placed in the map on the device
+            x0, y0, x1, y1 = lev.sources_box
+            if (x1 - x0) * (y1 - y0) < PACK_MAX:  # (a larger one is copied from the map: no copy on the host)
+                sent["valid_box"] = lev.valid[y0:y1, x0:x1]
+        sent = {name: np.ascontiguousarray(arr) for name, arr in sent.items() if arr.size}
+        # random_start: set where a start is random (lift); with transformed sources, every listed
+        # match's transform and the best matches' (as best_bufs)
+        zeroed = {"v": work, "x": work, "random_start": 4, "best0": n * 8, "best1": n * 8}
+        if mode:
+            zeroed.update(xf=n * k * 4, bxf0=n * 4, bxf1=n * 4)
+        packs = self._packs = (rt.uploads(list(sent.values())), rt.cleared(list(zeroed.values())))
+        parts = dict(zip(sent, packs[0].parts)) | dict(zip(zeroed, packs[1].parts))
+        box = None
+        if "valid_box" in parts:
+            box = packs[0].homes[list(sent).index("valid_box")]
+            del parts["valid_box"]
+        valid = self._valid(lev, box)
+        self.b = {"est": est, "valid": valid, "nnf": rt.buffer(n * k * 8), "cost": rt.buffer(n * k * 4),
+                  "red": None, "black": None, **parts}
         self.b["holepix"] = self.b["pixels"]  # the hole's pixels are the list's first: no copy of their own
-        self.b["random_start"] = cleared(4)  # set where a start is random (lift)
         if kernels["pm"].defines["ADAPT"]:  # every listed match's colour adaptation (written by rescore)
             self.b["adapt"] = rt.buffer(n * k * 16)
-        self.best_bufs = [cleared(n * 8), cleared(n * 8)]
-        # with transformed sources, every listed match's transform and the best matches' (as best_bufs)
-        self.bxf_bufs: list[Any] | None = None
-        mode = kernels["pm"].defines["XFORM"]
-        if mode:
-            self.b["xf"] = cleared(n * k * 4)
-            self.bxf_bufs = [cleared(n * 4), cleared(n * 4)]
-            self.b["xtab"] = buf(ref.XFORM_TABLE)
-        if mode == 3:  # resampled transforms: the sources whose wider window is known
-            self.b["wide"] = buf(wide_sources(lev, half))
+        self.best_bufs = [self.b.pop("best0"), self.b.pop("best1")]
+        self.bxf_bufs: list[Any] | None = [self.b.pop("bxf0"), self.b.pop("bxf1")] if mode else None
         self.reach = ref.xform_reach(half) if mode == 3 else half  # how far a source window's copies reach
         self.src = None  # the final vote's sources, made when it first runs
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
@@ -647,15 +648,23 @@ class DeviceLevel:
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
         self.seconds["transfers"] += time.perf_counter() - t
 
-    def _valid(self, lev: Any) -> Any:
+    def _valid(self, lev: Any, box: Any) -> Any:
         """The level's valid map on the device: cleared there, and only the box of the valid
-        centres (a third of a 12 MP photo's map, at most) crosses the bus, queued like the level's
-        launches: the host does not wait for the device to finish the levels before."""
+        centres (a third of a 12 MP photo's map, at most) is copied into it.  A small box was
+        uploaded with the level's lists (``box``: their buffer and where it lies there) and is
+        placed on the device: a rectangle copied from host memory held an NVIDIA device up to
+        0.4 ms.  A large one is copied from the host's map, queued like the level's launches."""
         h, w = lev.shape
         out = self.rt.buffer(h * w)
         cl.enqueue_fill_buffer(self.rt.queue, out, np.uint8(0), 0, h * w)  # (a byte pattern: any size)
-        if lev.sources_box is not None:
-            x0, y0, x1, y1 = lev.sources_box
+        if lev.sources_box is None:
+            return out
+        x0, y0, x1, y1 = lev.sources_box
+        if box is not None:
+            whole, at = box
+            cl.enqueue_copy(self.rt.queue, out, whole, src_origin=(at, 0), dst_origin=(x0, y0),
+                            region=(x1 - x0, y1 - y0), src_pitches=(x1 - x0,), dst_pitches=(w,))
+        else:
             self.rt.hold(cl.enqueue_copy(self.rt.queue, out, lev.valid, buffer_origin=(x0, y0), host_origin=(x0, y0),
                                          region=(x1 - x0, y1 - y0), buffer_pitches=(w,), host_pitches=(w,),
                                          is_blocking=False))  # (lev.valid is not written again)
@@ -738,10 +747,10 @@ class DeviceLevel:
         rt = self.rt
         h, w = lev.shape
         t = time.perf_counter()
-        self.b["filled"] = rt.upload((lev.hole_map == 0).astype(np.uint8))
+        packed = rt.uploads([(lev.hole_map == 0).view(np.uint8)] + [np.ascontiguousarray(pix) for pix in layers])
+        self.b["filled"], *bufs = packed.parts
         self.b["osrc"] = rt.buffer(lev.tidx.size * 8)
         cl.enqueue_fill_buffer(rt.queue, self.b["osrc"], np.int32(-1), 0, lev.tidx.size * 8)
-        bufs = [rt.upload(np.ascontiguousarray(pix)) for pix in layers]
         found = rt.buffer(max(len(p) for p in layers) * 8)
         self.seconds["transfers"] += time.perf_counter() - t
         kn = self.kn["onion"]
