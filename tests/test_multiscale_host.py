@@ -300,9 +300,11 @@ def test_the_image_during_a_run_is_the_level_fill_scaled_up_into_the_hole():
     assert max(levels_seen) > 0
 
 
-def test_the_levels_are_set_up_on_a_thread_of_their_own(monkeypatch):
-    """A fill's level descriptions are made on a thread beside the fill's own, which ends with
-    them, and they are the descriptions made on the fill's thread."""
+@pytest.mark.parametrize("inline", [False, True], ids=["thread", "inline"])
+def test_the_levels_are_set_up_beside_the_fill(monkeypatch, inline):
+    """A large photo's level descriptions are made on a thread beside the fill's own, which ends with
+    them; a small photo's on the fill's thread, each after a round of the level before the one
+    that needs it.  Either way they are the descriptions made alone, and the fill is the same."""
     import threading
 
     from inpaint.api import inpaint
@@ -311,22 +313,39 @@ def test_the_levels_are_set_up_on_a_thread_of_their_own(monkeypatch):
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (70, 90, 3), dtype=np.uint8)
     mask = hole_at((70, 90), "middle", 17)
-    made, handed, prepare, level = [], [], levels.prepare_level, levels.Ahead.level
+    if not inline:
+        monkeypatch.setattr(levels, "INLINE_PIXELS", 0)
+    made, handed, prepare, level, advance = [], [], levels.prepare_level, levels.Ahead.level, levels.Ahead.advance
+    rounds = []  # (level, descriptions made by then) after each round
 
     def recorded(*args):
         made.append((threading.current_thread(), args))
         return prepare(*args)
 
+    def advanced(self, lv):
+        advance(self, lv)
+        rounds.append((lv, len(made)))
+
     monkeypatch.setattr(levels, "prepare_level", recorded)
     monkeypatch.setattr(levels.Ahead, "level", lambda self, lv: handed.append(level(self, lv)) or handed[-1])
+    monkeypatch.setattr(levels.Ahead, "advance", advanced)
     got = inpaint(img, mask, backend="numpy", patch=5, seed=1)
     threads = {t for t, _ in made}
-    assert len(made) == len(handed) == len(got.stats.levels) >= 2
-    assert len(threads) == 1 and threading.main_thread() not in threads
+    top = len(got.stats.levels) - 1
+    assert len(made) == len(handed) == top + 1 >= 2
+    assert len(threads) == 1 and (threading.main_thread() in threads) == inline
     for lev, (_, args) in zip(handed, made):
         again = prepare(*args)
         for field in dataclasses.fields(again):
             np.testing.assert_equal(getattr(lev, field.name), getattr(again, field.name), err_msg=field.name)
-    thread = threads.pop()
-    thread.join(timeout=10)
-    assert not thread.is_alive()
+    if inline:  # level lv - 1 is made during level lv's rounds, after its first: not all at once
+        for lv in range(top, 0, -1):
+            at = [n for k, n in rounds if k == lv]
+            assert at[0] == top - lv + 2 and at[-1] <= top - lv + 2, (lv, rounds)
+    else:
+        thread = threads.pop()
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    monkeypatch.undo()
+    again = inpaint(img, mask, backend="numpy", patch=5, seed=1)
+    assert np.array_equal(got.image, again.image) and np.array_equal(got.source_map, again.source_map)

@@ -404,6 +404,7 @@ class _Fill(Job):
             self._enter(lv)
             self._level = lv
         self._round(lv, rnd, index == len(self._rounds) - 1)
+        self._ahead.advance(lv)  # (a small photo's set-up, on this thread, while the device runs the round)
         if index + 1 == len(self._rounds) or self._rounds[index + 1][0] != lv:
             self._leave(lv)  # the device times are booked with the result: waiting here would idle the device
 

@@ -3,8 +3,11 @@ targets, sources and pixel lists, computed on the host for either backend."""
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import dataclasses
+import functools
+from typing import Any
 
 import numpy as np
 
@@ -478,13 +481,24 @@ def onion_layers(level: Level) -> list[np.ndarray]:
     return layers
 
 
+#: Photos of up to this many pixels have their set-up done on the fill's own thread, between its
+#: launches (:class:`Ahead`): there the set-up is a millisecond or two of short numpy calls, and a
+#: thread of its own waited for the interpreter while the fill's thread queued launches (on an
+#: NVIDIA GPU the fill's last level waited over a millisecond for its texture).
+INLINE_PIXELS = 1 << 20
+
+
 class Ahead:
-    """The host's work of a fill that its masks decide, done on a thread of its own in the order
-    the fill needs it: every level's description (:func:`prepare_level`, coarsest first), the
-    texture the finest level's hole expects (:func:`inpaint.methods.multiscale.reference.expected_texture`,
-    with ``expected``) and the result's copy of the photo ``rgb``.  Meanwhile the fill's own thread
-    builds the pyramid and queues the device's launches; numpy lets go of the interpreter in its
-    loops, so the two go on side by side (a 12 MP fill's host work is tens of milliseconds).
+    """The host's work of a fill that its masks decide, in the order the fill needs it: every
+    level's description (:func:`prepare_level`, coarsest first), the texture the finest level's hole
+    expects (:func:`inpaint.methods.multiscale.reference.expected_texture`, with ``expected``) and the
+    result's copy of the photo ``rgb``.
+
+    On a photo of more than :data:`INLINE_PIXELS` pixels it is done on a thread of its own while the
+    fill's thread builds the pyramid and queues the device's launches; numpy lets go of the
+    interpreter in its loops, so the two go on side by side (a 12 MP fill's host work is tens of
+    milliseconds).  On a smaller photo the fill's thread does it, a part at a time in
+    :meth:`advance`, while the device runs what was queued.
 
     ``masks``, ``protects`` and ``boxes`` are the levels' (finest first), ``hole`` the photo's own
     mask; none of them may change while the fill runs.
@@ -492,23 +506,57 @@ class Ahead:
 
     def __init__(self, rgb: np.ndarray, hole: np.ndarray, masks: list[np.ndarray], protects: list, boxes: list,
                  half: int, alpha: float, expected: bool):
+        # (key, the level that needs it, the work), in the order needed; the texture needs the
+        # finest level's description, which the work is given (a future on the thread's way)
+        tasks: list = [(lv, lv, functools.partial(prepare_level, masks[lv], half, alpha, protects[lv], boxes[lv]))
+                       for lv in range(len(masks) - 1, -1, -1)]
+
+        def prior(finest: Any) -> np.ndarray:
+            finest = finest.result() if isinstance(finest, concurrent.futures.Future) else finest
+            return ref.expected_texture(rgb, hole, finest.solve_map, finest.work, half)
+
+        self._done: dict = {}
+        self._pending: collections.deque = collections.deque()
+        if rgb.shape[0] * rgb.shape[1] <= INLINE_PIXELS:
+            if expected:
+                tasks.append(("prior", 0, lambda: prior(self._done[0])))  # (level 0 is made first, kept till taken)
+            self._pending.extend([*tasks, ("base", 0, rgb.copy)])
+            return
         run = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="inpaint-levels")
-        self._levels = {lv: run.submit(prepare_level, masks[lv], half, alpha, protects[lv], boxes[lv])
-                        for lv in range(len(masks) - 1, -1, -1)}
-        finest = self._levels[0]
-        self._prior = run.submit(lambda: ref.expected_texture(rgb, hole, finest.result().solve_map,
-                                                              finest.result().work, half)) if expected else None
-        self._base = run.submit(rgb.copy)
+        done = {key: run.submit(work) for key, _, work in tasks}
+        if expected:
+            done["prior"] = run.submit(prior, done[0])
+        done["base"] = run.submit(rgb.copy)
+        self._done = done
         run.shutdown(wait=False)  # (its thread ends once it has done these)
+
+    def _get(self, key: Any) -> Any:
+        while key not in self._done:
+            self._run_next()
+        got = self._done[key]
+        return got.result() if isinstance(got, concurrent.futures.Future) else got
+
+    def _run_next(self) -> None:
+        key, _, work = self._pending.popleft()
+        self._done[key] = work()
+
+    def advance(self, lv: int) -> None:
+        """On the fill's thread, with level ``lv``'s launches queued: make the next part if the next
+        level needs it (one part a call, so that the device's queue does not run dry)."""
+        if self._pending and self._pending[0][1] >= lv - 1:
+            self._run_next()
 
     def level(self, lv: int) -> Level:
         """Level ``lv``'s description (waiting for it), handed over once."""
-        return self._levels.pop(lv).result()
+        got = self._get(lv)
+        if not any(key == "prior" for key, _, _ in self._pending):  # (which needs the finest)
+            del self._done[lv]
+        return got
 
     def prior(self) -> np.ndarray:
         """The texture the finest level's hole expects (uint8 over its work area)."""
-        return self._prior.result()
+        return self._get("prior")
 
     def base(self) -> np.ndarray:
         """A copy of the photo, for the result."""
-        return self._base.result()
+        return self._get("base")
