@@ -7,6 +7,7 @@ import collections
 import concurrent.futures
 import dataclasses
 import functools
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -488,6 +489,14 @@ def onion_layers(level: Level) -> list[np.ndarray]:
 INLINE_PIXELS = 1 << 20
 
 
+def _at_once(work: Callable[[], Any]) -> Callable[[], Generator]:
+    """``work`` as a part of :class:`Ahead` done in one step."""
+    def steps() -> Generator:
+        return work()
+        yield  # (a generator, whose first step does the work)
+    return steps
+
+
 class Ahead:
     """The host's work of a fill that its masks decide, in the order the fill needs it: every
     level's description (:func:`prepare_level`, coarsest first), the texture the finest level's hole
@@ -506,26 +515,26 @@ class Ahead:
 
     def __init__(self, rgb: np.ndarray, hole: np.ndarray, masks: list[np.ndarray], protects: list, boxes: list,
                  half: int, alpha: float, expected: bool):
-        # (key, the level that needs it, the work), in the order needed; the texture needs the
-        # finest level's description, which the work is given (a future on the thread's way)
+        # (key, the level that needs it, the work), in the order needed
         tasks: list = [(lv, lv, functools.partial(prepare_level, masks[lv], half, alpha, protects[lv], boxes[lv]))
                        for lv in range(len(masks) - 1, -1, -1)]
-
-        def prior(finest: Any) -> np.ndarray:
-            finest = finest.result() if isinstance(finest, concurrent.futures.Future) else finest
-            return ref.expected_texture(rgb, hole, finest.solve_map, finest.work, half)
-
         self._done: dict = {}
         self._pending: collections.deque = collections.deque()
+        self._steps: Generator | None = None  # the work under way on the fill's thread
         if rgb.shape[0] * rgb.shape[1] <= INLINE_PIXELS:
-            if expected:
-                tasks.append(("prior", 0, lambda: prior(self._done[0])))  # (level 0 is made first, kept till taken)
-            self._pending.extend([*tasks, ("base", 0, rgb.copy)])
+            # every part a generator of steps; the texture's take a fraction of a millisecond each
+            self._pending.extend((key, need, _at_once(work)) for key, need, work in tasks)
+            if expected:  # (made after the finest level's description, which it keeps till then)
+                self._pending.append(("prior", 0, lambda: ref.expected_texture_steps(
+                    rgb, hole, self._done[0].solve_map, self._done[0].work, half)))
+            self._pending.append(("base", 0, _at_once(rgb.copy)))
             return
         run = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="inpaint-levels")
         done = {key: run.submit(work) for key, _, work in tasks}
         if expected:
-            done["prior"] = run.submit(prior, done[0])
+            finest = done[0]  # (taken from ``done`` by the fill's thread, perhaps before it is used)
+            done["prior"] = run.submit(lambda: ref.expected_texture(rgb, hole, finest.result().solve_map,
+                                                                    finest.result().work, half))
         done["base"] = run.submit(rgb.copy)
         self._done = done
         run.shutdown(wait=False)  # (its thread ends once it has done these)
@@ -537,12 +546,21 @@ class Ahead:
         return got.result() if isinstance(got, concurrent.futures.Future) else got
 
     def _run_next(self) -> None:
-        key, _, work = self._pending.popleft()
-        self._done[key] = work()
+        """One step of the next part."""
+        key, _, work = self._pending[0]
+        if self._steps is None:
+            self._steps = work()
+        try:
+            next(self._steps)
+        except StopIteration as finished:
+            self._pending.popleft()
+            self._steps = None
+            self._done[key] = finished.value
 
     def advance(self, lv: int) -> None:
-        """On the fill's thread, with level ``lv``'s launches queued: make the next part if the next
-        level needs it (one part a call, so that the device's queue does not run dry)."""
+        """On the fill's thread, with level ``lv``'s launches queued: take the next step of the next
+        part if the next level needs it (one step a call, so that the device's queue does not run
+        dry)."""
         if self._pending and self._pending[0][1] >= lv - 1:
             self._run_next()
 

@@ -24,7 +24,7 @@ whole window is known and inside the search area.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import numpy as np
 
@@ -829,7 +829,20 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
                      margin: int) -> np.ndarray:
     """The texture the hole's pixels expect (:func:`texture_prior`), uint8 over the work area
     ``work`` ((x0, y0, x1, y1), whose map ``solve`` is 1 on the hole and 2 on protected pixels);
-    0 on the other pixels.
+    0 on the other pixels (:func:`expected_texture_steps`, all its steps)."""
+    steps = expected_texture_steps(rgb, hole, solve, work, margin)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def expected_texture_steps(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work: tuple[int, int, int, int],
+                           margin: int) -> Generator[None, None, np.ndarray]:
+    """:func:`expected_texture` a part at a time: a generator that pauses after each part's
+    features and after its prior (each a fraction of a millisecond on a phone-size photo) and
+    returns the texture.
 
     The hole's pixels are grouped by :data:`GROUP_CELL`-pixel cells (cells that touch, corners
     included, form a group), and each group's prior is computed over its own pixels' box grown by
@@ -858,8 +871,10 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
         rx0, ry0 = max(bx0 + x0 - margin, 0), max(by0 + y0 - margin, 0)
         rx1, ry1 = min(bx1 + x0 + margin, w), min(by1 + y0 + margin, h)
         feature = texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
+        yield
         prior = texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
         part = prior[by0 + y0 - ry0:by1 + y0 - ry0, bx0 + x0 - rx0:bx1 + x0 - rx0]
         box = out[by0:by1, bx0:bx1]
         box[...] = np.where(mine[by0:by1, bx0:bx1], part, box)
+        yield
     return out
