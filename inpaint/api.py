@@ -41,7 +41,7 @@ JOBS: dict[str, type] = {name: m.job for name, m in registry.METHODS.items()}
 
 
 def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, token: cancel.Token | None = None,
-          backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None, timings: bool = True,
+          backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None, timings: bool = False,
           protect: np.ndarray | None = None, context: RunContext | None = None, **options: Any) -> StepwiseJob:
     """A step-wise fill job: ``job.step()`` until ``job.done``, then ``job.result()``.
 
@@ -69,7 +69,8 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
         The backend, device and profile already resolved (:func:`inpaint.cl.engine.resolve`); given,
         it stands for them.
     timings : bool
-        Measure each device stage's time (``stats.stage_seconds``; default True).
+        Measure each device stage's time (``stats.stage_seconds``; default False: a queue without
+        profiling, which some drivers enqueue faster).
     protect : ndarray, (H, W) bool, optional
         Pixels no source patch may cover.
     context : inpaint.methods.context.RunContext, optional
@@ -97,7 +98,7 @@ def start(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD, 
     chosen.check_names(options)
     if context is None:
         context = RunContext(backend, device, profile, engine, timings, protect)  # each checked by its declaration
-    elif backend != "auto" or timings is not True or any(v is not None for v in (device, profile, engine, protect)):
+    elif backend != "auto" or timings is not False or any(v is not None for v in (device, profile, engine, protect)):
         raise InputError("give either context or backend, device, profile, engine, timings and protect, not both")
     context = run_context(context)
     chosen.check_backend(context.chosen_backend)

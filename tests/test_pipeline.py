@@ -64,7 +64,7 @@ def test_pruning_is_exact(runtime, rng, variant, alpha, patch):
     mask = blob(56, 67, 28, 30, 9, 12)
     a = inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="numpy")
     runs = {p: inpaint(img, mask, method="criminisi", alpha=alpha, patch=patch, backend="opencl", device=runtime.device,
-                       variant=variant, prune=p) for p in (True, False)}
+                       variant=variant, prune=p, timings=True) for p in (True, False)}
     for p, b in runs.items():
         assert b.stats.pruned is p and b.stats.variant == f"{variant} 8x8"
         assert a.image.tobytes() == b.image.tobytes()
@@ -99,7 +99,7 @@ def test_any_partition_gives_the_same_image(rng, partition):
     img = scene(rng, 36, 45)
     mask = blob(36, 45, 18, 22, 6, 8)
     a = inpaint(img, mask, method="criminisi", alpha=0.2, patch=5, backend="numpy")
-    b = inpaint(img, mask, method="criminisi", alpha=0.2, patch=5, backend="opencl", partition=partition)
+    b = inpaint(img, mask, method="criminisi", alpha=0.2, patch=5, backend="opencl", partition=partition, timings=True)
     assert b.stats.device_stages == tuple(s for s in b.stats.stage_seconds if s in partition)
     assert a.image.tobytes() == b.image.tobytes()
     if partition and len(partition) < 8:
@@ -192,8 +192,8 @@ def test_untimed_runs_skip_profiling_and_give_the_same_fill(rng, method, kw):
 
     img = scene(rng, 40, 48)
     mask = blob(40, 48, 20, 24, 7, 8)
-    timed = inpaint(img, mask, method=method, patch=5, backend="opencl", **kw)
-    plain = inpaint(img, mask, method=method, patch=5, backend="opencl", timings=False, **kw)
+    timed = inpaint(img, mask, method=method, patch=5, backend="opencl", timings=True, **kw)
+    plain = inpaint(img, mask, method=method, patch=5, backend="opencl", **kw)  # (not profiled unless asked)
     assert timed.stats.timed and not plain.stats.timed
     np.testing.assert_array_equal(plain.image, timed.image)
     np.testing.assert_array_equal(plain.source_map, timed.source_map)
@@ -290,7 +290,7 @@ def test_stage3_counts_from_the_integral_for_big_objects(rng, monkeypatch):
 def test_transfer_time_excludes_kernel_time(rng):
     img = scene(rng, 64, 80)
     mask = blob(64, 80, 32, 40, 10, 12)
-    res = inpaint(img, mask, method="criminisi", alpha="full", patch=7, backend="opencl")
+    res = inpaint(img, mask, method="criminisi", alpha="full", patch=7, backend="opencl", timings=True)
     s = res.stats
     # Device stage times plus transfers cannot exceed the wall time they all happened in.
     assert sum(s.stage_seconds.values()) + s.transfer_seconds <= s.total_seconds * 1.05 + 1e-3

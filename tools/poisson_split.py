@@ -23,7 +23,7 @@ from inpaint.methods.multiscale.opencl import Poisson
 
 def fill(case, device, split: bool):
     Poisson.SPLIT_CHANNELS = split  # read at each correction, so the cached kernels serve both
-    return inpaint(case.image, case.mask, backend="opencl", device=device)
+    return inpaint(case.image, case.mask, backend="opencl", device=device, timings=True)
 
 
 def main() -> int:

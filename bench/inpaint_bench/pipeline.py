@@ -251,12 +251,14 @@ class Job:
         return self.alpha == DEFAULT_FILL
 
     def kwargs(self, alpha: str | None = None) -> dict[str, Any]:
+        # (the tables give each device stage's time: a device's runs are profiled)
         if self.is_default_fill:
-            return {"backend": self.backend, **({"device": self.dev.spec} if self.dev is not None else {})}
+            on = {"device": self.dev.spec, "timings": True} if self.dev is not None else {}
+            return {"backend": self.backend, **on}
         kw: dict[str, Any] = {**_criminisi(), "alpha": _alpha_arg(alpha or self.alpha), "patch": self.patch,
                               "backend": self.backend}
         if self.dev is not None:
-            kw.update(device=self.dev.spec, variant=self.variant, profile=self.profile,
+            kw.update(device=self.dev.spec, timings=True, variant=self.variant, profile=self.profile,
                       partition=self.partition, prune=self.prune)
             if self.kind == "table2" and "loop" in _criminisi_options():
                 # Table 2 times each stage: the host-driven loop runs them one by one (the
