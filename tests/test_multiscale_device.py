@@ -283,7 +283,7 @@ def test_pooled_buffers_reused_by_later_fills_give_the_same_fills(runtime, monke
     managed = []
     for (img, mask), seed in scenes + scenes:
         want = inpaint(img, mask, backend="numpy", seed=seed)
-        got = inpaint(img, mask, backend="opencl", device=runtime.device, seed=seed)  # (this runtime: timed)
+        got = inpaint(img, mask, backend="opencl", device=runtime.device, seed=seed, timings=True)  # (this runtime)
         np.testing.assert_array_equal(want.image, got.image)
         np.testing.assert_array_equal(want.source_map, got.source_map)
         managed.append(runtime._pool.managed_bytes)
