@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from gpu_speed import make_batch  # (this folder's: the same batch as it measures)
 from PIL import Image
 
 FLOOR = ("import pyopencl as cl, sys; p=[d for pl in cl.get_platforms() for d in pl.get_devices() "
@@ -62,21 +63,6 @@ def wall(argv: list[str], env: dict, cwd: Path) -> float:
 
 def same_pictures(a: Path, b: Path) -> bool:
     return np.array_equal(np.asarray(Image.open(a)), np.asarray(Image.open(b)))
-
-
-def make_batch(folder: Path, count: int) -> None:
-    """``count`` photos of 512x384 cut from WalkingMan, each with a box mask (as tools/gpu_speed.py)."""
-    src = Image.open(Path("datasets") / "walkingman" / "image.png").convert("RGB")
-    folder.mkdir()
-    rng = np.random.default_rng(0)
-    for i in range(count):
-        x, y = int(rng.integers(0, max(1, src.width - 256))), int(rng.integers(0, max(1, src.height - 192)))
-        tile = src.crop((x, y, x + min(256, src.width - x), y + min(192, src.height - y))).resize((512, 384))
-        tile.save(folder / f"p{i:02d}.png")
-        m = np.zeros((384, 512), np.uint8)
-        cy, cx = int(rng.integers(80, 300)), int(rng.integers(80, 430))
-        m[cy - 30:cy + 30, cx - 40:cx + 40] = 255
-        Image.fromarray(m).save(folder / f"p{i:02d}_mask.png")
 
 
 def main() -> None:
@@ -122,7 +108,7 @@ def main() -> None:
         lines += ["", f"Floor (Python + pyopencl + a context and queue): {statistics.median(floor):.3f} s", ""]
 
         batch = tmp / "batch"
-        make_batch(batch, count)
+        make_batch(batch, Path("datasets") / "walkingman" / "image.png", count)
         rates: dict = {}
         lines += [f"## {count} photos of 512x384, whole command (images/s, median of {batch_reps})", "",
                   "| jobs | base | new | outputs identical |", "|---|---|---|---|"]

@@ -135,18 +135,7 @@ def main() -> None:
                   f"floor (Python + OpenCL context) {statistics.median(cmd_times['floor']):.3f}; "
                   f"outputs identical: {same}", ""]
 
-        src = Image.open(wm / "image.png").convert("RGB")
-        batch = tmp / "batch"
-        batch.mkdir()
-        rng = np.random.default_rng(0)
-        for i in range(count):
-            x, y = int(rng.integers(0, max(1, src.width - 256))), int(rng.integers(0, max(1, src.height - 192)))
-            tile = src.crop((x, y, x + min(256, src.width - x), y + min(192, src.height - y))).resize((512, 384))
-            tile.save(batch / f"p{i:02d}.png")
-            m = np.zeros((384, 512), np.uint8)
-            cy, cx = int(rng.integers(80, 300)), int(rng.integers(80, 430))
-            m[cy - 30:cy + 30, cx - 40:cx + 40] = 255
-            Image.fromarray(m).save(batch / f"p{i:02d}_mask.png")
+        batch = make_batch(tmp / "batch", wm / "image.png", count)
         rates: dict = {}
         for jobs in (1, 4):
             for name, tree in trees.items():
@@ -162,6 +151,23 @@ def main() -> None:
                   *[f"- {k}: {v:.1f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in rates.items()], ""]
 
     finish(out, report, lines)
+
+
+def make_batch(folder: Path, photo: Path, count: int) -> Path:
+    """``count`` photos of 512x384 cut from ``photo`` at seeded places, each with a 80x60 hole's
+    mask (``pNN.png``, ``pNN_mask.png``), in the new folder ``folder``; returns it."""
+    src = Image.open(photo).convert("RGB")
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(count):
+        x, y = int(rng.integers(0, max(1, src.width - 256))), int(rng.integers(0, max(1, src.height - 192)))
+        tile = src.crop((x, y, x + min(256, src.width - x), y + min(192, src.height - y))).resize((512, 384))
+        tile.save(folder / f"p{i:02d}.png")
+        m = np.zeros((384, 512), np.uint8)
+        cy, cx = int(rng.integers(80, 300)), int(rng.integers(80, 430))
+        m[cy - 30:cy + 30, cx - 40:cx + 40] = 255
+        Image.fromarray(m).save(folder / f"p{i:02d}_mask.png")
+    return folder
 
 
 def finish(out: Path, report: dict, lines: list[str]) -> None:

@@ -23,6 +23,22 @@ for _ in range(30):
     t = time.perf_counter(); res = inpaint(img, mask, **kw); ts.append(time.perf_counter() - t)
 print(json.dumps({"median": statistics.median(ts), "min": min(ts), "checksum": int(res.image.astype(np.int64).sum())}))
 """
+
+
+def fill_median(prefix: list, env: dict) -> float:
+    """The median of 30 default WalkingMan fills, not profiled, in a new process started with the
+    command ``prefix`` (e.g. ``taskset -c 3``) and ``env``, in ms."""
+    wm = Path("datasets/walkingman").resolve()
+    p = subprocess.run(
+        [*prefix, sys.executable, "-c", SCRIPT, str(wm / "image.png"), str(wm / "mask.png"), "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return round(1e3 * json.loads(p.stdout.strip().splitlines()[-1])["median"], 2)
+
+
 if __name__ == "__main__":
     trees = {
         "base": Path(".gpu_tree/base").resolve(),

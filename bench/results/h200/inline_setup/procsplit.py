@@ -6,23 +6,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
+sys.path.insert(0, "tools")
+from gpu_speed import make_batch
 
 tmp = Path(tempfile.mkdtemp())
-batch = tmp / "batch"
-batch.mkdir()
-src = Image.open("datasets/walkingman/image.png").convert("RGB")
-rng = np.random.default_rng(0)
-for i in range(60):
-    x, y = int(rng.integers(0, max(1, src.width - 256))), int(rng.integers(0, max(1, src.height - 192)))
-    src.crop((x, y, x + min(256, src.width - x), y + min(192, src.height - y))).resize((512, 384)).save(
-        batch / f"p{i:02d}.png"
-    )
-    m = np.zeros((384, 512), np.uint8)
-    cy, cx = int(rng.integers(80, 300)), int(rng.integers(80, 430))
-    m[cy - 30 : cy + 30, cx - 40 : cx + 40] = 255
-    Image.fromarray(m).save(batch / f"p{i:02d}_mask.png")
+batch = make_batch(tmp / "batch", Path("datasets/walkingman/image.png"), 60)
 subprocess.run(
     [sys.executable, "-m", "inpaint", str(batch / "p00.png"), "-o", str(tmp / "warm.png"), "-q", "--device", "NVIDIA"],
     check=True,
