@@ -111,3 +111,76 @@ def test_threads_share_one_context_each_with_its_own_queue_and_kernels(runtime):
     # one program, built once; a kernel object for each thread (setting arguments is not thread-safe)
     assert ka.kernel.program.int_ptr == kb.kernel.program.int_ptr
     assert ka.kernel.int_ptr != kb.kernel.int_ptr
+
+
+def _on_a_thread(job):
+    """``job()`` on a thread of its own, which has ended when this returns; its result."""
+    got = []
+    thread = threading.Thread(target=lambda: got.append(job()))
+    thread.start()
+    thread.join()
+    return got[0]
+
+
+@pytest.fixture
+def builds():
+    """The sources of every program build started in this process while the test runs."""
+    from inpaint.cl import build as cl_build
+
+    started = []
+
+    def listener(event, sources, seconds):
+        if event == "start":
+            started.append(sources)
+
+    cl_build.add_build_listener(listener)
+    yield started
+    cl_build.remove_build_listener(listener)
+
+
+def test_the_runtimes_of_ended_threads_are_forgotten(runtime, builds):
+    from inpaint.integral.api import integral
+
+    image = np.arange(13 * 11, dtype=np.uint8).reshape(13, 11)
+    expected = image.astype(np.int64).cumsum(0).cumsum(1)
+    main = rtmod.get_runtime(device=runtime.device)
+    assert np.array_equal(integral(image, runtime=main, method="naive"), expected)  # built here, if not yet
+    builds.clear()
+
+    def job():
+        rt = rtmod.get_runtime(device=runtime.device, profiling=False)
+        return rt, np.array_equal(integral(image, runtime=rt, method="naive"), expected)
+
+    # One after another: each thread may be given the id of the one before it.
+    ended = [_on_a_thread(job) for _ in range(4)]
+    assert all(ok for _, ok in ended)
+    assert len({id(rt) for rt, _ in ended}) == 4  # each its own runtime, none an ended thread's
+    assert all(rt.context is main.context for rt, _ in ended)
+
+    assert rtmod.get_runtime(device=runtime.device) is main
+    assert not any(rt is cached for rt, _ in ended for cached in rtmod._RUNTIMES.values())
+    assert np.array_equal(integral(image, runtime=main, method="naive"), expected)
+    assert builds == []  # the threads used the main thread's programs; nothing was built again
+
+
+def test_a_context_outlives_its_threads_for_the_next_to_share(runtime, builds, monkeypatch):
+    from inpaint.integral.api import integral
+
+    monkeypatch.setattr(rtmod, "_RUNTIMES", {})  # no live thread's runtime on the context
+    image = np.arange(7 * 9, dtype=np.uint8).reshape(7, 9)
+
+    def job():
+        rt = rtmod.get_runtime(device=runtime.device)
+        integral(image, runtime=rt, method="naive")
+        return rt
+
+    first = _on_a_thread(job)
+    assert builds  # a context of its own, with its programs
+    builds.clear()
+    second = _on_a_thread(job)
+    assert second is not first
+    assert second.context is first.context
+    assert builds == []
+    _on_a_thread(job)
+    assert list(rtmod._RUNTIMES.values()).count(first) == 1  # the context's one runtime kept
+    assert len(rtmod._RUNTIMES) == 2  # and the third thread's, until the next call

@@ -327,6 +327,19 @@ def test_configurations_are_data_and_pass_through(monkeypatch):
     assert seen == {"method": "criminisi", "future_option": 3, "backend": "numpy", "device": "cpu"}
 
 
+def test_the_tools_fill_overrides_set_constants_and_pass_options(monkeypatch):
+    import argparse
+
+    monkeypatch.setattr(quality, "OUTLINE_RGB", quality.OUTLINE_RGB)  # put back after the test
+    parser = argparse.ArgumentParser()
+    quality.add_fill_overrides(parser)
+    args = parser.parse_args(["--set", "inpaint_bench.quality.OUTLINE_RGB=(0, 255, 0)",
+                              "--option", "alpha=full", "--option", "seed_scale=0.5", "--option", "note=a=b"])
+    assert quality.fill_overrides(args) == {"alpha": "full", "seed_scale": 0.5, "note": "a=b"}
+    assert quality.OUTLINE_RGB == (0, 255, 0)
+    assert quality.fill_overrides(parser.parse_args([])) == {}
+
+
 def test_a_result_that_touches_known_pixels_is_rejected():
     image, mask = _scene(), _hole()
     quality.check_result("ok", image, mask, image.copy())

@@ -25,8 +25,6 @@ as for ``tools/quality_steps.py``.
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
 import statistics
 import sys
 from pathlib import Path
@@ -43,13 +41,6 @@ from inpaint_bench import quality  # noqa: E402
 DARK = 25
 #: Side of the window whose known pixels give that mean.
 WINDOW = 61
-
-
-def _value(text: str):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
 
 
 def grey(rgb: np.ndarray) -> np.ndarray:
@@ -116,14 +107,9 @@ def main() -> int:
     p.add_argument("--grow", type=int, default=0)
     p.add_argument("--levels", action="store_true")
     p.add_argument("--backend", default="opencl")
-    p.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    quality.add_fill_overrides(p)
     args = p.parse_args()
-    for item in args.set:
-        target, value = item.split("=", 1)
-        module, name = target.rsplit(".", 1)
-        setattr(importlib.import_module(module), name, _value(value))
-    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
+    options = quality.fill_overrides(args)
     from inpaint.api import inpaint
     from inpaint.masks import grow
 

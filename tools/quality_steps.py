@@ -29,8 +29,6 @@ single method can beat.  A rule the oracle misses is beyond every method measure
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
 import json
 import statistics
 import sys
@@ -44,30 +42,18 @@ sys.path.insert(0, str(ROOT / "bench"))
 from inpaint_bench import quality  # noqa: E402
 
 
-def _value(text: str):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("peers", help="JSON written by inpaint bench --quality --json")
     p.add_argument("--split", default="tune", help="tune, holdout or all (default tune)")
     p.add_argument("--seeds", default="0,1,2")
-    p.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    quality.add_fill_overrides(p)
     p.add_argument("--backend", default="opencl")
     p.add_argument("--rules", action="store_true", help="also hold the fill to the acceptance rules")
     p.add_argument("--cases", default="", metavar="NAME,NAME", help="only these of the split's cases")
     p.add_argument("--per-case", action="store_true", help="also print each case's numbers (means over the seeds)")
     args = p.parse_args()
-    for item in args.set:
-        target, value = item.split("=", 1)
-        module, name = target.rsplit(".", 1)
-        setattr(importlib.import_module(module), name, _value(value))
-    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
+    options = quality.fill_overrides(args)
     from inpaint.api import inpaint
 
     report = json.loads(Path(args.peers).read_text(encoding="utf-8"))

@@ -42,7 +42,9 @@ truth there are only times.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
+import importlib
 import json
 import math
 import os
@@ -104,6 +106,33 @@ OUTLINE_RGB = (255, 0, 0)
 def in_band(detail: float | None) -> bool:
     """Whether a detail ratio lies in :data:`DETAIL_BAND` (ends included)."""
     return detail is not None and DETAIL_BAND[0] <= detail <= DETAIL_BAND[1]
+
+
+# --- the tools' fill overrides ------------------------------------------------------------------
+def add_fill_overrides(parser: argparse.ArgumentParser) -> None:
+    """Add a tool's ``--set MODULE.NAME=VALUE`` (a module constant changed before the fills) and
+    ``--option NAME=VALUE`` (a keyword argument of every fill), each repeatable: see
+    :func:`fill_overrides`."""
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def fill_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Make the ``--set`` changes of :func:`add_fill_overrides` and return the ``--option`` keyword
+    arguments.  A value is the Python literal it spells (``0``, ``0.5``, ``'full'``, ``(3, 4)``),
+    or else its text."""
+    for item in args.set:
+        target, value = item.split("=", 1)
+        module, name = target.rsplit(".", 1)
+        setattr(importlib.import_module(module), name, _literal(value))
+    return {k: _literal(v) for k, v in (o.split("=", 1) for o in args.option)}
 
 
 # --- configurations ------------------------------------------------------------------------------

@@ -632,8 +632,25 @@ class Runtime:
         }
 
 
+# get_runtime's runtimes: (thread, device, profile, PYOPENCL_CTX, profiling) -> runtime.
 _RUNTIMES: dict[tuple[Any, ...], Runtime] = {}
 _RUNTIMES_LOCK = threading.Lock()
+
+
+def _forget_ended() -> None:
+    """Forget the runtimes of threads that have ended (called with :data:`_RUNTIMES_LOCK` held):
+    their queues, kernels and pooled buffers go once nothing else holds them.  Of a context that
+    no live thread's runtime uses, one runtime stays (where its device can still compile), so that
+    a thread started later shares that context and its programs instead of building them again."""
+    kept = {int(rt.context.int_ptr) for (thread, *_), rt in _RUNTIMES.items() if thread.is_alive()}
+    for key, rt in list(_RUNTIMES.items()):
+        if key[0].is_alive():
+            continue
+        context = int(rt.context.int_ptr)
+        if context in kept or cannot_build(rt.device) is not None:
+            del _RUNTIMES[key]
+        else:
+            kept.add(context)
 
 
 def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True) -> Runtime:
@@ -642,12 +659,15 @@ def get_runtime(device: Any = None, profile: Any = None, profiling: bool = True)
     Caching per thread keeps the rule that one thread owns a queue; the runtimes of several
     threads for the same device and profile share one context and its programs (``share``).  A
     cached runtime whose device has since failed to compile gives way to one on the next device.
+    The runtimes of threads that have ended are forgotten at the next call (a new thread, even one
+    given an ended thread's id, opens its own), except one on each context, for the next to share.
     """
     prof = load_profile(profile)
     same = (str(device) if device is not None else None, str(prof.path) if prof.path else prof.name,
             os.environ.get("PYOPENCL_CTX", ""))
-    key = (threading.get_ident(), *same, bool(profiling))
+    key = (threading.current_thread(), *same, bool(profiling))
     with _RUNTIMES_LOCK:
+        _forget_ended()
         rt = _RUNTIMES.get(key)
         usable = [r for k, r in _RUNTIMES.items() if k[1:4] == same and cannot_build(r.device) is None]
         if rt is not None and cannot_build(rt.device) is not None and not explicit_choice(device):
