@@ -267,7 +267,7 @@ class _Fill(Job):
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
         self._seconds = dict.fromkeys((*STEPS, "transfers"), 0.0)
         self._rt, self._state = None, None
-        self._ahead: Ahead | None = None  # the host's work that the masks decide, done on a thread of its own
+        self._ahead: Ahead | None = None  # the host's work that the masks decide, beside the launches
         self._coarse: Any = None  # the coarser level's state
         self._sources: tuple[np.ndarray, np.ndarray] | None = None  # the final sources and hole pixels
         self._result_image: np.ndarray | None = None
