@@ -340,6 +340,19 @@ def test_the_tools_fill_overrides_set_constants_and_pass_options(monkeypatch):
     assert quality.fill_overrides(parser.parse_args([])) == {}
 
 
+@pytest.mark.parametrize("flag, value", [("--set", "inpaint_bench.quality.OUTLINE_RGB"), ("--option", "=full")])
+def test_a_malformed_fill_override_is_one_line(capsys, flag, value):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tool")
+    quality.add_fill_overrides(parser)
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args([flag, value])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"tool: error: argument {flag}: {value!r} is not NAME=VALUE"
+
+
 def test_a_result_that_touches_known_pixels_is_rejected():
     image, mask = _scene(), _hole()
     quality.check_result("ok", image, mask, image.copy())

@@ -113,8 +113,15 @@ def add_fill_overrides(parser: argparse.ArgumentParser) -> None:
     """Add a tool's ``--set MODULE.NAME=VALUE`` (a module constant changed before the fills) and
     ``--option NAME=VALUE`` (a keyword argument of every fill), each repeatable: see
     :func:`fill_overrides`."""
-    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE", type=_assignment)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=_assignment)
+
+
+def _assignment(text: str) -> str:
+    """``text`` as given, where it is ``NAME=VALUE`` (argparse says so in one line otherwise)."""
+    if "=" not in text or not text.partition("=")[0]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    return text
 
 
 def _literal(text: str) -> Any:
