@@ -1,10 +1,26 @@
 """Small helpers the command-line tests share."""
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
+
+#: The checkout's tools/ folder (its scripts are not a package).
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+def tool_module(name: str, register: bool = False):
+    """The script ``tools/<name>.py`` loaded as a module (in ``sys.modules`` with ``register``,
+    for code that imports it by name)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def save_mask(path: Path, mask: np.ndarray) -> Path:

@@ -3,22 +3,14 @@ sources, on a picture made so that every answer is known by hand."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers import tool_module
 
 pytest.importorskip("cv2")
 
-REPO = Path(__file__).resolve().parents[1]
-
-
 def _tool():
-    spec = importlib.util.spec_from_file_location("dark_fill_sources", REPO / "tools" / "dark_fill_sources.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("dark_fill_sources")
 
 
 def test_dark_pixels_and_their_sources():

@@ -3,17 +3,11 @@ checked on numbers made up so that each verdict is known by hand."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
+from helpers import tool_module
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("quality_steps", REPO / "tools" / "quality_steps.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("quality_steps")
 
 
 def _numbers(rows: dict[str, dict[str, tuple[float, float]]]) -> dict:

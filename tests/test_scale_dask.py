@@ -3,7 +3,6 @@ page shows (``tools/scale_dask.py``), writes exactly the files the ``inpaint`` c
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import socket
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import tool_module
 from PIL import Image
 
 distributed = pytest.importorskip("dask.distributed", reason="needs dask[distributed] (pip install 'inpaint-cl[test]')")
@@ -27,11 +27,7 @@ OPTIONS = {"method": "criminisi", "backend": "numpy"}
 
 
 def _load_tool():
-    spec = importlib.util.spec_from_file_location("scale_dask", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["scale_dask"] = module  # the workers import it by this name (client.upload_file)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("scale_dask", register=True)  # the workers import it by this name (client.upload_file)
 
 
 def _photos(folder: Path) -> None:
