@@ -13,6 +13,7 @@ from inpaint.api import inpaint, start
 from inpaint.errors import InputError
 from inpaint.methods.multiscale import gradients as grad, host, job as ms, levels, opencl as mcl, reference as ref
 from inpaint.methods.multiscale.host import HostLevel
+from inpaint.pixels import to_rgba
 
 SENTINEL = -12345
 
@@ -972,6 +973,58 @@ def test_pyramid_kernels_equal_host_halving(runtime, rng, h, w):
         got = read(runtime, buf, np.empty(sh + (4,), np.uint8))
         np.testing.assert_array_equal(got[..., :3], want)
         assert (got[..., 3] == 0).all()
+
+
+def _texture_hole(layout, rng):
+    """A photo, its hole and protected pixels for the expected texture's kernel test."""
+    h, w = (200, 260) if layout == "apart" else (48, 70)
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    img[:, w // 2:] //= 8  # a smoother half
+    mask, protect = np.zeros((h, w), bool), None
+    if layout == "apart":  # three groups: two holes in opposite corners, one below the first
+        mask[10:30, 12:40] = mask[160:185, 200:240] = mask[150:160, 20:40] = True
+    elif layout == "border":  # a hole reaching the photo's edges
+        mask[:20, 50:] = True
+    else:
+        mask = blob_mask(h, w, rng, 0.3)
+        if layout == "protected":
+            protect = np.zeros((h, w), bool)
+            protect[:, :8] = True
+    return img, mask, protect
+
+
+@pytest.mark.parametrize("layout,group", [("blob", None), ("blob", 3), ("apart", None), ("apart", 5),
+                                          ("border", None), ("protected", 7)])
+def test_expected_texture_kernel_equals_the_reference(runtime, rng, layout, group):
+    """The device's expected texture (a pull-push a group of the hole, in one work-group, from the
+    features in the picture's spare bytes) equals the reference's on every hole pixel, with one
+    group or several, at the photo's edges, beside protected pixels, and with work-groups of a few
+    work-items (each taking many pixels)."""
+    img, mask, protect = _texture_hole(layout, rng)
+    half = 3
+    lev = levels.prepare_level(mask, half, None, protect)
+    want = ref.expected_texture(img, mask, lev.solve_map, lev.work, half)
+    kn = mcl.Pyramid(runtime, half, 1)
+    kn._texture_group = group or kn._texture_group
+    mf = cl.mem_flags
+
+    def buf(a):
+        return cl.Buffer(runtime.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(a))
+
+    est = buf(to_rgba(img, ref.texture_features(img, mask)))
+    solve = buf(lev.solve_map)
+    x0, y0, ww, wh = lev.work_args
+    prior = buf(np.full((wh, ww), 0xAB, np.uint8))
+    table, groups = ref.texture_groups(lev.solve_map, lev.work, mask.shape, half)
+    assert len(groups) == (3 if layout == "apart" else 1)
+    cells = buf(table) if table is not None else solve
+    for g, (rect, _) in enumerate(groups):
+        kn.expected_texture(est, img.shape[1], solve, lev.work_args, rect, cells,
+                            table.shape[1] if table is not None else 0, g if table is not None else -1, prior)
+    got = read(runtime, prior, np.empty((wh, ww), np.uint8))
+    hole = lev.solve_map == 1
+    np.testing.assert_array_equal(got[hole], want[hole])
+    assert (got[~hole] == 0xAB).all()  # only the hole's pixels are written
 
 
 @pytest.mark.parametrize("k,spoil", [(3, 0.0), (1, 0.3)])

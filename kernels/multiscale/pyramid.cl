@@ -158,3 +158,81 @@ __kernel void features(__global uchar4 *est, __global const ushort *e, __global 
     }
     est[y * width + x].w = c ? (uchar)min((s + 3 * c) / (6 * c), 255u) : 0;
 }
+
+/* The texture a part of the hole expects (reference.py: texture_prior over one group of
+ * texture_groups), in one work-group: a pull-push of the known pixels' texture features over the
+ * rectangle (rx0, ry0) rw x rh of the photo.  Known: solve (the work area's map, origin (wx0, wy0),
+ * ww wide) 0; their features are est's spare byte (level 0, whose known pixels no launch writes).
+ * Pull: each level's pixel is the rounded mean of the known pixels of its 2 x 2 block below
+ * (known where the block holds one), up to a single pixel; push: from the top down, each unknown
+ * pixel takes the level above scaled up (reference.py: _upsample2).  Each level's values and flags
+ * lie one after another in val and known (sum of the levels' sizes).  The group's hole pixels
+ * (solve 1, and with table their cell's (GROUP_CELL px of the work area, tw cells a row) number
+ * group) receive the result, at most 255, in prior (over the work area).  Features are never
+ * negative, so the reference's floor divisions are plain ones here. */
+__kernel void expected_texture(__global const uchar4 *est, const int width, __global const uchar *solve,
+                               const int wx0, const int wy0, const int ww, const int rx0, const int ry0,
+                               const int rw, const int rh, __global const int *table, const int tw, const int group,
+                               __global int *val, __global uchar *known, __global uchar *prior)
+{
+    const int lid = get_local_id(0), g = get_local_size(0);
+    /* level 0: the rectangle's features where known */
+    for (int i = lid; i < rw * rh; i += g) {
+        const int y = i / rw, x = i - y * rw;
+        const int k = solve[(y + ry0 - wy0) * ww + x + rx0 - wx0] == 0;
+        known[i] = (uchar)k;
+        val[i] = k ? (int)est[(y + ry0) * width + x + rx0].w : 0;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    /* pull: level l + 1 from level l, up to one pixel */
+    int h = rh, w = rw, at = 0, top = 0;
+    while (h > 1 || w > 1) {
+        const int ch = (h + 1) / 2, cw = (w + 1) / 2, up = at + h * w;
+        for (int i = lid; i < ch * cw; i += g) {
+            const int cy = i / cw, cx = i - cy * cw;
+            int total = 0, count = 0;
+            for (int dy = 0; dy < 2; ++dy)
+                for (int dx = 0; dx < 2; ++dx) {
+                    const int y = 2 * cy + dy, x = 2 * cx + dx;
+                    if (y < h && x < w) {
+                        total += val[at + y * w + x];
+                        count += known[at + y * w + x];
+                    }
+                }
+            known[up + i] = (uchar)(count > 0);
+            val[up + i] = count ? (total + count / 2) / count : 0;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        at = up;
+        h = ch;
+        w = cw;
+        ++top;
+    }
+    /* push: from the level below the top down to level 0, each unknown pixel from the level above */
+    for (int l = top - 1; l >= 0; --l) {
+        int lh = rh, lw = rw, la = 0;
+        for (int m = 0; m < l; ++m) {
+            la += lh * lw;
+            lh = (lh + 1) / 2;
+            lw = (lw + 1) / 2;
+        }
+        const int ua = la + lh * lw, uh = (lh + 1) / 2, uw = (lw + 1) / 2;
+        for (int i = lid; i < lh * lw; i += g) {
+            if (known[la + i]) continue;
+            const int y = i / lw, x = i - y * lw;
+            const int yn = y / 2, xn = x / 2;
+            const int yf = clamp(y % 2 ? yn + 1 : yn - 1, 0, uh - 1), xf = clamp(x % 2 ? xn + 1 : xn - 1, 0, uw - 1);
+            const int total = 3 * (3 * val[ua + yn * uw + xn] + val[ua + yf * uw + xn])
+                              + 3 * val[ua + yn * uw + xf] + val[ua + yf * uw + xf];
+            val[la + i] = (total + 8) / 16;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    for (int i = lid; i < rw * rh; i += g) {
+        const int y = i / rw, x = i - y * rw;
+        const int wy = y + ry0 - wy0, wx = x + rx0 - wx0;
+        if (solve[wy * ww + wx] != 1) continue;
+        if (group >= 0 && table[(wy / GROUP_CELL) * tw + wx / GROUP_CELL] != group) continue;
+        prior[wy * ww + wx] = (uchar)clamp(val[i], 0, 255);
+    }
+}

@@ -293,8 +293,9 @@ class _Fill(Job):
         self._protects = protect_pyramid(avoid, len(masks))
         self._boxes = pyramid_boxes(self.mask, len(masks), box)
         self.stats.levels = [(m.shape[1], m.shape[0]) for m in masks]
-        self._ahead = Ahead(self.rgb, self.mask, masks, self._protects, self._boxes, self.half, self.alpha,
-                            EXPECTED_TEXTURE)  # while this thread builds the pyramid and queues the launches
+        # while this thread builds the pyramid and queues the launches (a device makes the texture itself)
+        self._ahead = Ahead(self.rgb, self.whole, masks, self._protects, self._boxes, self.half, self.alpha,
+                            EXPECTED_TEXTURE and self._rt is None)
         t = time.perf_counter()
         if self._rt is not None:
             self._images = mcl.device_pyramid(self._rt, self._kernels, self.rgb, self.whole,
@@ -323,7 +324,10 @@ class _Fill(Job):
         """At the photo's own level, hand ``st`` the texture its hole expects, once the level's first
         device work is queued."""
         if lv == 0 and EXPECTED_TEXTURE:
-            st.expect_prior(self._ahead.prior())
+            if self._rt is not None:
+                st.expect_texture(self.rgb.shape[1], self.half)
+            else:
+                st.expect_prior(self._ahead.prior())
 
     def _enter(self, lv: int) -> None:
         """Set up level ``lv``: sources, start matches and a first fill."""

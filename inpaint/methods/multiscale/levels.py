@@ -509,8 +509,9 @@ class Ahead:
     milliseconds).  On a smaller photo the fill's thread does it, a part at a time in
     :meth:`advance`, while the device runs what was queued.
 
-    ``masks``, ``protects`` and ``boxes`` are the levels' (finest first), ``hole`` the photo's own
-    mask; none of them may change while the fill runs.
+    ``masks``, ``protects`` and ``boxes`` are the levels' (finest first), ``hole`` the photo's
+    pixels unknown to the texture features (the whole hole, every group of it); none of them may
+    change while the fill runs.
     """
 
     def __init__(self, rgb: np.ndarray, hole: np.ndarray, masks: list[np.ndarray], protects: list, boxes: list,

@@ -71,7 +71,7 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0, cpu: b
     (stated there once): the texture feature's weight and box radius, the empty slot's cost,
     the correction's fixed-point scale, the missing edge value, the longest propagation jump,
     the split vote's low-pass radius, the block of the random sources' counts
-    (:func:`inpaint.methods.multiscale.levels.valid_ends`), the hole pixels a work-item of the
+    (:func:`inpaint.methods.multiscale.levels.valid_ends`), the expected texture's cell, the hole pixels a work-item of the
     sweeps in local memory keeps; whether the matches adapt their colours, the gradient term's
     scale and the adaptation's bounds; the gradient vote's scale and screening; the transformed
     sources' setting (a key of :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`) and how many
@@ -85,7 +85,7 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0, cpu: b
             "GAIN_MIN": ref.GAIN_MIN, "GAIN_MAX": ref.GAIN_MAX, "BIAS_MAX": ref.BIAS_MAX, "ADAPT_NONE": ref.ADAPT_NONE,
             "GRAD_SCALE": grad.GRAD_SCALE, "SCREEN": grad.SCREEN, "SCREEN_DEN": grad.SCREEN_DEN,
             "XFORM": transforms, "XFORM_COUNT": ref.XFORM_CODES[transforms], "XFORM_EXACT": ref.XFORM_EXACT,
-            "CPU": int(cpu)}
+            "GROUP_CELL": ref.GROUP_CELL, "CPU": int(cpu)}
 
 
 class _Wrapper:
@@ -476,6 +476,8 @@ class Pyramid(_Wrapper):
         self.knl_lift = self._kernel("lift_level")
         self.knl_edges = self._kernel("edges")
         self.knl_features = self._kernel("features")
+        self.knl_texture = self._kernel("expected_texture")
+        self._texture_group: int | None = None  # its one work-group's size, found when first needed
         self.tile = rt.limits.work_group(self.TILE)
 
     def pack(self, rgb: Any, est: Any, n: int) -> Any:
@@ -501,6 +503,31 @@ class Pyramid(_Wrapper):
                 "height": h}
         return [self.knl_edges(self.rt.queue, grid, self.tile, **args),
                 self.knl_features(self.rt.queue, grid, self.tile, **args)]
+
+    def expected_texture(self, est: Any, width: int, solve: Any, work: tuple[int, int, int, int],
+                         rect: tuple[int, int, int, int], table: Any, table_width: int, group: int,
+                         prior: Any) -> Any:
+        """The texture one group of the hole expects into ``prior`` (``expected_texture``, one
+        work-group): over ``rect`` (x0, y0, x1, y1) of the photo whose level-0 picture is ``est``
+        (``width`` wide); ``solve`` and ``prior`` cover the work area ``work`` (x0, y0, width,
+        height); ``group`` -1: every hole pixel is the group's, else those whose cell ``table``
+        (``table_width`` cells a row) numbers ``group``."""
+        x0, y0, x1, y1 = rect
+        sizes, h, w = [], y1 - y0, x1 - x0
+        while True:
+            sizes.append(h * w)
+            if h == 1 and w == 1:
+                break
+            h, w = (h + 1) // 2, (w + 1) // 2
+        total = sum(sizes)
+        val, known = self.rt.buffer(total * 4), self.rt.buffer(total)
+        if self._texture_group is None:
+            self._texture_group = self.rt.limits.work_group(
+                (1024,), cap=self.rt.work_group_info(self.knl_texture)["work_group_size"])[0]
+        g = self._texture_group
+        return self.knl_texture(self.rt.queue, (g,), (g,), est=est, width=width, solve=solve, wx0=work[0],
+                                wy0=work[1], ww=work[2], rx0=x0, ry0=y0, rw=x1 - x0, rh=y1 - y0, table=table,
+                                tw=table_width, group=group, val=val, known=known, prior=prior)
 
     def lift(self, b: dict[str, Any], nhole: int, n: int, shape: tuple[int, int], coarse: dict[str, Any],
              coarse_width: int, coarse_work: tuple[int, int, int, int], key: int) -> Any:
@@ -794,11 +821,23 @@ class DeviceLevel:
                                                     self.src if sources else None,
                                                     len(lev.hole) if sources else 0)))
 
-    def expect_prior(self, prior: np.ndarray) -> None:
-        """As :meth:`inpaint.methods.multiscale.host.HostLevel.expect_prior`, on the device."""
+    def expect_texture(self, width: int, margin: int) -> None:
+        """As :meth:`inpaint.methods.multiscale.host.HostLevel.expect_prior` with
+        :func:`inpaint.methods.multiscale.reference.expected_texture` of the photo (``width`` wide;
+        this level's picture is the photo's, whose spare bytes hold the known pixels' texture
+        features), made on the device, a launch for each group of the hole's pixels."""
+        lev = self.lev
+        x0, y0, ww, wh = lev.work_args
+        table, groups = ref.texture_groups(lev.solve_map, lev.work, lev.shape, margin)
         t = time.perf_counter()
-        self.b["prior"] = self.rt.upload(np.ascontiguousarray(prior))  # (a new array: not written again)
+        cells = self.rt.upload(np.ascontiguousarray(table)) if table is not None else self.b["hole"]
+        self.b["prior"] = prior = self.rt.buffer(ww * wh)
         self.seconds["transfers"] += time.perf_counter() - t
+        pyr = self.kn["pyramid"]
+        for g, (rect, _) in enumerate(groups):
+            self.events.append(("levels", pyr.expected_texture(
+                self.b["est"], width, self.b["hole"], (x0, y0, ww, wh), rect, cells,
+                table.shape[1] if table is not None else 0, g if table is not None else -1, prior)))
 
     def _result_args(self) -> tuple[Any, Any] | None:
         """Once the final vote has run, where compose gathers the fill's result (read by

@@ -838,42 +838,67 @@ def expected_texture(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work:
             return done.value
 
 
-def expected_texture_steps(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work: tuple[int, int, int, int],
-                           margin: int) -> Generator[None, None, np.ndarray]:
-    """:func:`expected_texture` a part at a time: a generator that pauses after each part's
-    features and after its prior (each a fraction of a millisecond on a phone-size photo) and
-    returns the texture.
+def texture_groups(solve: np.ndarray, work: tuple[int, int, int, int], shape: tuple[int, int],
+                   margin: int) -> tuple[np.ndarray | None, list[tuple[tuple[int, int, int, int], geometry.Rect]]]:
+    """The parts of the hole whose expected texture is made apart (:func:`expected_texture_steps`).
 
-    The hole's pixels are grouped by :data:`GROUP_CELL`-pixel cells (cells that touch, corners
-    included, form a group), and each group's prior is computed over its own pixels' box grown by
-    ``margin``: for one compact hole that is the work area itself, and two small holes in opposite
-    corners of a photo cost their own surroundings, not the whole photo's.
+    The hole's pixels (``solve`` == 1, over the work area ``work``) are grouped by
+    :data:`GROUP_CELL`-pixel cells of the work area: cells that touch, corners included, form a
+    group.  Returns the cells' table of group numbers (-1: no hole pixel; None when there is one
+    group, which holds every hole pixel) and, for each group, the rectangle (x0, y0, x1, y1) of the
+    photo (of ``shape`` (H, W)) its texture is made over (its pixels' box grown by ``margin``) and
+    its pixels' box in the work area.
     """
-    x0, y0, x1, y1 = work
-    h, w = hole.shape
-    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    x0, y0, _, _ = work
+    h, w = shape
     sel = solve == 1
     c = GROUP_CELL
     ch, cw = -(-sel.shape[0] // c), -(-sel.shape[1] // c)
     padded = np.zeros((ch * c, cw * c), bool)
     padded[:sel.shape[0], :sel.shape[1]] = sel
     occupied = padded.reshape(ch, c, cw, c).any(axis=(1, 3))
-    table = np.full(occupied.shape, -1, np.int64)
+    table = np.full(occupied.shape, -1, np.int32)
     count = 0
     for a, b in zip(*np.nonzero(occupied)):
         if table[a, b] < 0:
             table[component(occupied, (int(a), int(b)), 8)] = count
             count += 1
+    groups = []
     for g in range(count):
-        # the group's pixels, and their box in the work area
-        mine = sel if count == 1 else sel & np.repeat(np.repeat(table == g, c, 0), c, 1)[:sel.shape[0], :sel.shape[1]]
-        bx0, by0, bx1, by1 = geometry.bbox(mine)
-        rx0, ry0 = max(bx0 + x0 - margin, 0), max(by0 + y0 - margin, 0)
-        rx1, ry1 = min(bx1 + x0 + margin, w), min(by1 + y0 + margin, h)
+        mine = sel if count == 1 else sel & group_pixels(table, g, sel.shape)
+        bx0, by0, bx1, by1 = box = geometry.bbox(mine)
+        rect = (max(bx0 + x0 - margin, 0), max(by0 + y0 - margin, 0),
+                min(bx1 + x0 + margin, w), min(by1 + y0 + margin, h))
+        groups.append((rect, box))
+    return (None if count == 1 else table), groups
+
+
+def group_pixels(table: np.ndarray, g: int, shape: tuple[int, int]) -> np.ndarray:
+    """The pixels of a work area of ``shape`` whose cell is in group ``g`` of :func:`texture_groups`' table."""
+    c = GROUP_CELL
+    return np.repeat(np.repeat(table == g, c, 0), c, 1)[:shape[0], :shape[1]]
+
+
+def expected_texture_steps(rgb: np.ndarray, hole: np.ndarray, solve: np.ndarray, work: tuple[int, int, int, int],
+                           margin: int) -> Generator[None, None, np.ndarray]:
+    """:func:`expected_texture` a part at a time: a generator that pauses after each part's
+    features and after its prior (each a fraction of a millisecond on a phone-size photo) and
+    returns the texture.
+
+    Each group of the hole's pixels (:func:`texture_groups`) has its prior computed over its own
+    pixels' box grown by ``margin``: for one compact hole that is the work area itself, and two
+    small holes in opposite corners of a photo cost their own surroundings, not the whole photo's.
+    """
+    x0, y0, x1, y1 = work
+    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    sel = solve == 1
+    table, groups = texture_groups(solve, work, hole.shape, margin)
+    for g, ((rx0, ry0, rx1, ry1), (bx0, by0, bx1, by1)) in enumerate(groups):
         feature = texture_features_in(rgb, hole, (rx0, ry0, rx1, ry1))
         yield
         prior = texture_prior(feature, solve[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0])
         part = prior[by0 + y0 - ry0:by1 + y0 - ry0, bx0 + x0 - rx0:bx1 + x0 - rx0]
+        mine = sel if table is None else sel & group_pixels(table, g, sel.shape)
         box = out[by0:by1, bx0:bx1]
         box[...] = np.where(mine[by0:by1, bx0:bx1], part, box)
         yield
