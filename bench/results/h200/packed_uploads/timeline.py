@@ -4,7 +4,8 @@ thread) beside the device's commands, on one clock.
 Usage: ``python timeline.py DEVICE [CASE]`` from the repository root.  Prints the walls of six
 fills, then for the last one the device's idle gaps over 20 us with what the host was doing, the
 host's phases and every command's start and end (ms from the call).  Device times come from the
-queue's profiling; the device clock is put on the host's through the enqueue times.
+queue's profiling (the fills ask for it: ``timings=True``); the device clock is put on the
+host's through the enqueue times.
 """
 
 import sys
@@ -63,14 +64,14 @@ timed(mcl, "device_pyramid")
 timed(mcl.DeviceLevel, "__init__", "DeviceLevel()")
 
 for _ in range(4):
-    api.inpaint(CASE.image, CASE.mask, device=DEV)
+    api.inpaint(CASE.image, CASE.mask, device=DEV, timings=True)
 walls = []
 for _ in range(6):
     commands.clear()
     phases.clear()
     recording[0] = True
     t0 = time.perf_counter()
-    api.inpaint(CASE.image, CASE.mask, device=DEV)
+    api.inpaint(CASE.image, CASE.mask, device=DEV, timings=True)
     t1 = time.perf_counter()
     recording[0] = False
     walls.append((t1 - t0) * 1000)
