@@ -714,3 +714,25 @@ def test_check_output_accepts_every_mode_the_writer_handles(tmp_path, mode, ext)
     img = outputs._probe(mode)
     imageio.save_image(img, tmp_path / f"x.{ext}")  # and the real write works too
     assert [p.name for p in tmp_path.iterdir()] == [f"x.{ext}"]
+
+
+def test_same_file_by_names_links_and_files_yet_to_be_written(tmp_path, monkeypatch):
+    """Two names of one file are the same file (a relative name, a hard link, a symbolic link);
+    an existing file and a name of none never are; two names of no file are when they resolve alike."""
+    a = tmp_path / "a.png"
+    a.write_bytes(b"x")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert imageio.same_file(a, "../a.png")
+    os.link(a, tmp_path / "hard.png")
+    os.symlink(a, tmp_path / "soft.png")
+    assert imageio.same_file(tmp_path / "hard.png", a) and imageio.same_file(a, tmp_path / "soft.png")
+    b = tmp_path / "b.png"
+    b.write_bytes(b"x")
+    assert not imageio.same_file(a, b)
+    assert not imageio.same_file(a, tmp_path / "new.png") and not imageio.same_file(tmp_path / "new.png", a)
+    os.symlink(tmp_path / "gone.png", tmp_path / "dangling.png")
+    assert not imageio.same_file(a, tmp_path / "dangling.png")
+    assert imageio.same_file(tmp_path / "new.png", "../new.png")
+    assert imageio.same_file(tmp_path / "dangling.png", tmp_path / "gone.png")  # the link's own target
+    assert not imageio.same_file(tmp_path / "new.png", tmp_path / "other.png")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from collections.abc import Sequence
@@ -33,8 +34,11 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether two paths name the same file (links and ``..`` included; for paths that do
     not exist yet, the same resolved name)."""
     try:
-        if Path(a).exists() and Path(b).exists():
+        here = os.path.exists(a), os.path.exists(b)
+        if all(here):
             return os.path.samefile(a, b)
+        if any(here):  # a file and a name of none (a batch checks each output against its inputs)
+            return False
         return Path(a).resolve() == Path(b).resolve()
     except (OSError, RuntimeError, ValueError):
         return False
@@ -109,6 +113,17 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
             raise InputError(f"the {what} {path} is the {label}; refusing to overwrite it (use --force)")
     if mode is None:
         return fmt
+    failure = _writer_failure(mode, fmt)
+    if failure is not None:
+        raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "
+                         f"({failure}); use .png")
+    return fmt
+
+
+@functools.lru_cache(maxsize=None)
+def _writer_failure(mode: str, fmt: str) -> str | None:
+    """Why Pillow's writer of ``fmt`` fails on a tiny image of ``mode`` (None: it does not), tried
+    once a process for each pair: a batch's images share it."""
     try:
         probe, _ = convert_for(_probe(mode), fmt)
         if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
@@ -117,6 +132,5 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
             # warning, Pillow's deprecation of IM, is the caller's filters' to show or hide).
             probe.save(io.BytesIO(), format=fmt)
     except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
-        raise InputError(f"cannot write {what} {path}: Pillow cannot write {mode} images as {fmt} "
-                         f"({exc}); use .png") from None
-    return fmt
+        return str(exc)
+    return None
