@@ -120,7 +120,7 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
     return fmt
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _writer_failure(mode: str, fmt: str) -> str | None:
     """Why Pillow's writer of ``fmt`` fails on a tiny image of ``mode`` (None: it does not), tried
     once a process for each pair: a batch's images share it."""
