@@ -223,6 +223,18 @@ def test_a_bound_launch_equals_the_reference(runtime, rng):
     assert _read(runtime, grey, want).tobytes() == want.tobytes()
 
 
+def test_a_partial_launch_equals_the_reference(runtime, rng):
+    """Arguments named once (``partial``), the rest at each launch: the same launch, again and again."""
+    knl, args, grey, want = _grey_setup(runtime, rng)
+    changing = {name: args.pop(name) for name in ("x0", "grey")}
+    launch = knl.partial((16, 16), (8, 8), **args)
+    for _ in range(2):
+        launch(runtime.queue, **changing)
+    assert _read(runtime, grey, want).tobytes() == want.tobytes()
+    with pytest.raises(TypeError, match="rgb_to_grey: unknown hh"):
+        knl.partial((16, 16), (8, 8), hh=1)
+
+
 @pytest.mark.parametrize("change, message", [
     ({"h": None}, r"rgb_to_grey: missing h \(it takes rgba, grey, width, x0, y0, w, h\)"),
     ({"hh": 3}, "rgb_to_grey: unknown hh"),
@@ -231,7 +243,7 @@ def test_a_bound_launch_equals_the_reference(runtime, rng):
     ({"width": 13.0}, r"argument width \(private int\) cannot take 13.0"),
     ({"rgba": 5}, r"argument rgba \(global uchar4\*\) cannot take 5"),
 ])
-@pytest.mark.parametrize("how", ["call", "bind"])
+@pytest.mark.parametrize("how", ["call", "bind", "partial"])
 def test_a_wrong_set_of_names_or_an_unconvertible_value_is_refused(runtime, rng, change, message, how):
     knl, args, grey, _ = _grey_setup(runtime, rng)
     for key, value in change.items():
@@ -242,8 +254,11 @@ def test_a_wrong_set_of_names_or_an_unconvertible_value_is_refused(runtime, rng,
     with pytest.raises(TypeError, match=message):
         if how == "call":
             knl(runtime.queue, (16, 16), (8, 8), **args)
-        else:
+        elif how == "bind":
             knl.bind((16, 16), (8, 8), **args)
+        else:  # the changed ones named at the launch, the others once
+            later = {key: args.pop(key) for key in [*change, "x0"] if key in args}
+            knl.partial((16, 16), (8, 8), **args)(runtime.queue, **later)
     runtime.queue.finish()
     assert (_read(runtime, grey, np.empty((11, 13), np.uint8)) == 7).all()  # nothing ran
 

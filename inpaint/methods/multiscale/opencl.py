@@ -134,18 +134,19 @@ class PatchMatch(_Wrapper):
         """:meth:`__call__` with the arguments that stay over a level's iterations named once: the
         launch it returns takes ``key``, ``best_in``, ``best_out``, ``skip``, ``rescore`` and ``bxf``
         (and sets every argument anew, as any launch)."""
-        size = _launch(self.group, n)
-        fixed = dict(est=b["est"], targets=b["targets"], tidx=b["tidx"], valid=b["valid"], nnf=b["nnf"],
-                     cost=b["cost"], n=n, width=width, height=height, radius=radius, jump_max=jump, mean_w=mean,
-                     near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), **_work(work),
-                     random_start=b["random_start"], short_radius=short[0], short_jump=short[1],
-                     xf=b.get("xf", b["cost"]), wide=b.get("wide", b["valid"]), xtab=b.get("xtab", b["cost"]))
+        bound = self.knl.partial(
+            *_launch(self.group, n), est=b["est"], targets=b["targets"], tidx=b["tidx"], valid=b["valid"],
+            nnf=b["nnf"], cost=b["cost"], n=n, width=width, height=height, radius=radius, jump_max=jump, mean_w=mean,
+            near_w=near, grad_w=grad, adapt=b.get("adapt", b["cost"]), **_work(work), random_start=b["random_start"],
+            short_radius=short[0], short_jump=short[1], xf=b.get("xf", b["cost"]), wide=b.get("wide", b["valid"]),
+            xtab=b.get("xtab", b["cost"]))
+        queue = self.rt.queue
 
         def launch(key: int, best_in: Any, best_out: Any, skip: bool = False, rescore: bool = False,
                    bxf: tuple[Any, Any] | None = None) -> Any:
             bxf_in, bxf_out = bxf if bxf is not None else (best_in, best_out)
-            return self.knl(self.rt.queue, *size, **fixed, key=key, best_in=best_in, best_out=best_out,
-                            short_skip=int(skip), rescore=int(rescore), bxf_in=bxf_in, bxf_out=bxf_out)
+            return bound(queue, key=key, best_in=best_in, best_out=best_out, short_skip=int(skip),
+                         rescore=int(rescore), bxf_in=bxf_in, bxf_out=bxf_out)
 
         return launch
 

@@ -36,6 +36,8 @@ def recorded(name_of, call):
 
 
 bmod.NamedKernel.__call__ = recorded(lambda a, k: a[0].name, bmod.NamedKernel.__call__)
+_partial = bmod.NamedKernel.partial
+bmod.NamedKernel.partial = lambda self, *a, **k: recorded(lambda a2, k2: self.name, _partial(self, *a, **k))
 cl.enqueue_nd_range_kernel = recorded(lambda a, k: a[1].function_name + "*", cl.enqueue_nd_range_kernel)
 cl.enqueue_copy = recorded(lambda a, k: "copy" + ("B" if k.get("is_blocking", True) else ""), cl.enqueue_copy)
 cl.enqueue_fill_buffer = recorded(lambda a, k: "fill", cl.enqueue_fill_buffer)
