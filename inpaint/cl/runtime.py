@@ -320,6 +320,16 @@ def _finish_at_exit(rt: Any) -> None:
         _LIVE.add(rt)
 
 
+def abandon_queued_work() -> None:
+    """Let the process end without finishing the queues' work: for a command that ends by
+    ``os._exit`` after an error (:func:`inpaint.cli.guard.end_process`), which neither needs that
+    work nor runs the driver's exit handlers that finishing it protects.  Finishing it can end
+    the process worse than the error it reported: PoCL links a queued kernel when it runs it,
+    and aborts when the memory for that is gone (an address-space limit)."""
+    with _LIVE_LOCK:
+        _LIVE.clear()
+
+
 def _finish_queues() -> None:
     with _LIVE_LOCK:
         live = list(_LIVE)
