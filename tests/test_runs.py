@@ -475,6 +475,30 @@ def test_the_stop_line_is_not_lost_in_another_threads_compile_filter(tmp_path):
     assert (proc.returncode, proc.stderr) == (128 + signal.SIGTERM, "inpaint: stopped by SIGTERM\n")
 
 
+def test_a_stop_ending_the_process_on_another_thread_is_the_only_report(tmp_path):
+    """When the stop deadline's thread ends the process for a SIGTERM, the jobs it stopped end in
+    the main thread too: that thread waits for the end instead of saying "interrupted" and
+    exiting with 130 first."""
+    script = (
+        "import threading, time\n"
+        "from inpaint import cancel\n"
+        "from inpaint.cli import guard\n"
+        "def run():\n"
+        "    def ender():\n"
+        "        with guard._Process.lock:\n"
+        "            guard._Process.ending = True\n"
+        "        cancel.request()\n"
+        "        time.sleep(0.5)\n"
+        "        guard._end_now('inpaint', 15)\n"
+        "    threading.Thread(target=ender).start()\n"
+        "    time.sleep(0.1)\n"
+        "    cancel.check()\n"
+        "guard.end_process(guard.guarded('inpaint', run, program=True))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.returncode, proc.stderr) == (128 + signal.SIGTERM, "inpaint: stopped by SIGTERM\n")
+
+
 @pytest.mark.parametrize("moments", first_by_default([8, 16]))
 def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moments):
     """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run

@@ -232,6 +232,14 @@ def _on_signal(signum: int, frame: Any) -> None:
     _end_now(prog, signum)
 
 
+def _wait_if_ending() -> None:
+    """Where another thread is ending the process for a stop signal (:func:`stop_promptly`), wait
+    for it: the jobs it stopped end in this thread too, which must not report the run's end a
+    second way (a SIGTERM's batch said it was interrupted, and exited with 130, not 143)."""
+    if _Process.ending:
+        time.sleep(60)
+
+
 def _end_now(prog: str, signum: int) -> None:
     """End the process at once for ``signum``: remove the temporary files of an unfinished
     write, say the one line, and exit with the signal's status; once the run is over (its result
@@ -605,11 +613,13 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
     except SystemExit:
         raise
     except (KeyboardInterrupt, cancel.Cancelled):
+        _wait_if_ending()
         cancel.request()  # the other threads of a batch stop too
         cleanup_temp_files()
         _say_last(f"{prog}: interrupted")
         return EXIT_INTERRUPTED
     except Terminated as exc:
+        _wait_if_ending()
         cleanup_temp_files()
         _say_last(_stop_line(prog, exc.signum))
         return 128 + exc.signum
