@@ -799,6 +799,29 @@ def test_a_process_ends_after_its_queued_kernels(tmp_path):
     assert (proc.returncode, proc.stdout) == (2, "True\n"), proc.stderr
 
 
+@pytest.mark.parametrize("status, finished", [(0, True), (2, False)])
+def test_a_command_waits_for_its_queued_device_work_only_when_it_succeeded(tmp_path, status, finished):
+    """A command that ends in an error does not finish its queues' work on the way out (PoCL links a
+    queued kernel when it runs it, and aborts when the memory for that is gone); one that succeeded
+    does, as any exit."""
+    marker = tmp_path / "finished"
+    script = (
+        "import pathlib, sys\n"
+        "from inpaint.cl import runtime\n"
+        "from inpaint.cli import guard\n"
+        "class Queue:\n"
+        f"    def finish(self): pathlib.Path({str(marker)!r}).write_text('yes')\n"
+        "class Runtime:\n"
+        "    queue = Queue()\n"
+        "rt = Runtime()\n"
+        "runtime._finish_at_exit(rt)\n"
+        f"guard.end_process({status})\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == status, proc.stderr
+    assert marker.exists() == finished
+
+
 def test_the_command_ends_after_its_exit_hooks_threads_and_streams(tmp_path):
     # The command ends its process at once when its run is over (no teardown of the modules and
     # the driver), but what a normal exit does for the user still happens.

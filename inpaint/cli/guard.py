@@ -565,9 +565,8 @@ def end_process(status: int) -> NoReturn:
     """End the command's process with ``status`` once its run is over.  What a normal exit does
     for the user still happens: the other threads finish, the exit hooks run (an OpenCL queue's
     work finishes, see :mod:`inpaint.cl.runtime`, unless the run failed), the standard streams
-    are flushed.  Then the
-    process ends without taking its modules and the OpenCL driver apart one by one, which takes
-    a GPU's driver about 0.2 s and changes nothing.  Under a profiler or a coverage tool, which
+    are flushed.  Then the process ends without taking its modules and the OpenCL driver apart
+    one by one, which takes a GPU's driver about 0.2 s and changes nothing.  Under a profiler or a coverage tool, which
     write their results after the command returns, it exits as Python does."""
     if sys.getprofile() is not None or sys.gettrace() is not None or _monitored():
         sys.exit(status)

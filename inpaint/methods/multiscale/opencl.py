@@ -72,11 +72,12 @@ def _defines(half: int, k: int, adapt: bool = False, transforms: int = 0, cpu: b
     the correction's fixed-point scale, the missing edge value, the longest propagation jump,
     the split vote's low-pass radius, the block of the random sources' counts
     (:func:`inpaint.methods.multiscale.levels.valid_ends`), the expected texture's cell, the hole
-    pixels a work-item of the sweeps in local memory keeps; whether the matches adapt their colours, the gradient term's
-    scale and the adaptation's bounds; the gradient vote's scale and screening; the transformed
-    sources' setting (a key of :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`) and how many
-    transforms it draws from; whether the device is a CPU (``CPU``: the kernels then take code that a
-    CPU's compiler vectorises, see ``patchmatch.cl``; a GPU keeps its own; the same results)."""
+    pixels a work-item of the sweeps in local memory keeps; whether the matches adapt their
+    colours, the gradient term's scale and the adaptation's bounds; the gradient vote's scale and
+    screening; the transformed sources' setting (a key of
+    :data:`~inpaint.methods.multiscale.reference.XFORM_CODES`) and how many transforms it draws
+    from; whether the device is a CPU (``CPU``: the kernels then take code that a CPU's compiler
+    vectorises, see ``patchmatch.cl``; a GPU keeps its own; the same results)."""
     return {"HALF": half, "K": k, "FW": ref.FEATURE_WEIGHT, "FR": ref.FEATURE_RADIUS,
             "EMPTY": f"{int(ref.EMPTY):#x}u", "FIX": ref.FIX, "EDGE_NONE": f"{ref.EDGE_NONE:#x}u",
             "JUMP_MAX": ref.JUMPS[-1], "LOW_RADIUS": ref.LOW_RADIUS,
