@@ -517,8 +517,13 @@ def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moment
     # Where no OpenCL device can run the fill, each run says so first (the fallback to numpy): the
     # same warning, whenever the signal comes after it.
     warned = "".join(ln for ln in whole.stderr.splitlines(keepends=True) if ln.startswith("inpaint: warning: "))
-    stopped = 0
-    for delay in np.linspace(0.0, took, moments):
+    # A loaded machine can put most of an even spread before the handler or after the report: more
+    # moments, inside the span, until most of the asked-for number have stopped a run.
+    extra = np.random.default_rng(0).uniform(0.0, took, 4 * moments)
+    stopped, outcomes = 0, []
+    for i, delay in enumerate(np.concatenate([np.linspace(0.0, took, moments), extra])):
+        if i >= moments and stopped >= moments * 3 // 8:
+            break
         proc = _spawn(argv, tmp_path, stdout=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
@@ -537,12 +542,13 @@ def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moment
             stopped += 1
             assert proc.returncode == 128 + signal.SIGTERM, (delay, err)
             assert err == "inpaint: stopped by SIGTERM\n", (delay, err)
+        outcomes.append((round(delay, 3), proc.returncode))
         assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
         if (tmp_path / "out.png").exists():  # a result is whole
             with Image.open(tmp_path / "out.png") as img:
                 img.load()
             (tmp_path / "out.png").unlink()
-    assert stopped >= moments * 3 // 8, stopped  # most moments are inside the run
+    assert stopped >= moments * 3 // 8, (took, outcomes)  # most moments are inside the run
 
 
 def test_a_cancel_request_stops_fills_and_carving_between_steps():
