@@ -29,6 +29,7 @@ from typing import Any, NamedTuple, TypeVar
 from .. import install_hint
 from ..cancel import requested, signals_held
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
+from . import preload
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import address_space_limit, address_space_used, load_pyopencl, load_refusal, unusable_reason
@@ -74,6 +75,7 @@ def _platforms() -> list[Any]:
     _loadable()
     if not cl:
         raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+    preload.wait()  # the loader's first listing, if the command started it, ends first
     try:
         with signals_held():  # the driver may start its threads here
             platforms = cl.get_platforms()

@@ -9,6 +9,7 @@ both ``inpaint`` and ``inpaint resize`` take are declared once (:mod:`~inpaint.c
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -42,16 +43,34 @@ def _command(name: str) -> Any:
     return module
 
 
-def _start(name: str, argv: list[str], prog: str) -> int:
+def _start(name: str, argv: list[str], prog: str, program: bool) -> int:
     """Run command ``name``: the kernel caches are prepared first, before anything loads OpenCL
-    (PoCL reads its cache folder when it starts)."""
+    (PoCL reads its cache folder when it starts).  A program whose command may use OpenCL loads
+    the drivers on a thread of its own meanwhile (:mod:`inpaint.cl.preload`)."""
     from ..cl import kcache
     from . import guard
 
     kcache.prepare()
+    if program and name in ("remove", "resize", "devices") and not _asks_for_no_device(argv):
+        from ..cl import preload
+
+        preload.start()
     if name != "app":
         guard.stop_promptly()
     return _command(name).main(argv, prog)
+
+
+def _asks_for_no_device(argv: Sequence[str]) -> bool:
+    """Whether the command line surely runs without OpenCL: help, the version, or numpy's backend."""
+    backend = os.environ.get("INPAINT_BACKEND")
+    for i, token in enumerate(argv):
+        if token in ("-h", "--help", "--version"):
+            return True
+        if token.startswith("--backend="):
+            backend = token.partition("=")[2]
+        elif token == "--backend":
+            backend = argv[i + 1] if i + 1 < len(argv) else None
+    return backend == "numpy"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -70,9 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         prog = f"inpaint {argv[0]}"
-        status = guarded(prog, lambda: _start(argv[0], argv[1:], prog), program)
+        status = guarded(prog, lambda: _start(argv[0], argv[1:], prog, program), program)
     else:
-        status = guarded("inpaint", lambda: _start("remove", argv, "inpaint"), program)
+        status = guarded("inpaint", lambda: _start("remove", argv, "inpaint", program), program)
     if program:
         from .guard import end_process
 
