@@ -90,6 +90,56 @@ def test_a_blob_of_the_backdrops_colour_inside_the_box_is_left_out():
     assert (got & blob).sum() <= 0.05 * blob.sum()
 
 
+def _body_and_leg(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A dark disc on noisy grass with a one-pixel dark leg running from it: the photo, the disc
+    and the leg."""
+    rng = np.random.default_rng(seed)
+    h, w = 200, 260
+    img = np.clip(np.array([70, 150, 60]) + rng.normal(0, 25, (h, w, 3)), 0, 255)
+    yy, xx = np.mgrid[:h, :w]
+    body = (yy - 70) ** 2 + (xx - 130) ** 2 < 30 ** 2
+    leg = np.zeros((h, w), bool)
+    t = np.linspace(0, 1, 400)
+    leg[(90 + t * 90).astype(int), (130 - t * 60).astype(int)] = True
+    leg &= ~body
+    img[body | leg] = np.clip(np.array([40, 35, 30]) + rng.normal(0, 8, (int((body | leg).sum()), 3)), 0, 255)
+    return img.astype(np.uint8), body, leg
+
+
+@needs_cv2
+@pytest.mark.parametrize("seed", range(3))
+def test_a_part_a_pixel_thin_comes_back_where_the_colour_models_call_it_object(seed, monkeypatch):
+    """GrabCut's smoothness drops a one-pixel leg; the cut's own colour models, which call it
+    object, bring it back where it touches the object.  Nothing outside the lasso joins, and
+    little of the grass."""
+    img, body, leg = _body_and_leg(seed)
+    lasso = np.zeros(body.shape, bool)
+    lasso[20:195, 50:190] = True
+    got = select_around(img, lasso)
+    assert (got & body).sum() == body.sum() and (got & leg).sum() >= 0.95 * leg.sum()
+    assert not (got & ~lasso).any() and (got & ~(body | leg)).sum() <= 0.05 * leg.sum()
+    monkeypatch.setattr(sel_mod, "THIN_LIKELIER", np.inf)  # the cut alone
+    assert (select_around(img, lasso) & leg).sum() <= 0.5 * leg.sum()
+
+
+def test_the_colour_models_log_likelihood_is_that_of_their_gaussians():
+    """OpenCV's model layout read right: against scipy's multivariate normal, component by
+    component (weights, then means, then covariances)."""
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(4)
+    weights = np.array([0.5, 0.3, 0.2, 0.0, 0.0])
+    means = rng.uniform(0, 255, (5, 3))
+    covs = []
+    for _ in range(5):
+        a = rng.normal(0, 10, (3, 3))
+        covs.append(a @ a.T + np.eye(3) * 20)
+    model = np.concatenate([weights, means.ravel(), np.ravel(covs)])[None, :]
+    pixels = rng.uniform(0, 255, (50, 3))
+    want = np.log(sum(w * stats.multivariate_normal(m, c + np.eye(3) * 1e-6).pdf(pixels)
+                      for w, m, c in zip(weights[:3], means[:3], covs[:3])))
+    assert np.allclose(sel_mod._log_likelihood(model, pixels), want, rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("grabcut", BOTH)
 @pytest.mark.parametrize("seed", range(2))
 def test_the_selection_lies_inside_the_box_and_the_lasso(grabcut, seed):
