@@ -12,8 +12,9 @@ Each cut runs on the gesture's neighbourhood reduced to at most :data:`WORK_PIXE
 (block means), so a selection costs about the same on any photo; the reduced answer is
 brought back to full size and its edge refined there: the pixels along the edge go to the
 object or the background, whichever of the two local mean colours next to them they are
-closer to.  Before that, the parts the cut's smoothness dropped for being a pixel or two thin
-come back where the cut's own colour models clearly call them object (:data:`THIN_LIKELIER`).
+closer to.  Before that, a box's or a lasso's cut gets back the parts its smoothness dropped for
+being a pixel or two thin, where its own colour models clearly call them object
+(:data:`THIN_LIKELIER`).
 
 Without OpenCV a colour model stands in for GrabCut (the colours inside the gesture that are
 much commoner there than outside it); :func:`fallback_note` says so.
@@ -67,7 +68,8 @@ MIN_OUTSIDE = 64
 #: After the cut, an undecided pixel joins the object where its colour is this much likelier
 #: (natural log of the ratio) under the cut's object model than under its background model, it
 #: lies in a part too thin to survive an opening by a 3x3 square, and that part touches the
-#: object: the cut's smoothness drops parts a pixel or two thin (a leg, a wire).
+#: object: the cut's smoothness drops parts a pixel or two thin (a leg, a wire).  For a box or a
+#: lasso, whose inside is all probable object; a tap's cut, half background, keeps its own.
 THIN_LIKELIER = 3.0
 
 
@@ -201,7 +203,9 @@ def _edge_refined(sub: np.ndarray, small: np.ndarray, fg: np.ndarray, f: int) ->
     return full
 
 
-def _grabcut(small: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def _grabcut(small: np.ndarray, labels: np.ndarray, thin: bool = False) -> np.ndarray:
+    """GrabCut's object on ``small`` from ``labels``; with ``thin``, and the parts a pixel or two
+    thin that its models call object (:data:`THIN_LIKELIER`)."""
     import cv2
 
     labels = labels.copy()
@@ -213,7 +217,7 @@ def _grabcut(small: np.ndarray, labels: np.ndarray) -> np.ndarray:
     cv2.setRNGSeed(0)   # GrabCut's k-means starts from OpenCV's random numbers: the same gesture, the same answer
     cv2.grabCut(small, labels, None, bgd, fgd, ITERATIONS, cv2.GC_INIT_WITH_MASK)
     fg = (labels == cv2.GC_FGD) | (labels == cv2.GC_PR_FGD)
-    if not fg.any():
+    if not thin or not fg.any():
         return fg
     dropped = undecided & ~fg
     pixels = small[dropped].astype(np.float64)
@@ -292,14 +296,14 @@ def _clean(fg: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
 
 
 def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: bool,
-         keep=None) -> np.ndarray:
+         keep=None, thin: bool = False) -> np.ndarray:
     """One cut on ``rgb[y0:y1, x0:x1]``: ``labels_at(f, shape)`` gives GrabCut's labels of the
     crop reduced by ``f``; returns the full-size selection in the crop's place."""
     y0, y1, x0, x1 = crop
     sub = rgb[y0:y1, x0:x1]
     small, f = _reduce(sub, WORK_PIXELS)
     labels = labels_at(f, small.shape[:2])
-    fg = _grabcut(small, labels) if grabcut else _colour_model(small, labels)
+    fg = _grabcut(small, labels, thin) if grabcut else _colour_model(small, labels)
     fg = _clean(fg, labels == 1 if keep else None)
     out = np.zeros(rgb.shape[:2], bool)
     out[y0:y1, x0:x1] = _edge_refined(sub, small, fg, f)
@@ -408,11 +412,11 @@ def _select_inside(rgb: np.ndarray, inside: np.ndarray, bounds: tuple[int, int, 
                 labels[depth >= core * depth.max()] = 1                # GC_FGD
         return labels
 
-    got = _cut(rgb, crop, labels_at, use) & inside
+    got = _cut(rgb, crop, labels_at, use, thin=True) & inside
     if use and CORE and got.sum() < LOST * inside.sum():
         # The cut gave (nearly) everything to the background, as it does where the object's
         # colours are the background's too: the gesture's deepest part is the object.
-        got = _cut(rgb, crop, lambda f, shape: labels_at(f, shape, CORE), use) & inside
+        got = _cut(rgb, crop, lambda f, shape: labels_at(f, shape, CORE), use, thin=True) & inside
     return got
 
 
