@@ -499,6 +499,30 @@ def test_a_stop_ending_the_process_on_another_thread_is_the_only_report(tmp_path
     assert (proc.returncode, proc.stderr) == (128 + signal.SIGTERM, "inpaint: stopped by SIGTERM\n")
 
 
+@pytest.mark.parametrize("broken", ["temp files", "the line"])
+def test_a_stop_ending_the_process_ends_it_whatever_its_clean_up_meets(tmp_path, broken):
+    """The thread that ends the process for a stop still ends it when a clean-up step raises (a
+    module the signal found half imported): the main thread, which waits for that end, is not
+    left waiting.  Where only the temporary files failed, the line still comes."""
+    script = (
+        "import threading, time\n"
+        "from inpaint.cli import guard\n"
+        "def broken():\n"
+        "    raise NameError('half imported')\n"
+        f"guard.{'_remove_temp_files' if broken == 'temp files' else '_say_last'} = lambda *a: broken()\n"
+        "with guard._Process.lock:\n"
+        "    guard._Process.ending = True\n"
+        "threading.Thread(target=guard._end_now, args=('inpaint', 15)).start()\n"
+        "guard._wait_if_ending()\n"
+        "print('still here')\n")
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM and time.monotonic() - t0 < 30, proc
+    assert "still here" not in proc.stdout and "Traceback" not in proc.stderr, proc
+    assert proc.stderr == ("inpaint: stopped by SIGTERM\n" if broken == "temp files" else "")
+
+
 @pytest.mark.parametrize("moments", first_by_default([8, 16]))
 def test_sigterm_at_any_moment_of_start_up_ends_the_run_cleanly(tmp_path, moments):
     """SIGTERM at a spread of moments from the process's start to the end of a whole (small) run

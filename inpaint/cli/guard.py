@@ -244,21 +244,28 @@ def _end_now(prog: str, signum: int) -> None:
     """End the process at once for ``signum``: remove the temporary files of an unfinished
     write, say the one line, and exit with the signal's status; once the run is over (its result
     written and reported), exit quietly with the run's own status."""
-    if threading.current_thread() is threading.main_thread():
-        for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
-            signal.signal(sig, signal.SIG_IGN)
-    _remove_temp_files()
-    if _Process.status is None:
-        _say_last(_stop_line(prog, signum))
-    for stream in (sys.stdout, sys.stderr):
+    # Whatever a step below meets (a module the signal found half imported), the process ends: a
+    # thread that died here would leave the main thread waiting for an end that never comes.
+    try:
+        if threading.current_thread() is threading.main_thread():
+            for sig in _STOP_SIGNALS:  # nothing may interrupt the last steps
+                signal.signal(sig, signal.SIG_IGN)
         try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError):
+            _remove_temp_files()
+        except Exception:  # noqa: BLE001 - the line and the exit still come
             pass
-    if _Process.status is not None:
-        os._exit(_Process.status)
-    os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+        if _Process.status is None:
+            _say_last(_stop_line(prog, signum))
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except (OSError, ValueError):
+                pass
+    finally:
+        if _Process.status is not None:
+            os._exit(_Process.status)
+        os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
 
 
 @contextlib.contextmanager
