@@ -49,6 +49,12 @@ def _spawn(argv: list[str], cwd: Path, **kwargs) -> subprocess.Popen:
                             stdout=kwargs.pop("stdout", subprocess.PIPE), stderr=subprocess.PIPE, **kwargs)
 
 
+def _run_script(script: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``python -c script`` in ``cwd`` with this checkout importable; its output as text."""
+    return subprocess.run([sys.executable, "-c", script], cwd=cwd, env=_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
 def _photo(path: Path, seed: int, size: tuple[int, int] = (24, 20)) -> np.ndarray:
     rgb = np.random.default_rng(seed).integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
     Image.fromarray(rgb).save(path)
@@ -494,8 +500,7 @@ def test_a_stop_ending_the_process_on_another_thread_is_the_only_report(tmp_path
         "    time.sleep(0.1)\n"
         "    cancel.check()\n"
         "guard.end_process(guard.guarded('inpaint', run, program=True))\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                          timeout=60)
+    proc = _run_script(script, tmp_path)
     assert (proc.returncode, proc.stderr) == (128 + signal.SIGTERM, "inpaint: stopped by SIGTERM\n")
 
 
@@ -516,8 +521,7 @@ def test_a_stop_ending_the_process_ends_it_whatever_its_clean_up_meets(tmp_path,
         "guard._wait_if_ending()\n"
         "print('still here')\n")
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                          timeout=120)
+    proc = _run_script(script, tmp_path, timeout=120)
     assert proc.returncode == 128 + signal.SIGTERM and time.monotonic() - t0 < 30, proc
     assert "still here" not in proc.stdout and "Traceback" not in proc.stderr, proc
     assert proc.stderr == ("inpaint: stopped by SIGTERM\n" if broken == "temp files" else "")
@@ -846,8 +850,7 @@ def test_a_command_waits_for_its_queued_device_work_only_when_it_succeeded(tmp_p
         "rt = Runtime()\n"
         "runtime._finish_at_exit(rt)\n"
         f"guard.end_process({status})\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                          timeout=60)
+    proc = _run_script(script, tmp_path)
     assert proc.returncode == status, proc.stderr
     assert marker.exists() == finished
 
@@ -861,8 +864,7 @@ def test_the_command_ends_after_its_exit_hooks_threads_and_streams(tmp_path):
               "sys.stdout.write('unflushed ')\n"
               "sys.argv = ['inpaint', '--version']\n"
               "runpy.run_module('inpaint', run_name='__main__')\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                          timeout=60)
+    proc = _run_script(script, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("unflushed inpaint ") and proc.stdout.endswith("hook ran"), proc.stdout
     assert proc.stderr == "thread done\n"
