@@ -225,8 +225,8 @@ def _grabcut(small: np.ndarray, labels: np.ndarray, thin: bool = False) -> np.nd
     likely[dropped] = _log_likelihood(fgd, pixels) - _log_likelihood(bgd, pixels) > THIN_LIKELIER
     # only what is too thin to survive an opening by a 3x3 square: a wide region the models call
     # object is one the cut weighed and gave to the background
-    thin = (likely != 0) & (cv2.morphologyEx(likely, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) == 0)
-    _, parts = cv2.connectedComponents((fg | thin).view(np.uint8), connectivity=8)
+    slender = (likely != 0) & (cv2.morphologyEx(likely, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) == 0)
+    _, parts = cv2.connectedComponents((fg | slender).view(np.uint8), connectivity=8)
     joined = np.zeros(parts.max() + 1, bool)
     joined[parts[fg]] = True
     return joined[parts]
