@@ -8,8 +8,9 @@ first, on a thread of its own, through the loader pyopencl's compiled module lin
 the reading of the inputs run beside it.  The loader keeps what it found, so pyopencl's own
 listing (after :func:`wait`) is then immediate.
 
-Nothing starts where the runtime would refuse to load the drivers at all
-(:func:`inpaint.cl.kcache.load_refusal`), nor without pyopencl, nor once pyopencl is imported.
+Nothing starts under an address-space limit (``ulimit -v``), where the runtime may refuse to
+load the drivers at all (:func:`inpaint.cl.kcache.load_refusal`) and a first compile needs all the
+room it can have, nor without pyopencl, nor once pyopencl is imported.
 The thread starts after the kernel caches are prepared (PoCL reads its cache folder when it
 starts), with the stop signals held, which the drivers' own threads then keep; it says nothing,
 and the process does not end while it runs (a driver half loaded is not taken apart).
@@ -60,7 +61,9 @@ def start() -> bool:
 
     Call it once, after :func:`inpaint.cl.kcache.prepare` and before pyopencl is imported.
     """
-    if _thread or "pyopencl" in sys.modules or kcache.load_refusal() is not None:
+    # Under an address-space limit the thread's stack (which the C library keeps for reuse) counts
+    # against what a first compile may need: there the drivers load as they did, when first used.
+    if _thread or "pyopencl" in sys.modules or kcache.address_space_limit() is not None:
         return False
     try:
         extension = _extension()
