@@ -25,13 +25,27 @@ def _nothing_left():
     (["--mask=m.png", "p.png", "--output=o.png", "--stats", "--overwrite"], "p.png"),
     (["p.png", "-m", "m.png", "--force", "--quiet"], "p.png"),
     (["a.png", "b.png", "-o", "out/"], None),  # a batch
-    (["p.png", "--mask", "m.png", "--grow", "3"], None),  # an option not on the list
+    (["p.png", "--mask", "m.png", "-o", "o.png", "-q", "-y", "--seed", "3", "-p", "9"], "p.png"),
+    (["--grow", "3", "p.png", "--mask", "m.png"], "p.png"),
+    (["p.png", "--mask", "m.png", "--protect", "x.png"], None),  # an option not on the list
+    (["p.png", "--mask", "m.png", "--max-pixels", "100"], None),  # nor one that limits the reading
     (["-", "--mask", "m.png"], None),  # standard input
     (["resize", "p.png", "-W", "10"], None),
     (["p.png", "--mask"], None),
 ])
 def test_only_a_plain_one_image_command_is_guessed(argv, image):
     assert early._image_argument(argv) == image
+
+
+def test_the_options_guessed_are_the_commands_own():
+    """Each valued option takes one value and each flag none, as the command's parser has them."""
+    from inpaint.cli.remove import build_parser
+
+    actions = {s: a for a in build_parser()._actions for s in a.option_strings}
+    for option in early._VALUED:
+        assert actions[option].nargs is None and actions[option].const is None, option
+    for option in early._FLAGS:
+        assert actions[option].nargs == 0, option
 
 
 def _photo(path, h=31, w=37, seed=3):

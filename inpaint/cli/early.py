@@ -23,9 +23,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-#: Options whose value follows them, and flags, that a plain one-image command may hold.
-_VALUED = ("-o", "--output", "-m", "--mask", "--device")
-_FLAGS = ("-q", "--quiet", "--stats", "--overwrite", "--force")
+#: Options whose value follows them, and flags, that a plain one-image command may hold: where
+#: to write, and the fill's everyday settings (a test holds them to the command's own parser).
+_VALUED = ("-o", "--output", "-m", "--mask", "--device", "--backend", "--method", "-p", "--patch", "--seed",
+           "--grow", "--blend", "--quality", "--progress", "--profile")
+_FLAGS = ("-q", "--quiet", "-y", "--overwrite", "--force", "--stats")
 _PNG = b"\x89PNG\r\n\x1a\n"
 
 _early: dict[str, Any] = {}
