@@ -1,5 +1,7 @@
 """A batch command's timeline in its own process: when each fill starts and ends, each write
-ends and the command ends (ms from this script's start), and the time in ``check_output``.
+ends and the command ends (ms from this script's start), and the time in ``check_output``; then
+the clock times of this script's start, the command's end and its process's ``os._exit``
+(``ABS`` lines, for ``exit.sh``).
 
 Usage: ``[SWITCH=SECONDS] python batch_timeline.py FOLDER -o OUT/ -q -y --device DEVICE`` from the
 repository root: the command ``inpaint FOLDER ...``, run as the program (its drivers loaded
@@ -12,6 +14,7 @@ import sys
 import time
 
 T0 = time.perf_counter()
+T0_ABS = time.time()
 marks: list = []
 checks = [0.0, 0]
 
@@ -76,6 +79,14 @@ def submit(self, last):
 def end_process(status):
     mark("end_process")
     report()
+    sys.__stderr__.write(f"ABS t0 {T0_ABS:.4f} end_process {time.time():.4f}\n")
+    exit_now = os._exit
+
+    def timed_exit(code):
+        sys.__stderr__.write(f"ABS _exit {time.time():.4f}\n")
+        sys.__stderr__.flush()
+        exit_now(code)
+    os._exit = timed_exit
     _end(status)
 
 
