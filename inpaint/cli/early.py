@@ -21,6 +21,7 @@ import stat
 import struct
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 #: Options whose value follows them, and flags, that a plain one-image command may hold: where
@@ -102,6 +103,8 @@ def start(argv: Sequence[str]) -> None:
         return
     from PIL import Image
 
+    from ..wholefile import opened_whole
+
     Image.preinit()  # the PNG plugin, imported here: the thread imports nothing
     if size[0] * size[1] > Image.MAX_IMAGE_PIXELS or not _room(size[0] * size[1]):
         return
@@ -110,7 +113,7 @@ def start(argv: Sequence[str]) -> None:
     def decode() -> None:
         try:
             st = os.stat(path)
-            img = Image.open(path, formats=["PNG"])
+            img = opened_whole(Path(path), Image.open(path, formats=["PNG"]))
             tiles = list(img.tile)
             img.load()
             _early.update(image=img, tiles=tiles, identity=_identity(st))

@@ -13,6 +13,7 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..errors import ImageTooLarge, InputError, InputWarning
+from ..wholefile import opened_whole
 from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
@@ -123,7 +124,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
     notes = []
     try:
         with filtered("error", Image.DecompressionBombWarning):
-            img, tiles = decoded if decoded is not None else (Image.open(p), None)
+            img, tiles = decoded if decoded is not None else (opened_whole(p, Image.open(p)), None)
             if tiles is None:
                 tiles = list(getattr(img, "tile", []) or [])
             frames = int(getattr(img, "n_frames", 1) or 1)
