@@ -62,6 +62,9 @@ def test_only_a_plain_png_file_is_decoded(tmp_path):
     assert early._plain_png(str(tmp_path / "p.jpg")) is None
     assert early._plain_png(str(tmp_path)) is None
     assert early._plain_png(str(tmp_path / "missing.png")) is None
+    if hasattr(os, "mkfifo"):  # a named pipe is not opened: that would wait for a writer
+        os.mkfifo(tmp_path / "pipe.png")
+        assert early._plain_png(str(tmp_path / "pipe.png")) is None
     early.start([str(tmp_path / "p.jpg"), "--mask", "m.png"])
     assert early.take(tmp_path / "p.jpg") is None
 

@@ -56,9 +56,13 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 def _plain_png(path: str) -> tuple[int, int] | None:
-    """``(width, height)`` of a regular PNG file without animation, else None."""
+    """``(width, height)`` of a regular PNG file without animation, else None.  Nothing else is
+    opened: opening a named pipe waits for a writer."""
     try:
-        with open(path, "rb") as fh:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (replaced by a pipe meanwhile)
+        with open(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) or fh.read(8) != _PNG:
                 return None
             size = None
