@@ -112,3 +112,19 @@ def test_files_that_do_not_read_plainly_are_left_to_pillow(tmp_path, photo):
     for path in (apart, anim, one):
         with Image.open(path) as opened:
             assert opened_whole(path, opened) is opened
+
+
+@pytest.mark.parametrize("channels", [2, 3])
+def test_a_16_bit_png_of_many_idat_chunks_keeps_its_full_depth(tmp_path, channels):
+    """A 16-bit photo is decoded again for its low bytes (and grey+alpha as bytes): those decodings
+    take the joined data too, and the full-depth pixels are the file's."""
+    from inpaint.io import write_png
+
+    arr = np.random.default_rng(7).integers(0, 65536, (40, 52, channels), dtype=np.uint16)
+    one = tmp_path / "one.png"
+    with one.open("wb") as fh:
+        write_png(fh, arr)
+    many = tmp_path / "many.png"
+    many.write_bytes(_rechunked(one.read_bytes(), 700))
+    assert sum(kind == b"IDAT" for kind, _ in _chunks(many.read_bytes())) > 10
+    np.testing.assert_array_equal(read_image(many).wide, arr)

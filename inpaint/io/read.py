@@ -178,7 +178,7 @@ def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
     Decoding the same data again with the opposite byte order makes Pillow keep the other
     byte.  Only for uncompressed and PNG data (``raw``/``zip`` decoders)."""
     try:
-        with Image.open(path) as img:
+        with opened_whole(path, Image.open(path)) as img:
             img.tile = [t._replace(args=(_swap_rawmode(t.args) if isinstance(t.args, str)
                                          else (_swap_rawmode(t.args[0]),) + tuple(t.args[1:])))
                         for t in img.tile]
@@ -194,7 +194,7 @@ def _grey_alpha16(path: Path) -> np.ndarray | None:
     Decoded as 8-bit RGBA: both have four bytes per pixel, so PNG's filters undo the same way
     and each pixel comes out as the bytes grey-high, grey-low, alpha-high, alpha-low."""
     try:
-        with Image.open(path) as img:
+        with opened_whole(path, Image.open(path)) as img:
             img.tile = [t._replace(args=("RGBA",) + (tuple(t.args[1:]) if isinstance(t.args, tuple) else ()))
                         for t in img.tile]
             img.load()
