@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..errors import ImageTooLarge, InputError, InputWarning
-from ..wholefile import opened_whole
+from ..wholefile import EXTRA_BYTES_PER_FILE_BYTE, opened_whole
 from .memory import check_memory
 from .naming import shown
 from .pictures import Picture, Source
@@ -124,7 +124,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
     notes = []
     try:
         with filtered("error", Image.DecompressionBombWarning):
-            img, tiles = decoded if decoded is not None else (opened_whole(p, Image.open(p)), None)
+            img, tiles = decoded if decoded is not None else (Image.open(p), None)
             if tiles is None:
                 tiles = list(getattr(img, "tile", []) or [])
             frames = int(getattr(img, "n_frames", 1) or 1)
@@ -133,10 +133,13 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
                 kind = "pages" if img.format in ("TIFF", "MPO", "PDF") else "frames"
                 notes.append(f"{what} {shown(p)} has {frames} {kind}: only the first is used (the result has one)")
             need = _decoded_bytes(img) + img.size[0] * img.size[1] * work_bytes_per_pixel
+            if decoded is None:  # the file's bytes, held while it decodes in one call
+                need += EXTRA_BYTES_PER_FILE_BYTE * p.stat().st_size
             note = check_memory(need, f"{what} {shown(p)} ({img.size[0]}x{img.size[1]})")
             if note:
                 notes.append(note)
             if decoded is None:
+                img = opened_whole(p, img)
                 img.load()
     except InputError:
         if img is not None:
