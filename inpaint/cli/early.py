@@ -24,12 +24,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..wholefile import PNG_SIGNATURE, opened_whole
+
 #: Options whose value follows them, and flags, that a plain one-image command may hold: where
 #: to write, and the fill's everyday settings (a test holds them to the command's own parser).
 _VALUED = ("-o", "--output", "-m", "--mask", "--device", "--backend", "--method", "-p", "--patch", "--seed",
            "--grow", "--blend", "--quality", "--progress", "--profile")
 _FLAGS = ("-q", "--quiet", "-y", "--overwrite", "--force", "--stats")
-_PNG = b"\x89PNG\r\n\x1a\n"
 
 _early: dict[str, Any] = {}
 
@@ -63,7 +64,7 @@ def _plain_png(path: str) -> tuple[int, int] | None:
             return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (replaced by a pipe meanwhile)
         with open(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) or fh.read(8) != _PNG:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) or fh.read(8) != PNG_SIGNATURE:
                 return None
             size = None
             while True:
@@ -106,8 +107,6 @@ def start(argv: Sequence[str]) -> None:
     if size is None:
         return
     from PIL import Image
-
-    from ..wholefile import opened_whole
 
     Image.preinit()  # the PNG plugin, imported here: the thread imports nothing
     if size[0] * size[1] > Image.MAX_IMAGE_PIXELS or not _room(size[0] * size[1]):
