@@ -26,10 +26,18 @@ limit, plain = int(sys.argv[1]), sys.argv[2] == "plain"
 if limit:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from inpaint.cl import kcache, preload
+from inpaint.cancel import STOP_SIGNALS
 kcache.prepare()
+tasks = set(os.listdir("/proc/self/task"))
 started = False if plain else preload.start()
 threads = [t.name for t in threading.enumerate()]
 preload.wait()
+def held(task):
+    with open(f"/proc/self/task/{task}/status") as fh:
+        mask = int(next(line for line in fh if line.startswith("SigBlk:")).split()[1], 16)
+    return all(mask >> (sig - 1) & 1 for sig in STOP_SIGNALS)
+# the threads the drivers started meanwhile, and whether each keeps the stop signals held
+driver_threads = [held(t) for t in sorted(set(os.listdir("/proc/self/task")) - tasks)]
 def mapped():
     with open("/proc/self/maps") as fh:
         return sorted({line.split()[-1] for line in fh if "/" in line})
@@ -41,7 +49,8 @@ if not limit:
         found = [(d.platform.name, d.name) for _, _, d in runtime.all_devices()]
     except runtime.OpenCLUnavailable:
         found = []
-print(json.dumps({"started": started, "threads": threads, "before": before, "imported": imported,
+print(json.dumps({"started": started, "threads": threads, "driver_threads": driver_threads, "before": before,
+                  "imported": imported,
                   "after": mapped(), "found": found, "again": preload.start()}))
 """
 
@@ -56,6 +65,15 @@ def _probe(limit: int = 0, plain: bool = False, **env: str) -> dict:
 
 def _loaders(paths: list[str]) -> list[str]:
     return [p for p in paths if os.path.basename(p).startswith("libOpenCL")]
+
+
+@pytest.mark.opencl
+def test_the_drivers_threads_started_ahead_keep_the_stop_signals_held():
+    """As where the runtime starts the drivers (``signals_held``): a stop signal that came to a
+    driver's thread would interrupt its compiler, and PoCL aborts the process."""
+    got = _probe()
+    assert got["started"] and got["driver_threads"], got["driver_threads"]  # (PoCL starts its workers)
+    assert all(got["driver_threads"]), got["driver_threads"]
 
 
 @pytest.mark.opencl

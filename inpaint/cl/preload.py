@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
 
+from ..cancel import STOP_SIGNALS
 from . import kcache
 
 _thread: list[threading.Thread] = []
@@ -47,6 +49,11 @@ def _extension() -> Path | None:
 
 
 def _list_platforms(extension: Path) -> None:
+    # The drivers' threads, started from here, keep the stop signals held, as where the runtime
+    # starts them (inpaint.cancel.signals_held): a signal that came to one of them would interrupt
+    # its compiler (PoCL then aborts: "Final linking of kernel ... failed").
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     # Loaded as pyopencl's import will load it (the same file, so the same copy): the loader comes
     # in as its dependency, and finds a driver named in the wheel by the module's search path.
     try:
