@@ -152,8 +152,10 @@ def test_the_ledger_keeps_recorded_programs_and_drops_changed_or_unknown_ones(tm
     _tree(root, {"CC/UNKNOWN/program.bc": b"bc", "CC/UNKNOWN/tempfile_x": b""})
 
     assert kcache.check_pocl_cache(str(root), alone=False) == [os.path.join("BB", "CHANGED")]
-    assert (root / "CC/UNKNOWN/tempfile_x").exists()  # another run may be writing it
-    assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("CC", "UNKNOWN")]
+    # another run may be writing or loading them
+    assert (root / "CC/UNKNOWN/tempfile_x").exists() and (root / "BB/CHANGED/program.bc").exists()
+    assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("BB", "CHANGED"),
+                                                              os.path.join("CC", "UNKNOWN")]
     assert sorted(p.name for p in root.glob("*/*")) == ["KEPT"]
 
     kcache.distrust()  # a cached program proved unusable: the next run starts empty
@@ -179,6 +181,65 @@ def test_another_running_process_keeps_the_cache_shared(tmp_path):
     assert kcache._lock(str(root)) is True
     os.close(kcache._state["lock"])
     kcache._state["lock"] = None
+
+
+def _try_shared(lock: Path) -> bool:
+    """Whether another process could start using the cache now (take the shared lock at once)."""
+    code = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR)\n"
+            "try: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)\nexcept OSError: sys.exit(1)")
+    return subprocess.run([sys.executable, "-c", code, str(lock)], timeout=30).returncode == 0
+
+
+def test_no_other_process_uses_the_cache_while_the_alone_one_checks_it(tmp_path):
+    pytest.importorskip("fcntl")
+    root = tmp_path / "pocl"
+    root.mkdir()
+    try:
+        assert kcache._lock(str(root)) is True
+        assert not _try_shared(root / ".lock")  # it would compile into folders the check removes
+        kcache._share()
+        assert _try_shared(root / ".lock")
+    finally:
+        kcache._unlock()
+
+
+def test_a_changed_program_beside_another_running_process_is_left_to_it(tmp_path, monkeypatch):
+    """While another process uses the cache, a program folder that differs from the ledger may be
+    that process's fresh work: it stays, and this process compiles in a folder of its own."""
+    pytest.importorskip("fcntl")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("POCL_CACHE_DIR", raising=False)
+    monkeypatch.setitem(kcache._state, "reason", None)
+    monkeypatch.setitem(kcache._state, "root", None)
+    cleanups = []
+    monkeypatch.setattr(kcache.atexit, "register", lambda *a: cleanups.append(a))
+    root = tmp_path / "cache" / "inpaint-cl" / "pocl"
+    _tree(root, {"AA/KEPT/program.bc": b"bc", "BB/CHANGED/program.bc": b"bc"})
+    monkeypatch.setitem(kcache._state, "root", str(root))
+    kcache._seal()
+    monkeypatch.setitem(kcache._state, "root", None)
+    sealed = (root / "BB/CHANGED/program.bc").stat()
+    (root / "BB/CHANGED/program.bc").write_bytes(b"rewritten")
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "
+                               "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); "
+                               "sys.stdin.read()", str(root / ".lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        kcache._prepare_pocl()
+        assert (root / "BB/CHANGED/program.bc").read_bytes() == b"rewritten"
+        assert os.environ["POCL_CACHE_DIR"] != str(root) and kcache._state["root"] is None
+        assert kcache._state["lock"] is None and cleanups
+        monkeypatch.delenv("POCL_CACHE_DIR")
+        (root / "BB/CHANGED/program.bc").write_bytes(b"bc")  # as the ledger has it
+        os.utime(root / "BB/CHANGED/program.bc", ns=(sealed.st_atime_ns, sealed.st_mtime_ns))
+        kcache._prepare_pocl()  # nothing differs: the shared cache is used
+        assert os.environ["POCL_CACHE_DIR"] == str(root) and kcache._state["root"] == str(root)
+    finally:
+        holder.communicate("", timeout=30)
+        kcache._unlock()
+        for func, *args in cleanups:
+            func(*args)
 
 
 def test_a_full_disk_compiles_in_a_temporary_folder_or_says_there_is_no_room(tmp_path, monkeypatch):

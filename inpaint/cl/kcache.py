@@ -11,8 +11,10 @@ So, once per process and before pyopencl is imported, :func:`prepare`:
 * points PoCL at a folder of ours (unless ``POCL_CACHE_DIR`` is set), with a ledger of every
   file's size and modification time, written when a process that loaded OpenCL exits.  A
   program folder whose files differ from the ledger is removed before PoCL can load it; so is one
-  the ledger does not know (a process that wrote it did not finish), unless another process is
-  using the cache and may be writing it.  PoCL then compiles those programs afresh;
+  the ledger does not know (a process that wrote it did not finish).  PoCL then compiles those
+  programs afresh.  The check holds the cache alone: while another process uses the cache, a
+  folder may be its work in progress, so nothing is removed, and a process that finds a folder
+  differing from the ledger compiles in a temporary folder of its own instead;
 * compiles in a fresh temporary folder when the cache's disk has too little room, and says that
   OpenCL cannot be used when no folder has room (:func:`unusable_reason`);
 * removes a SQLite cache of pyopencl's that fails SQLite's quick check, and turns pyopencl's
@@ -121,8 +123,10 @@ def _read_ledger(root: str) -> dict[str, list[int]]:
 
 
 def _lock(root: str) -> bool:
-    """Hold a shared lock on ``root`` for this process's life; ``True`` when no other process
-    held it at the start (so unknown program folders are leftovers, not another run's work)."""
+    """Lock ``root`` for this process's life; ``True`` when no other process held it.
+
+    Alone, the lock is exclusive until :func:`_share`, so that the check runs before any other
+    process can use the cache; otherwise it is shared, taken once an alone process's check ends."""
     try:
         import fcntl
     except ImportError:  # Windows: assume others may be running
@@ -134,19 +138,37 @@ def _lock(root: str) -> bool:
     _state["lock"] = fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        alone = True
+        return True
     except OSError:
-        alone = False
-    fcntl.flock(fd, fcntl.LOCK_SH)  # converts an exclusive lock; waits out another's check
-    return alone
+        pass
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits out an alone process's check
+    return False
+
+
+def _share() -> None:
+    """Let other processes use the cache beside this one (after an alone process's check)."""
+    if _state["lock"] is None:
+        return
+    import fcntl
+
+    # Not atomic: another process may take the lock in between, and this one then waits out
+    # that process's check before it compiles anything.
+    fcntl.flock(_state["lock"], fcntl.LOCK_SH)
+
+
+def _unlock() -> None:
+    if _state["lock"] is not None:
+        os.close(_state["lock"])
+        _state["lock"] = None
 
 
 def check_pocl_cache(root: str, alone: bool) -> list[str]:
-    """Remove the program folders under ``root`` that PoCL must not load; return their names.
+    """The program folders under ``root`` that PoCL must not load; removed when ``alone``.
 
-    A folder goes when a file differs in size or modification time from the ledger, or, when
-    ``alone``, when the ledger does not list one of its files; then PoCL's temporary files go
-    too.
+    A folder must not be loaded when a file differs in size or modification time from the
+    ledger, or, when ``alone``, when the ledger does not list one of its files.  Only when
+    ``alone`` are they removed, and PoCL's temporary files with them: otherwise another process
+    may be writing or reading them.
     """
     ledger = _read_ledger(root)
     bad: set[str] = set()
@@ -154,16 +176,17 @@ def check_pocl_cache(root: str, alone: bool) -> list[str]:
         known = ledger.get(rel)
         if (known is not None and known != stat) or (known is None and alone):
             bad.add(_entry(rel))
+    if not alone:
+        return sorted(bad)
     for entry in sorted(bad):
         shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
-    if alone:  # PoCL's half-written files of runs that did not finish
-        for dirpath, _dirs, files in os.walk(root):
-            for name in files:
-                if name.startswith("tempfile"):
-                    try:
-                        os.unlink(os.path.join(dirpath, name))
-                    except OSError:
-                        pass
+    for dirpath, _dirs, files in os.walk(root):  # PoCL's half-written files of runs that did not finish
+        for name in files:
+            if name.startswith("tempfile"):
+                try:
+                    os.unlink(os.path.join(dirpath, name))
+                except OSError:
+                    pass
     return sorted(bad)
 
 
@@ -320,7 +343,12 @@ def _prepare_pocl() -> None:
     if not writable or _free_bytes(root) < MIN_FREE_BYTES:
         _temporary_pocl_cache()
         return
-    check_pocl_cache(root, _lock(root))
+    alone = _lock(root)
+    if check_pocl_cache(root, alone) and not alone:
+        _unlock()  # a folder differs while another process uses the cache: compile apart from it
+        _temporary_pocl_cache()
+        return
+    _share()
     os.environ["POCL_CACHE_DIR"] = root
     _state["root"] = root  # sealed at exit once this process loads OpenCL (load_pyopencl)
 
