@@ -3,6 +3,8 @@
 A box or a lasso says where the object surely is not: everything outside it is background,
 and inside it OpenCV's GrabCut (a colour-model graph cut) finds the object
 (``GC_PR_FGD`` inside, ``GC_BGD`` outside, a thin rim just inside the gesture ``GC_PR_BGD``).
+What a smooth path joins to the outside starts as probable background too: an out-of-focus
+backdrop runs on past the gesture's edge, where an object's outline bounds it.
 Where the cut loses the object (its colours are the background's too), it is made again with
 the gesture's deepest part as certain object.  A tap seeds the same cut with a box grown from
 the colour region under it (:mod:`inpaint.tapselect`), its colour region as certainly object;
@@ -71,6 +73,14 @@ MIN_OUTSIDE = 64
 #: object: the cut's smoothness drops parts a pixel or two thin (a leg, a wire).  For a box or a
 #: lasso, whose inside is all probable object; a tap's cut, half background, keeps its own.
 THIN_LIKELIER = 3.0
+#: A box's or lasso's probable object that a path of contrast under this joins to the outside
+#: starts as probable background (:func:`_backdrop_reach`): contrast is the gradient's magnitude
+#: (Sobel, over the three channels, after a Gaussian blur of :data:`REACH_BLUR` work pixels)
+#: over the brightness plus :data:`REACH_DARK` levels, so that a dark region's texture counts
+#: as a bright one's does.
+REACH_CONTRAST = 0.35
+REACH_DARK = 16.0
+REACH_BLUR = 1.0
 
 
 def fallback_note() -> str | None:
@@ -295,15 +305,45 @@ def _clean(fg: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
     return fill_holes(out)
 
 
+def _backdrop_reach(small: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``labels`` with the probable object that a smooth path joins to the outside made probable
+    background.
+
+    A smooth path is one of pixels whose contrast, the colour gradient's magnitude over the
+    brightness (plus :data:`REACH_DARK`), is under :data:`REACH_CONTRAST`.  An out-of-focus
+    backdrop runs on smoothly past the gesture's edge, where an object's outline bounds it; a
+    GrabCut that learns the background from the outside alone takes such a backdrop for object
+    where its colours are rare outside.  The labels stay probable: the cut still decides.
+    """
+    import cv2
+
+    img = cv2.GaussianBlur(small.astype(np.float32), (0, 0), REACH_BLUR)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    contrast = np.sqrt((gx * gx + gy * gy).sum(axis=2)) / (img.mean(axis=2) + REACH_DARK)
+    smooth = (contrast < REACH_CONTRAST).view(np.uint8)
+    n, parts = cv2.connectedComponents(smooth, connectivity=4)
+    reached = np.zeros(n, bool)
+    reached[parts[(labels == 0) & (smooth != 0)]] = True   # GC_BGD: outside the gesture
+    reached[0] = False                                       # the pixels of contrast
+    out = labels.copy()
+    out[reached[parts] & (labels == 3)] = 2                  # GC_PR_FGD -> GC_PR_BGD
+    return out
+
+
 def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: bool,
-         keep=None, thin: bool = False) -> np.ndarray:
+         keep=None, gesture: bool = False) -> np.ndarray:
     """One cut on ``rgb[y0:y1, x0:x1]``: ``labels_at(f, shape)`` gives GrabCut's labels of the
-    crop reduced by ``f``; returns the full-size selection in the crop's place."""
+    crop reduced by ``f``; returns the full-size selection in the crop's place.  A box's or a
+    lasso's cut (``gesture``) starts the backdrop it reaches as probable background and gets
+    back the thin parts (:func:`_backdrop_reach`, :func:`_grabcut`)."""
     y0, y1, x0, x1 = crop
     sub = rgb[y0:y1, x0:x1]
     small, f = _reduce(sub, WORK_PIXELS)
     labels = labels_at(f, small.shape[:2])
-    fg = _grabcut(small, labels, thin) if grabcut else _colour_model(small, labels)
+    if gesture and grabcut:
+        labels = _backdrop_reach(small, labels)
+    fg = _grabcut(small, labels, gesture) if grabcut else _colour_model(small, labels)
     fg = _clean(fg, labels == 1 if keep else None)
     out = np.zeros(rgb.shape[:2], bool)
     out[y0:y1, x0:x1] = _edge_refined(sub, small, fg, f)
@@ -412,11 +452,11 @@ def _select_inside(rgb: np.ndarray, inside: np.ndarray, bounds: tuple[int, int, 
                 labels[depth >= core * depth.max()] = 1                # GC_FGD
         return labels
 
-    got = _cut(rgb, crop, labels_at, use, thin=True) & inside
+    got = _cut(rgb, crop, labels_at, use, gesture=True) & inside
     if use and CORE and got.sum() < LOST * inside.sum():
         # The cut gave (nearly) everything to the background, as it does where the object's
         # colours are the background's too: the gesture's deepest part is the object.
-        got = _cut(rgb, crop, lambda f, shape: labels_at(f, shape, CORE), use, thin=True) & inside
+        got = _cut(rgb, crop, lambda f, shape: labels_at(f, shape, CORE), use, gesture=True) & inside
     return got
 
 

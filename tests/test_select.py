@@ -90,6 +90,77 @@ def test_a_blob_of_the_backdrops_colour_inside_the_box_is_left_out():
     assert (got & blob).sum() <= 0.05 * blob.sum()
 
 
+def _glow_scene(seed: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
+    """A sharp, textured red disc on a smooth grey backdrop that a wide orange glow lights inside
+    the box and fades out past its edge (an out-of-focus light): the photo, the disc, the box."""
+    rng = np.random.default_rng(seed)
+    h, w = 240, 320
+    yy, xx = np.mgrid[:h, :w]
+    glow = np.exp(-(((yy - 150) / 45.0) ** 2 + ((xx - 215) / 45.0) ** 2))[..., None]
+    back = np.array([120, 125, 130]) * (1 - glow) + np.array([250, 150, 40]) * glow + rng.normal(0, 2, (h, w, 3))
+    disc = (yy - 95) ** 2 + (xx - 110) ** 2 < 38 ** 2
+    front = np.array([150, 30, 40]) + rng.normal(0, 20, (h, w, 3))
+    img = np.where(disc[..., None], front, back).clip(0, 255).astype(np.uint8)
+    return img, disc, (50, 35, 262, 200)
+
+
+@needs_cv2
+@pytest.mark.parametrize("seed", range(3))
+def test_an_out_of_focus_glow_inside_the_box_is_left_out(seed, monkeypatch):
+    """The glow's colours are rare outside the box, so GrabCut alone takes them for object; a
+    smooth path joins them to the outside, where the disc's outline bounds it, and they are left
+    out."""
+    img, disc, box = _glow_scene(seed)
+    got = select_box(img, box)
+    assert iou(got, disc) >= 0.9
+    monkeypatch.setattr(sel_mod, "REACH_CONTRAST", 0.0)  # GrabCut alone
+    assert iou(select_box(img, box), disc) < 0.8
+
+
+def _reach_oracle(small: np.ndarray, labels: np.ndarray, contrast: np.ndarray) -> np.ndarray:
+    """A flood, pixel by pixel, from every smooth pixel outside the gesture through 4-neighbours
+    of low contrast; the probable object it reaches becomes probable background."""
+    h, w = labels.shape
+    smooth = contrast < sel_mod.REACH_CONTRAST
+    seen = smooth & (labels == 0)
+    todo = [tuple(p) for p in np.argwhere(seen)]
+    while todo:
+        y, x = todo.pop()
+        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+            if 0 <= ny < h and 0 <= nx < w and smooth[ny, nx] and not seen[ny, nx]:
+                seen[ny, nx] = True
+                todo.append((ny, nx))
+    out = labels.copy()
+    out[seen & (labels == 3)] = 2
+    return out
+
+
+@needs_cv2
+@pytest.mark.parametrize("seed", range(4))
+def test_the_backdrops_reach_is_a_flood_through_low_contrast(seed):
+    """Against a naive flood over the same contrast (the gradient's magnitude over the brightness):
+    smooth and textured tiles, dark and bright, with every label; only probable object changes."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    h, w = 48, 64
+    tiles = rng.integers(0, 4, (h // 8, w // 8))
+    level = rng.integers(5, 250, (h // 8, w // 8, 3))
+    noise = rng.normal(0, 1, (h, w, 3)) * np.kron(np.where(tiles == 0, 40, 1.5), np.ones((8, 8)))[..., None]
+    small = (np.kron(level, np.ones((8, 8, 1))) + noise).clip(0, 255).astype(np.uint8)
+    labels = np.full((h, w), 3, np.uint8)
+    labels[:5], labels[:, :4] = 0, 0
+    labels[rng.random((h, w)) < 0.05] = 1
+    labels[rng.random((h, w)) < 0.05] = 2
+    img = cv2.GaussianBlur(small.astype(np.float32), (0, 0), sel_mod.REACH_BLUR)
+    gx, gy = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    contrast = np.sqrt((gx * gx + gy * gy).sum(axis=2)) / (img.mean(axis=2) + sel_mod.REACH_DARK)
+    got = sel_mod._backdrop_reach(small, labels)
+    want = _reach_oracle(small, labels, contrast)
+    assert (got == want).all()
+    assert ((got == 2) & (labels == 3)).any() and (got == 3).any()  # both outcomes occur
+
+
 def _body_and_leg(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A dark disc on noisy grass with a one-pixel dark leg running from it: the photo, the disc
     and the leg."""
