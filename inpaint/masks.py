@@ -252,13 +252,15 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(lo - firsts, counts) + np.arange(total)
 
 
-def component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.ndarray:
-    """The connected component of ``cand`` holding ``seed`` (which must be in ``cand``).
+def _run_forest(cand: np.ndarray, connectivity: int):
+    """The horizontal runs of ``cand`` and the connected part each belongs to.
 
     The candidate pixels are cut into horizontal runs ``[a, b)`` per row; the runs of one row
     and the next touch when their columns overlap (4-connectivity) or meet diagonally
     (8-connectivity).  Runs are sorted by row, then column, so keys ``row * (W + 2) + column``
-    find each run's touching runs in the next row as one contiguous index range.
+    find each run's touching runs in the next row as one contiguous index range.  Returns the
+    runs' rows, starts, ends (exclusive), start keys, the key stride, and each run's root (the
+    smallest run index of its part).
     """
     h, w = cand.shape
     pad = np.zeros((h, w + 2), np.int8)
@@ -295,13 +297,32 @@ def component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.
             if np.array_equal(jumped, parent):
                 break
             parent = jumped
+    return rows, starts, ends, s_key, k, parent
+
+
+def _paint_runs(shape: tuple[int, int], rows, starts, ends, keep: np.ndarray) -> np.ndarray:
+    h, w = shape
+    edges = np.zeros((h, w + 1), np.int8)
+    edges[rows[keep], starts[keep]] = 1
+    edges[rows[keep], ends[keep]] = -1
+    return np.cumsum(edges, axis=1, dtype=np.int8)[:, :w] > 0
+
+
+def component(cand: np.ndarray, seed: tuple[int, int], connectivity: int) -> np.ndarray:
+    """The connected component of ``cand`` holding ``seed`` (which must be in ``cand``)."""
+    rows, starts, ends, s_key, k, parent = _run_forest(cand, connectivity)
     sy, sx = seed
     first = int(np.searchsorted(s_key, sy * k + sx, side="right")) - 1
-    seen = parent == parent[first]
-    edges = np.zeros((h, w + 1), np.int8)
-    edges[rows[seen], starts[seen]] = 1
-    edges[rows[seen], ends[seen]] = -1
-    return np.cumsum(edges, axis=1, dtype=np.int8)[:, :w] > 0
+    return _paint_runs(cand.shape, rows, starts, ends, parent == parent[first])
+
+
+def reached(cand: np.ndarray, seeds: np.ndarray, connectivity: int) -> np.ndarray:
+    """The pixels of ``cand`` that a path within ``cand`` joins to a pixel of ``seeds & cand``."""
+    rows, starts, ends, s_key, k, parent = _run_forest(cand, connectivity)
+    sy, sx = np.nonzero(seeds & cand)
+    roots = np.zeros(len(rows), bool)
+    roots[parent[np.searchsorted(s_key, sy * k + sx, side="right") - 1]] = True
+    return _paint_runs(cand.shape, rows, starts, ends, roots[parent])
 
 
 def grabcut_available() -> bool:

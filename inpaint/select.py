@@ -31,7 +31,7 @@ import numpy as np
 
 from . import install_hint
 from .errors import InputError
-from .masks import fill_holes, grabcut_available
+from .masks import fill_holes, grabcut_available, reached
 from .tapselect import _colour_region
 
 __all__ = ["TOLERANCE", "WORK_PIXELS", "fallback_note", "select_around", "select_box", "select_point"]
@@ -73,11 +73,11 @@ MIN_OUTSIDE = 64
 #: object: the cut's smoothness drops parts a pixel or two thin (a leg, a wire).  For a box or a
 #: lasso, whose inside is all probable object; a tap's cut, half background, keeps its own.
 THIN_LIKELIER = 3.0
-#: A box's or lasso's probable object that a path of contrast under this joins to the outside
-#: starts as probable background (:func:`_backdrop_reach`): contrast is the gradient's magnitude
-#: (Sobel, over the three channels, after a Gaussian blur of :data:`REACH_BLUR` work pixels)
-#: over the brightness plus :data:`REACH_DARK` levels, so that a dark region's texture counts
-#: as a bright one's does.
+#: A box's or lasso's probable object that a path of :func:`_contrast` under this joins to the
+#: outside starts as probable background (:func:`_backdrop_reach`).  The contrast divides the
+#: gradient by the brightness plus :data:`REACH_DARK` levels, so that a dark region's texture
+#: counts as a bright one's does; the gradient is taken after a Gaussian blur of
+#: :data:`REACH_BLUR` work pixels.
 REACH_CONTRAST = 0.35
 REACH_DARK = 16.0
 REACH_BLUR = 1.0
@@ -305,29 +305,41 @@ def _clean(fg: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
     return fill_holes(out)
 
 
+def _separable(a: np.ndarray, down: np.ndarray, across: np.ndarray) -> np.ndarray:
+    """``a`` (H, W, C) correlated with ``down`` along its rows' axis and ``across`` along its
+    columns', its edges mirrored (OpenCV's default border)."""
+    r, c = len(down) // 2, len(across) // 2
+    p = np.pad(a, ((r, r), (0, 0), (0, 0)), mode="reflect")
+    a = sum(wt * p[i:i + a.shape[0]] for i, wt in enumerate(down) if wt)
+    p = np.pad(a, ((0, 0), (c, c), (0, 0)), mode="reflect")
+    return sum(wt * p[:, i:i + a.shape[1]] for i, wt in enumerate(across) if wt)
+
+
+def _contrast(small: np.ndarray) -> np.ndarray:
+    """Each pixel's contrast: the colour gradient's magnitude (Sobel over the three channels,
+    after a Gaussian blur of :data:`REACH_BLUR` pixels) over the brightness plus
+    :data:`REACH_DARK` levels."""
+    x = np.arange(-3 * REACH_BLUR, 3 * REACH_BLUR + 1) if REACH_BLUR else np.zeros(1)
+    gauss = np.exp(-x * x / (2 * REACH_BLUR * REACH_BLUR)) if REACH_BLUR else np.ones(1)
+    gauss = (gauss / gauss.sum()).astype(np.float32)
+    img = _separable(small.astype(np.float32), gauss, gauss)
+    smooth, diff = np.array([1, 2, 1], np.float32), np.array([-1, 0, 1], np.float32)
+    gx, gy = _separable(img, smooth, diff), _separable(img, diff, smooth)
+    return np.sqrt((gx * gx + gy * gy).sum(axis=2)) / (img.mean(axis=2) + REACH_DARK)
+
+
 def _backdrop_reach(small: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """``labels`` with the probable object that a smooth path joins to the outside made probable
     background.
 
-    A smooth path is one of pixels whose contrast, the colour gradient's magnitude over the
-    brightness (plus :data:`REACH_DARK`), is under :data:`REACH_CONTRAST`.  An out-of-focus
-    backdrop runs on smoothly past the gesture's edge, where an object's outline bounds it; a
-    GrabCut that learns the background from the outside alone takes such a backdrop for object
-    where its colours are rare outside.  The labels stay probable: the cut still decides.
+    A smooth path is one of 4-neighbours whose :func:`_contrast` is under :data:`REACH_CONTRAST`.
+    An out-of-focus backdrop runs on smoothly past the gesture's edge, where an object's outline
+    bounds it; a cut that learns the background from the outside alone takes such a backdrop for
+    object where its colours are rare outside.  The labels stay probable: the cut still decides.
     """
-    import cv2
-
-    img = cv2.GaussianBlur(small.astype(np.float32), (0, 0), REACH_BLUR)
-    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
-    contrast = np.sqrt((gx * gx + gy * gy).sum(axis=2)) / (img.mean(axis=2) + REACH_DARK)
-    smooth = (contrast < REACH_CONTRAST).view(np.uint8)
-    n, parts = cv2.connectedComponents(smooth, connectivity=4)
-    reached = np.zeros(n, bool)
-    reached[parts[(labels == 0) & (smooth != 0)]] = True   # GC_BGD: outside the gesture
-    reached[0] = False                                       # the pixels of contrast
+    smooth = _contrast(small) < REACH_CONTRAST
     out = labels.copy()
-    out[reached[parts] & (labels == 3)] = 2                  # GC_PR_FGD -> GC_PR_BGD
+    out[reached(smooth, labels == 0, 4) & (labels == 3)] = 2   # GC_BGD seeds; GC_PR_FGD -> GC_PR_BGD
     return out
 
 
@@ -341,7 +353,7 @@ def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: b
     sub = rgb[y0:y1, x0:x1]
     small, f = _reduce(sub, WORK_PIXELS)
     labels = labels_at(f, small.shape[:2])
-    if gesture and grabcut:
+    if gesture:
         labels = _backdrop_reach(small, labels)
     fg = _grabcut(small, labels, gesture) if grabcut else _colour_model(small, labels)
     fg = _clean(fg, labels == 1 if keep else None)

@@ -107,14 +107,15 @@ def _glow_scene(seed: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int,
 @needs_cv2
 @pytest.mark.parametrize("seed", range(3))
 def test_an_out_of_focus_glow_inside_the_box_is_left_out(seed, monkeypatch):
-    """The glow's colours are rare outside the box, so GrabCut alone takes them for object; a
-    smooth path joins them to the outside, where the disc's outline bounds it, and they are left
-    out."""
+    """The glow's colours are rare outside the box, so a cut alone (GrabCut or the colour model)
+    takes them for object; a smooth path joins them to the outside, where the disc's outline
+    bounds it, and they are left out."""
     img, disc, box = _glow_scene(seed)
-    got = select_box(img, box)
-    assert iou(got, disc) >= 0.9
-    monkeypatch.setattr(sel_mod, "REACH_CONTRAST", 0.0)  # GrabCut alone
+    assert iou(select_box(img, box), disc) >= 0.9
+    assert iou(select_box(img, box, grabcut=False), disc) >= 0.9
+    monkeypatch.setattr(sel_mod, "REACH_CONTRAST", 0.0)  # the cut alone
     assert iou(select_box(img, box), disc) < 0.8
+    assert iou(select_box(img, box, grabcut=False), disc) < 0.8
 
 
 def _reach_oracle(small: np.ndarray, labels: np.ndarray, contrast: np.ndarray) -> np.ndarray:
@@ -138,8 +139,8 @@ def _reach_oracle(small: np.ndarray, labels: np.ndarray, contrast: np.ndarray) -
 @needs_cv2
 @pytest.mark.parametrize("seed", range(4))
 def test_the_backdrops_reach_is_a_flood_through_low_contrast(seed):
-    """Against a naive flood over the same contrast (the gradient's magnitude over the brightness):
-    smooth and textured tiles, dark and bright, with every label; only probable object changes."""
+    """Against OpenCV's blur and Sobel filters and a naive flood: smooth and textured tiles, dark
+    and bright, with every label; only probable object changes."""
     import cv2
 
     rng = np.random.default_rng(seed)
@@ -152,9 +153,10 @@ def test_the_backdrops_reach_is_a_flood_through_low_contrast(seed):
     labels[:5], labels[:, :4] = 0, 0
     labels[rng.random((h, w)) < 0.05] = 1
     labels[rng.random((h, w)) < 0.05] = 2
-    img = cv2.GaussianBlur(small.astype(np.float32), (0, 0), sel_mod.REACH_BLUR)
+    img = cv2.GaussianBlur(small.astype(np.float32), (7, 7), sel_mod.REACH_BLUR)  # 3 sigmas a side
     gx, gy = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
     contrast = np.sqrt((gx * gx + gy * gy).sum(axis=2)) / (img.mean(axis=2) + sel_mod.REACH_DARK)
+    assert np.allclose(sel_mod._contrast(small), contrast, rtol=1e-5, atol=1e-5)
     got = sel_mod._backdrop_reach(small, labels)
     want = _reach_oracle(small, labels, contrast)
     assert (got == want).all()
