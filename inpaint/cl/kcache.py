@@ -344,11 +344,14 @@ def _prepare_pocl() -> None:
         _temporary_pocl_cache()
         return
     alone = _lock(root)
-    if check_pocl_cache(root, alone) and not alone:
+    try:
+        differs = check_pocl_cache(root, alone)
+    finally:
+        _share()  # whatever happened, never keep the others out
+    if differs and not alone:
         _unlock()  # a folder differs while another process uses the cache: compile apart from it
         _temporary_pocl_cache()
         return
-    _share()
     os.environ["POCL_CACHE_DIR"] = root
     _state["root"] = root  # sealed at exit once this process loads OpenCL (load_pyopencl)
 
