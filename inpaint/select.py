@@ -95,8 +95,11 @@ def fallback_note() -> str | None:
 
 def _rgb(image: np.ndarray) -> np.ndarray:
     img = np.asarray(image)
-    if img.ndim != 3 or img.shape[2] < 3 or img.shape[0] < 2 or img.shape[1] < 2:
+    if img.ndim != 3 or img.shape[2] not in (3, 4):
         raise InputError(f"the image must be (H, W, 3) or (H, W, 4), got shape {np.shape(image)}")
+    if img.shape[0] < 2 or img.shape[1] < 2:
+        raise InputError(f"the image is {img.shape[1]}x{img.shape[0]} pixels: an object to select needs at "
+                         "least 2 pixels a side")
     if img.dtype != np.uint8:
         raise InputError(f"the image must be 8-bit (uint8), got {img.dtype}")
     return img[..., :3]

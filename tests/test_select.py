@@ -274,6 +274,19 @@ def test_bad_lassos_are_input_errors(mask, message):
         select_around(img, mask, grabcut=False)
 
 
+@pytest.mark.parametrize("shape, message", [
+    ((1, 40, 3), "40x1 pixels: an object to select needs at least 2 pixels a side"),
+    ((40, 1, 4), "1x40 pixels"), ((40, 40), r"\(H, W, 3\) or \(H, W, 4\), got shape \(40, 40\)"),
+    ((40, 40, 5), "got shape"),
+])
+def test_images_of_no_room_or_another_shape_are_input_errors(shape, message):
+    img = np.zeros(shape, np.uint8)
+    for gesture in (lambda: select_box(img, (0, 0, 1, 1)), lambda: select_around(img, np.ones(shape[:2], bool)),
+                    lambda: select_point(img, [(0, 0)])):
+        with pytest.raises(InputError, match=message):
+            gesture()
+
+
 @pytest.mark.parametrize("args, message", [
     (([(229, 10)],), "outside"), (([(0, -1)],), "outside"), (([("x", 1)],), "two numbers"),
 ])
