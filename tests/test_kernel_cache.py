@@ -163,16 +163,22 @@ def test_the_ledger_keeps_recorded_programs_and_drops_changed_or_unknown_ones(tm
     assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("AA", "KEPT")]
 
 
+def _holder(lock: Path) -> subprocess.Popen:
+    """Another process that holds the cache's shared lock until its input ends."""
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "
+                               "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); "
+                               "sys.stdin.read()", str(lock)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
 def test_another_running_process_keeps_the_cache_shared(tmp_path):
     pytest.importorskip("fcntl")
     root = tmp_path / "pocl"
     root.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "
-                               "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); "
-                               "sys.stdin.read()", str(root / ".lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = _holder(root / ".lock")
     try:
-        assert holder.stdout.readline().strip() == "held"
         assert kcache._lock(str(root)) is False
     finally:
         holder.communicate("", timeout=30)
@@ -220,12 +226,8 @@ def test_a_changed_program_beside_another_running_process_is_left_to_it(tmp_path
     monkeypatch.setitem(kcache._state, "root", None)
     sealed = (root / "BB/CHANGED/program.bc").stat()
     (root / "BB/CHANGED/program.bc").write_bytes(b"rewritten")
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "
-                               "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_SH); print('held', flush=True); "
-                               "sys.stdin.read()", str(root / ".lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = _holder(root / ".lock")
     try:
-        assert holder.stdout.readline().strip() == "held"
         kcache._prepare_pocl()
         assert (root / "BB/CHANGED/program.bc").read_bytes() == b"rewritten"
         assert os.environ["POCL_CACHE_DIR"] != str(root) and kcache._state["root"] is None

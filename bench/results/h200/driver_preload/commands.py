@@ -1,7 +1,8 @@
 """Whole commands, this tree against an earlier one, taking turns on one machine.
 
 Usage: ``python commands.py OUT_DIR BASE_TREE DEVICE ROUNDS`` from the repository root (BASE_TREE
-a copy made with ``git archive``, ``datasets`` linked in).  Each round runs, for each tree:
+a copy made with ``git archive``, ``datasets`` linked in; DEVICE ``-`` runs the commands without
+``--device``, on the device they take by default, and the floor on NVIDIA's).  Each round runs, for each tree:
 WalkingMan (``inpaint --case walkingman``), a 12 MP photo with a 3 % hole, and a batch of 60
 photos of 512x384 (``tools/gpu_speed.py``'s), plus the bare Python + OpenCL start as a floor.
 Writes OUT_DIR/commands.json and prints medians; the trees' outputs are compared.
@@ -33,14 +34,15 @@ with tempfile.TemporaryDirectory() as tmp:
     for r in range(rounds):
         for name, tree in trees.items():
             env = env_for(tree)
-            q = ["-q", "-y", "--device", device]
+            q = ["-q", "-y"] + ([] if device == "-" else ["--device", device])  # "-": the default device
             times[f"walkingman_{name}"].append(wall([sys.executable, "-m", "inpaint", "--case", "walkingman", "-o",
                                                      str(tmp / f"wm_{name}.png"), *q], env, tree))
             times[f"12mp_{name}"].append(wall([sys.executable, "-m", "inpaint", str(photo), "--mask", str(pmask),
                                                "-o", str(tmp / f"big_{name}.png"), *q], env, tree))
             times[f"batch_{name}"].append(wall([sys.executable, "-m", "inpaint", str(batch), "-o",
                                                 str(tmp / f"b_{name}_{r}") + "/", *q], env, tree))
-        times["floor"].append(wall([sys.executable, "-c", FLOOR, device], env_for(here), here))
+        times["floor"].append(wall([sys.executable, "-c", FLOOR, "NVIDIA" if device == "-" else device],
+                                   env_for(here), here))
     def pixels(path: Path) -> np.ndarray:
         return np.asarray(Image.open(path))
 
