@@ -31,15 +31,19 @@ The simulated user
 Each tap goes to a point deep inside the part of the object not selected yet: a random
 pixel (seeded) among those at least ``DEPTH`` of the largest distance to its outline.  A tap
 that adds more background than object is undone and tried again at half the tolerance (a
-user lowering the slider); below 4 that spot is given up.  Both selections get the same
-user, the same seeds and the default tolerance of each.
+user lowering the slider); below 4 that spot is given up, and after ``PATIENCE`` (10) spots
+given up in a row the user stops.  Both selections get the same
+user, the same seeds and the default tolerance of each.  With ``--subtract`` the user of
+:func:`inpaint.select.select_point` also takes away: where the selection holds more background
+than it misses of the object, the tap goes deep inside that background (a tap inside the
+selection), kept only if it takes away more background than object.
 
 The gestures' user: a lasso is the object's outline grown by a random 10-40 px (seeded), the
 margin wandering by up to a third of itself (smooth noise); a box is the object's bounding box
 grown by a random 5-20 % of its size on each side (seeded).
 
 ``python tools/tap_select_eval.py [--set tune|held-out|all] [--methods colour,object,select]
-[--only taps,lasso,box] [--no-gestures] [--seeds N] [--json FILE]`` prints Markdown.
+[--only taps,lasso,box] [--no-gestures] [--seeds N] [--subtract] [--json FILE]`` prints Markdown.
 """
 
 from __future__ import annotations
@@ -77,6 +81,11 @@ BUNDLED = ("walkingman", "river", "divingman", "hill")
 EXTRA = (("astronaut", "flag_backdrop", "astronaut"), ("cameraman", "tripod_grass", "cameraman"))
 #: A tap lands on a pixel at least this fraction of the deepest distance inside the missing part.
 DEPTH = 0.5
+#: The user stops after this many spots in a row given up (a selection that takes more background
+#: than object at every tolerance); without it a failing method could keep the user tapping for hours.
+PATIENCE = 10
+#: Set by ``--subtract``: the user also taps inside the selection to take background away.
+SUBTRACT = False
 SEEDS = (0, 1, 2)
 
 
@@ -136,13 +145,19 @@ def tap_point(missing: np.ndarray, rng: np.random.Generator) -> tuple[int, int] 
 
 def simulate(select, image, obj, tolerance, taps, seed, stateful=False):
     """The user above; returns the selection after each kept tap and the seconds each call took.
-    A ``stateful`` select takes the selection so far and returns the new one."""
+    A ``stateful`` select takes the selection so far and returns the new one.  With
+    ``SUBTRACT`` (and a stateful select), a tap goes where the selection is most wrong: into the
+    background it took where that is larger than the object it misses (a tap that takes away)."""
     rng = np.random.default_rng(seed)
     sel = np.zeros(obj.shape, bool)
     given_up = np.zeros(obj.shape, bool)
     after, seconds = [], []
-    while len(after) < taps:
-        yx = tap_point(obj & ~sel & ~given_up, rng)
+    failures = 0
+    while len(after) < taps and failures < PATIENCE:
+        over = sel & ~obj & ~given_up
+        missing = obj & ~sel & ~given_up
+        away = SUBTRACT and stateful and over.sum() > missing.sum()
+        yx = tap_point(over if away else missing, rng)
         if yx is None:
             break
         t = tolerance
@@ -150,14 +165,17 @@ def simulate(select, image, obj, tolerance, taps, seed, stateful=False):
             t0 = time.perf_counter()
             region = select(image, yx, t, sel) if stateful else select(image, yx, t)
             seconds.append(time.perf_counter() - t0)
-            new = region & ~sel
-            if (new & ~obj).sum() <= (new & obj).sum():
-                sel = sel | region
+            new = region if away else sel | region
+            changed = new ^ sel
+            if (changed & (new != obj)).sum() <= (changed & (new == obj)).sum():
+                sel = new
                 after.append(sel)
+                failures = 0
                 break
             if t <= 4:
                 y, x = yx
                 given_up[max(y - 3, 0):y + 4, max(x - 3, 0):x + 4] = True
+                failures += 1
                 break
             t = t // 2
     while len(after) < taps:          # nothing left to tap: the selection stays
@@ -266,7 +284,7 @@ def time_12mp(case: str = "dog_window", runs: int = 5) -> dict[str, list[float]]
 
 
 def main(argv=None) -> int:
-    global SEEDS
+    global SEEDS, SUBTRACT
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", choices=("tune", "held-out", "all"), default="all")
     p.add_argument("--methods", default="colour,object,select")
@@ -276,11 +294,15 @@ def main(argv=None) -> int:
                    help="what to measure, any of taps, lasso, box (default all three)")
     p.add_argument("--seeds", type=int, default=len(SEEDS),
                    help=f"simulated users per case (seeds 0..N-1; default {len(SEEDS)})")
+    p.add_argument("--subtract", action="store_true",
+                   help="the taps' user also takes away: a tap inside the selection where it took more "
+                        "background than it misses of the object")
     p.add_argument("--json", type=Path)
     p.add_argument("--time", action="store_true",
                    help="only time a lasso, a box and a tap on a 4000x3000 photo (dog_window enlarged)")
     args = p.parse_args(argv)
     SEEDS = tuple(range(args.seeds))
+    SUBTRACT = args.subtract
     if args.time:
         for name, values in time_12mp().items():
             if name.endswith("IoU"):
