@@ -56,9 +56,6 @@ TAP_MIN_SIDE = 0.15
 #: A tap's box outside its inscribed ellipse grown by this factor (its corners) starts as
 #: probable background: an object seldom fills the corners of a box grown about it.
 TAP_ELLIPSE = 1.3
-#: A first tap's cut that covers over this share of the outline of the area it may reach has
-#: run out of room, not found an object's edge: it is cut again with only its box undecided.
-TAP_LEAK = 0.3
 #: The background a cut learns from: a band around the gesture this share of its size wide.
 BAND = 0.25
 #: The rim inside a box or lasso that starts as probable background, as a share of the depth of
@@ -350,13 +347,11 @@ def _backdrop_reach(small: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: bool,
-         keep=None, gesture: bool = False, again=None) -> np.ndarray:
+         keep=None, gesture: bool = False) -> np.ndarray:
     """One cut on ``rgb[y0:y1, x0:x1]``: ``labels_at(f, shape)`` gives GrabCut's labels of the
     crop reduced by ``f``; returns the full-size selection in the crop's place.  A box's or a
     lasso's cut (``gesture``) starts the backdrop it reaches as probable background and gets
-    back the thin parts (:func:`_backdrop_reach`, :func:`_grabcut`).  ``again(fg, f)`` may
-    answer the reduced cut with new labels and the window ``(y0, y1, x0, x1)`` of the reduced
-    crop to cut again in."""
+    back the thin parts (:func:`_backdrop_reach`, :func:`_grabcut`)."""
     y0, y1, x0, x1 = crop
     sub = rgb[y0:y1, x0:x1]
     small, f = _reduce(sub, WORK_PIXELS)
@@ -365,15 +360,6 @@ def _cut(rgb: np.ndarray, crop: tuple[int, int, int, int], labels_at, grabcut: b
         labels = _backdrop_reach(small, labels)
     fg = _grabcut(small, labels, gesture) if grabcut else _colour_model(small, labels)
     fg = _clean(fg, labels == 1 if keep else None)
-    redo = again(fg, f) if again is not None else None
-    if redo is not None:     # on a quarter of the pixels: the second cut is to cost little
-        labels, (a0, a1, b0, b1) = redo
-        part, g = _reduce(small[a0:a1, b0:b1], WORK_PIXELS // 4)
-        window = _sample(labels[a0:a1, b0:b1], g, part.shape[:2])
-        cut = _grabcut(part, window) if grabcut else _colour_model(part, window)
-        fg = np.zeros_like(fg)
-        fg[a0:a1, b0:b1] = _edge_refined(small[a0:a1, b0:b1], part, cut, g)
-        fg = _clean(fg, labels == 1 if keep else None)
     out = np.zeros(rgb.shape[:2], bool)
     out[y0:y1, x0:x1] = _edge_refined(sub, small, fg, f)
     return out
@@ -596,56 +582,25 @@ def _at_least(bounds: tuple[int, int, int, int], side: float, h: int, w: int) ->
 def _tap_cut(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, bounds, box) -> np.ndarray:
     """One tap's cut: ``box`` probable object but for its corners (:data:`TAP_ELLIPSE`), a ring
     :data:`TAP_REACH` of ``bounds``' size beyond it probable background, the tap's colour region
-    and the selection certain object.  A first tap's cut that runs to the ring's outer edge
-    (:data:`TAP_LEAK`) took the backdrop: it is cut again in the box and a band around it
-    (:data:`BAND`), the ring certain background."""
+    and the selection certain object."""
     h, w = rgb.shape[:2]
     reach = _grown(*bounds, TAP_GROWTH + TAP_REACH, h, w)
     crop = _grown(*reach, BAND, h, w)
     y0, y1, x0, x1 = crop
-    leaked = False
-
-    def at(f: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """The photo's rows and columns that the crop reduced by ``f`` reads (:func:`_sample`)."""
-        return (np.minimum(np.arange(shape[0]) * f + f // 2, y1 - y0 - 1) + y0,
-                np.minimum(np.arange(shape[1]) * f + f // 2, x1 - x0 - 1) + x0)
-
-    def inside(b, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-        return ((ys >= b[0]) & (ys < b[1]))[:, None] & ((xs >= b[2]) & (xs < b[3]))[None, :]
+    inbox = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    inbox[reach[0] - y0:reach[1] - y0, reach[2] - x0:reach[3] - x0] = 2     # GC_PR_BGD
+    inbox[box[0] - y0:box[1] - y0, box[2] - x0:box[3] - x0] = 3             # GC_PR_FGD
+    yy = (np.arange(y0, y1) + 0.5 - (box[0] + box[1]) / 2) / max((box[1] - box[0]) / 2, 1)
+    xx = (np.arange(x0, x1) + 0.5 - (box[2] + box[3]) / 2) / max((box[3] - box[2]) / 2, 1)
+    inbox[(inbox == 3) & (yy[:, None] ** 2 + xx[None, :] ** 2 > TAP_ELLIPSE ** 2)] = 2   # the corners
+    sure = (region | sel)[y0:y1, x0:x1]
 
     def labels_at(f: int, shape: tuple[int, int]) -> np.ndarray:
-        ys, xs = at(f, shape)
-        labels = np.zeros(shape, np.uint8)
-        if not leaked:
-            labels[inside(reach, ys, xs)] = 2                                # GC_PR_BGD
-        inbox = inside(box, ys, xs)
-        labels[inbox] = 3                                                    # GC_PR_FGD
-        yy = (ys + 0.5 - (box[0] + box[1]) / 2) / max((box[1] - box[0]) / 2, 1)
-        xx = (xs + 0.5 - (box[2] + box[3]) / 2) / max((box[3] - box[2]) / 2, 1)
-        labels[inbox & (yy[:, None] ** 2 + xx[None, :] ** 2 > TAP_ELLIPSE ** 2)] = 2   # the corners
-        labels[(region | sel)[ys[:, None], xs[None, :]]] = 1                 # GC_FGD
+        labels = _sample(inbox, f, shape).copy()
+        labels[_sample(sure, f, shape)] = 1          # GC_FGD
         return labels
 
-    def within(b, f: int, shape: tuple[int, int]) -> tuple[int, int, int, int]:
-        """``b`` (photo coordinates) in the crop reduced by ``f``."""
-        return _bounds(inside(b, *at(f, shape)))
-
-    def again(fg: np.ndarray, f: int):
-        nonlocal leaked
-        if sel.any() or _outline_share(fg, within(reach, f, fg.shape)) <= TAP_LEAK:
-            return None
-        leaked = True                                # the ring certain background (GC_BGD)
-        return labels_at(f, fg.shape), within(_grown(*box, BAND, h, w), f, fg.shape)
-
-    return _cut(rgb, crop, labels_at, True, keep=True, again=again)
-
-
-def _outline_share(mask: np.ndarray, bounds: tuple[int, int, int, int]) -> float:
-    """The share of the outline of ``mask[y0:y1, x0:x1]`` (its outermost rows and columns) that
-    ``mask`` holds."""
-    y0, y1, x0, x1 = bounds
-    sub = mask[y0:y1, x0:x1]
-    return float(np.concatenate([sub[0], sub[-1], sub[:, 0], sub[:, -1]]).mean())
+    return _cut(rgb, crop, labels_at, True, keep=True)
 
 
 def _subtract(rgb: np.ndarray, sel: np.ndarray, region: np.ndarray, grabcut: bool) -> np.ndarray:

@@ -354,40 +354,6 @@ def test_a_tap_whose_colour_region_is_a_speck_still_takes_the_whole_object():
     assert not (got & ~grow(obj, 3)).any()
 
 
-def snow_scene(gap, seed):
-    """A pale object (a flat top on a post) on grass, and beyond a strip of grass ``gap`` px
-    wide a field of snow of nearly the object's colour that runs to the photo's edge."""
-    rng = np.random.default_rng(seed)
-    h, w = 240, 320
-    yy, xx = np.mgrid[:h, :w]
-    img = np.array([70, 100, 50]) + rng.normal(0, 12, (h, w, 3))
-    obj = (((yy - 100) / 18.0) ** 2 + ((xx - 120) / 45.0) ** 2 <= 1) | ((abs(xx - 120) < 10) & (yy > 100))
-    snow = xx > 165 + gap
-    img[snow] = np.array([205, 205, 220]) + rng.normal(0, 8, (snow.sum(), 3))
-    img[obj] = np.array([200, 200, 220]) + rng.normal(0, 8, (obj.sum(), 3))
-    return img.clip(0, 255).astype(np.uint8), obj
-
-
-@needs_cv2
-@pytest.mark.parametrize("gap", [20, 60])
-def test_a_first_tap_whose_cut_runs_to_the_edge_is_cut_again_within_its_box(gap, monkeypatch):
-    """The first cut takes the snow out to the photo's edge (its colours are the object's); a cut
-    that covers so much of its reach's outline is made again with only the tap's box undecided,
-    and gives the object.  A second tap, with the object selected, is not cut again."""
-    img, obj = snow_scene(gap, 1)
-    shares = []
-    outline_share = sel_mod._outline_share
-    monkeypatch.setattr(sel_mod, "_outline_share", lambda m, b: shares.append(outline_share(m, b)) or shares[-1])
-    got = select_point(img, [(120, 100)])
-    assert shares[0] > sel_mod.TAP_LEAK and iou(got, obj) >= 0.95
-    monkeypatch.setattr(sel_mod, "TAP_LEAK", 1.0)
-    assert iou(select_point(img, [(120, 100)]), obj) < 0.3        # the first cut alone
-    part = obj & (np.arange(obj.shape[0])[:, None] < 100)
-    second = select_point(img, [(120, 150)], selection=part)
-    monkeypatch.setattr(sel_mod, "TAP_LEAK", 0.0)
-    np.testing.assert_array_equal(select_point(img, [(120, 150)], selection=part), second)
-
-
 @needs_cv2
 def test_the_same_gesture_gives_the_same_selection():
     img, obj = textured_scene(0)
