@@ -33,11 +33,14 @@ started = False if plain else preload.start()
 threads = [t.name for t in threading.enumerate()]
 preload.wait()
 def held(task):
-    with open(f"/proc/self/task/{task}/status") as fh:
-        mask = int(next(line for line in fh if line.startswith("SigBlk:")).split()[1], 16)
+    try:
+        with open(f"/proc/self/task/{task}/status") as fh:
+            mask = int(next(line for line in fh if line.startswith("SigBlk:")).split()[1], 16)
+    except (FileNotFoundError, ProcessLookupError):
+        return None                  # the thread ended meanwhile: no signal can reach it
     return all(mask >> (sig - 1) & 1 for sig in STOP_SIGNALS)
-# the threads the drivers started meanwhile, and whether each keeps the stop signals held
-driver_threads = [held(t) for t in sorted(set(os.listdir("/proc/self/task")) - tasks)]
+# the threads the drivers started meanwhile (and still run), and whether each keeps the stop signals held
+driver_threads = [h for h in map(held, sorted(set(os.listdir("/proc/self/task")) - tasks)) if h is not None]
 def mapped():
     with open("/proc/self/maps") as fh:
         return sorted({line.split()[-1] for line in fh if "/" in line})
