@@ -322,8 +322,8 @@ def _contrast(small: np.ndarray) -> np.ndarray:
     """Each pixel's contrast: the colour gradient's magnitude (Sobel over the three channels,
     after a Gaussian blur of :data:`REACH_BLUR` pixels) over the brightness plus
     :data:`REACH_DARK` levels."""
-    x = np.arange(-3 * REACH_BLUR, 3 * REACH_BLUR + 1) if REACH_BLUR else np.zeros(1)
-    gauss = np.exp(-x * x / (2 * REACH_BLUR * REACH_BLUR)) if REACH_BLUR else np.ones(1)
+    x = np.arange(-3 * REACH_BLUR, 3 * REACH_BLUR + 1)
+    gauss = np.exp(-x * x / (2 * REACH_BLUR * REACH_BLUR))
     gauss = (gauss / gauss.sum()).astype(np.float32)
     img = _separable(small.astype(np.float32), gauss, gauss)
     smooth, diff = np.array([1, 2, 1], np.float32), np.array([-1, 0, 1], np.float32)
