@@ -2,7 +2,8 @@
 
 For each case of a split: N seeds' fills, each seed's scores, and the fill each selector picks:
 the medoid (the fill with the least summed mean absolute difference to the others over the hole's
-box, at full, 1/4 and 1/8 size), seed 0, and the lowest SWD in hindsight.  Prints each
+box, at full, 1/4 and 1/8 size); the fill nearest a diffusion fill (OpenCV's Telea or
+Navier-Stokes), alone or added to the medoid's sum; seed 0; and the lowest SWD in hindsight.  Prints each
 selector's means.  Run from the checkout's root, with ``inpaint`` importable::
 
     python bench/results/h200/quality_probes/medoid.py tune N OUT.json ['{"adapt": "on"}']
@@ -28,7 +29,11 @@ def box_down(img: np.ndarray, f: int) -> np.ndarray:
     return img[:h, :w].reshape(h // f, f, w // f, f, -1).mean(axis=(1, 3))
 
 
-def picks_of(fills: list[np.ndarray], mask: np.ndarray) -> dict[str, int]:
+def picks_of(fills: list[np.ndarray], mask: np.ndarray, image: np.ndarray) -> dict[str, int]:
+    import cv2
+
+    smooth = {name: cv2.inpaint(image, mask.astype(np.uint8) * 255, 5, flag).astype(np.float64)
+              for name, flag in (("telea", cv2.INPAINT_TELEA), ("ns", cv2.INPAINT_NS))}
     ys, xs = np.nonzero(mask)
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     picks = {}
@@ -37,6 +42,11 @@ def picks_of(fills: list[np.ndarray], mask: np.ndarray) -> dict[str, int]:
         inside = box_down(mask[y0:y1, x0:x1, None].astype(float), f)[..., 0] > 0
         dist = np.array([[np.abs(a[inside] - b[inside]).mean() for b in crops] for a in crops])
         picks[f"medoid{f}"] = int(np.argmin(dist.sum(1)))
+        for name, fill in smooth.items():  # nearest the diffusion fill; that and the medoid's sum
+            ref = box_down(fill[y0:y1, x0:x1], f)
+            near = np.array([np.abs(c[inside] - ref[inside]).mean() for c in crops])
+            picks[f"{name}{f}"] = int(np.argmin(near))
+            picks[f"mix{name}{f}"] = int(np.argmin(near * len(crops) + dist.sum(1)))
     return picks
 
 
@@ -54,7 +64,7 @@ def main() -> None:
             res = inpaint(image, mask, backend="opencl", seed=seed, **options)
             fills.append(res.image.astype(np.float64))
             scores.append(quality.score(res.image, case.truth, case.mask))
-        picks = picks_of(fills, mask) | {"seed0": 0, "best_swd": int(np.argmin([s["swd"] for s in scores]))}
+        picks = picks_of(fills, mask, image) | {"seed0": 0, "best_swd": int(np.argmin([s["swd"] for s in scores]))}
         rows[case.name] = {"scores": scores, "picks": picks}
         print(case.name, picks, [round(s["swd"], 2) for s in scores], flush=True)
     out.write_text(json.dumps(rows))
