@@ -26,16 +26,35 @@ from . import devices, masktools
 from .history import Snapshot, frozen
 from .worker import run_inpaint
 
+#: The option Try again changes every other time, where the method takes it, and the value it
+#: takes then: each match may brighten or darken its source.  The dark smears a strong edge beside
+#: the hole can leave are where this fill is the better one, and the plain fill elsewhere, so the
+#: user gets the other kind of fill to choose from, not only another seed of the same kind.
+ALTERNATE = ("adapt", "on")
+
+
+def next_try(method: Any, default: int, tries: int) -> tuple[int, bool]:
+    """The seed of a removal's ``tries``-th Try again (1, 2, ...) with ``method``, whose default
+    seed is ``default``, and whether it takes :data:`ALTERNATE`: for a method that has it, every
+    odd try the first fill's kind with it, every even one the next seed without it (seed 0 plain,
+    seed 0 with it, seed 1 plain, ...); otherwise each try the next seed."""
+    if ALTERNATE[0] in method.names:
+        return (default + tries // 2) % (MAX_SEED + 1), tries % 2 == 1
+    return (default + tries) % (MAX_SEED + 1), False
+
 
 @dataclasses.dataclass
 class Removal:
     """The last removal, for Try again: its input, the mask it filled, the protected pixels, the
-    seed of its latest fill, and its fills (weak references: the history holds the pictures)."""
+    seed of its latest fill, whether that took :data:`ALTERNATE`, how many times it was tried again,
+    and its fills (weak references: the history holds the pictures)."""
 
     image: np.ndarray
     mask: np.ndarray
     protect: np.ndarray | None
     seed: int | None
+    alternate: bool = False
+    tries: int = 0
     fills: list = dataclasses.field(default_factory=list)
 
     def showing(self, image: np.ndarray | None) -> bool:
@@ -205,8 +224,10 @@ class RemovalController:
         return method.option("seed").default if "seed" in method.names else None
 
     def try_again(self) -> None:
-        """Fill the last removal's mask in its input again with the next seed: another fill
-        replaces the one shown, as one undo step (Undo brings the previous fill back)."""
+        """Fill the last removal's mask in its input again, the next try of :func:`next_try`: another
+        fill replaces the one shown, as one undo step (Undo brings the previous fill back)."""
+        from inpaint.methods import registry
+
         app = self.app
         removal = app.last_removal
         if app.busy or removal is None or not removal.showing(app.image):
@@ -222,10 +243,13 @@ class RemovalController:
                 hint="For another fill, choose another method in Settings, or paint the mask "
                      "differently and Remove again.")
             return
-        removal.seed = default if removal.seed is None else (removal.seed + 1) % (MAX_SEED + 1)
+        removal.tries += 1
+        removal.seed, removal.alternate = next_try(registry.get(app.method), default, removal.tries)
         if removal.protect is not None:
             params["protect"] = removal.protect
-        params["seed"] = removal.seed  # the first fill took the default: this one is another
+        params["seed"] = removal.seed
+        if removal.alternate:
+            params[ALTERNATE[0]] = ALTERNATE[1]
         self._run_removal(removal, params, app.document.snapshot("try again"), "Trying again…")
 
     def _run_removal(self, removal: Removal, params: dict, before: Snapshot, status: str) -> None:
@@ -329,7 +353,8 @@ class RemovalController:
         app.last_wall_seconds = wall
         filled = int(removal.mask.sum())
         if again:
-            done = (f"Filled again in {_duration(wall)} ({filled:,} px, seed {removal.seed}). "
+            kind = ", colours adapted" if removal.alternate else ""
+            done = (f"Filled again in {_duration(wall)} ({filled:,} px, seed {removal.seed}{kind}). "
                     "Undo brings the previous fill back.")
         else:
             done = f"Removed in {_duration(wall)} ({filled:,} px filled). Undo takes it back; Save keeps it."

@@ -773,17 +773,19 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
-    for seed, again in ((1, lambda: tap(tool(app, "try_again_btn"))),
-                        (2, lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
+    # the first fill's seed with the colour adaptation, then the next seed without it
+    for seed, adapt, again in ((0, "on", lambda: tap(tool(app, "try_again_btn"))),
+                               (1, "off", lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
         again()                      # the button, then the R key (IOPaint's key for the same)
         pump_until(lambda: not app.busy, what="another fill")
         settle(app)
-        expected = inpaint(img, mask, seed=seed, **params).image  # the same input and mask, the next seed
+        expected = inpaint(img, mask, seed=seed, adapt=adapt, **params).image  # the same input and mask
         np.testing.assert_array_equal(app.image, expected)
         np.testing.assert_array_equal(app.editor.displayed, expected)
         assert (app.image[mask] != fills[-1][mask]).any(axis=1).mean() > 0.2, "Try again gave the same fill"
         fills.append(app.image)
         assert f"seed {seed}" in app.status and app.can_try_again
+        assert ("colours adapted" in app.status) == (adapt == "on"), app.status
     for previous in (fills[1], fills[0]):   # each Try again is one undo step
         tap(tool(app, "undo_btn"))
         np.testing.assert_array_equal(app.image, previous)
@@ -807,6 +809,23 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
         app.method = method
         app.dialogs.dismiss_popup()
         pump()
+
+
+def test_try_again_alternates_the_colour_adaptation_and_the_seed():
+    from inpaint.methods import registry
+    from inpaint.methods.defaults import MAX_SEED
+    from mobile_ui.removal import ALTERNATE, next_try
+
+    multiscale = registry.get("multiscale")
+    assert ALTERNATE[0] in multiscale.names and ALTERNATE[1] in multiscale.option(ALTERNATE[0]).choices
+    assert [next_try(multiscale, 0, n) for n in range(1, 6)] == [(0, True), (1, False), (1, True), (2, False),
+                                                                  (2, True)]
+    assert next_try(multiscale, MAX_SEED, 2) == (0, False)          # past the last seed: the first
+
+    class Seeded:                   # a method with a seed and no colour adaptation: each try the next seed
+        names = ("seed",)
+
+    assert [next_try(Seeded, 5, n) for n in (1, 2, 3)] == [(6, False), (7, False), (8, False)]
 
 
 class _Slow:
