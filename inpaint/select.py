@@ -88,7 +88,7 @@ def fallback_note() -> str | None:
     GrabCut), or None where it is installed."""
     if grabcut_available():
         return None
-    return f"OpenCV is not installed, so the selection uses colours alone and is rougher: {install_hint('app')}"
+    return f"OpenCV is not installed, so the selection uses colours alone and is rougher: {install_hint('select')}"
 
 
 # -- validation ---------------------------------------------------------------------------------

@@ -43,6 +43,18 @@ def test_the_distribution_name_is_ours_and_every_install_hint_names_it(wheel):
     assert not stale and not docs
 
 
+def test_every_extra_a_hint_names_exists_and_select_brings_opencv(wheel):
+    """A hint that names an extra the wheel does not offer sends the user to a pip warning and no
+    install; the note of a selection without OpenCV names ``select``, which must install it."""
+    meta_name = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    meta = zipfile.ZipFile(wheel).read(meta_name).decode()
+    offered = set(re.findall(r"^Provides-Extra: (\S+)$", meta, re.M))
+    named = {m for folder in ("inpaint", "mobile_ui") for p in (ROOT / folder).rglob("*.py")
+             for m in re.findall(r"install_hint\(['\"](\w+)['\"]\)", p.read_text())}
+    assert "select" in named and named <= offered, named - offered
+    assert re.search(r"^Requires-Dist: opencv-contrib-python-headless\S*; extra == \"select\"$", meta, re.M)
+
+
 def test_wheel_has_every_kernel_profile_and_dataset(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = []

@@ -241,7 +241,7 @@ def test_the_colour_model_finds_a_distinct_object_without_opencv():
 def test_without_opencv_a_note_names_the_install_command(monkeypatch):
     monkeypatch.setattr(sel_mod, "grabcut_available", lambda: False)
     note = sel_mod.fallback_note()
-    assert "OpenCV" in note and "pip install 'inpaint-cl[app]'" in note
+    assert "OpenCV" in note and "pip install 'inpaint-cl[select]'" in note
     img, obj = textured_scene(0)
     assert iou(select_box(img, bounding_box(obj, 12)), obj) >= 0.8     # None: the colour model
 
@@ -480,6 +480,6 @@ def test_select_without_opencv_says_so_and_still_writes_the_mask(photo, run, mon
     code, out, err = run("select", path, "--box", ",".join(map(str, bounding_box(obj, 10))),
                          "-o", path.parent / "m.png")
     assert code == 0, err
-    assert "inpaint select: note: OpenCV is not installed" in err and "pip install 'inpaint-cl[app]'" in err
+    assert "inpaint select: note: OpenCV is not installed" in err and "pip install 'inpaint-cl[select]'" in err
     with Image.open(path.parent / "m.png") as m:
         assert iou(np.asarray(m) == 255, obj) >= 0.8
