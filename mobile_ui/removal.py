@@ -353,8 +353,8 @@ class RemovalController:
         app.last_wall_seconds = wall
         filled = int(removal.mask.sum())
         if again:
-            kind = ", colours adapted" if removal.alternate else ""
-            done = (f"Filled again in {_duration(wall)} ({filled:,} px, seed {removal.seed}{kind}). "
+            kind = ", colours adapted," if removal.alternate else ""  # first: a phone shortens the line's end
+            done = (f"Filled again{kind} in {_duration(wall)} ({filled:,} px, seed {removal.seed}). "
                     "Undo brings the previous fill back.")
         else:
             done = f"Removed in {_duration(wall)} ({filled:,} px filled). Undo takes it back; Save keeps it."
