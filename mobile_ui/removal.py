@@ -216,18 +216,20 @@ class RemovalController:
             self.app.dialogs.show_message("Check the settings", str(exc))
             return None
 
-    def _seed_default(self) -> int | None:
-        """The chosen method's default seed; None when it takes none (its fill is always the same)."""
+    def _method(self) -> Any:
+        """The chosen method's declaration."""
         from inpaint.methods import registry
 
-        method = registry.get(self.app.method)
+        return registry.get(self.app.method)
+
+    def _seed_default(self) -> int | None:
+        """The chosen method's default seed; None when it takes none (its fill is always the same)."""
+        method = self._method()
         return method.option("seed").default if "seed" in method.names else None
 
     def try_again(self) -> None:
         """Fill the last removal's mask in its input again, the next try of :func:`next_try`: another
         fill replaces the one shown, as one undo step (Undo brings the previous fill back)."""
-        from inpaint.methods import registry
-
         app = self.app
         removal = app.last_removal
         if app.busy or removal is None or not removal.showing(app.image):
@@ -244,7 +246,7 @@ class RemovalController:
                      "differently and Remove again.")
             return
         removal.tries += 1
-        removal.seed, removal.alternate = next_try(registry.get(app.method), default, removal.tries)
+        removal.seed, removal.alternate = next_try(self._method(), default, removal.tries)
         if removal.protect is not None:
             params["protect"] = removal.protect
         params["seed"] = removal.seed
