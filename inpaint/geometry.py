@@ -124,27 +124,25 @@ def source_area(free: np.ndarray | Callable[[Rect], np.ndarray], box: Rect, alph
 
 def dilate(mask: np.ndarray, radius: int, outside: bool = False) -> np.ndarray:
     """Chebyshev dilation: True where some pixel within ``radius`` (a (2 radius + 1)^2 window) is
-    True; pixels outside the array count as ``outside``.  Shifted ORs, one row or column at a time."""
-    out = mask.copy()
+    True; pixels outside the array count as ``outside``.  Along each axis, on a copy padded with
+    ``outside``: ORs with the copy shifted by 1, 2, 4... cover spans that double, and two spans
+    overlapping cover the window (a few ORs, not one per pixel of the radius)."""
+    out = np.asarray(mask, bool)
+    width = 2 * radius + 1
     for axis in (0, 1):
-        src = out
-        n = src.shape[axis]
-        acc = src.copy()
-        for d in range(1, radius + 1):
-            lo = [slice(None)] * 2
-            hi = [slice(None)] * 2
-            if d < n:
-                lo[axis], hi[axis] = slice(d, None), slice(None, n - d)
-                acc[tuple(lo)] |= src[tuple(hi)]   # the pixel d before
-                acc[tuple(hi)] |= src[tuple(lo)]   # the pixel d after
-            if outside:  # the window reaches past the edge
-                edge = [slice(None)] * 2
-                edge[axis] = slice(0, min(d, n))
-                acc[tuple(edge)] = True
-                edge[axis] = slice(max(n - d, 0), n)
-                acc[tuple(edge)] = True
-        out = acc
-    return out
+        a = out if axis == 0 else out.T
+        n = a.shape[0]
+        p = np.empty((n + 2 * radius, *a.shape[1:]), bool)
+        p[:radius] = outside
+        p[radius + n:] = outside
+        p[radius:radius + n] = a
+        span = 1  # p[i] holds the OR of the span pixels from i on
+        while 2 * span <= width:
+            p[:-span] |= p[span:]
+            span *= 2
+        a = p[:n] | p[width - span:width - span + n] if span < width else p[:n]
+        out = a if axis == 0 else a.T
+    return np.ascontiguousarray(out)
 
 
 def clear_centres(blocked: np.ndarray, half: int) -> np.ndarray:
