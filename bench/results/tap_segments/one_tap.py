@@ -1,13 +1,23 @@
-import sys, time; sys.path.insert(0, 'tools')
+"""One tap's mean IoU on a set (``tune`` or ``held-out``), the 3 seeded users of
+``tools/tap_select_eval.py``.  Usage: ``python bench/results/tap_segments/one_tap.py SET`` from the
+repository root."""
+
+import sys
+import time
+
 import numpy as np
+
+sys.path.insert(0, "tools")
 import tap_select_eval as T
-from inpaint import select as S
-sets = T.load_sets(); res = []
+
+sets = T.load_sets()
+means = []
 t0 = time.time()
 for name, image, obj in sets[sys.argv[1]]:
     ious = []
     for seed in T.SEEDS:
         after, _ = T.simulate(T.tap_gesture, image, obj, T.gesture.TOLERANCE, 1, seed, stateful=True)
         ious.append(T.iou(after[0], obj))
-    res.append(np.mean(ious)); print(f"{name:18s} {np.mean(ious):.3f}", flush=True)
-print(f"mean {np.mean(res):.3f}  ({time.time()-t0:.0f} s)")
+    means.append(np.mean(ious))
+    print(f"{name:18s} {means[-1]:.3f}", flush=True)
+print(f"mean {np.mean(means):.3f}  ({time.time() - t0:.0f} s)")

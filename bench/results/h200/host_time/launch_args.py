@@ -5,27 +5,50 @@ buffers, the rest ints), launched through pyopencl's call (which sets every argu
 Usage: ``python launch_args.py DEVICE`` (a part of the device's or platform's name).
 """
 
-import sys, time, numpy as np, pyopencl as cl
-plat = [p for p in cl.get_platforms() if any(sys.argv[1].lower() in (d.name + p.name).lower() for d in p.get_devices())][0]
-ctx = cl.Context(plat.get_devices()[:1]); q = cl.CommandQueue(ctx)
-enq = cl.enqueue_nd_range_kernel
-def t(fn, n=3000):
-    for _ in range(200): fn()
-    q.finish(); res = []
-    for r in range(5):
+import sys
+import time
+
+import numpy as np
+import pyopencl as cl
+
+name = sys.argv[1].lower()
+plat = next(p for p in cl.get_platforms() if any(name in (d.name + p.name).lower() for d in p.get_devices()))
+ctx = cl.Context(plat.get_devices()[:1])
+queue = cl.CommandQueue(ctx)
+enqueue = cl.enqueue_nd_range_kernel
+
+
+def timed(launch, n=3000):
+    """Microseconds a launch, the median of 5 blocks of ``n`` after a warm-up."""
+    for _ in range(200):
+        launch()
+    queue.finish()
+    blocks = []
+    for _ in range(5):
         t0 = time.perf_counter()
-        for _ in range(n): fn()
-        res.append((time.perf_counter() - t0) / n * 1e6); q.finish()
-    return sorted(res)[2]
-for N in (2, 8, 20, 35):
-    nb = min(12, N - 1)
-    params = [f"__global int *b{i}" for i in range(nb)] + [f"int s{i}" for i in range(nb, N)]
-    src = "__kernel void k(" + ",".join(params) + f"){{ if (get_global_id(0)==0 && s{N-1}==-1) b0[0]=s{N-1}; }}"
-    k = cl.Program(ctx, src).build().k
-    k.set_scalar_arg_dtypes([None] * nb + [np.int32] * (N - nb))
-    vals = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64) for _ in range(nb)] + list(range(N - nb))
-    a = t(lambda: k(q, (256,), (64,), *vals))
-    k.set_args(*vals)
-    b = t(lambda: enq(q, k, (256,), (64,)))
-    c = t(lambda: enq(q, k, (8192,), (64,)))
-    print(f"args {N:2d}: invoker {a:6.2f} us  enqueue only {b:6.2f} us  (8192 items {c:6.2f} us)", flush=True)
+        for _ in range(n):
+            launch()
+        blocks.append((time.perf_counter() - t0) / n * 1e6)
+        queue.finish()
+    return sorted(blocks)[2]
+
+
+def measure(count):
+    """Print the launch costs of a kernel of ``count`` arguments."""
+    nbuf = min(12, count - 1)
+    params = [f"__global int *b{i}" for i in range(nbuf)] + [f"int s{i}" for i in range(nbuf, count)]
+    last = f"s{count - 1}"
+    src = f"__kernel void k({', '.join(params)}) {{ if (get_global_id(0) == 0 && {last} == -1) b0[0] = {last}; }}"
+    knl = cl.Program(ctx, src).build().k
+    knl.set_scalar_arg_dtypes([None] * nbuf + [np.int32] * (count - nbuf))
+    values = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64) for _ in range(nbuf)] + list(range(count - nbuf))
+    call = timed(lambda: knl(queue, (256,), (64,), *values))
+    knl.set_args(*values)
+    alone = timed(lambda: enqueue(queue, knl, (256,), (64,)))
+    wide = timed(lambda: enqueue(queue, knl, (8192,), (64,)))
+    print(f"args {count:2d}: invoker {call:6.2f} us  enqueue only {alone:6.2f} us  "
+          f"(8192 items {wide:6.2f} us)", flush=True)
+
+
+for count in (2, 8, 20, 35):
+    measure(count)
