@@ -43,7 +43,8 @@ IMPORT_ALL = textwrap.dedent("""
 
 def _env(home: Path) -> dict:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("POCL_CACHE_DIR", "PYOPENCL_NO_CACHE", "PYOPENCL_HOME", "XDG_CACHE_HOME")}
+           if k not in ("POCL_CACHE_DIR", "POCL_WORK_GROUP_SPECIALIZATION", "PYOPENCL_NO_CACHE", "PYOPENCL_HOME",
+                        "XDG_CACHE_HOME")}
     home.mkdir()
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
@@ -78,7 +79,8 @@ PREPARE = textwrap.dedent("""
     else:
         runtime.opencl_available()  # the runtime's first use prepares the caches itself
     print(json.dumps({"pocl": os.environ.get("POCL_CACHE_DIR"), "hooks": atexit._ncallbacks() - hooks,
-                      "pyopencl": "pyopencl" in sys.modules}))
+                      "pyopencl": "pyopencl" in sys.modules,
+                      "specialize": os.environ.get("POCL_WORK_GROUP_SPECIALIZATION")}))
 """)
 
 
@@ -88,6 +90,7 @@ def test_the_caches_are_prepared_by_the_front_end_or_at_the_runtimes_first_use(t
     home = tmp_path / "home"
     got = json.loads(_python(PREPARE, home, how).stdout)
     assert got["pocl"] == str(home / ".cache" / "inpaint-cl" / "pocl")
+    assert got["specialize"] == "0"  # one compiled kernel for every work-group size
     # prepare() itself loads no OpenCL, so nothing is written to the cache to record at exit
     assert got["pyopencl"] is (how == "runtime")
     assert got["hooks"] >= 1 if how == "runtime" else got["hooks"] == 0
@@ -101,3 +104,50 @@ def test_the_command_prepares_the_caches_when_it_starts(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.startswith("inpaint "), proc.stderr
     assert (home / ".cache" / "inpaint-cl" / "pocl" / ".lock").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyopencl") is None, reason="the caches are pyopencl's and PoCL's")
+def test_the_users_own_work_group_specialization_stands(tmp_path):
+    home = tmp_path / "home"
+    env = dict(_env(home), POCL_WORK_GROUP_SPECIALIZATION="1")
+    proc = subprocess.run([sys.executable, "-c", PREPARE, "prepare"], env=env, cwd=home, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["specialize"] == "1"
+
+
+NEW_SIZES = textwrap.dedent("""
+    import glob, json, os, sys
+    import numpy as np
+    from inpaint.cl import kcache
+    kcache.prepare()
+    from inpaint import api
+    from inpaint.methods.multiscale import opencl as mcl
+    groups, fitted = [], mcl.Poisson._group
+    def group(self, *args):
+        groups.append(fitted(self, *args))
+        return groups[-1]
+    mcl.Poisson._group = group
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 256, (96, 128, 3), dtype=np.uint8)
+    compiled = []
+    for side in (12, 30):  # two holes whose sweeps take work-groups of other sizes
+        mask = np.zeros((96, 128), bool)
+        mask[40:40 + side, 50:50 + side] = True
+        api.inpaint(img, mask, device=sys.argv[1])
+        compiled.append(len(glob.glob(os.path.join(kcache.pocl_cache_dir(), "**", "*.so"), recursive=True)))
+        groups.append(None)
+    print(json.dumps({"compiled": compiled, "groups": groups}))
+""")
+
+
+@pytest.mark.slow  # compiles the fill's program afresh
+@pytest.mark.opencl
+def test_a_hole_of_a_new_size_needs_no_compile_on_pocl(tmp_path):
+    """The correction's work-group is fitted to the hole on a CPU; PoCL compiles one kernel for
+    every group size, so a second hole whose groups differ compiles nothing."""
+    got = json.loads(_python(NEW_SIZES, tmp_path / "home", "portable").stdout)
+    cut = got["groups"].index(None)
+    first, second = set(got["groups"][:cut]), set(got["groups"][cut + 1:-1])
+    assert second - first, "the two holes should take work-groups of other sizes"
+    assert got["compiled"][0] > 0 and got["compiled"][1] == got["compiled"][0]

@@ -8,6 +8,8 @@ SQLite file, and a damaged one fails its import.
 
 So, once per process and before pyopencl is imported, :func:`prepare`:
 
+* has PoCL compile one kernel for every work-group size (``POCL_WORK_GROUP_SPECIALIZATION=0``,
+  unless it is set), so that a hole of a new size needs no compile;
 * points PoCL at a folder of ours (unless ``POCL_CACHE_DIR`` is set), with a ledger of every
   file's size and modification time, written when a process that loaded OpenCL exits.  A
   program folder whose files differ from the ledger is removed before PoCL can load it; so is one
@@ -328,6 +330,11 @@ def load_refusal() -> str | None:
 
 
 def _prepare_pocl() -> None:
+    # One compiled kernel a kernel, not one a work-group size: PoCL specializes each kernel for the
+    # size of the group it is launched with, and the correction's group is fitted to the hole, so
+    # a hole of a new size cost a compile of several seconds, where the kernel for any size is a
+    # few percent slower (docs/BENCHMARKS.md).  The user's own setting stands.
+    os.environ.setdefault("POCL_WORK_GROUP_SPECIALIZATION", "0")
     reason = _file_size_limit() or _address_space_limit()
     if reason is not None:
         _state["reason"] = reason
@@ -406,7 +413,8 @@ def _installed() -> bool:
 def prepare() -> None:
     """Check the kernel caches on disk and point PoCL and pyopencl at them, once per process.
 
-    Sets ``POCL_CACHE_DIR`` (unless the user did), removes damaged cache files and holds a shared
+    Sets ``POCL_CACHE_DIR`` and ``POCL_WORK_GROUP_SPECIALIZATION`` (unless the user did), removes
+    damaged cache files and holds a shared
     lock on the PoCL cache while the process runs; once :func:`load_pyopencl` has loaded OpenCL,
     the cache's files are recorded when the process exits (see the module's description).
 
