@@ -414,9 +414,9 @@ def prepare() -> None:
     """Check the kernel caches on disk and point PoCL and pyopencl at them, once per process.
 
     Sets ``POCL_CACHE_DIR`` and ``POCL_WORK_GROUP_SPECIALIZATION`` (unless the user did), removes
-    damaged cache files and holds a shared
-    lock on the PoCL cache while the process runs; once :func:`load_pyopencl` has loaded OpenCL,
-    the cache's files are recorded when the process exits (see the module's description).
+    damaged cache files and holds a shared lock on the PoCL cache while the process runs; once
+    :func:`load_pyopencl` has loaded OpenCL, the cache's files are recorded when the process exits
+    (see the module's description).
 
     Call it when a program starts, before anything imports pyopencl (PoCL reads its cache folder
     when it starts); later calls do nothing.  Without pyopencl, or once it is loaded, it does
