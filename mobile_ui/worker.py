@@ -210,7 +210,8 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
     waits): the partial images take at most ``share`` of the time.  ``on_phase(name)`` is
     called as each of :data:`PHASES` begins (``'compiling'`` while an OpenCL program is built on
     this thread, then the phase it interrupted again; when the build compiled, as PoCL's cache
-    shows, ``'filling'`` only comes with the fill's first progress).
+    shows, or a kernel's first launch compiles it, ``'filling'`` only comes with the fill's next
+    progress).
 
     Returns
     -------
@@ -235,6 +236,9 @@ def run_inpaint(job: Job, image: np.ndarray, mask: np.ndarray, params: dict,
             return
         if event == "start":
             building[0] = time.time()
+            tell("compiling")
+        elif event == "compile":  # a kernel's first launch compiles it, on the driver's thread
+            compiled[0] = True
             tell("compiling")
         elif kcache.written_after(building[0]) is not None:
             compiled[0] = True   # the kernels compile at their first launch: still compiling

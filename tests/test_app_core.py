@@ -433,6 +433,28 @@ def test_after_a_build_that_compiled_the_phase_stays_compiling_until_the_first_p
     w.shutdown()
 
 
+def test_a_kernel_compiled_at_its_first_launch_is_compiling_until_the_next_progress(photo):
+    """A step whose launch compiles a kernel (PoCL, at its first launch) is told as compiling, and
+    'filling' comes back with the next progress."""
+    from inpaint.cl import build as cl_build
+
+    class Compiles(_Steps):
+        def step(self):
+            if self.iterations == 1:
+                for listener in list(cl_build._BUILD_LISTENERS):
+                    listener("compile", ("vote",), 0.0)
+            return super().step()
+
+    w = Worker()
+    told = []
+    job = w.submit(partial(run_inpaint, image=photo, mask=np.ones((13, 11), bool), params={"n": 4},
+                           factory=Compiles, interval=0.0, share=1.0, on_phase=told.append,
+                           on_progress=lambda _im, _f, it: told.append(it)))
+    assert job.wait(10) and job.outcome == "done"
+    assert told[:6] == ["preparing", "filling", 1, "compiling", "filling", 2], told
+    w.shutdown()
+
+
 def test_a_tap_too_large_for_an_object_is_retried_at_half_the_tolerance():
     from mobile_ui import masktools
 

@@ -891,6 +891,22 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
     assert not build._BUILD_LISTENERS
 
 
+def test_a_kernel_compiled_at_its_first_launch_is_explained_at_once(monkeypatch, capsys):
+    """A 'compile' event (PoCL compiles a kernel as its first launch runs, with no end event) shows
+    the note at once, once, and the compile counts until the driver's cache was last written."""
+    from inpaint.cl import kcache
+
+    monkeypatch.setattr(guard, "_COMPILE_NOTED", False)
+    monkeypatch.setattr(kcache, "written_after", lambda since: since + 2.0)
+    with guard.compile_note("inpaint") as took:
+        for name in ("vote", "compose"):
+            for listener in list(build._BUILD_LISTENERS):
+                listener("compile", (name,), 0.0)
+        assert capsys.readouterr().err == ("inpaint: compiling the OpenCL kernels for this device (first run only; "
+                                           "later runs reuse them)...\n")
+    assert took.seconds is not None and took.seconds <= 2.0
+
+
 def test_a_run_being_stopped_does_not_announce_its_compile(monkeypatch, capsys):
     """A stop that comes as a slow build starts: the run's one line is the stop's, not the
     compile's note as well."""

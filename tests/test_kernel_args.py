@@ -6,6 +6,7 @@ import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
 
+from inpaint.cl import build as build_module
 from inpaint.cl.build import (
     SCALAR_DTYPES,
     NamedKernel,
@@ -283,3 +284,42 @@ def test_scalars_take_the_prototypes_types(runtime):
 def test_a_parameter_named_like_the_launch_keyword_is_refused():
     with pytest.raises(ValueError, match="may not be named 'wait_for'"):
         NamedKernel(None, "k", parse_prototypes("__kernel void k(int wait_for) { }")["k"], [np.int32])
+
+
+@pytest.mark.parametrize("how", ["call", "partial", "bind"])
+def test_a_first_launch_that_compiles_is_told_once(how, monkeypatch):
+    """Build listeners hear 'compile' when a kernel's first launch compiles it (PoCL's), and only
+    then: the launches after it ask nothing."""
+    params = parse_prototypes("__kernel void put(__global uint *out, const int n) { }")["put"]
+    launched, asked, heard = [], [], []
+
+    class Fake:
+        def __call__(self, *args, **kwargs):
+            launched.append(args)
+
+        def set_args(self, *values):
+            launched.append(values)
+
+    def compiles():
+        asked.append(1)
+        return True
+
+    knl = NamedKernel(Fake(), "put", params, [None, np.int32], compiles)
+    monkeypatch.setattr(build_module, "_BUILD_LISTENERS", [lambda *event: heard.append(event)])
+    for n in range(3):
+        if how == "call":
+            knl(None, (1,), (1,), out=None, n=n)
+        elif how == "bind":
+            knl.bind((1,), (1,), out=None, n=n)
+        else:
+            knl.partial((1,), (1,), out=None)(None, n=n)
+    assert len(launched) == 3 and heard == [("compile", ("put",), 0.0)] and asked == [1]
+    assert knl.compiles is None
+
+
+def test_a_first_launch_asks_nothing_without_listeners(monkeypatch):
+    params = parse_prototypes("__kernel void put(const int n) { }")["put"]
+    knl = NamedKernel(lambda *a, **k: None, "put", params, [np.int32], lambda: pytest.fail("asked"))
+    monkeypatch.setattr(build_module, "_BUILD_LISTENERS", [])
+    knl(None, (1,), (1,), n=1)
+    assert knl.compiles is None

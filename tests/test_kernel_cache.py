@@ -417,3 +417,40 @@ def test_the_ledger_scan_lists_the_program_folders_files_as_a_plain_walk_does(tm
     assert found == expected
     assert sorted(found) == sorted(os.path.join("AB", "CDEF", *p) for p in
                                    (("program.bc",), ("kernel", "16-1-1", "kernel.so"), ("link.so",)))
+
+
+def test_a_programs_folder_is_the_one_pocl_used_last_and_shows_its_compiled_kernels(tmp_path, monkeypatch):
+    root = tmp_path / "pocl"
+    monkeypatch.setenv("POCL_CACHE_DIR", str(root))
+    old, new = root / "AB" / "OLD", root / "CD" / "NEW"
+    for folder, when in ((old, 1000.0), (new, 2000.0)):
+        (folder / "vote" / "0-0-0").mkdir(parents=True)
+        (folder / "vote" / "0-0-0" / "vote.so").write_bytes(b"x")
+        (folder / "onion" / "0-0-0").mkdir(parents=True)  # a compile under way: no object yet
+        (folder / "last_accessed").write_text("")
+        os.utime(folder / "last_accessed", (when, when))
+    assert kcache.program_folder(1500.0) == str(new)
+    assert kcache.program_folder(2000.02) == str(new)  # the file system's clock may lag behind
+    assert kcache.program_folder(2500.0) is None
+    assert kcache.kernel_compiled(str(new), "vote")
+    assert not kcache.kernel_compiled(str(new), "onion") and not kcache.kernel_compiled(str(new), "compose")
+    monkeypatch.setenv("POCL_CACHE_DIR", str(tmp_path / "none"))
+    assert kcache.program_folder(0.0) is None
+
+
+@pytest.mark.slow  # compiles kernels the first fill did not launch
+@pytest.mark.opencl
+def test_a_kernel_compiled_at_its_first_launch_gets_the_compile_note(warm, tmp_path):
+    """PoCL compiles a kernel when its first launch runs, seconds after a build that came from the
+    cache: a larger hole, whose correction takes other kernels, says it is compiling, once; its
+    next run says nothing."""
+    mine, _root = _copy(warm, tmp_path)
+    rgb = np.random.default_rng(4).integers(0, 256, (200, 220, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "photo.png")
+    save_mask(tmp_path / "mask.png", box_mask(200, 220, slice(10, 190), slice(10, 210)))
+    note = "compiling the OpenCL kernels for this device"
+    first, _ = _fill(tmp_path, mine)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count(note) == 1 and "of it compiling the kernels" in first.stderr, first.stderr
+    again, _ = _fill(tmp_path, mine)
+    assert again.returncode == 0 and note not in again.stderr, again.stderr

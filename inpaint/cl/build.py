@@ -43,7 +43,10 @@ _BUILD_LISTENERS: list[Callable[[str, tuple[str, ...], float], Any]] = []
 def add_build_listener(listener: Callable[[str, tuple[str, ...], float], Any]) -> None:
     """Call ``listener(event, sources, seconds)`` around every program build in this process:
     ``event`` is ``'start'`` (``seconds`` 0), then ``'end'`` (the build's wall time) or, when the
-    driver could not build the program, ``'failed'`` (the time it took to say so)."""
+    driver could not build the program, ``'failed'`` (the time it took to say so).  A kernel's
+    launch that will compile it (PoCL compiles each kernel when its first launch runs, on its own
+    thread) calls ``listener('compile', (kernel name,), 0)`` as it is queued; no event says when
+    that compile ends (:func:`inpaint.cl.kcache.written_after` does)."""
     _BUILD_LISTENERS.append(listener)
 
 
@@ -445,12 +448,19 @@ class NamedKernel:
     params : tuple of Param
     dtypes : sequence of numpy dtype or None
         The scalar dtypes the kernel was given, one per parameter.
+    compiles : callable, optional
+        Says, at the first launch, whether that launch compiles the kernel (PoCL's do, once a
+        machine): the build listeners then hear a ``'compile'`` event.
     """
 
-    __slots__ = ("_pick", "dtypes", "kernel", "name", "names", "params")
+    __slots__ = ("_pick", "compiles", "dtypes", "kernel", "name", "names", "params")
 
-    def __init__(self, kernel: Any, name: str, params: tuple[Param, ...], dtypes: Sequence[Any]):
+    def __init__(self, kernel: Any, name: str, params: tuple[Param, ...], dtypes: Sequence[Any],
+                 compiles: Callable[[], bool] | None = None):
         self.kernel, self.name, self.params = kernel, name, params
+        #: Until the first launch: a function that says whether that launch compiles the kernel
+        #: (see :func:`add_build_listener`); None after it.
+        self.compiles = compiles
         self.names = tuple(p.name for p in params)
         self.dtypes = tuple(dtypes)
         clash = [n for n in self.names if n in _RESERVED]
@@ -488,10 +498,18 @@ class NamedKernel:
                 raise TypeError(f"kernel {self.name}: argument {param.name} ({param.space} {param.type}) "
                                 f"cannot take {value!r}") from exc
 
+    def _first_launch(self) -> None:
+        compiles, self.compiles = self.compiles, None
+        if _BUILD_LISTENERS and compiles():
+            for listener in list(_BUILD_LISTENERS):
+                listener("compile", (self.name,), 0.0)
+
     def __call__(self, queue: Any, global_size: Sequence[int], local_size: Sequence[int] | None, /, *,
                  wait_for: Sequence[Any] | None = None, **args: Any) -> Any:
         """Enqueue one launch with the arguments named as in the prototype; returns its event."""
         values = self._values(args)
+        if self.compiles is not None:
+            self._first_launch()
         try:
             return self.kernel(queue, global_size, local_size, *values, wait_for=wait_for)
         except Exception as exc:
@@ -521,6 +539,8 @@ class NamedKernel:
                 values = None
             if values is None or len(args) != len(slots):
                 self._values({**fixed, **args})  # raises, naming what is missing or unknown
+            if self.compiles is not None:
+                self._first_launch()
             try:
                 return kernel(queue, global_size, local_size, *values)
             except Exception as exc:
@@ -534,6 +554,8 @@ class NamedKernel:
         """Set the named arguments once; returns ``(kernel, global size, local size)`` for
         :func:`pyopencl.enqueue_nd_range_kernel`, which launches it again without setting them."""
         values = self._values(args)
+        if self.compiles is not None:
+            self._first_launch()
         try:
             self.kernel.set_args(*values)
         except Exception as exc:
@@ -556,4 +578,5 @@ def named_kernel(runtime: Any, sources: str | Sequence[str], name: str,
     the scalar dtypes read from its prototype."""
     params = prototype(sources, name)
     dtypes = [p.dtype(defines) for p in params]
-    return NamedKernel(runtime.kernel(sources, name, dtypes, defines), name, params, dtypes)
+    return NamedKernel(runtime.kernel(sources, name, dtypes, defines), name, params, dtypes,
+                       lambda: runtime.compiles_at_launch(sources, name, defines))

@@ -221,6 +221,40 @@ def pocl_cache_dir() -> str:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pocl", "kcache")
 
 
+def program_folder(since: float) -> str | None:
+    """The folder of PoCL's cache (:func:`pocl_cache_dir`) whose program PoCL built or loaded last,
+    if that was after ``since`` (``time.time()``, less a little for the file system's coarser
+    clock), else None: PoCL rewrites a program folder's ``last_accessed`` on every build or load."""
+    newest, found = since - 0.05, None
+    try:
+        with os.scandir(pocl_cache_dir()) as entries:
+            groups = [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        for group in groups:
+            with os.scandir(group) as entries:
+                folders = [e.path for e in entries]
+            for folder in folders:
+                try:
+                    mtime = os.stat(os.path.join(folder, "last_accessed")).st_mtime
+                except OSError:
+                    continue
+                if mtime >= newest:
+                    newest, found = mtime, folder
+    except OSError:
+        return None
+    return found
+
+
+def kernel_compiled(folder: str, name: str) -> bool:
+    """Whether PoCL's program folder ``folder`` (:func:`program_folder`) holds kernel ``name``
+    compiled, for any work-group size: PoCL compiles a kernel when its first launch runs, not when
+    its program builds."""
+    try:
+        with os.scandir(os.path.join(folder, name)) as variants:
+            return any(os.path.isfile(os.path.join(v.path, name + ".so")) for v in variants if v.is_dir())
+    except OSError:
+        return False
+
+
 def written_after(since: float) -> float | None:
     """The time (``time.time()``) of the newest file PoCL wrote in its cache folder
     (:func:`pocl_cache_dir`) after ``since``, or None: PoCL writes there when it compiles a

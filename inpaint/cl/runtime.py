@@ -22,6 +22,7 @@ import contextlib
 import os
 import re
 import threading
+import time
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
@@ -32,7 +33,15 @@ from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemo
 from . import preload
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
-from .kcache import address_space_limit, address_space_used, load_pyopencl, load_refusal, unusable_reason
+from .kcache import (
+    address_space_limit,
+    address_space_used,
+    kernel_compiled,
+    load_pyopencl,
+    load_refusal,
+    program_folder,
+    unusable_reason,
+)
 from .profiles import Limits, Profile, load_profile
 
 
@@ -396,6 +405,7 @@ class Runtime:
             with signals_held():
                 self.queue = cl.CommandQueue(self.context, properties=self._queue_properties(profiling))
             self._programs, self._programs_lock = share._programs, share._programs_lock
+            self._folders = share._folders
         else:
             self.profile = load_profile(profile)
             self.device = select_device(device, self.profile)
@@ -412,6 +422,8 @@ class Runtime:
             # the programs of the context, shared with the runtimes that share it: (sources, options) -> program
             self._programs: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
             self._programs_lock = threading.Lock()
+            # PoCL's cache folder of each program (see compiles_at_launch), keyed as the programs
+            self._folders: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self.profiling = profiling
         _finish_at_exit(self)
         self._kernels: dict[tuple[int, str], Any] = {}
@@ -457,6 +469,7 @@ class Runtime:
         with self._programs_lock:
             prg = self._programs.get(key)
             if prg is None:
+                since = time.time()
                 try:
                     prg, seconds = build(self.context, sources, defines)
                 except Exception as exc:
@@ -465,7 +478,21 @@ class Runtime:
                     raise mark_cannot_build(self.device, exc) from None
                 self.build_seconds += seconds
                 self._programs[key] = prg
+                self._note_folder(key, since)
         return prg
+
+    def _note_folder(self, key: tuple[tuple[str, ...], tuple[str, ...]], since: float) -> None:
+        if "Portable Computing Language" in self.device.platform.name:
+            self._folders[key] = program_folder(since)
+
+    def compiles_at_launch(self, source: str | Sequence[str], name: str,
+                           defines: Mapping[str, Any] | None = None) -> bool:
+        """Whether the first launch of kernel ``name`` of the program :meth:`program` built from
+        ``source`` and ``defines`` compiles the kernel: PoCL compiles each kernel when its first
+        launch runs (seconds, once a machine), as its cache folder shows."""
+        sources = (source,) if isinstance(source, str) else tuple(source)
+        folder = self._folders.get((sources, build_options(defines)))
+        return folder is not None and not kernel_compiled(folder, name)
 
     def kernel(self, source: str | Sequence[str], name: str, scalars: Sequence[Any | None],
                defines: Mapping[str, Any] | None = None) -> Any:
@@ -628,9 +655,11 @@ class Runtime:
         key = (sources, build_options(defines))
         with self._programs_lock:
             old = self._programs[key]
+            since = time.time()
             prg, seconds = build(self.context, sources, defines, failed=exc)
             self.build_seconds += seconds
             self._programs[key] = prg
+            self._note_folder(key, since)
         # The kernel cache is keyed by id(): the old program must outlive it.
         self._retired.append(old)
         return prg

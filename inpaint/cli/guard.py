@@ -340,6 +340,11 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
             first["builds"] += seconds
             if bar is not None and hasattr(bar, "exclude"):
                 bar.exclude(seconds)
+        elif event == "compile":  # queued; a kernel's compile takes seconds, and no event ends it
+            if first["wall"] is None:
+                first["wall"] = time.time()
+            first["built"] = True
+            show()
 
     if not enabled:
         yield result

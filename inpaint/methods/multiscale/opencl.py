@@ -211,7 +211,7 @@ def _own_copies(nk: NamedKernel, n: int) -> list[NamedKernel]:
     for _ in range(n):
         knl = cl.Kernel(nk.kernel.program, nk.name)
         knl.set_scalar_arg_dtypes(nk.dtypes)
-        made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes))
+        made.append(NamedKernel(knl, nk.name, nk.params, nk.dtypes, nk.compiles))
     return made
 
 
