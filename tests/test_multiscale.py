@@ -783,9 +783,12 @@ def test_poisson_sweeps_fused_or_not(runtime, rng, monkeypatch, path, fit, launc
     np.testing.assert_array_equal(read(runtime, b["est"], est), est)
 
 
+# (cpu: the kernels' loops as on a CPU, or unrolled as on a GPU; PoCL takes seconds to compile the
+# unrolled ones, so those run in the slow selection)
+@pytest.mark.parametrize("cpu", [True, pytest.param(False, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("channels", [False, True])
 @pytest.mark.parametrize("sweeps", [0, 1, 4])
-def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
+def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels, cpu):
     """The local-memory sweeps (all channels in one work-group or a work-group a channel) equal the
     reference where the hole meets the image's border and protected pixels, with pixels that have no
     neighbour left (they keep their value), with as many pixels a work-item as it keeps, and
@@ -807,7 +810,7 @@ def test_local_sweeps_at_the_edges(runtime, rng, sweeps, channels):
     nnf = np.zeros((len(lev.targets), 1, 2), np.int32)
     b, buf = device_buffers(runtime, lev, img, nnf, np.zeros((len(lev.targets), 1), np.uint32), v=v, x=x)
     b["hole"] = buf(lev.solve_map)
-    p = mcl.Poisson(runtime, 1, 1)
+    p = mcl.Poisson(runtime, 1, 1, cpu=cpu)
     most = max(len(c) for c in lev.colours)  # every work-item's slots in use
     p.local_group = max(1, -(-most // mcl.GS_K))
     p.channel_group = max(1, -(-most // mcl.GS_KC))

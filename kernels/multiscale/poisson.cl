@@ -199,6 +199,16 @@ __kernel void compose(__global uchar4 *est, __global const int4 *v, __global con
     if (i < n) compose_pixel(est, v, x, i, pixels[i], prior, use_prior, width, rx0, ry0, rw, src, result, gather);
 }
 
+/* The local-memory sweeps' loops over a work-item's pixels: unrolled on a GPU, which then keeps
+ * the per-pixel arrays below in registers; left as loops on a CPU, where PoCL took seconds to
+ * compile them unrolled at their first launch (8 s and more for the one-channel sweeps) and runs
+ * them no faster.  The same results either way. */
+#if CPU
+#define GS_UNROLL
+#else
+#define GS_UNROLL _Pragma("unroll")
+#endif
+
 /* Whole sweeps in one launch of one work-group with the values in local memory (``vals``: three
  * ints a hole pixel, red then black, each channel a row of nred + nblack), for holes of up to
  * GS_K pixels of each colour a work-item: the same updates, in the same order, as the reference, so the same result.  Each work-item keeps, for its pixels (list index lid + k * g of
@@ -225,9 +235,9 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
     uint nb[2][GS_K][2];
 
     /* each hole pixel's vals index into x's spare lane, then its neighbours read there */
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_K; ++k) {
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {
@@ -236,9 +246,9 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
             }
         }
     barrier(CLK_GLOBAL_MEM_FENCE);
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_K; ++k) {
             const int i = lid + k * g;
             int3 s = (int3)(0);
@@ -246,7 +256,7 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
             uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
             if (i < (c ? nblack : nred)) {
                 const int2 p = c ? black[i] : red[i];
-                #pragma unroll
+                GS_UNROLL
                 for (int q = 0; q < 4; ++q) {
                     const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
                     const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
@@ -271,14 +281,14 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
         }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     for (int s = 0; s < sweeps; ++s) {
-        #pragma unroll
+        GS_UNROLL
         for (int c = 0; c < 2; ++c) {  /* a colour reads only the other's values */
-            #pragma unroll
+            GS_UNROLL
             for (int k = 0; k < GS_K; ++k) {
                 const int i = lid + k * g;
                 if (i < (c ? nblack : nred) && cnt[c][k] > 0) {  /* with no neighbour taken it keeps its value */
                     int3 a = bsum[c][k];
-                    #pragma unroll
+                    GS_UNROLL
                     for (int q = 0; q < 4; ++q) {
                         const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
                         if (j != GS_NONE) a += (int3)(vals[j], vals[t + j], vals[2 * t + j]);
@@ -292,9 +302,9 @@ __kernel void gauss_seidel_local(__global const uchar *hole, __global uchar4 *es
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_K; ++k) {
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {
@@ -330,9 +340,9 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global const u
     uint nb[2][GS_KC][2];
 
     /* each hole pixel's value into vals, and its vals index into its place in x */
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_KC; ++k) {
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {
@@ -343,16 +353,16 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global const u
             }
         }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_KC; ++k) {
             const int i = lid + k * g;
             int s = 0, n = 0;
             uint idx[4] = {GS_NONE, GS_NONE, GS_NONE, GS_NONE};
             if (i < (c ? nblack : nred)) {
                 const int2 p = c ? black[i] : red[i];
-                #pragma unroll
+                GS_UNROLL
                 for (int q = 0; q < 4; ++q) {
                     const int y = p.x + (q == 0 ? -1 : (q == 1 ? 1 : 0));
                     const int xx = p.y + (q == 2 ? -1 : (q == 3 ? 1 : 0));
@@ -372,14 +382,14 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global const u
         }
     barrier(CLK_GLOBAL_MEM_FENCE);  /* every index read before the values are written back below */
     for (int s = 0; s < sweeps; ++s) {
-        #pragma unroll
+        GS_UNROLL
         for (int c = 0; c < 2; ++c) {  /* a colour reads only the other's values */
-            #pragma unroll
+            GS_UNROLL
             for (int k = 0; k < GS_KC; ++k) {
                 const int i = lid + k * g;
                 if (i < (c ? nblack : nred) && cnt[c][k] > 0) {  /* with no neighbour taken it keeps its value */
                     int a = bsum[c][k];
-                    #pragma unroll
+                    GS_UNROLL
                     for (int q = 0; q < 4; ++q) {
                         const uint j = (nb[c][k][q >> 1] >> ((q & 1) * 16)) & GS_NONE;
                         if (j != GS_NONE) a += vals[j];
@@ -391,9 +401,9 @@ __kernel void gauss_seidel_channels(__global const uchar *hole, __global const u
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
-    #pragma unroll
+    GS_UNROLL
     for (int c = 0; c < 2; ++c)
-        #pragma unroll
+        GS_UNROLL
         for (int k = 0; k < GS_KC; ++k) {
             const int i = lid + k * g;
             if (i < (c ? nblack : nred)) {

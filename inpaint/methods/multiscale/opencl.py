@@ -322,8 +322,9 @@ class Poisson(_Wrapper):
     #: on such holes (the river case 2.10 against 2.52 ms, `tools/poisson_split.py`).
     SPLIT_CHANNELS = False
 
-    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0):
-        super().__init__(rt, half, k, adapt, transforms)
+    def __init__(self, rt: Runtime, half: int, k: int, adapt: bool = False, transforms: int = 0,
+                 cpu: bool | None = None):
+        super().__init__(rt, half, k, adapt, transforms, cpu)
         self.fused_group = rt.limits.work_group((FUSED_GROUP,))[0]
         self.tiles = Tiles(rt, self._kernel("gauss_seidel_tiles"))
         self.knl_gs = self._kernel("gauss_seidel")
