@@ -300,7 +300,9 @@ class CompileTime:
 @contextlib.contextmanager
 def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[CompileTime]:
     """Say once, while it happens, that a slow OpenCL build is a first-run cost: kernels are
-    compiled for the device on first use and cached afterwards.  Yields a :class:`CompileTime`
+    compiled for the device on first use and cached afterwards.  A kernel that a driver compiles
+    at its first launch (PoCL) gets the note when the run lasts :data:`COMPILE_NOTE_AFTER` past
+    that launch, as no event ends its compile.  Yields a :class:`CompileTime`
     that says, afterwards, how long compiling took: the program builds, and the kernels a driver
     compiles at their first launch (PoCL), as its cache shows them
     (:func:`inpaint.cl.kcache.written_after`).  The progress display ``bar`` leaves build times
@@ -308,6 +310,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
     from ..cl import build
 
     timers: list[threading.Timer] = []
+    launches: list[threading.Timer] = []  # (for kernels compiled at their first launch: the run's end cancels it)
     result = CompileTime()
     first = {"wall": None, "builds": 0.0, "noted": False, "built": False}
 
@@ -340,11 +343,15 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
             first["builds"] += seconds
             if bar is not None and hasattr(bar, "exclude"):
                 bar.exclude(seconds)
-        elif event == "compile":  # queued; a kernel's compile takes seconds, and no event ends it
+        elif event == "compile":  # queued, and no event ends it: a note if the run lasts
             if first["wall"] is None:
                 first["wall"] = time.time()
             first["built"] = True
-            show()
+            if not _COMPILE_NOTED and not launches:
+                timer = threading.Timer(COMPILE_NOTE_AFTER, show)
+                timer.daemon = True
+                launches.append(timer)
+                timer.start()
 
     if not enabled:
         yield result
@@ -355,8 +362,8 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         yield result
     finally:
         build.remove_build_listener(listener)
-        while timers:
-            timers.pop().cancel()
+        for timer in timers + launches:
+            timer.cancel()
         if first["noted"] and first["built"]:
             from ..cl import kcache
 
