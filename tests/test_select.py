@@ -414,6 +414,23 @@ def test_select_writes_a_white_on_black_mask_of_the_images_size_and_never_overwr
     assert over.returncode == 2 and "mask.png" in over.stderr     # the output is an input: refused
 
 
+@pytest.mark.parametrize("ext, lossy", [("jpg", True), ("webp", False), ("gif", False), ("tif", False)])
+def test_select_to_another_format_reads_back_as_the_same_mask_and_says_when_it_is_lossy(photo, run, ext, lossy,
+                                                                                      monkeypatch):
+    """A mask written as JPEG reads back the same by the mask rule, and the command says its edges
+    are grey; WebP is written lossless, GIF and TIFF are, each black and white only."""
+    path, img, obj = photo
+    monkeypatch.chdir(path.parent)
+    box = bounding_box(obj, 10)
+    code, out, err = run("select", path, "--box", ",".join(map(str, box)), "-o", path.parent / f"mask.{ext}")
+    assert code == 0, err
+    assert ("is lossy" in err and "write .png" in err) == lossy, err
+    with Image.open(path.parent / f"mask.{ext}") as m:
+        grey = np.asarray(m.convert("L"))
+    np.testing.assert_array_equal(grey > 127, select_box(img, box))
+    assert lossy or set(np.unique(grey)) <= {0, 255}
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--box", "0,0,500,20"], "reaches outside"), (["--box", "1,2,3"], "four numbers"),
     (["--point", "5"], "two numbers"), (["--around", "small.png"], "size"),

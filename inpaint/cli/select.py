@@ -157,12 +157,21 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         say(f"{prog}: note: {note}")
     mask = selection(pic.rgb, pic.size, args.box, Path(args.around) if args.around else None,
                      args.point or (), tolerance)
+    fmt = imageio.output_format(out)
+    can = imageio.FORMATS.get(fmt)
+    notes = []
+    if can is not None and can.lossy == "always":  # the rule still reads it back exactly (tested)
+        notes.append(f"{fmt} is lossy: the mask's edges come out grey, which inpaint reads back as the same "
+                     "mask (brighter than mid-grey is the object) but other editors may not; write .png for an "
+                     "exact mask")
     try:
-        imageio.save_images([(Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)), out,
-                              {"new": not args.overwrite})])
+        notes += imageio.save_images([(Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)), out,
+                                       {"new": not args.overwrite, "lossless": True})])
     except OSError as exc:
         raise InputError(f"cannot write the output: {exc}") from None
     if not args.quiet:
+        for said in filter(None, notes):
+            say(f"{prog}: note: {said}")
         w, h = pic.size
         say(f"{prog}: selected {int(mask.sum())} pixels ({100.0 * mask.mean():.1f} % of the {w}x{h} image) "
             f"-> {shown(out)}")

@@ -177,8 +177,8 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
 
     Each item is ``(image, path, options)``: options ``plan`` (an
     :class:`~inpaint.io.plan.OutputPlan`, made before the work) and ``mask`` (the changed pixels,
-    for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile`` and
-    ``quality``.  With option ``new`` true the destination must still not exist when the file is
+    for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile``,
+    ``quality`` and ``lossless`` (WebP).  With option ``new`` true the destination must still not exist when the file is
     put in place: a file that appeared meanwhile (another run writing the same name) is kept,
     and :class:`~inpaint.errors.InputError` says so.
     """
@@ -247,7 +247,8 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str |
     """Encode one image by its plan: a JPEG block by block where the plan says so."""
     plan = opts.get("plan")
     if plan is None:
-        return encode(img, fh, fmt, {k: opts[k] for k in ("exif", "icc_profile", "quality") if k in opts})
+        return encode(img, fh, fmt, {k: opts[k] for k in ("exif", "icc_profile", "quality", "lossless")
+                                     if k in opts})
     edit = plan.jpeg_edit
     if edit is not None and isinstance(img, Image.Image) and img.mode in ("RGB", "L"):
         import numpy as np
