@@ -178,9 +178,9 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
     Each item is ``(image, path, options)``: options ``plan`` (an
     :class:`~inpaint.io.plan.OutputPlan`, made before the work) and ``mask`` (the changed pixels,
     for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile``,
-    ``quality`` and ``lossless`` (WebP).  With option ``new`` true the destination must still not exist when the file is
-    put in place: a file that appeared meanwhile (another run writing the same name) is kept,
-    and :class:`~inpaint.errors.InputError` says so.
+    ``quality`` and ``lossless`` (WebP).  With option ``new`` true the destination must still not
+    exist when the file is put in place: a file that appeared meanwhile (another run writing the
+    same name) is kept, and :class:`~inpaint.errors.InputError` says so.
     """
     written: list[tuple[str, Path]] = []
     notes: list[str | None] = []
