@@ -482,7 +482,8 @@ class Runtime:
         return prg
 
     def _note_folder(self, key: tuple[tuple[str, ...], tuple[str, ...]], since: float) -> None:
-        if "Portable Computing Language" in self.device.platform.name:
+        # (PoCL's CPU drivers keep a kernel compiled at its first launch as a shared object there)
+        if "Portable Computing Language" in self.device.platform.name and self.device.type & cl.device_type.CPU:
             self._folders[key] = program_folder(since)
 
     def compiles_at_launch(self, source: str | Sequence[str], name: str,
