@@ -883,3 +883,35 @@ def test_readers_raise_only_input_error(tmp_path_factory, data, header):
                 read()
             except InputError:
                 pass
+
+
+def test_progress_leaves_a_first_launchs_compile_out_of_the_pace(monkeypatch):
+    """After a kernel's compile was queued, a long wait between two updates counts only up to the
+    driver's last compiled file in it: the estimate then goes by the fill's own pace."""
+    import io as _io
+
+    from inpaint.cli import progress
+
+    clock = {"mono": 100.0, "wall": 5000.0}
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock["mono"])
+    monkeypatch.setattr(progress.time, "time", lambda: clock["wall"])
+
+    def wait(seconds):
+        clock["mono"] += seconds
+        clock["wall"] += seconds
+
+    def run(compiled_for):
+        clock.update(mono=100.0, wall=5000.0)
+        bar = progress.Progress("inpaint", "filling", "plain", stream=_io.StringIO())
+        wait(0.5)
+        bar(0.1)
+        if compiled_for is not None:
+            written = clock["wall"] + compiled_for  # the compile ends that long into the next wait
+            bar.compiling(lambda since: written if written > since else None)
+        wait(5.0)   # the compile, then the rest of the level
+        bar(0.2)
+        return bar.eta(0.2, clock["mono"])
+
+    assert run(None) == pytest.approx(22.0)    # 5.5 s for a fifth: 22 s left
+    assert run(4.5) == pytest.approx(4.0)      # 1.0 s of the fill's own for a fifth: 4 s left
+    assert run(-1.0) == pytest.approx(22.0)    # the last compile ended before this wait: none left out

@@ -347,6 +347,10 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
             if first["wall"] is None:
                 first["wall"] = time.time()
             first["built"] = True
+            if bar is not None and hasattr(bar, "compiling"):
+                from ..cl import kcache
+
+                bar.compiling(kcache.written_after)
             if not _COMPILE_NOTED and not launches:
                 timer = threading.Timer(COMPILE_NOTE_AFTER, show)
                 timer.daemon = True

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from ..report import format_seconds, seconds_left
@@ -22,6 +23,9 @@ STYLES = ("auto", "bar", "plain", "none")
 #: ``plain``: seconds between lines; ``auto`` off a terminal: seconds before the first line.
 PLAIN_EVERY = 5.0
 AUTO_AFTER = 10.0
+#: After :meth:`Progress.compiling`, the first wait between two updates longer than this (in
+#: seconds) is taken for the compile's.
+STALL = 0.3
 
 
 class Progress:
@@ -58,10 +62,20 @@ class Progress:
         self.plain_every = PLAIN_EVERY
         self.auto_after = AUTO_AFTER
         self.excluded = 0.0
+        self._written_after: Callable[[float], float | None] | None = None  # see compiling
+        self._seen = (self.t0, 0.0)  # the last update's time, and what was left out by then
 
     def exclude(self, seconds: float) -> None:
         """Leave ``seconds`` of one-off work (a kernel build) out of the pace the estimate goes by."""
         self.excluded += max(0.0, float(seconds))
+
+    def compiling(self, written_after: Callable[[float], float | None]) -> None:
+        """A kernel's compile was queued, which a driver (PoCL) runs when the launch's turn comes,
+        with no word when it ends.  From here on, a wait between two updates longer than
+        :data:`STALL` is left out of the pace up to the driver's last compile in it
+        (``written_after(since)``: the time, as ``time.time()``, of the newest compiled file
+        written after ``since``, or None), less what :meth:`exclude` left out meanwhile."""
+        self._written_after = written_after
 
     def eta(self, fraction: float, now: float | None = None) -> float | None:
         """Seconds left at the pace so far (one-off work left out), or None before there is a pace."""
@@ -82,6 +96,13 @@ class Progress:
         fraction = min(max(float(fraction), 0.0), 1.0)
         self.fraction = fraction
         now = time.monotonic()
+        before, left_out = self._seen
+        if self._written_after is not None and now - before > STALL:
+            start = time.time() - (now - before)
+            end = self._written_after(start)
+            if end is not None:
+                self.excluded += max(0.0, min(end - start, now - before) - (self.excluded - left_out))
+        self._seen = (now, self.excluded)
         if self.style == "bar":
             if fraction < 1.0 and now - self.last < 0.1:
                 return
