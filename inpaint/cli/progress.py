@@ -23,8 +23,8 @@ STYLES = ("auto", "bar", "plain", "none")
 #: ``plain``: seconds between lines; ``auto`` off a terminal: seconds before the first line.
 PLAIN_EVERY = 5.0
 AUTO_AFTER = 10.0
-#: After :meth:`Progress.compiling`, the first wait between two updates longer than this (in
-#: seconds) is taken for the compile's.
+#: After :meth:`Progress.compiling`, a wait between two updates longer than this (in seconds) is
+#: looked at for the driver's compiles.
 STALL = 0.3
 
 
