@@ -915,3 +915,28 @@ def test_progress_leaves_a_first_launchs_compile_out_of_the_pace(monkeypatch):
     assert run(None) == pytest.approx(22.0)    # 5.5 s for a fifth: 22 s left
     assert run(4.5) == pytest.approx(4.0)      # 1.0 s of the fill's own for a fifth: 4 s left
     assert run(-1.0) == pytest.approx(22.0)    # the last compile ended before this wait: none left out
+
+
+def test_a_heic_photo_is_told_to_be_exported_and_a_result_named_after_an_unwritable_format_asks_for_o(
+        tmp_path, run, monkeypatch):
+    """An iPhone's HEIC photo: one line saying to export it as JPEG, before anything about the
+    result's name; a readable image whose format cannot be written: one line asking for ``-o``,
+    which then works.  Nothing is written either way."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(5)
+    Image.fromarray(rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)).save(tmp_path / "png_bytes.heic", "PNG")
+    (tmp_path / "IMG_0001.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    mask = np.zeros((30, 40), bool)
+    mask[10:16, 12:20] = True
+    save_mask(tmp_path / "m.png", mask)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, _, err = run("IMG_0001.HEIC", "--mask", "m.png")
+    assert code == 2 and err.count("\n") == 1 and "HEIC photo" in err and "export it as JPEG" in err, err
+    for argv, word in ((["png_bytes.heic", "--mask", "m.png"], "removed"),
+                       (["resize", "png_bytes.heic", "--size", "50%"], "resized")):
+        code, _, err = run(*argv)
+        assert code == 2 and err.count("\n") == 1, err
+        assert "cannot be written as .heic" in err and f"-o png_bytes_{word}.png" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    code, _, err = run("png_bytes.heic", "--mask", "m.png", "-o", "out.png")
+    assert code == 0 and (tmp_path / "out.png").is_file(), err

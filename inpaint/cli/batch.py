@@ -143,7 +143,34 @@ def single_output(image: Path, output: str | None, suffix: str) -> tuple[Path, P
     folder = None if is_stream(image) else named_folder(output)
     if folder is not None:
         return output_for(image, folder, suffix), folder
-    return (command_path(output) if output is not None else output_for(image, None, suffix)), None
+    if output is not None:
+        return command_path(output), None
+    out = output_for(image, None, suffix)
+    if not is_stream(image):
+        _writable_beside(image, out)
+    return out, None
+
+
+def _writable_beside(image: Path, out: Path) -> None:
+    """Refuse a result named after an input whose format cannot be written (an iPhone's HEIC),
+    saying first when the input itself cannot be read: the user named neither the format nor
+    the result."""
+    from PIL import Image, UnidentifiedImageError
+
+    from ..io import output_format, read_image
+
+    try:
+        output_format(out)
+        return
+    except InputError:
+        pass
+    try:
+        with Image.open(image):
+            pass
+    except (UnidentifiedImageError, OSError):
+        read_image(image)  # raises the input's own error
+    raise InputError(f"a result cannot be written as {shown(out.suffix)} (the format of {shown(image.name)}): "
+                     f"name one with -o, such as -o {shown(out.with_suffix('.png').name)}")
 
 
 def make_output_folder(folder: Path | None) -> None:

@@ -150,6 +150,9 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
             img.close()
         raise too_large(f"{what} {shown(p)}", exc) from None
     except UnidentifiedImageError:
+        if p.suffix.lower() in (".heic", ".heif"):  # a phone's photo: what to do instead
+            raise InputError(f"{what} {shown(p)} is a HEIC photo, which this tool cannot read: export it as JPEG "
+                             "(on an iPhone: Settings > Camera > Formats > Most Compatible) or PNG") from None
         raise InputError(f"{what} {shown(p)} is not an image Pillow can read") from None
     except MemoryError:
         if img is not None:
