@@ -85,8 +85,37 @@ def _png_chunks(path):
 
 def test_one_table_names_every_output_format():
     assert set(FORMATS) == set(imageio.OUTPUT_FORMATS)
-    assert FORMATS["PNG"].deep and not FORMATS["TIFF"].deep
+    assert FORMATS["PNG"].deep and FORMATS["TIFF"].deep and not FORMATS["WEBP"].deep
     assert FORMATS["JPEG"].exif_limit == 65533 and FORMATS["WEBP"].lossy == "option"
+
+
+# --- resolution -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src_ext", ["png", "jpg", "bmp"])
+@pytest.mark.parametrize("ext", ["png", "jpg", "tif", "bmp"])
+def test_the_resolution_is_kept(tmp_path, src_ext, ext):
+    # Pillow's writers take the resolution only as an option: a TIFF had none, a BMP 96 dpi.
+    src, out = tmp_path / f"d.{src_ext}", tmp_path / f"o.{ext}"
+    Image.fromarray(_rng_rgb()).save(src, dpi=(300, 150))
+    _, _, notes, _ = _fill(src, out, quality=90 if ext == "jpg" else None)
+    assert not any("resolution" in n for n in notes)
+    if ext == "tif":  # read with tifffile, not Pillow
+        with tifffile.TiffFile(out) as tif:
+            tags = tif.pages[0].tags
+            got = [v[0] / v[1] for v in (tags["XResolution"].value, tags["YResolution"].value)]
+            assert tags["ResolutionUnit"].value == 2
+    else:
+        got = _open(out).info["dpi"]
+    assert got == pytest.approx((300, 150), abs=0.02)  # PNG and BMP store whole dots per metre
+
+
+def test_a_format_without_a_resolution_says_it_was_dropped(tmp_path):
+    src = tmp_path / "d.png"
+    Image.fromarray(_rng_rgb()).save(src, dpi=(300, 300))
+    _, _, notes, _ = _fill(src, tmp_path / "o.webp")
+    assert notes == ["WEBP cannot hold the resolution (300 dpi): it was dropped"]
+    Image.fromarray(_rng_rgb()).save(src)
+    assert _fill(src, tmp_path / "o.webp")[2] == []
 
 
 # --- TIFF: no stale layout tags -------------------------------------------------------------------
@@ -174,8 +203,8 @@ def test_16bit_planar_tiff_is_read_as_it_is(tmp_path, bigtiff):
     got = cv2.cvtColor(cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
     assert got.dtype == np.uint16 and np.array_equal(got[~mask], truth[~mask])
     _, _, notes, _ = _fill(tmp_path / "p.tif", tmp_path / "o.tif")
-    assert any("8 bits" in n for n in notes)
-    assert np.array_equal(tifffile.imread(tmp_path / "o.tif")[~mask], (truth[~mask] >> 8).astype(np.uint8))
+    back = tifffile.imread(tmp_path / "o.tif")
+    assert notes == [] and back.dtype == np.uint16 and np.array_equal(back[~mask], truth[~mask])
 
 
 def test_16bit_planar_tiff_without_tifffile_is_refused_clearly(tmp_path, monkeypatch):
@@ -289,64 +318,65 @@ def test_16bit_grey_tiff_keeps_16_bits(tmp_path):
     assert np.array_equal(back[~mask], grey[~mask])
 
 
-def test_16bit_colour_to_tiff_says_it_is_reduced(tmp_path):
-    wide = (np.random.default_rng(2).random((H, W, 3)) * 65535).astype(np.uint16)
+@pytest.mark.parametrize("channels", [2, 3, 4])
+def test_16bit_colour_to_tiff_keeps_16_bits(tmp_path, channels):
+    wide = (np.random.default_rng(2).random((H, W, channels)) * 65535).astype(np.uint16)
     src, out = tmp_path / "c16.png", tmp_path / "o.tif"
     with open(src, "wb") as fh:
+        imageio.write_png(fh, wide, dpi=(300, 300))
+    _, _, notes, mask = _fill(src, out)
+    assert notes == []
+    with tifffile.TiffFile(out) as tif:
+        page = tif.pages[0]
+        back = page.asarray()
+        assert page.photometric == (1 if channels == 2 else 2) and page.bitspersample == 16
+        assert list(page.extrasamples) == ([2] if channels in (2, 4) else [])  # an unassociated alpha
+        x, y = page.tags["XResolution"].value, page.tags["YResolution"].value
+        assert page.tags["ResolutionUnit"].value == 2  # per inch: PNG's 11811 per metre
+        assert (x[0] / x[1], y[0] / y[1]) == pytest.approx((300, 300), abs=0.01)
+    assert back.dtype == np.uint16 and np.array_equal(back[~mask], wide[~mask])
+
+
+@pytest.mark.parametrize("compression", [("zlib", False), ("zlib", True), (None, False)])
+@pytest.mark.parametrize("byteorder", ["<", ">"])
+def test_16bit_compressed_tiff_is_read_at_16_bits(tmp_path, compression, byteorder):
+    # Pillow decodes a compressed TIFF through libtiff to 8 bits a channel; its low bytes are
+    # read again with the other byte order.
+    wide = (np.random.default_rng(8).random((H, W, 3)) * 65535).astype(np.uint16)
+    src = tmp_path / "z16.tif"
+    tifffile.imwrite(src, wide, photometric="rgb", compression=compression[0], predictor=compression[1],
+                     byteorder=byteorder)
+    for ext in (".tif", ".png"):
+        _, _, notes, mask = _fill(src, tmp_path / f"o{ext}")
+        back = (tifffile.imread(tmp_path / "o.tif") if ext == ".tif" else
+                cv2.cvtColor(cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB))
+        assert notes == [] and back.dtype == np.uint16 and np.array_equal(back[~mask], wide[~mask])
+
+
+def test_16bit_colour_to_a_format_of_8_bits_says_it_is_reduced(tmp_path):
+    wide = (np.random.default_rng(2).random((H, W, 3)) * 65535).astype(np.uint16)
+    src, out = tmp_path / "c16.png", tmp_path / "o.bmp"
+    with open(src, "wb") as fh:
         imageio.write_png(fh, wide)
-    _, _, notes, _ = _fill(src, out)
-    assert any("8 bits per channel" in n for n in notes)
-    assert tifffile.imread(out).dtype == np.uint8
+    _, _, notes, mask = _fill(src, out)
+    assert notes == ["BMP is written with 8 bits per channel here: the 16-bit image was reduced "
+                     "(write .png or .tif to keep 16 bits)"]
+    back = cv2.cvtColor(cv2.imread(str(out)), cv2.COLOR_BGR2RGB)
+    assert np.array_equal(back[~mask], (wide[~mask] >> 8).astype(np.uint8))
 
 
-# --- WebP: lossless stays lossless ----------------------------------------------------------------
-
-def test_lossless_webp_stays_lossless(tmp_path):
-    rgb = _rng_rgb()
-    src, out = tmp_path / "l.webp", tmp_path / "o.webp"
-    Image.fromarray(rgb).save(src, lossless=True)
-    _, plan, notes, mask = _fill(src, out)
-    assert notes == [] and plan.options.get("lossless")
-    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
-    assert np.array_equal(back[~mask], rgb[~mask])
-    assert b"VP8L" in out.read_bytes()[:64]
-
-
-def test_lossy_webp_says_so(tmp_path):
-    src, out = tmp_path / "l.webp", tmp_path / "o.webp"
-    Image.fromarray(_rng_rgb()).save(src, quality=80)
-    _, _, notes, _ = _fill(src, out)
-    assert any("lossy WebP" in n for n in notes)
-
-
-@pytest.mark.parametrize("source", ["jpg", "png"])
-def test_webp_from_a_jpeg_or_png_is_lossless(tmp_path, source):
-    rgb = _rng_rgb()
-    src, out = tmp_path / f"a.{source}", tmp_path / "o.webp"
-    Image.fromarray(rgb).save(src, quality=90) if source == "jpg" else Image.fromarray(rgb).save(src)
-    pic, plan, notes, mask = _fill(src, out)
-    assert notes == [] and plan.options.get("lossless")
-    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
-    assert np.array_equal(back[~mask], pic.rgb[~mask])  # the decoded input, exactly
-    assert b"VP8L" in out.read_bytes()[:64]
-
-
-def test_avif_to_avif_says_it_is_encoded_again(tmp_path):
-    from PIL import features
-
-    if not features.check("avif"):
-        pytest.skip("this Pillow has no AVIF codec")
-    src, out = tmp_path / "a.avif", tmp_path / "o.avif"
-    Image.fromarray(_rng_rgb()).save(src)
-    _, _, notes, _ = _fill(src, out)
-    assert any("AVIF is lossy" in n and "encoded again" in n for n in notes)
-
-
-def test_png_to_jpeg_says_it_is_lossy(tmp_path):
-    src, out = tmp_path / "a.png", tmp_path / "o.jpg"
-    Image.fromarray(_rng_rgb()).save(src)
-    _, _, notes, _ = _fill(src, out)
-    assert any("JPEG is lossy" in n for n in notes)
+def test_16bit_colour_key_to_tiff_becomes_alpha(tmp_path):
+    wide = (np.random.default_rng(3).random((H, W, 3)) * 65535).astype(np.uint16)
+    key = tuple(int(v) for v in wide[0, 1])
+    src, out = tmp_path / "t16.png", tmp_path / "o.tif"
+    with open(src, "wb") as fh:
+        imageio.write_png(fh, wide, transparency=key)
+    _, _, notes, mask = _fill(src, out)
+    back = tifffile.imread(out)
+    alpha = np.where((wide == key).all(axis=2), 0, 65535)
+    assert notes == [] and back.dtype == np.uint16 and back.shape == (H, W, 4)
+    assert np.array_equal(back[..., :3][~mask], wide[~mask]) and np.array_equal(back[..., 3][~mask], alpha[~mask])
+    assert back[0, 1, 3] == 0 and (alpha == 0).sum() == 1
 
 
 # --- transparency ---------------------------------------------------------------------------------

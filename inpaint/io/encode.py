@@ -1,4 +1,5 @@
-"""Encoders: the format of an output name, the conversion a format needs, and a fast PNG writer."""
+"""Encoders: the format of an output name, the conversion a format needs, a fast PNG writer and a
+16-bit colour TIFF writer."""
 
 from __future__ import annotations
 
@@ -51,10 +52,17 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
     can = holds(fmt)
     if isinstance(img, DeepImage):
         if can is not None and can.deep:
-            return img, None
+            key = img.info.get("transparency")
+            if key is None or img.mode.split(";")[0] in can.key:
+                return img, None
+            # a colour key the format cannot hold: as an alpha channel, as for 8 bits
+            colour = img.array if img.array.shape[2] == 3 else img.array[..., :1]
+            alpha = np.where((colour == np.asarray(key, np.uint16)).all(axis=2), 0, 65535).astype(np.uint16)
+            info = {k: v for k, v in img.info.items() if k != "transparency"}
+            return DeepImage(np.dstack([img.array, alpha]), info), None
         flat, note = convert_for(img.to_8bit(), fmt)
         extra = (f"{fmt} is written with 8 bits per channel here: the 16-bit image was reduced "
-                 "(write .png to keep 16 bits)")
+                 "(write .png or .tif to keep 16 bits)")
         return flat, "; ".join(n for n in (extra, note) if n)
     if can is None:
         return img, None
@@ -220,6 +228,49 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
     fh.write(_png_chunk(b"IEND", b""))
 
 
+#: TIFF strips of about this many bytes (a reader holds one at a time).
+TIFF_STRIP = 1 << 20
+
+
+def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
+               dpi: Any = None, xmp: bytes | None = None) -> None:
+    """Write an uncompressed TIFF from an (H, W, C) uint16 array (grey+alpha, RGB or RGBA).
+
+    Pillow has no mode for 16-bit colour, so its writer cannot take one; the tags still go
+    through Pillow's own directory writer, as its TIFFs' do (EXIF tags, with the EXIF and GPS
+    directories nested, ICC profile, XMP, resolution).  An alpha channel is unassociated."""
+    from PIL import TiffImagePlugin, TiffTags
+
+    h, w, c = arr.shape
+    ifd = TiffImagePlugin.ImageFileDirectory_v2(prefix=b"II")
+    if exif is not None:
+        if not isinstance(exif, Image.Exif):
+            raw, exif = exif, Image.Exif()
+            exif.load(raw)
+        for key in exif:  # as Pillow's own TIFF writer takes them
+            ifd[key] = exif.get_ifd(key) if key in TiffTags.TAGS_V2_GROUPS else exif.get(key)
+    if dpi and 282 not in ifd:
+        ifd[282], ifd[283], ifd[296] = float(dpi[0]), float(dpi[1]), 2  # per inch
+    if icc_profile:
+        ifd[34675] = bytes(icc_profile)
+    if xmp:
+        ifd[700] = bytes(xmp)
+    stride = w * c * 2
+    rows = max(1, min(h, TIFF_STRIP // max(stride, 1)))
+    counts = [stride * min(rows, h - y) for y in range(0, h, rows)]
+    ifd[256], ifd[257], ifd[258], ifd[259] = w, h, (16,) * c, 1
+    ifd[262] = 1 if c == 2 else 2  # grey (black is zero) or RGB
+    ifd[277], ifd[278], ifd[284] = c, rows, 1
+    if c in (2, 4):
+        ifd[338] = (2,)  # the last channel is an unassociated alpha
+    ifd.tagtype[273] = ifd.tagtype[279] = TiffTags.LONG
+    ifd[279] = tuple(counts)
+    ifd[273] = tuple(range(0, stride * h, stride * rows))  # from the pixels' start: Pillow adds it
+    fh.write(b"II*\0" + struct.pack("<I", 8))
+    fh.write(ifd.tobytes(8))
+    fh.write(np.ascontiguousarray(arr, "<u2").tobytes())
+
+
 def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None = None) -> str | None:
     """Write ``img`` to ``fh`` as ``fmt``; a note when the format lost something.
 
@@ -231,11 +282,14 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
     if exif is not None and not len(exif):
         exif = None
+    img, note = convert_for(img, fmt)
     if isinstance(img, DeepImage) and fmt == "PNG":
         write_png(fh, img.array, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"),
                   transparency=img.info.get("transparency"), xmp=xmp, chunks=opts.get("png_chunks", ()))
-        return None
-    img, note = convert_for(img, fmt)
+        return note
+    if isinstance(img, DeepImage):
+        write_tiff(fh, img.array, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"), xmp=xmp)
+        return note
     if fmt == "PNG" and img.mode in _PNG_MODES and ("transparency" not in img.info or img.mode in ("L", "RGB")):
         write_png(fh, np.asarray(img), exif=exif, icc_profile=icc or img.info.get("icc_profile"),
                   dpi=img.info.get("dpi"), transparency=img.info.get("transparency"), xmp=xmp,
@@ -258,6 +312,8 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
             kwargs["pnginfo"] = info
         else:
             kwargs["xmp"] = xmp
+    if img.info.get("dpi") and can is not None and can.dpi:  # Pillow's writers take it only as an option
+        kwargs["dpi"] = img.info["dpi"]
     if fmt == "PNG" and opts.get("png_chunks"):
         from PIL import PngImagePlugin
 

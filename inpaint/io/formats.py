@@ -25,6 +25,8 @@ class Holds:
         Modes whose colour-key transparency (PNG's tRNS, GIF's transparent index) is written.
     exif, icc, xmp : bool
         Metadata the writer stores.
+    dpi : bool
+        Whether the writer stores the resolution (dots per inch).
     exif_limit : int or None
         Largest EXIF block in bytes (JPEG: one APP1 segment, "Exif\\0\\0" included).
     lossy : str
@@ -39,6 +41,7 @@ class Holds:
     exif: bool = False
     icc: bool = False
     xmp: bool = False
+    dpi: bool = False
     exif_limit: int | None = None
     lossy: str = "never"
     max_side: int | None = None
@@ -52,14 +55,14 @@ def _m(*modes: str) -> frozenset:
 #: PSD, FITS, CUR... are read-only in Pillow; ICNS, PDF, EPS, WMF... are not pictures to edit.
 FORMATS: dict[str, Holds] = {
     "PNG": Holds(_m("1", "L", "LA", "P", "RGB", "RGBA", "I;16"), deep=True, key=_m("1", "L", "P", "RGB", "I;16"),
-                 exif=True, icc=True, xmp=True),
-    "JPEG": Holds(_m("L", "RGB", "CMYK"), exif=True, icc=True, xmp=True, exif_limit=65533, lossy="always",
+                 exif=True, icc=True, xmp=True, dpi=True),
+    "JPEG": Holds(_m("L", "RGB", "CMYK"), exif=True, icc=True, xmp=True, dpi=True, exif_limit=65533, lossy="always",
                   max_side=65500),
     "TIFF": Holds(_m("1", "L", "LA", "P", "PA", "RGB", "RGBA", "CMYK", "LAB", "YCbCr", "I;16", "I;16B", "I", "F"),
-                  exif=True, icc=True, xmp=True),
+                  deep=True, exif=True, icc=True, xmp=True, dpi=True),
     "WEBP": Holds(_m("RGB", "RGBA"), exif=True, icc=True, xmp=True, lossy="option", max_side=16383),
-    "BMP": Holds(_m("1", "L", "P", "RGB"), max_side=2 ** 31 - 1),
-    "DIB": Holds(_m("1", "L", "P", "RGB")),
+    "BMP": Holds(_m("1", "L", "P", "RGB"), dpi=True, max_side=2 ** 31 - 1),
+    "DIB": Holds(_m("1", "L", "P", "RGB"), dpi=True),
     "GIF": Holds(_m("L", "P"), key=_m("L", "P"), max_side=65535),
     "PPM": Holds(_m("1", "L", "RGB", "I;16")),
     "TGA": Holds(_m("L", "LA", "P", "RGB", "RGBA"), max_side=65535),

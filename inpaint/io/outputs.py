@@ -13,7 +13,7 @@ from PIL import Image
 
 from ..errors import InputError
 from .atomic import drop_temp, new_temp
-from .encode import convert_for, output_format
+from .encode import encode, output_format
 from .formats import OUTPUT_FORMATS, holds
 from .pictures import DeepImage
 from .read import check_name
@@ -125,12 +125,10 @@ def _writer_failure(mode: str, fmt: str) -> str | None:
     """Why Pillow's writer of ``fmt`` fails on a tiny image of ``mode`` (None: it does not), tried
     once a process for each pair: a batch's images share it."""
     try:
-        probe, _ = convert_for(_probe(mode), fmt)
-        if not (isinstance(_probe(mode), DeepImage) and fmt == "PNG"):
-            # No warnings.catch_warnings here: its filters are the whole process's, and a photo
-            # read on another thread meanwhile would lose its warnings (the writer's only
-            # warning, Pillow's deprecation of IM, is the caller's filters' to show or hide).
-            probe.save(io.BytesIO(), format=fmt)
+        # No warnings.catch_warnings here: its filters are the whole process's, and a photo
+        # read on another thread meanwhile would lose its warnings (the writer's only
+        # warning, Pillow's deprecation of IM, is the caller's filters' to show or hide).
+        encode(_probe(mode), io.BytesIO(), fmt)
     except Exception as exc:  # noqa: BLE001 - any failure of Pillow's writer
         return str(exc)
     return None

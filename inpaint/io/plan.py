@@ -189,6 +189,9 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             notes.append(f"{fmt} cannot hold XMP metadata: it was dropped")
         else:
             opts["xmp"] = src.xmp
+    dpi = picture.image.info.get("dpi")
+    if dpi and can is not None and not can.dpi and not (can.exif and exif is not None and 282 in exif):
+        notes.append(f"{fmt} cannot hold the resolution ({float(dpi[0]):.0f} dpi): it was dropped")
     # lossless or lossy
     lossy_source = src.format in _LOSSY_SOURCES or (src.format == "WEBP" and src.lossless is False)
     if can is not None and can.lossy == "option":  # WebP: lossless, unless --quality says or the input was lossy WebP

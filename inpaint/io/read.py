@@ -6,6 +6,7 @@ import os
 import re
 import stat
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,10 @@ def _rawmode(tile: Any) -> str:
 
 
 def _swap_rawmode(raw: str) -> str:
-    return raw[:-1] + ("L" if raw.endswith("B") else "B")
+    """The rawmode of the other byte order (libtiff hands Pillow its samples in the machine's own)."""
+    native = "B" if sys.byteorder == "big" else "L"
+    order = native if raw.endswith("N") else raw[-1]
+    return raw[:-1] + ("L" if order == "B" else "B")
 
 
 def check_name(path: str | os.PathLike[str], what: str) -> None:
@@ -182,7 +186,8 @@ def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
     """The low bytes of a 16-bit-per-channel image Pillow decoded to 8 bits (its high bytes).
 
     Decoding the same data again with the opposite byte order makes Pillow keep the other
-    byte.  Only for uncompressed and PNG data (``raw``/``zip`` decoders)."""
+    byte.  Only for uncompressed, PNG and libtiff data (``raw``, ``zip`` and ``libtiff`` decoders:
+    a TIFF compressed with LZW or deflate)."""
     try:
         with opened_whole(path, Image.open(path)) as img:
             img.tile = [t._replace(args=(_swap_rawmode(t.args) if isinstance(t.args, str)
@@ -218,7 +223,7 @@ def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None,
     lost = (f"image {shown(path)} has 16 bits per channel, which Pillow reads as 8 bits here: "
             "the result has 8 bits per channel")
     codecs = {getattr(t, "codec_name", t[0]) for t in tiles}
-    if not codecs <= {"zip", "raw"} or not all(r.endswith(("16B", "16L")) for r in raws):
+    if not codecs <= {"zip", "raw", "libtiff"} or not all(r.endswith(("16B", "16L", "16N")) for r in raws):
         return None, lost
     if all(r == "LA;16B" for r in raws) and codecs == {"zip"}:
         wide = _grey_alpha16(path)
