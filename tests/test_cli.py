@@ -187,12 +187,12 @@ def _patch_one(s):
 
 
 def _patch_too_large(s):
-    return [s.image, "--mask", s.mask, "-p", "33"], rf"patch size 33 is too large: at most 31 for a {W}x{H} image"
+    return [s.image, "--mask", s.mask, "-p", "33"], r"patch size 33 is too large: at most 31 for this method"
 
 
 def _patch_too_large_criminisi(s):
     return ([s.image, "--mask", s.mask, "-p", "41", "--method", "criminisi"],
-            rf"patch size 41 is too large: at most {H} for a {W}x{H} image")
+            rf"patch size 41 does not fit in a {W}x{H} image: at most {H - 1 + H % 2}")
 
 
 def _option_of_another_method(s):

@@ -92,11 +92,11 @@ def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
         if p > max_patch:
             raise InputError(f"patch size {p} is too large: the patch must fit in the image")
         return p
-    limit = min(height, width, max_patch)
-    if p > limit:
-        raise InputError(
-            f"patch size {p} is too large: at most {limit} for a {width}x{height} image "
-            f"(the patch must fit in the image, and P <= {max_patch} keeps the sums exact in 32 bits)")
+    side = min(height, width) - (min(height, width) % 2 == 0)  # the largest odd patch that fits
+    if p > side and side <= max_patch:
+        raise InputError(f"patch size {p} does not fit in a {width}x{height} image: at most {side}")
+    if p > max_patch:
+        raise InputError(f"patch size {p} is too large: at most {max_patch} for this method")
     return p
 
 
