@@ -19,14 +19,16 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
 
     Parameters
     ----------
-    mask : ndarray of bool, (H, W)
+    mask : ndarray, (H, W)
+        The object mask (bool, or by the rule of :func:`mask_from_array`).
     radius : int
         Pixels to grow by, >= 0 (0 returns a copy).
 
     Raises
     ------
     InputError
-        A negative or non-integer radius.
+        A negative or non-integer radius, or a mask that is not an (H, W) array by the mask
+        rule (:func:`mask_from_array`).
 
     Examples
     --------
@@ -40,7 +42,10 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
         r = -1
     if r != radius or r < 0:
         raise InputError(f"the grow radius must be an integer >= 0, got {radius!r}")
-    mask = np.asarray(mask, bool)
+    mask = np.asarray(mask)
+    if mask.ndim != 2:
+        raise InputError(f"the mask must be an (H, W) array, got shape {mask.shape}")
+    mask = mask_from_array(mask)
     out = mask.copy()
     if r == 0 or not mask.any():
         return out

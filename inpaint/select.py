@@ -31,7 +31,7 @@ import numpy as np
 
 from . import install_hint
 from .errors import InputError
-from .masks import fill_holes, grabcut_available, reached
+from .masks import fill_holes, grabcut_available, mask_from_array, reached
 from .tapselect import _colour_region
 
 __all__ = ["TOLERANCE", "WORK_PIXELS", "fallback_note", "select_around", "select_box", "select_point"]
@@ -125,10 +125,11 @@ def _box(box, w: int, h: int) -> tuple[int, int, int, int]:
 
 def _check_mask(mask: np.ndarray, shape: tuple[int, int], what: str) -> np.ndarray:
     m = np.asarray(mask)
+    if m.ndim != 2:
+        raise InputError(f"{what} must be an (H, W) array, got shape {m.shape}")
     if m.shape != shape:
-        raise InputError(f"{what} is {m.shape[1] if m.ndim > 1 else '?'}x{m.shape[0] if m.ndim else '?'} "
-                         f"but the image is {shape[1]}x{shape[0]}")
-    return m.astype(bool, copy=False)
+        raise InputError(f"{what} is {m.shape[1]}x{m.shape[0]} but the image is {shape[1]}x{shape[0]}")
+    return mask_from_array(m, what)
 
 
 # -- the work ------------------------------------------------------------------------------------
@@ -419,8 +420,8 @@ def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | 
     ----------
     image : ndarray, (H, W, 3) or (H, W, 4) uint8
     rough_mask : ndarray, (H, W)
-        The lasso's filled region (nonzero inside): the object lies within it, everything
-        outside it is background.
+        The lasso's filled region (the mask rule of :func:`inpaint.masks.mask_from_array`):
+        the object lies within it, everything outside it is background.
     grabcut : bool or None
         Use GrabCut (None: where OpenCV is installed); otherwise the colour model.
 
@@ -432,8 +433,8 @@ def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | 
     Raises
     ------
     InputError
-        A mask of another size than the image, an empty one, or one covering (nearly) the
-        whole image.
+        A mask of another size than the image, one holding NaN, an empty one, or one covering
+        (nearly) the whole image.
     """
     rgb = _rgb(image)
     h, w = rgb.shape[:2]

@@ -27,6 +27,22 @@ def test_grow_rejects_bad_radii(bad):
         grow(np.zeros((4, 4), bool), bad)
 
 
+@pytest.mark.parametrize("mask, message", [
+    (np.ones((4, 4, 3), bool), r"\(H, W\) array, got shape \(4, 4, 3\)"), (np.ones(16, bool), "got shape"),
+    (np.full((4, 4), np.nan), "NaN"),
+])
+def test_grow_rejects_masks_of_another_shape_or_nan(mask, message):
+    with pytest.raises(InputError, match=message):
+        grow(mask, 1)
+
+
+def test_grow_reads_a_mask_by_the_mask_rule():
+    m = np.zeros((7, 7), np.uint8)
+    m[3, 3] = 255
+    np.testing.assert_array_equal(grow(m, 1), grow(m > 0, 1))
+    np.testing.assert_array_equal(grow(m / 255.0 * 0.4, 1), np.zeros((7, 7), bool))  # 0..1 floats: > 0.5
+
+
 def _flood(cand, seeds, connectivity):
     """A naive flood, pixel by pixel."""
     h, w = cand.shape

@@ -241,6 +241,15 @@ def test_bad_parameters(rng, kwargs, message):
         Inpainter(img, mask, **kwargs)
 
 
+@pytest.mark.parametrize("shape", [(2, 2), (2, 40), (40, 1)])
+def test_an_image_narrower_than_the_smallest_patch_is_refused(shape):
+    mask = np.zeros(shape, bool)
+    mask[0, 0] = True
+    h, w = shape
+    with pytest.raises(InputError, match=f"a {w}x{h} image is too small to fill: the smallest patch is 3x3"):
+        Inpainter(np.zeros(shape + (3,), np.uint8), mask)
+
+
 def test_full_mask_and_no_source_patch_are_refused(rng):
     img = scene(rng, 20, 20)
     with pytest.raises(InputError, match="whole image"):

@@ -267,6 +267,8 @@ def test_a_box_may_be_given_corner_to_corner_in_any_order():
 @pytest.mark.parametrize("mask, message", [
     (np.zeros((173, 229), bool), "empty"), (np.ones((173, 229), bool), "whole"),
     (np.ones((172, 229), bool), "229x172 but the image is 229x173"),
+    (np.ones((173, 229, 3), bool), r"must be an \(H, W\) array, got shape \(173, 229, 3\)"),
+    (np.ones(173 * 229, bool), "got shape"), (np.full((173, 229), np.nan), "NaN"),
 ])
 def test_bad_lassos_are_input_errors(mask, message):
     img, _ = textured_scene(0)
@@ -429,6 +431,25 @@ def test_select_to_another_format_reads_back_as_the_same_mask_and_says_when_it_i
         grey = np.asarray(m.convert("L"))
     np.testing.assert_array_equal(grey > 127, select_box(img, box))
     assert lossy or set(np.unique(grey)) <= {0, 255}
+
+
+def test_a_selection_holding_nan_is_refused():
+    img, _ = textured_scene(0)
+    with pytest.raises(InputError, match="NaN"):
+        select_point(img, [(10, 10)], selection=np.full(img.shape[:2], np.nan), grabcut=False)
+
+
+def test_select_from_a_folder_or_onto_an_input_says_so_in_one_line(photo, run, monkeypatch):
+    path, img, obj = photo
+    monkeypatch.chdir(path.parent)
+    for image in (".", "/"):
+        code, out, err = run("select", image, "--box", "1,1,50,50")
+        assert code == 2 and err == f"inpaint select: error: image {image} is a folder, not a file\n"
+    before = path.read_bytes()
+    code, out, err = run("select", path.name, "--box", "1,1,50,50", "-o", "./" + path.name)
+    assert code == 2 and err.count("\n") == 1 and "is the input image" in err
+    assert "--force" not in err  # the command has no such option
+    assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize("argv, message", [

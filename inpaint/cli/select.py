@@ -132,6 +132,8 @@ def _run(args: argparse.Namespace, prog: str) -> int:
     if str(args.image).strip() == "":
         raise InputError("the input image file name is empty")
     src = Path(args.image)
+    if src.is_dir():  # "." or "/" has no name to make the mask's from
+        raise InputError(f"image {src} is a folder, not a file")
     out = Path(args.output) if args.output is not None else src.with_name(f"{src.stem}{MASK_SUFFIX}.png")
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
@@ -148,10 +150,10 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         parse_point(p)
     inputs: list[tuple[str, Any]] = [("input image", src)] + ([("--around mask", Path(args.around))]
                                                               if args.around else [])
-    imageio.check_output(out, mode=None, size=None, inputs=inputs, what="output")
+    imageio.check_output(out, mode=None, size=None, inputs=inputs, what="output", can_force=False)
     check_new(out, args.overwrite)
     pic = imageio.read_image(src)
-    imageio.check_output(out, mode="L", size=pic.size, inputs=inputs)
+    imageio.check_output(out, mode="L", size=pic.size, inputs=inputs, can_force=False)
     note = fallback_note()
     if note and not args.quiet:
         say(f"{prog}: note: {note}")

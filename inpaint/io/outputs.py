@@ -47,13 +47,14 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size: tuple[int, int] | None,
                  inputs: Sequence[tuple[str, str | os.PathLike[str]]] = (),
                  others: Sequence[tuple[str, str | os.PathLike[str]]] = (), force: bool = False,
-                 what: str = "output") -> str:
+                 what: str = "output", can_force: bool = True) -> str:
     """Check, before any work, that an image of ``mode`` and ``size`` can be written to ``path``.
 
     Checks that the name is not empty, the format is known and writable by Pillow in that mode
     without changing the picture's size, the folder exists and is writable, the path is not a
     folder, it is not one of ``inputs`` (``(label, path)`` pairs; allowed with ``force``) and
-    not one of ``others`` (other outputs of the same run; never allowed).  With ``mode`` and
+    not one of ``others`` (other outputs of the same run; never allowed).  ``can_force`` False:
+    the command has no ``--force``, and its refusal does not suggest one.  With ``mode`` and
     ``size`` None only the name, format, folder and collisions are checked (before the input
     is read); call it again with them once the image is known.
 
@@ -110,7 +111,8 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
             raise InputError(f"{what} {path} and {label} are the same file; give them different names")
     for label, src in inputs:
         if src is not None and same_file(path, src) and not force:
-            raise InputError(f"the {what} {path} is the {label}; refusing to overwrite it (use --force)")
+            hint = " (use --force)" if can_force else "; give another name"
+            raise InputError(f"the {what} {path} is the {label}; refusing to overwrite it{hint}")
     if mode is None:
         return fmt
     failure = _writer_failure(mode, fmt)

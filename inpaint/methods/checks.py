@@ -93,6 +93,8 @@ def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
             raise InputError(f"patch size {p} is too large: the patch must fit in the image")
         return p
     side = min(height, width) - (min(height, width) % 2 == 0)  # the largest odd patch that fits
+    if side < 3:
+        raise InputError(f"a {width}x{height} image is too small to fill: the smallest patch is 3x3")
     if p > side and side <= max_patch:
         raise InputError(f"patch size {p} does not fit in a {width}x{height} image: at most {side}")
     if p > max_patch:
