@@ -289,6 +289,40 @@ def test_devices_marks_a_device_that_cannot_build(failing, run):
         assert code == 3 and "no OpenCL device can run the fill" in err
 
 
+@OPENCL
+def test_devices_names_the_device_the_environment_makes_a_run_take(run, monkeypatch, tmp_path):
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    last = _devices()[-1]
+    last_spec = rtmod.device_spec(last)
+    for variable, value, want in [
+        (None, None, None), ("INPAINT_DEVICE", last_spec, last_spec), ("PYOPENCL_CTX", last_spec, last_spec),
+        ("INPAINT_BACKEND", "numpy", "numpy"), ("PYOPENCL_CTX", "9", "refused"),
+    ]:
+        for name in ("INPAINT_DEVICE", "PYOPENCL_CTX", "INPAINT_BACKEND", "INPAINT_PROFILE"):
+            monkeypatch.delenv(name, raising=False)
+        if variable:
+            monkeypatch.setenv(variable, value)
+        code, out, err = run("devices", "--profile", "native")
+        said = out.strip().splitlines()[-1]
+        filled = run(tmp_path / "a.png", "--mask", tmp_path / "m.png", "-o", tmp_path / "o.png", "-y", *QUICK_FLAGS)
+        if want == "refused":
+            assert said == "A run without --device is refused: PYOPENCL_CTX=9 matches no device.", said
+            assert filled[0] == 3
+            continue
+        assert filled[0] == 0, filled[2]
+        if want == "numpy":
+            assert said == "A run without --backend runs in numpy, on no device (INPAINT_BACKEND=numpy)."
+            assert "(numpy" in filled[2] and "(the one a run takes)" not in out
+            continue
+        spec = want or rtmod.device_spec(rtmod.select_device())
+        name = next(d for pi, di, d in rtmod.all_devices() if f"{pi}:{di}" == spec).name.strip()
+        assert said.startswith(f"A run without --device takes {spec} {name}"), said
+        assert out.count("(the one a run takes)") == 1
+        assert f"opencl on {name}" in filled[2], filled[2]
+
+
 # -- a whole command in a fresh process, the driver itself rejecting every build ----------------
 
 def _pocl_only():

@@ -125,25 +125,57 @@ def check_device(device: Any) -> str | None:
     return _ended(child.returncode, err.decode("utf-8", "replace"))
 
 
+def _named_by_environment() -> tuple[str, str] | None:
+    """``(variable, text)`` of the device the environment names for a run without ``--device``
+    (``INPAINT_DEVICE``, then ``PYOPENCL_CTX``), or None."""
+    found = environment_settings(check=False).get("device")
+    if found is not None:
+        return found
+    ctx = os.environ.get("PYOPENCL_CTX", "").strip()
+    return ("PYOPENCL_CTX", ctx) if ctx else None
+
+
 def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str, str | None]:
     """The device listing as Markdown text, in the order a run tries them, and the device a run
     takes (None when unchecked or none can).  With ``check``, each device compiles and runs a tiny
-    fill, and one that cannot is marked unusable with the reason."""
+    fill, and one that cannot is marked unusable with the reason.
+
+    The run meant is one without ``--backend``, ``--device`` or ``--profile``: it takes the
+    environment's ``INPAINT_BACKEND``, ``INPAINT_DEVICE`` (or ``PYOPENCL_CTX``) and
+    ``INPAINT_PROFILE`` as a run does."""
+    from ..cl.runtime import select_device
+
     names = profiles or available_profiles()
     loaded = [load_profile(n) for n in names]
+    settings = environment_settings(check=False)
+    numpy_run = settings.get("backend", ("", "auto"))[1] == "numpy"
+    try:
+        run_profile = load_profile(settings["profile"][1]) if "profile" in settings else None
+    except ProfileError:
+        run_profile = None  # the environment's lines say a run refuses it
+    named = None if numpy_run else _named_by_environment()
+    wanted = None
+    if named is not None:
+        try:
+            wanted = device_spec(select_device(named[1]))
+        except OpenCLUnavailable:
+            wanted = ""  # matches none: the environment's lines say so
     lines = []
-    chosen = None
-    for pi, di, dev in preference():
+    chosen = usable = None
+    for pi, di, dev in preference(run_profile):
         kind = "GPU" if dev.type & 4 else ("CPU" if dev.type & 2 else "other")
         lines.append(f"## {pi}:{di} {dev.name.strip()} ({dev.platform.name.strip()}, {kind}, {dev.version.strip()})")
         lines.append(f"platform {dev.platform.version.strip()}")
         if check:
             problem = check_device(dev)
-            if problem is None and chosen is None:
-                chosen = f"{pi}:{di} {dev.name.strip()}"
+            here = f"{pi}:{di} {dev.name.strip()}"
+            takes = not numpy_run and chosen is None and problem is None and wanted in (None, f"{pi}:{di}")
+            if takes:
+                chosen = here
+            if problem is None and usable is None:
+                usable = here
             lines.append(f"**unusable**: {problem}" if problem else
-                         "usable: compiles and runs the fill" + (" (the one a run takes)"
-                                                                 if chosen.startswith(f"{pi}:{di} ") else ""))
+                         "usable: compiles and runs the fill" + (" (the one a run takes)" if takes else ""))
         lines.append(f"compute units {dev.max_compute_units}, clock {dev.max_clock_frequency} MHz, "
                      f"global memory {dev.global_mem_size // 2**20} MiB, local memory {dev.local_mem_size} B, "
                      f"max work-group {dev.max_work_group_size}, work-item sizes {list(dev.max_work_item_sizes)}, "
@@ -162,9 +194,15 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
             except ProfileError as exc:
                 lines.append(f"| {prof.name} | unusable: {exc} | | | | |")
         lines.append("")
-    if check and chosen:
-        lines.append(f"A run without --device takes {chosen}.")
-    return "\n".join(lines), chosen
+    if check and numpy_run:
+        lines.append(f"A run without --backend runs in numpy, on no device ({settings['backend'][0]}=numpy).")
+    elif check and chosen:
+        because = f" ({named[0]}={named[1]})" if named is not None else ""
+        lines.append(f"A run without --device takes {chosen}{because}.")
+    elif check and named is not None:
+        what = "matches no device" if wanted == "" else "names a device that cannot run the fill"
+        lines.append(f"A run without --device is refused: {named[0]}={named[1]} {what}.")
+    return "\n".join(lines), usable if check else None
 
 
 def environment() -> str:
