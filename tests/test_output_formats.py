@@ -109,6 +109,20 @@ def test_the_resolution_is_kept(tmp_path, src_ext, ext):
     assert got == pytest.approx((300, 150), abs=0.02)  # PNG and BMP store whole dots per metre
 
 
+@pytest.mark.parametrize("ext", ["tif", "png", "jpg", "gif"])
+def test_a_tiff_without_a_resolution_gets_none(tmp_path, ext):
+    # Pillow reports 1 dpi for a TIFF without resolution tags; 1 dpi is not the picture's.
+    src, out = tmp_path / "n.tif", tmp_path / f"o.{ext}"
+    Image.fromarray(_rng_rgb()).save(src)
+    _, _, notes, _ = _fill(src, out, quality=90 if ext == "jpg" else None)
+    assert not any("resolution" in n for n in notes), notes
+    if ext == "tif":
+        with tifffile.TiffFile(out) as tif:
+            assert "XResolution" not in tif.pages[0].tags
+    else:
+        assert "dpi" not in _open(out).info
+
+
 def test_a_format_without_a_resolution_says_it_was_dropped(tmp_path):
     src = tmp_path / "d.png"
     Image.fromarray(_rng_rgb()).save(src, dpi=(300, 300))

@@ -407,6 +407,9 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
             return planes
     img, tiles = open_image(p, "image", work_bytes_per_pixel, decoded=decoded)
     frames = int(img.info.pop("inpaint_frames", 1))
+    if img.format == "TIFF" and 282 not in img.tag_v2:  # Pillow says 1 dpi for a TIFF without a resolution
+        img.info.pop("dpi", None)
+        img.info.pop("resolution", None)
     try:
         exif = img.getexif()
         for ifd in (0x8769, 0x8825):  # the EXIF and GPS IFDs, read now from the open file
