@@ -280,6 +280,15 @@ BAD_INPUTS = [
 ]
 
 
+@pytest.mark.parametrize("value, traceback", [("0", False), ("false", False), ("off", False), ("1", True),
+                                              ("yes", True)])
+def test_inpaint_debug_adds_the_traceback_and_keeps_the_line_and_status(scene, run, monkeypatch, value, traceback):
+    monkeypatch.setenv("INPAINT_DEBUG", value)
+    code, out, err = run(scene.image, "--mask", scene.dir / "nomask.png", "--backend", "numpy")
+    assert code == 2 and err.endswith(f"inpaint: error: mask {scene.dir / 'nomask.png'} does not exist\n"), err
+    assert ("Traceback (most recent call last)" in err) == traceback and (err.count("\n") == 1) != traceback
+
+
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=[f.__name__.lstrip("_") for f in BAD_INPUTS])
 def test_bad_input(scene, run, case):
     argv, pattern = case(scene)

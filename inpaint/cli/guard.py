@@ -607,6 +607,12 @@ def end_process(status: int) -> NoReturn:
     os._exit(status)
 
 
+def debugging() -> bool:
+    """Whether ``INPAINT_DEBUG`` asks for tracebacks: set to anything but empty, ``0``, ``false``,
+    ``no`` or ``off``."""
+    return os.environ.get("INPAINT_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
 def _monitored() -> bool:
     """Whether a tool watches the process through :mod:`sys.monitoring` (Python 3.12: coverage,
     profilers)."""
@@ -652,8 +658,11 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         on_stdout = isinstance(exc, OSError) and _is_stdout_error()
         if on_stdout:
             _silence_stdout()
-        if os.environ.get("INPAINT_DEBUG"):
-            raise
+        if debugging():  # the traceback, then the same line and status as without
+            import traceback
+
+            with contextlib.suppress(OSError, ValueError):
+                traceback.print_exc(file=sys.stderr)
         code = exit_code(exc)
         if code == EXIT_INTERNAL:
             _say(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
