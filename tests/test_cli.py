@@ -289,6 +289,12 @@ def test_inpaint_debug_adds_the_traceback_and_keeps_the_line_and_status(scene, r
     assert ("Traceback (most recent call last)" in err) == traceback and (err.count("\n") == 1) != traceback
 
 
+def test_a_missing_image_without_a_mask_is_one_line(tmp_path, run, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("photo.jpg")
+    assert (code, out, err) == (2, "", "inpaint: error: image photo.jpg does not exist\n")
+
+
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=[f.__name__.lstrip("_") for f in BAD_INPUTS])
 def test_bad_input(scene, run, case):
     argv, pattern = case(scene)

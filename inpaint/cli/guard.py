@@ -651,7 +651,7 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         cleanup_temp_files()
         _say_last(_stop_line(prog, exc.signum))
         return 128 + exc.signum
-    except Exception as exc:  # the one place every error is reported
+    except Exception as exc:  # noqa: BLE001 - the one place every error is reported
         cleanup_temp_files()
         if err.failed and isinstance(exc, OSError):  # standard error itself is full or closed: say nothing
             return EXIT_BAD_INPUT

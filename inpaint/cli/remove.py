@@ -255,7 +255,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         if masks is None and not mask.is_file() and os.path.lexists(image):  # else: the image's own error
             raise InputError(f"--mask is required (the object to remove): there is no {shown(mask.name)} beside "
                              f"{shown(image)}")
-        if not args.quiet:
+        if not args.quiet and os.path.lexists(image):  # else the image's own error comes alone
             where = f" (for {shown(via)}, which {shown(image)} names)" if via is not None else ""
             say(f"inpaint: note: the mask is {shown(mask)}{where}")
         return [(image, mask, out)]
