@@ -208,7 +208,7 @@ def _patch_not_a_number(s):
 
 
 def _alpha_negative(s):
-    return [s.image, "--mask", s.mask, "--alpha", "-0.5"], r"alpha must be a number >= 0.*'-0\.5'"
+    return [s.image, "--mask", s.mask, "--search-area", "-0.5"], r"^inpaint: error: --search-area must be a number >= 0.*'-0\.5'"
 
 
 def _alpha_text(s):

@@ -20,8 +20,9 @@ MAX_ALPHA = 10_000.0
 MAX_PATCH_TEXT = 9999
 
 
-def parse_alpha(text: Any) -> float | str | None:
+def parse_alpha(text: Any, name: str = "alpha") -> float | str | None:
     """The search factor of Eq. 6: ``'full'`` or a number from 0 to :data:`MAX_ALPHA`; None stays None.
+    ``name`` is what the message calls it (the command's ``--search-area``).
 
     Raises
     ------
@@ -35,11 +36,11 @@ def parse_alpha(text: Any) -> float | str | None:
     try:
         value = float(text)
     except (TypeError, ValueError):
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}") from None
+        raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}") from None
     if not math.isfinite(value) or value < 0:
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}")
+        raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}")
     if value > MAX_ALPHA:
-        raise InputError(f"alpha must be a number >= 0 or 'full', got {text!r}: at most {MAX_ALPHA:g} "
+        raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}: at most {MAX_ALPHA:g} "
                          "(use 'full' to search the whole image)")
     return value
 
