@@ -208,7 +208,8 @@ def _patch_not_a_number(s):
 
 
 def _alpha_negative(s):
-    return [s.image, "--mask", s.mask, "--search-area", "-0.5"], r"^inpaint: error: --search-area must be a number >= 0.*'-0\.5'"
+    return ([s.image, "--mask", s.mask, "--search-area", "-0.5"],
+            r"^inpaint: error: --search-area must be a number >= 0.*'-0\.5'")
 
 
 def _alpha_text(s):

@@ -118,8 +118,8 @@ def checked(options: Sequence[Option], **values: Any) -> dict[str, Any]:
 
 # The options every method takes.
 ALPHA = Option(
-    "alpha", check=parse_alpha, parse=lambda text, flag: parse_alpha(text, flag), flag="--search-area", old_flag="--alpha",
-    metavar="A", group="tune", rank=10, setting=True,
+    "alpha", check=parse_alpha, parse=parse_alpha, flag="--search-area", old_flag="--alpha", metavar="A",
+    group="tune", rank=10, setting=True,
     help="where source patches come from: the object's box grown by A times its size on each side (the paper's "
          "alpha, Eq. 6); 'full' searches the whole image (default: {defaults}; criminisi's as in the paper)")
 PATCH = Option(
