@@ -322,6 +322,23 @@ def test_16bit_planar_tiff_is_turned_upright(tmp_path):
     assert pic.exif.get(0x0112, 1) == 1  # the result is upright: no orientation to apply again
 
 
+@pytest.mark.parametrize("kind", ["I;16", "F"])
+def test_wide_grey_to_a_format_without_grey_is_reduced_with_a_note(tmp_path, kind):
+    # QOI holds RGB and RGBA only: the grey made 8-bit is made RGB too, not refused.
+    grey = np.random.default_rng(9).random((H, W))
+    src, out = tmp_path / "g.tif", tmp_path / "o.qoi"
+    if kind == "F":
+        tifffile.imwrite(src, grey.astype(np.float32))
+    else:
+        tifffile.imwrite(src, (grey * 65535).astype(np.uint16))
+    _, _, notes, mask = _fill(src, out)
+    assert "reduced to 8 bits" in notes[0] or "written with 8 bits" in notes[0], notes  # (and tifffile's tags)
+    back = _open(out)
+    assert back.mode == "RGB"
+    want = np.rint(grey * 255) if kind == "F" else (grey * 65535).astype(np.uint16) >> 8
+    assert np.abs(back.pixels[..., 0][~mask].astype(int) - want[~mask]).max() <= 1
+
+
 def test_16bit_grey_tiff_keeps_16_bits(tmp_path):
     grey = (np.random.default_rng(1).random((H, W)) * 65535).astype(np.uint16)
     src, out = tmp_path / "g16.tif", tmp_path / "o.tif"

@@ -80,7 +80,7 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         target.info.pop("transparency", None)
         return target, f"{fmt} cannot hold the transparent colour of a {img.mode} image: transparency was dropped"
     if img.mode == "F":
-        return _float_to(img, fmt, allowed)
+        return _fit(*_float_to(img, fmt, allowed), fmt)
     if img.mode in ("I;16", "I;16B", "I;16L", "I"):
         wide = np.asarray(img).astype(np.int64)
         if img.mode == "I" and wide.size and wide.min() >= 0 and wide.max() <= 255:
@@ -95,7 +95,7 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
             note = f"{fmt} stores 8 bits per channel: the 16-bit image was reduced to 8 bits"
         if keyed:
             note = "; ".join(n for n in (note, dropped) if n)
-        return target, note
+        return _fit(target, note, fmt)
     if img.mode in COLOUR_SPACES:
         target = img.convert("RGB")
         return target, f"{fmt} cannot hold {COLOUR_SPACES[img.mode]} colour: converted to RGB"
@@ -114,6 +114,15 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         target = img.convert("RGB")
         note = dropped if has_alpha else None
     return target, note
+
+
+def _fit(img: Image.Image, note: str | None, fmt: str) -> tuple[Image.Image, str | None]:
+    """``img`` (grey or float made narrower) converted on to a mode ``fmt`` holds (QOI: no grey),
+    the notes joined."""
+    more = None
+    if img.mode not in holds(fmt).modes:
+        img, more = convert_for(img, fmt)
+    return img, "; ".join(n for n in (note, more) if n) or None
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
