@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .. import cancel
-from ..errors import InputError
 from .phases import OTHER, Phases
 from .shared import say
 
@@ -124,7 +123,9 @@ class ImageRun:
         try:
             return imageio.save_images(items)
         except OSError as exc:
-            raise InputError(f"cannot write the output: {exc}") from None
+            from .shared import cannot_write
+
+            raise cannot_write(exc, [path for _, path, _ in items]) from None
 
     def print_phases(self, lead: bool = True) -> None:
         """With ``--stats``: the whole command's time, phase by phase."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.naming import MASK_SUFFIX, shown
-from .shared import max_pixels, say
+from .shared import cannot_write, max_pixels, say
 
 EXIT_STATUS = ("Exit status: 0 done, 2 bad input or environment (an existing output without --overwrite, a box "
                "outside the image, a full disk...), 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")
@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         notes += imageio.save_images([(Image.fromarray(np.where(mask, 255, 0).astype(np.uint8)), out,
                                        {"new": not args.overwrite, "lossless": True})])
     except OSError as exc:
-        raise InputError(f"cannot write the output: {exc}") from None
+        raise cannot_write(exc, [out]) from None
     if not args.quiet:
         for said in filter(None, notes):
             say(f"{prog}: note: {said}")

@@ -31,6 +31,15 @@ def say(line: str) -> None:
 DEFAULT_MAX_PIXELS = 89_478_485
 
 
+def cannot_write(exc: OSError, paths: list) -> InputError:
+    """The one-line error of a failed atomic write (nothing was left behind): the files it was
+    writing and the system's reason, without its error number."""
+    from ..io.naming import shown
+
+    names = " and ".join(shown(p) if str(p) != "-" else "standard output" for p in paths)
+    return InputError(f"cannot write {names}: {exc.strerror or exc}")
+
+
 def add_alias(group: argparse._ActionsContainer, old: str, dest: str, **kwargs) -> None:
     """An earlier name of an option, still accepted but left out of ``--help``."""
     group.add_argument(old, dest=dest, help=argparse.SUPPRESS, **kwargs)
