@@ -194,6 +194,22 @@ def test_closed_or_full_standard_streams_give_the_documented_status(photo, redir
         im.load()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", ["", "resize --width 30 "])
+@pytest.mark.parametrize("redirect, said", [
+    (">/dev/full", "cannot write to standard output: No space left on device"),
+    ("| true", "standard output was closed before everything was written"),
+])
+def test_a_result_to_a_full_or_closed_standard_output_is_an_error_alone(photo, command, redirect, said):
+    # The result was copied out after the line saying it was written: both lines came.
+    prog = "inpaint resize" if command else "inpaint"
+    args = "a.png" if command else f"a.png --mask a_mask.png {' '.join(QUICK)}"
+    cmd = (f"set -o pipefail; '{sys.executable}' -m inpaint.cli {command}{args} -o - "
+           f"--backend numpy {redirect}")
+    proc = subprocess.run(["bash", "-c", cmd], cwd=photo, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == f"{prog}: error: {said}\n", proc.stderr
+
+
 # -- libjpeg's own warnings ----------------------------------------------------------------------
 
 def test_libjpegs_warnings_are_told_once_as_ours(tmp_path):

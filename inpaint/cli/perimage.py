@@ -119,13 +119,16 @@ class ImageRun:
             The write failed (permission denied, disk full...): nothing was left behind.
         """
         from .. import io as imageio
+        from .streams import deliver
 
         try:
-            return imageio.save_images(items)
+            notes = imageio.save_images(items)
         except OSError as exc:
             from .shared import cannot_write
 
             raise cannot_write(exc, [path for _, path, _ in items]) from None
+        deliver([path for _, path, _ in items])
+        return notes
 
     def print_phases(self, lead: bool = True) -> None:
         """With ``--stats``: the whole command's time, phase by phase."""

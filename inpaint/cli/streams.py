@@ -4,9 +4,9 @@ The commands work on files: a JPEG written back as JPEG is edited block by block
 file, and results are written atomically.  So an input given as ``-`` is first copied from
 standard input into a temporary file named with the extension of the format its bytes hold, and
 a result going to ``-`` is written to a temporary file and copied to standard output once the
-whole run has succeeded: a run that fails writes nothing there.  While the run goes, everything
-it prints goes to standard error (standard output holds the image alone), and its messages name
-the streams instead of the temporary files.
+whole result is written (before the line that says so): a run that fails writes nothing there.
+While the run goes, everything it prints goes to standard error (standard output holds the image
+alone), and its messages name the streams instead of the temporary files.
 
 ``-o -`` writes the input's format; ``-o png:-`` (as ImageMagick and vips write it) the format
 of that extension.  One run reads at most one file from standard input, and a batch none.
@@ -247,6 +247,22 @@ def write_all(stream: Any, data: bytes | memoryview) -> None:
         view = view[done:]
 
 
+#: The result a run sends to standard output while its body runs: ``[temporary file, stream]``,
+#: emptied once copied (one run a process writes to standard output).
+_PENDING: list = []
+
+
+def deliver(paths: Sequence[Any]) -> None:
+    """Copy the run's result to standard output now, if it is among ``paths`` just written: the
+    summary printed after it then tells of a finished copy (a full device or a closed pipe is
+    the run's error, before any line says it succeeded)."""
+    if _PENDING and any(os.fspath(p) == os.fspath(_PENDING[0]) for p in paths):
+        target, out = _PENDING
+        _PENDING.clear()
+        if target.exists():
+            _copy_out(target, out)
+
+
 def _copy_out(source: Path, out: Any) -> None:
     """Copy the finished result to standard output ``out``, whole."""
     out.flush()
@@ -302,6 +318,7 @@ def standard_streams(inputs: Sequence[tuple[str, Path | None]], output: Path | N
         names[str(folder)] = "a temporary folder"
         err, out = sys.stderr, sys.stdout
         sys.stderr = _Renaming(err, names)
+        _PENDING[:] = [target, out] if target is not None else []
         try:
             with contextlib.redirect_stdout(sys.stderr) if target is not None else contextlib.nullcontext():
                 yield paths, target if target is not None else output
@@ -315,7 +332,10 @@ def standard_streams(inputs: Sequence[tuple[str, Path | None]], output: Path | N
             raise
         finally:
             sys.stderr = err
-        if target is not None and target.exists():
-            _copy_out(target, out)
+        if _PENDING:  # not delivered by the body
+            _PENDING.clear()
+            if target.exists():
+                _copy_out(target, out)
     finally:
+        _PENDING.clear()
         drop_temp(str(folder))
