@@ -80,6 +80,14 @@ def _split_object(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     return keep, drop
 
 
+def _cross(h, w):
+    """A mask through which every seam, either way, has to cross a whole row or column of it."""
+    drop = np.zeros((h, w), bool)
+    drop[:, w // 2:w // 2 + 2] = True
+    drop[h // 2:h // 2 + 2, :] = True
+    return drop
+
+
 CASES = {
     "target width": (dict(width=29), lambda: (_blocked_rows(20, 30), None),
                      "keep_mask makes the target width impossible: every remaining seam crosses a protected pixel",
@@ -90,6 +98,15 @@ CASES = {
                        "through it, or the image became too small)",
                        "the marked object cannot be removed completely (the --protect mask blocks every seam "
                        "through it, or the image became too small)"),
+    "removal without a protect mask": (dict(), lambda: (None, _cross(20, 30)),
+                                       "drop_mask: the marked object cannot be removed completely: the image "
+                                       "became too small",
+                                       "the marked object cannot be removed completely: the image became too small"),
+    "removal all protected": (dict(), lambda: (_split_object(20, 30)[1],) * 2,
+                              "every pixel of drop_mask is also in keep_mask: nothing could be removed (protected "
+                              "pixels are never carved)",
+                              "every pixel of the --remove mask is also in the --protect mask: nothing could be "
+                              "removed (protected pixels are never carved)"),
 }
 
 

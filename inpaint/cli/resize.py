@@ -136,12 +136,9 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
     if drop is not None and not drop.any():
         warnings.warn(InputWarning(f"the --remove mask {remove} selects no pixel: nothing is removed"))
         drop = None
-    if keep is not None and drop is not None:
+    if keep is not None and drop is not None:  # (all of it in both: the resize's own error)
         both = keep & drop
-        if not (drop & ~keep).any():
-            raise InputError("every pixel of the --remove mask is also in the --protect mask: nothing could be "
-                             "removed (protected pixels are never carved)")
-        if both.any():
+        if both.any() and (drop & ~keep).any():
             n = int(both.sum())
             warnings.warn(InputWarning(f"{n} pixel{'s are' if n != 1 else ' is'} in both --protect and --remove: "
                                        "protected pixels stay, so part of the object may remain"))

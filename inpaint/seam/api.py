@@ -108,8 +108,11 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
     if failed:
         what = "height" if st.transposed else "width"
         if until_clear:
-            raise SeamError("{drop_mask_subject}the marked object cannot be removed completely "
-                            "({keep_mask} blocks every seam through it, or the image became too small)")
+            if st.mask is not None and np.any(st.mask == ref.KEEP):
+                raise SeamError("{drop_mask_subject}the marked object cannot be removed completely "
+                                "({keep_mask} blocks every seam through it, or the image became too small)")
+            raise SeamError("{drop_mask_subject}the marked object cannot be removed completely: the image "
+                            "became too small")
         # A batch pass may count the seam that failed as removed: then no count is given.
         done = f" (after removing {removed} of the {n} seams needed)" if 0 < removed < n else ""
         raise SeamError("{keep_mask} makes the target {what} impossible: every remaining seam crosses a "
@@ -248,6 +251,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     batch = int(batch) if batch and batch > 1 else None
     keep = _as_mask("keep_mask", keep_mask, (h0, w0))
     drop = _as_mask("drop_mask", drop_mask, (h0, w0))
+    if keep is not None and drop is not None and drop.any() and not (drop & ~keep).any():
+        raise SeamError("every pixel of {drop_mask} is also in {keep_mask}: nothing could be removed (protected "
+                        "pixels are never carved)")
     tw = w0 if width is None else _size("width", width, w0, allow_large)
     th = h0 if height is None else _size("height", height, h0, allow_large)
     if keep is not None:
