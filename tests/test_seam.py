@@ -192,6 +192,26 @@ def test_enlarge_keeps_every_pixel(backend, runtime):
     np.testing.assert_array_equal(out[rows, pos], img)
 
 
+@pytest.mark.parametrize("batch", [None, 3])
+def test_enlarging_past_the_seams_a_protect_mask_leaves_takes_more_steps(batch, runtime):
+    # 12 columns are free of the protected band: 14 seams come in steps, and none crosses it.
+    rng = np.random.default_rng(12)
+    img = _img(rng, 18, 24)
+    keep = np.zeros((18, 24), bool)
+    keep[2:16, 3:15] = True
+    keep[2:16, 16:21] = True
+    outs = []
+    for backend in ("numpy", "opencl"):
+        out, seams = resize(img, height=32, keep_mask=keep, batch=batch, backend=backend, device=runtime.device,
+                            return_seams=True)
+        assert out.shape == (32, 24, 3)
+        assert not np.any(seams[keep] < 0)  # no protected pixel was duplicated
+        outs.append(out)
+    np.testing.assert_array_equal(*outs)
+    with pytest.raises(ValueError, match="every seam crosses a protected pixel, so none can be duplicated"):
+        resize(img, height=20, keep_mask=np.ones((18, 24), bool), backend="numpy")
+
+
 @pytest.mark.parametrize("tw, th, order", [(10, 20, "width-first"), (30, 12, "height-first"), (33, 31, "width-first")])
 def test_output_sizes(tw, th, order, runtime):
     img = _img(np.random.default_rng(2), 21, 19)

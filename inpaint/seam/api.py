@@ -95,7 +95,7 @@ class _State:
 
 
 def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None,
-           until_clear: bool = False) -> int:
+           until_clear: bool = False, partial: bool = False) -> int:
     plan = _plan(n, batch)
     if progress is not None:
         inner = plan
@@ -105,6 +105,8 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
             return inner(width, removed)
     pixels, mask, idx, removed, failed = carver.carve(
         st.pixels, st.mask, st.idx, plan, st.seam_map, st.removed_ordinal, until_clear=until_clear)
+    if failed and partial:  # the seams found before none was left are in the seam map
+        return removed
     if failed:
         what = "height" if st.transposed else "width"
         if until_clear:
@@ -132,9 +134,14 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
         local = _State(st.pixels.copy(), None if st.mask is None else st.mask.copy(), track=True)
         local.transposed = st.transposed
         sub = None if progress is None else (lambda r, base=done: progress(base + r))
-        _carve(carver, local, k, batch, sub)
+        _carve(carver, local, k, batch, sub, partial=True)
         dup_order = local.seam_map.reshape(h, w)
         dup = dup_order > 0
+        found = int(np.count_nonzero(dup)) // h  # fewer than k where protected pixels block the rest
+        if not found:
+            what = "height" if st.transposed else "width"
+            raise SeamError("{keep_mask} makes the target {what} impossible: every seam crosses a protected pixel, "
+                            "so none can be duplicated", what=what)
         st.pixels = carver.insert(st.pixels, dup)
         if st.mask is not None:
             st.mask = ref.duplicate(st.mask, dup)
@@ -142,7 +149,7 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
             st.seam_map[st.idx[dup]] = -(st.inserted_ordinal + dup_order[dup])
             st.inserted_ordinal += int(dup_order.max())
             st.idx = ref.duplicate(st.idx, dup)
-        done += k
+        done += found
 
 
 def _opencl_carver(rt: Any, mode: str) -> Any:
