@@ -90,7 +90,7 @@ def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
     Examples
     --------
     >>> img = np.full((40, 40, 3), 120, np.uint8); img[10:30, 10:30] = 200
-    >>> int(select_object(img, (20, 20), 32, grabcut=False).sum())
+    >>> int(select_object(img, (20, 20), 48, grabcut=False).sum())
     400
     """
     img = np.asarray(image)

@@ -375,12 +375,12 @@ class Inpainter(Job):
     @property
     def done(self) -> bool:
         """True once every target pixel is filled."""
-        return self._remaining == 0
+        return bool(self._remaining == 0)
 
     @property
     def progress(self) -> float:
         """Fraction of the target pixels filled so far, in [0, 1]."""
-        return 1.0 if self._initial == 0 else 1.0 - self._remaining / self._initial
+        return 1.0 if self._initial == 0 else float(1.0 - self._remaining / self._initial)
 
     def current(self) -> np.ndarray:
         """The current image, (H, W, 3) uint8 (a copy; partially filled while running)."""
