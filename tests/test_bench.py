@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from inpaint.cli import main
+from inpaint.errors import InputError
 from inpaint_bench import pipeline as bench
 
 
@@ -202,6 +203,13 @@ def test_integral_benchmark_runs(runtime, tmp_path, capsys):
     assert len(data["results"]) == 2 and data["meta"]["device"] == runtime.name
     assert data["meta"]["command"].startswith("inpaint bench integral")
     assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}
+
+
+def test_seam_benchmark_refuses_a_photo_that_does_not_exist(tmp_path):
+    from inpaint_bench import seam
+
+    with pytest.raises(InputError, match="does not exist"):  # not noise in its place
+        seam._photo(str(tmp_path / "nope.jpg"), 24, 32)
 
 
 @pytest.mark.slow  # a whole benchmark run: CI's second step

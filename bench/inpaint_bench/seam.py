@@ -62,7 +62,7 @@ def _photo(path: str | None, h: int, w: int) -> tuple[np.ndarray, str]:
     from PIL import Image
 
     src = Path(path) if path else PHOTO
-    if src.exists():
+    if path or src.exists():  # a photo asked for is read, or its error said
         from inpaint.io import read_image  # the product's reader: upright, any mode, clear errors
 
         rgb = read_image(src).rgb
