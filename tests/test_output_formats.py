@@ -89,6 +89,16 @@ def test_one_table_names_every_output_format():
     assert FORMATS["JPEG"].exif_limit == 65533 and FORMATS["WEBP"].lossy == "option"
 
 
+def test_a_resized_lossy_result_is_not_told_of_a_mask(tmp_path):
+    src = tmp_path / "a.png"
+    Image.fromarray(_rng_rgb()).save(src)
+    pic = imageio.read_image(src)
+    assert imageio.plan_output(pic, tmp_path / "o.jpg", size=(W - 5, H)).notes == [
+        "JPEG is lossy: the result is not stored exactly (write .png, .tif or .webp to keep it)"]
+    assert imageio.plan_output(pic, tmp_path / "o.jpg").notes == [
+        "JPEG is lossy: the pixels outside the mask are not kept exactly (write .png, .tif or .webp to keep them)"]
+
+
 # --- resolution -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("src_ext", ["png", "jpg", "bmp"])

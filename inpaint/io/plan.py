@@ -193,13 +193,18 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     if dpi and can is not None and not can.dpi and not (can.exif and exif is not None and 282 in exif):
         notes.append(f"{fmt} cannot hold the resolution ({float(dpi[0]):.0f} dpi): it was dropped")
     # lossless or lossy
+    resized = size is not None and tuple(size) != tuple(picture.size)
+    kept = "the result is not stored exactly" if resized else "the pixels outside the mask are not kept exactly"
+    again = ("the result is encoded lossily again" if resized else
+             "the pixels outside the mask are encoded again and change slightly")
+    it = "it" if resized else "them"
     lossy_source = src.format in _LOSSY_SOURCES or (src.format == "WEBP" and src.lossless is False)
     if can is not None and can.lossy == "option":  # WebP: lossless, unless --quality says or the input was lossy WebP
         if quality is not None or (src.format == "WEBP" and src.lossless is False):
             opts["quality"] = quality if quality is not None else DEFAULT_QUALITY
             if quality is None and src.format == "WEBP":
-                notes.append("the input is lossy WebP and so is the output: the pixels outside the mask are "
-                             "encoded again and change slightly (write .png to keep the result exactly)")
+                notes.append(f"the input is lossy WebP and so is the output: {again} (write .png to keep the "
+                             "result exactly)")
         else:
             opts["lossless"] = True
     elif can is not None and can.lossy == "always":
@@ -227,11 +232,9 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
         else:
             opts["quality"] = DEFAULT_QUALITY
             if not lossy_source:
-                notes.append(f"{fmt} is lossy: the pixels outside the mask are not kept exactly "
-                             "(write .png, .tif or .webp to keep them)")
+                notes.append(f"{fmt} is lossy: {kept} (write .png, .tif or .webp to keep {it})")
             else:  # lossy in, lossy out: encoded again all the same
-                notes.append(f"{fmt} is lossy: the pixels outside the mask are encoded again and change slightly "
-                             "(write .png, .tif or .webp to keep them)")
+                notes.append(f"{fmt} is lossy: {again} (write .png, .tif or .webp to keep {it})")
     _other_metadata(src, fmt, plan)
     if src.trailer and plan.jpeg_edit is None:
         notes.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
