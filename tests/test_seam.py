@@ -327,6 +327,7 @@ def files(tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["in.png", "--width", "0"], "--width must be a positive integer"),
     (["in.png", "--width", "61"], "more than twice"),
+    (["in.png", "--size", "61x20!"], "--size 61x20! makes the width 61, which is more than twice the input's 30"),
     (["in.png", "--width", "20", "--protect", "mask_small.png"], "is 5x5"),
     (["in.png", "--width", "20", "--protect", "wall.png"], "the --protect mask makes width 20 impossible"),
     (["junk.png", "--width", "20"], "not an image"),

@@ -105,7 +105,8 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
     width, height = args.target(w0, h0)
     for name, v, cur in (("width", width, w0), ("height", height, h0)):
         if v is not None and v > 2 * cur and not args.allow_large:
-            raise InputError(f"--{name} {v} is more than twice the input's {cur}; pass --allow-large "
+            asked = f"--size {args.size} makes the {name} {v}, which" if args.size is not None else f"--{name} {v}"
+            raise InputError(f"{asked} is more than twice the input's {cur}; pass --allow-large "
                              "to enlarge that much")
     return (width or w0), (height or h0)
 
