@@ -7,6 +7,7 @@ jpeglib's DCT coefficients, a raw PNG chunk parse).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import struct
 import subprocess
@@ -97,6 +98,26 @@ def test_a_resized_lossy_result_is_not_told_of_a_mask(tmp_path):
         "JPEG is lossy: the result is not stored exactly (write .png, .tif or .webp to keep it)"]
     assert imageio.plan_output(pic, tmp_path / "o.jpg").notes == [
         "JPEG is lossy: the pixels outside the mask are not kept exactly (write .png, .tif or .webp to keep them)"]
+
+
+@pytest.mark.parametrize("ext", ["gif", "png", "jpg", "webp"])
+def test_a_gifs_comment_is_kept_or_said_dropped(tmp_path, ext):
+    src, out = tmp_path / "c.gif", tmp_path / f"o.{ext}"
+    Image.fromarray(_rng_rgb()).save(src, comment=b"taken at dawn")
+    _, _, notes, _ = _fill(src, out)
+    info = _open(out).info
+    if ext == "webp":
+        assert "WEBP cannot hold the GIF's comment: it was dropped" in notes
+    else:
+        assert info.get("comment", info.get("Comment")) in (b"taken at dawn", "taken at dawn")
+        assert not any("comment" in n for n in notes), notes
+
+
+def test_a_jpegs_comment_is_kept_in_a_gif(tmp_path):
+    src, out = tmp_path / "c.jpg", tmp_path / "o.gif"
+    Image.fromarray(_rng_rgb()).save(src, comment=b"taken at dusk")
+    _, _, notes, _ = _fill(src, out)
+    assert _open(out).info["comment"] == b"taken at dusk" and not any("comment" in n for n in notes)
 
 
 # --- resolution -----------------------------------------------------------------------------------
@@ -299,6 +320,24 @@ def test_a_tiffs_tags_and_gps_ifd_are_kept(tmp_path, planar, ext):
         want = truth[~mask] if got.dtype == np.uint16 else (truth[~mask] >> 8).astype(np.uint8)
         assert np.array_equal(got[~mask], want)
     assert not any("EXIF" in n or "ICC" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("pages", [1, 2])
+def test_a_tiffs_tags_and_xmp_are_kept_together(tmp_path, pages):
+    # Pillow's writer took the XMP or the EXIF tags, not both; and a multi-page TIFF's first page is
+    # a copy (the file is closed), which had lost the page's tags and XMP.
+    src, out = tmp_path / "pages.tif", tmp_path / "o.tif"
+    rgb = _rng_rgb()
+    with tifffile.TiffWriter(src) as tif:
+        tif.write(rgb, photometric="rgb", software="Editor 3", extratags=[(271, "s", 0, "Maker", True),
+                                                                          (700, "B", 9, b"<x:xmp/>\0", True)])
+        if pages == 2:
+            tif.write(rgb, photometric="rgb")
+    with pytest.warns(UserWarning, match="has 2 pages") if pages == 2 else contextlib.nullcontext():
+        _, _, notes, mask = _fill(src, out)
+    after = _tags(out.read_bytes())
+    assert (after["Make"], after["Software"]) == ("Maker", "Editor 3") and after["XMP"].startswith(b"<x:xmp/>")
+    assert np.array_equal(tifffile.imread(out)[~mask], rgb[~mask])
 
 
 def test_a_format_without_exif_says_the_gps_position_was_dropped(tmp_path):

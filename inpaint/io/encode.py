@@ -285,7 +285,7 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
 
     ``options`` are the plan's (:class:`inpaint.io.plan.OutputPlan`): ``exif`` (bytes or
     ``Image.Exif``), ``icc_profile``, ``xmp``, ``quality``, ``lossless`` (WebP), ``qtables``,
-    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG).  PNG goes through
+    ``subsampling`` and ``jpeg_segments`` (JPEG), ``png_chunks`` (PNG), ``comment`` (GIF).  PNG goes through
     :func:`write_png` where it can."""
     opts = dict(options or {})
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
@@ -311,8 +311,12 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
     if icc and can is not None and can.icc:
         kwargs["icc_profile"] = icc
     if xmp and can is not None and can.xmp:
-        if fmt == "TIFF":
-            kwargs["tiffinfo"] = {700: xmp}
+        if fmt == "TIFF":  # Pillow's TIFF writer takes tiffinfo or exif, not both: XMP joins the tags
+            tags = Image.Exif()
+            if "exif" in kwargs:
+                tags.load(kwargs["exif"])
+            tags[700] = xmp
+            kwargs["exif"] = tags
         elif fmt == "PNG":
             from PIL import PngImagePlugin
 
@@ -344,5 +348,7 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
         kwargs["compress_level"] = PNG_LEVEL
     if fmt == "ICO":
         kwargs["sizes"] = [img.size]
+    if fmt == "GIF" and opts.get("comment"):
+        kwargs["comment"] = opts["comment"]
     img.save(fh, format=fmt, **kwargs)
     return note

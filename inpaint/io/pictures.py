@@ -73,6 +73,8 @@ class Source:
     png_chunks : list of (bytes, bytes)
         PNG: its text, gamma and colour chunks (``tEXt``, ``zTXt``, ``iTXt``, ``gAMA``,
         ``cHRM``, ``sRGB``, ``sBIT``) as ``(type, data)``.
+    comment : bytes or None
+        GIF: its comment.
     """
 
     format: str | None = None
@@ -85,6 +87,7 @@ class Source:
     trailer: int = 0
     segments: list = dataclasses.field(default_factory=list)
     png_chunks: list = dataclasses.field(default_factory=list)
+    comment: bytes | None = None
 
 
 @dataclasses.dataclass

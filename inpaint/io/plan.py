@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,16 @@ def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
     """The input's metadata beyond EXIF, ICC and XMP: a PNG's text and colour chunks, a JPEG's
     comments, IPTC and other APPn blocks.  Kept where the output can hold them; a note says what
     was dropped."""
+    if src.comment:  # a GIF's
+        if fmt == "GIF":
+            plan.options["comment"] = src.comment
+        elif fmt == "PNG":
+            plan.options.setdefault("png_chunks", []).append((b"tEXt", b"Comment\x00" + src.comment))
+        elif fmt == "JPEG" and len(src.comment) <= 65533:
+            plan.options.setdefault("jpeg_segments", []).append(
+                b"\xff\xfe" + struct.pack(">H", len(src.comment) + 2) + src.comment)
+        else:
+            plan.notes.append(f"{fmt} cannot hold the {src.format}'s comment: it was dropped")
     if src.png_chunks:
         if fmt == "PNG":
             plan.options["png_chunks"] = list(src.png_chunks)
@@ -124,6 +135,9 @@ def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
             kind = seg[1]
             if kind == 0xFE and fmt == "PNG":  # a comment becomes the PNG's Comment text
                 plan.options.setdefault("png_chunks", []).append((b"tEXt", b"Comment\x00" + seg[4:]))
+                continue
+            if kind == 0xFE and fmt == "GIF" and "comment" not in plan.options:  # a GIF holds one comment
+                plan.options["comment"] = bytes(seg[4:])
                 continue
             dropped.append("comments" if kind == 0xFE else "IPTC (APP13)" if kind == 0xED
                            else "extended XMP" if kind == 0xE1 else f"APP{kind - 0xE0} blocks")

@@ -171,15 +171,39 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
             img.close()
         raise InputError(f"cannot read {what} {shown(p)}: it is damaged or not a supported image "
                          f"({type(exc).__name__}: {exc})") from None
-    if frames > 1 or getattr(img, "fp", None) is not None:
-        # multi-frame files keep their file open to seek frames: keep the first frame, close the file
+    if img.format == "TIFF" and 282 not in img.tag_v2:  # Pillow says 1 dpi for a TIFF without a resolution
+        img.info.pop("dpi", None)
+        img.info.pop("resolution", None)
+    if frames > 1 or getattr(img, "fp", None) is not None or img.format == "GIF":
+        # multi-frame files keep their file open to seek frames (a GIF of one frame too, once its
+        # frames are counted): keep the first frame, close the file
         first = img.copy()
         first.info.update(img.info)
+        first.format = img.format  # what the file is decides how its result is written
+        _carry_tiff_tags(img, first)
         img.close()
         img = first
     for note in notes:
         warn(InputWarning(note), stacklevel=3)
     return img, tiles
+
+
+def _carry_tiff_tags(img: Image.Image, copy: Image.Image) -> None:
+    """Give ``copy`` of a TIFF's page the page's EXIF tags (with its EXIF and GPS directories) and
+    XMP, which a copy's :meth:`~PIL.Image.Image.getexif` no longer reads from the file."""
+    if not hasattr(img, "tag_v2"):
+        return
+    try:
+        exif = img.getexif()
+        for ifd in (0x8769, 0x8825):
+            exif.get_ifd(ifd)
+        exif = real_exif(exif)
+        if len(exif):
+            copy.info["exif"] = exif.tobytes()
+    except Exception:  # noqa: BLE001 - damaged tags: the pixels were read; keep none, as for one page
+        pass
+    if 700 in img.tag_v2 and "xmp" not in copy.info:
+        copy.info["xmp"] = img.tag_v2[700]
 
 
 def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
@@ -407,9 +431,6 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
             return planes
     img, tiles = open_image(p, "image", work_bytes_per_pixel, decoded=decoded)
     frames = int(img.info.pop("inpaint_frames", 1))
-    if img.format == "TIFF" and 282 not in img.tag_v2:  # Pillow says 1 dpi for a TIFF without a resolution
-        img.info.pop("dpi", None)
-        img.info.pop("resolution", None)
     try:
         exif = img.getexif()
         for ifd in (0x8769, 0x8825):  # the EXIF and GPS IFDs, read now from the open file
@@ -557,4 +578,7 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
             pass
     elif img.format == "PNG":
         src.png_chunks = _png_chunks(path)
+    elif img.format == "GIF" and img.info.get("comment"):
+        comment = img.info["comment"]
+        src.comment = comment.encode("utf-8") if isinstance(comment, str) else bytes(comment)
     return src
