@@ -101,6 +101,15 @@ def test_the_photo_decoded_early_is_read_without_opening_it_again(tmp_path, pair
     assert np.array_equal(np.asarray(Image.open(out)), np.asarray(Image.open(plain)))
 
 
+@pytest.mark.parametrize("form", [["--mask", "{}"], ["-m", "{}"], ["--mask={}"]])
+def test_a_photo_whose_mask_does_not_exist_is_not_decoded(tmp_path, pair, form):
+    argv = [str(pair), *(t.format(tmp_path / "nope.png") for t in form), "-o", str(tmp_path / "x.png")]
+    early.start(argv)
+    assert "done" not in early._early  # the missing mask's error comes at once
+    early.start([str(pair), *(t.format(tmp_path / "m.png") for t in form), "-o", str(tmp_path / "x.png")])
+    assert early._early["done"].wait(30) and early.take(pair) is not None
+
+
 def test_a_photo_changed_after_its_early_decoding_is_read_again(tmp_path, pair):
     early.start(_argv(tmp_path, pair, tmp_path / "x.png"))
     assert early._early["done"].wait(30)

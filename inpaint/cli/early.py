@@ -52,6 +52,17 @@ def _image_argument(argv: Sequence[str]) -> str | None:
     return image
 
 
+def _mask_missing(argv: Sequence[str]) -> bool:
+    """Whether the command's ``--mask`` names no file: its one-line error comes first, and the
+    photo need not be decoded for it."""
+    for i, token in enumerate(argv):
+        value = argv[i + 1] if token in ("-m", "--mask") and i + 1 < len(argv) else \
+            token.split("=", 1)[1] if token.startswith("--mask=") else None
+        if value is not None and value != "-" and not os.path.isfile(value):
+            return True
+    return False
+
+
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
@@ -103,7 +114,7 @@ def start(argv: Sequence[str]) -> None:
     """Start decoding the photo of a plain one-image command on a thread, when it is a PNG file
     that surely can be; nothing otherwise."""
     path = _image_argument(argv)
-    size = _plain_png(path) if path is not None else None
+    size = _plain_png(path) if path is not None and not _mask_missing(argv) else None
     if size is None:
         return
     from PIL import Image
