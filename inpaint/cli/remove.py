@@ -360,12 +360,13 @@ def _read_pair(image_path: Path, mask_path: Path | None, ahead: ReadAhead | None
     """The picture, and its mask read after it (:meth:`ReadAhead.aside`: taken after the picture's
     own checks) when read ahead; without ``ahead``, the mask is read in its turn (None)."""
     from .. import io as imageio
-    from ..io.read import check_regular
+    from ..io.read import check_name, check_regular
     from . import early
 
     if mask_path is not None:  # a missing mask is said before the photo is decoded
-        check_regular(image_path, "image")
-        check_regular(mask_path, "mask")
+        for path, what in ((image_path, "image"), (mask_path, "mask")):
+            check_name(path, what)
+            check_regular(path, what)
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL, decoded=early.take(image_path))
     if mask_path is None or ahead is None:
         return pic, None
