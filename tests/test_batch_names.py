@@ -198,3 +198,68 @@ def test_a_batch_where_every_photo_fails_reports_no_rate(work):
     assert summary.startswith("inpaint: 2 images: 0 removed, 2 failed (b.png, ref.png); ")
     assert summary.endswith(" s") and "images/s" not in summary
     assert files(work) == before
+
+
+def _pair(folder: Path, name: str, seed: int, mask=MASK) -> Path:
+    """A photo ``name`` with its own mask ``<stem>_mask.png`` beside it."""
+    path = photo(folder / name, seed)
+    save_mask(folder / f"{Path(name).stem}_mask.png", mask)
+    return path
+
+
+def test_a_photo_named_like_a_result_with_a_mask_of_its_own_is_an_input_never_replaced(tmp_path):
+    # a_removed.png with a_removed_mask.png is a photo: it was taken for a.png's earlier result,
+    # left out, and replaced by a.png's result with --overwrite.
+    _pair(tmp_path, "a.png", 1)
+    _pair(tmp_path, "a_removed.png", 2)
+    before = files(tmp_path)
+    p = run(["a.png", "a_removed.png", "--overwrite", *QUICK], tmp_path)
+    assert p.returncode == 2 and p.stderr == (
+        "inpaint: error: the result of a.png would be written to a_removed.png, which is the input image "
+        "a_removed.png of this batch; nothing was written (use -o FOLDER)\n"), p.stderr
+    assert files(tmp_path) == before
+    p = run(["a.png", "a_removed.png", "-o", "done/", *QUICK], tmp_path)
+    assert p.returncode == 0 and sorted(os.listdir(tmp_path / "done")) == ["a.png", "a_removed.png"], p.stderr
+
+
+def test_a_folder_takes_a_photo_named_like_a_mask_or_a_result_when_it_has_a_mask_of_its_own(tmp_path):
+    for i, name in enumerate(["a.png", "a_resized.png", "gas_mask.png"]):
+        _pair(tmp_path, name, i)
+    photo(tmp_path / "b_removed.png", 7)  # an earlier result: no mask of its own
+    p = run([".", *QUICK], tmp_path)
+    assert p.returncode == 0 and "3 images: 3 removed, 0 failed" in p.stderr, p.stderr
+    assert {"a_removed.png", "a_resized_removed.png", "gas_mask_removed.png"} <= set(os.listdir(tmp_path))
+    assert "b_removed_removed.png" not in os.listdir(tmp_path)
+
+
+def test_a_pattern_leaves_out_the_mask_of_an_image_it_did_not_match(tmp_path):
+    _pair(tmp_path, "a.png", 1)
+    photo(tmp_path / "b.jpg", 2)
+    save_mask(tmp_path / "b_mask.png", MASK)
+    p = run(["*.png", *QUICK], tmp_path)
+    assert p.returncode == 0 and "1 image: 1 removed, 0 failed" in p.stderr, p.stderr
+
+
+def test_a_result_name_taken_by_a_folder_fails_that_photo(tmp_path):
+    _pair(tmp_path, "a.png", 1)
+    _pair(tmp_path, "b.png", 2)
+    (tmp_path / "b_removed.png").mkdir()
+    p = run(["a.png", "b.png", *QUICK], tmp_path)
+    assert p.returncode == 2 and "error: [2/2] b.png: output b_removed.png is a folder" in p.stderr, p.stderr
+    assert "already done" not in p.stderr and "1 removed, 1 failed (b.png)" in p.stderr
+
+
+@pytest.mark.parametrize("option, what", [("--mask", "mask"), ("--protect", "--protect mask")])
+def test_a_file_every_photo_shares_is_checked_once_before_any_folder_is_made(tmp_path, option, what):
+    _pair(tmp_path, "a.png", 1)
+    _pair(tmp_path, "b.png", 2)
+    p = run(["a.png", "b.png", option, "nosuch.png", "-o", "out/", *QUICK], tmp_path)
+    assert p.returncode == 2 and p.stderr == f"inpaint: error: {what} nosuch.png does not exist\n", p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_batchs_warning_names_its_photo(tmp_path):
+    _pair(tmp_path, "a.png", 1)
+    _pair(tmp_path, "b.png", 2, mask=box_mask(H, W, slice(0, H), slice(0, 20)))
+    p = run([".", "-j", "2", "-q", *QUICK], tmp_path)
+    assert p.returncode == 0 and "warning: [2/2] b.png: the mask covers 67%" in p.stderr, p.stderr

@@ -4,9 +4,11 @@ loop that runs the files, reports a bad one and carries on.
 ``inpaint`` and ``inpaint resize`` share these rules, so a folder means the same to both:
 
 * a folder given stands for its image files (:data:`IMAGE_EXTENSIONS`), sorted by name, less
-  masks and earlier results (names ending in ``_mask``, ``_removed`` or ``_resized``);
+  masks and earlier results (names ending in ``_mask``, ``_removed`` or ``_resized``, unless
+  such a file has a mask of its own beside it: then it is a photo named so);
 * a file-name pattern (``'photos/*.jpg'``, quoted so that the shell leaves it to the command)
-  stands for the image files it matches, sorted by name: a batch even when it matches one;
+  stands for the image files it matches, sorted by name, less the masks of images it does not
+  match (``x_mask.png`` beside ``x.jpg`` for ``'*.png'``): a batch even when it matches one;
 * the mask of ``x.jpg`` is ``x_mask.png`` beside it, or ``DIR/x.png`` from a mask folder (any
   image extension, PNG first); for a link, the mask of the file it names is found too;
 * results go beside the inputs under a suffixed name, or into an ``-o`` folder under the
@@ -35,6 +37,7 @@ from ..io.naming import (
     IMAGE_EXTENSIONS,
     MASK_SUFFIX,
     RESULT_SUFFIXES,
+    find_mask,
     is_image_name,
     paired_file,
     result_name,
@@ -80,18 +83,62 @@ def batch_images(items: Sequence[str]) -> list[Path]:
         path = Path(item)
         if is_pattern(item):
             matches = sorted(p for p in map(Path, glob.glob(item, recursive=True)) if p.is_file() and is_image_name(p))
+            # the mask of an image the pattern leaves out is no photo (those of its images: see plan_batch)
+            stems = {(m.parent, m.stem) for m in matches}
+            matches = [m for m in matches if not (_mask_of_another(m) and
+                                                  (m.parent, m.stem[:-len(MASK_SUFFIX)]) not in stems)]
             if not matches:
                 raise InputError(f"no image file matches {shown(item)} (looked for {', '.join(IMAGE_EXTENSIONS)}); "
                                  "nothing was done")
             found += matches
         elif path.is_dir():
-            found += sorted(f for f in path.iterdir() if f.is_file() and is_image_name(f)
-                            and not f.stem.endswith(SKIPPED_SUFFIXES))
+            found += sorted(f for f in path.iterdir() if f.is_file() and is_image_name(f) and not _left_out(f))
         else:
             found.append(path)
     if not found:
         raise InputError(f"no image file in {', '.join(map(shown, items))} (looked for {', '.join(IMAGE_EXTENSIONS)})")
     return found
+
+
+def _has_own_mask(f: Path) -> bool:
+    """Whether ``x_removed.png`` (or another name a batch leaves out) has a mask of its own beside
+    it: then it is a photo that happens to be named so."""
+    return find_mask(f)[0].is_file()
+
+
+def _mask_of_another(f: Path) -> bool:
+    """Whether ``f`` is ``x_mask.*`` beside an image ``x.*``, with no mask of its own."""
+    if not f.stem.endswith(MASK_SUFFIX) or _has_own_mask(f):
+        return False
+    base = f.stem[:-len(MASK_SUFFIX)]
+    return any((f.parent / f"{base}{ext}").is_file() or (f.parent / f"{base}{ext.upper()}").is_file()
+               for ext in IMAGE_EXTENSIONS)
+
+
+def _left_out(f: Path) -> bool:
+    """Whether a folder's file is a mask or an earlier result by its name, not a photo: a name
+    ending in ``_mask``, ``_removed`` or ``_resized``, without a mask of its own."""
+    return f.stem.endswith(SKIPPED_SUFFIXES) and not _has_own_mask(f)
+
+
+def check_shared(files: Sequence[tuple[str, Any]], out_dir: Path | None) -> None:
+    """Check once, before any work, what every image of a batch shares: each file given for all
+    of them (``(what, path)``: ``--mask``, ``--protect``, ``--remove``; a folder of masks or None
+    is left out), and an existing ``-o`` folder's access; a problem there is one line, not one a
+    photo.
+
+    Raises
+    ------
+    InputError
+    """
+    from ..io.read import check_name, check_regular
+
+    for what, path in files:
+        if path is not None and not Path(path).is_dir():
+            check_name(path, what)
+            check_regular(path, what)
+    if out_dir is not None and out_dir.is_dir() and not os.access(out_dir, os.W_OK | os.X_OK):
+        raise InputError(f"output folder {out_dir} is not writable")
 
 
 def batch_mask(value: str | None, image: Path) -> Path | None:
@@ -265,8 +312,9 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
     is_mask = [any(not images[i] & images[j] and not images[j] & masks[i] for j in others(images[i], mask_of))
                for i in range(n)]
     # the result of another image of the batch (never the image's own result: that is a collision)
-    is_result = [not is_mask[i] and any(not is_mask[j] and not images[i] & images[j]
-                                        for j in others(images[i], result_of)) for i in range(n)]
+    # (a file with its own mask by name is a photo named so, not a result: see _has_own_mask)
+    is_result = [not is_mask[i] and not own[i] and any(not is_mask[j] and not images[i] & images[j]
+                                                       for j in others(images[i], result_of)) for i in range(n)]
     # one file under several names: done once, under its best name
     groups: list[list[int]] = []
     group_of: dict[Any, int] = {}
@@ -315,7 +363,7 @@ def plan_batch(prog: str, jobs: Sequence[tuple[Path, Sequence[Path], Path]], qui
             raise InputError(f"{shown(other)} and {shown(image)} would both be written to {shown(out)}; nothing was "
                              "written (rename one, or run them separately)")
         taken.update(dict.fromkeys(outs[i], image))
-    done = [i for i in keep if not overwrite and os.path.lexists(jobs[i][2])]
+    done = [i for i in keep if not overwrite and os.path.lexists(jobs[i][2]) and not os.path.isdir(jobs[i][2])]
     if done and not quiet:
         say(f"{prog}: note: {len(done)} already done ({_listed([jobs[i][0] for i in done])}): "
             f"{'their results exist' if len(done) != 1 else 'its result exists'}; --overwrite does "

@@ -30,6 +30,7 @@ from .batch import (
     batch_images,
     batch_mask,
     best_devices,
+    check_shared,
     is_batch,
     make_output_folder,
     output_folder,
@@ -336,6 +337,7 @@ def _remove_batch(args: argparse.Namespace, options: dict[str, Any], radius: int
     work = [work[i] for i in keep]
     if not work:
         return run_batch("inpaint", [], lambda *_: None, quiet=args.quiet)
+    check_shared([("mask", args.mask), ("--protect mask", args.protect)], args.out_dir)
     engine = engine_for(args)
     make_output_folder(args.out_dir)
     # one job: the next image and its mask are read, and the last result written, while an image is filled
@@ -460,7 +462,7 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
-    _warn_if_long(mask, args, drawn)
+    _warn_if_long(mask, args, drawn, name)
     from ..api import inpaint
 
     t_fill = time.perf_counter()
@@ -524,10 +526,10 @@ def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> An
     return protect
 
 
-def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int) -> None:
+def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int, name: str = "") -> None:
     """A warning with an estimate for a mask covering most of the image or a long fill; when the
     mask as drawn (``drawn`` pixels, before ``--grow``) marks most of the photo, it says what
-    white marks: such a mask is often inverted."""
+    white marks: such a mask is often inverted.  ``name`` leads it (a batch's ``[2/9] b.png: ``)."""
     from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..report import format_percent
     from .progress import format_seconds
@@ -541,8 +543,8 @@ def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int) -> None:
     if coverage >= 0.5:
         hint = f" ({INVERTED_HINT})" if drawn > MOSTLY * total else ""
         warnings.warn(InputWarning(
-            f"the mask covers {format_percent(coverage)} of the image{hint}: little is left to copy from, and the "
-            f"fill of {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+            f"{name}the mask covers {format_percent(coverage)} of the image{hint}: little is left to copy from, and "
+            f"the fill of {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
     elif seconds >= LONG_JOB_SECONDS:
         warnings.warn(InputWarning(
-            f"filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))
+            f"{name}filling {n} pixels may take roughly {format_seconds(seconds)} ({backend}; a rough estimate)"))

@@ -224,6 +224,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         batch_images,
         batch_mask,
         best_devices,
+        check_shared,
         is_batch,
         make_output_folder,
         output_folder,
@@ -280,6 +281,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     if not images:
         return run_batch("inpaint resize", [], lambda *_: None, quiet=args.quiet)
 
+    check_shared([("--protect mask", args.protect), ("--remove mask", args.remove)], out_dir)
     engine = engine_for(args)
     make_output_folder(out_dir)
 
