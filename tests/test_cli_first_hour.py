@@ -168,7 +168,7 @@ def test_stats_go_to_standard_error_when_the_image_goes_to_standard_output(work)
     (["-", "photo.png", "--mask", "mask.png"], "photo.png", "takes one image, not a batch"),
     (["photo.png", "photo.jpg", "--mask", "mask.png", "-o", "-"], None, "takes one image, not a batch"),
     (["-", "--mask", "mask.png", "-o", "-"], "empty", "standard input is empty"),
-    (["-", "--mask", "mask.png", "-o", "-"], "mask_text", "is not an image Pillow can read"),
+    (["-", "--mask", "mask.png", "-o", "-"], "mask_text", "is not an image this tool can read"),
     (["-", "--mask", "mask.png", "-o", "gif2:-"], "photo.png", "gif2 is not an image format"),
     (["-", "--mask", "mask.png", "-o", "-", "--save-mapping", "-"], "photo.png", "--save-mapping cannot be"),
     (["-", "--mask", "inverted_small.png", "-o", "-"], "photo.png", "must be the same size"),  # fails in the run

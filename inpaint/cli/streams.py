@@ -187,7 +187,7 @@ def _read_stdin(folder: Path, what: str) -> Path:
                 if len(head) < look_at:
                     continue
                 if look_at == _HEAD and not _signed(bytes(head[:16])):
-                    raise InputError(f"the {what} on standard input is not an image Pillow can read (its first "
+                    raise InputError(f"the {what} on standard input is not an image this tool can read (its first "
                                      f"{len(head)} bytes hold no image format's signature)")
                 pixels = _head_pixels(bytes(head), what)
                 look_at *= 2  # a header in a longer head (a large profile or preview first) is looked for again
@@ -203,7 +203,7 @@ def _read_stdin(folder: Path, what: str) -> Path:
         raise InputError(f"standard input is empty: there is no {what} to read from '-'")
     ext = _extension(spool)
     if not ext:
-        raise InputError(f"the {what} on standard input ({size} bytes) is not an image Pillow can read")
+        raise InputError(f"the {what} on standard input ({size} bytes) is not an image this tool can read")
     return spool.rename(spool.with_suffix(ext))
 
 

@@ -157,7 +157,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
         if p.suffix.lower() in (".heic", ".heif"):  # a phone's photo: what to do instead
             raise InputError(f"{what} {shown(p)} is a HEIC photo, which this tool cannot read: export it as JPEG "
                              "(on an iPhone: Settings > Camera > Formats > Most Compatible) or PNG") from None
-        raise InputError(f"{what} {shown(p)} is not an image Pillow can read") from None
+        raise InputError(f"{what} {shown(p)} is not an image this tool can read") from None
     except MemoryError:
         if img is not None:
             img.close()
