@@ -263,3 +263,12 @@ def test_a_batchs_warning_names_its_photo(tmp_path):
     _pair(tmp_path, "b.png", 2, mask=box_mask(H, W, slice(0, H), slice(0, 20)))
     p = run([".", "-j", "2", "-q", *QUICK], tmp_path)
     assert p.returncode == 0 and "warning: [2/2] b.png: the mask covers 67%" in p.stderr, p.stderr
+
+
+def test_a_file_that_is_no_image_in_a_batch_says_so_not_that_its_result_cannot_be_named(tmp_path):
+    _pair(tmp_path, "a.png", 1)
+    (tmp_path / "notes.txt").write_text("shopping list")
+    p = run(["notes.txt", "a.png", *QUICK], tmp_path)
+    assert p.returncode == 2 and "error: [1/2] notes.txt: image notes.txt is not an image this tool can read\n" \
+        in p.stderr, p.stderr
+    assert "1 removed, 1 failed (notes.txt)" in p.stderr

@@ -194,11 +194,11 @@ def single_output(image: Path, output: str | None, suffix: str) -> tuple[Path, P
         return command_path(output), None
     out = output_for(image, None, suffix)
     if not is_stream(image):
-        _writable_beside(image, out)
+        writable_beside(image, out)
     return out, None
 
 
-def _writable_beside(image: Path, out: Path) -> None:
+def writable_beside(image: Path, out: Path) -> None:
     """Refuse a result named after an input whose format cannot be written (an iPhone's HEIC),
     saying first when the input itself cannot be read: the user named neither the format nor
     the result."""

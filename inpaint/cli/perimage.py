@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from .. import cancel
@@ -66,6 +67,11 @@ class ImageRun:
             imageio.check_output(extra, mode=None, size=None, inputs=inputs, what=extra_what,
                                  **({"force": self.args.force} if extra_force else {}))
         label = extra if extra_label is None else extra_label
+        image = next((Path(p) for what, p in inputs if what == "input image" and p is not None), None)
+        if image is not None and out is not None and Path(out).suffix.lower() == image.suffix.lower():
+            from .batch import writable_beside
+
+            writable_beside(image, Path(out))  # a result in the input's format: the input's own error first
         imageio.check_output(out, mode=None, size=None, inputs=inputs, force=self.args.force,
                              others=[(f"{extra_what} {label}", label)] if extra is not None else [])
         for path, what in ((out, "output"), (label if extra is not None else None, f"{extra_what} file")):
