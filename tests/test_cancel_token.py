@@ -39,6 +39,26 @@ def test_a_cancelled_token_stops_its_job_and_no_other(method):
     assert not cancel.requested()                    # nothing process-wide was asked
 
 
+@pytest.mark.parametrize("method", ["multiscale", "criminisi"])
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+@pytest.mark.parametrize("how", ["token", "request"])
+def test_a_job_stepped_by_hand_stops_at_its_next_step(method, backend, how):
+    # The check was in run() only: stepped by hand (the documented loop), a job ran to its end.
+    if backend == "opencl":
+        pytest.importorskip("pyopencl")
+    img, mask = _case()
+    token = cancel.Token()
+    job = start(img, mask, method=method, backend=backend, patch=5, token=token)
+    before = job.image
+    try:
+        token.cancel() if how == "token" else cancel.request()
+        with pytest.raises(cancel.Cancelled):
+            job.step()
+    finally:
+        cancel.clear()
+    assert not job.done and job.progress == 0 and np.array_equal(job.image, before)  # the step did not run
+
+
 def test_a_request_cancels_the_tokens_made_before_it_only():
     before = cancel.Token()
     cancel.request()

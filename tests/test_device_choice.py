@@ -545,6 +545,9 @@ def test_the_api_refuses_a_device_or_token_that_names_nothing(fresh, monkeypatch
             inpaint(img, mask, device=bad, **QUICK)
     with pytest.raises(InputError, match=r"^token must be an inpaint\.cancel\.Token or None, got 1$"):
         inpaint(img, mask, token=1, backend="numpy", **QUICK)
+    for bad in ("numpy", 5):  # (was an AttributeError deep inside)
+        with pytest.raises(InputError, match=r"^engine must be an inpaint\.cl\.engine\.Engine "):
+            inpaint(img, mask, engine=bad, **QUICK)
     monkeypatch.setenv("PYOPENCL_CTX", "99:99")
     with pytest.raises(OpenCLUnavailable, match=r"^PYOPENCL_CTX '99:99' matches no OpenCL device"):
         inpaint(img, mask, **QUICK)

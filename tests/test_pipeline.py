@@ -232,7 +232,8 @@ def test_paper_search_area_walkingman():
 @pytest.mark.parametrize("kwargs, message", [
     ({"patch": 4}, "odd"), ({"patch": 1}, "odd"), ({"patch": 99}, "does not fit in a 40x30 image"),
     ({"alpha": -0.1}, "alpha"), ({"alpha": "wide"}, "alpha"), ({"backend": "cuda"}, "backend"),
-    ({"partition": ["ssd", "blur"]}, "blur"), ({"prune": "yes"}, "prune"), ({"timings": "no"}, "timings"),
+    ({"partition": ["ssd", "blur"]}, "blur"),
+    ({"partition": 5}, "partition must be a name"), ({"prune": "yes"}, "prune"), ({"timings": "no"}, "timings"),
 ])
 def test_bad_parameters(rng, kwargs, message):
     img = scene(rng, 30, 40)

@@ -16,8 +16,28 @@ from .context import RunContext, run_context, split
 
 
 class StepwiseJob:
-    """What every fill method's job shares: ``run`` steps it to the end.  Subclasses provide
-    ``step()`` (True while steps remain), ``stats`` (with ``iterations``) and ``result()``."""
+    """What every fill method's job shares: ``step`` checks for a stop and runs the next step,
+    ``run`` steps it to the end.  Subclasses provide ``_next()`` (the step itself: True while
+    steps remain), ``done``, ``stats`` (with ``iterations``) and ``result()``."""
+
+    def step(self) -> bool:
+        """Run the next step.  Returns True while steps remain.
+
+        Raises
+        ------
+        inpaint.cancel.Cancelled
+            The job's token (``token``, :class:`inpaint.cancel.Token`) was cancelled, or a stop
+            was requested (:func:`inpaint.cancel.request`) after the job was made; checked
+            before the step, and inside a long one.
+        """
+        if self.done:
+            return False
+        with cancel.scope(getattr(self, "token", None)):
+            cancel.check()
+            return self._next()
+
+    def _next(self) -> bool:
+        raise NotImplementedError
 
     def run(self, callback: Callable[[Any], Any] | None = None) -> Any:
         """Step to the end, calling ``callback(self)`` after every step; return the result.
@@ -332,10 +352,8 @@ class Job(StepwiseJob):
         """The current image, (H, W, 3) uint8 (a copy)."""
         return self.rgb.copy() if self.stats.empty_mask else self.current()
 
-    def step(self) -> bool:
+    def _next(self) -> bool:
         """Run the plan's next step.  Returns True while steps remain."""
-        if self.done:
-            return False
         t0 = time.perf_counter()
         self.run_step(self._pos)
         spent = time.perf_counter() - t0
@@ -440,7 +458,7 @@ class Sequence(StepwiseJob):
             out[g] = self._part.image[g]
         return out
 
-    def step(self) -> bool:
+    def _next(self) -> bool:
         """Run one step of the current part.  Returns True while steps remain."""
         if len(self._masks) == 1:
             more = self._part.step()

@@ -387,11 +387,9 @@ class Inpainter(Job):
         self._ctx.buffers.need(["rgb"], "host")
         return to_rgb(self._ctx.buffers.host["rgb"])
 
-    def step(self) -> bool:
+    def _next(self) -> bool:
         """Fill one patch (on the device-resident loop, possibly several).  Returns True while
         target pixels remain."""
-        if self.done:
-            return False
         if self._resident:
             return self._step_resident()
         t0 = time.perf_counter()

@@ -228,8 +228,11 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
         if text in PARTITIONS:
             return PARTITIONS[text]
         names = [s.strip() for s in text.split(",") if s.strip()]
-    else:
+    elif isinstance(spec, (list, tuple)):
         names = list(spec)
+    else:
+        raise InputError(f"partition must be a name ({', '.join(PARTITIONS)}), a comma-separated list of stages "
+                         f"or a sequence of stage names, got {spec!r}")
     bad = [s for s in names if s not in BY_NAME]
     if bad:
         raise InputError(f"unknown stage(s) in --partition: {', '.join(map(str, bad))}; stages are "
