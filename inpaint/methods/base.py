@@ -51,7 +51,7 @@ class StepwiseJob:
         """
         with cancel.scope(getattr(self, "token", None)):
             cancel.check()
-            while self.step():
+            while not self.done and self._next():  # step() without entering the scope again
                 cancel.check()
                 if callback is not None:
                     callback(self)
