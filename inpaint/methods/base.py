@@ -45,9 +45,7 @@ class StepwiseJob:
         Raises
         ------
         inpaint.cancel.Cancelled
-            The job's token (``token``, :class:`inpaint.cancel.Token`) was cancelled, or a stop
-            was requested (:func:`inpaint.cancel.request`) after the job was made; checked
-            before every step, and inside the long ones.
+            As :meth:`step`: checked before every step, and inside the long ones.
         """
         with cancel.scope(getattr(self, "token", None)):
             cancel.check()
