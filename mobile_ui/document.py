@@ -254,7 +254,7 @@ class DocumentController:
         try:
             written, notes = storage.save_photo(app.image, path, app.photo, overwrite=overwrite)
         except (OSError, ValueError) as exc:
-            app.dialogs.show_message("Not saved", str(exc))
+            app.dialogs.show_message("Not saved", _not_written(exc, path))
             return None
         app.status = f"Saved {written}" + (f" ({'; '.join(notes)})" if notes else "")
         self.saved_image = app.image
@@ -301,9 +301,17 @@ class DocumentController:
                 raise FileExistsError(f"{Path(path).name} is the original photo; choose another name")
             written = masktools.save_mask(app.editor.mask, path, overwrite=overwrite)
         except (OSError, ValueError) as exc:
-            app.dialogs.show_message("Mask not saved", str(exc))
+            app.dialogs.show_message("Mask not saved", _not_written(exc, path))
             return None
         grow_note = (f" Remove grows it by {int(app.grow)} px (the command: --grow {int(app.grow)})."
                      if app.grow else "")
         app.status = f"Saved the mask to {written}.{grow_note}"
         return written
+
+
+def _not_written(exc: Exception, path: str) -> str:
+    """Why a save failed, in the app's words: the system's reason for the file asked for, without
+    its error number or the name of the temporary file the write went through."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"Cannot write {Path(path).name}: {exc.strerror}."
+    return str(exc)

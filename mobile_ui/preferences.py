@@ -6,6 +6,7 @@ What the settings are, their defaults and their file format are in :mod:`mobile_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -55,7 +56,7 @@ class SettingsController:
         """Read the settings file into the app's properties (a missing or broken file: the defaults)."""
         try:
             data = json.loads(self.path().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # (a file nested past Python's limit)
             data = {}
         self.saved, self.state = settings.read(data)
         defaults = settings.defaults()
@@ -74,13 +75,15 @@ class SettingsController:
         if photo is not None and photo.path is not None:
             state["last_image"] = str(photo.path)
             state["last_dir"] = str(photo.path.parent)
+        path = self.path()
+        tmp = path.with_suffix(".json.part")
         try:
-            path = self.path()
-            tmp = path.with_suffix(".json.part")
             tmp.write_text(json.dumps(settings.document(self.settings_to_save(), state), indent=1), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
             Logger.warning(f"Inpaint: settings not saved: {exc}")
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     def recent_folders(self) -> list[str]:
         """The folders photos were last opened from or saved to, newest first, that still exist."""

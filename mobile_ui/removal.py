@@ -245,17 +245,21 @@ class RemovalController:
                 hint="For another fill, choose another method in Settings, or paint the mask "
                      "differently and Remove again.")
             return
-        removal.tries += 1
-        removal.seed, removal.alternate = next_try(self._method(), default, removal.tries)
+        tries = removal.tries + 1  # counted once the fill is shown: a cancelled try is tried again
+        seed, alternate = next_try(self._method(), default, tries)
         if removal.protect is not None:
             params["protect"] = removal.protect
-        params["seed"] = removal.seed
-        if removal.alternate:
+        params["seed"] = seed
+        if alternate:
             params[ALTERNATE[0]] = ALTERNATE[1]
-        self._run_removal(removal, params, app.document.snapshot("try again"), "Trying again…")
+        self._run_removal(removal, params, app.document.snapshot("try again"), "Trying again…",
+                          attempt=(tries, seed, alternate))
 
-    def _run_removal(self, removal: Removal, params: dict, before: Snapshot, status: str) -> None:
-        """Fill ``removal`` on the worker; on success the fill replaces the picture (one undo step)."""
+    def _run_removal(self, removal: Removal, params: dict, before: Snapshot, status: str,
+                     attempt: tuple[int, int, bool] | None = None) -> None:
+        """Fill ``removal`` on the worker; on success the fill replaces the picture (one undo step),
+        and a Try again's ``attempt`` (its number, seed and whether colours adapt) becomes the
+        removal's."""
         self.begin_job(status)
         token = self.token
         self.phase_started = time.monotonic()
@@ -264,7 +268,7 @@ class RemovalController:
         fn = partial(run_inpaint, image=removal.image, mask=removal.mask, params=params,
                      on_progress=partial(self._job_progress, token, changing), factory=self.app.engine,
                      on_phase=partial(self._job_phase, token))
-        self.submit(fn, partial(self._remove_done, token, before, removal), "Remove failed")
+        self.submit(fn, partial(self._remove_done, token, before, removal, attempt), "Remove failed")
 
     def _phase_text(self, token, phase: str, *_args) -> None:
         """The status line of a removal before its fill shows progress (see
@@ -330,9 +334,11 @@ class RemovalController:
         self.show_progress(fraction)
 
     @mainthread
-    def _remove_done(self, token, before, removal, outcome):
+    def _remove_done(self, token, before, removal, attempt, outcome):
         if token != self.token:
             return
+        if attempt is not None:
+            removal.tries, removal.seed, removal.alternate = attempt
         app, editor = self.app, self.app.editor
         again = removal is app.last_removal
         result, wall = outcome

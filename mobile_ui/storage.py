@@ -20,7 +20,7 @@ from PIL import Image, ImageOps
 
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
-from inpaint.io.read import open_image
+from inpaint.io.read import WIDE_GREY, grey_view8, open_image
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -67,6 +67,8 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
                 flat = Image.new("RGB", rgba.size, (255, 255, 255))
                 flat.paste(rgba, mask=rgba.getchannel("A"))
                 rgb = flat
+            elif upright.mode in WIDE_GREY:  # scaled as the command sees them (a plain convert clips)
+                rgb = Image.fromarray(grey_view8(upright)).convert("RGB")
             else:
                 rgb = upright.convert("RGB")
     except (OSError, SyntaxError) as exc:
@@ -222,4 +224,8 @@ def suggest_save_path(original: str | os.PathLike[str] | None, folder: str | os.
             ext = ".jpg" if orig.suffix.lower() in (".jpg", ".jpeg") else ".png"
     else:
         stem, base = name, Path(folder)
+    # a name the save can write: 255 bytes, less the 16 its temporary file adds, and a "-99"
+    room = 255 - 16 - len(os.fsencode(f"{REMOVED_SUFFIX}-99{ext}"))
+    while len(os.fsencode(stem)) > room:
+        stem = stem[:-1]
     return free_name(base / f"{stem}{REMOVED_SUFFIX}{ext}")

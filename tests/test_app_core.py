@@ -138,6 +138,20 @@ def _jpeg_photo(path, subsampling=2, orientation=None):
     img.crop((0, 0, 200, 152)).save(path, quality=87, subsampling=subsampling, **kw)
 
 
+@pytest.mark.parametrize("kind", ["I;16", "I", "F"])
+def test_a_wide_grey_photo_opens_as_the_command_reads_it(tmp_path, kind):
+    # convert("RGB") clipped them: a 16-bit ramp opened nearly all white, a float one black.
+    from inpaint.io import read_image
+
+    ramp = np.tile(np.linspace(0, 1, 90), (20, 1))
+    src = tmp_path / ("g.png" if kind == "I;16" else "g.tif")
+    values = {"I;16": (ramp * 65535).astype(np.uint16), "I": (ramp * 65535).astype(np.int32),
+              "F": ramp.astype(np.float32)}[kind]
+    Image.fromarray(values).save(src)
+    pixels = load_image(src).pixels
+    assert np.array_equal(pixels, read_image(src).rgb) and abs(pixels.mean() - 127.5) < 1
+
+
 @pytest.mark.parametrize("subsampling,orientation", [(2, None), (1, 6), (0, 3)])
 def test_jpeg_save_keeps_the_blocks_of_unchanged_pixels(tmp_path, subsampling, orientation):
     jpeglib = pytest.importorskip("jpeglib")
@@ -226,6 +240,26 @@ def test_suggested_names_do_not_exist(tmp_path):
     first.write_bytes(b"")
     assert suggest_save_path(orig, tmp_path).name == "holiday_removed-2.jpg"
     assert suggest_save_path(None, tmp_path, "walkingman").name == "walkingman_removed.png"
+
+
+def test_a_failed_save_says_why_for_the_file_asked_for():
+    from mobile_ui.document import _not_written
+
+    exc = PermissionError(1, "Operation not permitted", "/card/.p_removed.png~inpaint.0bbfd16a.31613.ec6a.tmp")
+    assert _not_written(exc, "/card/p_removed.png") == "Cannot write p_removed.png: Operation not permitted."
+    mine = FileExistsError("p.png is the original photo; choose another name")  # the app's own words stay
+    assert _not_written(mine, "/card/p.png") == "p.png is the original photo; choose another name"
+
+
+def test_a_suggested_name_for_a_photo_of_a_long_name_can_be_saved(tmp_path):
+    # "é" is two bytes: the name is cut on a character, within the 255 bytes a name may have
+    orig = tmp_path / ("é" * 120 + "x.png")
+    Image.new("RGB", (8, 6)).save(orig)
+    photo = load_image(orig)
+    path = suggest_save_path(orig, tmp_path)
+    assert path.name.endswith("_removed.png") and path.name.startswith("é" * 100)
+    written, _ = save_photo(photo.pixels, path, photo)
+    assert written.exists()
 
 
 # -- worker thread ----------------------------------------------------------------------

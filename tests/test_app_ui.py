@@ -773,6 +773,9 @@ def test_try_again_gives_another_fill_and_undo_brings_the_previous_back(fresh, s
     pump(2)
     assert button.texture_size[0] <= button.width and button.right <= app.root.ids.remove_btn.parent.right + 1
     fills = [first]
+    tap(tool(app, "try_again_btn"))  # a Try again cancelled at once is no try: the next is still the first
+    app.removal.cancel()
+    assert not app.busy and app.image is first
     # the first fill's seed with the colour adaptation, then the next seed without it
     for seed, adapt, again in ((0, "on", lambda: tap(tool(app, "try_again_btn"))),
                                (1, "off", lambda: kv.dispatch("on_key_down", 114, 0, "r", []))):
@@ -1613,6 +1616,26 @@ def test_mask_export_and_import_follow_the_command_s_mask_rule(fresh, scene, tmp
     np.testing.assert_array_equal(ed.mask, grey > 127)
     app.dialogs.dismiss_popup()
     pump()
+
+
+def test_a_broken_settings_file_gives_the_defaults_and_a_failed_save_leaves_no_part_file(app, tmp_path):
+    saved_dir, saved_overrides = app._state_dir, app.overrides
+    try:
+        app._state_dir, app.overrides = tmp_path, {}
+        # nested past Python's recursion limit: json raised RecursionError, and the app did not start
+        (tmp_path / "settings.json").write_text('{"version": 2, "changed": ' + "[" * 5000 + "]" * 5000 + "}")
+        app.prefs.load()
+        default = settings.defaults()
+        assert all(getattr(app, k) == default[k] for k in settings.KEYS)
+        (tmp_path / "settings.json").unlink()
+        (tmp_path / "settings.json").mkdir()                   # cannot be replaced
+        app.prefs.save()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+    finally:
+        app._state_dir, app.overrides = saved_dir, saved_overrides
+        app.prefs.load()
+        for key, value in saved_overrides.items():
+            setattr(app, key, value)
 
 
 def test_settings_keep_only_what_the_user_changed(app, tmp_path, monkeypatch):

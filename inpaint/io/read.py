@@ -273,6 +273,15 @@ def float_scale(arr: np.ndarray) -> float:
     return 1.0 if hi <= 255 else 257.0
 
 
+def grey_view8(img: Image.Image) -> np.ndarray:
+    """The (H, W) uint8 view of a wide grey image (a mode of :data:`WIDE_GREY`: 16-bit, 32-bit
+    or float), as the fill sees it: 16 bits by their high byte, 32-bit and float values by their
+    range (:func:`float_scale`).  Pillow's ``convert('L')`` clips them instead."""
+    arr = np.asarray(img)
+    scale = float_scale(arr) if img.mode in ("F", "I") else 257.0
+    return _view8(arr, img.mode, scale)
+
+
 def _view8(arr: np.ndarray, mode: str, scale: float) -> np.ndarray:
     """The 8-bit grey view of a 16-bit, 32-bit or float grey image."""
     if mode == "F":
