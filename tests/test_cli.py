@@ -271,7 +271,20 @@ def _no_mask_option(s):
     return [s.image], r"--mask is required"
 
 
+def _case_with_box(s):
+    return ["--case", "walkingman", "--box", "0,0,20,20", "-o", s.out], r"--case brings its own mask"
+
+
+def _case_with_around(s):
+    return ["--case", "walkingman", "--around", s.mask, "-o", s.out], r"--case brings its own mask"
+
+
+def _empty_profile(s):
+    return [s.image, "--mask", s.mask, "--profile", "", "-o", s.out], r"the profile name is empty; shipped profiles: "
+
+
 BAD_INPUTS = [
+    _case_with_box, _case_with_around, _empty_profile,
     _missing_input, _missing_mask, _folder_input, _non_image, _truncated_png, _mask_size, _mask_everything,
     _no_valid_source, _even_patch, _patch_one, _patch_too_large, _patch_too_large_criminisi,
     _option_of_another_method, _candidates_out_of_range, _patch_not_a_number, _alpha_negative,

@@ -223,6 +223,9 @@ def load_profile(spec: str | Path | Profile | None) -> Profile:
     if spec is None:
         spec = "native"
     spec_str = str(spec)
+    if not isinstance(spec, Path) and not spec_str.strip():
+        raise ProfileError(f"the profile name is empty; shipped profiles: {', '.join(available_profiles())} "
+                           "(or give a path to a .toml file)")
     path = Path(spec_str)
     if path.suffix == ".toml" or path.exists():
         name = path.stem

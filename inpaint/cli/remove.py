@@ -220,6 +220,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if args.case is not None:
         if args.image or args.mask is not None or args.masks is not None:
             raise InputError("give either --case or IMAGE --mask, not both")
+        if args.box is not None or args.around is not None:
+            raise InputError("--box and --around select the object of a photo you give; --case brings its own mask")
         from ..io.cases import load_case
 
         try:
