@@ -212,6 +212,30 @@ def test_seam_benchmark_refuses_a_photo_that_does_not_exist(tmp_path):
         seam._photo(str(tmp_path / "nope.jpg"), 24, 32)
 
 
+@pytest.mark.opencl  # (without a driver the device's error is another)
+def test_a_device_or_profile_named_to_a_benchmark_is_its_error_not_skipped(capsys, monkeypatch):
+    # bench seam timed numpy alone with a note; bench scaling and startup said "internal error"
+    assert main(["bench", "seam", "--device", "nosuchdev", "--sizes", "20x30:2", "--repeats", "1",
+                 "--ours-only"]) == 3
+    assert main(["bench", "seam", "--profile", "nosuch", "--sizes", "20x30:2", "--repeats", "1", "--ours-only"]) == 2
+    monkeypatch.setenv("INPAINT_DEVICE", "nosuchdev")  # the timed commands' own error
+    assert main(["bench", "startup", "--repeat", "1"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(ln.startswith("inpaint bench: error: ") for ln in err), err
+    assert "matches no OpenCL device" in err[0] and "unknown profile 'nosuch'" in err[1]
+    assert err[2].startswith("inpaint bench: error: INPAINT_DEVICE=nosuchdev (from the environment): ")
+
+
+def test_a_timed_commands_failure_keeps_its_kind():
+    from inpaint.errors import DeviceError
+    from inpaint_bench.common import child_failed
+
+    exc = child_failed(["inpaint", "x.png"], 3, "inpaint: note: a\ninpaint: error: no such device: 9:9\n")
+    assert isinstance(exc, DeviceError) and str(exc) == "no such device: 9:9"
+    assert isinstance(child_failed(["inpaint"], 2, "inpaint: error: bad\n"), InputError)
+    assert str(child_failed(["inpaint", "x"], -9, "")) == "inpaint x failed (-9): no message"
+
+
 @pytest.mark.slow  # a whole benchmark run: CI's second step
 def test_seam_benchmark_runs_on_its_photo(runtime, tmp_path, capsys):
     from inpaint_bench import seam

@@ -9,6 +9,18 @@ from typing import Any
 PAPER_CASES = ("walkingman", "river", "divingman", "hill")
 
 
+def child_failed(argv: Sequence[str], returncode: int, stderr: str) -> Exception:
+    """The error of a timed command that failed: its own last line, with its kind, so that the
+    benchmark exits as the command did (2 bad input, 3 no device); anything else names the run."""
+    from inpaint.errors import DeviceError, InputError
+
+    last = next((ln for ln in reversed(stderr.strip().splitlines()) if ln.strip()), "")
+    said = last.split(": error: ", 1)[1] if ": error: " in last else None
+    if said is not None and returncode in (2, 3):
+        return (InputError if returncode == 2 else DeviceError)(said)
+    return RuntimeError(f"{' '.join(argv)} failed ({returncode}): {last or 'no message'}")
+
+
 def cpu_name() -> str | None:
     """The CPU's model name from ``/proc/cpuinfo`` (Linux), or None where it is not available."""
     try:

@@ -26,7 +26,7 @@ import numpy as np
 from inpaint.cl import BACKENDS
 from inpaint.methods.options import BACKEND
 
-from .common import cpu_name, md_table
+from .common import child_failed, cpu_name, md_table
 
 SIZES = (0.2, 0.5, 1, 2, 4, 8, 12, 24)
 #: The memory budget the report checks: this many bytes per input pixel plus a fixed base.
@@ -64,7 +64,7 @@ def run_command(argv: list[str]) -> tuple[float, int, str]:
         log.seek(0)
         err = log.read()
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {err.strip()[-300:]}")
+        raise child_failed(argv, proc.returncode, err)
     return dt, int(usage.ru_maxrss) * 1024, err
 
 

@@ -318,14 +318,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.sea
         p.error(f"--dp: unknown {', '.join(bad)}; allowed: {', '.join(DP_CHOICES)}")
     notes: list[str] = []
     rt = None
-    try:
-        from inpaint.cl.runtime import get_runtime, opencl_available
+    from inpaint.cl.runtime import explicit_choice, get_runtime, opencl_available
 
-        if opencl_available():
+    named = explicit_choice(args.device) or args.profile is not None
+    try:
+        if opencl_available() or named:
             rt = get_runtime(device=args.device, profile=args.profile)
         else:
             notes.append("OpenCL columns skipped: no OpenCL device")
-    except Exception as exc:  # noqa: BLE001 - report and continue with the other columns
+    except Exception as exc:
+        if named:  # a device or profile named is never replaced (its error, as the other benchmarks')
+            raise
         notes.append(f"OpenCL columns skipped: {exc}")
     meta = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                        f"{platform.system()} {platform.release()}",

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .common import cpu_name, md_table
+from .common import child_failed, cpu_name, md_table
 
 FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
          "from inpaint.cl.runtime import select_device\n"
@@ -51,7 +51,7 @@ def _run(argv: list[str], env: dict[str, str]) -> float:
     proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     dt = time.perf_counter() - t
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+        raise child_failed(argv, proc.returncode, proc.stderr)
     return dt
 
 
