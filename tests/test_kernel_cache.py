@@ -272,6 +272,32 @@ def test_a_full_disk_compiles_in_a_temporary_folder_or_says_there_is_no_room(tmp
     assert kcache.unusable_reason().startswith("no room to compile the OpenCL kernels (0 MB free in")
 
 
+@pytest.mark.parametrize("whose", ["ours", "POCL_CACHE_DIR"])
+def test_a_cache_folder_that_cannot_be_written_compiles_in_a_temporary_one_and_says_so(tmp_path, monkeypatch,
+                                                                                        whose):
+    # A POCL_CACHE_DIR PoCL cannot write failed every compile, blamed on PoCL's version.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a folder")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(kcache.tempfile, "tempdir", None)
+    monkeypatch.setattr(kcache.atexit, "register", lambda *a: None)
+    for key in ("reason", "root", "uncached"):
+        monkeypatch.setitem(kcache._state, key, None)
+    if whose == "ours":
+        monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+        monkeypatch.delenv("POCL_CACHE_DIR", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        monkeypatch.setenv("POCL_CACHE_DIR", str(blocked))
+    kcache._prepare_pocl()
+    assert Path(os.environ["POCL_CACHE_DIR"]).parent == tmp_path / "tmp"
+    why = kcache.uncached_reason()
+    assert why == (f"the kernel cache {blocked}/inpaint-cl/pocl cannot be written" if whose == "ours" else
+                   f"POCL_CACHE_DIR={blocked} is not a folder that can be written")
+    assert kcache.unusable_reason() is None
+
+
 def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
     """PoCL reads its cache folder when it starts, so no module loads pyopencl on import:
     :func:`inpaint.cl.kcache.load_pyopencl` checks the caches first, for the runtime, and
@@ -454,3 +480,20 @@ def test_a_kernel_compiled_at_its_first_launch_gets_the_compile_note(warm, tmp_p
     assert first.stderr.count(note) == 1 and "of it compiling the kernels" in first.stderr, first.stderr
     again, _ = _fill(tmp_path, mine)
     assert again.returncode == 0 and note not in again.stderr, again.stderr
+
+
+@pytest.mark.slow  # a compile from nothing
+@pytest.mark.opencl
+def test_a_run_whose_cache_cannot_be_written_says_it_compiles_again_next_time(tmp_path):
+    # It said "first run only; later runs reuse them", and the next run compiled all again.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a folder")
+    rgb = np.random.default_rng(5).integers(0, 256, (40, 48, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "photo.png")
+    save_mask(tmp_path / "mask.png", box_mask(40, 48, slice(14, 24), slice(16, 28)))
+    proc, out = _fill(tmp_path, blocked)
+    assert proc.returncode == 0 and out, proc.stderr
+    note, summary = proc.stderr.strip().splitlines()
+    assert note == (f"inpaint: compiling the OpenCL kernels for this device (the kernel cache "
+                    f"{blocked}/inpaint-cl/pocl cannot be written: again on every run)...")
+    assert "compiling the kernels for this device, not cached)" in summary

@@ -17,8 +17,9 @@ So, once per process and before pyopencl is imported, :func:`prepare`:
   programs afresh.  The check holds the cache alone: while another process uses the cache, a
   folder may be its work in progress, so nothing is removed, and a process that finds a folder
   differing from the ledger compiles in a temporary folder of its own instead;
-* compiles in a fresh temporary folder when the cache's disk has too little room, and says that
-  OpenCL cannot be used when no folder has room (:func:`unusable_reason`);
+* compiles in a fresh temporary folder when the cache's folder (ours, or ``POCL_CACHE_DIR``) cannot
+  be written or its disk has too little room (:func:`uncached_reason`), and says that OpenCL
+  cannot be used when no folder has room (:func:`unusable_reason`);
 * removes a SQLite cache of pyopencl's that fails SQLite's quick check, and turns pyopencl's
   caches off when their folder cannot be written.
 
@@ -51,7 +52,7 @@ _LOCK = ".lock"
 _VOLATILE = ("last_accessed",)
 
 _state: dict[str, Any] = {"root": None, "lock": None, "distrusted": False, "reason": None, "prepared": False,
-                          "pyopencl": None}
+                          "pyopencl": None, "uncached": None}
 
 
 def _user_cache_dir(app: str) -> str:
@@ -287,6 +288,25 @@ def unusable_reason() -> str | None:
     return _state["reason"]
 
 
+def uncached_reason() -> str | None:
+    """Why this process compiles its kernels in a temporary folder, so that the next run compiles
+    them again (a cache folder that cannot be written), or ``None``."""
+    return _state["uncached"]
+
+
+def _usable_folder(folder: str) -> bool:
+    if not folder.strip():
+        return False
+    try:  # a file made and removed: os.access says yes to root, whom a read-only mount refuses
+        os.makedirs(folder, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".inpaint-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 def _temporary_pocl_cache() -> None:
     base = tempfile.gettempdir()
     if _free_bytes(base) < MIN_FREE_BYTES:
@@ -373,15 +393,17 @@ def _prepare_pocl() -> None:
     if reason is not None:
         _state["reason"] = reason
         return
-    if os.environ.get("POCL_CACHE_DIR"):
-        return  # the user's folder: theirs to manage
+    own = os.environ.get("POCL_CACHE_DIR")
+    if own:  # the user's folder: theirs to manage, if PoCL can write there
+        if not _usable_folder(own):
+            _state["uncached"] = f"POCL_CACHE_DIR={own} is not a folder that can be written"
+            _temporary_pocl_cache()
+        return
     root = os.path.join(_user_cache_dir("inpaint-cl"), "pocl")
-    try:
-        os.makedirs(root, exist_ok=True)
-        writable = os.access(root, os.W_OK)
-    except OSError:
-        writable = False
+    writable = _usable_folder(root)
     if not writable or _free_bytes(root) < MIN_FREE_BYTES:
+        _state["uncached"] = (f"the kernel cache {root} cannot be written" if not writable else
+                              f"the kernel cache's disk has {_free_bytes(root) >> 20} MB free")
         _temporary_pocl_cache()
         return
     alone = _lock(root)

@@ -321,8 +321,11 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         _COMPILE_NOTED = True
         first["noted"] = True
         lead = "\n" if bar is not None and getattr(bar, "drawn", False) else ""
-        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device (first run only; "
-                         "later runs reuse them)...\n")
+        from ..cl.kcache import uncached_reason
+
+        why = uncached_reason()
+        when = "first run only; later runs reuse them" if why is None else f"{why}: again on every run"
+        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device ({when})...\n")
         sys.stderr.flush()
 
     def listener(event: str, sources: Any, seconds: float) -> None:

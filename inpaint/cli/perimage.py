@@ -109,7 +109,10 @@ class ImageRun:
         seconds = getattr(self.compiled, "seconds", None)
         if seconds is None:
             return ""
-        return f"{seconds:.1f} s of it compiling the kernels for this device, once"
+        from ..cl.kcache import uncached_reason
+
+        return f"{seconds:.1f} s of it compiling the kernels for this device" + (", once" if uncached_reason() is None
+                                                                                 else ", not cached")
 
     def stopped(self) -> None:
         """Raise :class:`inpaint.cancel.Cancelled` when a stop came during the work: its result
