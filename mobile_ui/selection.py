@@ -15,6 +15,7 @@ from kivy.clock import mainthread
 from kivy.factory import Factory
 from kivy.metrics import dp
 
+from inpaint import install_hint
 from inpaint.errors import InputError
 from inpaint.report import format_percent
 from inpaint.select import fallback_note
@@ -240,7 +241,7 @@ class SelectionController:
         if app.busy or app.image is None:
             return
         if not app.can_refine:
-            app.dialogs.show_message("Refine", "Refining needs OpenCV: pip install opencv-python-headless")
+            app.dialogs.show_message("Refine", f"Refining needs OpenCV: {install_hint('app')}")
             return
         if not app.editor.mask.any():
             app.dialogs.show_message("Nothing to refine", "Select or paint part of the object first.")

@@ -205,6 +205,17 @@ def test_integral_benchmark_runs(runtime, tmp_path, capsys):
     assert set(data["results"][0]["wall_ms"]) == {"block", "naive", "numpy"}
 
 
+def test_the_benchmarks_help_shows_no_docstring_marks(capsys):
+    from inpaint_bench.cli import TOOLS
+
+    for name in TOOLS:
+        with pytest.raises(SystemExit) as done:
+            main(["bench", name, "--help"])
+        text = capsys.readouterr().out
+        assert done.value.code == 0 and "usage: inpaint bench" in text
+        assert "``" not in text and ":mod:" not in text, (name, text)
+
+
 def test_seam_benchmark_refuses_a_photo_that_does_not_exist(tmp_path):
     from inpaint_bench import seam
 

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 #: The paper's cases, in its order.
 PAPER_CASES = ("walkingman", "river", "divingman", "hill")
+
+
+def described(doc: str | None, first_line: bool = False) -> str:
+    """A module docstring's first paragraph (or line) as a command's ``--help`` text: without the
+    reStructuredText marks (``x``, :mod:`x`) that ``--help`` would show as they are."""
+    text = (doc or "").strip()
+    text = text.splitlines()[0] if first_line else text.split("\n\n")[0]
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text).replace("``", "")
+    return " ".join(text.split())
 
 
 def child_failed(argv: Sequence[str], returncode: int, stderr: str) -> Exception:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import cpu_name
+from .common import cpu_name, described
 
 DEFAULT_SIZES = ("512x384", "1024x550", "4096x4096")
 DEFAULT_KINDS = ("sum", "count")
@@ -54,7 +54,7 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 
 def _parser(prog: str = "python -m inpaint_bench.integral") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog=prog, description=described(__doc__, first_line=True))
     p.add_argument("--device", default=None,
                    help="OpenCL device: 'P:D', 'gpu', 'cpu' or part of a name (default: PYOPENCL_CTX, else best)")
     p.add_argument("--sizes", default=",".join(DEFAULT_SIZES),

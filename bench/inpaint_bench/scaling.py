@@ -26,7 +26,7 @@ import numpy as np
 from inpaint.cl import BACKENDS
 from inpaint.methods.options import BACKEND
 
-from .common import child_failed, cpu_name, md_table
+from .common import child_failed, cpu_name, described, md_table
 
 SIZES = (0.2, 0.5, 1, 2, 4, 8, 12, 24)
 #: The memory budget the report checks: this many bytes per input pixel plus a fixed base.
@@ -70,7 +70,7 @@ def run_command(argv: list[str]) -> tuple[float, int, str]:
 
 def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench scaling") -> int:
     """Measure every size; print Markdown, optionally write JSON and plots."""
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog=prog, description=described(__doc__))
     p.add_argument("--megapixels", default=",".join(f"{s:g}" for s in SIZES),
                    help="comma-separated sizes (default %(default)s)")
     p.add_argument("--hole", type=float, default=0.03, help="hole as a fraction of the photo (default 0.03)")

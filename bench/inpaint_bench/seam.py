@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import cpu_name
+from .common import cpu_name, described
 
 DEFAULT_SIZES = "224x320:100,853x1280:400"
 PHOTO = Path(__file__).resolve().parent / "data" / "coffee.jpg"
@@ -285,7 +285,7 @@ def _markdown(results: list[dict[str, Any]], meta: dict[str, Any], notes: list[s
 
 def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.seam") -> int:
     """Run the benchmark; returns the exit status."""
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog, description=described(__doc__, first_line=True))
     p.add_argument("--sizes", type=_parse_sizes, default=_parse_sizes(DEFAULT_SIZES),
                    help=f"comma-separated HxW:SEAMS cases (default {DEFAULT_SIZES})")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per column (default 5)")

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .common import child_failed, cpu_name, md_table
+from .common import child_failed, cpu_name, described, md_table
 
 FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
          "from inpaint.cl.runtime import select_device\n"
@@ -57,7 +57,7 @@ def _run(argv: list[str], env: dict[str, str]) -> float:
 
 def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench startup") -> int:
     """Time the commands; print Markdown, optionally write JSON."""
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog=prog, description=described(__doc__))
     p.add_argument("--repeat", type=int, default=5, help="runs per command (default 5); medians are reported")
     p.add_argument("--cold", action="store_true", help="also time one run of each command with empty kernel caches")
     p.add_argument("--json", metavar="FILE", help="write every time as JSON")

@@ -66,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-restore", action="store_true",
                         help="with --remove: keep the smaller size where --width/--height are not given")
     parser.add_argument("--energy", choices=ENERGIES, default="backward", help="energy (default backward)")
-    parser.add_argument("--order", choices=ORDERS, default="width-first", help="carving order")
+    parser.add_argument("--order", choices=ORDERS, default="width-first",
+                        help="carving order: the width's seams first, or the height's (default width-first)")
     parser.add_argument("--batch", type=int, metavar="K",
                         help="approximate mode: up to K strip-local seams per pass (much faster)")
     parser.add_argument("--save-seams", metavar="FILE", help="also write the input with the seams drawn over it "

@@ -27,7 +27,7 @@ VARIANT = Option(
     "variant", default="auto", check=lambda v: check_choice("variant", v, VARIANTS), flag="--search-memory",
     old_flag="--variant", choices=VARIANTS, rank=52,
     help="criminisi: where the patch search (findBestPatch) keeps the image: local-memory tiles (the paper's "
-         "Alg. 2) or global memory")
+         "Alg. 2) or global memory; 'auto' (default) takes the tiles where they fit the device, else global memory")
 LOOP = Option(
     "loop", default="auto", check=lambda v: check_choice("loop", v, LOOPS), flag="--fill-loop", old_flag="--loop",
     choices=LOOPS, rank=53,
