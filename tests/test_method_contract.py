@@ -103,6 +103,9 @@ def test_defaults_come_from_the_declarations():
 @pytest.mark.parametrize("method, option, value, message", [
     ("multiscale", "candidates", 9, "candidates must be an integer from 1 to 8, got 9"),
     ("multiscale", "seed", -1, "seed must be an integer from 0 to 65535, got -1"),
+    ("multiscale", "seed", True, "seed must be an integer from 0 to 65535, got True"),  # (a bool ran as 1)
+    ("multiscale", "candidates", True, "candidates must be an integer from 1 to 8, got True"),
+    ("multiscale", "alpha", True, "alpha must be a number >= 0 or 'full', got True"),
     ("multiscale", "backend", "cuda", "backend must be one of 'auto', 'opencl', 'numpy', got 'cuda'"),
     ("criminisi", "variant", "x", "variant must be one of 'auto', 'local', 'global', got 'x'"),
     ("criminisi", "loop", "gpu", "loop must be one of 'auto', 'device', 'host', got 'gpu'"),

@@ -33,6 +33,8 @@ def parse_alpha(text: Any, name: str = "alpha") -> float | str | None:
         return None
     if isinstance(text, str) and text.strip().lower() == "full":
         return "full"
+    if isinstance(text, (bool, np.bool_)):
+        raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}")
     try:
         value = float(text)
     except (TypeError, ValueError):

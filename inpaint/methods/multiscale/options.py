@@ -27,7 +27,7 @@ def _candidates(candidates: Any) -> int:
         k = int(candidates)
     except (TypeError, ValueError):
         k = 0
-    if k != candidates or not 1 <= k <= MAX_CANDIDATES:
+    if k != candidates or isinstance(candidates, (bool, np.bool_)) or not 1 <= k <= MAX_CANDIDATES:
         raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
     return k
 
@@ -39,7 +39,7 @@ def _gradients(weight: Any) -> int:
 
 
 def _seed(seed: Any) -> int:
-    if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= int(seed) <= MAX_SEED:
         raise InputError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
     return int(seed)
 
