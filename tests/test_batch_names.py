@@ -272,3 +272,13 @@ def test_a_file_that_is_no_image_in_a_batch_says_so_not_that_its_result_cannot_b
     assert p.returncode == 2 and "error: [1/2] notes.txt: image notes.txt is not an image this tool can read\n" \
         in p.stderr, p.stderr
     assert "1 removed, 1 failed (notes.txt)" in p.stderr
+
+
+def test_a_mask_whose_extension_is_in_mixed_case_pairs_with_its_photo(tmp_path):
+    photo(tmp_path / "c.png", 3)
+    save_mask(tmp_path / "c_mask.Png", MASK)
+    p = run(["c.png", *QUICK], tmp_path)
+    assert p.returncode == 0 and "the mask is c_mask.Png" in p.stderr, p.stderr
+    (tmp_path / "c_removed.png").unlink()
+    p = run([".", *QUICK], tmp_path)
+    assert p.returncode == 0 and "1 image: 1 removed, 0 failed" in p.stderr, p.stderr

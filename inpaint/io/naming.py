@@ -110,6 +110,14 @@ def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
         for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
             if candidate.is_file():
                 return candidate
+    try:  # an extension in mixed case (.Png): looked for in the folder's names only when the above miss
+        names = os.listdir(where)
+    except (OSError, ValueError):
+        return None
+    found = {n[len(stem):].lower(): n for n in names if n.startswith(stem)}
+    for ext in IMAGE_EXTENSIONS:
+        if ext in found and (where / found[ext]).is_file():
+            return where / found[ext]
     return None
 
 
