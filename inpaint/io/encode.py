@@ -277,7 +277,7 @@ def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes
     ifd[273] = tuple(range(0, stride * h, stride * rows))  # from the pixels' start: Pillow adds it
     fh.write(b"II*\0" + struct.pack("<I", 8))
     fh.write(ifd.tobytes(8))
-    fh.write(np.ascontiguousarray(arr, "<u2").tobytes())
+    fh.write(memoryview(np.ascontiguousarray(arr, "<u2")).cast("B"))  # (no copy of the pixels as bytes)
 
 
 def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None = None) -> str | None:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -110,15 +111,36 @@ def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
         for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
             if candidate.is_file():
                 return candidate
-    try:  # an extension in mixed case (.Png): looked for in the folder's names only when the above miss
-        names = os.listdir(where)
-    except (OSError, ValueError):
-        return None
-    found = {n[len(stem):].lower(): n for n in names if n.startswith(stem)}
+    # an extension in mixed case (.Png): the folder's names, by name without the case of the
+    # extension, listed once a folder (a batch misses here once an image without a mask)
     for ext in IMAGE_EXTENSIONS:
-        if ext in found and (where / found[ext]).is_file():
-            return where / found[ext]
+        name = _mixed_case_names(str(where)).get(f"{stem}{ext}")
+        if name is not None and (where / name).is_file():
+            return where / name
     return None
+
+
+def _mixed_case_names(folder: str) -> dict[str, str]:
+    """``{stem + lower-case extension: name}`` of the folder's image files whose extension is in
+    mixed case; read again when the folder changes (its modification time)."""
+    try:
+        return _listed(folder, os.stat(folder).st_mtime_ns)
+    except (OSError, ValueError):
+        return {}
+
+
+@functools.lru_cache(maxsize=32)
+def _listed(folder: str, _mtime_ns: int) -> dict[str, str]:
+    try:
+        names = os.listdir(folder)
+    except (OSError, ValueError):
+        return {}
+    found = {}
+    for name in names:
+        stem, ext = os.path.splitext(name)
+        if ext.lower() in IMAGE_EXTENSIONS and ext not in (ext.lower(), ext.upper()):
+            found[stem + ext.lower()] = name
+    return found
 
 
 def find_mask(image: Path, folder: Path | None = None, suffix: str = MASK_SUFFIX) -> tuple[Path, Path | None]:
