@@ -132,6 +132,17 @@ def _check_mask(mask: np.ndarray, shape: tuple[int, int], what: str) -> np.ndarr
     return mask_from_array(m, what)
 
 
+def _check_room(h: int, w: int, outside: int, what: str) -> None:
+    """Refuse a gesture that leaves fewer than :data:`MIN_OUTSIDE` pixels of background outside
+    it, saying whether the gesture or the image is at fault."""
+    if outside >= MIN_OUTSIDE:
+        return
+    if h * w < 2 * MIN_OUTSIDE:
+        raise InputError(f"the {w}x{h} image is too small to select in: a selection learns the background "
+                         f"from at least {MIN_OUTSIDE} pixels outside {what}")
+    raise InputError(f"{what} covers (nearly) the whole {w}x{h} image: leave some background outside it")
+
+
 # -- the work ------------------------------------------------------------------------------------
 
 def _bounds(mask: np.ndarray) -> tuple[int, int, int, int]:
@@ -406,14 +417,14 @@ def select_box(image: np.ndarray, box, *, grabcut: bool | None = None) -> np.nda
     rgb = _rgb(image)
     h, w = rgb.shape[:2]
     bx0, by0, bx1, by1 = _box(box, w, h)
-    if h * w - (bx1 - bx0) * (by1 - by0) < MIN_OUTSIDE:
-        raise InputError(f"the box covers (nearly) the whole {w}x{h} image: leave some background outside it")
+    _check_room(h, w, h * w - (bx1 - bx0) * (by1 - by0), "the box")
     inside = np.zeros((h, w), bool)
     inside[by0:by1, bx0:bx1] = True
     return _select_inside(rgb, inside, (by0, by1, bx0, bx1), grabcut)
 
 
-def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | None = None) -> np.ndarray:
+def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | None = None,
+                  name: str = "the rough mask") -> np.ndarray:
     """The object inside a loose lasso drawn around it.
 
     Parameters
@@ -424,6 +435,8 @@ def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | 
         the object lies within it, everything outside it is background.
     grabcut : bool or None
         Use GrabCut (None: where OpenCV is installed); otherwise the colour model.
+    name : str
+        What the messages call ``rough_mask`` (an app says "the loop").
 
     Returns
     -------
@@ -438,11 +451,10 @@ def select_around(image: np.ndarray, rough_mask: np.ndarray, *, grabcut: bool | 
     """
     rgb = _rgb(image)
     h, w = rgb.shape[:2]
-    inside = _check_mask(rough_mask, (h, w), "the rough mask")
+    inside = _check_mask(rough_mask, (h, w), name)
     if not inside.any():
-        raise InputError("the rough mask is empty: draw around the object")
-    if h * w - int(inside.sum()) < MIN_OUTSIDE:
-        raise InputError("the rough mask covers (nearly) the whole image: leave some background outside it")
+        raise InputError(f"{name} is empty: draw around the object")
+    _check_room(h, w, h * w - int(inside.sum()), name)
     return _select_inside(rgb, inside, _bounds(inside), grabcut)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from kivy.utils import platform
 
+from inpaint.io.naming import MASK_SUFFIX
 from inpaint.report import format_percent
 
 from . import masktools, samples, storage
@@ -60,15 +61,16 @@ class DocumentController:
             if isinstance(last, str):
                 app.status = f"The last photo, {last}, is no longer there: showing the example {app.doc_name}."
         except Exception as exc:  # noqa: BLE001 - any photo that fails to open is a message, not a crash
-            app.dialogs.show_message("Cannot open", str(exc))
             if app.image is None:
                 self.open_sample(None)
+            app.dialogs.show_message("Cannot open", str(exc))
 
     def set_document(self, image: np.ndarray, mask: np.ndarray | None, name: str,
                      photo: storage.Photo | None = None) -> None:
         """Replace the whole document (a newly opened photo); clears the history."""
         app = self.app
         app.removal.cancel()
+        app.dialogs.dismiss_popup()  # a question about the photo before (Select this much?, Save) is moot
         image = frozen(np.ascontiguousarray(image, dtype=np.uint8))
         if mask is None:
             mask = np.zeros(image.shape[:2], dtype=bool)
@@ -92,20 +94,32 @@ class DocumentController:
         from inpaint.io.naming import paired_file
 
         photo = storage.load_image(path)
-        note = ""
-        if mask_path:
-            mask = masktools.load_mask(mask_path, photo.pixels.shape[:2])
+        note, refused = "", None
+        mask = None
+        if mask_path:  # the mask asked for; one that cannot be used leaves the photo open without it
+            try:
+                mask = masktools.load_mask(mask_path, photo.pixels.shape[:2])
+            except (OSError, ValueError) as exc:
+                refused = str(exc)
         else:
-            mask = None
-            paired = paired_file(photo.path, None)
-            if paired.is_file():
+            try:
+                paired = paired_file(photo.path, None)
+                if not paired.is_file():
+                    paired = None
+            except OSError:  # its name would be too long for the file system: no paired mask
+                paired = None
+            if paired is not None:
                 try:
                     mask = masktools.load_mask(paired, photo.pixels.shape[:2])
                     note = f" Started from its mask {paired.name}."
                 except (OSError, ValueError) as exc:
                     note = f" Its mask {paired.name} is not used: {exc}"
         self.set_document(photo.pixels, mask, Path(path).name, photo)
+        if photo.flattened:
+            note += f" Its {' and '.join(photo.flattened)} will not be saved: the app edits 8-bit colour."
         self.app.status += note
+        if refused is not None:
+            self.app.dialogs.show_message("Mask not used", f"{photo.path.name} is open without the mask: {refused}")
         self.app.prefs.remember_folder(Path(path).parent)
         self.app.prefs.save()
 
@@ -221,31 +235,36 @@ class DocumentController:
         app.info = f"{w}x{h} · mask {n} px{grown} · zoom {format_percent(app.editor.scale)}{fitted}"
 
     # -- files ------------------------------------------------------------------------------
-    def default_folder(self) -> str:
+    def default_folder(self, writable: bool = False) -> str:
         """Where Open starts (and Save suggests for an example): the folder of the photo being
-        edited, else the folder the app was started from, else the last photo's folder."""
+        edited, else the folder the app was started from, else the last photo's folder; with
+        ``writable``, the first of them (then Pictures, then home) that the app may write to."""
         app = self.app
-        if app.photo is not None and app.photo.path is not None and app.photo.path.parent.is_dir():
-            return str(app.photo.path.parent)
-        if platform != "android" and Path(app.start_dir).is_dir():
-            return app.start_dir
+        candidates = []
+        if app.photo is not None and app.photo.path is not None:
+            candidates.append(app.photo.path.parent)
+        if platform != "android":
+            candidates.append(Path(app.start_dir))
         last = app.prefs.state.get("last_dir")
-        if isinstance(last, str) and Path(last).is_absolute() and Path(last).is_dir():
-            return last
+        if isinstance(last, str) and Path(last).is_absolute():
+            candidates.append(Path(last))
         if platform == "android":  # pragma: no cover - Android only
             try:
                 from android.storage import primary_external_storage_path
-                return str(Path(primary_external_storage_path()) / "Pictures")
+                candidates.append(Path(primary_external_storage_path()) / "Pictures")
             except Exception:  # noqa: BLE001 - no Android storage: the home folder below
                 pass
-        pictures = Path.home() / "Pictures"
-        return str(pictures if pictures.is_dir() else Path.home())
+        candidates += [Path.home() / "Pictures", Path.home()]
+        for folder in candidates:
+            if folder.is_dir() and (not writable or os.access(folder, os.W_OK)):
+                return str(folder)
+        return str(Path.home())
 
     def _original_path(self) -> Path | None:
         return self.app.photo.path if self.app.photo is not None else None
 
     def suggested_save_path(self) -> str:
-        return str(storage.suggest_save_path(self._original_path(), self.default_folder(),
+        return str(storage.suggest_save_path(self._original_path(), self.default_folder(writable=True),
                                              self.app.doc_name or "photo"))
 
     def save_to(self, path: str, overwrite: bool = False) -> Path | None:
@@ -280,15 +299,9 @@ class DocumentController:
 
     def suggested_mask_path(self) -> str:
         orig = self._original_path()
-        if orig is not None:
-            folder = orig.parent if os.access(orig.parent, os.W_OK) else Path(self.default_folder())
-            stem = orig.stem
-        else:
-            folder, stem = Path(self.default_folder()), self.app.doc_name or "photo"
-        candidate, n = folder / f"{stem}_mask.png", 2
-        while candidate.exists():
-            candidate, n = folder / f"{stem}_mask-{n}.png", n + 1
-        return str(candidate)
+        folder = Path(self.default_folder(writable=True))
+        stem = orig.stem if orig is not None else self.app.doc_name or "photo"
+        return str(storage.free_path(folder, stem, MASK_SUFFIX, ".png"))
 
     def export_mask(self, path: str, overwrite: bool = False) -> Path | None:
         """Save the mask as an 8-bit PNG, 255 on the object (``inpaint IMAGE --mask FILE`` reads it back)."""

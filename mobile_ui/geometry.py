@@ -248,14 +248,40 @@ def gesture_kind(points: list[tuple[float, float]]) -> str:
 
 def lasso_mask(points: list[tuple[float, float]], shape: tuple[int, int]) -> np.ndarray:
     """The region a lasso through ``points`` (image coordinates ``(u, v)``) encloses, closed
-    from its end back to its start: ``(H, W)`` bool, a pixel inside when its centre is."""
+    from its end back to its start: ``(H, W)`` bool, a pixel inside when its centre is, or when
+    the path's line crosses it.
+
+    Everything the path goes around is inside, however often it goes around (a loop drawn twice
+    round an object): a pixel's centre is inside where the path winds round it (non-zero winding),
+    not only where it does so an odd number of times.
+    """
     from PIL import Image, ImageDraw
 
     h, w = shape
-    canvas = Image.new("1", (w, h), 0)
+    pts = np.asarray(points, dtype=float).reshape(-1, 2)
+    x0, y0 = pts[:, 0], pts[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    # Each edge crosses the rows whose centre r + 1/2 lies in [its lower y, its upper y).
+    r0 = np.clip(np.ceil(np.minimum(y0, y1) - 0.5), 0, h).astype(np.int64)
+    r1 = np.clip(np.ceil(np.maximum(y0, y1) - 0.5), 0, h).astype(np.int64)
+    counts = r1 - r0
+    edge = np.repeat(np.arange(len(pts)), counts)
+    rows = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + r0[edge]
+    t = (rows + 0.5 - y0[edge]) / (y1[edge] - y0[edge])
+    cross = x0[edge] + t * (x1[edge] - x0[edge])
+    # The winding number at a pixel's centre: the edges crossing its row to its left, up +1, down -1.
+    steps = np.zeros((h, w + 1), np.int32)
+    np.add.at(steps, (rows, np.clip(np.ceil(cross - 0.5), 0, w).astype(np.int64)),
+              np.where(y1[edge] > y0[edge], 1, -1))
+    inside = np.cumsum(steps, axis=1)[:, :w] != 0
+    line = Image.new("1", (w, h), 0)
     # PIL puts pixel (col, row)'s centre at (col, row); image coordinates put it at +0.5.
-    ImageDraw.Draw(canvas).polygon([(u - 0.5, v - 0.5) for u, v in points], fill=1, outline=1)
-    return np.array(canvas, bool)
+    drawn = [(u - 0.5, v - 0.5) for u, v in pts]
+    if len(drawn) > 1:
+        ImageDraw.Draw(line).polygon(drawn, outline=1)
+    elif drawn:
+        ImageDraw.Draw(line).point(drawn, fill=1)
+    return inside | np.array(line, bool)
 
 
 def gesture_box(p0: tuple[float, float], p1: tuple[float, float],

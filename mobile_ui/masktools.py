@@ -75,7 +75,7 @@ def select_gesture(image: np.ndarray, kind: str, points: list[tuple[float, float
     inside = lasso_mask(points, shape)
     if not inside.any():
         raise InputError("the loop misses the photo: draw it around the object")
-    return select_around(image, inside)
+    return select_around(image, inside, name="the loop")
 
 
 def select_tap(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float, selection: np.ndarray,
@@ -190,6 +190,8 @@ def save_mask(mask: np.ndarray, path: str | os.PathLike[str], overwrite: bool = 
     from inpaint.io import save_image
 
     dest = Path(path).expanduser()
+    if dest.name.lower() == ".png":
+        raise ValueError(f"{dest.name} is an extension without a name: name the mask, such as photo_mask.png")
     if dest.suffix.lower() != ".png":
         raise ValueError(f"a mask is saved as PNG (lossless); {dest.name} does not end in .png")
     if dest.exists() and not overwrite:

@@ -219,8 +219,11 @@ class SelectionController:
             self.app.status = "Not selected: the mask is unchanged."
 
     def _apply_selection(self, before: Snapshot, after: np.ndarray, where: str = "", note: str = "") -> int:
-        """Make ``after`` the mask: one undo step; returns how many mask pixels changed."""
+        """Make ``after`` the mask: one undo step; returns how many mask pixels changed (none where
+        the photo is no longer the one selected in: a question answered after another was opened)."""
         app = self.app
+        if before.image is not app.image:
+            return 0
         mask = app.editor.mask
         added, removed = int((after & ~mask).sum()), int((mask & ~after).sum())
         mask[...] = after

@@ -15,7 +15,7 @@ whether or not the user chose them: reading a version-1 file drops those two val
 from __future__ import annotations
 
 from inpaint.methods.options import BACKEND, DEVICE, PROFILE
-from inpaint.methods.registry import (  # noqa: F401 - METHODS: the screen lists them
+from inpaint.methods.registry import (
     DEFAULT_METHOD,
     DEFAULTS,
     METHOD_NAMES as METHODS,
@@ -61,6 +61,15 @@ QUALITY = {
 CUSTOM = "Custom (see Advanced)"
 
 
+def _known_text(key: str, value: str) -> bool:
+    """Whether ``value`` is one the setting ``key`` offers: a method the registry has, one of an
+    option's choices (an option without choices, a device or a profile, is checked when used)."""
+    if key == "method":
+        return value in METHODS
+    choices = {o.name: o.choices for o in all_options()}.get(key)
+    return not choices or value in choices
+
+
 def tune_options(method) -> list:
     """The fill options ``method`` (a :class:`~inpaint.methods.options.Method`) declares as app
     settings, in its order: the Settings screen's rows and the keywords a run passes."""
@@ -99,7 +108,8 @@ def read(data: object) -> tuple[dict, dict]:
     changed: dict = {}
     for key, value in raw.items():
         if key in TEXT and isinstance(value, str):
-            changed[key] = value
+            if _known_text(key, value):  # an unknown one (another version's method) is its default again
+                changed[key] = value
         elif key in NUMBERS and isinstance(value, (int, float)) and not isinstance(value, bool):
             lo, hi = NUMBERS[key]
             if lo <= value <= hi and float(value).is_integer():

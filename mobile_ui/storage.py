@@ -20,7 +20,7 @@ from PIL import Image, ImageOps
 
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
-from inpaint.io.read import WIDE_GREY, grey_view8, open_image
+from inpaint.io.read import WIDE_GREY, grey_view8, open_image, wide_samples
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
 SAVE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
@@ -40,6 +40,17 @@ class Photo:
     exif: bytes | None = None     # EXIF block with orientation = 1, or None
     icc_profile: bytes | None = None
     format: str | None = None
+    #: What the app's 8-bit colour does not keep of the file ("transparency", shown on white; the
+    #: "depth beyond 8 bits a channel").
+    flattened: tuple[str, ...] = ()
+
+    def flattened_note(self) -> str:
+        """A note naming what a save of this photo cannot keep; empty where it keeps everything."""
+        if not self.flattened or self.path is None:
+            return ""
+        verb, them = ("is", "it") if len(self.flattened) == 1 else ("are", "them")
+        return (f"the app edits 8-bit colour, so {self.path.name}'s {' and '.join(self.flattened)} {verb} "
+                f"not kept (the inpaint command keeps {them})")
 
 
 def load_image(path: str | os.PathLike[str]) -> Photo:
@@ -52,17 +63,23 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
         in the command's words: :func:`inpaint.io.read.open_image`).
     """
     p = Path(os.path.abspath(Path(path).expanduser()))   # absolute: the app reopens it from anywhere
+    if p.is_dir():
+        raise IsADirectoryError(f"{p} is a folder, not an image file")
     if not p.is_file():
         raise FileNotFoundError(f"no such image file: {p}")
     # The command's reader: its checks and its one-line messages (a decompression bomb is "too large").
-    img, _tiles = open_image(p, "image")
+    img, tiles = open_image(p, "image")
+    flattened = []
     try:
         with img as im:
             fmt = im.format
             exif = im.getexif()
             icc = im.info.get("icc_profile")
+            if wide_samples(im, tiles):
+                flattened.append("depth beyond 8 bits a channel")
             upright = ImageOps.exif_transpose(im)
             if upright.mode in ("RGBA", "LA", "PA") or (upright.mode == "P" and "transparency" in upright.info):
+                flattened.insert(0, "transparency")
                 rgba = upright.convert("RGBA")
                 flat = Image.new("RGB", rgba.size, (255, 255, 255))
                 flat.paste(rgba, mask=rgba.getchannel("A"))
@@ -79,7 +96,7 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
             exif[_ORIENTATION] = 1
         exif_bytes = exif.tobytes()
     pixels = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
-    return Photo(pixels, p, exif_bytes, icc, fmt)
+    return Photo(pixels, p, exif_bytes, icc, fmt, tuple(flattened))
 
 
 def save_image(pixels: np.ndarray, path: str | os.PathLike[str], *, exif: bytes | None = None,
@@ -129,6 +146,8 @@ def _destination(pixels: np.ndarray, path: str | os.PathLike[str], original: str
     """The checks of :func:`save_image` before anything is written: the destination and the pixels."""
     dest = Path(path).expanduser()
     fmt = SAVE_FORMATS.get(dest.suffix.lower())
+    if fmt is None and dest.name.lower() in SAVE_FORMATS:
+        raise ValueError(f"{dest.name} is an extension without a name: name the file, such as photo{dest.name}")
     if fmt is None:
         raise ValueError(f"cannot save as {dest.suffix or 'a file without extension'!r}; "
                          f"use one of {', '.join(SAVE_FORMATS)}")
@@ -183,19 +202,22 @@ def save_photo(pixels: np.ndarray, path: str | os.PathLike[str], photo: Photo | 
     if photo is None or original is None or photo.format != "JPEG" or SAVE_FORMATS[dest.suffix.lower()] != "JPEG":
         save_image(arr, dest, exif=photo.exif if photo else None, icc_profile=photo.icc_profile if photo else None,
                    original=original, overwrite=True)
-        return dest, []
+        flattened = photo.flattened_note() if photo is not None else ""
+        return dest, [flattened] if flattened else []
     from inpaint import io as imageio
     from inpaint.errors import InputError
 
+    why = "changed since it was opened"
     try:
         pic = imageio.read_image(original)
         kept = pic.rgb.shape == photo.pixels.shape and np.array_equal(pic.rgb, photo.pixels)
     except (InputError, OSError):
         kept = False
+        if not Path(original).exists():
+            why = "is no longer there"
     if not kept:  # its blocks are no longer those of the photo as opened
         save_image(arr, dest, exif=photo.exif, icc_profile=photo.icc_profile, original=original, overwrite=True)
-        return dest, [f"{Path(original).name} changed since it was opened, so the JPEG was encoded again "
-                      "at quality 95"]
+        return dest, [f"{Path(original).name} {why}, so the JPEG was encoded again at quality 95"]
     h, w = arr.shape[:2]
     plan = imageio.plan_output(pic, dest, size=(w, h))
     notes = list(plan.notes)
@@ -224,8 +246,14 @@ def suggest_save_path(original: str | os.PathLike[str] | None, folder: str | os.
             ext = ".jpg" if orig.suffix.lower() in (".jpg", ".jpeg") else ".png"
     else:
         stem, base = name, Path(folder)
-    # a name the save can write: 255 bytes, less the 16 its temporary file adds, and a "-99"
-    room = 255 - 16 - len(os.fsencode(f"{REMOVED_SUFFIX}-99{ext}"))
+    return free_path(base, stem, REMOVED_SUFFIX, ext)
+
+
+def free_path(folder: Path, stem: str, suffix: str, ext: str) -> Path:
+    """``folder/<stem><suffix><ext>``, or ``...-2<ext>`` and so on where that exists, the stem
+    shortened so that a save can write the name: 255 bytes, less the 16 its temporary file adds
+    and a "-99"."""
+    room = 255 - 16 - len(os.fsencode(f"{suffix}-99{ext}"))
     while len(os.fsencode(stem)) > room:
         stem = stem[:-1]
-    return free_name(base / f"{stem}{REMOVED_SUFFIX}{ext}")
+    return free_name(folder / f"{stem}{suffix}{ext}")

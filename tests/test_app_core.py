@@ -740,3 +740,95 @@ def test_previews_are_upright_small_cached_and_follow_the_file(tmp_path):
     (tmp_path / "notes.png").write_text("not a picture")
     assert thumbs.thumbnail(tmp_path / "notes.png", cache) is None
     assert thumbs.thumbnail(tmp_path / "missing.png", cache) is None
+
+
+def test_settings_naming_a_method_or_choice_this_app_lacks_fall_back_to_the_defaults():
+    from mobile_ui import settings
+
+    changed = {"method": "lama", "backend": "cuda", "patch": "7", "device": "whatever"}
+    assert settings.read({"version": 2, "changed": changed})[0] == {"patch": "7", "device": "whatever"}
+    assert settings.read({"version": 2, "changed": {"method": "criminisi"}})[0] == {"method": "criminisi"}
+
+
+def _winding_oracle(points, h, w):
+    """Pixel centres the closed path winds round, by summing the angles it turns through (naive)."""
+    pts = np.asarray(points, float)
+    out = np.zeros((h, w), bool)
+    for r in range(h):
+        for c in range(w):
+            d = pts - (c + 0.5, r + 0.5)
+            a = np.arctan2(d[:, 1], d[:, 0])
+            turn = np.diff(np.append(a, a[0]))
+            turn = (turn + np.pi) % (2 * np.pi) - np.pi
+            out[r, c] = abs(turn.sum()) > np.pi
+    return out
+
+
+@pytest.mark.parametrize("turns", [0.97, 1.5, 1.95, 2.6])
+def test_a_loop_drawn_round_more_than_once_encloses_all_it_goes_round(turns):
+    from mobile_ui.geometry import lasso_mask
+
+    angles = np.linspace(0, 2 * np.pi * turns, 60)
+    pts = [(20.3 + 14.1 * np.cos(a), 15.2 + 11.7 * np.sin(a)) for a in angles]
+    got = lasso_mask(pts, (30, 41))
+    want = _winding_oracle(pts, 30, 41)
+    # the path's own pixels are in it too; every centre it winds round is, and nothing else
+    from PIL import Image, ImageDraw
+    line = Image.new("1", (41, 30), 0)
+    ImageDraw.Draw(line).polygon([(u - 0.5, v - 0.5) for u, v in pts], outline=1)
+    np.testing.assert_array_equal(got, want | np.array(line, bool))
+    assert got[15, 20], "the centre the loop goes round is inside"
+
+
+def test_a_loop_of_one_point_or_none_is_that_pixel_or_nothing():
+    from mobile_ui.geometry import lasso_mask
+
+    assert lasso_mask([(1.5, 2.5)], (5, 5)).sum() == 1 and lasso_mask([(1.5, 2.5)], (5, 5))[2, 1]
+    assert not lasso_mask([], (5, 5)).any()
+
+
+def test_opening_says_what_the_apps_8_bit_colour_cannot_keep_and_saving_says_it_again(tmp_path):
+    rgba = np.zeros((6, 8, 4), np.uint8)
+    rgba[..., 0], rgba[..., 3] = 200, 128
+    Image.fromarray(rgba, "RGBA").save(tmp_path / "logo.png")
+    Image.fromarray(np.full((6, 8), 60000, np.uint16)).save(tmp_path / "scan.png")
+    Image.fromarray(np.zeros((6, 8, 3), np.uint8)).save(tmp_path / "plain.png")
+    logo, scan, plain = (load_image(tmp_path / n) for n in ("logo.png", "scan.png", "plain.png"))
+    assert logo.flattened == ("transparency",) and scan.flattened == ("depth beyond 8 bits a channel",)
+    assert plain.flattened == () and plain.flattened_note() == ""
+    _, notes = save_photo(logo.pixels, tmp_path / "out.png", logo)
+    assert notes == ["the app edits 8-bit colour, so logo.png's transparency is not kept "
+                     "(the inpaint command keeps it)"]
+    assert save_photo(plain.pixels, tmp_path / "out2.png", plain)[1] == []
+
+
+def test_a_folder_or_a_bare_extension_gets_a_message_that_says_so(tmp_path, photo):
+    from mobile_ui.masktools import save_mask
+
+    with pytest.raises(IsADirectoryError, match="is a folder, not an image file"):
+        load_image(tmp_path)
+    with pytest.raises(ValueError, match=r"\.png is an extension without a name"):
+        save_mask(np.zeros((4, 4), bool), tmp_path / ".png")
+    with pytest.raises(ValueError, match=r"\.jpg is an extension without a name"):
+        save_image(photo, tmp_path / ".jpg")
+
+
+def test_saving_a_jpeg_whose_file_is_gone_says_so(tmp_path, photo):
+    Image.fromarray(photo).save(tmp_path / "gone.jpg", quality=90)
+    opened = load_image(tmp_path / "gone.jpg")
+    (tmp_path / "gone.jpg").unlink()
+    _, notes = save_photo(opened.pixels, tmp_path / "out.jpg", opened)
+    assert notes == ["gone.jpg is no longer there, so the JPEG was encoded again at quality 95"]
+
+
+def test_a_tiny_photo_is_too_small_to_select_in_and_the_app_calls_its_gesture_a_loop(photo):
+    from inpaint.errors import InputError
+    from inpaint.select import select_around, select_box
+
+    with pytest.raises(InputError, match="the 7x6 image is too small to select in"):
+        select_box(photo[:6, :7], (2, 2, 4, 4))
+    big = np.zeros((40, 40, 3), np.uint8)
+    rough = np.ones((40, 40), bool)
+    rough[0, :10] = False
+    with pytest.raises(InputError, match="^the loop covers"):
+        select_around(big, rough, name="the loop")

@@ -14,10 +14,12 @@ import subprocess
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers import first_by_default, library_fill
+from PIL import Image
 
 pytestmark = pytest.mark.ui
 
@@ -2310,3 +2312,85 @@ def test_huge_details_are_clipped_with_a_note(fresh):
     finally:
         fresh.dialogs.dismiss_popup()
         pump()
+
+
+# -- a photo replaced while a question about it is open -----------------------------------
+def test_a_photo_dropped_while_a_question_is_open_closes_it_and_a_late_answer_does_nothing(fresh, kv, tmp_path):
+    from mobile_ui.popups import QuestionPopup
+
+    app, ed = fresh, fresh.editor
+    sky = np.zeros((56, 72, 3), np.uint8)
+    sky[:, :] = (90, 140, 200)                           # a tap selects nearly all of it: the question
+    app.document.set_document(sky, None, "sky")
+    app.selection.set_tool("select")
+    pump(2)
+    drag([screen_of(app, 10, 10)])
+    settle(app)
+    question = app.dialogs.popup
+    assert isinstance(question, QuestionPopup), question
+    other = np.random.default_rng(3).integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    Image.fromarray(other).save(tmp_path / "other.png")
+    kv.dispatch("on_drop_file", str(tmp_path / "other.png").encode("utf-8"), 10, 10)
+    pump(2)
+    assert app.doc_name == "other.png" and app.dialogs.popup is None and question.parent is None
+    question.on_yes()                                    # an answer that arrives anyway
+    pump(2)
+    assert not ed.mask.any() and ed.mask.shape == (30, 40) and not app.can_undo
+    np.testing.assert_array_equal(app.image, other)
+
+
+def test_a_photo_whose_mask_name_would_be_too_long_opens_and_save_suggests_names_it_can_write(fresh, tmp_path):
+    app = fresh
+    stem = "p" * 246                                     # a legal name; with "_mask.png" it is not
+    img = np.random.default_rng(4).integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    Image.fromarray(img).save(tmp_path / f"{stem}.png")
+    app.document.open_file(str(tmp_path / f"{stem}.png"))
+    pump(2)
+    assert app.dialogs.popup is None and app.doc_name == f"{stem}.png"
+    for suggested in (app.document.suggested_mask_path(), app.document.suggested_save_path()):
+        assert Path(suggested).parent == tmp_path and len(Path(suggested).name.encode()) <= 255 - 16
+    (tmp_path / Path(app.document.suggested_mask_path()).name).write_bytes(b"")   # taken: the next is "-2"
+    assert Path(app.document.suggested_mask_path()).stem.endswith("_mask-2")
+
+
+def test_a_bad_mask_given_at_start_opens_the_photo_without_it_and_says_why(fresh, tmp_path):
+    from mobile_ui.popups import MessagePopup
+
+    app = fresh
+    img = np.random.default_rng(5).integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    Image.fromarray(img).save(tmp_path / "photo.png")
+    Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "wrong.png")
+    saved = app.startup
+    try:
+        app.startup = (str(tmp_path / "photo.png"), str(tmp_path / "wrong.png"), None)
+        app.document.open_startup()
+        pump(2)
+    finally:
+        app.startup = saved
+    assert app.doc_name == "photo.png" and not app.editor.mask.any()
+    np.testing.assert_array_equal(app.image, img)
+    popup = app.dialogs.popup
+    assert isinstance(popup, MessagePopup) and popup.title == "Mask not used", popup
+    assert "wrong.png" in popup.text and "same size" in popup.text
+    app.dialogs.dismiss_popup()
+
+
+def test_save_suggests_a_writable_folder_for_a_photo_in_a_read_only_one(fresh, tmp_path, monkeypatch):
+    from mobile_ui import document
+
+    app = fresh
+    shut, start = tmp_path / "shut", tmp_path / "start"
+    shut.mkdir()
+    start.mkdir()
+    img = np.random.default_rng(6).integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    Image.fromarray(img).save(shut / "photo.png")
+    app.document.open_file(str(shut / "photo.png"))
+    pump(2)
+    real = os.access
+    # as an ordinary user sees a read-only folder (the tests may run as root, who may write anywhere)
+    monkeypatch.setattr(document.os, "access", lambda p, mode: Path(p) != shut and real(p, mode))
+    monkeypatch.setattr("mobile_ui.storage.os.access", lambda p, mode: Path(p) != shut and real(p, mode))
+    monkeypatch.setattr(app, "start_dir", str(start))
+    assert Path(app.document.suggested_save_path()) == start / "photo_removed.png"
+    assert Path(app.document.suggested_mask_path()) == start / "photo_mask.png"
+    assert app.document.default_folder() == str(shut), "Open still starts beside the photo"

@@ -109,15 +109,23 @@ def _paired(image: Path, folder: Path | None, suffix: str) -> Path | None:
     where, stem = (folder, image.stem) if folder is not None else (image.parent, f"{image.stem}{suffix}")
     for ext in IMAGE_EXTENSIONS:
         for candidate in (where / f"{stem}{ext}", where / f"{stem}{ext.upper()}"):
-            if candidate.is_file():
+            if _is_file(candidate):
                 return candidate
     # an extension in mixed case (.Png): the folder's names, by name without the case of the
     # extension, listed once a folder (a batch misses here once an image without a mask)
     for ext in IMAGE_EXTENSIONS:
         name = _mixed_case_names(str(where)).get(f"{stem}{ext}")
-        if name is not None and (where / name).is_file():
+        if name is not None and _is_file(where / name):
             return where / name
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False where the name cannot exist (longer than the file system takes)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _mixed_case_names(folder: str) -> dict[str, str]:

@@ -50,6 +50,12 @@ def _rawmode(tile: Any) -> str:
     return raw if isinstance(raw, str) else ""
 
 
+def wide_samples(img: Image.Image, tiles: list) -> bool:
+    """Whether an image opened by :func:`open_image` (with its ``tiles``) holds more than 8 bits a
+    channel: a wide grey mode, or 16-bit samples that Pillow decodes to 8 bits."""
+    return img.mode in WIDE_GREY or any(";16" in _rawmode(t) for t in tiles)
+
+
 def _swap_rawmode(raw: str) -> str:
     """The rawmode of the other byte order (libtiff hands Pillow its samples in the machine's own)."""
     native = "B" if sys.byteorder == "big" else "L"
