@@ -333,3 +333,39 @@ def test_box_sums_from_four_corners(runtime, h, w, seed, box):
     got = padded[r1 + 1, c1 + 1] - padded[r0, c1 + 1] - padded[r1 + 1, c0] + padded[r0, c0]
     want = img[r0:r1 + 1, c0:c1 + 1].astype(np.int64).sum()
     assert (got - want) % 2**32 == 0
+
+
+@pytest.fixture
+def without_opencl(monkeypatch):
+    """``integral`` finds no OpenCL device: its numpy fallback answers."""
+    from inpaint.errors import OpenCLUnavailable
+    from inpaint.integral import api
+
+    def missing(*_a, **_k):
+        raise OpenCLUnavailable("no OpenCL platform found")
+
+    monkeypatch.setattr(api, "get_runtime", missing)
+
+
+@pytest.mark.parametrize("dtype,out", [(">i4", np.int32), (">f4", np.float32), (">u1", np.int32)])
+@pytest.mark.parametrize("device", [pytest.param(True, marks=pytest.mark.opencl), False], ids=["device", "numpy"])
+def test_an_array_in_the_other_byte_order_is_read_as_its_values(request, rng, dtype, out, device):
+    if not device:
+        request.getfixturevalue("without_opencl")
+    values = rng.integers(0, 200, (9, 14))
+    image = values.astype(dtype)
+    got = integral(image, dtype=out, runtime=request.getfixturevalue("runtime") if device else None)
+    np.testing.assert_array_equal(got, values.cumsum(0).cumsum(1))
+
+
+@pytest.mark.parametrize("bound", [float("nan"), float("inf"), -1.0, -10**9, True, "255"])
+def test_a_bound_on_pixels_that_is_not_a_finite_number_of_zero_or_more_is_refused(bound):
+    with pytest.raises(ValueError, match=r"max_value must be a finite number >= 0"):
+        integral_reference(np.ones((3, 3), np.uint8), max_value=bound)
+    with pytest.raises(ValueError, match=r"max_value must be a finite number >= 0"):
+        max_abs_integral((3, 3), "sum", bound)
+
+
+def test_an_unknown_method_is_refused_with_or_without_opencl(without_opencl):
+    with pytest.raises(ValueError, match="unknown method 'bogus'"):
+        integral(np.ones((3, 3), np.uint8), method="bogus")

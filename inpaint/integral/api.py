@@ -8,7 +8,7 @@ import numpy as np
 
 from ..cl.runtime import get_runtime
 from ..errors import OpenCLUnavailable
-from .checks import check_dtype, check_kind, check_overflow, check_shape, check_source_dtype
+from .checks import check_dtype, check_kind, check_method, check_overflow, check_shape, check_source_dtype, native
 from .opencl import IntegralPlan, array_module
 from .reference import host_max_abs, integral_reference
 
@@ -77,8 +77,9 @@ def integral(image: Any, kind: str = "sum", dtype: Any = np.int32, runtime: Any 
     """
     cl_array = array_module()
     on_device = cl_array is not None and isinstance(image, cl_array.Array)
+    check_method(method)
     if not on_device:
-        image = np.asarray(image)
+        image = native(np.asarray(image))
         if out is not None:
             raise ValueError("out= is for device images; a numpy image returns a new numpy array")
         if runtime is None:

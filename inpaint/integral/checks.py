@@ -39,6 +39,26 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+def check_method(method: Any) -> str:
+    """``method`` when it is one of :data:`METHODS`."""
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(map(repr, METHODS))}")
+    return method
+
+
+def check_max_value(max_value: Any) -> float:
+    """``max_value`` when it is a finite number >= 0 (a bound on ``|pixel|``)."""
+    if isinstance(max_value, bool) or not isinstance(max_value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(max_value) or max_value < 0:
+        raise ValueError(f"max_value must be a finite number >= 0 (a bound on |pixel|), got {max_value!r}")
+    return max_value
+
+
+def native(image: np.ndarray) -> np.ndarray:
+    """``image`` in the machine's byte order (a big-endian array from a file, converted)."""
+    return image if image.dtype.isnative else image.astype(image.dtype.newbyteorder("="))
+
+
 def check_dtype(dtype: Any) -> np.dtype:
     """The output dtype, int32 or float32."""
     try:
@@ -106,7 +126,7 @@ def max_abs_integral(shape: Sequence[int], kind: str = "sum", max_value: float =
     """
     h, w = check_shape(shape)
     check_kind(kind)
-    m = abs(int(np.ceil(max_value)))
+    m = int(np.ceil(check_max_value(max_value)))
     per_pixel = {"sum": m, "sqsum": m * m, "count": 1}[kind]
     return h * w * per_pixel
 

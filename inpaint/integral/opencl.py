@@ -14,10 +14,10 @@ from .checks import (
     DST_TYPES,
     KIND_CODE,
     MAX_SCAN_PARTS,
-    METHODS,
     SRC_TYPES,
     check_dtype,
     check_kind,
+    check_method,
     check_shape,
     check_source_dtype,
 )
@@ -81,9 +81,7 @@ class IntegralPlan:
         self.kind = check_kind(kind)
         self.dtype = check_dtype(dtype)
         self.src_dtype = check_source_dtype(src_dtype, kind, self.dtype)
-        if method not in METHODS:
-            raise ValueError(f"unknown method {method!r}; expected one of {', '.join(map(repr, METHODS))}")
-        self.method = method
+        self.method = check_method(method)
         self.runtime = runtime if runtime is not None else get_runtime()
         self._defines = {"SRC_T": SRC_TYPES[self.src_dtype], "DST_T": DST_TYPES[self.dtype],
                          "KIND": KIND_CODE[kind]}

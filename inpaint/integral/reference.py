@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_overflow, check_shape
+from .checks import check_overflow, check_shape, native
 
 
 def _terms_int32(image: np.ndarray, kind: str) -> np.ndarray:
@@ -66,7 +66,7 @@ def integral_reference(image: np.ndarray, kind: str = "sum", dtype: Any = np.int
     array([[ 1,  3],
            [ 4, 10]], dtype=int32)
     """
-    image = np.asarray(image)
+    image = native(np.asarray(image))
     check_shape(image.shape)
     if max_value is None and image.dtype == np.int32 and np.dtype(dtype) == np.int32:
         max_value = host_max_abs(image)
