@@ -260,3 +260,63 @@ def test_seam_benchmark_runs_on_its_photo(runtime, tmp_path, capsys):
     assert "### 24x32 (HxW) minus 3 vertical seams (coffee.jpg)" in out
     cols = json.loads(path.read_text())["results"][0]["columns"]
     assert {"opencl_exact_auto", "opencl_batch", "numpy"} <= set(cols)
+
+
+@pytest.mark.opencl
+def test_the_seam_benchmark_takes_its_device_and_profile_from_the_environment_as_the_command_does(
+        capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("INPAINT_DEVICE", "nosuchdev")   # its in-process columns ran on the first device
+    assert main(["bench", "seam", "--sizes", "8x12:2", "--repeats", "1", "--ours-only"]) == 3
+    assert "matches no OpenCL device" in capsys.readouterr().err
+    monkeypatch.delenv("INPAINT_DEVICE")
+    (tmp_path / "small.toml").write_text('name = "small"\nmax_mem_alloc_size = 1\n')
+    monkeypatch.setenv("INPAINT_PROFILE", str(tmp_path / "small.toml"))  # the command's child refused it
+    code = main(["bench", "seam", "--sizes", "8x12:2", "--repeats", "1", "--ours-only"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("inpaint bench: error: ") and "internal" not in err[0]
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["--grid", "--alphas", "0.05", "--patches", "-3"], "patch size must be an odd integer >= 3, got -3"),
+    (["--table2", "--alpha", "-1"], "alpha must be a number >= 0 or 'full'"),
+    (["--grid", "--alphas", ","], "--alphas names no value"),
+    (["seam", "--repeats", "0"], "--repeats and --slow-repeats must be at least 1"),
+    (["integral", "--seed", "-1"], "--seed must be >= 0"),
+    (["integral", "--kinds", ","], "--sizes and --kinds must each name at least one"),
+    (["--table4", "--contact-sheet", "sheet.txt"], "must end in .png or .jpg or .jpeg"),
+    (["integral", "--json", "no/such/folder/x.json"], "folder no/such/folder does not exist"),
+    (["startup", "--json", "."], ". is a folder; give a file name"),
+])
+def test_a_benchmark_refuses_values_it_cannot_run_before_any_run(capsys, monkeypatch, tmp_path, argv, said):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        code = main(["bench", *argv])
+        raise SystemExit(code)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and said in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_two_devices_of_one_kind_get_columns_of_their_own():
+    from inpaint_bench.devices import Dev
+
+    class Fake:
+        def __init__(self, name):
+            self.name, self.type, self.version, self.driver_version = name, 2, "OpenCL 3.0", "1"
+            self.max_compute_units, self.local_mem_size = 2, 1 << 15
+            self.platform = type("P", (), {"name": "Portable Computing Language"})()
+
+    a, b = Dev("0:0", Fake("pthread-a")), Dev("1:0", Fake("pthread-b"))
+    assert a.short == b.short == "PoCL CPU"
+    a.shared_kind = b.shared_kind = True
+    assert (a.short, b.short) == ("PoCL CPU (0:0)", "PoCL CPU (1:0)")
+
+
+def test_inpaint_bench_is_inpaint_bench_under_another_name(tmp_path):
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", "import sys; from inpaint_bench.cli import script; script()",
+                           "integral", "--json", str(tmp_path / "no" / "x.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("inpaint bench integral: error: argument --json")

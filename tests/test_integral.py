@@ -369,3 +369,16 @@ def test_a_bound_on_pixels_that_is_not_a_finite_number_of_zero_or_more_is_refuse
 def test_an_unknown_method_is_refused_with_or_without_opencl(without_opencl):
     with pytest.raises(ValueError, match="unknown method 'bogus'"):
         integral(np.ones((3, 3), np.uint8), method="bogus")
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (100, 4), (4, 100), (3, 3), (64, 64)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("method", ["block", "naive"])
+def test_a_plan_names_each_kernel_it_launches(runtime, rng, shape, method):
+    plan = IntegralPlan(shape, np.uint8, "sum", np.int32, method=method, runtime=runtime)
+    img = rng.integers(0, 256, shape, dtype=np.uint8)
+    src, out = cl_array.to_device(runtime.queue, img), cl_array.empty(runtime.queue, shape, np.int32)
+    events = plan.enqueue(src, out)
+    assert len(events) == len(plan.launched) and set(plan.launched) <= set(plan.kernels)
+    np.testing.assert_array_equal(out.get(), img.astype(np.int64).cumsum(0).cumsum(1))
+    if method == "block" and shape == (100, 4):
+        assert plan.launched == ["block_local", "vertical_scan", "vertical_combine"]

@@ -3,11 +3,35 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 #: The paper's cases, in its order.
 PAPER_CASES = ("walkingman", "river", "divingman", "hill")
+
+
+def result_file(*extensions: str) -> Callable[[str], str]:
+    """An argparse ``type`` for a file a benchmark writes when it ends: refused at once where its
+    folder is missing or is not writable, where it names a folder, or where its extension is not
+    one of ``extensions`` (any, when none are given), so that no run is lost for a bad name."""
+    import argparse
+    import os
+    from pathlib import Path
+
+    def check(text: str) -> str:
+        path = Path(text).expanduser()
+        folder = path.parent
+        if extensions and path.suffix.lower() not in extensions:
+            raise argparse.ArgumentTypeError(f"{text}: the file's name must end in {' or '.join(extensions)}")
+        if path.is_dir():
+            raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name")
+        if not folder.is_dir():
+            raise argparse.ArgumentTypeError(f"{text}: folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise argparse.ArgumentTypeError(f"{text}: folder {folder} is not writable")
+        return text
+
+    return check
 
 
 def described(doc: str | None, first_line: bool = False) -> str:

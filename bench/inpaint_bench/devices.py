@@ -29,6 +29,7 @@ class Dev:
         self.local_mem = int(device.local_mem_size)
         self.is_pocl = "portable computing language" in self.platform.lower()
         self.is_h200 = "h200" in self.name.lower()
+        self.shared_kind = False   # another device of the run has the same kind (set by find_devices)
 
     @property
     def label(self) -> str:
@@ -36,10 +37,17 @@ class Dev:
         return f"{kind} {self.name} ({self.platform})"
 
     @property
-    def short(self) -> str:
+    def kind(self) -> str:
+        """The device in a few words: the platform's kind, or the device's name."""
         if self.is_pocl:
             return "PoCL CPU" if not self.is_gpu else "PoCL GPU"
         return ("GPU " if self.is_gpu else "CPU ") + self.name
+
+    @property
+    def short(self) -> str:
+        """A column's label: :attr:`kind`, with the device's number where another device of the run
+        has the same kind (two PoCL devices)."""
+        return f"{self.kind} ({self.spec})" if self.shared_kind else self.kind
 
 
 def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
@@ -65,6 +73,8 @@ def find_devices(spec: str | None, notes: list[str]) -> list[Dev]:
         else:
             notes.append(f"{d.spec} {d.name} ({d.platform}) is left out: {problem}")
     devs = usable
+    for d in devs:
+        d.shared_kind = sum(other.kind == d.kind for other in devs) > 1
     if not any(d.is_gpu for d in devs):
         notes.append("no OpenCL GPU device: GPU columns are skipped")
     return devs

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import cpu_name, described
+from .common import cpu_name, described, result_file
 
 DEFAULT_SIZES = ("512x384", "1024x550", "4096x4096")
 DEFAULT_KINDS = ("sum", "count")
@@ -64,7 +64,7 @@ def _parser(prog: str = "python -m inpaint_bench.integral") -> argparse.Argument
     p.add_argument("--repeats", type=int, default=15, help="timed repeats per method (default %(default)s)")
     p.add_argument("--warmup", type=int, default=2, help="untimed runs per method first (default %(default)s)")
     p.add_argument("--seed", type=int, default=5, help="image seed (default %(default)s)")
-    p.add_argument("--json", metavar="FILE", default=None, help="also write all results as JSON")
+    p.add_argument("--json", metavar="FILE", default=None, type=result_file(), help="also write all results as JSON")
     return p
 
 
@@ -123,8 +123,7 @@ def bench_case(rt: Any, shape: tuple[int, int], kind: str, repeats: int, warmup:
         "device_ms": {m: _median_ms(v) for m, v in device.items()},
         "wall_ms": {m: _median_ms(v) for m, v in wall.items()},
         "kernel_ms": {m: kernel_medians(m) for m in plans},
-        "kernel_names": {"block": list(plans["block"].kernels),
-                         "naive": ["row_scan_source", "transpose", "row_scan", "transpose"]},
+        "kernel_names": {m: plan.launched for m, plan in plans.items()},
         "config": {"block": {"group": list(plans["block"].group), "scan_parts": plans["block"].scan_parts,
                              "scan_lines": plans["block"].scan_lines,
                              "blocks_per_item": plans["block"].blocks_per_item,
@@ -170,6 +169,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m inpaint_bench
         parser.error(f"unknown kind(s) {', '.join(bad)}; expected {', '.join(KINDS)}")
     if args.repeats < 1 or args.warmup < 0:
         parser.error("--repeats must be >= 1 and --warmup >= 0")
+    if not sizes or not kinds:
+        parser.error("--sizes and --kinds must each name at least one")
+    if args.seed < 0:
+        parser.error("--seed must be >= 0")
 
     import pyopencl as cl
 

@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 
 from inpaint.cl import BACKENDS
+from inpaint.errors import InputError
 from inpaint.methods.options import BACKEND
 
-from .common import PAPER_CASES, md_table
+from .common import PAPER_CASES, md_table, result_file
 from .devices import Dev, find_devices, machine_info
 from .metrics import bbox as _bbox, box_psnr as psnr, box_ssim as ssim
 
@@ -583,6 +584,25 @@ def _bbox_size(mask: np.ndarray) -> str:
     return f"{x1 - x0}x{y1 - y0}"
 
 
+def _check_fill_values(args: argparse.Namespace) -> None:
+    """Refuse, before any run, an alpha or a patch size the Criminisi method would refuse (its own
+    checks and messages), and a list of them that names none."""
+    from inpaint.methods import registry
+
+    method = registry.get("criminisi")
+    for text, name, conv in ((args.alphas, "alpha", _alpha_label), (args.patches, "patch", int)):
+        values = _list_arg(text, (), conv)
+        if text is not None and not values:
+            raise InputError(f"--{name}{'es' if name == 'patch' else 's'} names no value")
+        for value in values:
+            if value != DEFAULT_FILL:
+                method.option(name).check(_alpha_arg(value) if name == "alpha" else value)
+    if args.alpha is not None and _alpha_label(args.alpha) != DEFAULT_FILL:
+        method.option("alpha").check(_alpha_arg(_alpha_label(args.alpha)))
+    if args.patch is not None:
+        method.option("patch").check(int(args.patch))
+
+
 def _list_arg(text: str | None, default: Sequence[Any], conv) -> list[Any]:
     if not text:
         return [conv(x) for x in default]
@@ -843,10 +863,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     parser.add_argument("--device", help="restrict to one OpenCL device ('P:D', 'gpu', 'cpu' or part of a name); "
                                          "with --quality, passed to every configuration")
-    parser.add_argument("--json", metavar="FILE", help="write every measurement as JSON")
-    parser.add_argument("--csv", metavar="FILE", help="write every timed cell as CSV")
+    parser.add_argument("--json", metavar="FILE", type=result_file(), help="write every measurement as JSON")
+    parser.add_argument("--csv", metavar="FILE", type=result_file(), help="write every timed cell as CSV")
     parser.add_argument("--plots", metavar="DIR", help="write Fig. 11/14-style plots (needs matplotlib)")
-    parser.add_argument("--contact-sheet", metavar="FILE",
+    parser.add_argument("--contact-sheet", metavar="FILE", type=result_file(".png", ".jpg", ".jpeg"),
                         help="write original | mask | result | mapping per case (PNG or JPEG)")
     from .peers import PEERS  # the names only: no peer library is imported
 
@@ -908,13 +928,8 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     try:
         cases = resolve_cases(args.case, notes)
-        for text, conv in ((args.alphas, _alpha_label), (args.patches, int)):
-            _list_arg(text, (), conv)
-        if args.alpha is not None:
-            _alpha_label(args.alpha)
-        if args.patch is not None:
-            int(args.patch)
-    except ValueError as exc:
+        _check_fill_values(args)
+    except (ValueError, InputError) as exc:
         return _error(str(exc))
     if not cases:
         return _error("no case could be loaded: " + "; ".join(notes))

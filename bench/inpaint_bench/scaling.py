@@ -26,7 +26,7 @@ import numpy as np
 from inpaint.cl import BACKENDS
 from inpaint.methods.options import BACKEND
 
-from .common import child_failed, cpu_name, described, md_table
+from .common import child_failed, cpu_name, described, md_table, result_file
 
 SIZES = (0.2, 0.5, 1, 2, 4, 8, 12, 24)
 #: The memory budget the report checks: this many bytes per input pixel plus a fixed base.
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench scaling")
     p.add_argument("--backend", default=BACKEND.from_environment() or BACKEND.default, choices=BACKENDS,
                    help=f"default: {BACKEND.env}, else auto")
     p.add_argument("--device", help="OpenCL device (see inpaint --device)")
-    p.add_argument("--json", metavar="FILE", help="write the measurements as JSON")
+    p.add_argument("--json", metavar="FILE", type=result_file(), help="write the measurements as JSON")
     p.add_argument("--plots", metavar="DIR", help="write time and memory against megapixels (needs matplotlib)")
     args = p.parse_args(argv)
     try:

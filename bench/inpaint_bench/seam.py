@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import cpu_name, described
+from .common import child_failed, cpu_name, described, result_file
 
 DEFAULT_SIZES = "224x320:100,853x1280:400"
 PHOTO = Path(__file__).resolve().parent / "data" / "coffee.jpg"
@@ -167,9 +167,14 @@ def _columns(args: argparse.Namespace, img: np.ndarray, n: int, tmp: Path, rt: A
                    "-q", "--backend", "opencl"] + (["--device", args.device] if args.device else []) + (
                    ["--profile", args.profile] if args.profile else [])
 
+        def run_command() -> None:
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise child_failed(command[2:], done.returncode, done.stderr)
+
         def whole_command() -> float:
             ours_out.unlink(missing_ok=True)
-            return _time(lambda: subprocess.run(command, check=True, capture_output=True))
+            return _time(run_command)
 
         cols.append(Column("ours_command", "ours OpenCL exact, whole command (process)", whole_command,
                            "inpaint resize IN.png -W W -o OUT.png: start-up, decoding, carving, encoding"))
@@ -300,10 +305,15 @@ def main(argv: list[str] | None = None, prog: str = "python -m inpaint_bench.sea
     p.add_argument("--numpy-max-pixels", type=int, default=2_000_000,
                    help="skip the numpy reference above this many pixels (default 2e6)")
     p.add_argument("--image", help="photo to resize into each case (default: bundled coffee.jpg)")
-    p.add_argument("--device", help="OpenCL device (see 'inpaint devices')")
-    p.add_argument("--profile", help="device profile")
-    p.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
+    from inpaint.methods.options import DEVICE, PROFILE
+
+    p.add_argument("--device", default=DEVICE.from_environment(),
+                   help=f"OpenCL device (see 'inpaint devices'; default: {DEVICE.env})")
+    p.add_argument("--profile", default=PROFILE.from_environment(), help=f"device profile (default: {PROFILE.env})")
+    p.add_argument("--json", metavar="FILE", type=result_file(), help="also write the raw results as JSON")
     args = p.parse_args(argv)
+    if args.repeats < 1 or args.slow_repeats < 1:
+        p.error("--repeats and --slow-repeats must be at least 1")
     args.dp = [d.strip() for d in args.dp.split(",") if d.strip()]
     try:
         args.tiles = [tuple(int(v) for v in t.lower().split("x")) for t in args.tiles.split(",") if t.strip()]

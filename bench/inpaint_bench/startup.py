@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .common import child_failed, cpu_name, described, md_table
+from .common import child_failed, cpu_name, described, md_table, result_file
 
 FLOOR = ("import numpy, pyopencl as cl, PIL.Image\n"
          "from inpaint.cl.runtime import select_device\n"
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench startup")
     p = argparse.ArgumentParser(prog=prog, description=described(__doc__))
     p.add_argument("--repeat", type=int, default=5, help="runs per command (default 5); medians are reported")
     p.add_argument("--cold", action="store_true", help="also time one run of each command with empty kernel caches")
-    p.add_argument("--json", metavar="FILE", help="write every time as JSON")
+    p.add_argument("--json", metavar="FILE", type=result_file(), help="write every time as JSON")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")

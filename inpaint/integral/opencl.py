@@ -230,31 +230,44 @@ class IntegralPlan:
             partial=partial.data)
         return int(partial.get().max())
 
-    def _enqueue_block(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:
-        q = self.runtime.queue
+    def _block_steps(self, src: Any, src_off: int, pitch: int, dst: Any) -> list[tuple[str, tuple, tuple, dict]]:
+        """The block method's launches for this shape: ``(kernel, global size, local size, arguments)``;
+        a scan or a combine that has no edge or no second block to work on is left out."""
         h, w = self.shape
         bw, bh = (w + 3) // 4, (h + 3) // 4
         gx, gy = self.group
         parts, lines, cols, per = self.scan_parts, self.scan_lines, self.scan_cols, self.blocks_per_item
-        kn = self.kernels
         items = (bw + per - 1) // per
-        events = [kn["block_local"](q, (round_up(items, gx), round_up(bh, gy)), (gx, gy), wait_for=wait_for,
-                                    src=src, src_offset=src_off, src_pitch=pitch, dst=dst, width=w, height=h,
-                                    per_item=per)]
+        steps = [("block_local", (round_up(items, gx), round_up(bh, gy)), (gx, gy),
+                  dict(src=src, src_offset=src_off, src_pitch=pitch, dst=dst, width=w, height=h, per_item=per))]
         if h // 4 > 1:
             scan_items = (w + cols - 1) // cols
-            events.append(kn["vertical_scan"](q, (round_up(scan_items, lines), parts), (lines, parts),
-                                              dst=dst, width=w, nedges=h // 4, cols=cols))
+            steps.append(("vertical_scan", (round_up(scan_items, lines), parts), (lines, parts),
+                          dict(dst=dst, width=w, nedges=h // 4, cols=cols)))
         if bh > 1:
-            events.append(kn["vertical_combine"](q, (round_up(items, gx), round_up(bh - 1, gy)), (gx, gy),
-                                                 dst=dst, width=w, height=h, per_item=per))
+            steps.append(("vertical_combine", (round_up(items, gx), round_up(bh - 1, gy)), (gx, gy),
+                          dict(dst=dst, width=w, height=h, per_item=per)))
         if w // 4 > 1:
-            events.append(kn["horizontal_scan"](q, (parts, round_up(h, lines)), (parts, lines), dst=dst, width=w,
-                                                height=h, nedges=w // 4))
+            steps.append(("horizontal_scan", (parts, round_up(h, lines)), (parts, lines),
+                          dict(dst=dst, width=w, height=h, nedges=w // 4)))
         if bw > 1:
             hitems = (bw - 1 + per - 1) // per
-            events.append(kn["horizontal_combine"](q, (round_up(hitems, gx), round_up(bh, gy)), (gx, gy),
-                                                   dst=dst, width=w, height=h, per_item=per))
+            steps.append(("horizontal_combine", (round_up(hitems, gx), round_up(bh, gy)), (gx, gy),
+                          dict(dst=dst, width=w, height=h, per_item=per)))
+        return steps
+
+    @property
+    def launched(self) -> list[str]:
+        """The kernels :meth:`enqueue` launches, in order: one event each."""
+        if self.method == "block":
+            return [name for name, *_ in self._block_steps(None, 0, 0, None)]
+        return ["row_scan_source", "transpose", "row_scan", "transpose"]
+
+    def _enqueue_block(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:
+        q = self.runtime.queue
+        events = []
+        for name, size, group, kwargs in self._block_steps(src, src_off, pitch, dst):
+            events.append(self.kernels[name](q, size, group, wait_for=wait_for if not events else None, **kwargs))
         return events
 
     def _enqueue_naive(self, src: Any, src_off: int, pitch: int, dst: Any, wait_for: Any) -> list[Any]:
