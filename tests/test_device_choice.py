@@ -603,3 +603,21 @@ def test_builds_in_several_threads_share_one_filter_and_put_standard_error_back(
     assert not any(t.is_alive() for t in threads)
     assert sorted(capfd.readouterr().err.splitlines()) == ["a", "b"]
     assert (os.fstat(2).st_ino, os.fstat(2).st_dev) == (before.st_ino, before.st_dev)
+
+
+@OPENCL
+def test_devices_says_a_run_refuses_every_device_under_the_environments_profile(run, monkeypatch, tmp_path):
+    (tmp_path / "small.toml").write_text('name = "small"\nmax_work_group_size = 32\n')
+    for name in ("INPAINT_DEVICE", "PYOPENCL_CTX", "INPAINT_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("INPAINT_PROFILE", str(tmp_path / "small.toml"))
+    code, out, err = run("devices")
+    assert code == 0, err
+    assert "(the one a run takes)" not in out
+    assert out.count("usable, but a run without --profile refuses it: INPAINT_PROFILE=") == len(_devices())
+    assert out.strip().splitlines()[-1] == (f"A run without --device or --profile is refused: INPAINT_PROFILE="
+                                            f"{tmp_path / 'small.toml'} (from the environment) fits no device.")
+    img, mask = _scene()
+    Image.fromarray(img).save(tmp_path / "a.png")
+    save_mask(tmp_path / "m.png", mask)
+    assert run(tmp_path / "a.png", "--mask", tmp_path / "m.png", "-o", tmp_path / "o.png", *QUICK_FLAGS)[0] == 2

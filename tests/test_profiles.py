@@ -195,3 +195,13 @@ def test_a_profile_is_read_once_until_its_file_changes(tmp_path):
     path.write_text('name = "mine"\nlocal_mem_size = "a lot"\n')
     with pytest.raises(ProfileError, match="local_mem_size"):
         load_profile(str(path))
+
+
+@pytest.mark.parametrize("listed", [[256], [256, 128]])
+def test_work_item_sizes_cap_the_dimensions_listed_and_leave_the_others_as_the_device_has_them(
+        tmp_path, device, listed):
+    path = tmp_path / "partial.toml"
+    path.write_text(f'name = "partial"\nmax_work_item_sizes = {listed}\n')
+    real = tuple(int(s) for s in device.max_work_item_sizes)[:3]
+    sizes = load_profile(str(path)).effective_limits(device).max_work_item_sizes
+    assert sizes == tuple(min(listed[i], r) if i < len(listed) else r for i, r in enumerate(real))

@@ -92,7 +92,7 @@ class Profile:
     device_type: str = "any"
     local_mem_size: int | None = None
     max_work_group_size: int | None = None
-    max_work_item_sizes: tuple[int, int, int] | None = None
+    max_work_item_sizes: tuple[int, ...] | None = None   # 1 to 3 caps, the first dimensions'
     compute_units: int | None = None
     global_mem_size: int | None = None
     max_mem_alloc_size: int | None = None
@@ -116,10 +116,8 @@ class Profile:
 
         real_sizes = tuple(int(s) for s in device.max_work_item_sizes)[:3]
         real_sizes = real_sizes + (1,) * (3 - len(real_sizes))
-        if self.max_work_item_sizes is None:
-            sizes = real_sizes
-        else:
-            sizes = tuple(min(a, b) for a, b in zip(self.max_work_item_sizes, real_sizes))
+        mine = self.max_work_item_sizes or ()
+        sizes = tuple(min(mine[i], real) if i < len(mine) else real for i, real in enumerate(real_sizes))
         limits = Limits(
             local_mem_size=cap(self.local_mem_size, int(device.local_mem_size)),
             max_work_group_size=cap(self.max_work_group_size, int(device.max_work_group_size)),
@@ -190,7 +188,7 @@ def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
                 or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sizes)):
             raise ProfileError(
                 f"{where}: field 'max_work_item_sizes' must be a list of 1 to 3 positive integers, got {sizes!r}")
-        kwargs["max_work_item_sizes"] = tuple(sizes) + (1,) * (3 - len(sizes))
+        kwargs["max_work_item_sizes"] = tuple(sizes)  # the dimensions not listed are not capped
     return Profile(**kwargs)
 
 

@@ -168,13 +168,21 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
         lines.append(f"platform {dev.platform.version.strip()}")
         if check:
             problem = check_device(dev)
+            refused = None
+            if problem is None and run_profile is not None:
+                try:  # the environment's profile may ask for less than the kernels need
+                    run_profile.effective_limits(dev)
+                except ProfileError as exc:
+                    refused = f"{env_setting(*settings['profile'])}: {exc}"
             here = f"{pi}:{di} {dev.name.strip()}"
-            takes = not numpy_run and chosen is None and problem is None and wanted in (None, f"{pi}:{di}")
+            takes = (not numpy_run and chosen is None and problem is None and refused is None
+                     and wanted in (None, f"{pi}:{di}"))
             if takes:
                 chosen = here
             if problem is None and usable is None:
                 usable = here
             lines.append(f"**unusable**: {problem}" if problem else
+                         f"usable, but a run without --profile refuses it: {refused}" if refused else
                          "usable: compiles and runs the fill" + (" (the one a run takes)" if takes else ""))
         lines.append(f"compute units {dev.max_compute_units}, clock {dev.max_clock_frequency} MHz, "
                      f"global memory {dev.global_mem_size // 2**20} MiB, local memory {dev.local_mem_size} B, "
@@ -202,6 +210,9 @@ def describe(profiles: list[str] | None = None, check: bool = True) -> tuple[str
     elif check and named is not None:
         what = "matches no device" if wanted == "" else "names a device that cannot run the fill"
         lines.append(f"A run without --device is refused: {named[0]}={named[1]} {what}.")
+    elif check and run_profile is not None:
+        lines.append(f"A run without --device or --profile is refused: {env_setting(*settings['profile'])} "
+                     "fits no device.")
     return "\n".join(lines), usable if check else None
 
 
