@@ -123,3 +123,26 @@ def test_the_pages_recipe_runs_as_written_with_workers_elsewhere(tmp_path):
             child.wait(timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in (batch / "done").iterdir()) == sorted(name + ext for name, ext in CASES)
+
+
+def test_a_photo_without_its_mask_is_reported_failed_not_left_out(tmp_path):
+    tool = _load_tool()
+    _photos(tmp_path / "photos")
+    (tmp_path / "photos" / f"{CASES[0][0]}_mask.png").unlink()
+    jobs = list(tool.pairs(str(tmp_path / "photos"), str(tmp_path / "done")))
+    assert len(jobs) == len(CASES)
+    image, mask, out = jobs[[Path(j[0]).stem for j in jobs].index(CASES[0][0])]
+    (tmp_path / "done").mkdir()
+    said = tool.remove_one(image, mask, out, **OPTIONS)
+    assert said.startswith("failed: ") and "does not exist" in said and not Path(out).exists()
+
+
+def test_results_that_would_replace_the_photos_or_a_missing_folder_are_refused_before_any_work(tmp_path, capsys):
+    tool = _load_tool()
+    _photos(tmp_path / "photos")
+    for argv, said in [([str(tmp_path / "photos"), str(tmp_path / "photos" / ".")], "would replace the photos"),
+                       ([str(tmp_path / "nope"), str(tmp_path / "out")], "is not a folder of photos")]:
+        with pytest.raises(SystemExit) as stop:
+            tool.main(["tcp://127.0.0.1:1", *argv])
+        assert stop.value.code == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

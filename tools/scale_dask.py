@@ -10,7 +10,6 @@ atomically.  A result that exists already is skipped, so a stopped run is simply
 from __future__ import annotations
 
 import argparse
-import glob
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from PIL import Image
 from inpaint import io as imageio
 from inpaint.api import inpaint
 from inpaint.errors import InputError
+from inpaint.io.naming import paired_file
 
 #: Memory a fill needs per pixel beyond the decoded image (the command's own budget): a photo
 #: that cannot fit in the worker's free memory is refused before it is decoded.
@@ -54,7 +54,9 @@ def remove_one(image: str, mask: str, out: str, **options: Any) -> str:
 
 
 def pairs(photos: str, done: str) -> Iterator[tuple[str, str, str]]:
-    """``(image, mask, output)`` for every photo of folder ``photos`` that has a mask.
+    """``(image, mask, output)`` for every photo of folder ``photos``, its mask found by the
+    command's rule (:func:`inpaint.io.naming.paired_file`); a photo without one has the mask's
+    name it lacks, so that its task fails saying so.
 
     The paths are absolute (made so from this process's working folder): a worker runs in a
     folder of its own, where a relative path would name another file or none.
@@ -64,9 +66,7 @@ def pairs(photos: str, done: str) -> Iterator[tuple[str, str, str]]:
     for path in sorted(Path(photos).absolute().iterdir()):
         if path.suffix.lower() not in suffixes or path.stem.endswith(("_mask", "_removed", "_resized")):
             continue
-        masks = sorted(path.parent.glob(glob.escape(path.stem) + "_mask.*"))
-        if masks:
-            yield str(path), str(masks[0]), str(done / path.name)
+        yield str(path), str(paired_file(path, None)), str(done / path.name)
 
 
 def run(client: Client, jobs: Iterable[tuple[str, str, str]], retries: int = 2, **options: Any) -> dict[str, str]:
@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="auto", choices=("auto", "opencl", "numpy"))
     parser.add_argument("--retries", type=int, default=2, help="attempts after a worker fails (default 2)")
     args = parser.parse_args(argv)
+    if not Path(args.photos).is_dir():
+        parser.error(f"{args.photos} is not a folder of photos")
+    if Path(args.done).resolve() == Path(args.photos).resolve():
+        parser.error("the results would replace the photos: give them another folder")
     Path(args.done).mkdir(parents=True, exist_ok=True)
     with Client(args.scheduler) as client:
         status = run(client, pairs(args.photos, args.done), retries=args.retries,
