@@ -51,6 +51,40 @@ def _colour_region(work: np.ndarray, seed: tuple[int, int], colour: np.ndarray,
     return fill_holes(select_region(similar.view(np.uint8), seed, 0, 4))
 
 
+def _numbers(values, n: int, what: str) -> tuple[float, ...]:
+    """``values`` as ``n`` finite numbers; a string, a bool or anything else is refused (a
+    string would be read a character at a time)."""
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        seq = list(values)
+    except TypeError:
+        seq = None
+    if (seq is None or len(seq) != n
+            or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
+                   for v in seq)
+            or not all(np.isfinite(float(v)) for v in seq)):
+        raise InputError(f"{what}, got {values!r}")
+    return tuple(float(v) for v in seq)
+
+
+def _tolerance(tolerance) -> float:
+    """A colour tolerance: a finite number >= 0, in 8-bit levels."""
+    ok = not isinstance(tolerance, (bool, np.bool_)) and isinstance(tolerance, (int, float, np.integer, np.floating))
+    if not ok or not (np.isfinite(tolerance) and tolerance >= 0):
+        raise InputError(f"the tolerance must be a finite number >= 0, got {tolerance!r}")
+    return float(tolerance)
+
+
+def _grabcut_choice(grabcut) -> bool:
+    """``grabcut`` (True, False, or None for where OpenCV is installed) as a bool."""
+    if grabcut is None:
+        return grabcut_available()
+    if not isinstance(grabcut, (bool, np.bool_)):
+        raise InputError(f"grabcut must be True, False or None, got {grabcut!r}")
+    return bool(grabcut)
+
+
 def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float, *,
                   grabcut: bool | None = None, work_side: int = WORK_SIDE,
                   windows: dict | None = None) -> np.ndarray:
@@ -96,18 +130,14 @@ def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
     img = np.asarray(image)
     if img.ndim != 3 or img.shape[2] < 3 or img.shape[0] == 0 or img.shape[1] == 0:
         raise InputError(f"image must be (H, W, 3) or (H, W, 4), got shape {np.shape(image)}")
-    try:
-        tol = float(tolerance)
-    except (TypeError, ValueError):
-        tol = -1.0
-    if not tol >= 0:
-        raise InputError(f"the tolerance must be a number >= 0, got {tolerance!r}")
+    tol = _tolerance(tolerance)
     h, w = img.shape[:2]
-    y, x = (int(v) for v in seed_yx)
+    y, x = (int(np.floor(v)) for v in _numbers(seed_yx, 2, "the tapped pixel is two numbers (row, column)"))
     if not (0 <= y < h and 0 <= x < w):
         raise InputError(f"the tapped pixel (row {y}, column {x}) is outside the {w}x{h} image")
-    if grabcut is None:
-        grabcut = grabcut_available()
+    if isinstance(work_side, (bool, np.bool_)) or not isinstance(work_side, (int, np.integer)) or work_side < 1:
+        raise InputError(f"work_side must be a whole number >= 1, got {work_side!r}")
+    grabcut = _grabcut_choice(grabcut)
     rgb = img[..., :3]
     # The tapped colour: the 3x3 mean at full resolution, whatever the window is reduced to.
     colour = rgb[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2].reshape(-1, 3).mean(axis=0, dtype=np.float32)

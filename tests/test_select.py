@@ -521,3 +521,107 @@ def test_select_without_opencv_says_so_and_still_writes_the_mask(photo, run, mon
     assert "inpaint select: note: OpenCV is not installed" in err and "pip install 'inpaint-cl[select]'" in err
     with Image.open(path.parent / "m.png") as m:
         assert iou(np.asarray(m) == 255, obj) >= 0.8
+
+
+# -- a small object in a loose gesture; the library's inputs ----------------------------------
+
+def _red_square(seed=1):
+    rng = np.random.default_rng(seed)
+    img = (np.full((300, 400, 3), (60, 120, 60), np.uint8) + rng.integers(0, 10, (300, 400, 3), dtype=np.uint8))
+    obj = np.zeros((300, 400), bool)
+    obj[135:165, 185:215] = True
+    img[obj] = (220, 40, 40)
+    return img, obj
+
+
+@pytest.mark.skipif(not grabcut_available(), reason="GrabCut needs OpenCV")
+@pytest.mark.parametrize("box", [(150, 100, 250, 200), (100, 70, 300, 230), (60, 40, 340, 260)])
+def test_a_small_object_in_a_loose_box_or_lasso_is_the_object_not_the_gestures_middle(box):
+    img, obj = _red_square()
+    assert iou(select_box(img, box), obj) > 0.95
+    x0, y0, x1, y1 = box
+    yy, xx = np.mgrid[:300, :400]
+    ellipse = ((xx - (x0 + x1) / 2) / ((x1 - x0) / 2)) ** 2 + ((yy - (y0 + y1) / 2) / ((y1 - y0) / 2)) ** 2 <= 1
+    assert iou(select_around(img, ellipse), obj) > 0.95
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda img: select_point(img, [(40, 30)], tolerance=float("inf")), "tolerance must be a finite number"),
+    (lambda img: select_point(img, [(40, 30)], tolerance=True), "tolerance must be a finite number"),
+    (lambda img: select_point(img, [(float("inf"), 30)]), "a tap is two numbers X,Y"),
+    (lambda img: select_point(img, [(True, True)]), "a tap is two numbers X,Y"),
+    (lambda img: select_point(img, ["43"]), "a tap is two numbers X,Y"),
+    (lambda img: select_point(img, None), "points are taps"),
+    (lambda img: select_point(img, 5), "points are taps"),
+    (lambda img: select_point(img, [(-0.5, 30)]), r"the tap at -0.5,30 is outside"),
+    (lambda img: select_point(img, [(1e300, 30)]), r"the tap at 1e\+300,30 is outside"),
+    (lambda img: select_box(img, (20, 10, 60, True)), "a box is four numbers X0,Y0,X1,Y1"),
+    (lambda img: select_box(img, "2105"), "a box is four numbers X0,Y0,X1,Y1"),
+    (lambda img: select_box(img, (20, 10, 60, 50), grabcut="no"), "grabcut must be True, False or None"),
+])
+def test_the_gestures_refuse_what_is_not_numbers_of_the_image(call, message):
+    img = np.full((60, 80, 3), 40, np.uint8)
+    img[20:40, 30:50] = 220
+    with pytest.raises(InputError, match=message):
+        call(img)
+
+
+def test_a_tap_takes_the_pixel_whose_square_holds_it():
+    img = np.full((60, 80, 3), 40, np.uint8)
+    img[20:40, 70:] = 220                              # an object on the right edge
+    got = select_point(img, [(79.5, 30)], grabcut=False)   # the last column's square: inside the image
+    assert got[30, 79] and got[22:38, 72:].all() and not got[:, :70].any() and not got[:20].any()
+
+
+@pytest.mark.parametrize("seed_yx, kw, message", [
+    ((float("nan"), 40), {}, "the tapped pixel is two numbers"), ((30, 40, 1), {}, "the tapped pixel is two numbers"),
+    ((True, True), {}, "the tapped pixel is two numbers"), ((30, 40), {"work_side": 0}, "work_side must be"),
+    ((30, 40), {"work_side": True}, "work_side must be"), ((30, 40), {"grabcut": "no"}, "grabcut must be"),
+])
+def test_a_taps_object_refuses_what_is_not_a_pixel(seed_yx, kw, message):
+    from inpaint.tapselect import select_object
+
+    with pytest.raises(InputError, match=message):
+        select_object(np.zeros((60, 80, 3), np.uint8), seed_yx, 48, **kw)
+
+
+# -- the commands' gestures ----------------------------------------------------------------------
+
+def test_select_takes_standard_input_and_output_and_a_folder(photo, tmp_path):
+    path, img, obj = photo
+    box = ",".join(map(str, bounding_box(obj, 10)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    piped = subprocess.run([sys.executable, "-m", "inpaint", "select", "-", "--box", box],
+                           input=path.read_bytes(), capture_output=True, env=env, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout[:8] == b"\x89PNG\r\n\x1a\n" and b"-> standard output" in piped.stderr
+    assert command("select", path.name, "--box", box, "-o", "out/", cwd=path.parent).returncode == 0
+    assert (path.parent / "out" / "photo_mask.png").read_bytes() == piped.stdout
+    refused = command("select", "-", "--box", box, "-o", "out/", cwd=path.parent)
+    assert refused.returncode == 2 and "standard input has no name for its mask" in refused.stderr
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["select", "photo.png", "--box", "-5,10,50,50"], "the box -5,10,50,50 reaches outside"),
+    (["select", "photo.png", "--point", "-0.4,45"], "the tap at -0.4,45 is outside"),
+    (["photo.png", "--box", "-5,10,50,50"], "the box -5,10,50,50 reaches outside"),
+    (["select", "photo.png", "--box", ""], "--box is empty: give four numbers"),
+    (["photo.png", "--box", ""], "--box is empty: give four numbers"),
+    (["photo.png", "--around", ""], "--around names no file"),
+    (["photo.png", "--box", "1,1,50,50", "--around", "photo.png"], "give one of --box X0,Y0,X1,Y1 or --around"),
+    (["photo.png", "--box", "1,1,50,50", "--mask", "photo.png"], "--box selects the object instead of a mask"),
+    (["photo.png", "photo.png", "--box", "1,1,50,50"], "not of a batch"),
+])
+def test_gesture_errors_name_what_each_command_takes(photo, run, monkeypatch, argv, said):
+    path, _, _ = photo
+    monkeypatch.chdir(path.parent)
+    code, out, err = run(*argv)
+    assert code == 2 and said in err and "--point" not in err.replace(said, ""), err
+    assert "usage:" not in err and sorted(p.name for p in path.parent.iterdir()) == ["photo.png"]
+
+
+def test_a_tap_on_the_backdrop_that_takes_the_whole_photo_is_refused(tmp_path, run):
+    img, _ = _red_square()
+    Image.fromarray(img).save(tmp_path / "p.png")
+    code, _, err = run("select", tmp_path / "p.png", "--point", "20,20", "-o", tmp_path / "m.png")
+    assert code == 2 and "the taps select (nearly) the whole image" in err and not (tmp_path / "m.png").exists()

@@ -240,8 +240,21 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
     if masks is not None and not masks.is_dir():
         raise InputError(f"--masks {masks} is not a folder")
     if args.box is not None or args.around is not None:
-        if args.mask is not None or args.masks is not None or is_batch(args.image):
-            raise InputError("--box and --around select the object of one image, instead of --mask or --masks")
+        gesture = "--box" if args.box is not None else "--around"
+        if args.box is not None and args.around is not None:
+            raise InputError("give one of --box X0,Y0,X1,Y1 or --around ROUGH_MASK, not both")
+        if args.mask is not None or args.masks is not None:
+            raise InputError(f"{gesture} selects the object instead of a mask: give {gesture} or "
+                             f"{'--mask' if args.mask is not None else '--masks'}, not both")
+        if is_batch(args.image):
+            raise InputError(f"{gesture} selects the object of one image, not of a batch: give one image, "
+                             "or masks for the batch")
+        if args.box is not None:
+            from .select import parse_box
+
+            parse_box(args.box)  # a malformed box is refused before the photo is read
+        elif not str(args.around).strip():
+            raise InputError("--around names no file")
         image = command_path(args.image[0])
         out, args.out_dir = single_output(image, args.output, REMOVED_SUFFIX)
         return [(image, None, out)]
@@ -288,7 +301,9 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
     raised and reported by :func:`inpaint.cli.guard.guarded`."""
     phases = Phases()  # --stats: the start-up ends here
     parser = build_parser()
-    args = parser.parse_args(list(argv))
+    from .select import negative_values_joined
+
+    args = parser.parse_args(negative_values_joined(argv))
     args.argv = list(argv)
     if not args.image and args.mask is None and args.case is None:
         parser.print_usage(sys.stderr)

@@ -37,7 +37,32 @@ def add_gesture_options(group: argparse._ActionsContainer) -> None:
     group.add_argument("--around", metavar="ROUGH_MASK", help=AROUND_HELP)
 
 
+def negative_values_joined(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--box -5,10,...`` and ``--point -0.5,3`` written ``--box=-5,10,...``: argparse
+    takes a value that starts with a minus for an option, and would say the option has no value."""
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            out.append(word)
+            out.extend(words)
+            break
+        if word in ("--box", "--point"):
+            value = next(words, None)
+            if value is not None and value[:1] == "-" and value[1:2] in tuple("0123456789."):
+                out.append(f"{word}={value}")
+                continue
+            out.append(word)
+            if value is not None:
+                out.append(value)
+            continue
+        out.append(word)
+    return out
+
+
 def _numbers(text: str, n: int, option: str, shape: str) -> tuple[float, ...]:
+    if not str(text).strip():
+        raise InputError(f"{option} is empty: give {shape}")
     parts = str(text).replace(" ", "").split(",")
     try:
         values = tuple(float(p) for p in parts)
@@ -70,18 +95,23 @@ def selection(rgb: np.ndarray, size: tuple[int, int], box: str | None, around: P
     """
     from .. import select as gestures
 
-    given = [name for name, v in (("--box", box), ("--around", around), ("--point", points)) if v]
-    if len(given) != 1:
+    given = [name for name, v in (("--box", box), ("--around", around), ("--point", points or None))
+             if v is not None]
+    if len(given) != 1:  # (each command's parser already takes one: this is the library's own check)
         raise InputError("give one of --box X0,Y0,X1,Y1, --around ROUGH_MASK or --point X,Y"
                          + (f", not {' and '.join(given)}" if given else ""))
-    if box:
+    if box is not None:
         return gestures.select_box(rgb, parse_box(box))
-    if around:
+    if around is not None:
         from ..io import read_mask
 
         return gestures.select_around(rgb, read_mask(around, size, "--around mask"))
-    return gestures.select_point(rgb, [parse_point(p) for p in points],
-                                 tolerance=gestures.TOLERANCE if tolerance is None else tolerance)
+    got = gestures.select_point(rgb, [parse_point(p) for p in points],
+                                tolerance=gestures.TOLERANCE if tolerance is None else tolerance)
+    if got.size - int(got.sum()) < gestures.MIN_OUTSIDE:  # a tap on the backdrop: no mask to fill
+        raise InputError("the taps select (nearly) the whole image, the backdrop with the object: tap the object "
+                         "itself, lower --tolerance, or give --box or --around")
+    return got
 
 
 def fallback_note() -> str | None:
@@ -97,7 +127,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.description = ("Select an object in one gesture and write its mask (white on the object, black "
                           "elsewhere) for 'inpaint IMAGE --mask MASK'. " + MASK_RULE + " " + EXIT_STATUS)
-    parser.add_argument("image", help="input image")
+    parser.add_argument("image", help="input image ('-': standard input)")
     gesture = parser.add_mutually_exclusive_group(required=True)
     add_gesture_options(gesture)
     gesture.add_argument("--point", metavar="X,Y", action="append",
@@ -106,7 +136,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tolerance", metavar="T", default=None,
                         help="with --point: how far a colour may be from the tapped one, 0-255 (default 64)")
     parser.add_argument("-o", "--output", help=f"the mask file to write (default: <input>{MASK_SUFFIX}.png beside "
-                                               "the input, the mask 'inpaint IMAGE' then finds by itself)")
+                                               "the input, the mask 'inpaint IMAGE' then finds by itself); a "
+                                               "folder; or '-', standard output, as PNG")
     parser.add_argument("--overwrite", "-y", action="store_true", help="replace an output file that already exists")
     parser.add_argument("--max-pixels", type=int, default=None,
                         help="largest image accepted, in pixels (Pillow's decompression-bomb guard)")
@@ -118,25 +149,46 @@ def main(argv: Sequence[str], prog: str = "inpaint select") -> int:
     Errors are raised and reported by :func:`inpaint.cli.guard.guarded`."""
     parser = argparse.ArgumentParser(prog=prog)
     add_arguments(parser)
-    args = parser.parse_args(list(argv))
+    args = parser.parse_args(negative_values_joined(argv))
     with max_pixels(args.max_pixels):
         return _run(args, prog)
 
 
 def _run(args: argparse.Namespace, prog: str) -> int:
+    from .batch import make_output_folder, named_folder
+    from .streams import command_path, is_stream, standard_streams
+
+    if str(args.image).strip() == "":
+        raise InputError("the input image file name is empty")
+    src = command_path(args.image)
+    if not is_stream(src) and src.is_dir():  # "." or "/" has no name to make the mask's from
+        raise InputError(f"image {src} is a folder, not a file")
+    if args.output is not None and args.output.strip() == "":
+        raise InputError("the output file name (-o) is empty")
+    if args.around is not None and not args.around.strip():
+        raise InputError("--around names no file")
+    folder = named_folder(args.output)
+    if args.output is None and is_stream(src) or args.output == "-":
+        out = command_path("png:-")  # a mask: lossless, whatever the photo's format
+    elif folder is not None:
+        if is_stream(src):
+            raise InputError("an image from standard input has no name for its mask in a folder: give -o a file "
+                             "name, or '-'")
+        out = folder / f"{src.stem}{MASK_SUFFIX}.png"
+    else:
+        out = command_path(args.output) if args.output is not None else src.with_name(f"{src.stem}{MASK_SUFFIX}.png")
+    around = command_path(args.around) if args.around is not None else None
+    with standard_streams([("input image", src), ("--around mask", around)], out) as ((src, around), out):
+        make_output_folder(folder)
+        return _select_one(args, prog, src, around, out)
+
+
+def _select_one(args: argparse.Namespace, prog: str, src: Path, around: Path | None, out: Path) -> int:
     from PIL import Image
 
     from .. import io as imageio
     from ..io.naming import check_new
 
-    if str(args.image).strip() == "":
-        raise InputError("the input image file name is empty")
-    src = Path(args.image)
-    if src.is_dir():  # "." or "/" has no name to make the mask's from
-        raise InputError(f"image {src} is a folder, not a file")
-    out = Path(args.output) if args.output is not None else src.with_name(f"{src.stem}{MASK_SUFFIX}.png")
-    if args.output is not None and args.output.strip() == "":
-        raise InputError("the output file name (-o) is empty")
     tolerance = None
     if args.tolerance is not None:
         from ..methods.checks import parse_int
@@ -148,8 +200,7 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         parse_box(args.box)     # a malformed box is refused before the image is read
     for p in args.point or ():
         parse_point(p)
-    inputs: list[tuple[str, Any]] = [("input image", src)] + ([("--around mask", Path(args.around))]
-                                                              if args.around else [])
+    inputs: list[tuple[str, Any]] = [("input image", src)] + ([("--around mask", around)] if around else [])
     imageio.check_output(out, mode=None, size=None, inputs=inputs, what="output", can_force=False)
     check_new(out, args.overwrite)
     pic = imageio.read_image(src)
@@ -157,8 +208,7 @@ def _run(args: argparse.Namespace, prog: str) -> int:
     note = fallback_note()
     if note and not args.quiet:
         say(f"{prog}: note: {note}")
-    mask = selection(pic.rgb, pic.size, args.box, Path(args.around) if args.around else None,
-                     args.point or (), tolerance)
+    mask = selection(pic.rgb, pic.size, args.box, around, args.point or (), tolerance)
     fmt = imageio.output_format(out)
     can = imageio.FORMATS.get(fmt)
     notes = []
@@ -171,6 +221,9 @@ def _run(args: argparse.Namespace, prog: str) -> int:
                                        {"new": not args.overwrite, "lossless": True})])
     except OSError as exc:
         raise cannot_write(exc, [out]) from None
+    from .streams import deliver
+
+    deliver([out])
     if not args.quiet:
         for said in filter(None, notes):
             say(f"{prog}: note: {said}")
