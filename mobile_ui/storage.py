@@ -221,11 +221,7 @@ def save_photo(pixels: np.ndarray, path: str | os.PathLike[str], photo: Photo | 
     h, w = arr.shape[:2]
     plan = imageio.plan_output(pic, dest, size=(w, h))
     notes = list(plan.notes)
-    if arr.shape == pic.rgb.shape:
-        changed = (arr != pic.rgb).any(axis=2)
-    else:
-        changed = None
-        notes.append("the photo's size changed, so the JPEG was encoded again with its own quantisation tables")
+    changed = (arr != pic.rgb).any(axis=2) if arr.shape == pic.rgb.shape else None  # resized: the plan says so
     note = imageio.save_images([(Image.fromarray(np.ascontiguousarray(arr), "RGB"), dest,
                                  {"plan": plan, "mask": changed})])[0]
     return dest, notes + ([note] if note else [])

@@ -133,7 +133,7 @@ def test_a_quoted_pattern_that_matches_no_photo_is_one_line_naming_it(work, lead
     p = run([*lead, "nothing/*.jpg", *options], work)
     assert p.returncode == 2
     assert p.stderr.splitlines() == [f"inpaint{' resize' if lead else ''}: error: no image file matches "
-                                     "nothing/*.jpg (looked for .png, .jpg, .jpeg, .tif, .tiff, .bmp, .webp); "
+                                     "nothing/*.jpg (looked for .png, .jpg, .jpeg, .tif, .tiff, .bmp, .webp, .gif); "
                                      "nothing was done"]
     assert files(work) == before
 

@@ -161,3 +161,42 @@ def test_a_command_interrupted_in_process_leaves_no_stop_request(tmp_path, monke
         assert inpaint(img, mask, backend="numpy", patch=5).image.shape == img.shape
     finally:
         cancel.clear()
+
+
+@pytest.mark.parametrize("method", ["multiscale", "criminisi"])
+def test_a_job_stopped_before_a_step_goes_on_to_the_same_fill(method):
+    img, mask = _case(3, (48, 56))
+    whole = inpaint(img, mask, method=method, backend="numpy", patch=5)
+    job = start(img, mask, method=method, backend="numpy", patch=5, token=cancel.Token())
+    job.step()
+    job.token.cancel()
+    with pytest.raises(cancel.Cancelled):
+        job.step()
+    job.token = cancel.Token()
+    np.testing.assert_array_equal(job.run().image, whole.image)
+
+
+def test_a_job_stopped_inside_a_step_refuses_to_go_on(monkeypatch):
+    from inpaint.errors import InputError
+
+    img, mask = _case(3, (48, 56))
+    job = start(img, mask, backend="numpy", patch=5, token=cancel.Token())
+    calls = [0]
+    real = cancel.check
+
+    def check():                                     # the first step's checks: the third cancels
+        calls[0] += 1
+        if calls[0] == 3:
+            job.token.cancel()
+        real()
+
+    monkeypatch.setattr(cancel, "check", check)
+    with pytest.raises(cancel.Cancelled):
+        job.step()
+    assert calls[0] == 3 and not job.done and job.iterations == 0
+    monkeypatch.setattr(cancel, "check", real)
+    job.token = cancel.Token()
+    with pytest.raises(InputError, match="stopped in the middle of a step and cannot go on: start it again"):
+        job.step()
+    with pytest.raises(InputError, match="cannot go on"):
+        job.run()

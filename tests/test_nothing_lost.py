@@ -229,3 +229,55 @@ def test_libjpegs_warnings_are_told_once_as_ours(tmp_path):
     told = [ln for ln in lines if "Corrupt JPEG data" in ln]
     assert len(told) == 1 and told[0].startswith("inpaint: warning: image bad.jpg: libjpeg: "), lines
     assert all(ln.startswith("inpaint: ") for ln in lines), lines
+
+
+def _jpeg_with_object(path):
+    y, x = np.mgrid[0:120, 0:160]
+    a = np.dstack([(x * 1.5) % 256, (y * 2) % 256, np.full_like(x, 90)]).astype(np.uint8)
+    a[40:70, 60:80] = (255, 0, 0)
+    Image.fromarray(a).save(path / "photo.jpg", quality=90)
+    m = np.zeros((120, 160), bool)
+    m[38:72, 58:82] = True
+    save_mask(path / "mask.png", m)
+
+
+@pytest.mark.parametrize("restore", [True, False])
+def test_a_jpeg_resized_with_remove_is_the_result_not_the_photo(tmp_path, run, restore):
+    _jpeg_with_object(tmp_path)
+    flags = [] if restore else ["--no-restore"]
+    for ext in ("jpg", "png"):
+        code, _, err = run("resize", tmp_path / "photo.jpg", "--remove", tmp_path / "mask.png", *flags,
+                           "-o", tmp_path / f"out.{ext}", "--backend", "numpy")
+        assert code == 0, err
+    with Image.open(tmp_path / "out.jpg") as j, Image.open(tmp_path / "out.png") as p, \
+            Image.open(tmp_path / "photo.jpg") as src:
+        got, want, before = (np.asarray(im).astype(int) for im in (j, p, src))
+    assert got.shape == want.shape == ((120, 160, 3) if restore else (120, 136, 3))
+    assert np.abs(got - want).mean() < 2 and np.abs(got - want).max() < 40   # the same, less the JPEG's loss
+    if restore:
+        assert np.abs(got - before).mean() > 3                               # not the photo written back
+
+
+def test_a_shrink_keeps_a_float_images_infinities(tmp_path, run):
+    a = np.tile(np.linspace(0, 1, 8, dtype=np.float32), (8, 1))
+    a[2, 7], a[3, 7], a[4, 2] = np.inf, -np.inf, np.nan
+    Image.fromarray(a).save(tmp_path / "f.tif")
+    code, _, err = run("resize", tmp_path / "f.tif", "--width", "7", "-o", tmp_path / "o.tif", "--backend", "numpy")
+    assert code == 0, err
+    with Image.open(tmp_path / "o.tif") as o:
+        b = np.asarray(o)
+    assert np.isposinf(b).sum() == 1 and np.isneginf(b).sum() == 1 and np.isnan(b).sum() == 1
+
+
+def test_a_batch_takes_gif_photos_and_resizing_a_jpeg_says_it_is_encoded_again(tmp_path, run):
+    rgb = np.random.default_rng(2).integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    (tmp_path / "in").mkdir()
+    Image.fromarray(rgb).save(tmp_path / "in" / "a.gif")
+    Image.fromarray(rgb).save(tmp_path / "in" / "b.jpg")
+    code, _, err = run("resize", tmp_path / "in", "--width", "35", "-o", f"{tmp_path / 'out'}/", "--backend", "numpy")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.gif", "b.jpg"]
+    assert "the JPEG is encoded again at its new size" in err
+    code, _, err = run("resize", tmp_path / "in" / "b.jpg", "--width", "35", "-o", tmp_path / "s.png",
+                       "--save-seams", tmp_path / "seams.gif", "--backend", "numpy")
+    assert code == 0 and "--save-seams" in err and "256 colours" in err, err

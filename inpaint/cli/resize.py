@@ -342,7 +342,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     if drop is None and (tw, th) == (w0, h0):
         result = imageio.unchanged(pic)
         run.say(f"the image is already {w0}x{h0}: wrote an unchanged copy to {shown(out)}")
-        items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality))})]
+        items = [(result, out, {"plan": imageio.plan_output(pic, out, quality=parse_quality(args.quality)),
+                                "mask": np.zeros((h0, w0), bool)})]  # a JPEG keeps every block
         if seams_file:
             items.append((Image.fromarray(pic.rgb), seams_file, {}))  # no seam to draw
         with timing(WRITE):
@@ -379,12 +380,18 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     run.stopped()  # stopped after the work: its result is not written
     with timing(WRITE):
         result, move_note = imageio.apply_moves(pic, out8, source)
-        items = [(result, out, {"plan": plan})]
+        if out8.shape[:2] != (th, tw):  # --remove with --no-restore: narrower than planned
+            plan = imageio.plan_output(pic, out, size=(out8.shape[1], out8.shape[0]),
+                                       quality=parse_quality(args.quality))
+        # at the photo's size (--remove, restored), a JPEG encodes again the blocks that changed
+        changed = (out8 != pic.rgb).any(axis=2) if out8.shape == pic.rgb.shape else None
+        items = [(result, out, {"plan": plan, "mask": changed})]
         if seam_map is not None:
             items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))
         notes = run.save(_new(items, run.new))
     run.print_phases(lead=False)
-    run.note("; ".join(n for n in (move_note, notes[0]) if n))
+    seams_note = f"--save-seams {shown(seams_file)}: {notes[1]}" if seams_file and len(notes) > 1 and notes[1] else None
+    run.note("; ".join(n for n in (move_note, notes[0], seams_note) if n))
     if not args.quiet:
         gone = 0 if drop is None else int((drop & ~keep).sum() if keep is not None else drop.sum())
         removed = f"removed {gone} pixels, " if drop is not None else ""

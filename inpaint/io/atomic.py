@@ -256,8 +256,8 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str |
         from . import jpeg_edit
 
         mask = opts.get("mask")
-        if mask is None:
-            mask = np.zeros((img.size[1], img.size[0]), bool)
+        if mask is None:  # no word of what changed: every block is encoded from the image
+            mask = np.ones((img.size[1], img.size[0]), bool)
         try:
             data, _ = jpeg_edit.edit(edit["path"], img, mask, orientation=edit["orientation"],
                                      qtables=edit["qtables"], subsampling=edit["subsampling"],

@@ -65,7 +65,7 @@ def check_new(path: str | os.PathLike[str], overwrite: bool, what: str = "output
 
 
 #: The file endings of the images the commands read from a folder, and that masks may have.
-IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp")
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".gif")
 
 
 def is_image_name(path: Path) -> bool:

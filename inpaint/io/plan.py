@@ -243,6 +243,9 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             elif same:
                 notes.append(f"the JPEG is encoded again with its own quantisation tables, so the pixels "
                              f"outside the mask change slightly: {why}")
+            else:
+                notes.append("the JPEG is encoded again at its new size, with its own quantisation tables: its "
+                             "pixels change slightly (write .png to keep them exactly)")
         else:
             opts["quality"] = DEFAULT_QUALITY
             if not lossy_source:

@@ -68,8 +68,10 @@ def _blend(picture: Picture, out: np.ndarray, sel: Any, fill: np.ndarray, rows: 
             full = picture.full
             finite = full[np.isfinite(full)]
             lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-            moved = out[sel].astype(np.float64) + change[:, 0] * picture.scale
-            out[sel] = np.clip(moved, lo, hi).astype(out.dtype)
+            copied = out[sel]
+            moved = np.clip(copied.astype(np.float64) + change[:, 0] * picture.scale, lo, hi).astype(out.dtype)
+            # a pixel the blend left as it was stays the copy: an infinity is not clipped to the finite range
+            out[sel] = np.where(change[:, 0] == 0, copied, moved)
         else:
             lo, hi = (0, 65535) if mode.startswith("I;16") else (np.iinfo(np.int32).min, np.iinfo(np.int32).max)
             moved = out[sel].astype(np.int64) + change[:, 0] * int(picture.scale)

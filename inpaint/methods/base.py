@@ -20,8 +20,15 @@ class StepwiseJob:
     ``run`` steps it to the end.  Subclasses provide ``_next()`` (the step itself: True while
     steps remain), ``done``, ``stats`` (with ``iterations``) and ``result()``."""
 
+    #: Set where a stop came in the middle of a step: the step's work is half done and is not
+    #: undone, so the job cannot go on.
+    _cut_short = False
+
     def step(self) -> bool:
         """Run the next step.  Returns True while steps remain.
+
+        A job stopped before a step may step on (with a token not cancelled); one stopped inside
+        a step cannot: start the fill again.
 
         Raises
         ------
@@ -29,12 +36,24 @@ class StepwiseJob:
             The job's token (``token``, :class:`inpaint.cancel.Token`) was cancelled, or a stop
             was requested (:func:`inpaint.cancel.request`) after the job was made; checked
             before the step, and inside a long one.
+        inpaint.errors.InputError
+            The job was stopped inside a step before.
         """
         if self.done:
             return False
         with cancel.scope(getattr(self, "token", None)):
             cancel.check()
+            return self._whole_next()
+
+    def _whole_next(self) -> bool:
+        """``_next()``, refused after a stop inside a step, and marking the job when one comes."""
+        if self._cut_short:
+            raise InputError("this fill was stopped in the middle of a step and cannot go on: start it again")
+        try:
             return self._next()
+        except cancel.Cancelled:
+            self._cut_short = True
+            raise
 
     def _next(self) -> bool:
         raise NotImplementedError
@@ -49,7 +68,7 @@ class StepwiseJob:
         """
         with cancel.scope(getattr(self, "token", None)):
             cancel.check()
-            while not self.done and self._next():  # step() without entering the scope again
+            while not self.done and self._whole_next():  # step() without entering the scope again
                 cancel.check()
                 if callback is not None:
                     callback(self)
