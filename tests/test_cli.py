@@ -240,7 +240,7 @@ def _unknown_profile(s):
 
 def _unknown_stage(s):
     return ([s.image, "--mask", s.mask, "--partition", "grey,warp"],
-            r"unknown stage\(s\) in --partition: warp; stages are grey, front")
+            r"unknown stage\(s\) in the device stages \(--device-stages\): warp; stages are grey, front")
 
 
 def _unknown_extension(s):

@@ -372,3 +372,15 @@ def test_source_map_equals_a_naive_replay(source, seed):
     np.testing.assert_array_equal(res.source_map, naive_source_map(mask, res.stats.patches, 2))
     part = res.stats.patches[:len(res.stats.patches) // 2]     # mid-run: only the filled pixels
     np.testing.assert_array_equal(source_map(mask, part, 2), naive_source_map(mask, part, 2))
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("opencl", marks=pytest.mark.opencl)])
+def test_unknown_device_stages_are_refused_on_every_backend(backend):
+    from inpaint.api import inpaint
+    from inpaint.errors import InputError
+
+    img = np.random.default_rng(0).integers(0, 255, (30, 30, 3), np.uint8)
+    mask = np.zeros((30, 30), bool)
+    mask[10:15, 10:15] = True
+    with pytest.raises(InputError, match=r"unknown stage\(s\) in the device stages \(--device-stages\): bogus"):
+        inpaint(img, mask, method="criminisi", partition="bogus", backend=backend, patch=5)

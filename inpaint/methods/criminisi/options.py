@@ -16,9 +16,15 @@ SOURCE = Option(
     choices=SOURCES, rank=50,
     help="criminisi: take sources only from the original picture ('original', default, as in the paper) or also "
          "from pixels filled earlier ('filled')")
-# Checked by the job when a stage runs on a device (a numpy run ignores it).
+def _check_partition(value):
+    """``value`` when it names stages (a numpy run does not use it, but a wrong one is still wrong)."""
+    if value is not None:
+        parse_partition(value)
+    return value
+
+
 PARTITION = Option(
-    "partition", parse=lambda text, flag: list(parse_partition(text)), flag="--device-stages",
+    "partition", check=_check_partition, parse=lambda text, flag: list(parse_partition(text)), flag="--device-stages",
     old_flag="--partition", metavar="STAGES", rank=51, early=True,
     help="criminisi: the stages to run on the device (the others run in numpy): "
          + ", ".join(f"'{p}'" for p in PARTITIONS) + " (the paper's split: findBestPatch and its reduction), or "

@@ -235,7 +235,8 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
                          f"or a sequence of stage names, got {spec!r}")
     bad = [s for s in names if s not in BY_NAME]
     if bad:
-        raise InputError(f"unknown stage(s) in --partition: {', '.join(map(str, bad))}; stages are "
+        raise InputError(f"unknown stage(s) in the device stages (--device-stages): {', '.join(map(str, bad))}; "
+                         "stages are "
                          f"{', '.join(NAMES)}, or a named partition: {', '.join(PARTITIONS)}")
     return tuple(s for s in NAMES if s in names)
 
