@@ -315,7 +315,7 @@ def test_two_devices_of_one_kind_get_columns_of_their_own():
 def test_inpaint_bench_is_inpaint_bench_under_another_name(tmp_path):
     import subprocess
 
-    done = subprocess.run([sys.executable, "-c", "import sys; from inpaint_bench.cli import script; script()",
+    done = subprocess.run([sys.executable, "-c", "from inpaint.cli import bench_main; bench_main()",
                            "integral", "--json", str(tmp_path / "no" / "x.json")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr

@@ -48,14 +48,5 @@ def main(argv: Sequence[str] | None = None, prog: str = "inpaint bench") -> int:
     return int(pipeline.run(args) or 0)
 
 
-def script() -> int:
-    """The ``inpaint-bench`` program: ``inpaint bench`` under another name, with its one-line
-    errors, its exit statuses and its handling of Ctrl-C."""
-    from inpaint import cli
-
-    sys.argv[1:1] = ["bench"]
-    return cli.main()
-
-
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

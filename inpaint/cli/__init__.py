@@ -73,6 +73,13 @@ def _asks_for_no_device(argv: Sequence[str]) -> bool:
     return backend == "numpy"
 
 
+def bench_main() -> int:
+    """Entry point of the ``inpaint-bench`` program (the benchmarks' distribution): ``inpaint
+    bench`` under another name, with its one-line errors, exit statuses and Ctrl-C."""
+    sys.argv[1:1] = ["bench"]
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inpaint`` command."""
     program = argv is None  # the command itself: the process ends with this run
