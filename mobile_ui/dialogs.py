@@ -96,10 +96,12 @@ class DialogController:
 
         A relative path is taken from the folder shown.  Returns whether the text named something.
         """
+        from .storage import user_path
+
         chooser = popup.ids.chooser
-        path = Path(text.strip()).expanduser()
-        if not path.is_absolute():
-            path = Path(chooser.path) / path
+        typed = [user_path(t) for t in dict.fromkeys((text, text.strip())) if t]  # as typed, then trimmed
+        typed = [p if p.is_absolute() else Path(chooser.path) / p for p in typed]
+        path = next((p for p in typed if p.exists()), typed[-1] if typed else Path(chooser.path))
         if path.is_dir():
             chooser.path = str(path.resolve())
             popup.problem = ""
@@ -108,8 +110,18 @@ class DialogController:
             popup.dismiss()
             self.app.document.open_file(str(path))
             return True
-        popup.problem = f"No such file or folder: {path}"
+        popup.problem = (f"{path} is not a photo file (a device or a pipe)" if path.exists()
+                         else f"No such file or folder: {path}")
         return False
+
+    def browse(self, popup, folder: str) -> None:
+        """Show ``folder`` in the Open dialog (a Recent folder); one that is gone is said, not
+        shown empty."""
+        if Path(folder).is_dir():
+            popup.ids.chooser.path = folder
+            popup.problem = ""
+        else:
+            popup.problem = f"{folder} is no longer there"
 
     def show_save(self, what: str = "photo"):
         if self.app.image is None:

@@ -200,7 +200,7 @@ class DocumentController:
         self._step(self.app.history.undo, lambda snap: f"Undid {snap.label or 'change'}.")
 
     def redo(self) -> None:
-        self._step(self.app.history.redo, lambda snap: "Redone.")
+        self._step(self.app.history.redo, lambda snap: f"Redid {snap.label or 'change'}.")
 
     def _step(self, step, said) -> None:
         app = self.app
@@ -310,7 +310,7 @@ class DocumentController:
             return None
         orig = self._original_path()
         try:
-            if orig is not None and not overwrite and Path(path).expanduser().resolve() == orig.resolve():
+            if orig is not None and not overwrite and storage.user_path(path).resolve() == orig.resolve():
                 raise FileExistsError(f"{Path(path).name} is the original photo; choose another name")
             written = masktools.save_mask(app.editor.mask, path, overwrite=overwrite)
         except (OSError, ValueError) as exc:

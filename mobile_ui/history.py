@@ -112,18 +112,22 @@ class History:
         return self._undo.pop() if self._undo else None
 
     def undo(self, current: Snapshot) -> Snapshot | None:
-        """The state to restore, or ``None`` when there is nothing to undo."""
+        """The state to restore, or ``None`` when there is nothing to undo.  ``current`` goes to
+        the redo stack under the undone change's label (a redo redoes that change)."""
         if not self._undo:
             return None
-        self._redo.append(current)
-        return self._undo.pop()
+        back = self._undo.pop()
+        self._redo.append(dataclasses.replace(current, label=back.label))
+        return back
 
     def redo(self, current: Snapshot) -> Snapshot | None:
-        """The state to restore, or ``None`` when there is nothing to redo."""
+        """The state to restore, or ``None`` when there is nothing to redo; ``current`` goes back
+        to the undo stack under the redone change's label."""
         if not self._redo:
             return None
-        self._undo.append(current)
-        return self._redo.pop()
+        forward = self._redo.pop()
+        self._undo.append(dataclasses.replace(current, label=forward.label))
+        return forward
 
     def _trim(self) -> None:
         # Keep at least the newest step, even when it alone exceeds the budget.

@@ -189,7 +189,9 @@ def save_mask(mask: np.ndarray, path: str | os.PathLike[str], overwrite: bool = 
 
     from inpaint.io import save_image
 
-    dest = Path(path).expanduser()
+    from .storage import user_path
+
+    dest = user_path(path)
     if dest.name.lower() == ".png":
         raise ValueError(f"{dest.name} is an extension without a name: name the mask, such as photo_mask.png")
     if dest.suffix.lower() != ".png":

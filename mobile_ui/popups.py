@@ -155,7 +155,9 @@ class SavePopup(Popup):
 
     def target(self) -> Path:
         """Where Save writes: the name in the folder shown (a typed absolute path as it is)."""
-        name = Path(self.ids.path.text.strip()).expanduser()
+        from .storage import user_path
+
+        name = user_path(self.ids.path.text.strip())
         return name if name.is_absolute() else Path(self.ids.folder.path) / name
 
     def pick(self, selection) -> None:

@@ -110,7 +110,7 @@ class SettingsController:
         if popup is None or "device_info" not in popup.ids:
             return
         choices = self.devices
-        dev = None
+        dev, missing = None, None
         if app.backend != "numpy" and choices:
             spec = app.device.split()[0] if app.device not in ("", devices.AUTO) else None
             match = [c for c in choices if c.spec == spec]
@@ -120,7 +120,7 @@ class SettingsController:
                 try:
                     from inpaint.cl.runtime import select_device
                     dev = select_device(spec)
-                except Exception:  # noqa: BLE001 - a device that fails to resolve: show the first
-                    dev = choices[0].device
-        popup.ids.device_info.text = devices.describe(dev, app.profile)
+                except Exception:  # noqa: BLE001 - a device not on this machine: said, not another's described
+                    missing = f"{app.device} is not on this machine: choose another device."
+        popup.ids.device_info.text = missing or devices.describe(dev, app.profile)
         self.save()

@@ -43,6 +43,10 @@ def next_try(method: Any, default: int, tries: int) -> tuple[int, bool]:
     return (default + tries) % (MAX_SEED + 1), False
 
 
+#: How a resize's messages name the masks: the strokes the user painted.
+APP_WORDS = {"keep_mask": "the green Protect mask", "drop_mask": "the red mask", "drop_mask_subject": ""}
+
+
 @dataclasses.dataclass
 class Removal:
     """The last removal, for Try again: its input, the mask it filled, the protected pixels, the
@@ -145,7 +149,10 @@ class RemovalController:
         if token != self.token:
             return
         self.finish_job(restore=True)
-        message = str(exc) or type(exc).__name__
+        from inpaint.errors import SeamError
+
+        # a resize's masks in the app's words, not the library's argument names
+        message = exc.worded(APP_WORDS) if isinstance(exc, SeamError) else str(exc) or type(exc).__name__
         self.app.status = f"{title}: {' '.join(message.split())}"
         details = getattr(exc, "details", None)   # BuildFailure: the driver's build log
         self.app.dialogs.show_message(title, message, hint=devices.error_hint(exc),
@@ -186,10 +193,15 @@ class RemovalController:
 
     # -- remove and try again -------------------------------------------------------------
     def removal_mask(self) -> np.ndarray:
-        """The mask Remove fills: the painted mask grown by the Grow setting."""
+        """The mask Remove fills: the painted mask grown by the Grow setting, the growth stopping at
+        the green Protect strokes (protected pixels outside the painted mask are kept as they are)."""
         radius = int(self.app.grow)
-        mask = self.app.editor.mask
-        return masktools.grow(mask, radius) if radius > 0 else mask.copy()
+        editor = self.app.editor
+        mask = editor.mask
+        if radius <= 0:
+            return mask.copy()
+        grown = masktools.grow(mask, radius)
+        return grown & ~editor.keep | mask if editor.keep is not None else grown
 
     def remove(self) -> None:
         """Fill the painted mask (grown by Grow) on the worker; the fill replaces the picture."""
@@ -384,6 +396,8 @@ class RemovalController:
         keep = app.editor.keep.copy() if app.editor.keep.any() else None
         drop = app.editor.mask.copy() if app.editor.mask.any() else None
         if (width, height) == (w, h) and drop is None:
+            app.status = (f"Nothing to resize: the photo is already {w}x{h}. Choose another size, or mark in red "
+                          "what to carve out.")
             return
         opts = {"backend": app.backend}
         if app.backend != "numpy":

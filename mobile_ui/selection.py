@@ -65,8 +65,15 @@ class SelectionController:
         editor.brush_size = float(min(max(editor.brush_size * factor, low), high))
 
     def compare(self, on: bool) -> None:
-        """Show the original photo while ``on`` (never while a job runs)."""
-        self.app.editor.show_original = bool(on) and not self.app.busy
+        """Show the original photo while ``on`` (never while a job runs, nor when a resize gave the
+        picture another size than the photo's)."""
+        editor = self.app.editor
+        resized = (editor.original is not None and editor.image is not None
+                   and editor.original.shape != editor.image.shape)
+        if on and resized:
+            self.app.status = ("Compare shows the photo as opened, which has another size than this resized "
+                               "picture: Undo the resize to compare.")
+        editor.show_original = bool(on) and not self.app.busy and not resized
 
     def toggle_select_mode(self) -> None:
         self.app.select_mode = "subtract" if self.app.select_mode == "add" else "add"
@@ -95,8 +102,11 @@ class SelectionController:
             return
         before = app.document.snapshot("invert")
         np.logical_not(app.editor.mask, out=app.editor.mask)
+        if app.editor.keep is not None:  # what is protected stays unmarked: it is kept, not filled
+            app.editor.mask &= ~app.editor.keep
         app.document.mask_changed(before)
-        app.status = "Mask inverted."
+        app.status = "Mask inverted." + (" The protected pixels stay unmarked."
+                                         if app.editor.keep is not None and app.editor.keep.any() else "")
 
     def on_tap(self, _editor, row, col) -> None:
         self.select_at(row, col)

@@ -53,6 +53,16 @@ class Photo:
                 f"not kept (the inpaint command keeps {them})")
 
 
+def user_path(text: str | os.PathLike[str]) -> Path:
+    """A path the user typed: ``~`` and ``~name`` expanded where they name a home folder, else as
+    typed (``~nosuchuser/x.png`` is then a name that does not exist, not an error of its own)."""
+    path = Path(text)
+    try:
+        return path.expanduser()
+    except RuntimeError:  # no such user, or no home folder
+        return path
+
+
 def load_image(path: str | os.PathLike[str]) -> Photo:
     """Open ``path`` as upright RGB.
 
@@ -62,7 +72,7 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
         Missing file, or a file Pillow cannot read or that is too large (the message says which,
         in the command's words: :func:`inpaint.io.read.open_image`).
     """
-    p = Path(os.path.abspath(Path(path).expanduser()))   # absolute: the app reopens it from anywhere
+    p = Path(os.path.abspath(user_path(path)))   # absolute: the app reopens it from anywhere
     if p.is_dir():
         raise IsADirectoryError(f"{p} is a folder, not an image file")
     if not p.is_file():
@@ -144,7 +154,7 @@ def save_image(pixels: np.ndarray, path: str | os.PathLike[str], *, exif: bytes 
 def _destination(pixels: np.ndarray, path: str | os.PathLike[str], original: str | os.PathLike[str] | None,
                  overwrite: bool) -> tuple[Path, np.ndarray]:
     """The checks of :func:`save_image` before anything is written: the destination and the pixels."""
-    dest = Path(path).expanduser()
+    dest = user_path(path)
     fmt = SAVE_FORMATS.get(dest.suffix.lower())
     if fmt is None and dest.name.lower() in SAVE_FORMATS:
         raise ValueError(f"{dest.name} is an extension without a name: name the file, such as photo{dest.name}")

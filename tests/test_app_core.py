@@ -46,7 +46,7 @@ def test_undo_redo_sequence(photo):
     back = h.undo(current)
     assert back is states[2] and h.can_redo
     fwd = h.redo(back)
-    assert fwd is current
+    assert fwd.image is current.image and np.array_equal(fwd.mask, current.mask)  # the state undone
     h.undo(current)
     h.push(states[0])                    # a new change drops the redo branch
     assert not h.can_redo
@@ -832,3 +832,14 @@ def test_a_tiny_photo_is_too_small_to_select_in_and_the_app_calls_its_gesture_a_
     rough[0, :10] = False
     with pytest.raises(InputError, match="^the loop covers"):
         select_around(big, rough, name="the loop")
+
+
+def test_undo_and_redo_name_the_change_both_ways(photo):
+    h = History()
+    plain = Snapshot.capture(photo, np.zeros((13, 11), bool))
+    h.push(Snapshot.capture(photo, np.zeros((13, 11), bool), label="resize"))
+    back = h.undo(plain)
+    assert back.label == "resize"
+    forward = h.redo(back)
+    assert forward.label == "resize"                   # what Redo redoes
+    assert h.undo(forward).label == "resize"           # and Undo again undoes the same change

@@ -2394,3 +2394,99 @@ def test_save_suggests_a_writable_folder_for_a_photo_in_a_read_only_one(fresh, t
     assert Path(app.document.suggested_save_path()) == start / "photo_removed.png"
     assert Path(app.document.suggested_mask_path()) == start / "photo_mask.png"
     assert app.document.default_folder() == str(shut), "Open still starts beside the photo"
+
+
+# -- Protect, Compare, Resize and the Open dialog: what they say and keep --------------------------
+@pytest.mark.parametrize("how", ["grow", "invert"])
+def test_grow_and_invert_leave_the_protected_pixels_as_they_are(quick, scene, how):
+    app, ed = quick, quick.editor
+    img, _ = scene
+    ed.mask[...] = False
+    ed.mask[20:36, 20:36] = True
+    ed.keep[...] = False
+    ed.keep[20:36, 37:40] = True                        # a green strip beside the object
+    if how == "grow":
+        app.grow = 4
+    else:
+        app.selection.invert_mask()
+        assert not (ed.mask & ed.keep).any() and "protected pixels stay unmarked" in app.status
+    protected = ed.keep.copy()
+    app.removal.remove()
+    pump_until(lambda: not app.busy, what="the removal")
+    settle(app)
+    np.testing.assert_array_equal(app.image[protected], img[protected])
+    app.grow = 0
+
+
+def test_compare_after_a_resize_says_why_it_shows_nothing_else(fresh, scene):
+    pytest.importorskip("inpaint.seam", reason="seam carving (inpaint.seam) is not in this build")
+    app, ed = fresh, fresh.editor
+    ed.mask[...] = False
+    app.has_seam = True
+    app.removal.resize(64, 56)
+    pump_until(lambda: not app.busy, what="the resize")
+    settle(app)
+    app.selection.compare(True)
+    assert not ed.show_original and "Undo the resize to compare" in app.status
+    app.selection.compare(False)
+    app.document.undo()
+    app.selection.compare(True)
+    assert ed.show_original
+    app.selection.compare(False)
+
+
+def test_resizing_to_the_same_size_with_nothing_marked_says_so(fresh):
+    app, ed = fresh, fresh.editor
+    ed.mask[...] = False
+    app.has_seam = True
+    h, w = app.image.shape[:2]
+    app.removal.resize(w, h)
+    assert not app.busy and app.status.startswith(f"Nothing to resize: the photo is already {w}x{h}")
+
+
+def test_a_resizes_errors_name_the_strokes_not_the_librarys_arguments(fresh):
+    from inpaint.errors import SeamError
+
+    app = fresh
+    app.removal.begin_job("Resizing…")
+    exc = SeamError("every pixel of {drop_mask} is also in {keep_mask}: nothing could be removed")
+    app.removal.job_error(app.removal.token, "Resize failed", exc)
+    pump(2)
+    assert app.dialogs.popup.text == ("every pixel of the red mask is also in the green Protect mask: nothing "
+                                      "could be removed")
+    app.dialogs.dismiss_popup()
+
+
+def test_the_open_dialog_says_what_a_typed_path_or_a_recent_folder_is(fresh, tmp_path):
+    app = fresh
+    popup = app.dialogs.show_open()
+    pump(2)
+    assert not app.dialogs.open_typed(popup, "~nosuchuser_at_all/photo.png")   # no such user: no crash
+    assert popup.problem.startswith("No such file or folder: ")
+    assert not app.dialogs.open_typed(popup, "/dev/null")
+    assert popup.problem == "/dev/null is not a photo file (a device or a pipe)"
+    gone = tmp_path / "gone"
+    app.dialogs.browse(popup, str(gone))
+    assert popup.problem == f"{gone} is no longer there"
+    app.dialogs.browse(popup, str(tmp_path))
+    assert popup.problem == "" and popup.ids.chooser.path == str(tmp_path)
+    img = np.random.default_rng(9).integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    Image.fromarray(img).save(tmp_path / "beach .png")            # a name that ends in a space
+    assert app.dialogs.open_typed(popup, str(tmp_path / "beach .png"))
+    pump(2)
+    assert app.doc_name == "beach .png"
+
+
+def test_settings_say_when_the_chosen_device_is_not_on_this_machine(fresh):
+    app = fresh
+    saved = app.backend, app.device
+    try:
+        app.backend, app.device = "auto", "7:3 Some Phone GPU"
+        popup = app.dialogs.show_settings()
+        pump(2)
+        app.prefs.update_device_info(popup)
+        if app.prefs.devices:
+            assert popup.ids.device_info.text == "7:3 Some Phone GPU is not on this machine: choose another device."
+        app.dialogs.dismiss_popup()
+    finally:
+        app.backend, app.device = saved

@@ -180,6 +180,30 @@ def test_drop_mask_removes_the_object(runtime):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "opencl"])
+def test_carving_an_object_out_reports_progress_seam_by_seam_and_can_be_stopped(backend, runtime):
+    from inpaint import cancel
+
+    rng = np.random.default_rng(5)
+    img = _img(rng, 25, 40) // 2
+    drop = np.zeros((25, 40), bool)
+    drop[6:18, 20:26] = True
+    calls = []
+    out = resize(img, drop_mask=drop, backend=backend, device=runtime.device,
+                 progress=lambda done, total: calls.append((done, total)))
+    assert out.shape == img.shape
+    object_part = [c for c in calls if c[1] == 6]           # the object's 6 columns: 6 seams at least
+    assert [d for d, _ in object_part][:4] == [0, 1, 2, 3], calls
+    token = cancel.Token()
+
+    def stop(done, total):
+        if done >= 2:
+            token.cancel()
+
+    with cancel.scope(token), pytest.raises(cancel.Cancelled):
+        resize(img, drop_mask=drop, backend=backend, device=runtime.device, progress=stop)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
 def test_enlarge_keeps_every_pixel(backend, runtime):
     rng = np.random.default_rng(11)
     img = _img(rng, 17, 21, 4)

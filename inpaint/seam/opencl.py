@@ -273,6 +273,7 @@ class OpenCLCarver:
                 if width <= ref.MIN_SIZE:
                     return self._finish(img, mbuf, ibuf, smap, seam_map, h, pitch, width, mask, idx,
                                         removed, True, events, t_loop)
+                plan(width, removed)  # its answer is not needed (the mask says when to stop): it reports progress
                 strips = 1
             else:
                 strips = plan(width, removed)

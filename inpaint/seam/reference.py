@@ -244,6 +244,7 @@ class NumpyCarver:
                     break
                 if w <= MIN_SIZE:
                     return pixels, mask, idx, removed, True
+                plan(w, removed)  # its answer is not needed (the mask says when to stop): it reports progress
                 strips = 1
             else:
                 strips = plan(w, removed)
