@@ -920,3 +920,146 @@ def test_jpeg_comment_becomes_png_text_and_iptc_is_noted(tmp_path):
     _, _, notes, _ = _fill(tmp_path / "a.jpg", tmp_path / "o.png")
     assert _png_chunks(tmp_path / "o.png")["tEXt"] == [b"Comment\x00hello world"]
     assert any("IPTC (APP13)" in n for n in notes)
+
+
+# -- what outputs keep: float ranges, palettes, late text, XMP orientation, keys, resolution ------------
+
+def _square_mask(path: Path, shape: tuple[int, int]) -> Path:
+    m = np.zeros(shape, np.uint8)
+    m[shape[0] // 2 - 4:shape[0] // 2 + 4, shape[1] // 2 - 4:shape[1] // 2 + 4] = 255
+    Image.fromarray(m).save(path)
+    return path
+
+
+def test_a_float_image_a_little_over_one_is_read_as_zero_to_one_and_said_before_the_work(tmp_path, run):
+    yy, xx = np.mgrid[0:48, 0:64]
+    src = (0.2 + xx / 64 * 0.85).astype(np.float32)           # 0.2 .. 1.037
+    tifffile.imwrite(tmp_path / "f.tif", src)
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    code, _, err = run(tmp_path / "f.tif", "--mask", mask, "-o", tmp_path / "o.png", "--backend", "numpy")
+    assert code == 0, err
+    notes = [ln for ln in err.splitlines() if "note:" in ln]
+    assert notes == ["inpaint: note: PNG cannot store floating-point pixels: written as 16-bit integers (0..1 as "
+                     "0..65535); values outside 0..1 were clipped"], err
+    with Image.open(tmp_path / "o.png") as o:
+        got = np.asarray(o).astype(np.int64)
+    keep = np.asarray(Image.open(mask)) == 0
+    want = np.clip(np.rint(src.astype(np.float64) * 65535), 0, 65535)
+    np.testing.assert_array_equal(got[keep], want[keep])
+
+
+def test_a_gif_keeps_its_palette_indices(tmp_path, run):
+    pal = np.zeros((48, 64), np.uint8)
+    pal[:, :16], pal[:, 16:32], pal[:, 32:48], pal[:, 48:] = 5, 40, 200, 251
+    img = Image.fromarray(pal, "P")
+    img.putpalette(list(np.random.default_rng(1).integers(0, 256, 768)))
+    img.save(tmp_path / "p.gif", optimize=False)
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    assert run(tmp_path / "p.gif", "--mask", mask, "-o", tmp_path / "o.gif", "--backend", "numpy")[0] == 0
+    with Image.open(tmp_path / "o.gif") as o:
+        got = np.asarray(o)
+        assert len(o.getpalette()) == 768
+    keep = np.asarray(Image.open(mask)) == 0
+    np.testing.assert_array_equal(got[keep], pal[keep])
+
+
+def test_text_after_a_pngs_picture_data_is_kept(tmp_path, run):
+    import zlib
+
+    Image.fromarray(np.random.default_rng(2).integers(0, 256, (48, 64, 3), dtype=np.uint8)).save(tmp_path / "a.png")
+    data = (tmp_path / "a.png").read_bytes()
+    body = b"Copyright\0(c) Someone 2024"
+    chunk = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", zlib.crc32(b"tEXt" + body))
+    (tmp_path / "late.png").write_bytes(data[:-12] + chunk + data[-12:])   # before IEND, after IDAT
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    assert run(tmp_path / "late.png", "--mask", mask, "-o", tmp_path / "o.png", "--backend", "numpy")[0] == 0
+    with Image.open(tmp_path / "o.png") as o:
+        o.load()
+        assert o.text == {"Copyright": "(c) Someone 2024"}
+
+
+def test_a_palette_with_an_alpha_per_entry_goes_to_gif_with_a_note(tmp_path, run):
+    rgb = np.random.default_rng(1).integers(0, 256, (48, 64, 3)).astype(np.uint8)
+    Image.fromarray(rgb).quantize(64).save(tmp_path / "pa.png", transparency=bytes([0, 64, 128, 192] + [255] * 60))
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    for argv in ([tmp_path / "pa.png", "--mask", mask, "-o", tmp_path / "o.gif"],
+                 ["resize", tmp_path / "pa.png", "--width", "58", "-o", tmp_path / "r.gif"]):
+        code, _, err = run(*argv, "--backend", "numpy")
+        assert code == 0 and "GIF holds one fully transparent colour" in err and "warning" not in err, err
+    with Image.open(tmp_path / "o.gif") as o:
+        assert o.info.get("transparency") == 0
+
+
+def test_an_upright_output_says_orientation_1_in_its_xmp_too(tmp_path, run):
+    rgb = np.random.default_rng(1).integers(0, 256, (48, 64, 3)).astype(np.uint8)
+    xmp = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+           b'<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>')
+    exif = Image.Exif()
+    exif[0x112] = 6
+    Image.fromarray(rgb).save(tmp_path / "xo.jpg", quality=92, exif=exif, xmp=xmp)
+    mask = _square_mask(tmp_path / "m.png", (64, 48))
+    for ext in ("png", "tif", "webp"):
+        assert run(tmp_path / "xo.jpg", "--mask", mask, "-o", tmp_path / f"o.{ext}", "--backend", "numpy")[0] == 0
+        with Image.open(tmp_path / f"o.{ext}") as o:
+            found = o.info.get("xmp") or o.info.get("XML:com.adobe.xmp") or (o.tag_v2.get(700) if ext == "tif" else b"")
+            found = found.encode() if isinstance(found, str) else found
+            assert b'tiff:Orientation="1"' in found and o.getexif().get(0x112, 1) == 1, ext
+    assert run(tmp_path / "xo.jpg", "--mask", mask, "-o", tmp_path / "o.jpg", "--backend", "numpy")[0] == 0
+    with Image.open(tmp_path / "o.jpg") as o:                  # edited block by block: stored as it was
+        assert b'tiff:Orientation="6"' in o.info["xmp"] and o.getexif()[0x112] == 6
+
+
+def test_a_16_bit_grey_colour_key_becomes_alpha_where_the_format_has_it(tmp_path, run):
+    grey = np.random.default_rng(3).integers(0, 65536, (48, 64)).astype(np.uint16)
+    grey[:8, :8] = 4321
+    Image.fromarray(grey).save(tmp_path / "g.png", transparency=4321)
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    for ext in ("tif", "webp"):
+        code, _, err = run(tmp_path / "g.png", "--mask", mask, "-o", tmp_path / f"o.{ext}", "--backend", "numpy")
+        assert code == 0 and "transparency was dropped" not in err, err
+    t = tifffile.imread(tmp_path / "o.tif")
+    assert t.dtype == np.uint16 and t.shape == (48, 64, 2)
+    assert (t[:8, :8, 1] == 0).all() and (t[..., 1][grey != 4321] == 65535).all()
+    with Image.open(tmp_path / "o.webp") as w:
+        assert w.mode == "RGBA" and (np.asarray(w)[:8, :8, 3] == 0).all()
+
+
+def test_resolution_is_the_pictures_own_never_one_pillow_invents(tmp_path, run):
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rgb = np.random.default_rng(4).integers(0, 256, (48, 64, 3)).astype(np.uint8)
+    cv2.imwrite(str(tmp_path / "c16.png"), (rgb.astype(np.uint16) * 257)[..., ::-1])   # 16-bit colour
+    stale = Image.Exif()
+    stale[282], stale[283], stale[296] = 72.0, 72.0, 2
+    raw = stale.tobytes()
+    data = (tmp_path / "c16.png").read_bytes()
+    at = data.index(b"IDAT") - 4                                 # 300 dpi in pHYs, 72 in a stale EXIF
+    extra = (chunk(b"pHYs", struct.pack(">IIB", 11811, 11811, 1))
+             + chunk(b"eXIf", raw[6:] if raw[:4] == b"Exif" else raw))
+    (tmp_path / "c16.png").write_bytes(data[:at] + extra + data[at:])
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    assert run(tmp_path / "c16.png", "--mask", mask, "-o", tmp_path / "o.tif", "--backend", "numpy")[0] == 0
+    with tifffile.TiffFile(tmp_path / "o.tif") as t:
+        x = t.pages[0].tags["XResolution"].value
+        assert round(x[0] / x[1]) == 300
+    exif = Image.Exif()
+    exif[0x010F] = "Camera"                                      # EXIF, and no resolution anywhere
+    Image.fromarray(rgb).save(tmp_path / "nodpi.jpg", quality=90, exif=exif)
+    for ext in ("png", "webp"):
+        code, _, err = run(tmp_path / "nodpi.jpg", "--mask", mask, "-o", tmp_path / f"n.{ext}", "--backend", "numpy")
+        assert code == 0 and "cannot hold the resolution" not in err, err
+    with Image.open(tmp_path / "n.png") as o:
+        assert "dpi" not in o.info
+
+
+def test_the_mapping_file_says_what_its_format_loses(tmp_path, run):
+    rgb = np.random.default_rng(5).integers(0, 256, (48, 64, 3)).astype(np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "a.png")
+    mask = _square_mask(tmp_path / "m.png", (48, 64))
+    for ext, said in (("gif", "GIF stores at most 256 colours"), ("jpg", "JPEG is lossy: the map's colours")):
+        code, _, err = run(tmp_path / "a.png", "--mask", mask, "-o", tmp_path / "o.png", "-y",
+                           "--save-mapping", tmp_path / f"map.{ext}", "--backend", "numpy")
+        assert code == 0 and f"--save-mapping {tmp_path / f'map.{ext}'}: {said}" in err, err

@@ -501,7 +501,7 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
             if mapping is not None:
                 items.append((registry.get(args.method).mapping(res, mask), mapping, {"new": new}))
             notes = run.save(items)
-        run.note("; ".join(n for n in (fill_note, notes[0]) if n))
+        run.note("; ".join(n for n in (fill_note, notes[0], _mapping_note(mapping, notes[1:])) if n))
         s = res.stats
         if args.stats:
             print((f"{label}\n" if label else "") + format_stats(s))
@@ -520,6 +520,19 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
         return write_and_report
     write_and_report()
     return None
+
+
+def _mapping_note(mapping: Path | None, notes: Sequence[str | None]) -> str | None:
+    """What the ``--save-mapping`` file could not keep: its writer's note, or that its format is lossy."""
+    if mapping is None:
+        return None
+    from .. import io as imageio
+
+    said = [n for n in notes if n]
+    can = imageio.FORMATS.get(imageio.output_format(mapping))
+    if can is not None and can.lossy == "always":
+        said.append(f"{imageio.output_format(mapping)} is lossy: the map's colours are not kept exactly (write .png)")
+    return f"--save-mapping {shown(mapping)}: {'; '.join(said)}" if said else None
 
 
 def _around(args: argparse.Namespace) -> Path | None:

@@ -36,14 +36,20 @@ def _float_to(img: Image.Image, fmt: str, allowed: set[str]) -> tuple[Image.Imag
     arr = np.asarray(img).astype(np.float64)
     scale = float_scale(arr)
     arr = np.nan_to_num(arr, nan=0.0)
+    if scale < 1:
+        hi = 1.0
+    else:
+        hi = 65535.0 if "I;16" in allowed else 255.0 * scale
+    clipped = f"; values outside 0..{hi:g} were clipped" if arr.size and (arr.min() < 0 or arr.max() > hi) else ""
     if scale < 1 and "I;16" in allowed:  # 0..1 -> 0..65535
         target = Image.fromarray(np.clip(np.rint(arr * 65535), 0, 65535).astype(np.uint16))
-        return target, f"{fmt} cannot store floating-point pixels: written as 16-bit integers (0..1 as 0..65535)"
+        return target, (f"{fmt} cannot store floating-point pixels: written as 16-bit integers (0..1 as "
+                        f"0..65535){clipped}")
     if scale > 1 and "I;16" in allowed:
         target = Image.fromarray(np.clip(np.rint(arr), 0, 65535).astype(np.uint16))
-        return target, f"{fmt} cannot store floating-point pixels: written as 16-bit integers"
+        return target, f"{fmt} cannot store floating-point pixels: written as 16-bit integers{clipped}"
     grey = np.clip(np.rint(arr / scale), 0, 255).astype(np.uint8)
-    return Image.fromarray(grey), f"{fmt} cannot store floating-point pixels: written with 8 bits"
+    return Image.fromarray(grey), f"{fmt} cannot store floating-point pixels: written with 8 bits{clipped}"
 
 
 def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, str | None]:
@@ -68,10 +74,21 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         return img, None
     allowed = can.modes
     keyed = "transparency" in img.info
+    if fmt == "GIF" and img.mode == "P" and isinstance(img.info.get("transparency"), bytes):
+        return _one_clear_entry(img)
     if img.mode in allowed and not (keyed and img.mode not in can.key):
         return img, None
     has_alpha = img.mode in ("RGBA", "LA", "PA") or keyed
     dropped = f"{fmt} has no alpha channel: transparency was dropped"
+    if keyed and img.mode.startswith("I;16") and isinstance(img.info["transparency"], int):
+        # a 16-bit grey colour key the format cannot hold: as a 16-bit alpha channel, where it has one
+        grey = np.asarray(img).astype(np.uint16)
+        alpha = np.where(grey == img.info["transparency"], 0, 65535).astype(np.uint16)
+        info = {k: v for k, v in img.info.items() if k != "transparency"}
+        if can.deep:
+            return DeepImage(np.dstack([grey, alpha]), info), None
+        if "RGBA" in allowed or "LA" in allowed:
+            return convert_for(DeepImage(np.dstack([grey, alpha]), info), fmt)
     if keyed and img.mode in allowed:  # a colour key the format cannot hold: as an alpha channel
         alpha = "LA" if img.mode in ("1", "L") and "LA" in allowed else "RGBA" if "RGBA" in allowed else None
         if alpha is not None and img.mode in ("1", "L", "P", "RGB"):
@@ -114,6 +131,21 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         target = img.convert("RGB")
         note = dropped if has_alpha else None
     return target, note
+
+
+def _one_clear_entry(img: Image.Image) -> tuple[Image.Image, str | None]:
+    """A palette image whose entries each have an alpha (a PNG's tRNS, as pngquant writes it) as a
+    GIF holds it: its first fully transparent entry transparent, every other entry opaque."""
+    alphas = img.info["transparency"]
+    clear = [i for i, a in enumerate(alphas) if a == 0]
+    target = img.copy()
+    if clear:
+        target.info["transparency"] = clear[0]
+    else:
+        target.info.pop("transparency", None)
+    lost = len(clear) > 1 or any(0 < a < 255 for a in alphas)
+    return target, ("GIF holds one fully transparent colour: the palette's other transparent and partly "
+                    "transparent colours were made opaque" if lost else None)
 
 
 def _fit(img: Image.Image, note: str | None, fmt: str) -> tuple[Image.Image, str | None]:
@@ -258,7 +290,7 @@ def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes
             exif.load(raw)
         for key in exif:  # as Pillow's own TIFF writer takes them
             ifd[key] = exif.get_ifd(key) if key in TiffTags.TAGS_V2_GROUPS else exif.get(key)
-    if dpi and 282 not in ifd:
+    if dpi:  # the picture's own resolution, as Pillow's writer takes it, over EXIF's copy
         ifd[282], ifd[283], ifd[296] = float(dpi[0]), float(dpi[1]), 2  # per inch
     if icc_profile:
         ifd[34675] = bytes(icc_profile)
@@ -350,5 +382,7 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
         kwargs["sizes"] = [img.size]
     if fmt == "GIF" and opts.get("comment"):
         kwargs["comment"] = opts["comment"]
+    if fmt == "GIF" and img.mode == "P":
+        kwargs["optimize"] = False  # Pillow would drop the unused entries and renumber the palette's indices
     img.save(fh, format=fmt, **kwargs)
     return note

@@ -51,11 +51,32 @@ class OutputPlan:
     jpeg_edit: dict | None = None
 
 
+def _rounded(dpi: Any) -> tuple[int, int]:
+    return int(round(float(dpi[0]))), int(round(float(dpi[1])))
+
+
+def _exif_dpi(exif: Any) -> tuple[int, int] | None:
+    """The resolution EXIF holds (tags 282, 283 and the unit 296), in dots per inch, rounded; None
+    where it holds none (a format that keeps EXIF but no resolution of its own keeps that one)."""
+    try:
+        if exif is None or 282 not in exif:
+            return None
+        per = 2.54 if exif.get(296, 2) == 3 else 1.0  # per centimetre
+        return _rounded((float(exif[282]) * per, float(exif.get(283, exif[282])) * per))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
 def _probe(picture: Picture) -> Image.Image | DeepImage:
     """A few pixels of ``picture`` with its mode, palette and transparency, to plan the conversion."""
     if picture.wide is not None:
         info = {k: v for k, v in picture.image.info.items() if k == "transparency"}
         return DeepImage(np.ascontiguousarray(picture.wide[:2, :2]), info)
+    if picture.image.mode in ("F", "I"):  # the conversion depends on the whole image's range
+        arr = np.asarray(picture.image)
+        finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr.reshape(-1)
+        ends = [finite.min(), finite.max()] if finite.size else [0, 0]
+        return Image.fromarray(np.array([ends, ends], dtype=arr.dtype))
     img = picture.image.crop((0, 0, min(2, picture.size[0]), min(2, picture.size[1])))
     if "transparency" in picture.image.info:
         img.info["transparency"] = picture.image.info["transparency"]
@@ -204,7 +225,7 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
         else:
             opts["xmp"] = src.xmp
     dpi = picture.image.info.get("dpi")
-    if dpi and can is not None and not can.dpi and not (can.exif and exif is not None and 282 in exif):
+    if dpi and can is not None and not can.dpi and not (can.exif and _exif_dpi(exif) == _rounded(dpi)):
         notes.append(f"{fmt} cannot hold the resolution ({float(dpi[0]):.0f} dpi): it was dropped")
     # lossless or lossy
     resized = size is not None and tuple(size) != tuple(picture.size)

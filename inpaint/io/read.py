@@ -180,6 +180,13 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
     if img.format == "TIFF" and 282 not in img.tag_v2:  # Pillow says 1 dpi for a TIFF without a resolution
         img.info.pop("dpi", None)
         img.info.pop("resolution", None)
+    if img.format == "JPEG" and "dpi" in img.info and img.info.get("jfif_unit") not in (1, 2):
+        try:  # without a JFIF resolution Pillow takes EXIF's, or says 72 dpi where EXIF has none
+            invented = 0x011A not in img.getexif()
+        except Exception:  # noqa: BLE001 - damaged EXIF: the 72 dpi is Pillow's own too
+            invented = True
+        if invented:
+            img.info.pop("dpi", None)
     if frames > 1 or getattr(img, "fp", None) is not None or img.format == "GIF":
         # multi-frame files keep their file open to seek frames (a GIF of one frame too, once its
         # frames are counted): keep the first frame, close the file
@@ -269,12 +276,17 @@ def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None,
     return wide, None
 
 
+#: A float image whose values reach at most this is one of 0..1 (a little over 1 is light beyond
+#: white, as an editor's float export holds): read as 0..1, not as a nearly black 0..255 image.
+FLOAT_UNIT_MOST = 2.0
+
+
 def float_scale(arr: np.ndarray) -> float:
-    """Value units per 8-bit step of a float or 32-bit grey image: 1/255 for values in 0..1,
-    1 for 0..255, 257 for larger ranges (16-bit)."""
+    """Value units per 8-bit step of a float or 32-bit grey image: 1/255 for float values in 0..1
+    (up to :data:`FLOAT_UNIT_MOST`), 1 for 0..255, 257 for larger ranges (16-bit)."""
     finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
     hi = float(finite.max(initial=0))
-    if arr.dtype.kind == "f" and hi <= 1.0:
+    if arr.dtype.kind == "f" and hi <= FLOAT_UNIT_MOST:
         return 1.0 / 255.0
     return 1.0 if hi <= 255 else 257.0
 
@@ -459,6 +471,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     if lost:
         warn(InputWarning(lost))
     turned = upright(img)
+    if turned is not img and source.xmp:  # written upright: the XMP's orientation is 1 too
+        source.xmp = _xmp_upright(source.xmp)
     if wide is not None and turned is not img:
         wide = _ORIENT.get(exif.get(_ORIENTATION, 1), lambda a: a)(wide)
         if wide.shape[:2] != (turned.size[1], turned.size[0]):  # pragma: no cover - defensive
@@ -480,7 +494,11 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     else:
         try:
             # an RGB picture is copied once, straight from Pillow (a conversion would copy it twice more)
-            rgb = np.array(turned if mode == "RGB" else turned.convert("RGB"), dtype=np.uint8)
+            if mode == "P" and isinstance(turned.info.get("transparency"), bytes):
+                # an alpha per palette entry: by way of RGBA, which Pillow converts without a warning
+                rgb = np.ascontiguousarray(np.asarray(turned.convert("RGBA"), dtype=np.uint8)[..., :3])
+            else:
+                rgb = np.array(turned if mode == "RGB" else turned.convert("RGB"), dtype=np.uint8)
         except MemoryError:
             raise InputError(f"image {shown(p)} is too large for the memory available") from None
         except Exception as exc:  # noqa: BLE001 - a mode Pillow cannot convert
@@ -548,9 +566,9 @@ def _png_chunks(path: Path) -> list[tuple[bytes, bytes]]:
                 if len(head) < 8:
                     break
                 size, kind = struct.unpack(">I", head[:4])[0], head[4:]
-                if kind in (b"IDAT", b"IEND"):
-                    break  # text after the picture data is rare; the reading stops at the pixels
-                if kind in _PNG_KEPT:
+                if kind == b"IEND":
+                    break
+                if kind in _PNG_KEPT:  # (text may follow the picture data too: its chunks are skipped over)
                     data = fh.read(size)
                     if kind != b"iTXt" or not data.startswith(b"XML:com.adobe.xmp\x00"):
                         found.append((kind, data))
@@ -560,6 +578,12 @@ def _png_chunks(path: Path) -> list[tuple[bytes, bytes]]:
     except (OSError, struct.error):
         pass
     return found
+
+
+def _xmp_upright(xmp: bytes) -> bytes:
+    """``xmp`` with its ``tiff:Orientation`` (as an attribute or an element) set to 1."""
+    xmp = re.sub(rb'tiff:Orientation=(["\'])\d\1', rb'tiff:Orientation=\g<1>1\g<1>', xmp)
+    return re.sub(rb"<tiff:Orientation>\s*\d\s*</tiff:Orientation>", b"<tiff:Orientation>1</tiff:Orientation>", xmp)
 
 
 def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
