@@ -136,5 +136,7 @@ def inpaint(image: np.ndarray, mask: np.ndarray, *, method: str = DEFAULT_METHOD
         As for :func:`start`.
     """
     job = start(image, mask, method=method, token=token, **options)
+    if progress is not None and not callable(progress):
+        raise InputError(f"progress must be a function of the fraction done, or None, got {progress!r}")
     cb = (lambda j: progress(j.progress)) if progress is not None else None
     return job.run(cb)

@@ -37,8 +37,8 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
     13
     """
     try:
-        r = int(radius)
-    except (TypeError, ValueError):
+        r = int(radius) if not isinstance(radius, (bool, np.bool_)) else -1
+    except (TypeError, ValueError, OverflowError):  # (infinity: no integer)
         r = -1
     if r != radius or r < 0:
         raise InputError(f"the grow radius must be an integer >= 0, got {radius!r}")
@@ -50,6 +50,7 @@ def grow(mask: np.ndarray, radius: int) -> np.ndarray:
     if r == 0 or not mask.any():
         return out
     h, w = mask.shape
+    r = min(r, h + w)  # past the image's diagonal a larger disc covers nothing more (and keeps r * r in int64)
     rows = np.flatnonzero(mask.any(axis=1))
     cols = np.flatnonzero(mask.any(axis=0))
     y0, y1 = max(int(rows[0]) - r, 0), min(int(rows[-1]) + r + 1, h)
@@ -172,21 +173,28 @@ def select_region(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
         img = img[..., None]
     if img.ndim != 3 or img.shape[0] == 0 or img.shape[1] == 0:
         raise InputError(f"image must be (H, W) or (H, W, C), got shape {np.shape(image)}")
+    if img.dtype.kind == "b":
+        img = img.view(np.uint8)
+    elif img.dtype.kind not in "iuf":
+        raise InputError(f"image must hold numbers, got {img.dtype}")
     if connectivity not in (4, 8) or isinstance(connectivity, bool):
         raise InputError(f"connectivity must be 4 or 8, got {connectivity!r}")
     try:
-        tol = float(tolerance)
-    except (TypeError, ValueError):
+        tol = float(tolerance) if not isinstance(tolerance, (bool, np.bool_)) else -1.0
+    except (TypeError, ValueError, OverflowError):
         tol = -1.0
-    if not tol >= 0:
-        raise InputError(f"the tolerance must be a number >= 0, got {tolerance!r}")
+    if not (tol >= 0 and np.isfinite(tol)):
+        raise InputError(f"the tolerance must be a finite number >= 0, got {tolerance!r}")
     if isinstance(smooth, bool) or not isinstance(smooth, (int, np.integer)) or smooth < 0:
         raise InputError(f"smooth must be an integer >= 0, got {smooth!r}")
     h, w = img.shape[:2]
-    y, x = (int(v) for v in seed_yx)
+    try:
+        y, x = (int(v) for v in seed_yx)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"the tapped pixel is two integers (row, column), got {seed_yx!r}") from None
     if not (0 <= y < h and 0 <= x < w):
         raise InputError(f"the tapped pixel (row {y}, column {x}) is outside the {w}x{h} image")
-    r = int(smooth)
+    r = min(int(smooth), max(h, w))  # a box past the image's size repeats its edge: no other answer
     limit = tol * (2 * r + 1) ** 2          # the tolerance on box sums
     half = 64
     while True:
@@ -200,12 +208,14 @@ def select_region(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
                 # |v - s| <= limit  <=>  ceil(s - limit) <= v <= floor(s + limit), in the values'
                 # own type (no wide copy of the photo).
                 info = np.iinfo(values.dtype)
-                lo = max(int(np.ceil(float(seed) - limit)), info.min)
-                hi = min(int(np.floor(float(seed) + limit)), info.max)
+                reach = int(np.floor(limit))  # in Python's integers: exact for 64-bit values too
+                lo = max(int(seed) - reach, info.min)
+                hi = min(int(seed) + reach, info.max)
                 similar &= values >= values.dtype.type(lo)
                 similar &= values <= values.dtype.type(hi)
             else:
                 similar &= np.abs(values - seed) <= limit
+        similar[y - y0, x - x0] = True  # the tapped pixel, always (also where its value is NaN)
         region = component(similar, (y - y0, x - x0), connectivity)
         # A region that does not reach the window's inner edges is the whole region: a path
         # leaving the window would cross an edge pixel.
@@ -232,8 +242,8 @@ def _box_sums(channel: np.ndarray, y0: int, y1: int, x0: int, x1: int, r: int) -
     if np.issubdtype(sub.dtype, np.integer):
         k2 = (2 * r + 1) ** 2
         info = np.iinfo(sub.dtype)
-        wide = next(t for t in (np.int16, np.int32, np.int64)
-                    if info.max * k2 <= np.iinfo(t).max and info.min * k2 >= np.iinfo(t).min)
+        wide = next((t for t in (np.int16, np.int32, np.int64)
+                     if info.max * k2 <= np.iinfo(t).max and info.min * k2 >= np.iinfo(t).min), np.float64)
         sub = sub.astype(wide)
     else:
         sub = sub.astype(np.float64)

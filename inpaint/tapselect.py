@@ -138,6 +138,8 @@ def select_object(image: np.ndarray, seed_yx: tuple[int, int], tolerance: float,
     if isinstance(work_side, (bool, np.bool_)) or not isinstance(work_side, (int, np.integer)) or work_side < 1:
         raise InputError(f"work_side must be a whole number >= 1, got {work_side!r}")
     grabcut = _grabcut_choice(grabcut)
+    if windows is not None and not isinstance(windows, dict):
+        raise InputError(f"windows must be a dict (empty at first) or None, got {windows!r}")
     rgb = img[..., :3]
     # The tapped colour: the 3x3 mean at full resolution, whatever the window is reduced to.
     colour = rgb[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2].reshape(-1, 3).mean(axis=0, dtype=np.float32)

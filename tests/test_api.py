@@ -31,3 +31,31 @@ def test_the_old_module_paths_are_gone():
     modules = {m.name for m in pkgutil.iter_modules(inpaint.__path__)}
     assert {"api", "io", "cl", "methods"} <= modules
     assert not modules & {"pipeline", "multiscale", "runtime", "imageio"}
+
+
+def test_bad_values_that_overflow_or_are_not_callable_are_input_errors():
+    import numpy as np
+    import pytest
+
+    from inpaint.errors import InputError
+    from inpaint.seam import resize
+
+    img = np.random.default_rng(0).integers(0, 256, (24, 24, 3), dtype=np.uint8)
+    mask = np.zeros((24, 24), bool)
+    mask[8:14, 8:14] = True
+    for kwargs, said in (({"patch": float("inf")}, "patch size"), ({"candidates": float("inf")}, "candidates"),
+                         ({"alpha": 10**400}, "alpha must be a number"), ({"method": ["criminisi"]}, "method must be"),
+                         ({"engine": "numpy"}, "engine must be"), ({"progress": 5}, "progress must be a function")):
+        with pytest.raises(InputError, match=said):
+            api.inpaint(img, mask, backend="numpy", **kwargs)
+    for kwargs, said in (({"engine": "numpy"}, "engine must be"), ({"progress": 5}, "progress must be a function")):
+        with pytest.raises(InputError, match=said):
+            resize(img, 20, 24, backend="numpy", **kwargs)
+    with pytest.raises(InputError, match="needs about .* of memory"):   # refused before any carving, not a hang
+        resize(img, 10**12, 24, backend="numpy", allow_large=True)
+
+
+def test_timings_are_off_unless_asked_as_the_option_declares():
+    from inpaint.methods.options import TIMINGS
+
+    assert TIMINGS.default is False

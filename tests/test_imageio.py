@@ -392,7 +392,9 @@ def test_apply_fill_refuses_an_incomplete_map(tmp_path, rng):
     mask = _box()
     sm = _fake_source_map(mask)
     sm[13, 16] = -1
-    with pytest.raises(ValueError, match="source map"):
+    from inpaint.errors import SourceMapError
+
+    with pytest.raises(SourceMapError, match="source map"):
         imageio.apply_fill(pic, pic.rgb, sm, mask)
 
 
@@ -736,3 +738,32 @@ def test_same_file_by_names_links_and_files_yet_to_be_written(tmp_path, monkeypa
     assert imageio.same_file(tmp_path / "new.png", "../new.png")
     assert imageio.same_file(tmp_path / "dangling.png", tmp_path / "gone.png")  # the link's own target
     assert not imageio.same_file(tmp_path / "new.png", tmp_path / "other.png")
+
+
+def test_apply_fill_takes_a_mask_of_integers_as_every_other_function_does(tmp_path, rng):
+    Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8), "L").save(tmp_path / "in.png")
+    pic = imageio.read_image(tmp_path / "in.png")
+    mask = _box()
+    sm = _fake_source_map(mask)
+    want = np.asarray(imageio.apply_fill(pic, pic.rgb, sm, mask)[0])
+    for as_numbers in (mask.astype(np.uint8), mask.astype(np.int64) * 7):
+        np.testing.assert_array_equal(np.asarray(imageio.apply_fill(pic, pic.rgb, sm, as_numbers)[0]), want)
+    with pytest.raises(InputError, match="the mask is 4x3 but the picture is"):
+        imageio.apply_fill(pic, pic.rgb, sm, np.zeros((3, 4), bool))
+
+
+def test_the_readers_and_the_plan_refuse_arguments_that_are_not_what_they_take(tmp_path, rng):
+    Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8), "L").save(tmp_path / "m.png")
+    for size in (None, 32, (32,), ("a", 3), (0, 5)):
+        with pytest.raises(InputError, match=r"must be \(width, height\)"):
+            imageio.read_mask(tmp_path / "m.png", size)
+    assert imageio.read_mask(tmp_path / "m.png", (str(W), str(H))).shape == (H, W)
+    for bad in (None, b"/x.png", 5):
+        with pytest.raises(InputError, match="must be a file name"):
+            imageio.read_image(bad)
+    with pytest.raises(InputError, match="work_bytes_per_pixel must be an integer"):
+        imageio.read_image(tmp_path / "m.png", work_bytes_per_pixel="8")
+    pic = imageio.read_image(tmp_path / "m.png")
+    for quality in (0, 500, -5, float("nan"), "high", True):
+        with pytest.raises(InputError, match="quality must be an integer from 1 to 100"):
+            imageio.plan_output(pic, tmp_path / "o.jpg", quality=quality)

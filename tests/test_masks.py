@@ -73,3 +73,43 @@ def test_reached_and_component_are_floods(h, w, seed, density, seeds, connectivi
         one = np.zeros_like(cand)
         one[y, x] = True
         assert (component(cand, (int(y), int(x)), connectivity) == _flood(cand, one, connectivity)).all()
+
+
+@pytest.mark.parametrize("radius", [3_000_000_000, 4_000_000_000, 10**30, 1e30])
+def test_a_radius_past_the_image_covers_it_and_never_wraps_around(radius):
+    m = np.zeros((9, 9), bool)
+    m[4, 4] = True
+    assert grow(m, radius).all()
+
+
+@pytest.mark.parametrize("radius", [float("inf"), True, -1, 2.5, "3"])
+def test_a_radius_that_is_no_integer_is_refused(radius):
+    with pytest.raises(InputError, match="grow radius must be an integer >= 0"):
+        grow(np.ones((3, 3), bool), radius)
+
+
+def test_a_tap_region_holds_its_tapped_pixel_whatever_the_images_numbers():
+    from inpaint.masks import select_region
+
+    wide = np.full((3, 3), 2**53 + 1, np.uint64)
+    wide[1, 1] = 2**53                                   # another value, one apart, beyond float64's steps
+    got = select_region(wide, (0, 0), 0)
+    assert got[0, 0] and not got[1, 1] and got.sum() == 8
+    nan = np.zeros((3, 3), np.float32)
+    nan[1, 1] = np.nan
+    assert select_region(nan, (1, 1), 5).tolist() == [[False] * 3, [False, True, False], [False] * 3]
+    for image in (np.zeros((3, 4), np.int64), np.zeros((3, 4), bool), np.full((3, 4), 2**62, np.int64)):
+        assert select_region(image, (0, 0), 1, smooth=1).all()
+    assert select_region(np.zeros((3, 4), np.uint8), (0, 0), 1, smooth=10**6).all()
+
+
+@pytest.mark.parametrize("seed, tolerance, message", [
+    ((0, 0), float("inf"), "tolerance must be a finite number"), ((0, 0), 10**400, "tolerance must be a finite"),
+    ((float("nan"), 0), 1, "tapped pixel is two integers"), ((0,), 1, "tapped pixel is two integers"),
+    (None, 1, "tapped pixel is two integers"), ((0, float("inf")), 1, "tapped pixel is two integers"),
+])
+def test_a_tap_region_refuses_what_is_not_a_pixel_or_a_tolerance(seed, tolerance, message):
+    from inpaint.masks import select_region
+
+    with pytest.raises(InputError, match=message):
+        select_region(np.zeros((3, 4), np.uint8), seed, tolerance)

@@ -205,3 +205,12 @@ def test_work_item_sizes_cap_the_dimensions_listed_and_leave_the_others_as_the_d
     real = tuple(int(s) for s in device.max_work_item_sizes)[:3]
     sizes = load_profile(str(path)).effective_limits(device).max_work_item_sizes
     assert sizes == tuple(min(listed[i], r) if i < len(listed) else r for i, r in enumerate(real))
+
+
+def test_a_file_named_like_a_shipped_profile_in_the_working_folder_is_not_taken_for_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "native").write_text("not a profile")
+    (tmp_path / "adreno330").mkdir()
+    assert load_profile(None).name == "native" and load_profile("adreno330").name == "adreno330"
+    (tmp_path / "mine.toml").write_text('name = "mine"\n')
+    assert load_profile("mine.toml").name == "mine"

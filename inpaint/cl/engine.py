@@ -123,6 +123,22 @@ def check_device_value(device: Any) -> None:
                      f"got {device!r}")
 
 
+def check_engine(value: Any) -> Engine | None:
+    """``value`` when it is an :class:`Engine` or None.
+
+    Raises
+    ------
+    InputError
+        Anything else (a backend's name is ``backend=``, not ``engine=``).
+    """
+    if value is not None and not isinstance(value, Engine):
+        from ..errors import InputError
+
+        raise InputError(f"engine must be an inpaint.cl.engine.Engine (inpaint.cl.engine.resolve) or None, "
+                         f"got {value!r}")
+    return value
+
+
 def resolve(backend: str = "auto", device: Any = None, profile: Any = None, check: bool = False) -> Engine:
     """The engine of ``backend``, ``device`` and ``profile``, the profile loaded once.
 

@@ -225,7 +225,11 @@ def load_profile(spec: str | Path | Profile | None) -> Profile:
         raise ProfileError(f"the profile name is empty; shipped profiles: {', '.join(available_profiles())} "
                            "(or give a path to a .toml file)")
     path = Path(spec_str)
-    if path.suffix == ".toml" or path.exists():
+    shipped = data_dir("profiles") / f"{spec_str}.toml"
+    bare = not isinstance(spec, Path) and "/" not in spec_str and os.sep not in spec_str
+    if bare and path.suffix != ".toml" and shipped.is_file():  # a shipped name, whatever this folder holds
+        name, path = spec_str, shipped
+    elif path.suffix == ".toml" or path.exists():
         name = path.stem
     else:
         name = spec_str

@@ -29,8 +29,6 @@ from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
 from .shared import add_device_options, add_run_options, apply_environment, max_pixels
 from .streams import command_path
 
-#: Memory the carver needs per pixel of the larger of the input and the output.
-CARVE_BYTES_PER_PIXEL = 64
 #: Rough carving speed: seconds per pixel visited and per seam (numpy; OpenCL on a 2-core CPU through PoCL).
 _SPEED = {"numpy": (7e-8, 5e-4), "opencl": (2e-9, 6e-5)}
 LONG_JOB_SECONDS = 60.0
@@ -331,6 +329,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
 
         with timing(CONTEXT):
             backend = "opencl" if opencl_available() else "numpy"
+    from ..seam.api import CARVE_BYTES_PER_PIXEL
+
     need = max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL
     note = imageio.check_memory(need, f"resizing {w0}x{h0} to {tw}x{th}")
     if note:

@@ -64,6 +64,12 @@ def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "
     InputError
         Unreadable, or not of ``size``.
     """
+    try:
+        size = tuple(int(v) for v in size) if not isinstance(size, (str, bytes)) else ()
+    except (TypeError, ValueError, OverflowError):
+        size = ()
+    if len(size) != 2 or min(size) < 1:
+        raise InputError(f"the image size for {what} must be (width, height), two integers >= 1")
     img, _ = open_image(path, what, max_bytes=mask_file_limit(size))
     img.info.pop("inpaint_frames", None)
     turned = upright(img)

@@ -193,6 +193,9 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     """
     fmt = output_format(path)
     can = holds(fmt)
+    if quality is not None and (isinstance(quality, (bool, np.bool_)) or not isinstance(quality, (int, np.integer))
+                                or not 1 <= quality <= 100):
+        raise InputError(f"the quality must be an integer from 1 to 100, got {quality!r}")
     src = picture.source
     plan = OutputPlan(fmt)
     notes, opts = plan.notes, plan.options

@@ -449,6 +449,11 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
         A multi-frame file (only the first frame is used); a 16-bit colour image that can
         only be read with 8 bits per channel.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"the image must be a file name (str or path), got {path!r}")
+    if isinstance(work_bytes_per_pixel, bool) or not isinstance(work_bytes_per_pixel, (int, np.integer)) \
+            or work_bytes_per_pixel < 0:
+        raise InputError(f"work_bytes_per_pixel must be an integer >= 0, got {work_bytes_per_pixel!r}")
     p = Path(path)
     if str(path) != "":
         check_name(path, "image")

@@ -96,6 +96,14 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Ca
     (so a fill that only copies is exact at full depth).  Palette, bilevel and other modes keep
     the copied source pixel, with a note when the fill had blended.
     """
+    from ..errors import InputError, SourceMapError
+    from ..masks import mask_from_array
+
+    mask = np.asarray(mask)
+    if mask.shape != picture.rgb.shape[:2]:
+        got = f"{mask.shape[1]}x{mask.shape[0]}" if mask.ndim == 2 else f"of shape {mask.shape}"
+        raise InputError(f"the mask is {got} but the picture is {picture.size[0]}x{picture.size[1]}")
+    mask = mask_from_array(mask)  # (integers: nonzero marks the object, as everywhere)
     idx = np.flatnonzero(mask)  # one pass over a phone photo's mask, not one per channel
     fill = np.asarray(filled).reshape(-1, 3)[idx]
     if picture.wide is None and picture.mode == "RGB":  # the blended fill is the whole pixel
@@ -106,7 +114,7 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Ca
         source_map = source_map()
     rows, cols = source_map.reshape(-1, 2)[idx].T
     if rows.size and (rows < 0).any():
-        raise ValueError("source map does not cover every masked pixel")
+        raise SourceMapError("the source map does not cover every masked pixel")
     arr = picture.full
     out = arr.copy()
     out[mask] = arr[rows, cols]

@@ -37,7 +37,7 @@ def parse_alpha(text: Any, name: str = "alpha") -> float | str | None:
         raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}")
     try:
         value = float(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise InputError(f"{name} must be a number >= 0 or 'full', got {text!r}")
@@ -51,7 +51,7 @@ def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = No
     """An integer option within ``lo..hi``."""
     try:
         value = int(str(text).strip())
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value = None
     if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
         if lo is not None and hi is not None:
@@ -85,7 +85,7 @@ def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
     """
     try:
         p = int(patch)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}") from None
     if p != patch and not (isinstance(patch, str) and patch.strip().isdigit()):
         raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}")

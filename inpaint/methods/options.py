@@ -141,18 +141,13 @@ PROFILE = Option(
     help="device profile name or .toml path (e.g. adreno330; default: INPAINT_PROFILE, else native, the "
          "device's own limits); see 'inpaint devices'")
 def _check_engine(value: Any) -> Any:
-    if value is None:
-        return None
-    from ..cl.engine import Engine
+    from ..cl.engine import check_engine
 
-    if not isinstance(value, Engine):
-        raise InputError(f"engine must be an inpaint.cl.engine.Engine (inpaint.cl.engine.resolve) or None, "
-                         f"got {value!r}")
-    return value
+    return check_engine(value)
 
 
 ENGINE = Option("engine", group="device", rank=43, check=_check_engine)
-TIMINGS = Option("timings", default=True, check=lambda v: check_flag("timings", v), rank=100)
+TIMINGS = Option("timings", default=False, check=lambda v: check_flag("timings", v), rank=100)
 #: The run context's options (:class:`inpaint.methods.context.RunContext`): where and how a fill
 #: runs, the same for every method, apart from the method's own options.
 RUN_OPTIONS = (PROTECT, BACKEND, DEVICE, PROFILE, ENGINE, TIMINGS)

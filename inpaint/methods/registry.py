@@ -31,7 +31,7 @@ def get(name: Any) -> Method:
     InputError
         No such method (the message lists them).
     """
-    if name not in METHODS:
+    if not isinstance(name, str) or name not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got {name!r}")
     return METHODS[name]
 

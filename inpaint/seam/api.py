@@ -13,6 +13,10 @@ from ..errors import SeamError
 from ..masks import mask_from_array
 from . import reference as ref
 
+#: Memory a resize needs per pixel of its largest size (the image, its energy and cost tables,
+#: the masks and the index maps), checked before the work.
+CARVE_BYTES_PER_PIXEL = 64
+
 ENERGIES = ("backward", "forward")
 ORDERS = ("width-first", "height-first")
 #: Largest fraction of the current size inserted in one enlarging step (seams must not bunch).
@@ -261,8 +265,17 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     if keep is not None and drop is not None and drop.any() and not (drop & ~keep).any():
         raise SeamError("every pixel of {drop_mask} is also in {keep_mask}: nothing could be removed (protected "
                         "pixels are never carved)")
+    from ..cl.engine import check_engine
+
+    check_engine(engine)
+    if progress is not None and not callable(progress):
+        raise SeamError("progress must be a function of (done, total) or None, got {value!r}", value=progress)
     tw = w0 if width is None else _size("width", width, w0, allow_large)
     th = h0 if height is None else _size("height", height, h0, allow_large)
+    from ..io.memory import check_memory
+
+    # before any work: a target the memory cannot hold is refused, not carved until the machine swaps
+    check_memory(max(w0 * h0, tw * th, w0 * th, tw * h0) * CARVE_BYTES_PER_PIXEL, f"resizing {w0}x{h0} to {tw}x{th}")
     if keep is not None:
         need_w = int(keep.sum(axis=1).max())
         need_h = int(keep.sum(axis=0).max())

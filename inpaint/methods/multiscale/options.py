@@ -25,7 +25,7 @@ TRANSFORM_CHOICES = ("off", "mirror", "turns", "all")
 def _candidates(candidates: Any) -> int:
     try:
         k = int(candidates)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         k = 0
     if k != candidates or isinstance(candidates, (bool, np.bool_)) or not 1 <= k <= MAX_CANDIDATES:
         raise InputError(f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {candidates!r}")
