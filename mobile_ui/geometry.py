@@ -269,11 +269,15 @@ def lasso_mask(points: list[tuple[float, float]], shape: tuple[int, int]) -> np.
     rows = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + r0[edge]
     t = (rows + 0.5 - y0[edge]) / (y1[edge] - y0[edge])
     cross = x0[edge] + t * (x1[edge] - x0[edge])
-    # The winding number at a pixel's centre: the edges crossing its row to its left, up +1, down -1.
-    steps = np.zeros((h, w + 1), np.int32)
-    np.add.at(steps, (rows, np.clip(np.ceil(cross - 0.5), 0, w).astype(np.int64)),
-              np.where(y1[edge] > y0[edge], 1, -1))
-    inside = np.cumsum(steps, axis=1)[:, :w] != 0
+    # The winding number at a pixel's centre: the edges crossing its row to its left, up +1, down -1
+    # (summed over the rows the path spans only, in 16 bits: a photo's worth of them takes a while).
+    inside = np.zeros((h, w), bool)
+    if rows.size:
+        top, bottom = int(rows.min()), int(rows.max()) + 1
+        steps = np.zeros((bottom - top, w + 1), np.int16)
+        np.add.at(steps, (rows - top, np.clip(np.ceil(cross - 0.5), 0, w).astype(np.int64)),
+                  np.where(y1[edge] > y0[edge], 1, -1).astype(np.int16))
+        inside[top:bottom] = np.cumsum(steps, axis=1, dtype=np.int16)[:, :w] != 0
     line = Image.new("1", (w, h), 0)
     # PIL puts pixel (col, row)'s centre at (col, row); image coordinates put it at +0.5.
     drawn = [(u - 0.5, v - 0.5) for u, v in pts]
