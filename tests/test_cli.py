@@ -179,11 +179,11 @@ def _no_valid_source(s):
 
 
 def _even_patch(s):
-    return [s.image, "--mask", s.mask, "-p", "4"], r"patch size must be an odd integer >= 3, got 4"
+    return [s.image, "--mask", s.mask, "-p", "4"], r"--patch must be an odd integer >= 3, got 4"
 
 
 def _patch_one(s):
-    return [s.image, "--mask", s.mask, "-p", "1"], r"patch size must be an odd integer >= 3, got 1"
+    return [s.image, "--mask", s.mask, "-p", "1"], r"--patch must be an odd integer >= 3, got 1"
 
 
 def _patch_too_large(s):
@@ -204,7 +204,7 @@ def _candidates_out_of_range(s):
 
 
 def _patch_not_a_number(s):
-    return [s.image, "--mask", s.mask, "-p", "five"], r"patch size must be an odd integer.*'five'"
+    return [s.image, "--mask", s.mask, "-p", "five"], r"--patch must be an odd integer.*'five'"
 
 
 def _alpha_negative(s):
@@ -771,7 +771,7 @@ def test_python_dash_m_inpaint(scene, good):
             assert_removed(scene.rgb, scene.region, np.asarray(res), method="criminisi")
     else:
         assert proc.returncode == 2
-        assert proc.stderr == "inpaint: error: patch size must be an odd integer >= 3, got 6\n"
+        assert proc.stderr == "inpaint: error: --patch must be an odd integer >= 3, got 6\n"
         assert files_state(scene.dir) == before
 
 
@@ -837,7 +837,7 @@ def test_loop_device_and_host_write_the_same_file(scene, run, runtime, tmp_path)
     assert code == 2 and "--loop only applies to another --method" in err
     code, _, err = run(scene.image, "--mask", scene.mask, "--method", "criminisi", "--loop", "device",
                        "--backend", "numpy", "-o", tmp_path / "x.png")
-    assert code == 2 and "loop 'device' needs every stage on an OpenCL device" in err
+    assert code == 2 and "loop 'device' (--fill-loop device) needs every stage on an OpenCL device" in err
 
 
 @pytest.mark.parametrize("radius", first_by_default([1, 3]))
@@ -1151,3 +1151,54 @@ def test_batch_makes_a_new_output_folder_named_with_a_slash(tmp_path, rng, run, 
     code, _, err = run(*argv, "-o", str(tmp_path / "other"), "--backend", "numpy", "-q")
     assert code == 2 and "-o must be an existing folder" in err
     assert not (tmp_path / "other").exists()
+
+
+# ---------------------------------------------------------------------------------------
+# Options given twice or empty, choices, integers, help that says the limits
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, said", [
+    (["--protect", "{m}", "--protect", "{m}"], "--protect is given twice: give it once"),
+    (["--protect", ""], "the --protect file name is empty"),
+    (["--mask", "{m}"], "--mask is given twice"),
+    (["--method", "criminisi", "--device-stages", ""], "the device stages (--device-stages) name no stage"),
+    (["--vote", "gradient"], "argument --vote: invalid choice: 'gradient'"),
+    (["--seed", "1_0"], "--seed must be"),
+    (["--seed", "\u0665"], "--seed must be"),
+    (["-p", "\u0667"], "--patch must be an odd integer >= 3"),
+])
+def test_an_option_given_twice_empty_or_not_of_its_kind_is_one_line_before_any_work(scene, run, capsys, argv, said):
+    argv = [a.replace("{m}", str(scene.mask)) for a in argv]
+    before = files_state(scene.dir)
+    try:
+        code, _, err = run(scene.image, "--mask", scene.mask, "-o", scene.out, *argv)
+    except SystemExit as stop:  # argparse's own errors leave through SystemExit
+        code, err = stop.code, capsys.readouterr().err
+    assert code == 2 and said in err and len(err.strip().splitlines()) == 1 and "usage:" not in err, err
+    assert files_state(scene.dir) == before
+
+
+def test_a_patch_written_with_a_plus_is_the_patch(scene, run):
+    assert run(scene.image, "--mask", scene.mask, "-o", scene.out, "-p", "+5", "--method", "criminisi",
+               "--backend", "numpy", "-q")[0] == 0
+
+
+def test_an_empty_mask_says_that_mapping_and_timing_had_nothing_to_do(scene, run):
+    save_mask(scene.dir / "none.png", np.zeros((H, W), bool))
+    code, _, err = run(scene.image, "--mask", scene.dir / "none.png", "-o", scene.out,
+                       "--save-mapping", scene.dir / "map.png", "--stats")
+    assert code == 0 and "--save-mapping: no map was written" in err and "--stats: nothing was filled" in err
+    assert not (scene.dir / "map.png").exists()
+
+
+def test_the_help_states_the_limits_the_checks_hold(capsys):
+    from inpaint import cli
+    from inpaint.cli.shared import MAX_JOBS
+    from inpaint.methods.criminisi.reference import MAX_PATCH as CRIMINISI
+    from inpaint.methods.multiscale.job import MAX_PATCH as MULTISCALE
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"at most {MULTISCALE} for multiscale, {CRIMINISI} for criminisi" in text
+    assert f"1 to {MAX_JOBS}" in text and "3 for a selection made with --box or --around" in text

@@ -176,7 +176,7 @@ def test_auto_takes_the_device_loop_only_when_it_can(rng):
     assert Inpainter(img, mask, patch=5, backend="opencl", partition="coprocess").stats.loop == "host"
     assert Inpainter(img, mask, patch=5, backend="numpy").stats.loop == "host"
     for bad in ({"source": "filled"}, {"partition": "coprocess"}, {"backend": "numpy"}):
-        with pytest.raises(InputError, match="loop 'device' needs"):
+        with pytest.raises(InputError, match=r"loop 'device' \(--fill-loop device\) needs"):
             Inpainter(img, mask, patch=5, loop="device", **{"backend": "opencl", **bad})
     with pytest.raises(InputError, match="loop must be"):
         Inpainter(img, mask, patch=5, loop="gpu")

@@ -17,7 +17,7 @@ from ..cl.profiles import available_profiles, load_profile
 from ..cl.runtime import cannot_build, device_spec, preference
 from ..errors import DeviceError, InputError, OpenCLUnavailable, ProfileError
 from ..methods.options import env_setting
-from .shared import COMMANDS, environment_settings
+from .shared import COMMANDS, CommandParser, environment_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -250,7 +250,7 @@ def _print(text: str) -> None:
 def main(argv: Sequence[str], prog: str = "inpaint devices") -> int:
     """Print the listing; errors are raised for :func:`inpaint.cli.guard.guarded` (bad profile:
     exit 2, no OpenCL device, or none that can run the fill: exit 3)."""
-    parser = argparse.ArgumentParser(prog=prog, description=COMMANDS["devices"])
+    parser = CommandParser(prog=prog, description=COMMANDS["devices"])
     add_arguments(parser)
     args = parser.parse_args(list(argv))
     settings = environment()

@@ -46,6 +46,9 @@ from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
 from .shared import (
     COMMANDS,
     DEVICE_OPTIONS,
+    MAX_JOBS,
+    CommandParser,
+    Once,
     add_alias,
     add_device_options,
     add_run_options,
@@ -106,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the main (object-removal) command."""
     from ..io import MASK_RULE
 
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="inpaint", usage=USAGE,
         description="Remove an object from a photo: the hole is filled from the rest of the picture by a "
                     "multiscale exemplar fill (default) or the paper's Criminisi pipeline, on OpenCL.",
@@ -116,10 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     p.add_argument("image", nargs="*", help="input image ('-': standard input); or several images or folders, or a "
                                             "quoted pattern such as 'photos/*.jpg', for a batch (see --masks)")
-    p.add_argument("--mask", "-m", help="mask image of the same size (see the mask rule below; '-': standard "
+    p.add_argument("--mask", "-m", action=Once,
+                   help="mask image of the same size (see the mask rule below; '-': standard "
                                         "input; default: IMAGE_mask.png beside the image, with a note); with "
                                         "several images, the one mask for all of them")
-    p.add_argument("--masks", metavar="DIR",
+    p.add_argument("--masks", metavar="DIR", action=Once,
                    help="batch: the mask of IMAGE.ext is DIR/IMAGE.png (or another image extension); without "
                         "--masks or --mask, it is IMAGE_mask.png beside the image")
     from .select import add_gesture_options
@@ -133,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "image, a folder that receives each result under its input's name, made "
                                           "if its name ends in '/' (done/)")
     p.add_argument("--grow", metavar="N", default=None,
-                   help="grow the mask by N pixels before filling, so that an object's rim, halo or shadow "
-                        "goes too (default 0)")
-    p.add_argument("--protect", metavar="MASK",
+                   help="grow the mask by N pixels (at most 10000) before filling, so that an object's rim, halo "
+                        "or shadow goes too (default 0; 3 for a selection made with --box or --around)")
+    p.add_argument("--protect", metavar="MASK", action=Once,
                    help="mask of pixels the fill must not copy from (another person, a sign, anything that "
                         "should not reappear in the hole); same rule and size as --mask; for a batch, one mask "
                         "for every image, or a folder DIR holding DIR/IMAGE.png")
@@ -317,7 +321,7 @@ def main(argv: Sequence[str], prog: str = "inpaint") -> int:
 def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     options = _method_options(args)
     radius = parse_grow(args.grow) if args.grow is not None else 0
-    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
+    jobs = parse_int(args.jobs, "--jobs", 1, MAX_JOBS) if args.jobs is not None else 1
     if args.output is not None and args.output.strip() == "":
         raise InputError("the output file name (-o) is empty")
     work = _jobs(args)
@@ -475,7 +479,12 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
         note = run.save([(imageio.unchanged(pic), out, meta)])[0]
         run.say(f"the mask {shown(mask_path)} selects no pixel: nothing to remove; wrote an unchanged copy to "
                 f"{shown(out)}", always=True)
-        run.note(note)
+        unused = []  # nothing was filled: nothing to map or to time
+        if mapping is not None:
+            unused.append(f"--save-mapping: no map was written to {shown(mapping)}, as nothing was filled")
+        if args.stats:
+            unused.append("--stats: nothing was filled, so there is nothing to time")
+        run.note("; ".join(filter(None, [note, *unused])))
         return
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")

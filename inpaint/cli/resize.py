@@ -26,7 +26,15 @@ from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
 from .perimage import ImageRun
 from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
-from .shared import add_device_options, add_run_options, apply_environment, max_pixels
+from .shared import (
+    MAX_JOBS,
+    CommandParser,
+    Once,
+    add_device_options,
+    add_run_options,
+    apply_environment,
+    max_pixels,
+)
 from .streams import command_path
 
 #: Rough carving speed: seconds per pixel visited and per seam (numpy; OpenCL on a 2-core CPU through PoCL).
@@ -54,9 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                "webp:-, bmp:-) in that format; for a batch, and for one image, a "
                                                "folder that receives each result under its input's name, made if "
                                                "its name ends in '/' (done/)")
-    parser.add_argument("--protect", metavar="MASK", help="mask of pixels no seam may cross; for a batch, one mask "
+    parser.add_argument("--protect", metavar="MASK", action=Once,
+                        help="mask of pixels no seam may cross; for a batch, one mask "
                                                           "for every image, or a folder DIR holding DIR/IMAGE.png")
-    parser.add_argument("--remove", metavar="MASK", help="mask of an object to remove by carving through it; "
+    parser.add_argument("--remove", metavar="MASK", action=Once,
+                        help="mask of an object to remove by carving through it; "
                                                          "the size is then restored unless --no-restore; for a "
                                                          "batch, as for --protect")
     parser.add_argument("--grow", metavar="N", default=None,
@@ -209,7 +219,7 @@ def main(argv: Sequence[str], prog: str = "inpaint resize") -> int:
     Errors are raised (:class:`~inpaint.errors.InputError`, ...) and reported by
     :func:`inpaint.cli.guard.guarded`."""
     phases = Phases()  # --stats: the start-up ends here
-    parser = argparse.ArgumentParser(prog=prog)
+    parser = CommandParser(prog=prog)
     add_arguments(parser)
     args = parser.parse_args(list(argv))
     apply_environment(args)
@@ -247,7 +257,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     radius = parse_grow(args.grow) if args.grow is not None else 0
     if radius and not args.remove:
         raise InputError("--grow applies to the --remove mask; give --remove MASK")
-    jobs = parse_int(args.jobs, "--jobs", 1, 256) if args.jobs is not None else 1
+    jobs = parse_int(args.jobs, "--jobs", 1, MAX_JOBS) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = command_path(args.image[0])
         out, out_dir = single_output(src, args.output, RESIZED_SUFFIX)

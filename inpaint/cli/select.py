@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.naming import MASK_SUFFIX, shown
-from .shared import cannot_write, max_pixels, say
+from .shared import CommandParser, cannot_write, max_pixels, say
 
 EXIT_STATUS = ("Exit status: 0 done, 2 bad input or environment (an existing output without --overwrite, a box "
                "outside the image, a full disk...), 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")
@@ -147,7 +147,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str], prog: str = "inpaint select") -> int:
     """Run ``inpaint select`` with the command-line arguments ``argv``; returns the exit status.
     Errors are raised and reported by :func:`inpaint.cli.guard.guarded`."""
-    parser = argparse.ArgumentParser(prog=prog)
+    parser = CommandParser(prog=prog)
     add_arguments(parser)
     args = parser.parse_args(negative_values_joined(argv))
     with max_pixels(args.max_pixels):

@@ -11,6 +11,31 @@ from ..errors import InputError
 from ..methods.options import BACKEND, DEVICE, PROFILE
 from .progress import STYLES
 
+#: The most images a batch works on at once (``--jobs``).
+MAX_JOBS = 256
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser with its errors in one line, as the commands' other errors are: the
+    command, what is wrong, and where the options are listed (argparse prints its usage block
+    first)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} ('{self.prog} --help' lists the options)\n")
+
+
+class Once(argparse.Action):
+    """A file option (a mask, a folder of masks) given at most once and not empty: a second value
+    would silently replace the first (a second --protect mask would let the fill copy from what
+    the first protects), and an empty one would silently stand for none."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            raise InputError(f"{option_string} is given twice: give it once (one mask can hold every part)")
+        if not str(values).strip():
+            raise InputError(f"the {option_string} file name is empty")
+        setattr(namespace, self.dest, values)
+
 #: The commands besides object removal, and what each does (the usage and the help list them).
 COMMANDS = {
     "resize": "content-aware resize by seam carving",
@@ -113,8 +138,8 @@ def add_run_options(parser: argparse._ActionsContainer, verb: str,
     ``advanced`` (default: ``parser``); ``verb`` says what a job does to an image (``'fill'``, ``'resize'``)."""
     advanced = parser if advanced is None else advanced
     parser.add_argument("--jobs", "-j", metavar="N", default=None,
-                        help=f"batch: {verb} N images at once (default 1); with several OpenCL devices of the best "
-                             "kind, the jobs take turns on them")
+                        help=f"batch: {verb} N images at once, 1 to {MAX_JOBS} (default 1); with several OpenCL "
+                             "devices of the best kind, the jobs take turns on them")
     parser.add_argument("--overwrite", "-y", action="store_true",
                         help="replace output files that already exist (without it, an existing output is refused, "
                              "and a batch leaves out the images whose results exist, as already done)")

@@ -7,6 +7,7 @@ the same whether it comes from a flag, the app or a library call.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,12 +48,24 @@ def parse_alpha(text: Any, name: str = "alpha") -> float | str | None:
     return value
 
 
+#: An integer as the command line writes one: ASCII digits with an optional sign (no ``1_0``, no
+#: digits of other scripts, which Python's ``int()`` would take).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def integer_text(text: Any) -> int | None:
+    """``text`` (a command line's word, or an integral number) as an int, or None."""
+    if isinstance(text, (bool, np.bool_)):
+        return None
+    if isinstance(text, (int, np.integer)):
+        return int(text)
+    word = str(text).strip()
+    return int(word) if _INTEGER.fullmatch(word) else None
+
+
 def parse_int(text: Any, option: str, lo: int | None = None, hi: int | None = None) -> int:
     """An integer option within ``lo..hi``."""
-    try:
-        value = int(str(text).strip())
-    except (TypeError, ValueError, OverflowError):
-        value = None
+    value = integer_text(text)
     if value is None or (lo is not None and value < lo) or (hi is not None and value > hi):
         if lo is not None and hi is not None:
             want = f"an integer from {lo} to {hi}"
@@ -72,28 +85,26 @@ def search_factor(alpha: Any) -> float | None:
 
 
 def parse_patch(patch: Any, height: int | None = None, width: int | None = None,
-                max_patch: int = MAX_PATCH_TEXT) -> int:
+                max_patch: int = MAX_PATCH_TEXT, name: str = "patch size") -> int:
     """The patch side: an odd integer >= 3 (an integral number or its text).
 
     Given the image size, the patch must also fit in it and be at most ``max_patch`` (the
-    method's limit); without it, at most :data:`MAX_PATCH_TEXT`.
+    method's limit); without it, at most :data:`MAX_PATCH_TEXT`.  ``name`` is what the message
+    calls it (the command's ``--patch``).
 
     Raises
     ------
     InputError
         Not an odd integer >= 3, or too large.
     """
-    try:
-        p = int(patch)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}") from None
-    if p != patch and not (isinstance(patch, str) and patch.strip().isdigit()):
-        raise InputError(f"patch size must be an odd integer >= 3, got {patch!r}")
-    if p < 3 or p % 2 == 0:
-        raise InputError(f"patch size must be an odd integer >= 3, got {p}")
+    p = integer_text(patch)
+    if p is None and isinstance(patch, (float, np.floating)) and math.isfinite(patch) and patch == int(patch):
+        p = int(patch)  # 7.0: an integral number
+    if p is None or p < 3 or p % 2 == 0:
+        raise InputError(f"{name} must be an odd integer >= 3, got {repr(patch) if p is None else p}")
     if height is None or width is None:
         if p > max_patch:
-            raise InputError(f"patch size {p} is too large: the patch must fit in the image")
+            raise InputError(f"{name} {p} is too large: the patch must fit in the image")
         return p
     side = min(height, width) - (min(height, width) % 2 == 0)  # the largest odd patch that fits
     if side < 3:

@@ -122,10 +122,16 @@ ALPHA = Option(
     group="tune", rank=10, setting=True,
     help="where source patches come from: the object's box grown by A times its size on each side (the paper's "
          "alpha, Eq. 6); 'full' searches the whole image (default: {defaults}; criminisi's as in the paper)")
+def _parse_patch(text: Any, flag: str) -> int:
+    """``--patch``'s text; messages name the flag (the app's setting: "patch size")."""
+    return parse_patch(text, name=flag if flag.startswith("-") else "patch size")
+
+
 PATCH = Option(
-    "patch", check=parse_patch, parse=lambda text, flag: parse_patch(text), flag="--patch", short="-p", metavar="P",
-    group="tune", rank=20, setting=True,
-    help="patch side P, odd and >= 3: larger copies larger structures (default: {defaults})")
+    "patch", check=parse_patch, parse=_parse_patch, flag="--patch", short="-p",
+    metavar="P", group="tune", rank=20, setting=True,
+    help="patch side P, odd and >= 3 (at most 31 for multiscale, 127 for criminisi): larger copies larger "
+         "structures (default: {defaults})")
 PROTECT = Option("protect", rank=30)
 BACKEND = Option(
     "backend", default="auto", check=lambda v: check_choice("backend", v, BACKENDS), flag="--backend",

@@ -260,7 +260,8 @@ class Inpainter(Job):
         self.stats.device_stages = self._on_device
         resident_possible = len(self._on_device) == len(NAMES) and o.source == "original"
         if o.loop == "device" and not resident_possible:
-            raise InputError("loop 'device' needs every stage on an OpenCL device and source 'original'")
+            raise InputError("loop 'device' (--fill-loop device) needs every stage on an OpenCL device "
+                             "(--device-stages all, an OpenCL backend) and source 'original' (--source original)")
         self._resident = resident_possible and o.loop != "host"
         self.stats.loop = "device" if self._resident else "host"
         if "ssd" in self._ctx.kernels:

@@ -228,6 +228,9 @@ def parse_partition(spec: Any) -> tuple[str, ...]:
         if text in PARTITIONS:
             return PARTITIONS[text]
         names = [s.strip() for s in text.split(",") if s.strip()]
+        if not names:  # (an empty text would silently run every stage in numpy)
+            raise InputError(f"the device stages (--device-stages) name no stage; give {', '.join(PARTITIONS)} "
+                             "or stages of " + ",".join(NAMES))
     elif isinstance(spec, (list, tuple)):
         names = list(spec)
     else:
