@@ -307,6 +307,19 @@ def _on_quit_signals(app: object) -> tuple[dict[int, object], list[int]]:
     return previous, received
 
 
+def _command_line(prog: str, args: argparse.Namespace) -> str:
+    """The command again with the photo, mask and case it was given (for a hint to run it so)."""
+    import shlex
+
+    words = prog.split()
+    if getattr(args, "image", None):
+        words.append(args.image)
+    for option in ("mask", "case"):
+        if getattr(args, option, None):
+            words += [f"--{option}", getattr(args, option)]
+    return shlex.join(words)
+
+
 def run(args: argparse.Namespace, prog: str = PROG) -> int:
     """Start the app with options parsed by :func:`build_parser`; returns the exit status."""
     if not kivy_installed():
@@ -314,7 +327,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
     bad = input_problem(args)
     if bad:
         return _fail(prog, bad, EXIT_BAD_INPUT)
-    problem = display_problem(prog=prog)
+    problem = display_problem(prog=_command_line(prog, args))
     if problem:
         return _fail(prog, problem)
     configure_kivy(args.size or (default_window_size(screen_size()) if not _on_phone() else None))

@@ -147,7 +147,8 @@ def test_one_photo_without_mask_uses_the_mask_beside_it_with_a_note(work):
     p = run(["photo.png", "-o", "other.png", *QUICK], work)
     assert p.returncode == 2
     assert p.stderr.splitlines() == ["inpaint: error: --mask is required (the object to remove): there is no "
-                                     "photo_mask.png beside photo.png"]
+                                     "photo_mask.png beside photo.png; or select the object with --box "
+                                     "X0,Y0,X1,Y1 or --around ROUGH_MASK"]
     assert not (work / "other.png").exists()
 
 

@@ -244,7 +244,7 @@ def _unknown_stage(s):
 
 
 def _unknown_extension(s):
-    return [s.image, "--mask", s.mask, "-o", s.dir / "out.xyz"], r"cannot tell the image format of .*out\.xyz"
+    return [s.image, "--mask", s.mask, "-o", s.dir / "out.xyz"], r"cannot write \.xyz files \(.*out\.xyz\)"
 
 
 def _missing_output_folder(s):
@@ -916,7 +916,8 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
             listener("start", ("k",), 0.0)
             listener("end", ("k",), 0.0)
     err = capsys.readouterr().err
-    assert err == "inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse them)...\n"
+    assert err == ("inpaint: compiling the OpenCL kernels this run needs (once for each kind of fill; later runs "
+                   "reuse them)...\n")
     assert not build._BUILD_LISTENERS
 
 
@@ -940,8 +941,8 @@ def test_a_kernel_compiled_at_its_first_launch_is_explained_if_the_run_lasts(mon
             for listener in list(build._BUILD_LISTENERS):
                 listener("compile", (name,), 0.0)
         _time.sleep(0.3)
-        assert capsys.readouterr().err == ("inpaint: compiling the OpenCL kernels for this device (first run only; "
-                                           "later runs reuse them)...\n")
+        assert capsys.readouterr().err == ("inpaint: compiling the OpenCL kernels this run needs (once for each "
+                                           "kind of fill; later runs reuse them)...\n")
     assert took.seconds is not None and 0.3 <= took.seconds <= 2.0
 
 

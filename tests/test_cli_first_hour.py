@@ -87,14 +87,14 @@ def test_a_first_run_says_once_that_it_compiles_and_how_long_and_a_second_run_sa
         pytest.skip("the OpenCL device is not PoCL: its compile may be too quick for a note")
     assert first.stdout == b""
     note = _lines(first.stderr, "compiling the OpenCL kernels")
-    assert note == ["inpaint: compiling the OpenCL kernels for this device (first run only; later runs reuse "
-                    "them)..."]
+    assert note == ["inpaint: compiling the OpenCL kernels this run needs (once for each kind of fill; later runs "
+                    "reuse them)..."]
     summary = _lines(first.stderr, "removed ")
     assert len(summary) == 1
-    found = re.search(r", ([\d.]+) s \(opencl on .*; ([\d.]+) s of it compiling the kernels for this device, "
+    found = re.search(r", ([\d.]+) s \(opencl on .*; the kernels for this device compiled in ([\d.]+) s, "
                       r"once\) -> first\.png$", summary[0])
     assert found, summary
-    assert 0 < float(found.group(2)) <= float(found.group(1)) + 0.05
+    assert float(found.group(1)) > 0 and float(found.group(2)) > 0
     # the note and the summary: nothing else (but the progress, which a slow compile shows)
     assert len([line for line in first.stderr.splitlines() if not line.startswith("inpaint: filling")]) == 2
 

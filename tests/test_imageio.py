@@ -408,9 +408,10 @@ def test_output_format(name, fmt):
     assert imageio.output_format(name) == fmt
 
 
-@pytest.mark.parametrize("name", ["a.xyz", "a", "a.png.bak"])
-def test_output_format_unknown(name):
-    with pytest.raises(InputError, match="cannot tell the image format"):
+@pytest.mark.parametrize("name, said", [("a.xyz", "cannot write .xyz files"), ("a", "cannot tell the image format"),
+                                        ("a.png.bak", "cannot write .bak files")])
+def test_output_format_unknown(name, said):
+    with pytest.raises(InputError, match=said):
         imageio.output_format(name)
 
 
@@ -753,7 +754,7 @@ def test_apply_fill_takes_a_mask_of_integers_as_every_other_function_does(tmp_pa
 
 
 def test_the_readers_and_the_plan_refuse_arguments_that_are_not_what_they_take(tmp_path, rng):
-    Image.fromarray(rng.integers(0, 256, (H, W), dtype=np.uint8), "L").save(tmp_path / "m.png")
+    Image.fromarray(np.where(_box(), 255, 0).astype(np.uint8), "L").save(tmp_path / "m.png")
     for size in (None, 32, (32,), ("a", 3), (0, 5)):
         with pytest.raises(InputError, match=r"must be \(width, height\)"):
             imageio.read_mask(tmp_path / "m.png", size)
@@ -767,3 +768,22 @@ def test_the_readers_and_the_plan_refuse_arguments_that_are_not_what_they_take(t
     for quality in (0, 500, -5, float("nan"), "high", True):
         with pytest.raises(InputError, match="quality must be an integer from 1 to 100"):
             imageio.plan_output(pic, tmp_path / "o.jpg", quality=quality)
+
+
+def test_a_photo_given_as_a_mask_gets_a_warning_and_a_feathered_mask_none(tmp_path, rng):
+    from inpaint.errors import InputWarning
+
+    yy, xx = np.mgrid[0:H, 0:W]
+    photo = np.dstack([(xx * 5) % 256, (yy * 7 + 40) % 256, np.full((H, W), 90)]).astype(np.uint8)
+    photo = np.clip(photo.astype(int) + rng.integers(-30, 31, photo.shape), 0, 255).astype(np.uint8)
+    photo[_box()] = (255, 0, 0)                                  # the object painted over a copy of the photo
+    Image.fromarray(photo).save(tmp_path / "painted.png")
+    with pytest.warns(InputWarning, match="looks like a photo, not a mask"):
+        imageio.read_mask(tmp_path / "painted.png", (W, H))
+    feather = np.clip(255 - np.hypot(yy - H / 2, xx - W / 2) * 12, 0, 255).astype(np.uint8)
+    Image.fromarray(feather).save(tmp_path / "feather.png")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        imageio.read_mask(tmp_path / "feather.png", (W, H))

@@ -788,8 +788,8 @@ def test_opencl_buffers_beyond_the_address_space_limit_are_refused_not_aborted(t
     # (a first run on an empty kernel cache says first that it compiles the kernels). Either a
     # buffer is refused before the driver allocates it, or the host's own memory runs out first
     # (the compiler, on a first run, maps much of the limit): each line names the limit.
-    assert re.fullmatch(r"(inpaint: compiling the OpenCL kernels for this device \(first run only; later runs reuse "
-                        r"them\)\.\.\.\n)?"
+    assert re.fullmatch(r"(inpaint: compiling the OpenCL kernels this run needs \(once for each kind of fill; later "
+                        r"runs reuse them\)\.\.\.\n)?"
                         r"inpaint: error: (the address-space limit \(ulimit -v: \d+ MB\) leaves no room for this "
                         r"job's OpenCL buffers; raise it, use a smaller image, or --backend numpy"
                         r"|not enough memory for this job under the address-space limit \(ulimit -v: \d+ MB\); "

@@ -357,7 +357,7 @@ def files(tmp_path):
     (["junk.png", "--width", "20"], "not an image"),
     (["missing.png", "--width", "20"], "does not exist"),
     (["in.png", "--width", "20", "-o", "in.png"], "is the input image; refusing to overwrite it"),
-    (["in.png", "--width", "20", "--energy", "forward", "-o", "out.xyz"], "cannot tell the image format"),
+    (["in.png", "--width", "20", "--energy", "forward", "-o", "out.xyz"], "cannot write .xyz files"),
 ])
 def test_cli_bad_input_touches_nothing(argv, message, files, capsys, monkeypatch):
     folder, before = files

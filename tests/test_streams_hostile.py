@@ -8,6 +8,7 @@ The runs are real processes with real pipes and signals.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import os
@@ -147,6 +148,8 @@ def test_an_endless_stream_after_an_image_header_stops_at_what_the_pixel_limit_a
         err = p.stderr.read().decode()
         assert p.wait(timeout=120) == 2
         feeder.join(timeout=30)
+        with contextlib.suppress(BrokenPipeError, OSError):  # the command ended first: its pipe is broken
+            p.stdin.close()
     assert "larger than an image of at most 50000 pixels could be" in err
     assert sent[0] < 50000 * 16 + (8 << 20)  # stopped near 16 bytes a pixel, not at the end of the stream
     assert _left_in(work / "tmp") == []

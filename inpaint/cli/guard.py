@@ -324,8 +324,9 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         from ..cl.kcache import uncached_reason
 
         why = uncached_reason()
-        when = "first run only; later runs reuse them" if why is None else f"{why}: again on every run"
-        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels for this device ({when})...\n")
+        when = ("once for each kind of fill; later runs reuse them" if why is None
+                else f"{why}: again on every run")
+        sys.stderr.write(f"{lead}{prog}: compiling the OpenCL kernels this run needs ({when})...\n")
         sys.stderr.flush()
 
     def listener(event: str, sources: Any, seconds: float) -> None:

@@ -104,15 +104,16 @@ class ImageRun:
             bar.close()
 
     def compile_words(self) -> str:
-        """``'5.2 s of it compiling the kernels for this device, once'`` after a first run's work,
-        for the summary line; ``''`` otherwise."""
+        """``'the kernels for this device compiled in 5.2 s, once'`` after a run that compiled
+        them, for the summary line; ``''`` otherwise.  (The compiling is timed from its start
+        to its kernels' cache files, beside the work: not as a part of the work's time.)"""
         seconds = getattr(self.compiled, "seconds", None)
         if seconds is None:
             return ""
         from ..cl.kcache import uncached_reason
 
-        return f"{seconds:.1f} s of it compiling the kernels for this device" + (", once" if uncached_reason() is None
-                                                                                 else ", not cached")
+        cached = ", once" if uncached_reason() is None else ", not cached"
+        return f"the kernels for this device compiled in {seconds:.1f} s{cached}"
 
     def stopped(self) -> None:
         """Raise :class:`inpaint.cancel.Cancelled` when a stop came during the work: its result

@@ -274,7 +274,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, Path]]:
         mask, via = find_mask(image, masks)
         if masks is None and not mask.is_file() and os.path.lexists(image):  # else: the image's own error
             raise InputError(f"--mask is required (the object to remove): there is no {shown(mask.name)} beside "
-                             f"{shown(image)}")
+                             f"{shown(image)}; or select the object with --box X0,Y0,X1,Y1 or --around ROUGH_MASK")
         if not args.quiet and os.path.lexists(image):  # else the image's own error comes alone
             where = f" (for {shown(via)}, which {shown(image)} names)" if via is not None else ""
             say(f"inpaint: note: the mask is {shown(mask)}{where}")

@@ -27,6 +27,8 @@ def output_format(path: str | os.PathLike[str]) -> str:
     if fmt is None:
         Image.init()
         fmt = Image.EXTENSION.get(ext)
+    if fmt is None and ext:
+        raise InputError(f"cannot write {ext} files ({path}): use an extension such as .png, .jpg, .tif or .webp")
     if fmt is None:
         raise InputError(f"cannot tell the image format of {path}: use an extension such as .png or .jpg")
     return fmt

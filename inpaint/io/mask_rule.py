@@ -7,6 +7,7 @@ and :func:`read_mask` apply it, for every front end.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -47,6 +48,35 @@ def mask_from_image(img: Image.Image) -> np.ndarray:
     return np.asarray(img.convert("L")) > 127
 
 
+#: A mask file most of whose pixels are this far from both black and white (8-bit levels) is
+#: probably a photo (the object painted over a copy of it), not a white-on-black mask.
+MID_TONES = (48, 207)
+
+
+def _warn_if_photo(img: Image.Image, what: str, path: Any) -> None:
+    """Warn where most of a mask file's pixels are mid-tones: a photo with the object painted
+    over, which the mask rule reads as its bright parts.  Anti-aliased, blurred and JPEG masks
+    keep their mid-tones to their edges."""
+    if img.mode not in ("RGB", "L", "RGBA", "LA") or (img.mode in ("RGBA", "LA") and
+                                                      np.asarray(img.getchannel("A")).min(initial=255) < 255):
+        return
+    small = img.convert("RGB").reduce(max(1, min(img.size) // 256))  # a few thousand pixels will do
+    rgb = np.asarray(small).astype(np.int16)
+    grey = np.asarray(small.convert("L")).astype(np.int16)
+    lo, hi = MID_TONES
+    if not grey.size or ((grey > lo) & (grey < hi)).mean() <= 0.5:
+        return
+    # a feathered or graded mask is smooth and grey; a photo has colour or texture
+    colourful = (rgb.max(axis=2) - rgb.min(axis=2) > 32).mean() > 0.2
+    textured = grey.shape[1] > 1 and np.abs(np.diff(grey, axis=1)).mean() > 8
+    if colourful or textured:
+        from ..errors import InputWarning
+        from .warnfilters import warn
+
+        warn(InputWarning(f"{what} {path} looks like a photo, not a mask: most of its pixels are neither near black "
+                          "nor near white (a mask is white on what to remove, black elsewhere)"))
+
+
 def mask_file_limit(size: tuple[int, int]) -> int:
     """Largest mask file accepted for an image of ``size`` (:func:`~inpaint.io.read.file_limit`)."""
     return file_limit(int(size[0]) * int(size[1]))
@@ -84,6 +114,7 @@ def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "
         raise InputError(
             f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
             f"they must be the same size{why}")
+    _warn_if_photo(turned, what, path)
     try:
         return mask_from_image(turned)
     except InputError:
