@@ -784,6 +784,9 @@ def test_a_photo_given_as_a_mask_gets_a_warning_and_a_feathered_mask_none(tmp_pa
     Image.fromarray(feather).save(tmp_path / "feather.png")
     import warnings
 
+    speckle = np.where(rng.random((H, W)) < 0.5, 255, 0).astype(np.uint8)   # fine dots: black and white only
+    Image.fromarray(speckle).save(tmp_path / "speckle.png")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         imageio.read_mask(tmp_path / "feather.png", (W, H))
+        imageio.read_mask(tmp_path / "speckle.png", (W, H))

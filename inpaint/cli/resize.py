@@ -394,7 +394,8 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
             plan = imageio.plan_output(pic, out, size=(out8.shape[1], out8.shape[0]),
                                        quality=parse_quality(args.quality))
         # at the photo's size (--remove, restored), a JPEG encodes again the blocks that changed
-        changed = (out8 != pic.rgb).any(axis=2) if out8.shape == pic.rgb.shape else None
+        edits = plan.jpeg_edit is not None and out8.shape == pic.rgb.shape
+        changed = (out8 != pic.rgb).any(axis=2) if edits else None
         items = [(result, out, {"plan": plan, "mask": changed})]
         if seam_map is not None:
             items.append((Image.fromarray(_seam_picture(pic.rgb, seam_map)), seams_file, {}))

@@ -60,7 +60,8 @@ def _warn_if_photo(img: Image.Image, what: str, path: Any) -> None:
     if img.mode not in ("RGB", "L", "RGBA", "LA") or (img.mode in ("RGBA", "LA") and
                                                       np.asarray(img.getchannel("A")).min(initial=255) < 255):
         return
-    small = img.convert("RGB").reduce(max(1, min(img.size) // 256))  # a few thousand pixels will do
+    f = max(1, min(img.size) // 256)  # a sample of a few thousand pixels, as they are (not averaged)
+    small = img.resize((max(1, img.size[0] // f), max(1, img.size[1] // f)), Image.Resampling.NEAREST).convert("RGB")
     rgb = np.asarray(small).astype(np.int16)
     grey = np.asarray(small.convert("L")).astype(np.int16)
     lo, hi = MID_TONES
