@@ -405,3 +405,102 @@ def test_source_map_rebuilds_the_result(backend, tw, th, runtime):
     else:
         assert (copied == out).all(axis=-1).mean() > 0.5
     np.testing.assert_array_equal(resize(img, tw, th, backend=backend), out)  # same result without tracking
+
+
+@pytest.mark.parametrize("backend", ["numpy", "opencl"])
+@pytest.mark.parametrize("channels", [0, 3, 4])
+@pytest.mark.parametrize("tw, th, order, remove", [
+    (52, 20, "width-first", False),   # two enlarging steps of the width
+    (45, 38, "height-first", False),  # both ways: the height's means take the width's
+    (22, 37, "width-first", False),   # a shrink, then an enlargement
+    (47, 31, "width-first", True),    # an object carved out, then both enlarged
+])
+def test_blends_make_the_result_again(backend, channels, tw, th, order, remove, runtime):
+    """``return_blends``: made again from the input's own pixels, the copies and the rounded-up
+    means give the carver's result exactly (the oracle: the carver's 8-bit output), alpha too."""
+    rng = np.random.default_rng(tw * th)
+    img = _img(rng, 20, 30, max(channels, 3))
+    img = img[..., 0] if channels == 0 else img
+    drop = None
+    if remove:
+        drop = np.zeros((20, 30), bool)
+        drop[5:12, 8:14] = True
+    out, source, blends = resize(img, tw, th, order=order, drop_mask=drop, backend=backend,
+                                 device=runtime.device, return_source=True, return_blends=True)
+    assert isinstance(blends, api.Blends) and blends.origin.shape == (th, tw)
+    np.testing.assert_array_equal(blends.apply(img), out)
+    assert (blends.pairs < blends.size + np.arange(len(blends.pairs))[:, None]).all()  # made before
+    np.testing.assert_array_equal(resize(img, tw, th, order=order, drop_mask=drop, backend=backend,
+                                         device=runtime.device), out)  # the same without tracking
+
+
+def test_blends_at_full_depth_are_means_of_neighbours():
+    """A 16-bit picture enlarged through the blends: the inserted pixel is the mean of its two
+    neighbours at full depth (not the 8-bit mean's change scaled up); floats exactly."""
+    img = np.tile(np.array([1000, 1020, 1040, 1060, 1080], np.uint16), (5, 1))
+    keep = np.ones((5, 5), bool)
+    keep[:, 1] = False  # only the second column can be duplicated
+    out, blends = resize((img >> 8).astype(np.uint8), 6, 5, keep_mask=keep, backend="numpy", return_blends=True)
+    assert blends.apply(img)[0].tolist() == [1000, 1020, 1030, 1040, 1060, 1080]
+    assert blends.apply(img.astype(np.float32) / 7)[0, 2] == np.float32((1020 / 7 + 1040 / 7) / 2)
+    with pytest.raises(ValueError, match="not the input's 25 pixels"):
+        blends.apply(np.zeros((4, 5)))
+
+
+def test_cli_enlarges_16_bit_and_alpha_at_full_depth(tmp_path, monkeypatch):
+    """The command's inserted pixels at full depth: a 16-bit grey one is the mean of its
+    neighbours; an RGBA one takes the mean alpha, as the library's result does."""
+    from PIL import Image
+
+    monkeypatch.chdir(tmp_path)
+    rows = np.tile(np.array([1000, 1020, 1040, 1060], np.uint16), (4, 1))
+    Image.fromarray(rows).save("g16.png")
+    keep = np.full((4, 4), 255, np.uint8)
+    keep[:, 1] = 0
+    Image.fromarray(keep).save("keep.png")
+    assert _cli("g16.png", "--width", "5", "--protect", "keep.png", "-o", "g16_out.png", "-q",
+                "--backend", "numpy") == 0
+    with Image.open("g16_out.png") as im:
+        assert np.asarray(im)[0].tolist() == [1000, 1020, 1030, 1040, 1060]
+    rgba = np.zeros((8, 8, 4), np.uint8)
+    rgba[:, :4] = (255, 0, 0, 255)
+    rgba[:, 4:] = (0, 0, 255, 0)
+    Image.fromarray(rgba).save("ra.png")
+    keep = np.full((8, 8), 255, np.uint8)
+    keep[:, 3] = 0
+    Image.fromarray(keep).save("keep8.png")
+    assert _cli("ra.png", "--width", "9", "--protect", "keep8.png", "-o", "ra9.png", "-q", "--backend", "numpy") == 0
+    expected = resize(rgba, 9, 8, keep_mask=keep > 127, backend="numpy")
+    with Image.open("ra9.png") as im:
+        np.testing.assert_array_equal(np.asarray(im), expected)
+    assert expected[0, 4].tolist() == [128, 0, 128, 128]
+
+
+def test_an_object_the_protect_mask_blocks_one_way_is_carved_the_other():
+    """The object's direction is the one of fewer seams; where protected pixels block every seam
+    that way, the other way removes it."""
+    img = np.random.default_rng(0).integers(0, 256, (48, 64, 3), dtype=np.uint8)
+    keep = np.zeros((48, 64), bool)
+    keep[1:, 45] = True  # a protected line from the second row down: no vertical seam passes it
+    drop = np.zeros((48, 64), bool)
+    drop[20:29, 50:60] = True  # 9 rows x 10 columns right of it: 9 horizontal seams, which the line blocks
+    out, seams = resize(img, keep_mask=keep, drop_mask=drop, backend="numpy", return_seams=True)
+    assert out.shape == img.shape
+    assert (seams[drop] > 0).all() and not (seams[keep] > 0).any()
+
+
+def test_cli_mask_errors_come_alone(tmp_path, monkeypatch, capsys):
+    """A bad mask is the one line said: no note about the output comes first; a mask of the
+    size turned sideways on a photo without an EXIF rotation is not blamed on one."""
+    from PIL import Image
+
+    monkeypatch.chdir(tmp_path)
+    Image.fromarray(np.zeros((48, 64, 4), np.uint8)).save("rgba.png")
+    Image.fromarray(np.zeros((64, 48), np.uint8)).save("turned.png")
+    assert _cli("rgba.png", "--width", "40", "--protect", "turned.png", "-o", "out.jpg", "--backend", "numpy") == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "turned sideways; rotate it to match" in err and "EXIF" not in err
+    assert _cli("rgba.png", "--width", "40", "--no-restore", "-o", "out.png", "--backend", "numpy") == 2
+    assert "--no-restore applies to the --remove mask" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rgba.png", "turned.png"]

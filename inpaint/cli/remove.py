@@ -393,7 +393,7 @@ def _read_pair(image_path: Path, mask_path: Path | None, ahead: ReadAhead | None
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL, decoded=early.take(image_path))
     if mask_path is None or ahead is None:
         return pic, None
-    return pic, ahead.aside(lambda: imageio.read_mask(mask_path, pic.size))
+    return pic, ahead.aside(lambda: imageio.read_mask(mask_path, pic.size, turned=_sideways(pic)))
 
 
 def _remove_one(args: argparse.Namespace, options: dict[str, Any], radius: int, image_path: Path, mask_path: Path,
@@ -463,7 +463,8 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
             raise InputError("the selection is empty: nothing to remove (draw the box or lasso around the object)")
     else:
         with timing(READ):
-            mask = mask_read.take() if mask_read is not None else imageio.read_mask(mask_path, pic.size)
+            mask = (mask_read.take() if mask_read is not None
+                    else imageio.read_mask(mask_path, pic.size, turned=_sideways(pic)))
     drawn = int(mask.sum())
     if radius and mask.any():
         mask = grow(mask, radius)
@@ -471,7 +472,7 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
     protect = None
     if protect_path is not None:
         with timing(READ):
-            protect = _read_protect(protect_path, pic.size, mask, name)
+            protect = _read_protect(protect_path, pic.size, mask, name, _sideways(pic))
     run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
     new = run.new
     meta = {"plan": plan, "mask": mask, "new": new}
@@ -549,12 +550,17 @@ def _around(args: argparse.Namespace) -> Path | None:
     return command_path(args.around) if args.around is not None else None
 
 
-def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str) -> Any:
+def _sideways(pic: Any) -> bool:
+    """Whether the photo was turned a quarter upright by its EXIF orientation (5 to 8)."""
+    return pic.source.orientation >= 5
+
+
+def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str, turned: bool | None = None) -> Any:
     """The --protect mask (the one mask rule), with a warning when it protects nothing or
     overlaps the object (the object is filled all the same)."""
     from .. import io as imageio
 
-    protect = imageio.read_mask(path, size, "--protect mask")
+    protect = imageio.read_mask(path, size, "--protect mask", turned)
     if not protect.any():
         warnings.warn(InputWarning(f"{name}the --protect mask {path} selects no pixel: nothing is protected"))
     both = int((protect & mask).sum())

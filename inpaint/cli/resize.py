@@ -120,8 +120,8 @@ def _target_size(args: argparse.Namespace, w0: int, h0: int) -> tuple[int, int]:
     return (width or w0), (height or h0)
 
 
-def _masks(protect: Path | None, remove: Path | None, radius: int,
-           size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _masks(protect: Path | None, remove: Path | None, radius: int, size: tuple[int, int],
+           turned: bool | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     from ..io import read_mask, same_file
     from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..masks import covers_everything, grow
@@ -131,8 +131,8 @@ def _masks(protect: Path | None, remove: Path | None, radius: int,
                          "the --remove mask; use a smaller --grow")
     if protect and remove and same_file(protect, remove):
         raise InputError("--protect and --remove are the same file: a protected object cannot be removed")
-    keep = read_mask(protect, size, "--protect mask") if protect else None
-    drop = read_mask(remove, size, "--remove mask") if remove else None
+    keep = read_mask(protect, size, "--protect mask", turned) if protect else None
+    drop = read_mask(remove, size, "--remove mask", turned) if remove else None
     if drop is not None and drop.mean() > MOSTLY:
         from ..report import format_percent
 
@@ -257,6 +257,8 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
     radius = parse_grow(args.grow) if args.grow is not None else 0
     if radius and not args.remove:
         raise InputError("--grow applies to the --remove mask; give --remove MASK")
+    if args.no_restore and not args.remove:
+        raise InputError("--no-restore applies to the --remove mask; give --remove MASK")
     jobs = parse_int(args.jobs, "--jobs", 1, MAX_JOBS) if args.jobs is not None else 1
     if not is_batch(args.image):
         src = command_path(args.image[0])
@@ -328,11 +330,11 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
     from .options import parse_quality
 
     plan = imageio.plan_output(pic, out, size=(tw, th), quality=parse_quality(args.quality))
-    run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
     if seams_file:
         check_output(seams_file, mode="RGB", size=(w0, h0), what="--save-seams")
-    with timing(READ):
-        keep, drop = _masks(protect, remove, radius, (w0, h0))
+    with timing(READ):  # (a mask that is no good is the one line said: before the output's notes)
+        keep, drop = _masks(protect, remove, radius, (w0, h0), pic.source.orientation >= 5)
+    run.note("; ".join(plan.notes))  # what the output cannot keep, said before the work
     backend = args.backend
     if backend == "auto":
         from ..cl.runtime import opencl_available
@@ -377,7 +379,7 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
                              progress=bar.steps if drop is not None else _progress_by_work(
                                  bar, _work_curve(w0, h0, tw, th, args.order)),
                              return_seams=bool(seams_file), restore=not args.no_restore,
-                             allow_large=args.allow_large, return_source=True)
+                             allow_large=args.allow_large, return_source=True, return_blends=True)
     except SeamError as exc:  # bad sizes or masks, an impossible protect mask: said with the options
         raise InputError(exc.worded(OPTION_WORDS)) from None
     elapsed = time.perf_counter() - t0
@@ -386,10 +388,10 @@ def _resize_one(args: argparse.Namespace, src: Path, out: Path, protect: Path | 
         if rt is not None:
             phases.add(BUILD, build)
         phases.add(CARVE, elapsed - build)
-    out8, seam_map, source = res if seams_file else (res[0], None, res[1])
+    out8, seam_map, source, blends = res if seams_file else (res[0], None, *res[1:])
     run.stopped()  # stopped after the work: its result is not written
     with timing(WRITE):
-        result, move_note = imageio.apply_moves(pic, out8, source)
+        result, move_note = imageio.apply_moves(pic, out8, source, blends)
         if out8.shape[:2] != (th, tw):  # --remove with --no-restore: narrower than planned
             plan = imageio.plan_output(pic, out, size=(out8.shape[1], out8.shape[0]),
                                        quality=parse_quality(args.quality))

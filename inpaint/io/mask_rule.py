@@ -83,10 +83,13 @@ def mask_file_limit(size: tuple[int, int]) -> int:
     return file_limit(int(size[0]) * int(size[1]))
 
 
-def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "mask") -> np.ndarray:
+def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "mask",
+              turned: bool | None = None) -> np.ndarray:
     """Read a mask file by the one mask rule (:func:`mask_from_image`), upright by its EXIF
     orientation; it must be ``size`` = (width, height).  Returns (H, W) bool.  ``what`` names
-    the file in errors (e.g. ``'--protect mask'``).
+    the file in errors (e.g. ``'--protect mask'``); ``turned`` says whether the photo was turned
+    a quarter upright by its own EXIF orientation (None: not known), which a mask of the size
+    turned sideways is then blamed on.
 
     Every front end reads masks through this function.
 
@@ -101,17 +104,25 @@ def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "
         size = ()
     if len(size) != 2 or min(size) < 1:
         raise InputError(f"the image size for {what} must be (width, height), two integers >= 1")
+    turned_photo = turned
     img, _ = open_image(path, what, max_bytes=mask_file_limit(size))
     img.info.pop("inpaint_frames", None)
     turned = upright(img)
+    upright_size = turned.size
     if turned.size != tuple(size):
         why = ""
         if img.size == tuple(size):
             why = (f" after its own EXIF orientation turns it (stored {img.size[0]}x{img.size[1]}); save the mask "
                    "without an EXIF orientation")
-        elif turned.size == tuple(size)[::-1]:
+        elif upright_size == tuple(size)[::-1] and turned_photo is not False:
             why = (": it looks drawn on the photo as stored, before the photo's EXIF rotation (photos and masks "
                    "are read upright); rotate the mask the same way, or draw it on the upright photo")
+            if turned_photo is None:
+                why = ": it is the image's size turned sideways; rotate it" + (
+                    " (if the photo has an EXIF rotation: photos and masks are read upright, so draw the mask "
+                    "on the upright photo)")
+        elif upright_size == tuple(size)[::-1]:
+            why = ": it is the image's size turned sideways; rotate it to match"
         raise InputError(
             f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
             f"they must be the same size{why}")

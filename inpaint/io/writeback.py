@@ -122,16 +122,21 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Ca
     return _as_image(picture, out), note
 
 
-def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray) -> tuple[Image.Image | DeepImage, str | None]:
-    """The seam carver's result at full depth: every output pixel copies the input pixel
-    ``source[y, x]`` = (row, col), moved by the change of the 8-bit ``result`` where seams were
-    inserted (their pixels blend two neighbours); and a note if that blend cannot be kept.
+def apply_moves(picture: Picture, result: np.ndarray, source: np.ndarray,
+                blends: Any = None) -> tuple[Image.Image | DeepImage, str | None]:
+    """The seam carver's result at full depth, and a note if its blends cannot be kept.
 
-    Seam carving only moves pixels, so a shrink is exact in every mode (16-bit, float, alpha,
-    palette...)."""
+    Seam carving moves pixels and, where it enlarges, inserts the mean of two neighbours.  With
+    ``blends`` (:class:`inpaint.seam.Blends`) every channel at full depth (16-bit, float, alpha) is
+    made as the 8-bit ``result`` was, means included.  Modes that cannot hold a mean (palette,
+    bilevel, CMYK) copy the input pixel ``source[y, x]`` = (row, col) that each output pixel was
+    inserted beside, with a note where that differs from the 8-bit result.  Without ``blends``,
+    the copies are moved by the 8-bit result's change (an approximation at full depth)."""
     if picture.wide is None and picture.mode == "RGB":  # the 8-bit result is the whole pixel
         return _as_image(picture, np.ascontiguousarray(result[..., :3])), None
     arr = picture.full
+    if blends is not None and (picture.wide is not None or picture.mode in BLENDED_MODES):
+        return _as_image(picture, blends.apply(arr)), None
     rows, cols = source[..., 0], source[..., 1]
     out = arr[rows, cols]
     sel = np.ones(rows.shape, bool)

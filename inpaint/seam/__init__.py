@@ -4,6 +4,6 @@ The numpy reference (:mod:`inpaint.seam.reference`) defines every rule; the Open
 (:mod:`inpaint.seam.opencl`, ``kernels/seam/*.cl``) reproduces it bit for bit.
 """
 
-from .api import BACKENDS, ENERGIES, ORDERS, resize
+from .api import BACKENDS, ENERGIES, ORDERS, Blends, resize
 
-__all__ = ["resize", "ENERGIES", "ORDERS", "BACKENDS"]
+__all__ = ["resize", "Blends", "ENERGIES", "ORDERS", "BACKENDS"]

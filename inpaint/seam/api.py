@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -76,18 +77,129 @@ def _plan(n: int, batch: int | None) -> Callable[[int, int], int]:
     return plan
 
 
+@dataclasses.dataclass(frozen=True)
+class Blends:
+    """How every pixel of a resize's result is made from the input's pixels, so that the result
+    can be made again from the input at any bit depth (16-bit, float, alpha...).
+
+    A pixel is a copy of an input pixel, or an inserted one: the mean of two pixels, each an input
+    pixel or a pixel inserted before it (rounded up in integers, as the carver rounds its bytes).
+
+    Attributes
+    ----------
+    size : int
+        The input's pixel count: an index below it names an input pixel (row-major), ``size + j``
+        the j-th inserted pixel.
+    origin : ndarray of int64, (H', W')
+        Every output pixel's index.
+    pairs : ndarray of int64, (K, 2)
+        The two indices the j-th inserted pixel is the mean of.
+    steps : tuple of int
+        Where each enlarging step's pixels end in ``pairs``; a step's pairs name only pixels made
+        before the step.
+    """
+
+    size: int
+    origin: np.ndarray
+    pairs: np.ndarray
+    steps: tuple[int, ...]
+
+    def apply(self, full: np.ndarray) -> np.ndarray:
+        """``full`` ((H, W) or (H, W, C), the input at any depth) made into the result: every
+        output pixel its input pixel, or the mean of its pair.
+
+        Raises
+        ------
+        inpaint.errors.SeamError
+            ``full`` does not have the input's pixel count.
+        """
+        full = np.asarray(full)
+        if full.ndim < 2 or full.shape[0] * full.shape[1] != self.size:
+            raise SeamError("the picture has shape {shape}, not the input's {size} pixels", shape=full.shape,
+                            size=self.size)
+        flat = full.reshape(self.size, *full.shape[2:])
+        if not len(self.pairs):
+            return flat[self.origin]
+        values = np.empty((self.size + len(self.pairs), *flat.shape[1:]), flat.dtype)
+        values[:self.size] = flat
+        start = 0
+        for end in self.steps:
+            a, b = values[self.pairs[start:end, 0]], values[self.pairs[start:end, 1]]
+            if np.issubdtype(flat.dtype, np.integer):
+                mean = (a.astype(np.int64) + b.astype(np.int64) + 1) >> 1  # rounded up, as the bytes
+            else:
+                mean = (a.astype(np.float64) + b.astype(np.float64)) / 2
+            values[self.size + start:self.size + end] = mean.astype(flat.dtype)
+            start = end
+        return values[self.origin]
+
+
 class _State:
-    """The image being carved, with its mask and (optionally) original-index map."""
+    """The image being carved, with its mask and (optionally) original-index map.
+
+    Tracked, ``idx`` names every pixel: an input pixel (its row-major index) or, from ``h * w`` on,
+    a pixel inserted by an enlarging step, whose operands are kept in ``pairs`` and the input pixel
+    it was inserted beside in ``roots`` (see :class:`Blends`).  The seam map then grows with the
+    inserted pixels, so that the carvers can mark an inserted pixel that a later seam removes."""
 
     def __init__(self, pixels: np.ndarray, mask: np.ndarray | None, track: bool):
         self.pixels = pixels
         self.mask = mask
         h, w = pixels.shape
+        self.size = h * w
         self.idx = np.arange(h * w, dtype=np.int32).reshape(h, w) if track else None
         self.seam_map = np.zeros(h * w, dtype=np.int32) if track else None
+        self.pairs: list[np.ndarray] = []
+        self.roots = np.zeros(0, np.int64)
         self.removed_ordinal = 0
         self.inserted_ordinal = 0
         self.transposed = False
+
+    def root(self, ids: np.ndarray) -> np.ndarray:
+        """The input pixel each of ``ids`` copies or was inserted beside."""
+        ids = np.asarray(ids, np.int64)
+        inserted = ids >= self.size
+        if not inserted.any():
+            return ids
+        return np.where(inserted, self.roots[np.where(inserted, ids - self.size, 0)], ids)
+
+    def insert_ids(self, dup: np.ndarray, ordinals: np.ndarray) -> None:
+        """Name the pixels an enlarging step inserts after the ``dup`` pixels (each the mean of its
+        left and right neighbour, the last column's with itself) and mark their input pixels in the
+        seam map with the step's ``ordinals``."""
+        h, w = self.idx.shape
+        r, c = np.nonzero(dup)
+        left = self.idx[r, c].astype(np.int64)
+        right = self.idx[r, np.minimum(c + 1, w - 1)].astype(np.int64)
+        first = self.size + len(self.roots)
+        if first + len(r) > np.iinfo(np.int32).max:
+            raise SeamError("the result has too many pixels to track: {n}", n=first + len(r))
+        roots = self.root(left)
+        self.seam_map[roots] = -(self.inserted_ordinal + ordinals[r, c])
+        self.pairs.append(np.stack([left, right], axis=1))
+        self.roots = np.concatenate([self.roots, roots])
+        self.seam_map = np.concatenate([self.seam_map, np.zeros(len(r), np.int32)])
+        named = np.zeros_like(self.idx)
+        named[r, c] = np.arange(first, first + len(r), dtype=np.int32)
+        self.idx = ref.duplicate(self.idx, dup, named)
+
+    def input_seams(self) -> np.ndarray:
+        """The seam map over the input's pixels: an inserted pixel that a seam removed marks the
+        input pixel it was inserted beside."""
+        out = self.seam_map[:self.size].copy()
+        later = self.seam_map[self.size:]
+        gone = np.flatnonzero(later > 0)
+        if gone.size:
+            roots = self.roots[gone]
+            free = out[roots] <= 0
+            out[roots[free]] = later[gone[free]]
+        return out
+
+    def blends(self) -> Blends:
+        """The result's :class:`Blends`."""
+        pairs = np.concatenate(self.pairs) if self.pairs else np.zeros((0, 2), np.int64)
+        steps = tuple(int(n) for n in np.cumsum([len(p) for p in self.pairs]))
+        return Blends(self.size, self.idx.astype(np.int64), pairs, steps)
 
     def transpose(self) -> None:
         self.pixels = np.ascontiguousarray(self.pixels.T)
@@ -150,9 +262,8 @@ def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Calla
         if st.mask is not None:
             st.mask = ref.duplicate(st.mask, dup)
         if st.idx is not None:
-            st.seam_map[st.idx[dup]] = -(st.inserted_ordinal + dup_order[dup])
+            st.insert_ids(dup, dup_order)
             st.inserted_ordinal += int(dup_order.max())
-            st.idx = ref.duplicate(st.idx, dup)
         done += found
 
 
@@ -177,7 +288,8 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
            keep_mask: Any = None, drop_mask: Any = None, batch: int | None = None,
            backend: str = "auto", device: Any = None, profile: Any = None, engine: Any = None,
            progress: Callable[[int, int], None] | None = None, return_seams: bool = False,
-           restore: bool = True, allow_large: bool = False, return_source: bool = False) -> Any:
+           restore: bool = True, allow_large: bool = False, return_source: bool = False,
+           return_blends: bool = False) -> Any:
     """Resize an image by removing or inserting low-energy seams (Avidan & Shamir 2007).
 
     Parameters
@@ -216,6 +328,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     return_source : bool
         Also return the source map, so that the result can be rebuilt from the input at any
         bit depth (:func:`inpaint.io.writeback.apply_moves`).
+    return_blends : bool
+        Also return the :class:`Blends`: how each output pixel is made, copies and the means an
+        enlarging step inserts, to make the result again at full depth.
 
     Returns
     -------
@@ -227,7 +342,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     source : ndarray of int32, (H', W', 2), only with ``return_source``
         For every output pixel, the (row, col) of the input pixel it is (for a pixel of an
         inserted seam: the input pixel it was inserted beside, whose value it blends with its
-        neighbour's).  The seams are returned before the source map when both are asked for.
+        neighbour's).
+    blends : Blends, only with ``return_blends``
+        The seams, the source map and the blends are returned in that order, those asked for.
 
     Raises
     ------
@@ -297,7 +414,12 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     def run(carver: Any) -> Any:
         """The whole resize on one carver (from the start again if a device cannot compile)."""
         nonlocal tw, th
-        st = _State(ref.pack(arr), None if mask is None else mask.copy(), return_seams or return_source)
+        track = return_seams or return_source or return_blends
+
+        def fresh() -> _State:
+            return _State(ref.pack(arr), None if mask is None else mask.copy(), track)
+
+        st = fresh()
 
         total = [0]
         done = [0]
@@ -311,13 +433,23 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
             dropm = mask == ref.REMOVE
             per_row = int(dropm.sum(axis=1).max())
             per_col = int(dropm.sum(axis=0).max())
-            vertical = per_row <= per_col
-            if not vertical:
-                st.transpose()
-            total[0] = per_row if vertical else per_col
-            removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None, until_clear=True)
-            if not vertical:
-                st.transpose()
+            vertical = per_row <= per_col  # the fewer seams; the other way where those cannot clear it
+            for attempt, upright in enumerate((vertical, not vertical)):
+                if attempt:
+                    st = fresh()
+                if not upright:
+                    st.transpose()
+                total[0] = per_row if upright else per_col
+                try:
+                    removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None,
+                                     until_clear=True)
+                except SeamError:
+                    if attempt:
+                        raise
+                    continue
+                if not upright:
+                    st.transpose()
+                break
             done[0] = total[0] = removed
             if st.mask is not None and not np.any(st.mask):
                 st.mask = None
@@ -347,10 +479,12 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
             out = out[..., 0]
         extra = []
         if return_seams:
-            extra.append(st.seam_map.reshape(h0, w0))
+            extra.append(st.input_seams().reshape(h0, w0))
         if return_source:
-            rows, cols = np.divmod(st.idx.astype(np.int64), w0)
+            rows, cols = np.divmod(st.root(st.idx), w0)
             extra.append(np.stack([rows, cols], axis=-1).astype(np.int32))
+        if return_blends:
+            extra.append(st.blends())
         return (out, *extra) if extra else out
 
     with cancel.scope():  # a stop requested from now on ends this resize (inpaint.cancel)
