@@ -299,6 +299,30 @@ def test_a_cache_folder_that_cannot_be_written_compiles_in_a_temporary_one_and_s
     assert kcache.unusable_reason() is None
 
 
+def test_a_temporary_kernel_cache_is_removed_by_a_stop_and_after_a_kill(tmp_path):
+    """The temporary folder a run compiles in (its cache cannot be written) is named and
+    registered as the writes' temporary files: the clean-up a stop signal runs removes it, and
+    one a killed run left is removed by the next run."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a folder")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = _env(blocked, TMPDIR=str(tmp))
+    env.pop("POCL_CACHE_DIR", None)
+    code = ("import os, sys; from inpaint.cl import kcache; from inpaint.io import atomic; kcache._prepare_pocl(); "
+            "print(os.environ['POCL_CACHE_DIR']); sys.stdout.flush(); "
+            "atomic.cleanup_temp_files() if sys.argv[1] == 'stop' else None; os._exit(0)")
+    for how in ("stop", "kill"):
+        proc = subprocess.run([sys.executable, "-c", code, how], env=env, capture_output=True, text=True, timeout=120)
+        folder = Path(proc.stdout.strip())
+        assert folder.parent == tmp and ".pocl-cache~inpaint." in folder.name, proc.stderr
+        assert folder.exists() == (how == "kill")
+    os.utime(folder, (1, 1))  # (a killed run's folder is left alone for a while: its process may be ending)
+    proc = subprocess.run([sys.executable, "-c", code, "stop"], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp.iterdir()) == []
+
+
 def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
     """PoCL reads its cache folder when it starts, so no module loads pyopencl on import:
     :func:`inpaint.cl.kcache.load_pyopencl` checks the caches first, for the runtime, and

@@ -313,9 +313,13 @@ def _temporary_pocl_cache() -> None:
         _state["reason"] = (f"no room to compile the OpenCL kernels ({_free_bytes(base) >> 20} MB free in "
                             f"{base}); free some disk space")
         return
-    folder = tempfile.mkdtemp(prefix="inpaint-pocl-")
+    from ..io.atomic import drop_temp, new_temp_folder
+
+    # named and registered as the writes' temporary folders are: a stopped run removes it, and the
+    # next run removes a killed one's
+    folder = str(new_temp_folder("pocl-cache"))
     os.environ["POCL_CACHE_DIR"] = folder
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(drop_temp, folder)
 
 
 def _file_size_limit() -> str | None:
