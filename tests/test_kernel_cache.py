@@ -323,6 +323,29 @@ def test_a_temporary_kernel_cache_is_removed_by_a_stop_and_after_a_kill(tmp_path
     assert list(tmp.iterdir()) == []
 
 
+def test_the_cache_keeps_under_its_limit_by_removing_the_programs_used_longest_ago(tmp_path, monkeypatch):
+    """Past :data:`~inpaint.cl.kcache.CACHE_LIMIT` a run that has the cache to itself removes the
+    program folders PoCL used longest ago (their ``last_accessed``), and only as many as needed."""
+    import json
+
+    root = tmp_path / "pocl"
+    for i, age in enumerate([50, 10, 40, 20, 30]):  # folder i last used ``age`` hours ago
+        folder = root / f"0{i}" / f"hash{i}"
+        folder.mkdir(parents=True)
+        (folder / "program.bc").write_bytes(b"x" * 1000)
+        (folder / "last_accessed").write_text("")
+        os.utime(folder / "last_accessed", (1e9 - age * 3600, 1e9 - age * 3600))
+    (root / "ledger.json").write_text(json.dumps({"files": kcache._scan(str(root))}))
+    monkeypatch.setattr(kcache, "CACHE_LIMIT", 3000)
+    assert kcache.check_pocl_cache(str(root), alone=False) == []
+    assert len(_programs(root)) == 5  # beside other processes nothing is removed
+    assert kcache.check_pocl_cache(str(root), alone=True) == []
+    assert [p.name for p in _programs(root)] == ["hash1", "hash3", "hash4"]  # the 3 used last
+    monkeypatch.setattr(kcache, "CACHE_LIMIT", 10_000)
+    kcache.check_pocl_cache(str(root), alone=True)
+    assert len(_programs(root)) == 3
+
+
 def test_only_the_cache_check_imports_pyopencl_when_a_module_loads():
     """PoCL reads its cache folder when it starts, so no module loads pyopencl on import:
     :func:`inpaint.cl.kcache.load_pyopencl` checks the caches first, for the runtime, and

@@ -47,6 +47,9 @@ from typing import Any
 MIN_FREE_BYTES = 16 << 20
 
 _LEDGER = "ledger.json"
+#: The most bytes of compiled programs the cache keeps: past it, a run that has the cache to itself
+#: removes those used longest ago (:func:`_keep_under`).
+CACHE_LIMIT = 256 << 20
 _LOCK = ".lock"
 # PoCL rewrites ``last_accessed`` on every use and writes through ``tempfile*`` names it renames.
 _VOLATILE = ("last_accessed",)
@@ -171,11 +174,13 @@ def check_pocl_cache(root: str, alone: bool) -> list[str]:
     A folder must not be loaded when a file differs in size or modification time from the
     ledger, or, when ``alone``, when the ledger does not list one of its files.  Only when
     ``alone`` are they removed, and PoCL's temporary files with them: otherwise another process
-    may be writing or reading them.
+    may be writing or reading them.  Then too the cache is kept under :data:`CACHE_LIMIT`
+    (:func:`_keep_under`).
     """
     ledger = _read_ledger(root)
     bad: set[str] = set()
-    for rel, stat in _scan(root).items():
+    files = _scan(root)
+    for rel, stat in files.items():
         known = ledger.get(rel)
         if (known is not None and known != stat) or (known is None and alone):
             bad.add(_entry(rel))
@@ -183,6 +188,7 @@ def check_pocl_cache(root: str, alone: bool) -> list[str]:
         return sorted(bad)
     for entry in sorted(bad):
         shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+    _keep_under(root, {rel: st for rel, st in files.items() if _entry(rel) not in bad}, CACHE_LIMIT)
     for dirpath, _dirs, files in os.walk(root):  # PoCL's half-written files of runs that did not finish
         for name in files:
             if name.startswith("tempfile"):
@@ -191,6 +197,34 @@ def check_pocl_cache(root: str, alone: bool) -> list[str]:
                 except OSError:
                     pass
     return sorted(bad)
+
+
+def _keep_under(root: str, files: dict[str, list[int]], limit: int) -> list[str]:
+    """Remove the program folders PoCL built or loaded longest ago (its ``last_accessed``) until
+    those left hold at most ``limit`` bytes of ``files`` (:func:`_scan`'s); returns the removed.
+    Every new combination of the fill's options is a program of its own (about a megabyte), so
+    without this the cache would only grow."""
+    sizes: dict[str, int] = {}
+    for rel, (size, _) in files.items():
+        sizes[_entry(rel)] = sizes.get(_entry(rel), 0) + size
+    total = sum(sizes.values())
+    if total <= limit:
+        return []
+
+    def used(entry: str) -> float:
+        try:
+            return os.stat(os.path.join(root, entry, "last_accessed")).st_mtime
+        except OSError:
+            return 0.0
+
+    removed = []
+    for entry in sorted(sizes, key=used):
+        if total <= limit:
+            break
+        shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+        total -= sizes[entry]
+        removed.append(entry)
+    return removed
 
 
 def _seal() -> None:
