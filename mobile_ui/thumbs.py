@@ -14,6 +14,8 @@ from pathlib import Path
 
 #: The longest side of a preview, in pixels.
 SIZE = 192
+#: The most previews kept (about 40 KB each): past it, making one removes those shown longest ago.
+KEEP = 1000
 
 
 def cache_name(path: str | os.PathLike[str]) -> str | None:
@@ -50,6 +52,10 @@ def thumbnail(path: str | os.PathLike[str], cache: str | os.PathLike[str]) -> Pa
     folder = Path(cache)
     dest = folder / name
     if dest.is_file():
+        try:
+            os.utime(dest)  # shown now: kept the longest
+        except OSError:
+            pass
         return dest
     try:
         with Image.open(path) as im:
@@ -67,4 +73,20 @@ def thumbnail(path: str | os.PathLike[str], cache: str | os.PathLike[str]) -> Pa
     except OSError:
         tmp.unlink(missing_ok=True)
         return None
+    prune(folder, KEEP)
     return dest
+
+
+def prune(cache: str | os.PathLike[str], keep: int) -> None:
+    """Keep the ``keep`` previews in ``cache`` shown last: every new version of a photo is a
+    preview of its own, so without this the folder only grows.  Errors are ignored."""
+    try:
+        with os.scandir(cache) as it:
+            found = [(e.stat().st_mtime, e.path) for e in it if e.is_file() and e.name.endswith(".png")]
+    except OSError:
+        return
+    for _, path in sorted(found)[:max(len(found) - keep, 0)]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

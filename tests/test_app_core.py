@@ -742,6 +742,27 @@ def test_previews_are_upright_small_cached_and_follow_the_file(tmp_path):
     assert thumbs.thumbnail(tmp_path / "missing.png", cache) is None
 
 
+def test_previews_keep_to_their_number_dropping_those_shown_longest_ago(tmp_path, monkeypatch):
+    import os
+
+    from mobile_ui import thumbs
+
+    monkeypatch.setattr(thumbs, "KEEP", 3)
+    cache = tmp_path / "cache"
+    photos = []
+    for i in range(5):
+        photos.append(tmp_path / f"p{i}.png")
+        Image.fromarray(np.full((8, 8, 3), i * 40, np.uint8)).save(photos[-1])
+    made = [thumbs.thumbnail(p, cache) for p in photos[:3]]
+    for i, path in enumerate(made):
+        os.utime(path, (1000 + i, 1000 + i))
+    assert thumbs.thumbnail(photos[0], cache) == made[0]  # shown again: now the newest
+    thumbs.thumbnail(photos[3], cache)
+    thumbs.thumbnail(photos[4], cache)
+    kept = {p.name for p in cache.iterdir()}
+    assert kept == {thumbs.cache_name(p) for p in (photos[0], photos[3], photos[4])}
+
+
 def test_settings_naming_a_method_or_choice_this_app_lacks_fall_back_to_the_defaults():
     from mobile_ui import settings
 
