@@ -292,3 +292,24 @@ def test_a_phone_jpeg_with_previews_on_standard_input_is_written_to_standard_out
         assert out.format == "JPEG" and out.size == (W, H)
     assert _left_in(work / "tmp") == []
 
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_batch_whose_stats_cannot_be_printed_counts_its_written_images_as_done(tmp_path):
+    """``--stats`` into a full standard output: every image is written and counted as done; one
+    line says the reports are lost (not that the output disk is full), and the status is 2."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(2):
+        rgb = np.random.default_rng(i).integers(0, 255, (24, 32, 3), dtype=np.uint8)
+        Image.fromarray(rgb).save(folder / f"x{i}.png")
+        save_mask(folder / f"x{i}_mask.png", box_mask(24, 32, slice(8, 14), slice(10, 18)))
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "inpaint", str(folder), "-o", str(tmp_path / "out") + "/",
+                               "--stats", "--backend", "numpy"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              env=_env(tmp_path), timeout=300)
+    assert proc.returncode == 2
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["x0.png", "x1.png"]
+    errors = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and "the result is written, but standard output failed" in errors[0], proc.stderr
+    assert "2 removed, 0 failed" in proc.stderr

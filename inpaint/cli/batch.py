@@ -43,7 +43,15 @@ from ..io.naming import (
     result_name,
     shown,
 )
-from .guard import EXIT_BAD_INPUT, EXIT_NO_DEVICE, error_message, exit_code, stop_exception, thread_error
+from .guard import (
+    EXIT_BAD_INPUT,
+    EXIT_NO_DEVICE,
+    ReportLost,
+    error_message,
+    exit_code,
+    stop_exception,
+    thread_error,
+)
 from .shared import say
 
 #: Image file extensions a batch folder is scanned for.
@@ -590,14 +598,27 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         say(f"{prog}: error: {label}: {error_message(exc)}")
         return True
 
+    lost: list[str] = []  # the line said once when an image's report could not be printed
+
     def finish(i: int, label: str, last: Callable[[], None]) -> None:
         try:
             last()
             with lock:
                 succeeded.append(i)
+        except ReportLost as exc:
+            report_lost(i, label, exc)
         except Exception as exc:  # bad input or environment (a full disk): this file only
             if not reported(label, i, exc):
                 raise
+
+    def report_lost(i: int, label: str, exc: ReportLost) -> None:
+        """An image written whose report (and the next ones') cannot be printed: done, said once."""
+        with lock:
+            succeeded.append(i)
+            first = not lost
+            lost.append(label)
+        if first:
+            say(f"{prog}: error: {label}: {error_message(exc)}")
 
     def job(i: int) -> None:
         with lock:  # each image runs once, on a pool thread or, when threads ran out, here
@@ -618,6 +639,9 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
 
                 warn_once(f"{str(failure).partition('; ')[0]}; its turns go to the next device")
                 last = one(i, label, None)
+        except ReportLost as exc:
+            report_lost(i, label, exc)
+            return
         except Exception as exc:  # bad input, environment or device: this file only
             if not reported(label, i, exc):
                 raise
@@ -648,7 +672,7 @@ def run_batch(prog: str, images: Sequence[Path], one: Callable[[int, str, Any], 
         rate = f", {done / dt:.1f} images/s" if done and dt > 0 else ""
         say(f"{prog}: {n} image{'s' if n != 1 else ''}: {done} {verb}, {len(failed)} failed{listed}; "
             f"{dt:.1f} s{rate}")
-    return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed else 0
+    return EXIT_NO_DEVICE if device_failed else EXIT_BAD_INPUT if failed or lost else 0
 
 
 def _run_on_threads(jobs: int, n: int, job: Callable[[int], None], prog: str, active: set[int]) -> None:

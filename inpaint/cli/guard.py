@@ -73,6 +73,14 @@ def thread_error(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
 
 
+class ReportLost(OSError):
+    """The result is written, but its report could not be: standard output is closed or full."""
+
+    def __init__(self, cause: OSError):
+        super().__init__(cause.errno, cause.strerror)
+        self.cause = cause
+
+
 def exit_code(exc: BaseException) -> int:
     """The exit status a front end gives for ``exc`` (see the table above)."""
     if isinstance(exc, (KeyboardInterrupt, cancel.Cancelled)):
@@ -97,6 +105,9 @@ def error_message(exc: BaseException) -> str:
             return (f"not enough memory for this job under the address-space limit (ulimit -v: {limit >> 20} MB); "
                     "raise it, or use a smaller image")
         return "not enough memory for this job; use a smaller image"
+    if isinstance(exc, ReportLost):
+        why = "was closed" if isinstance(exc.cause, BrokenPipeError) else f"failed ({exc.strerror or one_line(exc)})"
+        return f"the result is written, but standard output {why}: its report is not"
     if isinstance(exc, BrokenPipeError):
         return "standard output was closed before everything was written"
     if isinstance(exc, OSError) and not isinstance(exc, InputError):

@@ -39,7 +39,7 @@ from .batch import (
     run_batch,
     single_output,
 )
-from .guard import EXIT_TABLE
+from .guard import EXIT_TABLE, ReportLost
 from .options import parse_grow, parse_int, parse_quality
 from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
@@ -514,8 +514,11 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
         run.note("; ".join(n for n in (fill_note, notes[0], _mapping_note(mapping, notes[1:])) if n))
         s = res.stats
         if args.stats:
-            print((f"{label}\n" if label else "") + format_stats(s))
-            run.print_phases()
+            try:
+                print((f"{label}\n" if label else "") + format_stats(s), flush=True)
+                run.print_phases()
+            except OSError as exc:  # standard output closed or full: the image is written all the same
+                raise ReportLost(exc) from exc
         if not args.quiet:
             extra = (f", the search area widened {s.widened} time{'s' if s.widened != 1 else ''} to find enough "
                      "sources") if s.widened else ""
