@@ -837,8 +837,8 @@ def test_one_mask_file_means_the_same_pixels_everywhere(files, run, monkeypatch,
     seen: list[np.ndarray] = []
     real = imageio.read_mask
 
-    def spy(p, size, *what):
-        out = real(p, size, *what)
+    def spy(p, size, *what, **how):
+        out = real(p, size, *what, **how)
         seen.append(out.copy())
         return out
 
@@ -941,3 +941,27 @@ def test_a_heic_photo_is_told_to_be_exported_and_a_result_named_after_an_unwrita
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     code, _, err = run("png_bytes.heic", "--mask", "m.png", "-o", "out.png")
     assert code == 0 and (tmp_path / "out.png").is_file(), err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_an_output_that_is_a_named_pipe_is_refused_not_replaced(files, run):
+    """``-o`` naming a named pipe (or a device), even with --overwrite: refused in one line and left
+    as it is, where replacing it with a file would leave its reader waiting for ever."""
+    import stat
+
+    pipe = files / "pipe.png"
+    os.mkfifo(pipe)
+    code, _, err = run("a.png", "--mask", "m.png", "-o", pipe, "-y", "--backend", "numpy")
+    assert code == 2 and "is a named pipe, not a file" in err and len(err.strip().splitlines()) == 1, err
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+@pytest.mark.parametrize("argv", [["a.png", "--mask", "m.png", "--backend", "numpy"],
+                                  ["resize", "a.png", "--width", "20", "--backend", "numpy"],
+                                  ["select", "a.png", "--box", "1,1,9,9"]])
+@pytest.mark.parametrize("output, said", [("afile/x.png", "afile is a file, not a folder"),
+                                          ("afile/", "-o afile/ names a folder, but afile is a file")])
+def test_an_output_path_through_a_file_says_so(files, run, argv, output, said):
+    (files / "afile").write_text("a file")
+    code, _, err = run(*argv, "-o", output)
+    assert code == 2 and said in err, err

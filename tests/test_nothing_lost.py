@@ -37,9 +37,9 @@ def another_run_finishes_first(monkeypatch):
     def arrange(out):
         real = atomic._write
 
-        def write(img, fh, fmt, opts):
+        def write(img, fh, fmt, opts, *rest):
             out.write_bytes(b"the other run's result")
-            return real(img, fh, fmt, opts)
+            return real(img, fh, fmt, opts, *rest)
 
         monkeypatch.setattr(atomic, "_write", write)
         return out

@@ -855,6 +855,36 @@ def test_a_jpeg_the_block_editor_fails_on_is_encoded_again_with_a_note_in_plain_
     assert _open(out).quantization == _open(src).quantization
 
 
+def test_a_jpeg_is_edited_block_by_block_without_the_system_s_temporary_folder(tmp_path, monkeypatch):
+    """The block editor's work files (jpeglib's copies of the input) go to a temporary folder
+    beside the output, removed after it: a temporary folder without room (here: none at all)
+    neither spoils the edit nor keeps a file."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no such folder"))
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, quality=88, crop=(0, 0, 160, 128))
+    _, plan, notes, _ = _fill(src, out)
+    assert plan.jpeg_edit is not None and notes == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.jpg", "p.jpg"]
+
+
+def test_a_jpeg_edit_that_finds_no_room_fails_as_the_write_and_is_not_encoded_again(tmp_path, monkeypatch):
+    """No room for the block editor's work is no room for the output: the write fails with the
+    disk's error (and leaves nothing), where encoding the whole JPEG again would change every block."""
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(jpeg_edit, "_edit", full)
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, quality=88, crop=(0, 0, 160, 128))
+    with pytest.raises(OSError, match="No space left"):
+        _fill(src, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jpg"]
+
+
 # -- metadata beyond EXIF, ICC and XMP ---------------------------------------------------------------
 
 def _png_with_text_and_tones(path):
@@ -1063,3 +1093,196 @@ def test_the_mapping_file_says_what_its_format_loses(tmp_path, run):
         code, _, err = run(tmp_path / "a.png", "--mask", mask, "-o", tmp_path / "o.png", "-y",
                            "--save-mapping", tmp_path / f"map.{ext}", "--backend", "numpy")
         assert code == 0 and f"--save-mapping {tmp_path / f'map.{ext}'}: {said}" in err, err
+
+
+# -- sample types, colour keys, thumbnails and profiles kept as the input had them ---------------
+
+def _raw_png(path, ihdr, chunks, rows):
+    """A PNG of ``rows`` (bytes of each row, unfiltered) with ``chunks`` before its pixels."""
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"".join(chunk(k, d) for k, d in chunks)
+                           + chunk(b"IDAT", zlib.compress(b"".join(b"\0" + r for r in rows))) + chunk(b"IEND", b""))
+
+
+def test_an_unsigned_32_bit_tiff_keeps_its_values(tmp_path):
+    # Pillow holds them as signed 32 bits: values from 2**31 up came back negative, and as 0 in PNG
+    yy, xx = np.mgrid[0:H, 0:W]
+    truth = (xx * 100000 + yy * 7 + 3_000_000_000).astype(np.uint32)
+    truth[0, :4] = [0, 1, 2**31 - 1, 2**32 - 1]
+    tifffile.imwrite(tmp_path / "u.tif", truth)
+    _, _, notes, mask = _fill(tmp_path / "u.tif", tmp_path / "o.tif")
+    back = tifffile.imread(tmp_path / "o.tif")
+    assert notes == [] and back.dtype == np.uint32 and np.array_equal(back[~mask], truth[~mask])
+    _, _, notes, mask = _fill(tmp_path / "u.tif", tmp_path / "o.png")
+    png = cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED)
+    assert png.dtype == np.uint16 and np.array_equal(png[~mask], np.minimum(truth, 65535)[~mask])
+    assert any("clipped to 0..65535" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("source", ["pgm", "int16"])
+def test_16_bit_grey_is_written_to_tiff_in_its_own_sample_type(tmp_path, source):
+    # Pillow reads both as 32-bit grey, and its TIFF writer stored them as int32
+    yy, xx = np.mgrid[0:H, 0:W]
+    if source == "pgm":
+        truth = (xx * 1100 + yy * 13 + 5).astype(np.uint16)
+        (tmp_path / "g.pgm").write_bytes(f"P5\n{W} {H}\n65535\n".encode() + truth.astype(">u2").tobytes())
+        src = tmp_path / "g.pgm"
+    else:
+        truth = (xx * 1100 - yy * 700 - 9000).astype(np.int16)
+        tifffile.imwrite(tmp_path / "s.tif", truth)
+        src = tmp_path / "s.tif"
+    _, _, notes, mask = _fill(src, tmp_path / "o.tif")
+    back = tifffile.imread(tmp_path / "o.tif")
+    assert notes == [] and back.dtype == truth.dtype and np.array_equal(back[~mask], truth[~mask])
+
+
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_a_low_bit_grey_pngs_colour_key_is_kept(tmp_path, depth):
+    # Pillow scales the pixels to 8 bits but not the key: it matched the wrong grey, or none
+    yy, xx = np.mgrid[0:H, 0:W]
+    value = ((xx // 3 + yy // 3) % (1 << depth)).astype(np.uint8)
+    bits = np.unpackbits(value[..., None], axis=2)[..., 8 - depth:].reshape(H, -1)
+    _raw_png(tmp_path / "g.png", struct.pack(">IIBBBBB", W, H, depth, 0, 0, 0, 0),
+             [(b"tRNS", struct.pack(">H", 1))], [np.packbits(r).tobytes() for r in bits])
+    clear = value == 1
+    _, _, notes, mask = _fill(tmp_path / "g.png", tmp_path / "o.png")
+    chunks = _png_chunks(tmp_path / "o.png")
+    out_depth, key = chunks["IHDR"][0][8], struct.unpack(">H", chunks["tRNS"][0])[0]
+    grey = cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED)  # libpng scales low depths to 8 bits
+    assert notes == [] and key < (1 << out_depth)
+    assert np.array_equal((grey == key * 255 // ((1 << out_depth) - 1))[~mask], clear[~mask])
+    _, _, notes, mask = _fill(tmp_path / "g.png", tmp_path / "o.tif")
+    back = tifffile.imread(tmp_path / "o.tif")
+    assert notes == [] and back.shape == (H, W, 2) and np.array_equal((back[..., 1] == 0)[~mask], clear[~mask])
+
+
+def _jpeg_with_thumbnail(path, rgb):
+    """A JPEG whose EXIF holds a thumbnail of ``rgb`` in IFD1, as cameras write it."""
+    thumb = io.BytesIO()
+    Image.fromarray(rgb).resize((24, 16)).save(thumb, "JPEG", quality=90)
+    thumb = thumb.getvalue()
+
+    def ifd(entries, nxt):
+        return struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", *e) for e in entries) \
+            + struct.pack("<I", nxt)
+    at1 = 8 + 18
+    tiff = b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 3, 1, 1)], at1) \
+        + ifd([(0x0103, 3, 1, 6), (0x0201, 4, 1, at1 + 42), (0x0202, 4, 1, len(thumb))], 0) + thumb
+    Image.fromarray(rgb).save(path, quality=92, exif=b"Exif\x00\x00" + tiff)
+    return thumb
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png"])
+def test_an_exif_thumbnail_is_dropped_with_a_note(tmp_path, ext):
+    # it would still show the object the mask removes
+    thumb = _jpeg_with_thumbnail(tmp_path / "t.jpg", _rng_rgb())
+    _, plan, notes, _ = _fill(tmp_path / "t.jpg", tmp_path / f"o.{ext}")
+    assert any("EXIF thumbnail" in n for n in notes), notes
+    out = (tmp_path / f"o.{ext}").read_bytes()
+    assert thumb[2:200] not in out
+    if ext == "jpg":  # edited block by block: every other APPn marker is the input's, byte for byte
+        assert plan.jpeg_edit is not None
+        before, after = _segments(tmp_path / "t.jpg"), _segments(tmp_path / "o.jpg")
+        assert [s for s in before if 0xE2 <= s[0] <= 0xEF or s[0] == 0xE0] \
+            == [s for s in after if 0xE2 <= s[0] <= 0xEF or s[0] == 0xE0]
+        app1 = [s for m, s in after if m == 0xE1]
+        assert len(app1) == 1 and len(app1[0]) == len([s for m, s in before if m == 0xE1][0])
+        tiff = app1[0][10:]
+        ifd0 = struct.unpack("<I", tiff[4:8])[0]
+        count = struct.unpack("<H", tiff[ifd0:ifd0 + 2])[0]
+        assert struct.unpack("<I", tiff[ifd0 + 2 + 12 * count:ifd0 + 6 + 12 * count])[0] == 0  # no IFD1
+        assert cv2.imread(str(tmp_path / "o.jpg")) is not None
+
+
+def _icc(space):
+    icc = bytearray(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    icc[16:20] = space
+    return bytes(icc)
+
+
+@pytest.mark.parametrize("src_mode, space, ext, kept", [
+    ("CMYK", b"CMYK", "png", False), ("CMYK", b"CMYK", "tif", True), ("L", b"GRAY", "webp", False),
+    ("L", b"GRAY", "tif", True), ("L", b"GRAY", "png", True), ("RGB", b"GRAY", "png", False)])
+def test_an_icc_profile_is_kept_only_for_its_colour_space(tmp_path, src_mode, space, ext, kept):
+    # a CMYK profile in an RGB file makes a colour-managed viewer fail
+    src = tmp_path / ("i.jpg" if src_mode == "CMYK" else "i.png")
+    Image.fromarray(_rng_rgb()).convert(src_mode).save(src, icc_profile=_icc(space))
+    _, _, notes, _ = _fill(src, tmp_path / f"o.{ext}")
+    out = tmp_path / f"o.{ext}"
+    if ext == "png":
+        held = "iCCP" in _png_chunks(out)
+    elif ext == "tif":
+        with tifffile.TiffFile(out) as tif:
+            held = 34675 in tif.pages[0].tags
+    else:
+        held = b"ICCP" in out.read_bytes()[:64]
+    assert held == kept
+    assert any("ICC colour profile is for" in n for n in notes) != kept, notes
+
+
+def test_a_16_bit_grey_and_alpha_tiff_is_read(tmp_path):
+    # the tool writes such TIFFs; Pillow cannot open them
+    yy, xx = np.mgrid[0:H, 0:W]
+    truth = np.dstack([xx * 1100 + yy * 3 + 1, (xx + yy) * 1000]).astype(np.uint16)
+    tifffile.imwrite(tmp_path / "ga.tif", truth, photometric="minisblack", extrasamples=[2], resolution=(150, 150),
+                     resolutionunit=2)
+    _, _, notes, mask = _fill(tmp_path / "ga.tif", tmp_path / "o.png")
+    got = cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED)  # grey+alpha as BGRA
+    assert notes == [] and got.dtype == np.uint16
+    assert np.array_equal(got[..., 0][~mask], truth[..., 0][~mask]) and np.array_equal(got[..., 3][~mask],
+                                                                                       truth[..., 1][~mask])
+    _fill(tmp_path / "ga.tif", tmp_path / "o.tif")
+    _, _, notes, _ = _fill(tmp_path / "o.tif", tmp_path / "again.tif")  # its own output, read back
+    with tifffile.TiffFile(tmp_path / "again.tif") as tif:
+        back, page = tif.pages[0].asarray(), tif.pages[0]
+        assert tuple(page.extrasamples) == (2,) and page.tags[282].value == (150, 1)
+    assert notes == [] and np.array_equal(back[~mask], truth[~mask])
+
+
+def test_a_16_bit_ppm_keeps_16_bits(tmp_path):
+    # Pillow reads it with 8 bits per channel
+    truth = (np.random.default_rng(3).random((H, W, 3)) * 65535).astype(np.uint16)
+    (tmp_path / "p.ppm").write_bytes(f"P6\n{W} {H}\n65535\n".encode() + truth.astype(">u2").tobytes())
+    _, _, notes, mask = _fill(tmp_path / "p.ppm", tmp_path / "o.png")
+    got = cv2.cvtColor(cv2.imread(str(tmp_path / "o.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGR2RGB)
+    assert notes == [] and got.dtype == np.uint16 and np.array_equal(got[~mask], truth[~mask])
+
+
+def test_a_16_bit_cmyk_tiff_says_it_is_reduced_to_8_bits(tmp_path):
+    truth = (np.random.default_rng(2).random((H, W, 4)) * 65535).astype(np.uint16)
+    tifffile.imwrite(tmp_path / "c.tif", truth, photometric="separated")
+    with pytest.warns(UserWarning, match="reduced to 8 bits"):
+        _, _, _, mask = _fill(tmp_path / "c.tif", tmp_path / "o.tif")
+    assert np.array_equal(tifffile.imread(tmp_path / "o.tif")[~mask], (truth >> 8)[~mask])
+
+
+def test_a_planar_tiff_written_upright_says_orientation_1_in_its_xmp(tmp_path):
+    planes = (np.random.default_rng(7).random((3, W, H)) * 65535).astype(np.uint16)
+    xmp = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+           b'<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>')
+    tifffile.imwrite(tmp_path / "p.tif", planes, planarconfig="separate", photometric="rgb",
+                     extratags=[(274, "H", 1, 6, True), (700, "B", len(xmp), xmp, True)])
+    _fill(tmp_path / "p.tif", tmp_path / "o.tif")
+    with tifffile.TiffFile(tmp_path / "o.tif") as tif:
+        page = tif.pages[0]
+        assert page.shape == (H, W, 3) and page.tags[274].value == 1
+        assert b'tiff:Orientation="1"' in page.tags[700].value and b'"6"' not in page.tags[700].value
+
+
+def test_what_no_output_keeps_is_said_dropped(tmp_path):
+    # a PNG's background colour and unitless aspect ratio, an ICO's other sizes, a TIFF's extra channel
+    rgb = _rng_rgb()
+    _raw_png(tmp_path / "c.png", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0),
+             [(b"bKGD", struct.pack(">HHH", 10, 20, 30)), (b"pHYs", struct.pack(">IIB", 2, 1, 0))],
+             [r.tobytes() for r in rgb])
+    _, _, notes, _ = _fill(tmp_path / "c.png", tmp_path / "o.png")
+    assert any("background colour (bKGD)" in n for n in notes) and any("aspect ratio" in n for n in notes), notes
+    Image.fromarray(rgb[:32, :32]).convert("RGBA").save(tmp_path / "i.ico", sizes=[(16, 16), (32, 32)])
+    _, _, notes, _ = _fill(tmp_path / "i.ico", tmp_path / "o.ico", mask=np.zeros((32, 32), bool))
+    assert any("other sizes (16x16)" in n for n in notes), notes
+    tifffile.imwrite(tmp_path / "x.tif", np.dstack([rgb, rgb[..., :1]]), photometric="rgb", extrasamples=[0])
+    _, _, notes, _ = _fill(tmp_path / "x.tif", tmp_path / "o.tif")
+    assert any("extra channel" in n for n in notes), notes

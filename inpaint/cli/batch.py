@@ -167,6 +167,8 @@ def named_folder(output: str | None) -> Path | None:
     folder = Path(output)
     if folder.is_dir() or (output.endswith(("/", os.sep)) and not folder.exists()):
         return folder
+    if output.endswith(("/", os.sep)):
+        raise InputError(f"-o {output} names a folder, but {folder} is a file")
     return None
 
 

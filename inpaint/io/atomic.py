@@ -121,12 +121,15 @@ def new_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
 
 
-def new_temp_folder(purpose: str) -> Path:
-    """A private folder in the system's temporary folder (``TMPDIR``), registered for
-    :func:`cleanup_temp_files` before it exists, and named like the temporary files, so that the
-    folders of killed runs are removed by the next one (:func:`remove_stale_temps`)."""
-    parent = tempfile.gettempdir()
-    remove_stale_temps(parent)
+def new_temp_folder(purpose: str, parent: str | os.PathLike[str] | None = None) -> Path:
+    """A private folder in ``parent`` (default: the system's temporary folder, ``TMPDIR``),
+    registered for :func:`cleanup_temp_files` before it exists, and named like the temporary
+    files, so that the folders of killed runs are removed by the next one (:func:`remove_stale_temps`)."""
+    parent = tempfile.gettempdir() if parent is None else os.fspath(parent)
+    key = os.path.realpath(parent)
+    if key not in _CLEANED:
+        _CLEANED.add(key)
+        remove_stale_temps(parent)
     for _ in range(100):
         folder = os.path.join(parent, f".{purpose}~inpaint.{_host_tag()}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
         with _TEMP_LOCK:
@@ -196,7 +199,7 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
             fd, tmp = new_temp(folder, path.name)
             written.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
-                note = _write(img, fh, fmt, opts)
+                note = _write(img, fh, fmt, opts, folder)
                 said = getattr(opts.get("plan"), "notes", ())  # printed before the work already
                 notes.append(None if note in said else note)
                 fh.flush()
@@ -243,8 +246,9 @@ _NO_LINKS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTS
              getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
-def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str | None:
-    """Encode one image by its plan: a JPEG block by block where the plan says so."""
+def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict, folder: Path | None = None) -> str | None:
+    """Encode one image by its plan: a JPEG block by block where the plan says so (its work files
+    in ``folder``, the output's, where the output has room)."""
     plan = opts.get("plan")
     if plan is None:
         return encode(img, fh, fmt, {k: opts[k] for k in ("exif", "icc_profile", "quality", "lossless")
@@ -261,17 +265,32 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict) -> str |
         try:
             data, _ = jpeg_edit.edit(edit["path"], img, mask, orientation=edit["orientation"],
                                      qtables=edit["qtables"], subsampling=edit["subsampling"],
-                                     header=edit.get("header"))
+                                     header=edit.get("header"), work=folder)
+        except OSError as exc:
+            if exc.errno in _NO_ROOM:  # the disk, not the JPEG: the write fails as any write there would
+                raise
+            return _encoded_again(img, fh, fmt, plan, exc)
         except Exception as exc:  # noqa: BLE001 - jpeglib could not: encode it again instead
-            note = encode(img, fh, fmt, plan.options)
-            # our own reasons are in a user's words; a library's error text is not for users
-            reason = f" ({exc})" if isinstance(exc, jpeg_edit.CannotEdit) else ""
-            why = f"the JPEG could not be edited block by block{reason}, so it was encoded again with its own " \
-                  "quantisation tables: the pixels outside the mask change slightly"
-            return "; ".join(n for n in (why, note) if n)
+            return _encoded_again(img, fh, fmt, plan, exc)
         fh.write(data)
         return None
     return encode(img, fh, fmt, plan.options)
+
+
+#: The errors of a write that no other encoding would escape (no room, no right to write).
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES}
+
+
+def _encoded_again(img: Image.Image | DeepImage, fh: Any, fmt: str, plan: Any, exc: Exception) -> str:
+    """The JPEG encoded again from the image (its block by block edit failed), and the note saying so."""
+    from . import jpeg_edit
+
+    note = encode(img, fh, fmt, plan.options)
+    # our own reasons are in a user's words; a library's error text is not for users
+    reason = f" ({exc})" if isinstance(exc, jpeg_edit.CannotEdit) else ""
+    why = f"the JPEG could not be edited block by block{reason}, so it was encoded again with its own " \
+          "quantisation tables: the pixels outside the mask change slightly"
+    return "; ".join(n for n in (why, note) if n)
 
 
 def save_image(img: Image.Image | DeepImage, path: str | os.PathLike[str], *, exif: Any = None,

@@ -54,9 +54,33 @@ def _float_to(img: Image.Image, fmt: str, allowed: set[str]) -> tuple[Image.Imag
     return Image.fromarray(grey), f"{fmt} cannot store floating-point pixels: written with 8 bits{clipped}"
 
 
-def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, str | None]:
+def grey_values(img: Image.Image, dtype: str | None = None) -> np.ndarray:
+    """The values of a grey image of mode ``I`` as int64; ``dtype`` ``'uint32'``: the file's
+    unsigned 32-bit values, which Pillow holds as the same bits, signed
+    (:attr:`~inpaint.io.pictures.Source.dtype`)."""
+    arr = np.asarray(img)
+    if dtype == "uint32" and arr.dtype == np.int32:
+        arr = arr.view(np.uint32)
+    return arr.astype(np.int64)
+
+
+def convert_for(img: Image.Image | DeepImage, fmt: str, dtype: str | None = None) -> tuple[Image.Image, str | None]:
     """Convert ``img`` to a mode ``fmt`` can store (:data:`~inpaint.io.formats.FORMATS`); return it
-    and a note if something is lost."""
+    and a note if something is lost.
+
+    Parameters
+    ----------
+    img : PIL.Image.Image or DeepImage
+    fmt : str
+        Pillow format name.
+    dtype : str, optional
+        The file's grey sample type of a mode ``I`` image (:attr:`~inpaint.io.pictures.Source.dtype`):
+        an unsigned 32-bit image's values are read as unsigned.
+
+    Returns
+    -------
+    PIL.Image.Image or DeepImage, str or None
+    """
     can = holds(fmt)
     if isinstance(img, DeepImage):
         if can is not None and can.deep:
@@ -101,7 +125,7 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
     if img.mode == "F":
         return _fit(*_float_to(img, fmt, allowed), fmt)
     if img.mode in ("I;16", "I;16B", "I;16L", "I"):
-        wide = np.asarray(img).astype(np.int64)
+        wide = grey_values(img, dtype)
         if img.mode == "I" and wide.size and wide.min() >= 0 and wide.max() <= 255:
             target = Image.fromarray(wide.astype(np.uint8))  # 8-bit values, as read_image sees them
             note = None
@@ -133,6 +157,22 @@ def convert_for(img: Image.Image | DeepImage, fmt: str) -> tuple[Image.Image, st
         target = img.convert("RGB")
         note = dropped if has_alpha else None
     return target, note
+
+
+#: The file sample types a grey image of mode ``I`` is written back in (TIFF).
+_GREY_TYPES = ("uint16", "int16", "uint32")
+#: An ICC profile's colour space (header bytes 16..20) by the colour of the modes written.
+_ICC_SPACE = {"RGB": b"RGB ", "RGBA": b"RGB ", "RGBX": b"RGB ", "P": b"RGB ", "PA": b"RGB ", "RGB;16": b"RGB ",
+              "RGBA;16": b"RGB ", "L": b"GRAY", "LA": b"GRAY", "1": b"GRAY", "I": b"GRAY", "I;16": b"GRAY",
+              "I;16B": b"GRAY", "I;16L": b"GRAY", "F": b"GRAY", "LA;16": b"GRAY", "CMYK": b"CMYK", "LAB": b"Lab "}
+
+
+def icc_fits(icc: bytes, mode: str) -> bool:
+    """Whether an ICC profile describes images of ``mode``: its header's colour space (bytes
+    16..20) is the mode's ('RGB ', 'GRAY', 'CMYK', 'Lab ').  A profile of another colour space
+    would make a colour-managed viewer fail or show wrong colours.  Modes not listed take any."""
+    space = _ICC_SPACE.get(mode)
+    return space is None or bytes(icc[16:20]) == space
 
 
 def _one_clear_entry(img: Image.Image) -> tuple[Image.Image, str | None]:
@@ -277,7 +317,9 @@ TIFF_STRIP = 1 << 20
 
 def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
                dpi: Any = None, xmp: bytes | None = None) -> None:
-    """Write an uncompressed TIFF from an (H, W, C) uint16 array (grey+alpha, RGB or RGBA).
+    """Write an uncompressed TIFF from an (H, W, C) integer array: uint16 grey+alpha, RGB or
+    RGBA, or grey (C = 1) of any integer type (a 16-bit or unsigned 32-bit grey image, which
+    Pillow's writer would store as signed 32 bits).
 
     Pillow has no mode for 16-bit colour, so its writer cannot take one; the tags still go
     through Pillow's own directory writer, as its TIFFs' do (EXIF tags, with the EXIF and GPS
@@ -298,12 +340,15 @@ def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes
         ifd[34675] = bytes(icc_profile)
     if xmp:
         ifd[700] = bytes(xmp)
-    stride = w * c * 2
+    size = arr.dtype.itemsize
+    stride = w * c * size
     rows = max(1, min(h, TIFF_STRIP // max(stride, 1)))
     counts = [stride * min(rows, h - y) for y in range(0, h, rows)]
-    ifd[256], ifd[257], ifd[258], ifd[259] = w, h, (16,) * c, 1
-    ifd[262] = 1 if c == 2 else 2  # grey (black is zero) or RGB
+    ifd[256], ifd[257], ifd[258], ifd[259] = w, h, (8 * size,) * c, 1
+    ifd[262] = 1 if c <= 2 else 2  # grey (black is zero) or RGB
     ifd[277], ifd[278], ifd[284] = c, rows, 1
+    if arr.dtype.kind == "i":
+        ifd[339] = (2,) * c  # signed integers
     if c in (2, 4):
         ifd[338] = (2,)  # the last channel is an unassociated alpha
     ifd.tagtype[273] = ifd.tagtype[279] = TiffTags.LONG
@@ -311,7 +356,7 @@ def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes
     ifd[273] = tuple(range(0, stride * h, stride * rows))  # from the pixels' start: Pillow adds it
     fh.write(b"II*\0" + struct.pack("<I", 8))
     fh.write(ifd.tobytes(8))
-    fh.write(memoryview(np.ascontiguousarray(arr, "<u2")).cast("B"))  # (no copy of the pixels as bytes)
+    fh.write(memoryview(np.ascontiguousarray(arr, arr.dtype.newbyteorder("<"))).cast("B"))  # (no copy as bytes)
 
 
 def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None = None) -> str | None:
@@ -325,7 +370,15 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
     exif, icc, xmp = opts.get("exif"), opts.get("icc_profile"), opts.get("xmp")
     if exif is not None and not len(exif):
         exif = None
-    img, note = convert_for(img, fmt)
+    dtype = opts.get("dtype")
+    img, note = convert_for(img, fmt, dtype)
+    if fmt == "TIFF" and isinstance(img, Image.Image) and img.mode == "I" and dtype in _GREY_TYPES:
+        # the file's own sample type, not Pillow's signed 32 bits; a filled value past its range
+        # (a blend's) is clipped, the others are the file's
+        info = np.iinfo(dtype)
+        grey = np.clip(grey_values(img, dtype), info.min, info.max).astype(dtype)
+        write_tiff(fh, grey[..., None], exif=exif, icc_profile=icc, dpi=img.info.get("dpi"), xmp=xmp)
+        return note
     if isinstance(img, DeepImage) and fmt == "PNG":
         write_png(fh, img.array, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"),
                   transparency=img.info.get("transparency"), xmp=xmp, chunks=opts.get("png_chunks", ()))
@@ -380,6 +433,9 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
         kwargs["exact"] = True  # keep the colour of fully transparent pixels too
     if fmt == "PNG":
         kwargs["compress_level"] = PNG_LEVEL
+        if img.mode == "1" and isinstance(img.info.get("transparency"), int):
+            # Pillow holds a 1-bit image's key as 0 or 255, and would write 255 in a 1-bit file
+            kwargs["transparency"] = 1 if img.info["transparency"] else 0
     if fmt == "ICO":
         kwargs["sizes"] = [img.size]
     if fmt == "GIF" and opts.get("comment"):

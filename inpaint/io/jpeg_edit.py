@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import struct
 import sys
 import tempfile
 import threading
@@ -82,11 +83,17 @@ def _libjpeg_warnings(path: Any) -> Iterator[dict]:
     outcome = {"quiet": False}
     try:
         sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no standard error to catch (or not a real file)
+        caught = tempfile.TemporaryFile()  # (unlinked at once: nothing to leave behind)
+    except (OSError, ValueError, AttributeError):  # no standard error, or no room to catch it
         yield outcome
         return
-    with tempfile.TemporaryFile() as caught:
+    try:
+        saved = os.dup(2)
+    except OSError:  # not a real file
+        caught.close()
+        yield outcome
+        return
+    with caught:
         os.dup2(caught.fileno(), 2)
         try:
             yield outcome
@@ -235,7 +242,8 @@ def mcu_box(mask: np.ndarray, orientation: int, mcu: tuple[int, int]) -> tuple[t
 
 
 def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.ndarray, *, orientation: int,
-         qtables: dict, subsampling: int, header: Any = None) -> tuple[bytes, int]:
+         qtables: dict, subsampling: int, header: Any = None,
+         work: str | os.PathLike[str] | None = None) -> tuple[bytes, int]:
     """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``image``.
 
     Parameters
@@ -254,6 +262,11 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
         The input's quantisation tables and subsampling (Pillow's forms).
     header : optional
         :func:`read_header`'s header of ``src``, read before the work (read here when None).
+    work : path-like, optional
+        Where the work files go (copies of the input's blocks; jpeglib writes them to files): a
+        temporary folder in it, removed after the edit, after a stop signal, or by the next
+        write there after a kill (:func:`inpaint.io.atomic.new_temp_folder`).  Default: the
+        system's temporary folder.
 
     Returns
     -------
@@ -268,15 +281,51 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
     """
     import jpeglib
 
+    from .atomic import drop_temp, new_temp_folder
+
     with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(src):
-        if header is None:
-            header, why = _read_header(jpeglib, src, qtables, subsampling)
-            if why:
-                raise CannotEdit(why)
-        return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling)
+        folder = str(new_temp_folder("jpeg-edit", work))
+        try:
+            with _work_files_in(jpeglib, folder):
+                if header is None:
+                    header, why = _read_header(jpeglib, src, qtables, subsampling)
+                    if why:
+                        raise CannotEdit(why)
+                return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling,
+                             folder)
+        finally:
+            drop_temp(folder)
 
 
-def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tuple[bytes, int]:
+@contextlib.contextmanager
+def _work_files_in(jpeglib: Any, folder: str) -> Any:
+    """jpeglib's temporary files (a copy of the input it decodes, the file it writes) in ``folder``
+    while the edit runs (under ``_LOCK``: no other thread calls jpeglib meanwhile).  jpeglib makes
+    them with :class:`tempfile.NamedTemporaryFile` in the system's temporary folder, which a stop
+    signal would leave behind and whose lack of room would fail the edit."""
+    import functools
+    import importlib
+    import types
+
+    made = types.SimpleNamespace(NamedTemporaryFile=functools.partial(tempfile.NamedTemporaryFile, dir=folder))
+    modules = []
+    for name in ("dct_jpeg", "spatial_jpeg", "progressive_jpeg", "functional"):
+        try:
+            module = importlib.import_module(f"{jpeglib.__name__}.{name}")
+        except ImportError:
+            continue
+        if getattr(module, "tempfile", None) is tempfile:
+            modules.append(module)
+    for module in modules:
+        module.tempfile = made
+    try:
+        yield
+    finally:
+        for module in modules:
+            module.tempfile = tempfile
+
+
+def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling, folder) -> tuple[bytes, int]:
     colour = bool(header.has_chrominance)
     factors = np.asarray(header.samp_factor)
     vv, hv = (int(factors[0][0]), int(factors[0][1])) if colour else (1, 1)
@@ -293,33 +342,34 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling) -> tu
     grid = touched_mcus(changed, mcu)
     dct = copy.copy(header)  # the header stays unread: a plan can be written again
     dct.load()
-    with tempfile.TemporaryDirectory(prefix="inpaint-jpeg-") as tmp:
-        part = os.path.join(tmp, "part.jpg")
-        img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
-        # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
-        # quantised with the table the input gives that component, whichever slot holds it
-        img.save(part, "JPEG", qtables=_tables_by_component(dct, qtables, colour),
-                 subsampling=subsampling if colour else 0)
-        new = jpeglib.read_dct(part)
-        new.load()
-        comps = 3 if colour else 1
-        if any(not np.array_equal(new.get_component_qt(c), dct.get_component_qt(c)) for c in range(comps)):
-            raise CannotEdit("the new blocks' quantisation tables differ from the input's")
-        by, bx = sy0 // 8, sx0 // 8
-        # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
-        _copy(dct.Y, new.Y, touched_mcus(changed, (8, 8)), by, bx)
-        if colour:
-            for old_c, new_c in ((dct.Cb, new.Cb), (dct.Cr, new.Cr)):
-                _copy(old_c, new_c, grid, sy0 // mcu[0], sx0 // mcu[1])
-        # written from the coefficients alone (jpeglib would decode the input again to copy its
-        # parameters); the input's markers are put back as they are stored
-        dct.content, dct.markers = None, []
-        out = os.path.join(tmp, "out.jpg")
-        dct.write_dct(out, flags=["OPTIMIZE_CODING"])
-        data = Path(out).read_bytes()
+    part = os.path.join(folder, "part.jpg")
+    img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
+    # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
+    # quantised with the table the input gives that component, whichever slot holds it
+    img.save(part, "JPEG", qtables=_tables_by_component(dct, qtables, colour),
+             subsampling=subsampling if colour else 0)
+    new = jpeglib.read_dct(part)
+    new.load()
+    comps = 3 if colour else 1
+    if any(not np.array_equal(new.get_component_qt(c), dct.get_component_qt(c)) for c in range(comps)):
+        raise CannotEdit("the new blocks' quantisation tables differ from the input's")
+    by, bx = sy0 // 8, sx0 // 8
+    # luma is not subsampled: its 8x8 blocks without a changed pixel keep their coefficients
+    _copy(dct.Y, new.Y, touched_mcus(changed, (8, 8)), by, bx)
+    if colour:
+        for old_c, new_c in ((dct.Cb, new.Cb), (dct.Cr, new.Cr)):
+            _copy(old_c, new_c, grid, sy0 // mcu[0], sx0 // mcu[1])
+    # written from the coefficients alone (jpeglib would decode the input again to copy its
+    # parameters); the input's markers are put back as they are stored
+    dct.content, dct.markers = None, []
+    out = os.path.join(folder, "out.jpg")
+    dct.write_dct(out, flags=["OPTIMIZE_CODING"])
+    data = Path(out).read_bytes()
     content = bytes(header.content)
     trailer = content[jpeg_end(content):]  # kept byte for byte, at the end as it was (offsets from the end hold)
-    return (data[:2] + b"".join(_app_segments(content)) + data[_after_app(data):] + trailer,
+    # pixels changed: an EXIF thumbnail would still show them as they were
+    return (data[:2] + b"".join(drop_exif_thumbnail(seg) for seg in _app_segments(content))
+            + data[_after_app(data):] + trailer,
             int(grid.sum()))
 
 
@@ -403,6 +453,53 @@ def _app_segments(data: bytes) -> list[bytes]:
             segments.append(data[i:end])
         i = end
     return segments
+
+
+def drop_exif_thumbnail(segment: bytes) -> bytes:
+    """An APP1 EXIF segment without its thumbnail (IFD1), which would still show the picture as
+    it was before the edit; any other segment as it is.
+
+    The thumbnail's bytes and its directory are zeroed and IFD0's link to it is cleared, in
+    place: the segment keeps its length and every other offset in it (a maker note's too), so
+    nothing else in the file moves.  A segment whose directories cannot be followed is kept as
+    it is."""
+    if segment[1:2] != b"\xe1" or segment[4:10] != b"Exif\x00\x00":
+        return segment
+    tiff = bytearray(segment[10:])
+    end = {b"II": "<", b"MM": ">"}.get(bytes(tiff[:2]))
+    if end is None or len(tiff) < 8:
+        return segment
+
+    def num(fmt: str, at: int) -> int:
+        return struct.unpack_from(end + fmt, tiff, at)[0]
+
+    try:
+        ifd0 = num("I", 4)
+        link = ifd0 + 2 + 12 * num("H", ifd0)
+        ifd1 = num("I", link)
+        if ifd1 == 0:
+            return segment
+        count = num("H", ifd1)
+        table_end = ifd1 + 2 + 12 * count + 4
+        if ifd1 < 8 or table_end > len(tiff):
+            return segment
+        values: dict[int, list[int]] = {}
+        for i in range(count):
+            at = ifd1 + 2 + 12 * i
+            tag, kind, n = num("H", at), num("H", at + 2), num("I", at + 4)
+            size = {3: 2, 4: 4}.get(kind)
+            if tag in (0x0111, 0x0117, 0x0201, 0x0202) and size and n <= 4096:
+                first = at + 8 if n * size <= 4 else num("I", at + 8)
+                values[tag] = [num("H" if size == 2 else "I", first + j * size) for j in range(n)]
+        parts = list(zip(values.get(0x0201, []), values.get(0x0202, []))) + \
+            list(zip(values.get(0x0111, []), values.get(0x0117, [])))
+        for start, length in parts:
+            tiff[start:min(start + length, len(tiff))] = bytes(max(0, min(length, len(tiff) - start)))
+        tiff[ifd1:table_end] = bytes(table_end - ifd1)
+        struct.pack_into(end + "I", tiff, link, 0)
+    except struct.error:
+        return segment
+    return segment[:10] + bytes(tiff)
 
 
 def _after_app(data: bytes) -> int:

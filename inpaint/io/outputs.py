@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,8 +87,18 @@ def check_output(path: str | os.PathLike[str] | None, *, mode: str | None, size:
                          f"is {w}x{h}; use .png or .tif")
     if path.is_dir():
         raise InputError(f"{what} {path} is a folder; give a file name")
+    try:
+        kind = path.stat().st_mode
+    except OSError:
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind):  # replacing it would cut off a reader or a device
+        thing = "a named pipe" if stat.S_ISFIFO(kind) else "a device or socket"
+        raise InputError(f"{what} {path} is {thing}, not a file; results are written to files "
+                         "(standard output: -o -)")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
+        if folder.exists():
+            raise InputError(f"{folder} is a file, not a folder: the {what} {path} cannot be written in it")
         raise InputError(f"output folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(f"output folder {folder} is not writable")

@@ -75,6 +75,13 @@ class Source:
         ``cHRM``, ``sRGB``, ``sBIT``) as ``(type, data)``.
     comment : bytes or None
         GIF: its comment.
+    dropped : list of str
+        What the reader could not carry into the picture, in a note's words (a PNG's background
+        colour, an ICO's other sizes...).
+    dtype : str or None
+        The grey samples' type in the file where Pillow reads them into its 32-bit mode ``I``:
+        ``'uint16'`` (a 16-bit PGM), ``'int16'`` (a signed 16-bit TIFF) or ``'uint32'`` (an
+        unsigned 32-bit TIFF, whose values Pillow holds as the same bits, signed).  None otherwise.
     """
 
     format: str | None = None
@@ -88,6 +95,8 @@ class Source:
     segments: list = dataclasses.field(default_factory=list)
     png_chunks: list = dataclasses.field(default_factory=list)
     comment: bytes | None = None
+    dtype: str | None = None
+    dropped: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

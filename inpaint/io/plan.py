@@ -17,7 +17,7 @@ import numpy as np
 from PIL import ExifTags, Image
 
 from ..errors import InputError
-from .encode import convert_for, output_format
+from .encode import convert_for, icc_fits, output_format
 from .formats import holds
 from .pictures import DeepImage, Picture
 
@@ -74,6 +74,10 @@ def _probe(picture: Picture) -> Image.Image | DeepImage:
         return DeepImage(np.ascontiguousarray(picture.wide[:2, :2]), info)
     if picture.image.mode in ("F", "I"):  # the conversion depends on the whole image's range
         arr = np.asarray(picture.image)
+        if picture.source.dtype == "uint32":  # the same bits, unsigned (convert_for reads them so)
+            ends = arr.view(np.uint32).reshape(-1)
+            ends = [ends.min(), ends.max()] if ends.size else [0, 0]
+            return Image.fromarray(np.array([ends, ends], np.uint32).view(np.int32))
         finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr.reshape(-1)
         ends = [finite.min(), finite.max()] if finite.size else [0, 0]
         return Image.fromarray(np.array([ends, ends], dtype=arr.dtype))
@@ -82,6 +86,10 @@ def _probe(picture: Picture) -> Image.Image | DeepImage:
         img.info["transparency"] = picture.image.info["transparency"]
     return img
 
+
+#: The colour of a written mode, in a note's words.
+_COLOUR_WORD = {"RGB": "RGB", "RGBA": "RGB", "P": "RGB", "PA": "RGB", "L": "grey", "LA": "grey", "1": "grey",
+                "I": "grey", "F": "grey", "CMYK": "CMYK", "LAB": "CIELAB"}
 
 #: The GPS IFD's tag in EXIF.
 _GPS_IFD = 0x8825
@@ -92,6 +100,16 @@ def _tag_name(tag: int, ifd_id: int | None = None) -> str:
     if ifd_id == _GPS_IFD:
         return ExifTags.GPSTAGS.get(tag, f"GPS tag {tag}")
     return ExifTags.TAGS.get(tag, f"tag {tag}")
+
+
+def _has_thumbnail(exif: Image.Exif) -> bool:
+    """Whether an EXIF block holds a thumbnail (its IFD1 points at JPEG or strip data).  No output
+    keeps it: Pillow writes no IFD1, and a JPEG edited block by block has it removed."""
+    try:
+        ifd1 = exif.get_ifd(ExifTags.IFD.IFD1)
+    except Exception:  # noqa: BLE001 - a damaged link: no thumbnail can be read either
+        return False
+    return 0x0201 in ifd1 or 0x0111 in ifd1
 
 
 def fit_exif(exif: Image.Exif, limit: int) -> tuple[bytes | None, str | None]:
@@ -202,9 +220,11 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     if quality is not None and (can is None or can.lossy == "never"):
         raise InputError(f"--quality applies to lossy outputs (.jpg, .webp); {Path(path).name} is {fmt}, "
                          "which is written without loss")
-    _, note = convert_for(_probe(picture), fmt)
+    written, note = convert_for(_probe(picture), fmt, src.dtype)
     if note:
         notes.append(note)
+    if src.dtype:
+        opts["dtype"] = src.dtype
     # metadata, within the format's limits
     exif = picture.exif
     if exif is not None and len(exif):
@@ -217,9 +237,17 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
                 notes.append(note)
             if raw:
                 opts["exif"] = raw
+            if src.format != "TIFF" and _has_thumbnail(exif):  # (a TIFF's next directory is its next page)
+                notes.append("the EXIF thumbnail (a small copy of the picture as it was) is not kept: it would "
+                             "still show what the mask removes")
     if picture.icc_profile:
         if can is not None and not can.icc:
             notes.append(f"{fmt} cannot hold the ICC colour profile: it was dropped (colours may look different)")
+        elif not icc_fits(picture.icc_profile, written.mode) and not (
+                fmt == src.format == "JPEG" and written.mode == picture.image.mode):  # (a JPEG's own, as it came)
+            space = bytes(picture.icc_profile[16:20]).decode("latin-1").strip() or "unknown"
+            notes.append(f"the ICC colour profile is for {space} colour but the {fmt} is written as "
+                         f"{_COLOUR_WORD.get(written.mode.split(';')[0], written.mode)}: the profile was dropped")
         else:
             opts["icc_profile"] = picture.icc_profile
     if src.xmp:
@@ -277,6 +305,7 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             else:  # lossy in, lossy out: encoded again all the same
                 notes.append(f"{fmt} is lossy: {again} (write .png, .tif or .webp to keep {it})")
     _other_metadata(src, fmt, plan)
+    notes.extend(src.dropped)
     if src.trailer and plan.jpeg_edit is None:
         notes.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
                      "data) were dropped: only a JPEG edited block by block keeps them")

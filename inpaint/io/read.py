@@ -252,13 +252,44 @@ def _grey_alpha16(path: Path) -> np.ndarray | None:
     return np.stack([(raw[..., 0] << 8) | raw[..., 1], (raw[..., 2] << 8) | raw[..., 3]], axis=2)
 
 
+def _ppm16(path: Path, img: Image.Image, tiles: list) -> np.ndarray | None:
+    """The 16-bit pixels of a binary colour PPM whose maximum value is over 255 (which Pillow
+    scales to 8 bits), scaled to 0..65535; None for any other file or one not read."""
+    if img.format != "PPM" or img.mode != "RGB" or len(tiles) != 1:
+        return None
+    tile = tiles[0]
+    args = tile.args if hasattr(tile, "args") else tile[3]
+    if getattr(tile, "codec_name", tile[0]) != "ppm" or not isinstance(args, tuple) or len(args) < 2 \
+            or not isinstance(args[1], int) or not 255 < args[1] <= 65535:
+        return None
+    maxval, offset = args[1], tile.offset if hasattr(tile, "offset") else tile[2]
+    w, h = img.size
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            raw = np.frombuffer(fh.read(w * h * 6), ">u2")
+    except OSError:
+        return None
+    if raw.size != w * h * 3:
+        return None
+    wide = np.minimum(raw.reshape(h, w, 3), maxval).astype(np.uint16)
+    if maxval != 65535:  # as Pillow scales to 8 bits: the full range, one to one
+        wide = np.rint(wide.astype(np.float64) * (65535 / maxval)).astype(np.uint16)
+    return wide
+
+
 def _deep(path: Path, img: Image.Image, tiles: list) -> tuple[np.ndarray | None, str | None]:
     """Full-depth pixels of a 16-bit colour image (or None), and a warning if they are lost."""
     raws = [_rawmode(t) for t in tiles]
-    if img.mode not in ("RGB", "RGBA", "LA") or not raws or not all(";16" in r for r in raws):
-        return None, None
     lost = (f"image {shown(path)} has 16 bits per channel, which Pillow reads as 8 bits here: "
-            "the result has 8 bits per channel")
+            "the result is reduced to 8 bits per channel")
+    ppm = _ppm16(path, img, tiles)
+    if ppm is not None:
+        return ppm, None
+    if img.mode in WIDE_GREY or not raws or not all(";16" in r for r in raws):
+        return None, None
+    if img.mode not in ("RGB", "RGBA", "LA"):  # e.g. 16-bit CMYK: Pillow keeps 8 bits of it
+        return None, lost
     codecs = {getattr(t, "codec_name", t[0]) for t in tiles}
     if not codecs <= {"zip", "raw", "libtiff"} or not all(r.endswith(("16B", "16L", "16N")) for r in raws):
         return None, lost
@@ -376,20 +407,28 @@ def _tiff_layout(path: Path) -> tuple[int, int, int] | None:
 
 
 def _separate_planes(p: Path) -> Picture | None:
-    """A TIFF whose colour planes are stored apart at more than 8 bits, read with tifffile (Pillow
-    decodes such a file as noise, or not at all); None for any other file."""
+    """A TIFF Pillow cannot decode, read with tifffile: colour planes stored apart at more than
+    8 bits (Pillow decodes them as noise, or not at all) and 16-bit grey with an unassociated
+    alpha (which Pillow cannot open); None for any other file."""
     layout = _tiff_layout(p)
-    if layout is None or layout[0] != 2 or layout[1] <= 8 or layout[2] not in (3, 4):
+    if layout is None:
+        return None
+    planar, bits, samples = layout
+    apart = planar == 2 and bits > 8 and samples in (2, 3, 4)
+    if not apart and not (bits == 16 and samples == 2):
         return None
     try:
         import tifffile
     except ImportError:
-        raise InputError(f"image {shown(p)} is a TIFF with {layout[1]}-bit colour planes stored apart, which "
-                         "Pillow cannot read correctly; install tifffile (pip install tifffile) to read it, or "
-                         "save it with interleaved (contiguous) planes") from None
+        what = f"{bits}-bit colour planes stored apart" if apart else "16-bit grey and alpha"
+        raise InputError(f"image {shown(p)} is a TIFF with {what}, which Pillow cannot read correctly; install "
+                         "tifffile (pip install tifffile) to read it"
+                         + (", or save it with interleaved (contiguous) planes" if apart else "")) from None
     try:
         with tifffile.TiffFile(p) as tif:
             page = tif.pages[0]
+            if samples == 2 and (int(page.photometric) != 1 or tuple(int(e) for e in page.extrasamples) != (2,)):
+                return None  # not grey + unassociated alpha: Pillow's reading (or refusal) stands
             arr = page.asarray()
             axes = page.axes
     except Exception as exc:  # noqa: BLE001 - a damaged file can make the decoder raise anything
@@ -399,27 +438,57 @@ def _separate_planes(p: Path) -> Picture | None:
     if arr.ndim != 3 or arr.dtype != np.uint16:
         raise InputError(f"image {shown(p)} is a TIFF with colour planes stored apart as {arr.dtype} {axes}, "
                          "which cannot be read here; save it with interleaved planes")
-    exif, icc, source = _metadata(p)
+    exif, icc, source, dpi = _metadata(p)
     wide = np.ascontiguousarray(_ORIENT.get(source.orientation, lambda a: a)(arr[..., :4]))
+    if source.orientation in _TURNS and source.xmp:  # written upright: the XMP's orientation is 1 too
+        source.xmp = _xmp_upright(source.xmp)
     if _ORIENTATION in exif:
         exif[_ORIENTATION] = 1
-    rgb = (wide[..., :3] >> 8).astype(np.uint8)
-    return Picture(rgb=rgb, image=Image.fromarray(rgb), exif=exif, icc_profile=icc, path=p, wide=wide,
+    rgb = (wide[..., :3] >> 8).astype(np.uint8) if wide.shape[2] >= 3 else \
+        np.repeat((wide[..., :1] >> 8).astype(np.uint8), 3, axis=2)
+    image = Image.fromarray(rgb)
+    if dpi:
+        image.info["dpi"] = dpi
+    return Picture(rgb=rgb, image=image, exif=exif, icc_profile=icc, path=p, wide=wide,
                    scale=257.0, source=source)
 
 
-def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source]:
-    """A file's EXIF (its EXIF and GPS IFDs read in), ICC profile and what else it holds, read
-    with Pillow without decoding its pixels (for a file whose pixels another reader decodes)."""
+def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source, tuple[float, float] | None]:
+    """A TIFF's EXIF (its EXIF and GPS IFDs read in), ICC profile, what else it holds and its
+    resolution in dots per inch, read without decoding its pixels (for a file whose pixels
+    another reader decodes).  A file Pillow cannot open has its tags read as an EXIF block."""
     try:
         with Image.open(p) as img:
             exif = img.getexif()
             for ifd in (0x8769, 0x8825):  # as read_image does
                 exif.get_ifd(ifd)
+            dpi = img.info.get("dpi") if 282 in img.tag_v2 else None
             exif = real_exif(exif)
-            return exif, img.info.get("icc_profile"), _source(p, img, exif)
+            return exif, img.info.get("icc_profile"), _source(p, img, exif), dpi
+    except UnidentifiedImageError:
+        pass
     except Exception:  # noqa: BLE001 - damaged metadata: the pixels are read all the same
-        return Image.Exif(), None, Source(format="TIFF")
+        return Image.Exif(), None, Source(format="TIFF"), None
+    try:  # a TIFF's first directory is laid out as an EXIF block is: Pillow reads its tags so
+        exif = Image.Exif()
+        exif.load(p.read_bytes())
+        for ifd in (0x8769, 0x8825):
+            exif.get_ifd(ifd)
+        icc, xmp = exif.get(34675), exif.get(700)
+        dpi = None
+        if 282 in exif:
+            per = 2.54 if exif.get(296, 2) == 3 else 1.0  # per centimetre
+            dpi = (float(exif[282]) * per, float(exif.get(283, exif[282])) * per)
+        try:
+            orientation = int(exif.get(_ORIENTATION, 1) or 1)
+        except (TypeError, ValueError):
+            orientation = 1
+        exif = real_exif(exif)
+        source = Source(format="TIFF", xmp=bytes(xmp) if isinstance(xmp, (bytes, bytearray)) and xmp else None,
+                        orientation=orientation if orientation in range(1, 9) else 1)
+        return exif, bytes(icc) if isinstance(icc, (bytes, bytearray)) else None, source, dpi
+    except Exception:  # noqa: BLE001 - damaged metadata: the pixels are read all the same
+        return Image.Exif(), None, Source(format="TIFF"), None
 
 
 def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
@@ -472,6 +541,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     icc = img.info.get("icc_profile")
     exif = real_exif(exif)
     source = _source(p, img, exif)
+    source.dtype = _sample_dtype(img, tiles)
+    _scale_grey_key(img, tiles)
     wide, lost = _deep(p, img, tiles)
     if lost:
         warn(InputWarning(lost))
@@ -494,6 +565,8 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
             np.repeat((wide[..., :1] >> 8).astype(np.uint8), 3, axis=2)
     elif mode in WIDE_GREY:
         arr = np.asarray(turned)
+        if source.dtype == "uint32":  # Pillow's signed 32 bits hold the file's unsigned values
+            arr = arr.view(np.uint32)
         scale = float_scale(arr) if mode in ("F", "I") else 257.0
         rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
     else:
@@ -511,6 +584,35 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
                              f"({exc})") from None
     return Picture(rgb=rgb, image=turned, exif=exif, icc_profile=icc, path=p, wide=wide, scale=scale,
                    frames=frames, source=source)
+
+
+#: Pillow's rawmodes of 16- and 32-bit grey read into mode ``I``: bits, byte order, signed.
+_GREY_RAW = re.compile(r"I;(16|32)([BLN]?)(S?)")
+#: The file's grey sample type by (bits, signed), where Pillow's mode ``I`` (signed 32 bits) is
+#: not it.
+_GREY_DTYPE = {("16", ""): "uint16", ("16", "S"): "int16", ("32", ""): "uint32"}
+
+
+def _sample_dtype(img: Image.Image, tiles: list) -> str | None:
+    """The file's grey sample type (:attr:`Source.dtype`) of an image Pillow reads as mode ``I``."""
+    if img.mode != "I" or not tiles:
+        return None
+    found = {_GREY_RAW.fullmatch(_rawmode(t)) for t in tiles}
+    kinds = {(m.group(1), m.group(3)) if m else None for m in found}
+    return _GREY_DTYPE.get(kinds.pop()) if len(kinds) == 1 else None
+
+
+def _scale_grey_key(img: Image.Image, tiles: list) -> None:
+    """Scale the colour key of a 2- or 4-bit grey PNG as Pillow scales its pixels to 8 bits:
+    Pillow leaves the key in the file's units, where it matches the wrong grey or none."""
+    key = img.info.get("transparency")
+    if img.format != "PNG" or img.mode != "L" or not isinstance(key, int) or not tiles:
+        return
+    raws = {_rawmode(t) for t in tiles}
+    if len(raws) == 1 and (raw := raws.pop()) in ("L;2", "L;4"):
+        top = (1 << int(raw[2])) - 1
+        if key <= top:  # (a key out of the file's range matches no pixel: left so)
+            img.info["transparency"] = key * (255 // top)
 
 
 def real_exif(exif: Image.Exif) -> Image.Exif:
@@ -559,9 +661,11 @@ def _webp_lossless(path: Path) -> bool | None:
 _PNG_KEPT = (b"tEXt", b"zTXt", b"iTXt", b"gAMA", b"cHRM", b"sRGB", b"sBIT")
 
 
-def _png_chunks(path: Path) -> list[tuple[bytes, bytes]]:
-    """The chunks of :data:`_PNG_KEPT` in a PNG file, as ``(type, data)`` in file order."""
+def _png_chunks(path: Path, lost: list[str] | None = None) -> list[tuple[bytes, bytes]]:
+    """The chunks of :data:`_PNG_KEPT` in a PNG file, as ``(type, data)`` in file order; what no
+    output keeps (a background colour, an aspect ratio without a unit) is added to ``lost``."""
     found: list[tuple[bytes, bytes]] = []
+    lost = [] if lost is None else lost
     try:
         with open(path, "rb") as fh:
             if fh.read(8) != b"\x89PNG\r\n\x1a\n":
@@ -573,6 +677,13 @@ def _png_chunks(path: Path) -> list[tuple[bytes, bytes]]:
                 size, kind = struct.unpack(">I", head[:4])[0], head[4:]
                 if kind == b"IEND":
                     break
+                if kind == b"bKGD":
+                    lost.append("the PNG's background colour (bKGD) was dropped")
+                elif kind == b"pHYs" and size == 9:
+                    phys = fh.read(9)
+                    fh.seek(-9, os.SEEK_CUR)
+                    if phys[8] == 0 and phys[:4] != phys[4:8]:  # (Pillow reads only a unit of metres)
+                        lost.append("the PNG's pixel aspect ratio (pHYs without a unit) was dropped")
                 if kind in _PNG_KEPT:  # (text may follow the picture data too: its chunks are skipped over)
                     data = fh.read(size)
                     if kind != b"iTXt" or not data.startswith(b"XML:com.adobe.xmp\x00"):
@@ -621,7 +732,13 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         except (OSError, ValueError):  # a damaged header: the pixels were read; keep what is known
             pass
     elif img.format == "PNG":
-        src.png_chunks = _png_chunks(path)
+        src.png_chunks = _png_chunks(path, src.dropped)
+    elif img.format == "ICO" and len(img.info.get("sizes") or ()) > 1:
+        others = sorted(set(img.info["sizes"]) - {img.size})
+        src.dropped.append("the ICO's other sizes (" + ", ".join(f"{w}x{h}" for w, h in others)
+                           + ") were dropped: only the largest is used")
+    elif img.format == "TIFF" and img.mode == "RGB" and 0 in tuple(getattr(img, "tag_v2", {}).get(338, ()) or ()):
+        src.dropped.append("the TIFF's extra channel (of unspecified use) was dropped")
     elif img.format == "GIF" and img.info.get("comment"):
         comment = img.info["comment"]
         src.comment = comment.encode("utf-8") if isinstance(comment, str) else bytes(comment)
