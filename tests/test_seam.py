@@ -504,3 +504,19 @@ def test_cli_mask_errors_come_alone(tmp_path, monkeypatch, capsys):
     assert _cli("rgba.png", "--width", "40", "--no-restore", "-o", "out.png", "--backend", "numpy") == 2
     assert "--no-restore applies to the --remove mask" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rgba.png", "turned.png"]
+
+
+def test_cli_resize_states_the_new_size_in_the_exif(tmp_path, monkeypatch):
+    """A resized photo's EXIF gives its new width and height (PixelXDimension, PixelYDimension),
+    where the input's stated them; read back by Pillow from the file."""
+    from PIL import Image
+
+    monkeypatch.chdir(tmp_path)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 64x48, shown 48x64
+    exif.get_ifd(0x8769).update({0xA002: 64, 0xA003: 48})
+    Image.fromarray(_img(np.random.default_rng(1), 48, 64)).save("px.jpg", exif=exif, quality=95)
+    assert _cli("px.jpg", "--width", "40", "-o", "out.png", "-q", "--backend", "numpy") == 0
+    with Image.open("out.png") as im:
+        dims = im.getexif().get_ifd(0x8769)
+        assert im.size == (40, 64) and (dims[0xA002], dims[0xA003]) == (40, 64)

@@ -112,6 +112,25 @@ def _has_thumbnail(exif: Image.Exif) -> bool:
     return 0x0201 in ifd1 or 0x0111 in ifd1
 
 
+#: The EXIF tags of the picture's width and height (PixelXDimension, PixelYDimension, in the EXIF IFD).
+_PIXEL_DIMENSIONS = (0xA002, 0xA003)
+
+
+def _sized(exif: Image.Exif, size: tuple[int, int]) -> Image.Exif:
+    """A copy of ``exif`` whose picture dimensions, where it states them, are ``size`` (a resize's):
+    a viewer that reads them would otherwise lay the result out at the input's size."""
+    stated = exif.get_ifd(ExifTags.IFD.Exif)
+    if not any(tag in stated for tag in _PIXEL_DIMENSIONS):
+        return exif
+    copy = Image.Exif()
+    copy.load(exif.tobytes())
+    dims = copy.get_ifd(ExifTags.IFD.Exif)
+    for tag, value in zip(_PIXEL_DIMENSIONS, size):
+        if tag in dims:
+            dims[tag] = int(value)
+    return copy
+
+
 def fit_exif(exif: Image.Exif, limit: int) -> tuple[bytes | None, str | None]:
     """The EXIF block in at most ``limit`` bytes: its largest values dropped one by one until it
     fits (a maker note, a comment...), or none at all; and a note naming what was dropped."""
@@ -227,6 +246,8 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
         opts["dtype"] = src.dtype
     # metadata, within the format's limits
     exif = picture.exif
+    if exif is not None and len(exif) and size is not None and tuple(size) != tuple(picture.size):
+        exif = _sized(exif, size)
     if exif is not None and len(exif):
         if can is not None and not can.exif:
             gps = " (the GPS position too)" if len(exif.get_ifd(_GPS_IFD)) else ""
