@@ -965,3 +965,14 @@ def test_an_output_path_through_a_file_says_so(files, run, argv, output, said):
     (files / "afile").write_text("a file")
     code, _, err = run(*argv, "-o", output)
     assert code == 2 and said in err, err
+
+
+@pytest.mark.parametrize("argv", [["a.png", "--mask", "wrong.png", "--backend", "numpy"],
+                                  ["resize", "a.png", "--protect", "wrong.png", "--width", "20"],
+                                  ["select", "a.png", "--box", "500,500,600,600"]])
+def test_a_run_refused_leaves_no_output_folder_it_made(files, run, argv):
+    save_mask(files / "wrong.png", np.zeros((5, 7), bool))
+    code, _, err = run(*argv, "-o", "new/")
+    assert code == 2 and not (files / "new").exists(), err
+    (files / "kept").mkdir()
+    assert run(*argv, "-o", "kept/")[0] == 2 and (files / "kept").is_dir()  # one that was there stays

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,21 @@ def make_output_folder(folder: Path | None) -> None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise InputError(f"cannot make the output folder {folder}: {e.strerror or e}") from e
+
+
+@contextlib.contextmanager
+def made_output_folder(folder: Path | None) -> Iterator[None]:
+    """:func:`make_output_folder` for one image's run: a folder it makes is removed again, where
+    still empty, when the run fails or is stopped (its checks refused the input, say)."""
+    new = folder is not None and not folder.is_dir()
+    make_output_folder(folder)
+    try:
+        yield
+    except BaseException:
+        if new:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # (only an empty folder)
+        raise
 
 
 def output_for(image: Path, folder: Path | None, suffix: str) -> Path:

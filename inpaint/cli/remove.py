@@ -32,6 +32,7 @@ from .batch import (
     best_devices,
     check_shared,
     is_batch,
+    made_output_folder,
     make_output_folder,
     output_folder,
     output_for,
@@ -340,8 +341,8 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
                 args.protect = str(protect)
             if mask_path is not None and args.around is not None:  # the --around mask, read as given
                 args.around, mask_path = mask_path, None
-            make_output_folder(args.out_dir)
-            _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
+            with made_output_folder(args.out_dir):
+                _remove_one(args, options, radius, image_path, mask_path, out, phases=phases)
         return 0
     return _remove_batch(args, options, radius, work, jobs)
 

@@ -235,6 +235,7 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         best_devices,
         check_shared,
         is_batch,
+        made_output_folder,
         make_output_folder,
         output_folder,
         output_for,
@@ -271,8 +272,9 @@ def _run(args: argparse.Namespace, phases: Phases | None = None) -> int:
         protect, remove = (command_path(m) if m else None for m in (args.protect, args.remove))
         with standard_streams([("input image", src), ("--protect mask", protect), ("--remove mask", remove)], out,
                               [("--save-seams", args.save_seams)]) as ((src, protect, remove), out):
-            make_output_folder(out_dir)
-            _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams, phases=phases)
+            with made_output_folder(out_dir):
+                _resize_one(args, src, out, protect, remove, radius, engine, seams_file=args.save_seams,
+                            phases=phases)
         return 0
     if args.save_seams is not None:
         raise InputError("--save-seams takes one image, not a batch")

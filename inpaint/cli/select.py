@@ -155,7 +155,7 @@ def main(argv: Sequence[str], prog: str = "inpaint select") -> int:
 
 
 def _run(args: argparse.Namespace, prog: str) -> int:
-    from .batch import make_output_folder, named_folder
+    from .batch import made_output_folder, named_folder
     from .streams import command_path, is_stream, standard_streams
 
     if str(args.image).strip() == "":
@@ -179,8 +179,8 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         out = command_path(args.output) if args.output is not None else src.with_name(f"{src.stem}{MASK_SUFFIX}.png")
     around = command_path(args.around) if args.around is not None else None
     with standard_streams([("input image", src), ("--around mask", around)], out) as ((src, around), out):
-        make_output_folder(folder)
-        return _select_one(args, prog, src, around, out)
+        with made_output_folder(folder):
+            return _select_one(args, prog, src, around, out)
 
 
 def _select_one(args: argparse.Namespace, prog: str, src: Path, around: Path | None, out: Path) -> int:
