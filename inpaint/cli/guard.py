@@ -438,25 +438,36 @@ class _Closed:
 
 class _Watched:
     """A standard stream that remembers a failed write, so that the guard can tell which stream
-    failed: an error of standard error (a full device) cannot be reported on it."""
+    failed: an error of standard error (a full device) cannot be reported on it.  ``messages``:
+    the stream only says how the work goes (standard error), so a write that fails is dropped and
+    the work goes on (a note that cannot be printed must not cost the photo); the run's status
+    then says that something could not be said."""
 
-    def __init__(self, stream: Any):
+    def __init__(self, stream: Any, messages: bool = False):
         self._stream = stream
+        self._messages = messages
         self.failed = False
 
     def write(self, text: str) -> int:
+        if self.failed and self._messages:
+            return len(text)
         try:
             return self._stream.write(text)
         except OSError:
             self.failed = True
+            if self._messages:
+                return len(text)
             raise
 
     def flush(self) -> None:
+        if self.failed and self._messages:
+            return
         try:
             self._stream.flush()
         except OSError:
             self.failed = True
-            raise
+            if not self._messages:
+                raise
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -470,7 +481,7 @@ def _watched_streams() -> Iterator[tuple[_Watched, _Watched]]:
     out, err = sys.stdout, sys.stderr
     sink = open(os.devnull, "w", encoding="utf-8") if err is None else None  # closed below
     sys.stdout = _Watched(out if out is not None else _Closed())
-    sys.stderr = _Watched(err if err is not None else sink)
+    sys.stderr = _Watched(err if err is not None else sink, messages=True)
     try:
         yield sys.stdout, sys.stderr
     finally:
@@ -652,7 +663,9 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         with show_warnings(prog), cancel.scope():  # a stop request ends every job of this run
             status = _run_command(fn)
             flush_stdout()
-            return status
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            return EXIT_BAD_INPUT if err.failed and status == 0 else status  # what it had to say is lost
     except SystemExit:
         raise
     except (KeyboardInterrupt, cancel.Cancelled):
@@ -682,7 +695,7 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
         if code == EXIT_INTERNAL:
             _say(f"{prog}: internal error: {type(exc).__name__}: {one_line(exc)} (this is a bug; "
                  "run with INPAINT_DEBUG=1 for the traceback and report it)")
-        elif on_stdout and not isinstance(exc, BrokenPipeError):
+        elif on_stdout and not isinstance(exc, (BrokenPipeError, ReportLost)):
             _say(f"{prog}: error: cannot write to standard output: {error_message(exc)}")
         else:
             _say(f"{prog}: error: {error_message(exc)}")
