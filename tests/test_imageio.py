@@ -790,3 +790,39 @@ def test_a_photo_given_as_a_mask_gets_a_warning_and_a_feathered_mask_none(tmp_pa
         warnings.simplefilter("error")
         imageio.read_mask(tmp_path / "feather.png", (W, H))
         imageio.read_mask(tmp_path / "speckle.png", (W, H))
+
+
+@pytest.mark.parametrize("top, shift", [(200, 0), (4000, 4), (30000, 7), (60000, 8)])
+def test_deep_samples_are_seen_through_the_bits_they_use(tmp_path, top, shift):
+    """A 16-bit file whose values use fewer bits (12-bit data, or values under 256) is seen at
+    full contrast: its view is the high byte of the bits used, not of 16 bits (which left 12-bit
+    data 16 levels of near black, and values under 256 all black)."""
+    grey = np.zeros((8, 16), np.uint16)
+    grey[:, 8:] = top
+    grey[0, 0] = top // 3
+    Image.fromarray(grey).save(tmp_path / "g.png")
+    rgb = np.zeros((8, 16, 3), np.uint16)
+    rgb[:, 8:] = top
+    tifffile = pytest.importorskip("tifffile")
+    tifffile.imwrite(tmp_path / "c.tif", rgb)
+    for name, values in (("g.png", grey), ("c.tif", rgb[..., 0])):
+        pic = imageio.read_image(tmp_path / name)
+        expected = np.minimum(values.astype(np.int64) >> shift, 255).astype(np.uint8)
+        np.testing.assert_array_equal(pic.rgb[..., 0], expected)
+        assert pic.scale == (257.0 if shift == 8 else 2 ** shift)
+
+
+def test_a_fill_of_16_bit_values_under_256_copies_the_right_side(tmp_path, run):
+    """Seen through the bits they use, dark 16-bit values are filled from what matches: a hole
+    in the left (50) half takes 50s, outside it every value is kept (a blind view took either)."""
+    grey = np.full((48, 64), 50, np.uint16)
+    grey[:, 32:] = 200
+    Image.fromarray(grey).save(tmp_path / "d.png")
+    mask = np.zeros((48, 64), np.uint8)
+    mask[18:30, 8:20] = 255
+    Image.fromarray(mask).save(tmp_path / "d_mask.png")
+    code, _, err = run(tmp_path / "d.png", "-o", tmp_path / "out.png", "--backend", "numpy", "-q")
+    assert code == 0, err
+    with Image.open(tmp_path / "out.png") as im:
+        out = np.asarray(im)
+    assert out.dtype == np.uint16 and (out == grey).all()

@@ -115,8 +115,10 @@ class Picture:
     wide : ndarray or None
         (H, W, C) uint16: the full-depth pixels of a 16-bit colour (or grey+alpha) image.
     scale : float
-        Full-depth units per step of the 8-bit view in the colour channels (1 for 8-bit
-        images, 257 for 16-bit, 1/255 for a float image whose values are 0..1).
+        Full-depth units per step of the 8-bit view in the colour channels: 1 for 8-bit
+        images, 257 for 16-bit ones that use the 16th bit, ``2 ** (bits - 8)`` for deeper ones
+        whose values use fewer bits (12-bit data in a 16-bit file: 16; see
+        :func:`inpaint.io.read.int_scale`), 1/255 for a float image whose values are 0..1.
     frames : int
         Frames in the file (only the first is used).
     source : Source

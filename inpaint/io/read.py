@@ -313,13 +313,44 @@ FLOAT_UNIT_MOST = 2.0
 
 
 def float_scale(arr: np.ndarray) -> float:
-    """Value units per 8-bit step of a float or 32-bit grey image: 1/255 for float values in 0..1
-    (up to :data:`FLOAT_UNIT_MOST`), 1 for 0..255, 257 for larger ranges (16-bit)."""
+    """Value units per 8-bit step of a float or integer grey image: 1/255 for float values in 0..1
+    (up to :data:`FLOAT_UNIT_MOST`), else as for integers (:func:`int_scale`)."""
     finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
     hi = float(finite.max(initial=0))
     if arr.dtype.kind == "f" and hi <= FLOAT_UNIT_MOST:
         return 1.0 / 255.0
-    return 1.0 if hi <= 255 else 257.0
+    if arr.dtype.kind == "f":
+        return 1.0 if hi <= 255 else 257.0
+    return int_scale(int(hi))
+
+
+def int_scale(hi: int) -> float:
+    """Value units per 8-bit step of integer samples whose largest is ``hi``: the view is the high
+    byte of the bits the values use (12-bit data in a 16-bit file is seen at full contrast, not
+    as 16 levels of near black): 1 up to 255, 257 from 32768 on (the 16-bit high byte), and
+    ``2 ** (bits - 8)`` between."""
+    if hi <= 255:
+        return 1.0
+    bits = int(hi).bit_length()
+    return 257.0 if bits >= 16 else float(1 << (bits - 8))
+
+
+def _int_view8(wide: np.ndarray, scale: float) -> np.ndarray:
+    """The 8-bit view of integer samples at ``scale`` (:func:`int_scale`)."""
+    if scale == 1.0:
+        return np.clip(wide, 0, 255).astype(np.uint8)
+    if scale == 257.0:
+        return (np.clip(wide, 0, 65535) >> 8).astype(np.uint8)
+    return np.minimum(np.clip(wide, 0, None) >> (int(scale).bit_length() - 1), 255).astype(np.uint8)
+
+
+def wide_view(wide: np.ndarray) -> tuple[np.ndarray, float]:
+    """The (H, W, 3) uint8 view of 16-bit colour or grey+alpha samples ``wide`` (H, W, C), and its
+    scale (:func:`int_scale` of the colour channels' largest value)."""
+    colour = wide[..., :3] if wide.shape[2] >= 3 else wide[..., :1]
+    scale = int_scale(int(colour.max(initial=0)))
+    view = _int_view8(colour.astype(np.int64) if scale not in (1.0, 257.0) else colour, scale)
+    return (view if view.shape[2] == 3 else np.repeat(view, 3, axis=2)), scale
 
 
 def grey_view8(img: Image.Image) -> np.ndarray:
@@ -327,8 +358,7 @@ def grey_view8(img: Image.Image) -> np.ndarray:
     or float), as the fill sees it: 16 bits by their high byte, 32-bit and float values by their
     range (:func:`float_scale`).  Pillow's ``convert('L')`` clips them instead."""
     arr = np.asarray(img)
-    scale = float_scale(arr) if img.mode in ("F", "I") else 257.0
-    return _view8(arr, img.mode, scale)
+    return _view8(arr, img.mode, float_scale(arr))
 
 
 def _view8(arr: np.ndarray, mode: str, scale: float) -> np.ndarray:
@@ -337,8 +367,7 @@ def _view8(arr: np.ndarray, mode: str, scale: float) -> np.ndarray:
         grey = np.clip(np.rint(np.nan_to_num(arr.astype(np.float64) / scale, nan=0.0, posinf=255, neginf=0)),
                        0, 255).astype(np.uint8)
     else:
-        wide = arr.astype(np.int64)
-        grey = (wide.clip(0, 255) if scale == 1.0 else (np.clip(wide, 0, 65535) >> 8)).astype(np.uint8)
+        grey = _int_view8(arr.astype(np.int64), scale)
     return grey
 
 
@@ -444,13 +473,12 @@ def _separate_planes(p: Path) -> Picture | None:
         source.xmp = _xmp_upright(source.xmp)
     if _ORIENTATION in exif:
         exif[_ORIENTATION] = 1
-    rgb = (wide[..., :3] >> 8).astype(np.uint8) if wide.shape[2] >= 3 else \
-        np.repeat((wide[..., :1] >> 8).astype(np.uint8), 3, axis=2)
+    rgb, scale = wide_view(wide)
     image = Image.fromarray(rgb)
     if dpi:
         image.info["dpi"] = dpi
     return Picture(rgb=rgb, image=image, exif=exif, icc_profile=icc, path=p, wide=wide,
-                   scale=257.0, source=source)
+                   scale=scale, source=source)
 
 
 def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source, tuple[float, float] | None]:
@@ -560,14 +588,12 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     mode = turned.mode
     scale = 1.0
     if wide is not None:
-        scale = 257.0
-        rgb = (wide[..., :3] >> 8).astype(np.uint8) if wide.shape[2] >= 3 else \
-            np.repeat((wide[..., :1] >> 8).astype(np.uint8), 3, axis=2)
+        rgb, scale = wide_view(wide)
     elif mode in WIDE_GREY:
         arr = np.asarray(turned)
         if source.dtype == "uint32":  # Pillow's signed 32 bits hold the file's unsigned values
             arr = arr.view(np.uint32)
-        scale = float_scale(arr) if mode in ("F", "I") else 257.0
+        scale = float_scale(arr)
         rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
     else:
         try:

@@ -62,7 +62,7 @@ def _blend(picture: Picture, out: np.ndarray, sel: Any, fill: np.ndarray, rows: 
         change = fill.astype(np.int64) - src8.astype(np.int64)
         if picture.wide is not None:
             chans = 3 if out.shape[2] >= 3 else 1
-            moved = out[sel, :chans].astype(np.int64) + change[:, :chans] * 257
+            moved = out[sel, :chans].astype(np.int64) + change[:, :chans] * int(picture.scale)
             out[sel, :chans] = np.clip(moved, 0, 65535).astype(out.dtype)
         elif mode == "F":
             full = picture.full
