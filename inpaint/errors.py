@@ -67,6 +67,20 @@ class CaseDataError(InpaintError, RuntimeError):
     """A bundled example's file is missing, corrupt or inconsistent with its manifest (:mod:`inpaint.io.cases`)."""
 
 
+class ReportLost(InpaintError, OSError):
+    """The result is written, but its report could not be: standard output is closed or full.
+
+    Attributes
+    ----------
+    cause : OSError
+        The error of the write to standard output.
+    """
+
+    def __init__(self, cause: OSError):
+        super().__init__(cause.errno, cause.strerror)
+        self.cause = cause
+
+
 class SeamError(InputError):
     """Arguments :func:`inpaint.seam.resize` cannot carry out: an option, a size or a mask, or a
     target size or removal that the protected pixels make impossible.

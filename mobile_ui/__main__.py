@@ -251,6 +251,9 @@ def input_problem(args: argparse.Namespace) -> str | None:
 
     if args.case is not None and (args.image is not None or args.mask is not None):
         return "give either --case or an image (and --mask), not both"
+    state = getattr(args, "state_dir", None)
+    if state is not None and os.path.exists(state) and not os.path.isdir(state):
+        return f"--state-dir {state} is a file, not a folder"
     try:
         if args.backend is None:
             from inpaint.methods.options import BACKEND

@@ -119,6 +119,14 @@ class Shell(Layout):
             self.original_label.pos = (ed.x + dp(8), ed.top - self.original_label.height - dp(8))
 
 
+def printable(text: str) -> str:
+    """``text`` as it can be drawn: a file name's undecodable bytes as replacement characters."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a lone surrogate of another kind
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 class InpaintApp(App):
     """Object removal on a touch screen: paint a mask, tap Remove, keep editing."""
 
@@ -180,12 +188,25 @@ class InpaintApp(App):
         self.prefs = SettingsController(self)
         self.keys = KeyController(self)
 
+    def on_status(self, _app: Any, text: str) -> None:
+        """A file name that is not valid UTF-8 (its bytes kept as surrogates) shows with a
+        replacement character: Kivy cannot draw the surrogates, and would fail."""
+        self.status = printable(text)
+
+    def on_info(self, _app: Any, text: str) -> None:
+        self.info = printable(text)
+
     # -- lifecycle ----------------------------------------------------------------------
     @property
     def state_dir(self) -> Path:
+        """The folder of the settings and previews, made when missing (where it cannot be, the
+        writes there fail and are logged: the app, and quitting it, go on)."""
         if self._state_dir is None:
             self._state_dir = Path(self.user_data_dir)
-        self._state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            Logger.warning(f"Inpaint: cannot make the settings folder {self._state_dir}: {exc}")
         return self._state_dir
 
     def _get_user_data_dir(self):

@@ -78,6 +78,7 @@ class SettingsController:
         path = self.path()
         tmp = path.with_suffix(".json.part")
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(settings.document(self.settings_to_save(), state), indent=1), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:

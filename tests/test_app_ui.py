@@ -2490,3 +2490,34 @@ def test_settings_say_when_the_chosen_device_is_not_on_this_machine(fresh):
         app.dialogs.dismiss_popup()
     finally:
         app.backend, app.device = saved
+
+
+def test_a_file_name_that_is_not_utf8_shows_in_the_status(fresh):
+    """A photo named with bytes that are no UTF-8 (kept as surrogates) is named with a replacement
+    character: Kivy cannot draw the surrogates."""
+    app, label = fresh, fresh.root.ids.status_label
+    app.status = "Opened caf\udce9.png"
+    pump(2)
+    assert app.status == "Opened caf\ufffd.png" and label.text == app.status
+    app.info = "caf\udce9.png 64x48"
+    assert app.info == "caf\ufffd.png 64x48"
+
+
+def test_a_settings_folder_that_cannot_be_made_never_stops_the_app(fresh, tmp_path):
+    """Settings that cannot be saved (their folder is a file) are logged: saving, as quitting
+    does, goes on; and the command refuses such a --state-dir before the app starts."""
+    import argparse
+
+    from mobile_ui import __main__ as app_main
+
+    blocked = tmp_path / "state.png"
+    blocked.write_bytes(b"a file")
+    old = fresh._state_dir
+    fresh._state_dir = blocked / "inside"
+    try:
+        fresh.prefs.save()  # (raised FileExistsError / NotADirectoryError before)
+        assert fresh.state_dir == blocked / "inside"
+    finally:
+        fresh._state_dir = old
+    args = argparse.Namespace(case=None, image=None, mask=None, backend="numpy", state_dir=str(blocked))
+    assert app_main.input_problem(args) == f"--state-dir {blocked} is a file, not a folder"

@@ -170,3 +170,25 @@ def test_wheel_states_the_code_and_photo_licences(wheel):
     licences = [n for n in zf.namelist() if "/licenses/" in n]
     assert any(n.endswith("licenses/LICENSE") for n in licences)
     assert any(n.endswith("licenses/datasets/SOURCES.md") for n in licences)
+
+
+def test_the_sdist_carries_what_its_tests_need(tmp_path):
+    """The tests run from an unpacked sdist: every Python file of tests/ is in it (the shared
+    fixtures and the toy family, not only the test modules)."""
+    import tarfile
+
+    import setuptools.build_meta as backend
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                             "__pycache__", ".hypothesis", ".pytest_cache", "docs"))
+    cwd = os.getcwd()
+    os.chdir(tree)
+    try:
+        name = backend.build_sdist(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    with tarfile.open(tmp_path / name) as tar:
+        packed = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    wanted = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py") if "__pycache__" not in p.parts}
+    assert not wanted - packed

@@ -37,8 +37,8 @@ def result_file(*extensions: str) -> Callable[[str], str]:
 def described(doc: str | None, first_line: bool = False) -> str:
     """A module docstring's first paragraph (or line) as a command's ``--help`` text: without the
     reStructuredText marks (``x``, :mod:`x`) that ``--help`` would show as they are."""
-    text = (doc or "").strip()
-    text = text.splitlines()[0] if first_line else text.split("\n\n")[0]
+    text = (doc or "").strip()  # (None under python -OO, which drops docstrings)
+    text = (text.splitlines() or [""])[0] if first_line else text.split("\n\n")[0]
     text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text).replace("``", "")
     return " ".join(text.split())
 

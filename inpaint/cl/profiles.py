@@ -148,6 +148,14 @@ _NOT_LIMITS = ("clock_mhz", "image_support", "double_support", "opencl_version",
 _PARTITION_NAMES = {"host": "none", "coprocess": "coprocess"}
 
 
+def _readme() -> str:
+    """Where the profiles' fields are described: the shipped README, installed or in a checkout."""
+    try:
+        return str(data_dir("profiles") / "README.md")
+    except FileNotFoundError:
+        return "the profiles' README.md"
+
+
 def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
     where = str(path) if path else name
     if "device_stages" in data:
@@ -156,11 +164,11 @@ def _parse(data: Mapping[str, Any], name: str, path: Path | None) -> Profile:
     informational = sorted(set(data) & set(_NOT_LIMITS))
     if informational:
         raise ProfileError(f"{where}: {', '.join(informational)} cap nothing, so a profile does not take them "
-                           "(keep them as comments); see profiles/README.md")
+                           f"(keep them as comments); see {_readme()}")
     known = set(_INT_FIELDS) | set(_STR_FIELDS) | {"name", "device_type", "max_work_item_sizes"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ProfileError(f"{where}: unknown field(s) {', '.join(unknown)}; see profiles/README.md")
+        raise ProfileError(f"{where}: unknown field(s) {', '.join(unknown)}; see {_readme()}")
     if "name" not in data:
         raise ProfileError(f"{where}: field 'name' is required (a string, e.g. name = \"{name}\")")
     if not isinstance(data["name"], str) or not data["name"].strip():

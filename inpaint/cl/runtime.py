@@ -56,7 +56,7 @@ class _PyOpenCL:
     def __getattr__(self, name: str) -> Any:
         module = load_pyopencl()
         if module is None:
-            raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+            raise OpenCLUnavailable(f"pyopencl is not installed; {PYOPENCL_HINT}")
         return getattr(module, name)
 
     def __bool__(self) -> bool:
@@ -71,6 +71,9 @@ cl = _PyOpenCL()
 T = TypeVar("T")
 
 INSTALL_HINT = f"install an OpenCL driver, or the portable CPU driver with \"{install_hint('pocl')}\" (pyopencl + PoCL)"
+#: What to install where pyopencl itself is missing (a driver alone would not do).
+PYOPENCL_HINT = (f"install it with \"{install_hint('opencl')}\" for an OpenCL driver you have, or with "
+                 f"\"{install_hint('pocl')}\" together with the portable CPU driver")
 
 
 def _loadable() -> None:
@@ -83,7 +86,7 @@ def _loadable() -> None:
 def _platforms() -> list[Any]:
     _loadable()
     if not cl:
-        raise OpenCLUnavailable(f"pyopencl is not installed; {INSTALL_HINT}")
+        raise OpenCLUnavailable(f"pyopencl is not installed; {PYOPENCL_HINT}")
     preload.wait()  # the loader's first listing, if the command started it, ends first
     try:
         with signals_held():  # the driver may start its threads here

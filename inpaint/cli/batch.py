@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cancel
-from ..errors import BuildFailure, InputError
+from ..errors import BuildFailure, InputError, ReportLost
 from ..io.naming import (
     IMAGE_EXTENSIONS,
     MASK_SUFFIX,
@@ -46,7 +46,6 @@ from ..io.naming import (
 from .guard import (
     EXIT_BAD_INPUT,
     EXIT_NO_DEVICE,
-    ReportLost,
     error_message,
     exit_code,
     stop_exception,

@@ -34,7 +34,16 @@ from typing import Any, NoReturn
 
 from .. import cancel
 from ..cl.kcache import address_space_limit
-from ..errors import CaseDataError, DeviceError, ImageTooLarge, InputError, OpenCLUnavailable, OutOfMemory, ProfileError
+from ..errors import (
+    CaseDataError,
+    DeviceError,
+    ImageTooLarge,
+    InputError,
+    OpenCLUnavailable,
+    OutOfMemory,
+    ProfileError,
+    ReportLost,
+)
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
@@ -71,14 +80,6 @@ def _opencl_out_of_memory(exc: BaseException) -> bool:
 def thread_error(exc: BaseException) -> bool:
     """Whether ``exc`` says that a thread could not be started (a process or memory limit)."""
     return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
-
-
-class ReportLost(OSError):
-    """The result is written, but its report could not be: standard output is closed or full."""
-
-    def __init__(self, cause: OSError):
-        super().__init__(cause.errno, cause.strerror)
-        self.cause = cause
 
 
 def exit_code(exc: BaseException) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import DISTRIBUTION, __version__
-from ..errors import InputError, InputWarning
+from ..errors import InputError, InputWarning, ReportLost
 from ..io.naming import REMOVED_SUFFIX, find_mask, shown
 from ..methods import registry
 from ..methods.context import RunContext
@@ -40,7 +40,7 @@ from .batch import (
     run_batch,
     single_output,
 )
-from .guard import EXIT_TABLE, ReportLost
+from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
 from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases

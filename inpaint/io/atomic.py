@@ -262,16 +262,19 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict, folder: 
         mask = opts.get("mask")
         if mask is None:  # no word of what changed: every block is encoded from the image
             mask = np.ones((img.size[1], img.size[0]), bool)
+        work = new_temp_folder("jpeg-edit", folder)
         try:
             data, _ = jpeg_edit.edit(edit["path"], img, mask, orientation=edit["orientation"],
                                      qtables=edit["qtables"], subsampling=edit["subsampling"],
-                                     header=edit.get("header"), work=folder)
+                                     header=edit.get("header"), work=work)
         except OSError as exc:
             if exc.errno in _NO_ROOM:  # the disk, not the JPEG: the write fails as any write there would
                 raise
             return _encoded_again(img, fh, fmt, plan, exc)
         except Exception as exc:  # noqa: BLE001 - jpeglib could not: encode it again instead
             return _encoded_again(img, fh, fmt, plan, exc)
+        finally:
+            drop_temp(str(work))
         fh.write(data)
         return None
     return encode(img, fh, fmt, plan.options)

@@ -263,10 +263,10 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
     header : optional
         :func:`read_header`'s header of ``src``, read before the work (read here when None).
     work : path-like, optional
-        Where the work files go (copies of the input's blocks; jpeglib writes them to files): a
-        temporary folder in it, removed after the edit, after a stop signal, or by the next
-        write there after a kill (:func:`inpaint.io.atomic.new_temp_folder`).  Default: the
-        system's temporary folder.
+        An empty folder for the work files (copies of the input's blocks; jpeglib writes them to
+        files), which the caller removes (the writes make one beside the output:
+        :func:`inpaint.io.atomic.new_temp_folder`).  Default: a temporary folder of the system's,
+        removed after the edit.
 
     Returns
     -------
@@ -281,20 +281,14 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
     """
     import jpeglib
 
-    from .atomic import drop_temp, new_temp_folder
-
-    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(src):
-        folder = str(new_temp_folder("jpeg-edit", work))
-        try:
-            with _work_files_in(jpeglib, folder):
-                if header is None:
-                    header, why = _read_header(jpeglib, src, qtables, subsampling)
-                    if why:
-                        raise CannotEdit(why)
-                return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling,
-                             folder)
-        finally:
-            drop_temp(folder)
+    with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(src), \
+            contextlib.nullcontext(os.fspath(work)) if work is not None else \
+            tempfile.TemporaryDirectory(prefix="inpaint-jpeg-") as folder, _work_files_in(jpeglib, folder):
+        if header is None:
+            header, why = _read_header(jpeglib, src, qtables, subsampling)
+            if why:
+                raise CannotEdit(why)
+        return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling, folder)
 
 
 @contextlib.contextmanager
