@@ -171,3 +171,63 @@ def test_command_line_protect(tmp_path):
     r = _cli("a.png", "--mask", "a_mask.png", "--protect", "a_mask.png", "-o", "out3.png", "--backend", "numpy",
              "--method", "criminisi", cwd=tmp_path)
     assert r.returncode == 0 and "in both the mask and --protect" in r.stderr
+
+
+@pytest.mark.parametrize("distance", [5, 6, 8, 10])
+def test_no_tone_of_a_protected_object_near_the_sources_reaches_the_fill(runtime, distance):
+    """A grey wall, an object in it, and a protected red frame around it, a few pixels beyond the
+    level's work area: the split vote's tones (its low-pass map) leave the frame out there too, so
+    the fill is the wall's grey alone, on numpy and OpenCL alike."""
+    img = np.full((64, 80, 3), 100, np.uint8)
+    mask = np.zeros((64, 80), bool)
+    mask[28:36, 36:44] = True
+    frame = np.zeros((64, 80), bool)
+    d = distance
+    frame[27 - d:37 + d, 35 - d:45 + d] = True
+    frame[28 - d:36 + d, 36 - d:44 + d] = False
+    img[frame] = (250, 0, 0)
+    runs = [inpaint(img, mask, protect=frame, backend=b) for b in ("numpy", "opencl")]
+    np.testing.assert_array_equal(runs[0].image, runs[1].image)
+    assert (runs[0].image[mask] == 100).all()
+
+
+def test_a_hole_filled_in_groups_takes_nothing_from_under_the_other_groups(runtime):
+    """Far-apart objects are filled as groups, each with the others protected: what lies under
+    the other objects (here: inverted) changes no filled pixel."""
+    img = (np.random.default_rng(12).integers(0, 2, (49, 66, 3)) * 255).astype(np.uint8)
+    mask = np.zeros((49, 66), bool)
+    for y, x in [(2, 43), (3, 27), (9, 7), (12, 63), (24, 1), (37, 7)]:
+        mask[y:y + 3, x:x + 3] = True
+    other = img.copy()
+    other[mask] = 255 - img[mask]
+    for backend in ("numpy", "opencl"):
+        first, second = (inpaint(im, mask, backend=backend, patch=3) for im in (img, other))
+        assert first.stats.groups > 1
+        np.testing.assert_array_equal(first.image, second.image)
+
+
+def test_the_low_pass_map_leaves_out_the_protected_pixels_it_is_given():
+    """``reference.low_pass`` against a naive loop: each pixel's rounded mean of the known
+    pixels (not hole, not protected, inside the image) in its 7x7 box."""
+    from inpaint.methods.multiscale import reference as ref
+
+    rng = np.random.default_rng(3)
+    est = rng.integers(0, 256, (30, 40, 4), dtype=np.uint8)
+    hole = np.zeros((8, 10), np.uint8)  # the work area at (y, x) = (10, 12)
+    hole[2:5, 3:7] = 1
+    protect = rng.random((30, 40)) < 0.2
+    protect[10:18, 12:22] = False  # (the work area's own are in its hole map)
+    hole[6, 1] = 2
+    rect = (2, 1, 37, 29)
+    box = (0, 0, 40, 30)
+    got = ref.low_pass(est, hole, (10, 12), rect, (box, protect.view(np.uint8)))
+    unknown = protect.copy()
+    unknown[10:18, 12:22] |= hole > 0
+    r = ref.LOW_RADIUS
+    for y in range(rect[1], rect[3]):
+        for x in range(rect[0], rect[2]):
+            ys, xs = slice(max(y - r, 0), y + r + 1), slice(max(x - r, 0), x + r + 1)
+            known = ~unknown[ys, xs]
+            count = max(int(known.sum()), 1)
+            total = est[ys, xs, :3].astype(np.int64)[known].sum(axis=0)
+            np.testing.assert_array_equal(got[y - rect[1], x - rect[0]], (total + count // 2) // count)

@@ -49,17 +49,20 @@ inline void store_mean(__global int4 *out, const int2 p, const int4 acc, const i
 /* The known pixels of row yy in the box's columns x - LOW_RADIUS .. x + LOW_RADIUS: the sum of their
  * colours, and their count in w.  hole (1 on the hole, 2 on protected pixels) covers the work
  * area; its hole and protected pixels are left out (no fill takes a protected object's colour), as
- * are pixels outside the image. */
+ * are pixels outside the image and, beyond the work area, the protected pixels of prot (pw x ph at
+ * (px0, py0); pw 0: none). */
 inline int4 known_row(__global const uchar4 *est, __global const uchar *hole, const int yy, const int x,
-                      const int width, const int height, const int rx0, const int ry0, const int rw, const int rh)
+                      const int width, const int height, const int rx0, const int ry0, const int rw, const int rh,
+                      __global const uchar *prot, const int px0, const int py0, const int pw, const int ph)
 {
     int4 s = (int4)(0);
     if (yy < 0 || yy >= height) return s;
-    const int ly = yy - ry0;
-    const int in_rows = ly >= 0 && ly < rh;
+    const int ly = yy - ry0, qy = yy - py0;
+    const int in_rows = ly >= 0 && ly < rh, in_prot = qy >= 0 && qy < ph;
     for (int xx = max(x - LOW_RADIUS, 0); xx <= min(x + LOW_RADIUS, width - 1); ++xx) {
-        const int lx = xx - rx0;
+        const int lx = xx - rx0, qx = xx - px0;
         if (in_rows && lx >= 0 && lx < rw && hole[ly * rw + lx] != 0) continue;
+        if (in_prot && qx >= 0 && qx < pw && prot[qy * pw + qx] != 0) continue;
         s += (int4)(convert_int3(est[yy * width + xx].xyz), 1);
     }
     return s;
@@ -73,7 +76,8 @@ inline int4 known_row(__global const uchar4 *est, __global const uchar *hole, co
 #define LOW_SIDE (2 * LOW_RADIUS + 1)
 __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, __global uchar4 *low,
                        const int n, const int width, const int height, const int lx0, const int ly0, const int lw,
-                       const int lh, const int rx0, const int ry0, const int rw, const int rh)
+                       const int lh, const int rx0, const int ry0, const int rw, const int rh,
+                       __global const uchar *prot, const int px0, const int py0, const int pw, const int ph)
 {
     const int i = get_global_id(0);
     if (i >= n) return;
@@ -82,12 +86,13 @@ __kernel void low_pass(__global const uchar4 *est, __global const uchar *hole, _
     int4 ring[LOW_SIDE];
     int4 total = (int4)(0);
     for (int j = 0; j < LOW_SIDE - 1; ++j) {
-        ring[j] = known_row(est, hole, y0 - LOW_RADIUS + j, x, width, height, rx0, ry0, rw, rh);
+        ring[j] = known_row(est, hole, y0 - LOW_RADIUS + j, x, width, height, rx0, ry0, rw, rh, prot, px0, py0, pw,
+                            ph);
         total += ring[j];
     }
     int j = LOW_SIDE - 1;  /* the ring's slot for the box's next row */
     for (int y = y0; y < y1; ++y) {
-        ring[j] = known_row(est, hole, y + LOW_RADIUS, x, width, height, rx0, ry0, rw, rh);
+        ring[j] = known_row(est, hole, y + LOW_RADIUS, x, width, height, rx0, ry0, rw, rh, prot, px0, py0, pw, ph);
         total += ring[j];
         const int count = max(total.w, 1);
         low[(y - ly0) * lw + x - lx0] = (uchar4)((uchar)round_div(total.x, count), (uchar)round_div(total.y, count),

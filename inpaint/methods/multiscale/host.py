@@ -13,7 +13,7 @@ import numpy as np
 
 from ...pixels import to_rgb
 from . import gradients, reference as ref
-from .levels import Level, random_sources, random_valid, source_rect, upsampled_sources, wide_sources
+from .levels import Level, protected_near, random_sources, random_valid, source_rect, upsampled_sources, wide_sources
 
 
 class HostLevel:
@@ -135,7 +135,8 @@ class HostLevel:
         the map, stay the same for the whole level)."""
         t = time.perf_counter()
         rect = source_rect(self.lev, self.reach)
-        self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect), (rect[1], rect[0]))
+        self.low = (ref.low_pass(self.est, self.lev.solve_map, self.lev.origin, rect,
+                                 protected_near(self.lev, rect, ref.LOW_RADIUS)), (rect[1], rect[0]))
         self.seconds["vote"] += time.perf_counter() - t
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,

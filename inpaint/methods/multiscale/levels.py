@@ -279,6 +279,7 @@ class Level:
     grad: int = 0           # weight of the gradient term (see ref.ssd)
     short: tuple = (0, 0)   # (radius, jump) of the search once every start is a lifted match; radius 0: none
     valid_box: tuple | None = ()  # bounding box (x0, y0, x1, y1) of the valid centres, None: none; (): not given
+    protect: np.ndarray | None = None  # (h, w) bool, the protected pixels (None: none)
 
     @property
     def sources_box(self) -> tuple | None:
@@ -343,7 +344,7 @@ def prepare_level(mask: np.ndarray, half: int, alpha: float | None, protect: np.
                  tidx=tidx, hole_map=hole_map, solve_map=solve_map, hole=hole, pixels=np.concatenate([hole, ring]),
                  colours=(np.compress(parity == 0, hole, axis=0), np.compress(parity == 1, hole, axis=0)),
                  radius=radius, area=area,
-                 widened=widened)
+                 widened=widened, protect=protect)
 
 
 def _listed(m: np.ndarray, y0: int, x0: int) -> np.ndarray:
@@ -359,6 +360,23 @@ def wide_sources(level: Level, half: int) -> np.ndarray:
     the search area, i.e. every centre within the difference of the two half-sides is a source."""
     grow = ref.xform_reach(half) - half
     return (~dilate(level.valid == 0, grow, outside=True)).view(np.uint8)
+
+
+def protected_near(level: Level, rect: tuple[int, int, int, int], radius: int) -> tuple[tuple, np.ndarray] | None:
+    """The protected pixels within ``radius`` of ``rect`` (x0, y0, x1, y1): their bounding box
+    (x0, y0, x1, y1) and the uint8 map over it (1: protected), or None where there are none.
+    The low-pass map leaves them out (:func:`inpaint.methods.multiscale.reference.low_pass`):
+    the hole's map names only those of its work area."""
+    if level.protect is None:
+        return None
+    h, w = level.shape
+    x0, y0, x1, y1 = rect
+    gx0, gy0, gx1, gy1 = max(x0 - radius, 0), max(y0 - radius, 0), min(x1 + radius, w), min(y1 + radius, h)
+    box = geometry.bbox(level.protect[gy0:gy1, gx0:gx1])
+    if box is None:
+        return None
+    bx0, by0, bx1, by1 = box[0] + gx0, box[1] + gy0, box[2] + gx0, box[3] + gy0
+    return (bx0, by0, bx1, by1), np.ascontiguousarray(level.protect[by0:by1, bx0:bx1]).view(np.uint8)
 
 
 def source_rect(level: Level, half: int) -> tuple[int, int, int, int]:

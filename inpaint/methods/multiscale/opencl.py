@@ -22,7 +22,7 @@ from ...cl.build import NamedKernel, named_kernel
 from ...cl.runtime import PACK_MAX, Runtime, cl, round_up
 from ...pixels import to_rgb
 from . import gradients as grad, reference as ref
-from .levels import VALID_BLOCK, source_rect, valid_ends, wide_sources
+from .levels import VALID_BLOCK, protected_near, source_rect, valid_ends, wide_sources
 
 #: The kernel files of the multiscale fill, built as one program.
 BUNDLE = ("common/hash", "multiscale/patchmatch", "multiscale/vote", "multiscale/poisson", "multiscale/pyramid",
@@ -195,12 +195,15 @@ class Vote(_Wrapper):
                         softness=softness, split=int(low is not None), lx0=x0, ly0=y0, lw=x1 - x0, **_work(work))
 
     def low_pass(self, b: dict[str, Any], rect: tuple[int, int, int, int], width: int, height: int,
-                 work: tuple[int, int, int, int]) -> Any:
-        """``low_pass`` over ``rect`` (x0, y0, x1, y1) into ``b["low"]``."""
+                 work: tuple[int, int, int, int], protected: tuple[tuple, Any] | None = None) -> Any:
+        """``low_pass`` over ``rect`` (x0, y0, x1, y1) into ``b["low"]``; ``protected``: the box
+        (x0, y0, x1, y1) and device map of the protected pixels near it, beyond the work area."""
         x0, y0, x1, y1 = rect
         n = (x1 - x0) * -(-(y1 - y0) // LOW_CHUNK)  # a work-item per column and chunk of rows
+        (px0, py0, px1, py1), prot = protected if protected is not None else ((0, 0, 0, 0), b["hole"])
         return self.knl_low(self.rt.queue, *_launch(self.group, n), est=b["est"], hole=b["hole"], low=b["low"], n=n,
-                            width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, lh=y1 - y0, **_work(work))
+                            width=width, height=height, lx0=x0, ly0=y0, lw=x1 - x0, lh=y1 - y0, **_work(work),
+                            prot=prot, px0=px0, py0=py0, pw=px1 - px0, ph=py1 - py0)
 
 
 def _own_copies(nk: NamedKernel, n: int) -> list[NamedKernel]:
@@ -806,8 +809,12 @@ class DeviceLevel:
         x0, y0, x1, y1 = self.low_rect
         t = time.perf_counter()
         self.b["low"] = self.rt.buffer((x1 - x0) * (y1 - y0) * 4)
+        near = protected_near(lev, self.low_rect, ref.LOW_RADIUS)
+        if near is not None:  # (kept: the launch reads it after this call returns)
+            self.b["low_prot"] = self.rt.upload(near[1])
+            near = (near[0], self.b["low_prot"])
         self.seconds["transfers"] += time.perf_counter() - t
-        self.events.append(("vote", self.kn["vote"].low_pass(self.b, self.low_rect, w, h, lev.work_args)))
+        self.events.append(("vote", self.kn["vote"].low_pass(self.b, self.low_rect, w, h, lev.work_args, near)))
 
     def vote(self, pixels: np.ndarray, k_use: int, softness: int, split: bool = False,
              sources: bool = False) -> None:

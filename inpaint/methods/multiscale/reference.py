@@ -447,14 +447,17 @@ def rescore(est: np.ndarray, targets: np.ndarray, nnf: np.ndarray, cost: np.ndar
         xf[:] = np.take_along_axis(xf, order, axis=1)
 
 
-def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]) -> np.ndarray:
+def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int],
+             protected: tuple[tuple, np.ndarray] | None = None) -> np.ndarray:
     """The rounded mean colour of the known pixels in the (2 :data:`LOW_RADIUS` + 1)^2 box around
     every pixel of ``rect`` ((x0, y0, x1, y1), inside the image) (``vote.cl: low_pass``),
     (y1 - y0, x1 - x0, 3) uint8.
 
     ``hole`` covers the work area at ``origin`` and is 1 on the hole and 2 on protected pixels;
     both are left out (no fill takes a protected object's colour), as are pixels outside the
-    image.  Only the known pixels' values are used by the split vote.
+    image and, beyond the work area, the protected pixels of ``protected`` (their box (x0, y0,
+    x1, y1) and map, :func:`inpaint.methods.multiscale.levels.protected_near`; the other groups of
+    a hole filled in groups among them).  Only the known pixels' values are used by the split vote.
     """
     h, w = est.shape[:2]
     x0, y0, x1, y1 = rect
@@ -468,6 +471,11 @@ def low_pass(est: np.ndarray, hole: np.ndarray, origin: tuple[int, int], rect: t
     hy1, hx1 = min(oy + rh, gy1), min(ox + rw, gx1)
     if hy0 < hy1 and hx0 < hx1:
         known[hy0 - gy0:hy1 - gy0, hx0 - gx0:hx1 - gx0] = hole[hy0 - oy:hy1 - oy, hx0 - ox:hx1 - ox] == 0
+    if protected is not None:
+        (px0, py0, px1, py1), pmap = protected
+        qy0, qx0, qy1, qx1 = max(py0, gy0), max(px0, gx0), min(py1, gy1), min(px1, gx1)
+        if qy0 < qy1 and qx0 < qx1:
+            known[qy0 - gy0:qy1 - gy0, qx0 - gx0:qx1 - gx0] &= pmap[qy0 - py0:qy1 - py0, qx0 - px0:qx1 - px0] == 0
     colour = est[gy0:gy1, gx0:gx1, :3].astype(np.int32) * known[..., None]
     total = np.zeros((y1 - y0, x1 - x0, 3), np.int32)
     count = np.zeros((y1 - y0, x1 - x0), np.int32)
