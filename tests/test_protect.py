@@ -231,3 +231,21 @@ def test_the_low_pass_map_leaves_out_the_protected_pixels_it_is_given():
             count = max(int(known.sum()), 1)
             total = est[ys, xs, :3].astype(np.int64)[known].sum(axis=0)
             np.testing.assert_array_equal(got[y - rect[1], x - rect[0]], (total + count // 2) // count)
+
+
+@pytest.mark.parametrize("partition", ["valid", "valid,front", "all"])
+def test_filled_sources_respect_protect_whichever_side_runs_the_valid_stage(runtime, partition):
+    """``source='filled'`` marks the valid centres again each step, on the device here, while the
+    protected ones are cleared on the host: the device's copy holds the clears, so no source patch
+    covers a protected pixel and the fill is numpy's."""
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    mask = np.zeros((20, 30), bool)
+    mask[8:12, 12:18] = True
+    protect = np.zeros((20, 30), bool)
+    protect[:, :10] = True
+    opts = dict(method="criminisi", protect=protect, patch=3, source="filled", alpha="full")
+    host = inpaint(img, mask, backend="numpy", **opts)
+    device = inpaint(img, mask, backend="opencl", partition=partition, **opts)
+    np.testing.assert_array_equal(device.image, host.image)
+    assert _windows_clear([(sy, sx) for _, _, sy, sx in device.stats.patches], protect, 1)

@@ -331,6 +331,10 @@ class Inpainter(Job):
         self._ctx.buffers.need(["valid"], "host")
         self._ctx.buffers.host["valid"][y0:y1, x0:x1] &= self._clear[y0:y1, x0:x1]
         self._ctx.buffers.wrote(["valid"], "host")
+        if "valid" in self._on_device:
+            # the device's next valid stage rewrites a rectangle alone: the rest of its copy must
+            # hold these clears, or its result, copied back, would undo them
+            self._ctx.buffers.need(["valid"], "device")
 
     def _widened_alpha(self, times: int) -> float:
         alpha = 0.0 if self.alpha is None else self.alpha
