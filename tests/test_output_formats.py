@@ -1286,3 +1286,21 @@ def test_what_no_output_keeps_is_said_dropped(tmp_path):
     tifffile.imwrite(tmp_path / "x.tif", np.dstack([rgb, rgb[..., :1]]), photometric="rgb", extrasamples=[0])
     _, _, notes, _ = _fill(tmp_path / "x.tif", tmp_path / "o.tif")
     assert any("extra channel" in n for n in notes), notes
+
+
+def test_a_jpeg_replaced_after_it_was_read_is_not_edited_from_the_new_file(tmp_path):
+    """The blocks a JPEG keeps come from the file as it was read: where another file took its
+    place meanwhile (another run writing it), the result is encoded whole from the fill of the
+    file read, with a note, not a mix of the two files."""
+    src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
+    _photo_jpeg(src, 2, quality=88, crop=(0, 0, 160, 128))
+    pic = imageio.read_image(src)
+    first = pic.rgb.copy()
+    Image.fromarray(255 - first).save(src, quality=88)  # replaced, as another run would
+    plan = imageio.plan_output(pic, out)
+    assert plan.jpeg_edit is None and any("changed on disk after it was read" in n for n in plan.notes)
+    mask = np.zeros(first.shape[:2], bool)
+    mask[40:60, 50:70] = True
+    imageio.save_images([(Image.fromarray(first), out, {"plan": plan, "mask": mask})])
+    got = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    assert np.abs(got - first).mean() < 4  # the file read, encoded again: not the new one

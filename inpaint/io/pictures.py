@@ -78,6 +78,9 @@ class Source:
     dropped : list of str
         What the reader could not carry into the picture, in a note's words (a PNG's background
         colour, an ICO's other sizes...).
+    stamp : tuple or None
+        A JPEG's file as it was read (device, inode, size, modification time): its blocks are
+        copied from the file later, only if it is still that file.
     dtype : str or None
         The grey samples' type in the file where Pillow reads them into its 32-bit mode ``I``:
         ``'uint16'`` (a 16-bit PGM), ``'int16'`` (a signed 16-bit TIFF) or ``'uint32'`` (an
@@ -97,6 +100,7 @@ class Source:
     comment: bytes | None = None
     dtype: str | None = None
     dropped: list = dataclasses.field(default_factory=list)
+    stamp: tuple | None = None
 
 
 @dataclasses.dataclass

@@ -304,9 +304,13 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             header, why = None, None
             if same:
                 from . import jpeg_edit
+                from .read import file_stamp
 
                 header, why = jpeg_edit.read_header(picture.path, src.qtables, src.subsampling) if picture.path \
                     else (None, "no file")
+                if why is None and src.stamp is not None and file_stamp(picture.path) != src.stamp:
+                    # its blocks would be another file's than the pixels filled (a run writing it meanwhile)
+                    header, why = None, "the file changed on disk after it was read"
             opts["qtables"] = src.qtables  # also the fallback if the block-by-block write fails
             if src.subsampling in (0, 1, 2):
                 opts["subsampling"] = src.subsampling

@@ -728,6 +728,16 @@ def _xmp_upright(xmp: bytes) -> bytes:
     return re.sub(rb"<tiff:Orientation>\s*\d\s*</tiff:Orientation>", b"<tiff:Orientation>1</tiff:Orientation>", xmp)
 
 
+def file_stamp(path: str | os.PathLike[str]) -> tuple | None:
+    """What tells a file from another one written in its place: (device, inode, size,
+    modification time in ns); None where it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
     """What the file holds beyond its pixels (read before ``exif``'s orientation is reset)."""
     xmp = img.info.get("xmp") or img.info.get("XML:com.adobe.xmp")
@@ -745,6 +755,8 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         src.lossless = _webp_lossless(path)
     elif img.format == "JPEG":
         from PIL import JpegImagePlugin
+
+        src.stamp = file_stamp(path)
 
         src.qtables = getattr(img, "quantization", None) or None
         src.subsampling = JpegImagePlugin.get_sampling(img) if img.mode != "CMYK" else -1
