@@ -13,6 +13,7 @@ import pytest
 from helpers import box_mask, first_by_default, save_mask
 from PIL import Image
 
+from inpaint.errors import InputError
 from inpaint.io import atomic
 from inpaint.io.naming import shown
 
@@ -284,3 +285,23 @@ def test_a_batch_takes_gif_photos_and_resizing_a_jpeg_says_it_is_encoded_again(t
     code, _, err = run("resize", tmp_path / "in" / "b.jpg", "--width", "35", "-o", tmp_path / "s.png",
                        "--save-seams", tmp_path / "seams.gif", "--backend", "numpy")
     assert code == 0 and "--save-seams" in err and "256 colours" in err, err
+
+
+def test_an_output_that_appears_keeps_the_others_of_the_run_from_being_written(tmp_path):
+    """A result and its --save-mapping file are written together or not at all: where the map's
+    name appeared while the run worked, the result put in place first is taken back."""
+    img = Image.fromarray(np.zeros((8, 8, 3), np.uint8))
+    result, mapping = tmp_path / "out.png", tmp_path / "map.png"
+    real = atomic._publish
+
+    def publish(tmp, path, new):
+        if path == mapping:
+            mapping.write_bytes(b"the other run's map")
+        return real(tmp, path, new)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(atomic, "_publish", publish)
+        with pytest.raises(InputError, match="map.png appeared while this run worked"):
+            atomic.save_images([(img, result, {"new": True}), (img, mapping, {"new": True})])
+    assert not result.exists() and mapping.read_bytes() == b"the other run's map"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.png"]

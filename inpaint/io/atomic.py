@@ -12,6 +12,7 @@ its process answers, and its file is fresh while it writes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -183,7 +184,8 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
     for a JPEG written back block by block); or, without a plan, ``exif``, ``icc_profile``,
     ``quality`` and ``lossless`` (WebP).  With option ``new`` true the destination must still not
     exist when the file is put in place: a file that appeared meanwhile (another run writing the
-    same name) is kept, and :class:`~inpaint.errors.InputError` says so.
+    same name) is kept, no output of the call is written (those of new names already put in place
+    are taken back), and :class:`~inpaint.errors.InputError` says so.
     """
     written: list[tuple[str, Path]] = []
     notes: list[str | None] = []
@@ -205,8 +207,22 @@ def save_images(items: Iterable[tuple[Image.Image | DeepImage, str | os.PathLike
                 fh.flush()
                 os.fsync(fh.fileno())  # the data is on disk before the rename makes it visible
             os.chmod(tmp, _target_mode(path))  # created 0600; give the usual permissions
-        for (tmp, path), (_, _, opts) in zip(written, items_seen):
-            _publish(tmp, path, bool(opts.get("new")))
+        # The new names first: one that appeared meanwhile takes back those already put in place
+        # (new files of this run), so that either every output is written or none is.
+        order = sorted(range(len(written)), key=lambda i: not items_seen[i][2].get("new"))
+        placed: list[Path] = []
+        for i in order:
+            tmp, path = written[i]
+            new = bool(items_seen[i][2].get("new"))
+            try:
+                _publish(tmp, path, new)
+            except BaseException:
+                for done in placed:
+                    with contextlib.suppress(OSError):
+                        os.unlink(done)
+                raise
+            if new:
+                placed.append(path)
             with _TEMP_LOCK:
                 _TEMP_FILES.discard(tmp)
     except BaseException:
