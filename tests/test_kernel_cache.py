@@ -164,6 +164,23 @@ def test_the_ledger_keeps_recorded_programs_and_drops_changed_or_unknown_ones(tm
     assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("AA", "KEPT")]
 
 
+def test_a_file_changed_behind_a_running_process_is_not_sealed_as_good(tmp_path, monkeypatch):
+    """A cached file damaged while a run is active (another process noticed it and compiled
+    apart) stays out of the ledger that run writes when it exits: the next run that has the cache
+    to itself removes the program and compiles it again, instead of loading the damaged file."""
+    root = tmp_path / "pocl"
+    _tree(root, {"AA/GOOD/program.bc": b"bc", "AA/GOOD/k/64-1-1/k.so": b"so" * 50,
+                 "BB/HURT/program.bc": b"bc", "BB/HURT/k/64-1-1/k.so": b"so" * 50})
+    monkeypatch.setitem(kcache._state, "root", str(root))
+    monkeypatch.setitem(kcache._state, "distrusted", False)
+    kcache._seal()  # the ledger the runs started with
+    (root / "BB/HURT/k/64-1-1/k.so").write_bytes(b"s")  # truncated behind the running process
+    _tree(root, {"CC/NEW/program.bc": b"bc"})  # what the process compiled
+    kcache._seal()  # the process exits
+    assert kcache.check_pocl_cache(str(root), alone=True) == [os.path.join("BB", "HURT")]
+    assert sorted(p.name for p in root.glob("*/*")) == ["GOOD", "NEW"]
+
+
 def _holder(lock: Path) -> subprocess.Popen:
     """Another process that holds the cache's shared lock until its input ends."""
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | "

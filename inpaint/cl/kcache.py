@@ -55,7 +55,7 @@ _LOCK = ".lock"
 _VOLATILE = ("last_accessed",)
 
 _state: dict[str, Any] = {"root": None, "lock": None, "distrusted": False, "reason": None, "prepared": False,
-                          "pyopencl": None, "uncached": None}
+                          "pyopencl": None, "uncached": None, "known": None}
 
 
 def _user_cache_dir(app: str) -> str:
@@ -232,8 +232,16 @@ def _seal() -> None:
     if root is None:
         return
     files = {} if _state["distrusted"] else _scan(root)
-    if files == _read_ledger(root) and not _state["distrusted"]:
+    ledger = _read_ledger(root)
+    if files == ledger and not _state["distrusted"]:
         return
+    # A file known when this run started (the ledger then, less what its check removed) that
+    # differs now was changed behind the runs (PoCL writes a program's files once): it stays out of
+    # the ledger, so that the next run that has the cache to itself removes its program and
+    # compiles it again, instead of trusting the change.
+    start = _state.get("known")
+    known = start[1] if start is not None and start[0] == root else ledger
+    files = {rel: st for rel, st in files.items() if known.get(rel, st) == st}
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=root)
@@ -447,6 +455,8 @@ def _prepare_pocl() -> None:
     alone = _lock(root)
     try:
         differs = check_pocl_cache(root, alone)
+        gone = set(differs)
+        _state["known"] = (root, {rel: st for rel, st in _read_ledger(root).items() if _entry(rel) not in gone})
     finally:
         _share()  # whatever happened, never keep the others out
     if differs and not alone:
