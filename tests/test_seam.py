@@ -520,3 +520,17 @@ def test_cli_resize_states_the_new_size_in_the_exif(tmp_path, monkeypatch):
     with Image.open("out.png") as im:
         dims = im.getexif().get_ifd(0x8769)
         assert im.size == (40, 64) and (dims[0xA002], dims[0xA003]) == (40, 64)
+
+
+def test_the_opencl_carver_checks_the_room_for_all_its_buffers_first(runtime, monkeypatch):
+    """Each buffer alone may fit an address-space limit where all of them do not, and a CPU
+    driver takes their memory only when it first runs them (PoCL then aborts the process): the
+    carver asks for the room of the whole pass before its first buffer."""
+    from inpaint.seam import opencl as scl
+
+    asked = []
+    real = scl.check_room
+    monkeypatch.setattr(scl, "check_room", lambda ctx, nbytes: (asked.append(nbytes), real(ctx, nbytes)))
+    img = _img(np.random.default_rng(2), 20, 30)
+    resize(img, 25, 20, backend="opencl", device=runtime.device, return_source=True)
+    assert asked and asked[0] >= 20 * 30 * (3 * 4 + 8 + 4)  # image, energy, cost, the index maps, the seams

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..cl.build import NamedKernel, named_kernel
-from ..cl.runtime import cl, new_buffer  # None without pyopencl: the numpy backend runs without it
+from ..cl.runtime import check_room, cl, new_buffer  # (cl: None without pyopencl, for the numpy backend)
 from . import reference as ref
 
 DP_CHOICES = ("auto", "update", "rows", "walk", "tiled")
@@ -206,6 +206,11 @@ class OpenCLCarver:
         def buf(arr):
             return new_buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(arr))
 
+        # The pass's buffers together, before the first: each alone fits where all do not, and a CPU
+        # driver takes their memory only when it first runs them (PoCL then aborts the process).
+        per_pixel = 4 * 3 + (1 if has_mask else 0) + (8 if track else 0) + 4 + (4 if self._table_kind(pitch) == "tiled"
+                                                                               else 0)
+        check_room(ctx, h * pitch * per_pixel)
         img = buf(pixels.astype(np.uint32))
         energy = new_buffer(ctx, mf.READ_WRITE, h * pitch * 4)
         cost = new_buffer(ctx, mf.READ_WRITE, h * pitch * 4)
