@@ -976,3 +976,25 @@ def test_a_run_refused_leaves_no_output_folder_it_made(files, run, argv):
     assert code == 2 and not (files / "new").exists(), err
     (files / "kept").mkdir()
     assert run(*argv, "-o", "kept/")[0] == 2 and (files / "kept").is_dir()  # one that was there stays
+
+
+def test_the_fills_memory_check_counts_the_hole_not_only_the_photo(tmp_path, run, monkeypatch):
+    """A large photo with a small hole fits where its pixels alone are counted lightly; a hole too
+    large for the memory is refused in one line before the fill, naming the hole."""
+    from PIL import Image as PILImage
+
+    h, w = 300, 400
+    PILImage.fromarray(np.random.default_rng(0).integers(0, 255, (h, w, 3), dtype=np.uint8)).save(tmp_path / "p.png")
+    small, large = np.zeros((h, w), bool), np.zeros((h, w), bool)
+    small[140:150, 190:200] = True
+    large[50:250, 100:200] = True
+    save_mask(tmp_path / "small.png", small)
+    save_mask(tmp_path / "large.png", large)
+    monkeypatch.setattr(memory, "available_memory", lambda: 10 << 20)  # 10 MiB: the photo at 200 B a pixel did not fit
+    code, _, err = run(tmp_path / "p.png", "--mask", tmp_path / "small.png", "-o", tmp_path / "a.png",
+                       "--backend", "numpy", "--method", "criminisi", "-p", "3")
+    assert code == 0, err
+    code, _, err = run(tmp_path / "p.png", "--mask", tmp_path / "large.png", "-o", tmp_path / "b.png",
+                       "--backend", "numpy")
+    assert code == 2 and "filling 20000 pixels of" in err and "needs about" in err, err
+    assert not (tmp_path / "b.png").exists()
