@@ -826,3 +826,22 @@ def test_a_fill_of_16_bit_values_under_256_copies_the_right_side(tmp_path, run):
     with Image.open(tmp_path / "out.png") as im:
         out = np.asarray(im)
     assert out.dtype == np.uint16 and (out == grey).all()
+
+
+@pytest.mark.parametrize("orientation, stored", [(1, (4000, 3000)), (6, (3000, 4000))])
+def test_a_mask_of_another_size_is_refused_from_its_header(tmp_path, monkeypatch, orientation, stored):
+    """A mask's size is compared from its header (and EXIF turn), before its pixels are decoded:
+    a huge mask for a small photo costs no decoding."""
+    from inpaint.io import read as readmod
+
+    path = tmp_path / "m.png"
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.new("1", stored).save(path, exif=exif.tobytes())
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("the mask was decoded")
+
+    monkeypatch.setattr(readmod, "opened_whole", no_decoding)
+    with pytest.raises(InputError, match=r"m\.png is 4000x3000 but the image is 64x48"):
+        imageio.read_mask(path, (64, 48))

@@ -14,7 +14,7 @@ from PIL import Image
 
 from ..errors import InputError
 from ..masks import mask_from_array
-from .read import file_limit, open_image, upright
+from .read import file_limit, open_image, upright, upright_size_of
 
 #: The mask rule, stated once (the commands' and the app's help quote it).
 MASK_RULE = ("Mask rule: pixels brighter than mid-grey (> 127) mark the object; for a mask with "
@@ -105,14 +105,13 @@ def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "
     if len(size) != 2 or min(size) < 1:
         raise InputError(f"the image size for {what} must be (width, height), two integers >= 1")
     turned_photo = turned
-    img, _ = open_image(path, what, max_bytes=mask_file_limit(size))
-    img.info.pop("inpaint_frames", None)
-    turned = upright(img)
-    upright_size = turned.size
-    if turned.size != tuple(size):
+
+    def check_size(stored: tuple[int, int], upright_size: tuple[int, int]) -> None:
+        if upright_size == tuple(size):
+            return
         why = ""
-        if img.size == tuple(size):
-            why = (f" after its own EXIF orientation turns it (stored {img.size[0]}x{img.size[1]}); save the mask "
+        if stored == tuple(size):
+            why = (f" after its own EXIF orientation turns it (stored {stored[0]}x{stored[1]}); save the mask "
                    "without an EXIF orientation")
         elif upright_size == tuple(size)[::-1] and turned_photo is not False:
             why = (": it looks drawn on the photo as stored, before the photo's EXIF rotation (photos and masks "
@@ -124,8 +123,16 @@ def read_mask(path: str | os.PathLike[str], size: tuple[int, int], what: str = "
         elif upright_size == tuple(size)[::-1]:
             why = ": it is the image's size turned sideways; rotate it to match"
         raise InputError(
-            f"{what} {path} is {turned.size[0]}x{turned.size[1]} but the image is {size[0]}x{size[1]}; "
+            f"{what} {path} is {upright_size[0]}x{upright_size[1]} but the image is {size[0]}x{size[1]}; "
             f"they must be the same size{why}")
+
+    def before_decoding(img: Any) -> None:  # its header says its size: a wrong one is not decoded
+        check_size(img.size, upright_size_of(img))
+
+    img, _ = open_image(path, what, max_bytes=mask_file_limit(size), check=before_decoding)
+    img.info.pop("inpaint_frames", None)
+    turned = upright(img)
+    check_size(img.size, turned.size)
     _warn_if_photo(turned, what, path)
     try:
         return mask_from_image(turned)

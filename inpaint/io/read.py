@@ -7,6 +7,7 @@ import re
 import stat
 import struct
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -118,10 +119,13 @@ def check_regular(path: str | os.PathLike[str], what: str, max_bytes: int | None
 
 
 def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: int = 0, max_bytes: int | None = None,
-               decoded: tuple[Image.Image, list] | None = None) -> tuple[Image.Image, list]:
+               decoded: tuple[Image.Image, list] | None = None,
+               check: Callable[[Image.Image], None] | None = None) -> tuple[Image.Image, list]:
     """The first frame of ``path``, loaded; and its tiles (read before loading).  Only a regular
     file of at most ``max_bytes`` is opened (:func:`check_regular`).  ``decoded``: this file's
-    single frame and tiles, opened and loaded already (see :func:`read_image`)."""
+    single frame and tiles, opened and loaded already (see :func:`read_image`).  ``check``: called
+    with the opened image before it is decoded (its header known, its pixels not), to refuse it
+    by raising :class:`~inpaint.errors.InputError`."""
     p = Path(path)
     if str(path) == "":
         raise InputError(f"the {what} file name is empty")
@@ -137,6 +141,8 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
             img, tiles = decoded if decoded is not None else (Image.open(p), None)
             if tiles is None:
                 tiles = list(getattr(img, "tile", []) or [])
+            if check is not None:
+                check(img)
             frames = int(getattr(img, "n_frames", 1) or 1)
             img.info["inpaint_frames"] = frames
             if frames > 1:
@@ -385,6 +391,16 @@ _ORIENT = {
 
 #: The EXIF orientations that turn a picture (1 and others leave it as stored).
 _TURNS = frozenset(range(2, 9))
+
+
+def upright_size_of(img: Image.Image) -> tuple[int, int]:
+    """The (width, height) ``img`` has once :func:`upright` turns it, read from its header and EXIF
+    alone (nothing decoded)."""
+    try:
+        turned = img.getexif().get(_ORIENTATION, 1) in (5, 6, 7, 8)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block: kept as stored
+        turned = False
+    return (img.size[1], img.size[0]) if turned else img.size
 
 
 def upright(img: Image.Image) -> Image.Image:
