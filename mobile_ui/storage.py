@@ -100,12 +100,17 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
                 rgb = upright.convert("RGB")
     except (OSError, SyntaxError) as exc:
         raise ValueError(f"cannot read {p.name} as an image: {exc}") from None
+    except MemoryError:  # turning or converting it: said as the command says it
+        raise ValueError(f"image {p.name} is too large for the memory available") from None
     exif_bytes = None
     if len(exif):
         if _ORIENTATION in exif:
             exif[_ORIENTATION] = 1
         exif_bytes = exif.tobytes()
-    pixels = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
+    try:
+        pixels = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
+    except MemoryError:
+        raise ValueError(f"image {p.name} is too large for the memory available") from None
     return Photo(pixels, p, exif_bytes, icc, fmt, tuple(flattened))
 
 

@@ -864,3 +864,18 @@ def test_undo_and_redo_name_the_change_both_ways(photo):
     forward = h.redo(back)
     assert forward.label == "resize"                   # what Redo redoes
     assert h.undo(forward).label == "resize"           # and Undo again undoes the same change
+
+
+def test_a_photo_too_large_for_the_memory_is_said_so_in_the_app(tmp_path, monkeypatch):
+    """Turning or converting a photo that does not fit raises the app's ValueError with the
+    command's words, not a bare MemoryError (an empty "Cannot open" message, or the error popup)."""
+    from mobile_ui import storage
+
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(tmp_path / "big.png")
+
+    def full(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(storage.ImageOps, "exif_transpose", full)
+    with pytest.raises(ValueError, match="big.png is too large for the memory available"):
+        storage.load_image(tmp_path / "big.png")
