@@ -59,3 +59,21 @@ def test_timings_are_off_unless_asked_as_the_option_declares():
     from inpaint.methods.options import TIMINGS
 
     assert TIMINGS.default is False
+
+
+def test_a_fill_the_memory_cannot_hold_is_refused_before_any_work(monkeypatch):
+    """The library checks what a fill needs (its pixels and its hole) before the work, as the
+    command does: one InputError, not numpy's MemoryError after seconds of work."""
+    import numpy as np
+    import pytest
+
+    from inpaint.errors import InputError
+    from inpaint.io import memory
+
+    image = np.zeros((1024, 1024, 3), np.uint8)
+    mask = np.zeros((1024, 1024), bool)
+    mask[100:900, 100:900] = True
+    monkeypatch.setattr(memory, "available_memory", lambda: 64 << 20)
+    with pytest.raises(InputError, match=r"filling 640000 pixels of a 1024x1024 image needs about .* of memory"):
+        api.start(image, mask, backend="numpy")
+    assert api.fill_memory(1024 * 1024, 640000, "numpy") > 64 << 20 > api.fill_memory(1024 * 1024, 100, "opencl")

@@ -79,13 +79,6 @@ def _flag(key: str, argv: Sequence[str]) -> str:
 _OPTIONS = {o.name: o for o in registry.all_options() if o.flag is not None}
 
 
-#: Memory the fill needs per image pixel beyond the decoded image, and per pixel of the hole more
-#: (by backend), checked before the photo is decoded and again once its mask is read.  Measured on
-#: a 12 MP photo (the command's peak): with PoCL 583, 639 and 913 MB for holes of 0.1, 3 and 15 %,
-#: about 36 B a pixel and 160-180 B a hole pixel beside the interpreter's own 150 MB; on numpy
-#: 1013 MB for the 3 % hole, about 1.2 KB a hole pixel.
-FILL_BYTES_PER_PIXEL = 48
-FILL_BYTES_PER_HOLE_PIXEL = {"opencl": 400, "numpy": 1500}
 #: Rough fill speed, seconds per masked pixel (multiscale; measured on a 2-core CPU).
 _FILL_SECONDS_PER_PIXEL = {"numpy": 6e-4, "opencl": 6e-5}
 #: A job estimated to take longer than this gets a warning with the estimate.
@@ -396,6 +389,8 @@ def _read_pair(image_path: Path, mask_path: Path | None, ahead: ReadAhead | None
         for path, what in ((image_path, "image"), (mask_path, "mask")):
             check_name(path, what)
             check_regular(path, what)
+    from ..api import FILL_BYTES_PER_PIXEL
+
     pic = imageio.read_image(image_path, work_bytes_per_pixel=FILL_BYTES_PER_PIXEL, decoded=early.take(image_path))
     if mask_path is None or ahead is None:
         return pic, None
@@ -496,8 +491,9 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
     if mask.all():
         raise InputError("the mask covers the whole image: there is nothing to copy from")
     holed = int(mask.sum())
-    per_hole = FILL_BYTES_PER_HOLE_PIXEL.get(_guess_backend(args.backend), max(FILL_BYTES_PER_HOLE_PIXEL.values()))
-    note = imageio.check_memory(mask.size * FILL_BYTES_PER_PIXEL + holed * per_hole,
+    from ..api import fill_memory
+
+    note = imageio.check_memory(fill_memory(mask.size, holed, _guess_backend(args.backend)),
                                 f"filling {holed} pixels of {shown(image_path)} ({pic.size[0]}x{pic.size[1]})")
     if note:
         warnings.warn(InputWarning(f"{name}{note}"))
