@@ -47,7 +47,10 @@ def _as_mask(name: str, mask: Any, shape: tuple[int, int]) -> np.ndarray | None:
         return None
     arr = np.asarray(mask)
     if arr.shape != shape:
-        raise SeamError("{" + name + "} has shape {shape}, the image is {h}x{w} (H x W)", shape=arr.shape,
+        if arr.ndim == 2:
+            raise SeamError("{" + name + "} is {mw}x{mh} but the image is {w}x{h}", mw=arr.shape[1], mh=arr.shape[0],
+                            w=shape[1], h=shape[0])
+        raise SeamError("{" + name + "} has shape {shape}; it must be (height, width) = ({h}, {w})", shape=arr.shape,
                         h=shape[0], w=shape[1])
     return mask_from_array(arr, name)
 
@@ -372,7 +375,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
     arr, channels = _as_image(image)
     h0, w0 = arr.shape[:2]
     if h0 < ref.MIN_SIZE or w0 < ref.MIN_SIZE:
-        raise SeamError("image is {h}x{w} (H x W); seam carving needs at least {n}x{n} for its 3x3 filter",
+        raise SeamError("image is {w}x{h}; seam carving needs at least {n}x{n} for its 3x3 filter",
                         h=h0, w=w0, n=ref.MIN_SIZE)
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
         raise SeamError("batch must be a positive integer or None, got {batch!r}", batch=batch)
