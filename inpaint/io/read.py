@@ -355,7 +355,7 @@ def wide_view(wide: np.ndarray) -> tuple[np.ndarray, float]:
     scale (:func:`int_scale` of the colour channels' largest value)."""
     colour = wide[..., :3] if wide.shape[2] >= 3 else wide[..., :1]
     scale = int_scale(int(colour.max(initial=0)))
-    view = _int_view8(colour.astype(np.int64) if scale not in (1.0, 257.0) else colour, scale)
+    view = _int_view8(colour, scale)
     return (view if view.shape[2] == 3 else np.repeat(view, 3, axis=2)), scale
 
 
@@ -523,13 +523,10 @@ def _metadata(p: Path) -> tuple[Image.Exif, bytes | None, Source, tuple[float, f
         if 282 in exif:
             per = 2.54 if exif.get(296, 2) == 3 else 1.0  # per centimetre
             dpi = (float(exif[282]) * per, float(exif.get(283, exif[282])) * per)
-        try:
-            orientation = int(exif.get(_ORIENTATION, 1) or 1)
-        except (TypeError, ValueError):
-            orientation = 1
+        orientation = _orientation(exif)
         exif = real_exif(exif)
         source = Source(format="TIFF", xmp=bytes(xmp) if isinstance(xmp, (bytes, bytearray)) and xmp else None,
-                        orientation=orientation if orientation in range(1, 9) else 1)
+                        orientation=orientation)
         return exif, bytes(icc) if isinstance(icc, (bytes, bytearray)) else None, source, dpi
     except Exception:  # noqa: BLE001 - damaged metadata: the pixels are read all the same
         return Image.Exif(), None, Source(format="TIFF"), None
@@ -744,6 +741,15 @@ def _xmp_upright(xmp: bytes) -> bytes:
     return re.sub(rb"<tiff:Orientation>\s*\d\s*</tiff:Orientation>", b"<tiff:Orientation>1</tiff:Orientation>", xmp)
 
 
+def _orientation(exif: Image.Exif) -> int:
+    """The EXIF orientation, 1 to 8 (1 where absent or damaged)."""
+    try:
+        orientation = int(exif.get(_ORIENTATION, 1) or 1)
+    except (TypeError, ValueError):
+        return 1
+    return orientation if orientation in range(1, 9) else 1
+
+
 def file_stamp(path: str | os.PathLike[str]) -> tuple | None:
     """What tells a file from another one written in its place: (device, inode, size,
     modification time in ns); None where it cannot be read."""
@@ -761,12 +767,7 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         xmp = getattr(img, "tag_v2", {}).get(700)
     if isinstance(xmp, str):
         xmp = xmp.encode("utf-8")
-    try:
-        orientation = int(exif.get(_ORIENTATION, 1) or 1)
-    except (TypeError, ValueError):
-        orientation = 1
-    src = Source(format=img.format, xmp=bytes(xmp) if xmp else None,
-                 orientation=orientation if orientation in range(1, 9) else 1)
+    src = Source(format=img.format, xmp=bytes(xmp) if xmp else None, orientation=_orientation(exif))
     if img.format == "WEBP":
         src.lossless = _webp_lossless(path)
     elif img.format == "JPEG":
