@@ -515,6 +515,87 @@ def test_grey_alpha_16_bits_stays_16_bits(tmp_path):
     assert np.array_equal(back[..., 3][~mask], la[..., 1][~mask])
 
 
+def _premultiplied(bits, channels, seed=6):
+    """Colours multiplied by their alpha, as a TIFF with an associated alpha stores them."""
+    top = (1 << bits) - 1
+    rng = np.random.default_rng(seed)
+    alpha = rng.integers(0, top + 1, (H, W, 1), dtype=np.int64)
+    colour = rng.integers(0, top + 1, (H, W, channels - 1), dtype=np.int64) * alpha // top
+    return np.concatenate([colour, alpha], axis=2).astype(np.uint8 if bits == 8 else np.uint16)
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("channels", [2, 4])
+@pytest.mark.parametrize("compression", [None, "zlib"])
+def test_an_associated_alpha_tiff_keeps_its_stored_values(tmp_path, bits, channels, compression):
+    if bits == 16 and channels == 2:
+        pytest.skip("Pillow cannot open 16-bit grey with an associated alpha")
+    stored = _premultiplied(bits, channels)
+    src, out = tmp_path / "assoc.tif", tmp_path / "o.tif"
+    tifffile.imwrite(src, stored, photometric="rgb" if channels == 4 else "minisblack", extrasamples=[1],
+                     compression=compression)
+    pic, _, notes, mask = _fill(src, out)
+    assert pic.source.associated and notes == []
+    with tifffile.TiffFile(out) as tif:
+        page = tif.pages[0]
+        back = page.asarray()
+        assert list(page.extrasamples) == [1]  # still associated
+    assert back.dtype == stored.dtype and np.array_equal(back[~mask], stored[~mask])
+    assert (back[mask] == stored[0, 0]).all()
+
+
+def test_an_associated_alpha_fill_keeps_colours_within_their_alpha(tmp_path):
+    stored = _premultiplied(16, 4)
+    src = tmp_path / "assoc.tif"
+    tifffile.imwrite(src, stored, photometric="rgb", extrasamples=[1])
+    pic = imageio.read_image(src)
+    mask = _mask()
+    filled = pic.rgb.copy()
+    filled[mask] = 255  # a blend brighter than the copied source pixels
+    src_map = np.zeros(mask.shape + (2,), np.int32)
+    src_map[..., 1] = np.arange(W)[None, :]  # each column's top pixel: alphas of every level
+    result, _ = imageio.apply_fill(pic, filled, src_map, mask)
+    back = result.array
+    assert np.array_equal(back[~mask], stored[~mask])
+    assert (back[mask][:, :3] <= back[mask][:, 3:]).all()
+    assert np.array_equal(back[mask][:, 3], stored[0][np.nonzero(mask)[1]][:, 3])
+
+
+@pytest.mark.parametrize("width", [W - 9, W + 9])
+def test_an_associated_alpha_tiff_resized_stays_associated(tmp_path, run, width):
+    stored = _premultiplied(16, 4)
+    src, out = tmp_path / "assoc.tif", tmp_path / "o.tif"
+    tifffile.imwrite(src, stored, photometric="rgb", extrasamples=[1])
+    code, _, err = run("resize", src, "--width", width, "-o", out, "--backend", "numpy")
+    assert code == 0, err
+    with tifffile.TiffFile(out) as tif:
+        back = tif.pages[0].asarray()
+        assert list(tif.pages[0].extrasamples) == [1]
+    assert back.shape == (H, width, 4)
+    assert (back[..., :3] <= back[..., 3:]).all()  # means of stored values stay within their alpha
+    if width < W:  # removing seams moves stored pixels: each row is a subsequence of its input row
+        for y in range(H):
+            it = iter([tuple(p) for p in stored[y]])
+            assert all(p in it for p in map(tuple, back[y]))
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_an_associated_alpha_is_divided_out_in_a_png(tmp_path, bits):
+    stored = _premultiplied(bits, 4)
+    src, out = tmp_path / "assoc.tif", tmp_path / "o.png"
+    tifffile.imwrite(src, stored, photometric="rgb", extrasamples=[1])
+    _, _, notes, mask = _fill(src, out)
+    assert notes == []
+    top = (1 << bits) - 1
+    colour, alpha = stored[..., :3].astype(np.float64), stored[..., 3:].astype(np.float64)
+    straight = np.where(alpha > 0, np.minimum(np.floor(colour * top / np.maximum(alpha, 1) + 0.5), top), 0)
+    back = cv2.cvtColor(cv2.imread(str(out), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+    assert back.dtype == stored.dtype
+    assert np.array_equal(back[..., 3][~mask], stored[..., 3][~mask])
+    diff = np.abs(back[..., :3].astype(np.int64) - straight)[~mask]
+    assert diff.max() <= (1 if bits == 8 else 0)  # (Pillow's own division for 8 bits)
+
+
 # --- colour spaces --------------------------------------------------------------------------------
 
 def test_cmyk_kept_in_tiff_and_converted_with_a_note_elsewhere(tmp_path):

@@ -315,15 +315,30 @@ def write_png(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes 
 TIFF_STRIP = 1 << 20
 
 
+def divided_by_alpha(img: Image.Image | DeepImage) -> Image.Image | DeepImage:
+    """An RGBA or LA image whose colours are multiplied by its alpha (an associated alpha), with the
+    alpha divided out, rounded (a fully clear pixel's colour is 0), as other formats store it."""
+    if isinstance(img, DeepImage):
+        arr = img.array.astype(np.uint64)
+        colour, alpha = arr[..., :-1], arr[..., -1:]
+        straight = np.minimum((colour * 65535 + alpha // 2) // np.maximum(alpha, 1), 65535)
+        return DeepImage(np.dstack([np.where(alpha > 0, straight, 0), arr[..., -1:]]).astype(np.uint16),
+                         dict(img.info))
+    out = Image.frombytes({"RGBA": "RGBa", "LA": "La"}[img.mode], img.size, img.tobytes()).convert(img.mode)
+    out.info.update(img.info)
+    return out
+
+
 def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes | None = None,
-               dpi: Any = None, xmp: bytes | None = None) -> None:
+               dpi: Any = None, xmp: bytes | None = None, associated: bool = False) -> None:
     """Write an uncompressed TIFF from an (H, W, C) integer array: uint16 grey+alpha, RGB or
     RGBA, or grey (C = 1) of any integer type (a 16-bit or unsigned 32-bit grey image, which
     Pillow's writer would store as signed 32 bits).
 
     Pillow has no mode for 16-bit colour, so its writer cannot take one; the tags still go
     through Pillow's own directory writer, as its TIFFs' do (EXIF tags, with the EXIF and GPS
-    directories nested, ICC profile, XMP, resolution).  An alpha channel is unassociated."""
+    directories nested, ICC profile, XMP, resolution).  An alpha channel is unassociated unless
+    ``associated`` (the colours are multiplied by it)."""
     from PIL import TiffImagePlugin, TiffTags
 
     h, w, c = arr.shape
@@ -350,7 +365,7 @@ def write_tiff(fh: Any, arr: np.ndarray, *, exif: Any = None, icc_profile: bytes
     if arr.dtype.kind == "i":
         ifd[339] = (2,) * c  # signed integers
     if c in (2, 4):
-        ifd[338] = (2,)  # the last channel is an unassociated alpha
+        ifd[338] = (1,) if associated else (2,)  # the last channel is an alpha
     ifd.tagtype[273] = ifd.tagtype[279] = TiffTags.LONG
     ifd[279] = tuple(counts)
     ifd[273] = tuple(range(0, stride * h, stride * rows))  # from the pixels' start: Pillow adds it
@@ -371,7 +386,14 @@ def encode(img: Image.Image | DeepImage, fh: Any, fmt: str, options: dict | None
     if exif is not None and not len(exif):
         exif = None
     dtype = opts.get("dtype")
+    associated = bool(opts.get("associated")) and img.mode.split(";")[0] in ("RGBA", "LA")
+    if associated and fmt != "TIFF":  # only a TIFF says its colours are multiplied by the alpha
+        img = divided_by_alpha(img)
     img, note = convert_for(img, fmt, dtype)
+    if associated and fmt == "TIFF":
+        arr = img.array if isinstance(img, DeepImage) else np.asarray(img)
+        write_tiff(fh, arr, exif=exif, icc_profile=icc, dpi=img.info.get("dpi"), xmp=xmp, associated=True)
+        return note
     if fmt == "TIFF" and isinstance(img, Image.Image) and img.mode == "I" and dtype in _GREY_TYPES:
         # the file's own sample type, not Pillow's signed 32 bits; a filled value past its range
         # (a blend's) is clipped, the others are the file's

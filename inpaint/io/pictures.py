@@ -85,6 +85,10 @@ class Source:
         The grey samples' type in the file where Pillow reads them into its 32-bit mode ``I``:
         ``'uint16'`` (a 16-bit PGM), ``'int16'`` (a signed 16-bit TIFF) or ``'uint32'`` (an
         unsigned 32-bit TIFF, whose values Pillow holds as the same bits, signed).  None otherwise.
+    associated : bool
+        TIFF: its alpha is associated: the colours are stored multiplied by it, and the picture
+        holds them so (an output written as a TIFF stores them so again, another format divides
+        the alpha out).
     """
 
     format: str | None = None
@@ -99,6 +103,7 @@ class Source:
     png_chunks: list = dataclasses.field(default_factory=list)
     comment: bytes | None = None
     dtype: str | None = None
+    associated: bool = False
     dropped: list = dataclasses.field(default_factory=list)
     stamp: tuple | None = None
 

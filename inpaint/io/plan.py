@@ -244,6 +244,8 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
         notes.append(note)
     if src.dtype:
         opts["dtype"] = src.dtype
+    if src.associated:
+        opts["associated"] = True
     # metadata, within the format's limits
     exif = picture.exif
     if exif is not None and len(exif) and size is not None and tuple(size) != tuple(picture.size):

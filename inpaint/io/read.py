@@ -64,6 +64,30 @@ def _swap_rawmode(raw: str) -> str:
     return raw[:-1] + ("L" if order == "B" else "B")
 
 
+#: A TIFF's rawmodes for colours premultiplied by their alpha (an associated alpha), which Pillow
+#: divides out as it decodes; and the stored values' rawmode, which keeps them as they are.
+_ASSOCIATED = {"RGBa": "RGBA", "RGBa;16L": "RGBA;16L", "RGBa;16B": "RGBA;16B", "RGBa;16N": "RGBA;16N",
+               "RGBaX": "RGBAX", "RGBaXX": "RGBAXX", "La": "LA"}
+
+
+def keep_associated(img: Image.Image) -> bool:
+    """Set a TIFF just opened (not loaded) whose alpha is associated to decode its values as stored,
+    not divided by the alpha as Pillow would (which rounds every colour and, at 16 bits, mixes the
+    two bytes of a sample); True where it did.  The picture then holds premultiplied colours, as
+    the file does, and an output written as a TIFF stores them so again (``Source.associated``)."""
+    if img.format != "TIFF" or not img.tile or not all(_rawmode(t) in _ASSOCIATED for t in img.tile):
+        return False
+    tiles = []
+    for t in img.tile:
+        args = t.args if hasattr(t, "args") else t[3]
+        args = _ASSOCIATED[args] if isinstance(args, str) else (_ASSOCIATED[args[0]],) + tuple(args[1:])
+        tiles.append(t._replace(args=args))
+    img.tile = tiles
+    if img.mode == "La":  # grey: Pillow names the premultiplied mode apart
+        img._mode = "LA"
+    return True
+
+
 def check_name(path: str | os.PathLike[str], what: str) -> None:
     """Refuse a file name the system cannot open (a NUL character), and the text ``-``: the
     library reads and writes files only, not standard input and output.  A path object is a file's
@@ -156,6 +180,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
                 notes.append(note)
             if decoded is None:
                 img = opened_whole(p, img)
+                img.info["inpaint_associated"] = keep_associated(img)
                 img.load()
     except InputError:
         if img is not None:
@@ -233,6 +258,7 @@ def _low_bytes(path: Path, tiles: list) -> Image.Image | None:
     a TIFF compressed with LZW or deflate)."""
     try:
         with opened_whole(path, Image.open(path)) as img:
+            keep_associated(img)
             img.tile = [t._replace(args=(_swap_rawmode(t.args) if isinstance(t.args, str)
                                          else (_swap_rawmode(t.args[0]),) + tuple(t.args[1:])))
                         for t in img.tile]
@@ -476,6 +502,7 @@ def _separate_planes(p: Path) -> Picture | None:
                 return None  # not grey + unassociated alpha: Pillow's reading (or refusal) stands
             arr = page.asarray()
             axes = page.axes
+            associated = tuple(int(e) for e in page.extrasamples)[:1] == (1,)
     except Exception as exc:  # noqa: BLE001 - a damaged file can make the decoder raise anything
         raise InputError(f"cannot read image {shown(p)}: it is damaged ({type(exc).__name__}: {exc})") from None
     if axes.startswith("S"):  # (samples, rows, columns): interleave them
@@ -484,6 +511,7 @@ def _separate_planes(p: Path) -> Picture | None:
         raise InputError(f"image {shown(p)} is a TIFF with colour planes stored apart as {arr.dtype} {axes}, "
                          "which cannot be read here; save it with interleaved planes")
     exif, icc, source, dpi = _metadata(p)
+    source.associated = associated and arr.shape[2] >= 4
     wide = np.ascontiguousarray(_ORIENT.get(source.orientation, lambda a: a)(arr[..., :4]))
     if source.orientation in _TURNS and source.xmp:  # written upright: the XMP's orientation is 1 too
         source.xmp = _xmp_upright(source.xmp)
@@ -583,6 +611,7 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     exif = real_exif(exif)
     source = _source(p, img, exif)
     source.dtype = _sample_dtype(img, tiles)
+    source.associated = bool(img.info.pop("inpaint_associated", False))
     _scale_grey_key(img, tiles)
     wide, lost = _deep(p, img, tiles)
     if lost:

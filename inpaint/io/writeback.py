@@ -119,6 +119,12 @@ def apply_fill(picture: Picture, filled: np.ndarray, source_map: np.ndarray | Ca
     out = arr.copy()
     out[mask] = arr[rows, cols]
     note = _blend(picture, out, mask, fill, rows, cols, "filled")
+    if picture.source.associated and out.ndim == 3 and out.shape[2] in (2, 4):
+        # colours stored multiplied by their alpha never exceed it: a blend's change may have
+        # lifted a copied colour past its own pixel's alpha
+        filled_px = out[mask]
+        filled_px[:, :-1] = np.minimum(filled_px[:, :-1], filled_px[:, -1:])
+        out[mask] = filled_px
     return _as_image(picture, out), note
 
 
