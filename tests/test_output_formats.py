@@ -668,10 +668,18 @@ def test_quality_refused_for_a_lossless_output_before_the_work(tmp_path):
 
 # --- JPEG: the blocks outside the fill keep their coefficients ------------------------------------
 
+_CV2_SAMPLING = {"4:4:0": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_440, "4:1:1": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_411}
+
+
 def _photo_jpeg(path, subsampling, quality=90, progressive=False, orientation=None, crop=None):
     img = Image.open(PHOTO).convert("RGB")
     if crop:
         img = img.crop(crop)
+    if subsampling in _CV2_SAMPLING:  # layouts Pillow cannot write (a 4:2:2 photo turned by jpegtran is 4:4:0)
+        assert not (progressive or orientation)
+        cv2.imwrite(str(path), cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR),
+                    [cv2.IMWRITE_JPEG_QUALITY, quality, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, _CV2_SAMPLING[subsampling]])
+        return
     kw = {}
     if orientation:
         exif = Image.Exif()
@@ -686,7 +694,7 @@ def _grid_pixels(grid, mcu, shape):
 
 @pytest.mark.parametrize("subsampling,progressive,orientation", [
     (0, False, None), (1, False, None), (2, False, None), (2, True, None), (2, False, 6), (1, False, 3),
-    (0, True, 8)])
+    (0, True, 8), ("4:4:0", False, None), ("4:1:1", False, None)])
 def test_jpeg_blocks_outside_the_fill_are_kept(tmp_path, subsampling, progressive, orientation):
     src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
     _photo_jpeg(src, subsampling, progressive=progressive, orientation=orientation, crop=(3, 5, 403, 306))

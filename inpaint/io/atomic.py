@@ -281,7 +281,6 @@ def _write(img: Image.Image | DeepImage, fh: Any, fmt: str, opts: dict, folder: 
         work = new_temp_folder("jpeg-edit", folder)
         try:
             data, _ = jpeg_edit.edit(edit["path"], img, mask, orientation=edit["orientation"],
-                                     qtables=edit["qtables"], subsampling=edit["subsampling"],
                                      header=edit.get("header"), work=work)
         except OSError as exc:
             if exc.errno in _NO_ROOM:  # the disk, not the JPEG: the write fails as any write there would

@@ -1,6 +1,6 @@
 """JPEG written back without loss outside the fill: only the blocks the fill touches are encoded again.
 
-A JPEG stores its picture as quantised DCT coefficients, in MCUs (8x8 to 16x16 pixels, by the
+A JPEG stores its picture as quantised DCT coefficients, in MCUs (8x8 to 32x8 pixels, by the
 chroma subsampling).  Decoding and encoding again changes every pixel a little.  Here the input's
 coefficients are copied as they are, and only the MCUs that hold a filled pixel get new ones,
 encoded from the result with the input's own quantisation tables and subsampling (of their
@@ -59,11 +59,6 @@ STORED = {
 _LIBJPEG = "turbo210"
 #: jpeglib's choice of libjpeg build is process-wide: one read or edit at a time.
 _LOCK = threading.Lock()
-
-#: Pillow's subsampling codes by the luma sampling factors as jpeglib gives them, (vertical,
-#: horizontal), chroma at (1, 1).
-_SUBSAMPLING = {(1, 1): 0, (1, 2): 1, (2, 2): 2}
-
 
 class CannotEdit(InpaintError, ValueError):
     """A JPEG that cannot be edited block by block; the message says why, in a user's words."""
@@ -131,16 +126,13 @@ def available() -> bool:
     return True
 
 
-def read_header(path: str | os.PathLike[str], qtables: dict | None,
-                subsampling: int | None) -> tuple[Any, str | None]:
+def read_header(path: str | os.PathLike[str]) -> tuple[Any, str | None]:
     """Read the JPEG at ``path`` for :func:`edit`, before the work, or say why it cannot be edited.
 
     Parameters
     ----------
     path : path-like
         The input JPEG.
-    qtables, subsampling
-        Its quantisation tables and subsampling as Pillow reads them.
 
     Returns
     -------
@@ -153,12 +145,12 @@ def read_header(path: str | os.PathLike[str], qtables: dict | None,
     import jpeglib
 
     with _LOCK, jpeglib.version(_LIBJPEG), _libjpeg_warnings(path) as outcome:
-        header, why = _read_header(jpeglib, path, qtables, subsampling)
+        header, why = _read_header(jpeglib, path)
         outcome["quiet"] = why is not None  # the plan's note says why
         return header, why
 
 
-def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:
+def _read_header(jpeglib, path) -> tuple[Any, str | None]:
     try:
         header = jpeglib.read_dct(str(path))
         comps = int(header.num_components)
@@ -168,11 +160,8 @@ def _read_header(jpeglib, path, qtables, subsampling) -> tuple[Any, str | None]:
         return None, "libjpeg cannot read its blocks (an unusual coding, or a damaged file)"
     if comps not in (1, 3) or ("YCbCr" not in space and "GRAYSCALE" not in space):
         return None, f"its colour space ({space.split('.')[-1].replace('JCS_', '')}) cannot be edited block by block"
-    if comps == 3 and (factors[1] != (1, 1) or factors[2] != (1, 1) or factors[0] not in _SUBSAMPLING
-                       or _SUBSAMPLING[factors[0]] != subsampling):
+    if comps == 3 and (factors[1] != (1, 1) or factors[2] != (1, 1)):
         return None, "its chroma subsampling is unusual"
-    if not qtables:
-        return None, "its quantisation tables cannot be read"
     return header, None
 
 
@@ -242,7 +231,7 @@ def mcu_box(mask: np.ndarray, orientation: int, mcu: tuple[int, int]) -> tuple[t
 
 
 def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.ndarray, *, orientation: int,
-         qtables: dict, subsampling: int, header: Any = None,
+         header: Any = None,
          work: str | os.PathLike[str] | None = None) -> tuple[bytes, int]:
     """The JPEG ``src`` with the MCUs that hold a pixel of ``mask`` encoded again from ``image``.
 
@@ -258,8 +247,6 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
     orientation : int
         The input's EXIF orientation: the result is written in the input's stored frame, so the
         orientation tag it keeps still applies.
-    qtables, subsampling
-        The input's quantisation tables and subsampling (Pillow's forms).
     header : optional
         :func:`read_header`'s header of ``src``, read before the work (read here when None).
     work : path-like, optional
@@ -285,10 +272,10 @@ def edit(src: str | os.PathLike[str], image: np.ndarray | Image.Image, mask: np.
             contextlib.nullcontext(os.fspath(work)) if work is not None else \
             tempfile.TemporaryDirectory(prefix="inpaint-jpeg-") as folder, _work_files_in(jpeglib, folder):
         if header is None:
-            header, why = _read_header(jpeglib, src, qtables, subsampling)
+            header, why = _read_header(jpeglib, src)
             if why:
                 raise CannotEdit(why)
-        return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, qtables, subsampling, folder)
+        return _edit(jpeglib, header, image, np.asarray(mask, bool), orientation, folder)
 
 
 @contextlib.contextmanager
@@ -319,7 +306,7 @@ def _work_files_in(jpeglib: Any, folder: str) -> Any:
             module.tempfile = tempfile
 
 
-def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling, folder) -> tuple[bytes, int]:
+def _edit(jpeglib, header, image, mask, orientation, folder) -> tuple[bytes, int]:
     colour = bool(header.has_chrominance)
     factors = np.asarray(header.samp_factor)
     vv, hv = (int(factors[0][0]), int(factors[0][1])) if colour else (1, 1)
@@ -337,14 +324,18 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling, folde
     dct = copy.copy(header)  # the header stays unread: a plan can be written again
     dct.load()
     part = os.path.join(folder, "part.jpg")
-    img = Image.fromarray(crop if colour else (crop[..., 0] if crop.ndim == 3 else crop))
-    # the crop starts on the MCU grid, so its blocks are the output's blocks; each component is
-    # quantised with the table the input gives that component, whichever slot holds it
-    img.save(part, "JPEG", qtables=_tables_by_component(dct, qtables, colour),
-             subsampling=subsampling if colour else 0)
+    grey = crop[..., :1] if crop.ndim == 3 else crop[..., None]
+    # the crop starts on the MCU grid, so its blocks are the output's blocks, encoded with the
+    # input's own sampling factors (4:4:0 and 4:1:1 too) and tables, each component quantised
+    # with the table the input gives it, whichever slot holds it
+    comps = 3 if colour else 1
+    part_jpeg = jpeglib.from_spatial(np.ascontiguousarray(crop if colour else grey))
+    part_jpeg.samp_factor = np.asarray(dct.samp_factor)[:comps]
+    # one table a component (jpeglib places shared slots wrongly: luma and Cb on one, Cr on another)
+    part_jpeg.write_spatial(part, qt=np.stack([dct.get_component_qt(c) for c in range(comps)]),
+                            quant_tbl_no=np.arange(comps))
     new = jpeglib.read_dct(part)
     new.load()
-    comps = 3 if colour else 1
     if any(not np.array_equal(new.get_component_qt(c), dct.get_component_qt(c)) for c in range(comps)):
         raise CannotEdit("the new blocks' quantisation tables differ from the input's")
     by, bx = sy0 // 8, sx0 // 8
@@ -365,18 +356,6 @@ def _edit(jpeglib, header, image, mask, orientation, qtables, subsampling, folde
     return (data[:2] + b"".join(drop_exif_thumbnail(seg) for seg in _app_segments(content))
             + data[_after_app(data):] + trailer,
             int(grid.sum()))
-
-
-def _tables_by_component(dct: Any, qtables: dict, colour: bool) -> list:
-    """Pillow's tables of ``qtables`` (by slot), one for each component in order: Pillow's encoder
-    quantises its component *i* with the *i*-th table given, so every component gets the table
-    the input gives it, however the input shares its slots (luma and Cb on one table, Cr on
-    another is legal too).  ``dct`` is the loaded copy: reading the plan's own header would
-    load it in place, and a second write would see the first one's blocks."""
-    slots = [int(x) for x in np.asarray(dct.quant_tbl_no)[:3 if colour else 1]]
-    if any(slot not in qtables for slot in slots):
-        raise CannotEdit("a component's quantisation table cannot be read")
-    return [qtables[slot] for slot in slots]
 
 
 def jpeg_end(data: bytes) -> int:

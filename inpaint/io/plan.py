@@ -308,7 +308,7 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
                 from . import jpeg_edit
                 from .read import file_stamp
 
-                header, why = jpeg_edit.read_header(picture.path, src.qtables, src.subsampling) if picture.path \
+                header, why = jpeg_edit.read_header(picture.path) if picture.path \
                     else (None, "no file")
                 if why is None and src.stamp is not None and file_stamp(picture.path) != src.stamp:
                     # its blocks would be another file's than the pixels filled (a run writing it meanwhile)
@@ -317,8 +317,7 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             if src.subsampling in (0, 1, 2):
                 opts["subsampling"] = src.subsampling
             if same and why is None:
-                plan.jpeg_edit = {"path": picture.path, "orientation": src.orientation, "qtables": src.qtables,
-                                  "subsampling": src.subsampling, "header": header}
+                plan.jpeg_edit = {"path": picture.path, "orientation": src.orientation, "header": header}
             elif same:
                 notes.append(f"the JPEG is encoded again with its own quantisation tables, so the pixels "
                              f"outside the mask change slightly: {why}")
