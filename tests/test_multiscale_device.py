@@ -152,6 +152,36 @@ def test_the_host_queues_at_most_a_level_ahead_of_the_device(runtime, monkeypatc
     assert seen == [cl.command_execution_status.COMPLETE] * len(seen)
 
 
+def test_the_host_queues_at_most_a_round_ahead_of_the_device(runtime, monkeypatch):
+    """Within a level too (a large hole's finest round runs for seconds): before each round the
+    host waits until the device has started the round before, and the job's progress counts the
+    round just queued only once the next one is queued."""
+    from inpaint.api import start
+
+    seen, statuses = [], []
+    pace = mcl.DeviceLevel.pace
+
+    def recorded(self):
+        before = self._round_first
+        pace(self)
+        if before is not None:
+            statuses.append(before.command_execution_status)
+
+    monkeypatch.setattr(mcl.DeviceLevel, "pace", recorded)
+    img, mask = _scene(150, 180, 1)
+    job = start(img, mask, backend="opencl", device=runtime.device)
+    while not job.done:
+        job.step()
+        seen.append(job.progress)
+    levels = len(job.result().stats.levels)
+    fill = job._part  # the one group's fill
+    assert len(statuses) == len(fill._rounds) - levels > 0  # every round but a level's first
+    assert statuses == [cl.command_execution_status.COMPLETE] * len(statuses)
+    plan = np.cumsum(fill._plan) / sum(fill._plan)
+    assert seen[-1] == 1.0 and seen == sorted(seen)
+    np.testing.assert_allclose(seen[1:-1], plan[:len(seen) - 2])  # a step behind the queued rounds
+
+
 def test_a_second_fill_on_a_runtime_builds_nothing_and_gives_the_same_fill(runtime, monkeypatch):
     """The wrappers are made once per runtime and options: a second fill on the runtime fetches no
     kernel, parses no prototype and looks up no program, and fills the same bits."""

@@ -245,6 +245,9 @@ class Job(StepwiseJob):
     #: The family's typed options (made by :func:`options_type`) and statistics (a :class:`FillStats`).
     Options: type
     Stats: type = FillStats
+    #: Whether the family's steps queue their device work without waiting for it, the device a
+    #: step behind: :attr:`progress` then counts the step just queued once the next one is.
+    QUEUES_AHEAD = False
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, context: RunContext | None = None, **values: Any):
         from .checks import check_arrays, check_protect
@@ -357,7 +360,10 @@ class Job(StepwiseJob):
     def progress(self) -> float:
         """Fraction of the plan's weight done, in [0, 1]."""
         total = sum(self._plan)
-        return 1.0 if self.done or not total else self._done_weight / total
+        if self.done or not total:
+            return 1.0
+        queued = self._plan[self._pos - 1] if self.QUEUES_AHEAD and self.runtime is not None and self._pos else 0.0
+        return (self._done_weight - queued) / total
 
     @property
     def iterations(self) -> int:

@@ -90,6 +90,9 @@ class HostLevel:
         every start was a lifted match."""
         return self.lev.short[0] > 0 and not self.random_start
 
+    def pace(self) -> None:
+        """Before a round: nothing to wait for on the host (see the device's ``pace``)."""
+
     def patchmatch(self, key: int, skip: bool = False) -> None:
         """One PatchMatch iteration with random key ``key``, the short one where :attr:`short`
         (none at all with ``skip``)."""

@@ -247,6 +247,7 @@ class _Fill(Job):
 
     Options = Options
     Stats = MultiscaleStats
+    QUEUES_AHEAD = True  # (the host paces itself a round ahead of the device: DeviceLevel.pace)
 
     def __init__(self, image: np.ndarray, mask: np.ndarray, *, whole: np.ndarray | None = None, **values: Any):
         self._given_whole = whole
@@ -374,6 +375,7 @@ class _Fill(Job):
         st = self._state
         top = len(self._masks) - 1
         first = lv == top and rnd == 0
+        st.pace()
         for it in range(2 * PM_ITERATIONS if first else PM_ITERATIONS):  # the short search skips some
             st.patchmatch(((self.seed * 64 + lv) * 16 + rnd) * 64 + it, skip=it >= PM_ITERATIONS_LIFTED)
         split = lv < SPLIT_LEVELS or last

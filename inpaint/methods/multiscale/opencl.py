@@ -676,6 +676,7 @@ class DeviceLevel:
         self._rescore_due = False  # a rescoring the next PatchMatch iteration does (see rescore)
         self._patchmatch: Callable[..., Any] | None = None  # its launch, made when first needed
         self.first: Any = None  # the event of the level's first launch (its start)
+        self._round_first: Any = None  # the event of the current round's first launch
         self.result = None  # the hole's values and sources, gathered after the final vote
         self._final: tuple[np.ndarray, np.ndarray] | None = None  # the result, once read
         self.low_rect: tuple[int, int, int, int] | None = None  # the split votes' low-pass map, once made
@@ -735,6 +736,16 @@ class DeviceLevel:
                                              clev.work_args, key)
         self.events.append(("levels", self.first))
 
+    def pace(self) -> None:
+        """Before a round: wait until the device has started the level's round before (and so
+        finished the one before that).  The host then queues at most one round ahead of the
+        device, as :meth:`lift` keeps it one level ahead: a large hole's finest round runs for
+        seconds, and the job's progress and cancelling keep up with the device.  A small photo's
+        host is slower than its device, and finds the round started already."""
+        if self._round_first is not None:
+            self._round_first.wait()
+            self._round_first = None
+
     def patchmatch(self, key: int, skip: bool = False) -> None:
         """As :meth:`inpaint.methods.multiscale.host.HostLevel.patchmatch`, on the device."""
         if self._patchmatch is None:
@@ -743,8 +754,11 @@ class DeviceLevel:
             self._patchmatch = self.kn["pm"].level(self.b, len(lev.targets), w, h, lev.radius, lev.jump,
                                                    lev.work_args, lev.mean, lev.near, lev.short, lev.grad)
         b_in, b_out = self.best_bufs
-        self.events.append(("patchmatch", self._patchmatch(key, b_in, b_out, skip, self._rescore_due,
-                                                           tuple(self.bxf_bufs) if self.bxf_bufs else None)))
+        event = self._patchmatch(key, b_in, b_out, skip, self._rescore_due,
+                                 tuple(self.bxf_bufs) if self.bxf_bufs else None)
+        self.events.append(("patchmatch", event))
+        if self._round_first is None:
+            self._round_first = event
         self.best_bufs = [b_out, b_in]
         if self.bxf_bufs:
             self.bxf_bufs.reverse()
