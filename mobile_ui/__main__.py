@@ -65,7 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The app's argument parser (``prog`` names it in messages: ``inpaint-app`` or ``inpaint app``)."""
-    parser = argparse.ArgumentParser(
+    from inpaint.cli.parser import CommandParser
+
+    parser = CommandParser(
         prog=prog,
         description="The touch app: paint over an object (or tap it with Select), tap Remove, keep editing. "
                     f"Needs a display and Kivy ({install_hint('app')}).",

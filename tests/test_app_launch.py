@@ -58,7 +58,8 @@ def test_bad_app_options_exit_2_before_any_window(argv, message, capsys):
         with pytest.raises(SystemExit) as stop:
             launcher(argv)
         assert stop.value.code == 2
-        assert message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert message in err and len(err.splitlines()) == 1 and "--help' lists the options" in err  # one line
 
 
 def test_without_kivy_one_line_and_status_2(monkeypatch, capsys):

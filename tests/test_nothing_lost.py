@@ -214,6 +214,23 @@ def test_a_result_to_a_full_or_closed_standard_output_is_an_error_alone(photo, c
     assert proc.returncode == 2 and proc.stderr == f"{prog}: error: {said}\n", proc.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", ["", "resize ", "select ", "devices ", "app "])
+@pytest.mark.parametrize("redirect, said", [
+    (">/dev/full", "cannot write to standard output: No space left on device"),
+    (">&-", "cannot write to standard output: Bad file descriptor"),
+])
+def test_help_to_a_full_or_closed_standard_output_is_an_error(tmp_path, command, redirect, said):
+    # argparse drops a failed write of its help: the run said nothing and exited 0
+    prog = f"inpaint {command}".strip()
+    cmd = f"'{sys.executable}' -m inpaint.cli {command}--help {redirect}"
+    proc = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == f"{prog}: error: {said}\n", proc.stderr
+    ok = subprocess.run(["bash", "-c", f"'{sys.executable}' -m inpaint.cli {command}--help"], cwd=tmp_path,
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and ok.stdout.startswith("usage: ") and ok.stderr == ""
+
+
 # -- libjpeg's own warnings ----------------------------------------------------------------------
 
 def test_libjpegs_warnings_are_told_once_as_ours(tmp_path):

@@ -17,7 +17,8 @@ from ..cl.profiles import available_profiles, load_profile
 from ..cl.runtime import cannot_build, device_spec, preference
 from ..errors import DeviceError, InputError, OpenCLUnavailable, ProfileError
 from ..methods.options import env_setting
-from .shared import COMMANDS, CommandParser, environment_settings
+from .parser import CommandParser
+from .shared import COMMANDS, environment_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

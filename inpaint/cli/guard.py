@@ -448,14 +448,15 @@ class _Watched:
         self._stream = stream
         self._messages = messages
         self.failed = False
+        self.error: OSError | None = None  # the failed write's error (argparse's help drops it)
 
     def write(self, text: str) -> int:
         if self.failed and self._messages:
             return len(text)
         try:
             return self._stream.write(text)
-        except OSError:
-            self.failed = True
+        except OSError as exc:
+            self.failed, self.error = True, exc
             if self._messages:
                 return len(text)
             raise
@@ -667,7 +668,18 @@ def _guarded_run(prog: str, fn: Callable[[], int], err: _Watched, cleanup_temp_f
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.flush()
             return EXIT_BAD_INPUT if err.failed and status == 0 else status  # what it had to say is lost
-    except SystemExit:
+    except SystemExit as done:
+        if done.code in (0, None):  # --help: its text must reach standard output too
+            try:
+                flush_stdout()
+                lost = getattr(sys.stdout, "error", None)  # (argparse ignores a failed write)
+                if lost is not None:
+                    raise lost
+            except OSError as exc:
+                _silence_stdout()
+                if not isinstance(exc, BrokenPipeError):
+                    _say(f"{prog}: error: cannot write to standard output: {error_message(exc)}")
+                return EXIT_BAD_INPUT
         raise
     except (KeyboardInterrupt, cancel.Cancelled):
         _wait_if_ending()

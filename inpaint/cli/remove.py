@@ -42,13 +42,13 @@ from .batch import (
 )
 from .guard import EXIT_TABLE
 from .options import parse_grow, parse_int, parse_quality
+from .parser import CommandParser
 from .perimage import ImageRun
 from .phases import BUILD, CONTEXT, FILL, READ, WRITE, Phases
 from .shared import (
     COMMANDS,
     DEVICE_OPTIONS,
     MAX_JOBS,
-    CommandParser,
     Once,
     add_alias,
     add_device_options,

@@ -24,11 +24,11 @@ from ..io import MASK_RULE
 from ..io.naming import paired_file, shown
 from ..seam.api import ENERGIES, ORDERS
 from .guard import EXIT_TABLE
+from .parser import CommandParser
 from .perimage import ImageRun
 from .phases import BUILD, CARVE, CONTEXT, READ, WRITE, Phases
 from .shared import (
     MAX_JOBS,
-    CommandParser,
     Once,
     add_device_options,
     add_run_options,

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.naming import MASK_SUFFIX, shown
-from .shared import CommandParser, cannot_write, max_pixels, say
+from .parser import CommandParser
+from .shared import cannot_write, max_pixels, say
 
 EXIT_STATUS = ("Exit status: 0 done, 2 bad input or environment (an existing output without --overwrite, a box "
                "outside the image, a full disk...), 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).")

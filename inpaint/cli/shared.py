@@ -15,15 +15,6 @@ from .progress import STYLES
 MAX_JOBS = 256
 
 
-class CommandParser(argparse.ArgumentParser):
-    """argparse's parser with its errors in one line, as the commands' other errors are: the
-    command, what is wrong, and where the options are listed (argparse prints its usage block
-    first)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} ('{self.prog} --help' lists the options)\n")
-
-
 class Once(argparse.Action):
     """A file option (a mask, a folder of masks) given at most once and not empty: a second value
     would silently replace the first (a second --protect mask would let the fill copy from what
