@@ -635,7 +635,7 @@ def test_multiscale_stats_mapping_and_options(scene, run, runtime):
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "opencl", "-o", scene.out,
                          "--stats", "--save-mapping", mapping, "--candidates", "3")
     assert code == 0, err
-    assert "multiscale fill, backend opencl" in out and "3 candidates" in out and "rounds" in out
+    assert "multiscale fill, backend opencl" in out and "blend 3," in out and "rounds" in out
     rows = [line for line in out.splitlines() if line.startswith("| ")]
     for label in ("PatchMatch", "voting", "gradient-domain correction", "**total**"):
         assert any(line.startswith(f"| {label}") for line in rows), out

@@ -38,7 +38,8 @@ def main(paths):
         mask[h // 3:h // 3 + h // 5, w // 3:w // 3 + w // 5] = True
         rgb = pic.rgb.copy()
         rgb[mask] = (40, 120, 60)
-        out = Path(tempfile.mkdtemp()) / "out.jpg"
+        work = tempfile.TemporaryDirectory(prefix="measure-jpeg-")
+        out = Path(work.name) / "out.jpg"
         t = time.perf_counter()
         plan = imageio.plan_output(pic, out)
         imageio.save_images([(Image.fromarray(rgb), out, {"plan": plan, "mask": mask})])
@@ -63,6 +64,7 @@ def main(paths):
               f"| {100 * (n_out / n_in - 1):+.2f} % "
               f"| {100 * same[~near].mean():.3f} % | {100 * same[~ring].mean():.3f} % | {t_edit:.2f} | {t_q95:.2f} |"
               + ("" if plan.jpeg_edit else f" ({path})"))
+        work.cleanup()
 
 
 if __name__ == "__main__":

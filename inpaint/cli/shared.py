@@ -148,7 +148,7 @@ def add_run_options(parser: argparse._ActionsContainer, verb: str,
     kept = ("a JPEG keeps its blocks outside the fill exactly" if verb == "fill"
             else "a resized JPEG is encoded again with its own quantisation tables")
     parser.add_argument("--quality", metavar="Q", default=None,
-                        help=f"encode a .jpg or .webp output at quality Q (1-100); by default {kept}, another "
+                        help=f"encode a .jpg, .webp or .avif output at quality Q (1-100); by default {kept}, another "
                              "input becomes a JPEG of quality 95, and a lossless WebP stays lossless")
 
 

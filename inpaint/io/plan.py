@@ -237,7 +237,7 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     plan = OutputPlan(fmt)
     notes, opts = plan.notes, plan.options
     if quality is not None and (can is None or can.lossy == "never"):
-        raise InputError(f"--quality applies to lossy outputs (.jpg, .webp); {Path(path).name} is {fmt}, "
+        raise InputError(f"--quality applies to lossy outputs (.jpg, .webp, .avif); {Path(path).name} is {fmt}, "
                          "which is written without loss")
     written, note = convert_for(_probe(picture), fmt, src.dtype)
     if note:

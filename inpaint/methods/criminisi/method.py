@@ -18,8 +18,8 @@ def _job() -> type:
 
 def _headline(stats: Any) -> list[str]:
     alpha = "full" if stats.alpha is None else stats.alpha
-    return [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, alpha {alpha}, "
-            f"sources {stats.source}, search area {stats.search_area}, "
+    return [f"Criminisi fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
+            f"sources {stats.source}, search area {alpha} {stats.search_area}, "
             f"findBestPatch {stats.variant}" + (", pruned" if stats.pruned else "")
             + (f" ({stats.local_mem_bytes} B local memory per work-group)" if stats.local_mem_bytes else ""),
             f"{stats.iterations} iterations, {stats.widened} widened search areas, "

@@ -25,8 +25,7 @@ def _headline(stats: Any) -> list[str]:
     apart += [f"{lines} straight line{'s' if lines != 1 else ''} continued across the hole before the fill"] \
         if lines else []
     return [f"multiscale fill, backend {stats.backend} on {stats.device}; patch {stats.patch}, "
-            f"{stats.candidates} candidate{'s' if stats.candidates != 1 else ''}, alpha {alpha}, "
-            f"search area {stats.search_area}; levels {levels}",
+            f"blend {stats.candidates}, search area {alpha} {stats.search_area}; levels {levels}",
             f"{stats.iterations} rounds, {stats.widened} widened search areas, {stats.total_seconds:.3f} s wall"
             + build_note(stats)] + apart
 
