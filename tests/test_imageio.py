@@ -695,6 +695,17 @@ def test_memory_check(monkeypatch, tmp_path, png):
     assert "of the" in imageio.check_memory(6_000, "x")
 
 
+def test_the_memory_check_counts_the_address_space_limit(monkeypatch):
+    used = memory.address_space_used()
+    assert used and used > 0
+    monkeypatch.setattr(memory, "address_space_limit", lambda: used + (300 << 20))  # room for 300 MiB more
+    assert 290 << 20 < memory.available_memory() <= 300 << 20
+    with pytest.raises(InputError, match=r"needs about 400\.0 MiB of memory but only .* is available under the "
+                                         r"address-space limit \(ulimit -v: \d+ MB\); .*raise the limit"):
+        imageio.check_memory(400 << 20, "x")
+    assert imageio.check_memory(100 << 20, "x") is None
+
+
 @pytest.mark.parametrize("name, mode, size, message", [
     ("", "RGB", (4, 4), "file name is empty"),
     ("x.psd", "RGB", (4, 4), "PSD is not a format"),

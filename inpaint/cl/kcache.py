@@ -42,6 +42,8 @@ import sys
 import tempfile
 from typing import Any
 
+from ..limits import address_space_limit
+
 #: Free space the cache's disk needs before a compile may write there (one program bundle
 #: takes under 1 MB, LLVM's temporary files a little more).
 MIN_FREE_BYTES = 16 << 20
@@ -385,26 +387,6 @@ def _file_size_limit() -> str | None:
 #: deadlocks or aborts the process (measured with Debian's PoCL 3.1: a cold compile of the default
 #: fill hung at 800 MB and ran at 1000 MB; a warm run aborted starting its threads at 500 MB).
 MIN_ADDRESS_SPACE = 1536 << 20
-
-
-def address_space_limit() -> int | None:
-    """The process's address-space limit (``ulimit -v``) in bytes, or None without one."""
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, ValueError, OSError, AttributeError):  # not on this system
-        return None
-    return None if soft == resource.RLIM_INFINITY else soft
-
-
-def address_space_used() -> int | None:
-    """The bytes of address space the process maps now (Linux), or None if unknown."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as fh:
-            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
 
 
 def _address_space_limit() -> str | None:

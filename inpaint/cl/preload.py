@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from ..cancel import STOP_SIGNALS
-from . import kcache
+from ..limits import address_space_limit
 
 _thread: list[threading.Thread] = []
 
@@ -70,7 +70,7 @@ def start() -> bool:
     """
     # Under an address-space limit the thread's stack (which the C library keeps for reuse) counts
     # against what a first compile may need: there the drivers load as they did, when first used.
-    if _thread or "pyopencl" in sys.modules or kcache.address_space_limit() is not None:
+    if _thread or "pyopencl" in sys.modules or address_space_limit() is not None:
         return False
     try:
         extension = _extension()

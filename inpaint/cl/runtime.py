@@ -30,12 +30,11 @@ from typing import Any, NamedTuple, TypeVar
 from .. import install_hint
 from ..cancel import requested, signals_held
 from ..errors import BuildFailure, FallbackWarning, OpenCLUnavailable, OutOfMemory
+from ..limits import address_space_limit, address_space_used
 from . import preload
 from .build import build, build_options
 from .diagnose import MAX_REASON, describe_failure, reason
 from .kcache import (
-    address_space_limit,
-    address_space_used,
     kernel_compiled,
     load_pyopencl,
     load_refusal,

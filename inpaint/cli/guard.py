@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from .. import cancel
-from ..cl.kcache import address_space_limit
 from ..errors import (
     CaseDataError,
     DeviceError,
@@ -44,6 +43,7 @@ from ..errors import (
     ProfileError,
     ReportLost,
 )
+from ..limits import address_space_limit
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
+from ..limits import address_space_limit, address_space_used
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new job (Linux ``MemAvailable``), or None if unknown."""
+def _physical_available() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
@@ -20,6 +20,24 @@ def available_memory() -> int | None:
         return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def _limited() -> tuple[int | None, str]:
+    """The bytes a new job may take, and what bounds them (words for a message, or '')."""
+    avail = _physical_available()
+    limit = address_space_limit()
+    if limit is None:
+        return avail, ""
+    room = max(limit - (address_space_used() or 0), 0)
+    if avail is not None and avail <= room:
+        return avail, ""
+    return room, f" under the address-space limit (ulimit -v: {limit >> 20} MB)"
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new job (Linux ``MemAvailable``; less where the process's
+    address-space limit, ``ulimit -v``, leaves less room), or None if unknown."""
+    return _limited()[0]
 
 
 def format_bytes(n: float) -> str:
@@ -43,8 +61,9 @@ def check_memory(need: int, what: str) -> str | None:
     if avail is None or need <= 0:
         return None
     if need > avail:
+        bound = _limited()[1] if address_space_limit() is not None else ""  # (the limit binds: say so)
         raise InputError(f"{what} needs about {format_bytes(need)} of memory but only {format_bytes(avail)} "
-                         "is available; use a smaller image")
+                         f"is available{bound}; use a smaller image" + (", or raise the limit" if bound else ""))
     if need > avail // 2:
         return f"{what} needs about {format_bytes(need)} of the {format_bytes(avail)} of memory available"
     return None
