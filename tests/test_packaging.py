@@ -181,7 +181,8 @@ def test_the_sdist_carries_what_its_tests_need(tmp_path):
 
     tree = tmp_path / "tree"
     shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
-                                                             "__pycache__", ".hypothesis", ".pytest_cache", "docs"))
+                                                             "__pycache__", ".hypothesis", ".pytest_cache",
+                                                             "screenshots", "results", ".whl", ".gpu_tree"))
     cwd = os.getcwd()
     os.chdir(tree)
     try:
@@ -192,3 +193,6 @@ def test_the_sdist_carries_what_its_tests_need(tmp_path):
         packed = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     wanted = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py") if "__pycache__" not in p.parts}
     assert not wanted - packed
+    # and the files the README links to (its description on the package index, and in the sdist)
+    linked = {m.split("#")[0] for m in re.findall(r"\]\(([^)#:]+[^)]*)\)", (ROOT / "README.md").read_text())}
+    assert linked and not linked - packed
