@@ -783,17 +783,19 @@ _TRAILER = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 4 + b"\xff\xd9\xff\
 
 
 @pytest.mark.parametrize("progressive", [False, True])
-def test_data_after_the_jpegs_end_is_kept_byte_for_byte(tmp_path, progressive):
+def test_data_after_the_jpegs_end_is_dropped_with_a_note(tmp_path, progressive):
+    # (a motion photo's video, an editor's copy of the original: they would show what was removed)
     src, out = tmp_path / "p.jpg", tmp_path / "o.jpg"
     _photo_jpeg(src, 2, progressive=progressive, crop=(3, 5, 203, 166))
     picture = src.read_bytes()
     src.write_bytes(picture + _TRAILER)
     assert jpeg_edit.jpeg_end(src.read_bytes()) == len(picture)
     pic, plan, notes, mask = _fill(src, out)
-    assert plan.jpeg_edit is not None and notes == []
+    assert plan.jpeg_edit is not None
+    assert len(notes) == 1 and f"{len(_TRAILER)} bytes after the JPEG's end" in notes[0]
     data = out.read_bytes()
-    assert data.endswith(_TRAILER) and jpeg_edit.jpeg_end(data) == len(data) - len(_TRAILER)
-    assert cv2.imread(str(out)).shape[:2] == pic.rgb.shape[:2]  # a whole JPEG before it
+    assert _TRAILER not in data and jpeg_edit.jpeg_end(data) == len(data)
+    assert cv2.imread(str(out)).shape[:2] == pic.rgb.shape[:2]
 
 
 def test_data_after_the_jpegs_end_dropped_elsewhere_with_a_note(tmp_path):
@@ -1028,7 +1030,7 @@ def test_jpeg_comments_and_iptc_survive_an_encode_again(tmp_path, how):
     else:
         _, plan, _, _ = _fill(src, out, quality=80 if how == "quality" else None)
         assert plan.jpeg_edit is None
-    segments = jpeg_edit._app_segments(out.read_bytes())
+    segments = jpeg_edit.app_segments(out.read_bytes())
     assert com in segments and sum(s[1] == 0xED for s in segments) == 60
     assert b"".join(s for s in segments if s[1] == 0xED) == iptc
     assert cv2.imread(str(out)) is not None

@@ -4,8 +4,10 @@ A JPEG stores its picture as quantised DCT coefficients, in MCUs (8x8 to 32x8 pi
 chroma subsampling).  Decoding and encoding again changes every pixel a little.  Here the input's
 coefficients are copied as they are, and only the MCUs that hold a filled pixel get new ones,
 encoded from the result with the input's own quantisation tables and subsampling (of their
-luma blocks, only those holding a filled pixel); markers
-(EXIF, ICC, XMP...) are kept byte for byte, and the file keeps its stored orientation.  (The
+luma blocks, only those holding a filled pixel); markers (EXIF, ICC, XMP...) are kept byte for
+byte but for the copies of the picture as it was (:mod:`inpaint.io.previews`: a thumbnail, a
+preview; the data after the end, a motion photo's video, goes too), and the file keeps its
+stored orientation.  (The
 edges of the untouched MCUs next to new ones can decode one pixel differently where chroma is
 subsampled: decoders interpolate chroma across MCU borders.)  A result without a changed pixel
 is the input file itself.
@@ -22,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
-import struct
 import sys
 import tempfile
 import threading
@@ -37,6 +38,7 @@ from PIL import Image
 from .. import install_hint
 from ..errors import InpaintError, InputWarning
 from .naming import shown
+from .previews import clean_segments
 
 #: The transform from an upright array back to the stored one, per EXIF orientation (the inverse
 #: of :data:`inpaint.io.read._ORIENT`).
@@ -351,11 +353,11 @@ def _edit(jpeglib, header, image, mask, orientation, folder) -> tuple[bytes, int
     dct.write_dct(out, flags=["OPTIMIZE_CODING"])
     data = Path(out).read_bytes()
     content = bytes(header.content)
-    trailer = content[jpeg_end(content):]  # kept byte for byte, at the end as it was (offsets from the end hold)
-    # pixels changed: an EXIF thumbnail would still show them as they were
-    return (data[:2] + b"".join(drop_exif_thumbnail(seg) for seg in _app_segments(content))
-            + data[_after_app(data):] + trailer,
-            int(grid.sum()))
+    # pixels changed: a copy of the picture as it was in the markers (a thumbnail, a preview) or
+    # after the end (a motion photo's video) would still show them
+    motion = jpeg_end(content) < len(content)
+    markers, _ = clean_segments(app_segments(content), motion=motion)
+    return data[:2] + b"".join(markers) + data[_after_app(data):], int(grid.sum())
 
 
 def jpeg_end(data: bytes) -> int:
@@ -395,18 +397,20 @@ _OWN_APP1 = (b"Exif\x00", b"http://ns.adobe.com/xap/1.0/\x00")
 
 def extra_segments(data: bytes) -> list[bytes]:
     """The marker segments of a JPEG that a new encode would not write of its own, as stored:
-    comments (COM), APP1 other than EXIF and XMP (extended XMP), APP3 to APP13 (IPTC is APP13)
-    and APP15.  APP0 (JFIF), APP2 (ICC) and APP14 (Adobe's colour transform) describe the coding
-    or come from the plan, so the encoder writes them."""
+    comments (COM), APP1 other than EXIF and XMP (extended XMP), APP2's FlashPix data, APP3 to
+    APP13 (IPTC is APP13) and APP15.  APP0 (JFIF), APP2's ICC profile and APP14 (Adobe's colour
+    transform) describe the coding or come from the plan, so the encoder writes them."""
     keep = []
-    for seg in _app_segments(data):
+    for seg in app_segments(data):
         kind = seg[1]
-        if kind == 0xFE or 0xE3 <= kind <= 0xED or kind == 0xEF or (kind == 0xE1 and not seg[4:].startswith(_OWN_APP1)):
+        fpxr = kind == 0xE2 and seg[4:8] == b"FPXR"  # FlashPix data (APP2 besides the ICC profile)
+        if kind == 0xFE or 0xE3 <= kind <= 0xED or kind == 0xEF or fpxr or (
+                kind == 0xE1 and not seg[4:].startswith(_OWN_APP1)):
             keep.append(seg)
     return keep
 
 
-def _app_segments(data: bytes) -> list[bytes]:
+def app_segments(data: bytes) -> list[bytes]:
     """The APPn and COM segments of a JPEG before its first scan, as stored (marker and length too)."""
     segments, i = [], 2
     while i + 4 <= len(data):
@@ -426,53 +430,6 @@ def _app_segments(data: bytes) -> list[bytes]:
             segments.append(data[i:end])
         i = end
     return segments
-
-
-def drop_exif_thumbnail(segment: bytes) -> bytes:
-    """An APP1 EXIF segment without its thumbnail (IFD1), which would still show the picture as
-    it was before the edit; any other segment as it is.
-
-    The thumbnail's bytes and its directory are zeroed and IFD0's link to it is cleared, in
-    place: the segment keeps its length and every other offset in it (a maker note's too), so
-    nothing else in the file moves.  A segment whose directories cannot be followed is kept as
-    it is."""
-    if segment[1:2] != b"\xe1" or segment[4:10] != b"Exif\x00\x00":
-        return segment
-    tiff = bytearray(segment[10:])
-    end = {b"II": "<", b"MM": ">"}.get(bytes(tiff[:2]))
-    if end is None or len(tiff) < 8:
-        return segment
-
-    def num(fmt: str, at: int) -> int:
-        return struct.unpack_from(end + fmt, tiff, at)[0]
-
-    try:
-        ifd0 = num("I", 4)
-        link = ifd0 + 2 + 12 * num("H", ifd0)
-        ifd1 = num("I", link)
-        if ifd1 == 0:
-            return segment
-        count = num("H", ifd1)
-        table_end = ifd1 + 2 + 12 * count + 4
-        if ifd1 < 8 or table_end > len(tiff):
-            return segment
-        values: dict[int, list[int]] = {}
-        for i in range(count):
-            at = ifd1 + 2 + 12 * i
-            tag, kind, n = num("H", at), num("H", at + 2), num("I", at + 4)
-            size = {3: 2, 4: 4}.get(kind)
-            if tag in (0x0111, 0x0117, 0x0201, 0x0202) and size and n <= 4096:
-                first = at + 8 if n * size <= 4 else num("I", at + 8)
-                values[tag] = [num("H" if size == 2 else "I", first + j * size) for j in range(n)]
-        parts = list(zip(values.get(0x0201, []), values.get(0x0202, []))) + \
-            list(zip(values.get(0x0111, []), values.get(0x0117, [])))
-        for start, length in parts:
-            tiff[start:min(start + length, len(tiff))] = bytes(max(0, min(length, len(tiff) - start)))
-        tiff[ifd1:table_end] = bytes(table_end - ifd1)
-        struct.pack_into(end + "I", tiff, link, 0)
-    except struct.error:
-        return segment
-    return segment[:10] + bytes(tiff)
 
 
 def _after_app(data: bytes) -> int:

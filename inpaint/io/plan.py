@@ -17,6 +17,7 @@ import numpy as np
 from PIL import ExifTags, Image
 
 from ..errors import InputError
+from . import previews
 from .encode import convert_for, icc_fits, output_format
 from .formats import holds
 from .pictures import DeepImage, Picture
@@ -162,10 +163,11 @@ _PNG_CHUNK_WORDS = {b"tEXt": "text", b"zTXt": "text", b"iTXt": "text", b"gAMA": 
                     b"sRGB": "sRGB intent", b"sBIT": "significant bits"}
 
 
-def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
+def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> list[str]:
     """The input's metadata beyond EXIF, ICC and XMP: a PNG's text and colour chunks, a JPEG's
-    comments, IPTC and other APPn blocks.  Kept where the output can hold them; a note says what
-    was dropped."""
+    comments, IPTC and other APPn blocks.  Kept where the output can hold them, but for the copies
+    of the picture they hold (returned, in a note's words); a note says what else was dropped."""
+    gone: list[str] = []
     if src.comment:  # a GIF's
         if fmt == "GIF":
             plan.options["comment"] = src.comment
@@ -178,7 +180,9 @@ def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
             plan.notes.append(f"{fmt} cannot hold the {src.format}'s comment: it was dropped")
     if src.png_chunks:
         if fmt == "PNG":
-            plan.options["png_chunks"] = list(src.png_chunks)
+            plan.options["png_chunks"] = [c for c in src.png_chunks if not previews.raw_profile_has_preview(*c)]
+            if len(plan.options["png_chunks"]) < len(src.png_chunks):
+                gone.append("a raw profile text chunk holding a thumbnail")
         else:
             words = list(dict.fromkeys(_PNG_CHUNK_WORDS[kind] for kind, _ in src.png_chunks))
             tones = {"gamma", "chromaticity", "sRGB intent"} & set(words)
@@ -186,8 +190,8 @@ def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
                               + (" (the tones may display differently)" if tones else ""))
     if src.segments:
         if fmt == "JPEG":  # edited block by block they are copied with every marker; encoded again, from here
-            plan.options["jpeg_segments"] = list(src.segments)
-            return
+            plan.options["jpeg_segments"], went = previews.clean_segments(src.segments, motion=bool(src.trailer))
+            return gone + went
         dropped = []
         for seg in src.segments:
             kind = seg[1]
@@ -198,9 +202,11 @@ def _other_metadata(src: Any, fmt: str, plan: OutputPlan) -> None:
                 plan.options["comment"] = bytes(seg[4:])
                 continue
             dropped.append("comments" if kind == 0xFE else "IPTC (APP13)" if kind == 0xED
-                           else "extended XMP" if kind == 0xE1 else f"APP{kind - 0xE0} blocks")
+                           else "extended XMP" if kind == 0xE1 else "FlashPix data (APP2)" if kind == 0xE2
+                           else f"APP{kind - 0xE0} blocks")
         if dropped:
             plan.notes.append(f"{fmt} cannot hold the JPEG's {', '.join(dict.fromkeys(dropped))}: dropped")
+    return gone
 
 
 def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[int, int] | None = None,
@@ -250,19 +256,21 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     exif = picture.exif
     if exif is not None and len(exif) and size is not None and tuple(size) != tuple(picture.size):
         exif = _sized(exif, size)
+    gone: list[str] = []  # the copies of the picture as it was that the output leaves out (previews)
     if exif is not None and len(exif):
         if can is not None and not can.exif:
             gps = " (the GPS position too)" if len(exif.get_ifd(_GPS_IFD)) else ""
             notes.append(f"{fmt} cannot hold EXIF data: it was dropped{gps}")
         else:
+            if src.format != "TIFF" and _has_thumbnail(exif):  # (a TIFF's next directory is its next page)
+                gone.append("the EXIF thumbnail")
+            exif, went = previews.exif_without_previews(exif)
+            gone += went
             raw, note = fit_exif(exif, can.exif_limit) if can is not None and can.exif_limit else (exif.tobytes(), None)
             if note:
                 notes.append(note)
             if raw:
                 opts["exif"] = raw
-            if src.format != "TIFF" and _has_thumbnail(exif):  # (a TIFF's next directory is its next page)
-                notes.append("the EXIF thumbnail (a small copy of the picture as it was) is not kept: it would "
-                             "still show what the mask removes")
     if picture.icc_profile:
         if can is not None and not can.icc:
             notes.append(f"{fmt} cannot hold the ICC colour profile: it was dropped (colours may look different)")
@@ -277,7 +285,10 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
         if can is not None and not can.xmp:
             notes.append(f"{fmt} cannot hold XMP metadata: it was dropped")
         else:
-            opts["xmp"] = src.xmp
+            # (the data after a JPEG's end goes: the XMP no longer says that a video follows)
+            opts["xmp"], changed = previews.xmp_without_previews(src.xmp, motion=bool(src.trailer))
+            if changed and previews.xmp_without_previews(src.xmp)[1]:
+                gone.append("the XMP thumbnails")
     dpi = picture.image.info.get("dpi")
     if dpi and can is not None and not can.dpi and not (can.exif and _exif_dpi(exif) == _rounded(dpi)):
         notes.append(f"{fmt} cannot hold the resolution ({float(dpi[0]):.0f} dpi): it was dropped")
@@ -318,6 +329,9 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
                 opts["subsampling"] = src.subsampling
             if same and why is None:
                 plan.jpeg_edit = {"path": picture.path, "orientation": src.orientation, "header": header}
+                # its markers are copied from the file, without the copies of the picture they hold
+                gone += previews.clean_segments(jpeg_edit.app_segments(bytes(header.content)),
+                                                motion=bool(src.trailer))[1]
             elif same:
                 notes.append(f"the JPEG is encoded again with its own quantisation tables, so the pixels "
                              f"outside the mask change slightly: {why}")
@@ -330,9 +344,12 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
                 notes.append(f"{fmt} is lossy: {kept} (write .png, .tif or .webp to keep {it})")
             else:  # lossy in, lossy out: encoded again all the same
                 notes.append(f"{fmt} is lossy: {again} (write .png, .tif or .webp to keep {it})")
-    _other_metadata(src, fmt, plan)
+    gone += _other_metadata(src, fmt, plan)
     notes.extend(src.dropped)
-    if src.trailer and plan.jpeg_edit is None:
-        notes.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
-                     "data) were dropped: only a JPEG edited block by block keeps them")
+    if src.trailer:
+        gone.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
+                    "copy of the picture)")
+    said = previews.note(gone)
+    if said:
+        notes.append(said)
     return plan
