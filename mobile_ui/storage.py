@@ -20,6 +20,7 @@ from PIL import Image, ImageOps
 
 from inpaint.io import same_file as _same_file
 from inpaint.io.naming import REMOVED_SUFFIX, free_name
+from inpaint.io.previews import exif_without_previews
 from inpaint.io.read import WIDE_GREY, grey_view8, open_image, wide_samples
 
 #: Extensions :func:`save_image` writes, and the Pillow format of each.
@@ -106,7 +107,8 @@ def load_image(path: str | os.PathLike[str]) -> Photo:
     if len(exif):
         if _ORIENTATION in exif:
             exif[_ORIENTATION] = 1
-        exif_bytes = exif.tobytes()
+        # no copy of the picture as it was (a maker note's preview...): a save would still show what was removed
+        exif_bytes = exif_without_previews(exif)[0].tobytes()
     try:
         pixels = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
     except MemoryError:

@@ -209,3 +209,16 @@ def test_the_parts_without_a_picture_are_left_as_they_are():
     assert previews.xmp_without_previews(xmp) == (xmp, False)
     assert previews.clean_segments([_segment(0xFE, b"a comment")]) == ([_segment(0xFE, b"a comment")], [])
     assert previews.note([]) is None
+
+
+def test_the_apps_photo_keeps_no_preview_for_its_saves(tmp_path):
+    from mobile_ui import storage
+
+    img, _ = _scene()
+    src = tmp_path / "a.png"
+    Image.fromarray(img).save(src, exif=_exif_with_maker_preview(_jpeg(img, (32, 24))))
+    assert _shows_object(src.read_bytes())
+    photo = storage.load_image(src)
+    assert not _shows_object(photo.exif) and b"Camera maker" in photo.exif
+    out, _ = storage.save_photo(photo.pixels, tmp_path / "b.png", photo)
+    assert not _shows_object(out.read_bytes())
