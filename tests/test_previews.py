@@ -222,3 +222,28 @@ def test_the_apps_photo_keeps_no_preview_for_its_saves(tmp_path):
     assert not _shows_object(photo.exif) and b"Camera maker" in photo.exif
     out, _ = storage.save_photo(photo.pixels, tmp_path / "b.png", photo)
     assert not _shows_object(out.read_bytes())
+
+
+@pytest.mark.parametrize("quality", [None, 90])
+def test_a_phones_mpo_jpeg_is_edited_as_a_jpeg_without_its_other_pictures(tmp_path, quality):
+    """A phone's JPEG with its other pictures after its end (a preview, an HDR gain map: Pillow
+    reads it as MPO) keeps its blocks and markers, and loses the other pictures and their index."""
+    img, mask = _scene()
+    src = tmp_path / "in.jpg"
+    Image.fromarray(img).save(src, "MPO", save_all=True, append_images=[Image.fromarray(img).resize((32, 24))],
+                              quality=88, comment=b"a comment")
+    with Image.open(src) as im:
+        assert im.format == "MPO" and im.n_frames == 2
+    pic = imageio.read_image(src)
+    assert pic.source.format == "JPEG" and pic.source.trailer > 0 and pic.source.subsampling == 2
+    out, notes = _remove(tmp_path, src, quality=quality)
+    assert _said(notes, f"the {pic.source.trailer} bytes after the JPEG's end") and not any("pages" in n for n in notes)
+    got = out.read_bytes()
+    from inpaint.io.jpeg_edit import jpeg_end
+
+    assert jpeg_end(got) == len(got) and b"MPF\x00" not in got and not _shows_object(got)
+    with Image.open(out) as back:
+        assert back.format == "JPEG" and back.info.get("comment") == b"a comment"
+    if quality is None:  # block by block: the blocks away from the object are the input's
+        a, b = jpeglib.read_dct(str(src)), jpeglib.read_dct(str(out))
+        assert np.array_equal(a.Y[:, :2], b.Y[:, :2]) and np.array_equal(a.qt, b.qt)

@@ -347,8 +347,8 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
     gone += _other_metadata(src, fmt, plan)
     notes.extend(src.dropped)
     if src.trailer:
-        gone.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, or another program's "
-                    "copy of the picture)")
+        gone.append(f"the {src.trailer} bytes after the JPEG's end (a motion photo's video, a phone's other "
+                    "pictures of it such as an HDR gain map, or another program's copy)")
     said = previews.note(gone)
     if said:
         notes.append(said)

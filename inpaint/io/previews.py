@@ -173,6 +173,8 @@ def clean_segments(segments: list[bytes], motion: bool = False) -> tuple[list[by
         elif seg in fpxr:
             if not drop_fpxr:
                 kept.append(seg)
+        elif motion and kind == 0xE2 and body.startswith(b"MPF\x00"):
+            pass  # the index of the pictures after the end, which go
         elif 0xE3 <= kind <= 0xEF and kind not in (0xED, 0xEE) and blank_pictures(body)[1]:
             what.append(f"an APP{kind - 0xE0} block holding a preview")
         else:

@@ -169,7 +169,7 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
                 check(img)
             frames = int(getattr(img, "n_frames", 1) or 1)
             img.info["inpaint_frames"] = frames
-            if frames > 1:
+            if frames > 1 and img.format != "MPO":  # (a phone's JPEG with its other pictures after its end)
                 kind = "pages" if img.format in ("TIFF", "MPO", "PDF") else "frames"
                 notes.append(f"{what} {shown(p)} has {frames} {kind}: only the first is used (the result has one)")
             need = _decoded_bytes(img) + img.size[0] * img.size[1] * work_bytes_per_pixel
@@ -224,6 +224,12 @@ def open_image(path: str | os.PathLike[str], what: str, work_bytes_per_pixel: in
         first = img.copy()
         first.info.update(img.info)
         first.format = img.format  # what the file is decides how its result is written
+        if img.format == "MPO":  # a JPEG, its other pictures (previews, a gain map) after its end
+            from PIL import JpegImagePlugin
+
+            first.format = "JPEG"
+            first.quantization = getattr(img, "quantization", None)  # what its JPEG source reads
+            first.info["inpaint_sampling"] = JpegImagePlugin.get_sampling(img)
         _carry_tiff_tags(img, first)
         img.close()
         img = first
@@ -805,7 +811,9 @@ def _source(path: Path, img: Image.Image, exif: Image.Exif) -> Source:
         src.stamp = file_stamp(path)
 
         src.qtables = getattr(img, "quantization", None) or None
-        src.subsampling = JpegImagePlugin.get_sampling(img) if img.mode != "CMYK" else -1
+        sampling = img.info.pop("inpaint_sampling", None)  # (an MPO's first picture, read apart)
+        src.subsampling = -1 if img.mode == "CMYK" else sampling if sampling is not None else \
+            JpegImagePlugin.get_sampling(img)
         src.progressive = bool(img.info.get("progressive") or img.info.get("progression"))
         from .jpeg_edit import extra_segments, jpeg_end
 
