@@ -712,6 +712,60 @@ def test_progress_bar_on_a_terminal(scene, run, monkeypatch):
     assert "\rinpaint: filling [" in err and "100%" in err and "elapsed" in err
 
 
+def _screen(text):
+    """The terminal's lines after ``text``: a carriage return goes back to the line's start."""
+    lines = [""]
+    for part in re.split(r"(\r|\n)", text):
+        if part == "\n":
+            lines.append("")
+        elif part == "\r":
+            lines[-1] = ("\r", lines[-1])  # mark: what follows overwrites from column 0
+        elif part:
+            before = lines[-1]
+            old = before[1] if isinstance(before, tuple) else ""
+            new = part if isinstance(before, tuple) else before + part
+            lines[-1] = new + old[len(new):] if isinstance(before, tuple) else new
+    return [line[1] if isinstance(line, tuple) else line for line in lines]
+
+
+def test_the_bar_fits_its_line_leaves_nothing_behind_and_makes_way_for_messages(monkeypatch):
+    import io as _io
+    import os as _os
+
+    from inpaint.cli import progress, shared
+
+    monkeypatch.setattr(_os, "get_terminal_size", lambda fd=None: _os.terminal_size((60, 20)))
+    stream = _io.StringIO()
+    bar = progress.Progress("inpaint", "filling", "bar", stream=stream)
+    bar(0.0)   # "... estimating the time left": the longest words
+    bar.last = -1
+    monkeypatch.setattr(sys, "stderr", stream)
+    shared.say("inpaint: note: a message meanwhile")
+    bar(0.5)
+    bar.last = -1
+    bar(1.0)
+    bar.close()
+    lines = [line.rstrip() for line in _screen(stream.getvalue())]  # (spaces show as nothing)
+    assert all(len(line) <= 60 for line in _screen(stream.getvalue()))  # one line each (a longer one wraps)
+    assert lines[0] == "inpaint: note: a message meanwhile"   # not glued to the bar, no stale bar above
+    assert lines[1].startswith("inpaint: filling [###") and lines[1].endswith("done")
+    assert lines[2:] == [""]
+
+
+def test_plain_progress_says_done_however_short_the_job():
+    import io as _io
+
+    from inpaint.cli import progress
+
+    stream = _io.StringIO()
+    bar = progress.Progress("inpaint", "filling", "plain", stream=stream)
+    bar(0.5)
+    bar(1.0)
+    bar(1.0)
+    assert stream.getvalue().splitlines() == [stream.getvalue().splitlines()[0]]
+    assert stream.getvalue().startswith("inpaint: filling 100%") and "done" in stream.getvalue()
+
+
 def test_quiet_prints_nothing(scene, run, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     code, out, err = run(scene.image, "--mask", scene.mask, "-p", P, "--backend", "numpy", "-o", scene.out, "-q",

@@ -44,6 +44,7 @@ from ..errors import (
     ReportLost,
 )
 from ..limits import address_space_limit
+from .progress import clear_bars
 
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
@@ -287,6 +288,7 @@ def show_warnings(prog: str) -> Iterator[None]:
         text = one_line(message if isinstance(message, BaseException) else Exception(message))
         if "Non-empty compiler output" in text:  # pyopencl's build log: not for users
             return
+        clear_bars()
         print(f"{prog}: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
@@ -505,6 +507,7 @@ def _say_last(text: str) -> None:
 def _say(text: str) -> None:
     """One line on standard error, if it can still take it (it may be the stream that failed)."""
     try:
+        clear_bars()
         print(text, file=sys.stderr)
     except (OSError, ValueError):
         pass

@@ -27,6 +27,27 @@ AUTO_AFTER = 10.0
 #: looked at for the driver's compiles.
 STALL = 0.3
 
+#: The bars drawn on their line now: a message printed meanwhile takes them off it first.
+_SHOWN: list[Progress] = []
+
+
+def clear_bars() -> None:
+    """Take a drawn bar off its line before another line is printed there (its next update draws
+    it again, below): a message must not be glued to the bar, nor leave a stale bar above it."""
+    for bar in list(_SHOWN):
+        bar.clear()
+
+
+def _columns(stream: TextIO) -> int:
+    """The terminal's width where ``stream`` is a terminal (80 where it cannot say)."""
+    import os
+    import shutil
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size().columns or 80
+
 
 class Progress:
     """``progress(fraction)`` draws or prints the state; ``close()`` ends the line.
@@ -58,12 +79,14 @@ class Progress:
         self.t0 = time.monotonic()
         self.last = -1.0
         self.drawn = False
+        self._shown = 0  # characters of the bar's line on screen
         self.fraction = 0.0
         self.plain_every = PLAIN_EVERY
         self.auto_after = AUTO_AFTER
         self.excluded = 0.0
         self._written_after: Callable[[float], float | None] | None = None  # see compiling
         self._seen = (self.t0, 0.0)  # the last update's time, and what was left out by then
+        self._said_done = False
 
     def exclude(self, seconds: float) -> None:
         """Leave ``seconds`` of one-off work (a kernel build) out of the pace the estimate goes by."""
@@ -106,21 +129,29 @@ class Progress:
         if self.style == "bar":
             if fraction < 1.0 and now - self.last < 0.1:
                 return
-            width = 24
-            filled = int(fraction * width)
-            self.stream.write(f"\r{self.prog}: {self.task} [{'#' * filled}{'.' * (width - filled)}] "
-                              f"{self.text(fraction, now)}   ")
+            # one line: a longer one wraps at every redraw (a narrow terminal gets a shorter bar)
+            room = max(_columns(self.stream) - 1, 20)
+            words = self.text(fraction, now)
+            width = min(24, room - len(self.prog) - len(self.task) - len(words) - 6)
+            filled = int(fraction * max(width, 0))
+            bar = f"[{'#' * filled}{'.' * (width - filled)}] " if width >= 5 else ""
+            line = f"{self.prog}: {self.task} {bar}{words}"[:room]
+            # (spaces over what a longer line before left)
+            self.stream.write("\r" + line + " " * max(self._shown - len(line), 0))
             self.stream.flush()
-            self.drawn = True
-            self.last = now
+            self.drawn, self._shown, self.last = True, len(line), now
+            if self not in _SHOWN:
+                _SHOWN.append(self)
             return
-        # plain / auto-plain: a line every few seconds
+        # plain / auto-plain: a line every few seconds, and plain's last line however short the job
+        done = fraction >= 1.0 and self.style == "plain" and not self._said_done
         if self.style == "auto-plain" and now - self.t0 < self.auto_after:
             return
-        if self.last < 0 and self.style == "plain" and now - self.t0 < min(self.plain_every, 1.0):
+        if not done and self.last < 0 and self.style == "plain" and now - self.t0 < min(self.plain_every, 1.0):
             return
-        if self.last >= 0 and now - self.last < self.plain_every:
+        if not done and self.last >= 0 and now - self.last < self.plain_every:
             return
+        self._said_done = fraction >= 1.0
         self.stream.write(f"{self.prog}: {self.task} {self.text(fraction, now)}\n")
         self.stream.flush()
         self.last = now
@@ -129,8 +160,22 @@ class Progress:
         """``progress(done, total)`` callbacks (seam carving) in the same display."""
         self(done / total if total else 1.0)
 
+    def clear(self) -> None:
+        """Take the bar off its line (:func:`clear_bars`)."""
+        if self.drawn:
+            try:
+                self.stream.write("\r" + " " * self._shown + "\r")
+                self.stream.flush()
+            except (OSError, ValueError):  # the stream failed: the message after it says so, if it can
+                pass
+            self.drawn, self._shown = False, 0
+        if self in _SHOWN:
+            _SHOWN.remove(self)
+
     def close(self) -> None:
         """End the bar's line (call once, also when the job failed)."""
+        if self in _SHOWN:
+            _SHOWN.remove(self)
         if self.style == "bar" and self.drawn:
             self.stream.write("\n")
             self.stream.flush()

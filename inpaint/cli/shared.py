@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from ..errors import InputError
 from ..methods.options import BACKEND, DEVICE, PROFILE
-from .progress import STYLES
+from .progress import STYLES, clear_bars
 
 #: The most images a batch works on at once (``--jobs``).
 MAX_JOBS = 256
@@ -39,7 +39,9 @@ COMMANDS = {
 
 def say(line: str) -> None:
     """One message line on standard error, in one write: the lines of a batch's threads never
-    share a line (``print`` writes the text and its newline apart)."""
+    share a line (``print`` writes the text and its newline apart); a drawn progress bar makes
+    way first."""
+    clear_bars()
     sys.stderr.write(line + "\n")
 
 
