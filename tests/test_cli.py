@@ -730,11 +730,10 @@ def _screen(text):
 
 def test_the_bar_fits_its_line_leaves_nothing_behind_and_makes_way_for_messages(monkeypatch):
     import io as _io
-    import os as _os
 
     from inpaint.cli import progress, shared
 
-    monkeypatch.setattr(_os, "get_terminal_size", lambda fd=None: _os.terminal_size((60, 20)))
+    monkeypatch.setenv("COLUMNS", "60")  # (a StringIO is no terminal: the width comes from COLUMNS)
     stream = _io.StringIO()
     bar = progress.Progress("inpaint", "filling", "bar", stream=stream)
     bar(0.0)   # "... estimating the time left": the longest words

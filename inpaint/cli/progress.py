@@ -116,7 +116,7 @@ class Progress:
     def __call__(self, fraction: float) -> None:
         if self.style == "none":
             return
-        fraction = min(max(float(fraction), 0.0), 1.0)
+        fraction = min(max(float(fraction), 0.0, self.fraction), 1.0)  # (never back: a total that grows)
         self.fraction = fraction
         now = time.monotonic()
         before, left_out = self._seen

@@ -244,6 +244,14 @@ def _carve(carver: Any, st: _State, n: int, batch: int | None, progress: Callabl
     return removed
 
 
+def _resize_seams(tw: int, th: int, w1: int, h1: int, restore: bool, width: Any, height: Any) -> int:
+    """The seams the resize after an object's removal takes, from ``w1`` x ``h1`` to the target
+    (without ``restore``, a side no size was asked for stays as the removal left it)."""
+    to_w = tw if restore or width is not None else w1
+    to_h = th if restore or height is not None else h1
+    return abs(to_w - w1) + abs(to_h - h1)
+
+
 def _enlarge(carver: Any, st: _State, n: int, batch: int | None, progress: Callable[[int], None] | None) -> None:
     done = 0
     while done < n:
@@ -442,7 +450,9 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
                     st = fresh()
                 if not upright:
                     st.transpose()
-                total[0] = per_row if upright else per_col
+                k = per_row if upright else per_col  # the seams the removal takes, at least
+                w1, h1 = (w0 - k, h0) if upright else (w0, h0 - k)
+                total[0] = k + _resize_seams(tw, th, w1, h1, restore, width, height)  # the whole job's
                 try:
                     removed = _carve(carver, st, st.pixels.shape[1], None, report if progress else None,
                                      until_clear=True)
@@ -453,7 +463,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
                 if not upright:
                     st.transpose()
                 break
-            done[0] = total[0] = removed
+            done[0] = removed
             if st.mask is not None and not np.any(st.mask):
                 st.mask = None
             if not restore:
@@ -461,7 +471,7 @@ def resize(image: Any, width: int | None = None, height: int | None = None, *,
                 th = st.pixels.shape[0] if height is None else th
         # 2. Resize, one direction at a time.
         h1, w1 = st.pixels.shape
-        total[0] = done[0] + abs(tw - w1) + abs(th - h1)
+        total[0] = done[0] + _resize_seams(tw, th, w1, h1, True, width, height)
         axes = ("width", "height") if order == "width-first" else ("height", "width")
         for axis in axes:
             if axis == "height":
