@@ -976,8 +976,9 @@ def test_a_slow_kernel_build_is_explained_once(monkeypatch, capsys):
 
 def test_a_kernel_compiled_at_its_first_launch_is_explained_if_the_run_lasts(monkeypatch, capsys):
     """A 'compile' event (PoCL compiles a kernel as its first launch runs, with no end event) shows
-    the note once the run has lasted a moment past it, once, and the compile counts until the
-    driver's cache was last written; a run that ends sooner says nothing."""
+    the note once the run has lasted a moment past it, once; a run that ends sooner says nothing.
+    Its time is not known apart from the work's (its cache file comes at some later moment), so
+    none is claimed for it."""
     import time as _time
 
     from inpaint.cl import kcache
@@ -996,7 +997,7 @@ def test_a_kernel_compiled_at_its_first_launch_is_explained_if_the_run_lasts(mon
         _time.sleep(0.3)
         assert capsys.readouterr().err == ("inpaint: compiling the OpenCL kernels this run needs (once for each "
                                            "kind of fill; later runs reuse them)...\n")
-    assert took.seconds is not None and 0.3 <= took.seconds <= 2.0
+    assert took.seconds == 0.0 and took.during  # (the summary says "compiled as they first ran")
 
 
 def test_a_run_being_stopped_does_not_announce_its_compile(monkeypatch, capsys):

@@ -306,9 +306,12 @@ _COMPILE_NOTED = False
 
 class CompileTime:
     """How long the kernels of a run took to compile, once its :func:`compile_note` is over:
-    ``seconds`` is None unless the note was shown (a first run on the device)."""
+    ``seconds`` is None unless the note was shown (a first run on the device).  ``during``: some
+    kernels compiled at their first launch, beside the work (PoCL): then no time of their own is
+    known (``seconds`` is the builds' alone)."""
 
     seconds: float | None = None
+    during: bool = False
 
 
 @contextlib.contextmanager
@@ -326,7 +329,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
     timers: list[threading.Timer] = []
     launches: list[threading.Timer] = []  # (for kernels compiled at their first launch: the run's end cancels it)
     result = CompileTime()
-    first = {"wall": None, "builds": 0.0, "noted": False, "built": False}
+    first = {"wall": None, "builds": 0.0, "noted": False, "built": False, "during": False}
 
     def show() -> None:
         global _COMPILE_NOTED
@@ -364,7 +367,7 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         elif event == "compile":  # queued, and no event ends it: a note if the run lasts
             if first["wall"] is None:
                 first["wall"] = time.time()
-            first["built"] = True
+            first["built"] = first["during"] = True
             if bar is not None and hasattr(bar, "compiling"):
                 from ..cl import kcache
 
@@ -387,11 +390,10 @@ def compile_note(prog: str, enabled: bool = True, bar: Any = None) -> Iterator[C
         for timer in timers + launches:
             timer.cancel()
         if first["noted"] and first["built"]:
-            from ..cl import kcache
-
-            last = kcache.written_after(first["wall"])
-            spent = max(first["builds"], last - first["wall"] if last is not None else 0.0)
-            result.seconds = min(spent, time.time() - entered)
+            # (a kernel compiled at its first launch ends unseen, among the work's launches: the
+            # time from the first build to its cache file would count the work between as compiling)
+            result.seconds = min(first["builds"], time.time() - entered)
+            result.during = first["during"]
 
 
 _STDOUT_FAILED = threading.local()

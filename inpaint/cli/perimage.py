@@ -104,15 +104,18 @@ class ImageRun:
             bar.close()
 
     def compile_words(self) -> str:
-        """``'the kernels for this device compiled in 5.2 s, once'`` after a run that compiled
-        them, for the summary line; ``''`` otherwise.  (The compiling is timed from its start
-        to its kernels' cache files, beside the work: not as a part of the work's time.)"""
+        """``'the kernels for this device compiled in 5.2 s, once'`` (or ``'... compiled as they
+        first ran, once'``, PoCL's) after a run that compiled them, for the summary line; ``''``
+        otherwise.  (The program builds are timed; a kernel a driver compiles at its first launch
+        ends unseen among the work's launches.)"""
         seconds = getattr(self.compiled, "seconds", None)
         if seconds is None:
             return ""
         from ..cl.kcache import uncached_reason
 
         cached = ", once" if uncached_reason() is None else ", not cached"
+        if getattr(self.compiled, "during", False):  # (their time is not known apart from the work's)
+            return f"the kernels for this device compiled as they first ran{cached}"
         return f"the kernels for this device compiled in {seconds:.1f} s{cached}"
 
     def stopped(self) -> None:
