@@ -74,7 +74,7 @@ from .levels import (
 )
 from .lines import Continued, before_fill, naming_band_sources
 from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, TRANSFORM_CHOICES, Options
-from .steps import STEPS
+from .steps import STEPS, round_weights
 
 DEFAULT_PATCH = OPTIONS["patch"].default
 #: Largest patch side (keeps every vote sum inside 32 bits).
@@ -310,7 +310,7 @@ class _Fill(Job):
                         for r in range(ROUNDS_COARSEST if lv == top else ROUNDS_FINEST if lv == 0 else ROUNDS)]
         # once a level, over the hole's box: a 12 MP mask's sum costs milliseconds
         counts = [int(m[y0:y1, x0:x1].sum()) for m, (x0, y0, x1, y1) in zip(masks, self._boxes)]
-        return [counts[lv] for lv, _ in self._rounds]
+        return round_weights(self._rounds, counts, self._rt is not None)
 
     def _largest_buffer(self, box: geometry.Rect) -> int:
         """The most bytes of one device buffer: a word per pixel of the picture, or, over the finest
