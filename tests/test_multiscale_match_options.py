@@ -324,6 +324,23 @@ def test_bad_option_values_are_refused(rng, values, message):
         inpaint(img, mask, backend="numpy", **values)
 
 
+def test_a_gradient_weight_whose_distances_would_not_fit_32_bits_is_refused(runtime):
+    """Black and white noise at patch 21: the largest distances of weight 64 pass 2**32 (the kernel
+    adds them up in 32 bits, and numpy and OpenCL differed on 16 of 64 pixels).  The largest weight
+    the patch allows is named, and gives the same fill on both."""
+    rng = np.random.default_rng(0)
+    img = np.repeat((rng.random((40, 56, 1)) < 0.5).astype(np.uint8) * 255, 3, axis=2)
+    mask = np.zeros((40, 56), bool)
+    mask[16:24, 24:32] = True
+    with pytest.raises(InputError, match=r"match_gradients 64 is too large for patch 21: at most 14 there"):
+        inpaint(img, mask, backend="numpy", patch=21, match_gradients=64)
+    kw = dict(patch=21, match_gradients=14, seed=1)
+    a = inpaint(img, mask, backend="numpy", **kw)
+    b = inpaint(img, mask, backend="opencl", device=runtime.device, **kw)
+    np.testing.assert_array_equal(a.image, b.image)
+    np.testing.assert_array_equal(a.source_map, b.source_map)
+
+
 def test_the_command_takes_the_options(tmp_path, run, capsys):
     img, mask = shaded_scene()
     Image.fromarray(img).save(tmp_path / "in.png")

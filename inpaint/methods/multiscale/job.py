@@ -73,7 +73,7 @@ from .levels import (
     pyramid_boxes,
 )
 from .lines import Continued, before_fill, naming_band_sources
-from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, TRANSFORM_CHOICES, Options
+from .options import BY_NAME as OPTIONS, DEFAULT_CANDIDATES, TRANSFORM_CHOICES, Options, fitting_gradients
 from .steps import STEPS, round_weights
 
 DEFAULT_PATCH = OPTIONS["patch"].default
@@ -261,8 +261,8 @@ class _Fill(Job):
         self.softness = SOFTNESS * 3 * self.patch * self.patch  # the votes' softness over a patch
         self.alpha = search_factor(self.options.alpha)
         self.k, self.seed = self.options.candidates, self.options.seed
-        self.gradient_vote = self.options.vote == "gradients"
-        self.gradients, self.adapt = self.options.match_gradients, self.options.adapt == "on"
+        self.gradient_vote, self.adapt = self.options.vote == "gradients", self.options.adapt == "on"
+        self.gradients = fitting_gradients(self.options.match_gradients, self.patch, MEAN_WEIGHT, NEAR_WEIGHT * (h + w))
         self.transforms = TRANSFORM_CHOICES.index(self.options.transforms)  # a key of ref.XFORM_CODES
         self.whole = self.mask if self._given_whole is None else self._given_whole  # unknown to the features
         self.stats.patch, self.stats.candidates, self.stats.alpha = self.patch, self.k, self.alpha
@@ -275,7 +275,7 @@ class _Fill(Job):
 
     def prepare(self) -> list[int]:
         """Check the sources, open the device, build the pyramids; the plan is one step a round,
-        weighed by its level's hole pixels."""
+        weighed by its cost (:func:`~inpaint.methods.multiscale.steps.round_weights`)."""
         avoid = self.protect
         if self._given_whole is not None:  # the hole's other parts: no source covers them
             others = self.whole & ~self.mask

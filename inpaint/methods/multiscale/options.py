@@ -14,7 +14,8 @@ from ..options import ALPHA, PATCH, Option
 
 #: Candidates each patch keeps by default: 1 keeps texture as sharp as its source.
 DEFAULT_CANDIDATES = 1
-#: The largest weight of the gradient term (every patch distance then still fits 32 bits).
+#: The largest weight of the gradient term (at the default patch; a larger patch allows less:
+#: :func:`fitting_gradients`).
 MAX_GRADIENTS = 64
 #: The colour adaptation's settings, and the straight lines'.
 ADAPT_CHOICES = LINES_CHOICES = ("off", "on")
@@ -36,6 +37,30 @@ def _gradients(weight: Any) -> int:
     if not isinstance(weight, (int, np.integer)) or isinstance(weight, bool) or not 0 <= int(weight) <= MAX_GRADIENTS:
         raise InputError(f"match_gradients must be an integer from 0 to {MAX_GRADIENTS}, got {weight!r}")
     return int(weight)
+
+
+def fitting_gradients(weight: int, patch: int, mean_weight: int, near_most: int) -> int:
+    """``weight`` (the gradient term's), checked against the patch: the kernels add a patch's
+    distance up in 32 bits, so its largest (every colour, feature and grey step at its extreme, plus
+    the mean-colour term of ``mean_weight`` and at most ``near_most`` of the distance term) must fit.
+
+    Raises
+    ------
+    InputError
+        The weight is too large for the patch; the message gives the largest that fits.
+    """
+    from .reference import FEATURE_WEIGHT, GRAD_SHIFT
+
+    def largest(w: int) -> int:
+        colour = (3 + FEATURE_WEIGHT) * 255 * 255
+        steps = 2 * ((w * (6 * 255) ** 2) >> GRAD_SHIFT)  # a pixel's two neighbour pairs
+        return patch * patch * (colour + steps) + mean_weight * 3 * 255 * 255 * patch * patch // 4 + near_most
+
+    if weight and largest(weight) > 0xFFFFFFFE:
+        most = max((w for w in range(weight) if largest(w) <= 0xFFFFFFFE), default=0)
+        raise InputError(f"match_gradients {weight} is too large for patch {patch}: at most {most} there (a patch's "
+                         "distance must fit 32 bits)")
+    return weight
 
 
 def _seed(seed: Any) -> int:
@@ -67,8 +92,8 @@ SEED = Option(
 GRADIENTS = Option(
     "match_gradients", default=0, check=_gradients, parse=lambda text, flag: parse_int(text, flag, 0, MAX_GRADIENTS),
     flag="--match-gradients", metavar="W", group="tune", rank=30,
-    help=f"multiscale: weight of the patches' grey-level gradients in every match, 0-{MAX_GRADIENTS} (default 0: "
-         "off), so a match continues an edge, not only a colour")
+    help=f"multiscale: weight of the patches' grey-level gradients in every match, 0-{MAX_GRADIENTS} (less with a "
+         "patch over 9; default 0: off), so a match continues an edge, not only a colour")
 ADAPT = Option(
     "adapt", default="off", check=lambda v: check_choice("adapt", v, ADAPT_CHOICES),
     parse=lambda text, flag: check_choice(flag, text, ADAPT_CHOICES), flag="--adapt-colour",
