@@ -665,6 +665,14 @@ def test_float_image_with_values_0_to_1(tmp_path, rng):
     assert imageio.convert_for(pic.image, "TIFF") == (pic.image, None)
 
 
+def test_a_float_image_with_nan_values_says_so(tmp_path, rng):
+    values = rng.random((H, W)).astype(np.float32)
+    values[::3, ::4] = np.nan
+    Image.fromarray(values, "F").save(tmp_path / "f.tif")
+    with pytest.warns(InputWarning, match=rf"holds {int(np.isnan(values).sum())} NaN values .* may copy them"):
+        imageio.read_image(tmp_path / "f.tif")
+
+
 @pytest.mark.parametrize("mode", ["L", "RGBA", "I;16", "P", "1"])
 def test_apply_moves_copies_pixels_at_full_depth(tmp_path, rng, mode):
     img, _ = _kind(mode, rng)

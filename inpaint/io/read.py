@@ -643,6 +643,9 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
             arr = arr.view(np.uint32)
         scale = float_scale(arr)
         rgb = np.repeat(_view8(arr, mode, scale)[..., None], 3, axis=2)
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            warn(InputWarning(f"image {shown(p)} holds {int(np.isnan(arr).sum())} NaN values (not a number): the fill "
+                              "sees them as black, and may copy them into the hole"))
     else:
         try:
             # an RGB picture is copied once, straight from Pillow (a conversion would copy it twice more)
