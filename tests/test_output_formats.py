@@ -12,6 +12,7 @@ import io
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -499,6 +500,19 @@ def test_colour_key_dropped_with_a_note(tmp_path, ext):
     img.save(src, transparency=5)
     _, _, notes, _ = _fill(src, out)
     assert any("transparen" in n for n in notes)
+
+
+def test_a_pngs_chunks_that_no_output_keeps_are_named(tmp_path):
+    src = tmp_path / "p.png"
+    Image.fromarray(_rng_rgb()).save(src)
+    data = src.read_bytes()
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    src.write_bytes(data[:33] + chunk(b"prVw", b"a private preview") + chunk(b"tIME", bytes(7)) + data[33:])
+    _, _, notes, _ = _fill(src, tmp_path / "o.png")
+    assert notes == ["the PNG's other chunks (prVw) were dropped"]  # (the time of the last change: stale)
 
 
 def test_grey_alpha_16_bits_stays_16_bits(tmp_path):

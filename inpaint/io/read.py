@@ -738,10 +738,18 @@ def _webp_lossless(path: Path) -> bool | None:
 _PNG_KEPT = (b"tEXt", b"zTXt", b"iTXt", b"gAMA", b"cHRM", b"sRGB", b"sBIT")
 
 
+#: A PNG's chunks that the picture itself carries (its pixels, palette, key, EXIF, profile and
+#: resolution), that a note of their own names (a background colour, an animation's frames), or
+#: that the edit makes stale (the time of the last change).
+_PNG_CARRIED = {b"IHDR", b"PLTE", b"tRNS", b"IDAT", b"IEND", b"eXIf", b"iCCP", b"pHYs", b"bKGD", b"acTL", b"fcTL",
+                b"fdAT", b"tIME"}
+
+
 def _png_chunks(path: Path, lost: list[str] | None = None) -> list[tuple[bytes, bytes]]:
     """The chunks of :data:`_PNG_KEPT` in a PNG file, as ``(type, data)`` in file order; what no
     output keeps (a background colour, an aspect ratio without a unit) is added to ``lost``."""
     found: list[tuple[bytes, bytes]] = []
+    others: list[bytes] = []  # chunks nothing carries, named in one note
     lost = [] if lost is None else lost
     try:
         with open(path, "rb") as fh:
@@ -767,9 +775,14 @@ def _png_chunks(path: Path, lost: list[str] | None = None) -> list[tuple[bytes, 
                         found.append((kind, data))
                     fh.seek(4, os.SEEK_CUR)
                 else:
+                    if kind not in _PNG_CARRIED and kind not in others:
+                        others.append(kind)
                     fh.seek(size + 4, os.SEEK_CUR)
     except (OSError, struct.error):
         pass
+    if others:
+        names = ", ".join(k.decode("latin-1") for k in others)
+        lost.append(f"the PNG's other chunks ({names}) were dropped")
     return found
 
 
