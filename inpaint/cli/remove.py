@@ -499,7 +499,7 @@ def _remove(args: argparse.Namespace, options: dict[str, Any], radius: int, imag
                                 f"filling {holed} pixels of {shown(image_path)} ({pic.size[0]}x{pic.size[1]})")
     if note:
         warnings.warn(InputWarning(f"{name}{note}"))
-    _warn_if_long(mask, args, drawn, name)
+    _warn_if_long(mask, args, drawn, name, options)
     from ..api import inpaint
 
     t_fill = time.perf_counter()
@@ -584,10 +584,12 @@ def _read_protect(path: Path, size: tuple[int, int], mask: Any, name: str, turne
     return protect
 
 
-def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int, name: str = "") -> None:
+def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int, name: str = "",
+                  options: dict[str, Any] | None = None) -> None:
     """A warning with an estimate for a mask covering most of the image or a long fill; when the
     mask as drawn (``drawn`` pixels, before ``--grow``) marks most of the photo, it says what
-    white marks: such a mask is often inverted.  ``name`` leads it (a batch's ``[2/9] b.png: ``)."""
+    white marks: such a mask is often inverted.  ``name`` leads it (a batch's ``[2/9] b.png: ``);
+    ``options``, the method's, weigh the estimate by their costs."""
     from ..io.mask_rule import INVERTED_HINT, MOSTLY
     from ..report import format_percent
     from .progress import format_seconds
@@ -597,7 +599,11 @@ def _warn_if_long(mask: Any, args: argparse.Namespace, drawn: int, name: str = "
     if coverage < 0.5 and n < 20_000:
         return
     backend = _guess_backend(args.backend)
-    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * registry.get(args.method).cost
+    method = registry.get(args.method)
+    seconds = n * _FILL_SECONDS_PER_PIXEL.get(backend, 6e-4) * method.cost
+    for key, value in (options or {}).items():
+        cost = method.option(key).cost if key in method.names else None
+        seconds *= cost(value) if cost is not None else 1.0
     if coverage >= 0.5:
         hint = f" ({INVERTED_HINT})" if drawn > MOSTLY * total else ""
         warnings.warn(InputWarning(

@@ -73,6 +73,9 @@ class Option:
     env : str or None
         The environment variable that gives the commands' and the app's default for it (a
         flag or a saved setting wins over it); None: none.
+    cost : callable or None
+        ``cost(value)``: how many times the default's time a fill takes with ``value``, for the
+        command's estimate of a long fill; None: the same for every value.
     """
 
     name: str
@@ -90,6 +93,7 @@ class Option:
     early: bool = False
     setting: bool = False
     env: str | None = None
+    cost: Callable[[Any], float] | None = None
 
     def from_environment(self, check: bool = True) -> str | None:
         """The text of :attr:`env` in the environment, or None when unset or blank.
