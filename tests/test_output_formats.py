@@ -515,6 +515,17 @@ def test_a_pngs_chunks_that_no_output_keeps_are_named(tmp_path):
     assert notes == ["the PNG's other chunks (prVw) were dropped"]  # (the time of the last change: stale)
 
 
+def test_a_tiffs_layers_and_sub_images_are_said_dropped(tmp_path):
+    src = tmp_path / "t.tif"
+    rgb = _rng_rgb()
+    with tifffile.TiffWriter(src) as tif:
+        tif.write(rgb, photometric="rgb", subifds=1, extratags=[(37724, 7, None, b"Adobe Photoshop layers", True)])
+        tif.write(rgb[::2, ::2], photometric="rgb", subfiletype=1)  # its reduced copy, as a SubIFD
+    _, _, notes, _ = _fill(src, tmp_path / "o.tif")
+    assert notes == ["the TIFF's sub-images (SubIFDs: reduced copies, or a raw image) were dropped",
+                     "the TIFF's Photoshop layers (ImageSourceData) were dropped"]
+
+
 def test_grey_alpha_16_bits_stays_16_bits(tmp_path):
     la = (np.random.default_rng(4).random((H, W, 2)) * 65535).astype(np.uint16)
     src, out = tmp_path / "la16.png", tmp_path / "o.png"

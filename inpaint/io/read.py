@@ -30,6 +30,9 @@ LAYOUT_TAGS = frozenset({
     254, 255, 256, 257, 258, 259, 262, 263, 264, 265, 266, 273, 277, 278, 279, 280, 281, 284, 288, 289, 290, 291,
     292, 293, 317, 318, 319, 320, 321, 322, 323, 324, 325, 330, 332, 338, 339, 340, 341, 347, 512, 513, 514, 515,
     517, 518, 519, 520, 521, 529, 530, 532, 700, 34675, 37724, 50838, 50839})
+#: Layout tags that point at more than the picture's layout (a note says they are dropped).
+_TIFF_EXTRAS = {330: "sub-images (SubIFDs: reduced copies, or a raw image)",
+                37724: "Photoshop layers (ImageSourceData)"}
 #: Grey modes wider than 8 bits: read through an 8-bit view, written back at full depth.
 WIDE_GREY = ("I;16", "I;16B", "I;16L", "I", "F")
 
@@ -614,8 +617,10 @@ def read_image(path: str | os.PathLike[str], *, work_bytes_per_pixel: int = 0,
     except Exception:  # noqa: BLE001 - damaged EXIF: keep none
         exif = Image.Exif()
     icc = img.info.get("icc_profile")
+    extra = [words for tag, words in _TIFF_EXTRAS.items() if img.format == "TIFF" and tag in exif]
     exif = real_exif(exif)
     source = _source(p, img, exif)
+    source.dropped += [f"the TIFF's {words} were dropped" for words in extra]
     source.dtype = _sample_dtype(img, tiles)
     source.associated = bool(img.info.pop("inpaint_associated", False))
     _scale_grey_key(img, tiles)
