@@ -123,12 +123,14 @@ def scene(tmp_path, rng) -> Scene:
 
 @pytest.fixture
 def no_opencl(monkeypatch):
-    """Make OpenCL unavailable: no driver, and no runtime cached by earlier tests."""
+    """Make OpenCL unavailable: no driver, no runtime cached by earlier tests, and no fallback
+    warning said already by one (it is said once per process)."""
     def missing():
         raise rtmod.OpenCLUnavailable(f"no OpenCL platform found; {rtmod.INSTALL_HINT}")
 
     monkeypatch.setattr(rtmod, "all_devices", missing)
     monkeypatch.setattr(rtmod, "_RUNTIMES", {})
+    monkeypatch.setattr(rtmod, "_WARNED", set())
 
 
 # ---------------------------------------------------------------------------------------
