@@ -286,8 +286,8 @@ def plan_output(picture: Picture, path: str | os.PathLike[str], *, size: tuple[i
             notes.append(f"{fmt} cannot hold XMP metadata: it was dropped")
         else:
             # (the data after a JPEG's end goes: the XMP no longer says that a video follows)
-            opts["xmp"], changed = previews.xmp_without_previews(src.xmp, motion=bool(src.trailer))
-            if changed and previews.xmp_without_previews(src.xmp)[1]:
+            opts["xmp"], thumbnails = previews.xmp_without_previews(src.xmp, motion=bool(src.trailer))
+            if thumbnails:
                 gone.append("the XMP thumbnails")
     dpi = picture.image.info.get("dpi")
     if dpi and can is not None and not can.dpi and not (can.exif and _exif_dpi(exif) == _rounded(dpi)):

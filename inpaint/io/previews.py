@@ -54,16 +54,17 @@ def blank_pictures(data: bytes) -> tuple[bytes, int]:
 
 def xmp_without_previews(xmp: bytes, motion: bool = False) -> tuple[bytes, bool]:
     """An XMP packet without its thumbnails (and, with ``motion``, no longer saying that a video
-    follows the picture); and whether it changed."""
+    follows the picture); and whether it had thumbnails."""
     out = _THUMBNAILS.sub(b"", xmp)
     for prefix in set(_IMAGE_NAMESPACE.findall(out)):
         p = re.escape(prefix)
         out = re.sub(rb"<" + p + rb":image\b[^>]*>.*?</" + p + rb":image\s*>", b"", out, flags=re.S)
         out = re.sub(rb"\s" + p + rb":image\s*=\s*(\"[^\"]*\"|'[^']*')", b"", out)
+    thumbnails = out != xmp
     if motion:
         out = _MOTION.sub(lambda m: m.group(1) + b"0" + m.group(2) if m.group(1) else m.group(3) + b"0" + m.group(5),
                           out)
-    return out, out != xmp
+    return out, thumbnails
 
 
 def irb_without_previews(irb: bytes) -> tuple[bytes, bool]:
@@ -158,10 +159,10 @@ def clean_segments(segments: list[bytes], motion: bool = False) -> tuple[list[by
                 what.append("a preview in the EXIF data")
             kept.append(thumb[:10] + blanked)
         elif kind == 0xE1 and body.startswith(_XMP_APP1):
-            xmp, changed = xmp_without_previews(body[len(_XMP_APP1):], motion)
-            if changed and xmp_without_previews(body[len(_XMP_APP1):])[1]:
+            xmp, thumbnails = xmp_without_previews(body[len(_XMP_APP1):], motion)
+            if thumbnails:
                 what.append("the XMP thumbnails")
-            kept.append(_segment(kind, _XMP_APP1 + xmp) if changed else seg)
+            kept.append(_segment(kind, _XMP_APP1 + xmp) if xmp != body[len(_XMP_APP1):] else seg)
         elif kind == 0xE1 and body.startswith(_XMP_EXTENSION):
             if not drop_extension:
                 kept.append(seg)
